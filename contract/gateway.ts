@@ -1,0 +1,174 @@
+/**
+ * Wire schemas of the gateway's public `/v1` API that more than one side reads: the gateway
+ * writes them, the workbench's BFF parses them. Parse only the fields used and stay lenient on
+ * the rest (spec 2.3: the catalog's fields are still changing), so an added field never breaks
+ * a reader.
+ */
+import { z } from 'zod';
+
+/** The three kinds of key (spec 2.2). */
+export const keyKindSchema = z.enum(['account', 'allocated_child', 'shared_child']);
+export type KeyKind = z.infer<typeof keyKindSchema>;
+
+/** One catalog entry of `GET /v1/models`. Everything but `id` is optional for readers. */
+export const modelEntrySchema = z.looseObject({
+  id: z.string(),
+  object: z.string().optional(),
+  name: z.string().optional(),
+  created: z.number().optional(),
+  owned_by: z.string().optional(),
+  description: z.string().optional(),
+  context_length: z.number().nullable().optional(),
+  pricing: z
+    .looseObject({
+      /** USD per prompt token, as a decimal string. */
+      prompt: z.string().optional(),
+      /** USD per completion token, as a decimal string. */
+      completion: z.string().optional(),
+    })
+    .optional(),
+  architecture: z
+    .looseObject({
+      input_modalities: z.array(z.string()).optional(),
+      output_modalities: z.array(z.string()).optional(),
+    })
+    .optional(),
+  supported_parameters: z.array(z.string()).optional(),
+});
+export type ModelEntry = z.infer<typeof modelEntrySchema>;
+
+export const modelListSchema = z.looseObject({
+  object: z.literal('list').optional(),
+  data: z.array(z.unknown()),
+});
+
+/** `GET /v1/balance` (spec 2.1). */
+export const balanceSchema = z.looseObject({
+  object: z.literal('balance'),
+  key: z.string(),
+  identity: keyKindSchema,
+  remaining_usd: z.number(),
+  limit_usd: z.number(),
+  recharge_usd: z.number(),
+  credit_usd: z.number(),
+  allocated_usd: z.number(),
+  consumption_usd: z.number(),
+  grace_usd: z.number(),
+  expires_at: z.number().int().nullable(),
+  expired: z.boolean(),
+  disabled: z.boolean(),
+  settlement: z.literal('asynchronous'),
+  note: z.string(),
+});
+export type Balance = z.infer<typeof balanceSchema>;
+
+/** Where in the request's life an error happened. */
+export const errorStageSchema = z.enum([
+  'authentication',
+  'admission',
+  'validation',
+  'provider',
+  'settlement',
+  'internal',
+]);
+export type ErrorStage = z.infer<typeof errorStageSchema>;
+
+/** The one error shape of the gateway's chat-completion-form `/v1` routes. */
+export const gatewayErrorBodySchema = z.looseObject({
+  error: z.string(),
+  type: z.string().optional(),
+  stage: errorStageSchema.optional(),
+  request_id: z.string().optional(),
+  retry_after: z.number().optional(),
+});
+export type GatewayErrorBody = z.infer<typeof gatewayErrorBodySchema>;
+
+/** Token usage as the gateway reports it, with the request's cost in USD. */
+export const usageSchema = z.looseObject({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  cost: z.number().optional(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+export const toolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+export const chatCompletionSchema = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number(),
+      message: z.looseObject({
+        role: z.string(),
+        content: z.string().nullable(),
+        tool_calls: z.array(toolCallSchema).optional(),
+      }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: usageSchema.optional(),
+});
+export type ChatCompletion = z.infer<typeof chatCompletionSchema>;
+
+export const chatCompletionChunkSchema = z.looseObject({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number(),
+      delta: z.looseObject({
+        role: z.string().optional(),
+        content: z.string().nullable().optional(),
+        tool_calls: z
+          .array(
+            z.looseObject({
+              index: z.number(),
+              id: z.string().optional(),
+              type: z.literal('function').optional(),
+              function: z
+                .looseObject({ name: z.string().optional(), arguments: z.string().optional() })
+                .optional(),
+            }),
+          )
+          .optional(),
+      }),
+      finish_reason: z.string().nullable(),
+    }),
+  ),
+  usage: usageSchema.nullable().optional(),
+});
+export type ChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
+
+/** `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. */
+export const generationRecordSchema = z.looseObject({
+  object: z.literal('generation'),
+  id: z.string(),
+  model: z.string(),
+  provider: z.string(),
+  form: z.string(),
+  streamed: z.boolean(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  cost_usd: z.number(),
+  finish_reason: z.string().nullable(),
+  /** `completed`, or `ended_early` when the client left or the provider failed mid-answer. */
+  outcome: z.string(),
+  settlement: z.enum(['pending', 'settled']),
+  created_at: z.number(),
+  settled_at: z.number().nullable(),
+  latency_ms: z.number(),
+});
+export type GenerationRecord = z.infer<typeof generationRecordSchema>;
+
+/** The `cf-ray` trace id format: 16 hex digits, a dash, a location code. */
+export const cfRayPattern = /^[0-9a-f]{16}-[A-Z]{3}$/;

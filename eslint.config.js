@@ -1,0 +1,40 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The three boxes import from `contract/` only, never from each other: the BFF reaches the
+ * gateway over HTTP, and the browser reaches the BFF over HTTP. Enforced here so a shortcut
+ * fails the lint instead of quietly coupling them.
+ */
+const boundary = (forbidden) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: forbidden.map((folder) => ({
+        group: [`**/${folder}/**`, `../${folder}`, `../../${folder}`],
+        message: `Import across boxes is not allowed: talk to ${folder}/ over HTTP, share types through contract/.`,
+      })),
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['dist', 'node_modules', 'data', 'test-results', 'playwright-report'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['web/**/*.{ts,tsx}'], plugins: { 'react-hooks': reactHooks }, rules: { ...reactHooks.configs.recommended.rules, ...boundary(['server', 'gateway']).valueOf() } },
+  { files: ['server/**/*.ts'], rules: boundary(['web', 'gateway']) },
+  { files: ['gateway/**/*.ts'], rules: boundary(['web', 'server']) },
+  { files: ['contract/**/*.ts'], rules: boundary(['web', 'server', 'gateway']) },
+  // Command lines, scripts, benchmarks and tests talk to people on the terminal.
+  { files: ['gateway/cli/**', 'scripts/**', 'bench/**', 'e2e/**', '**/*.test.ts', '**/*.test.tsx'], rules: { 'no-console': 'off' } },
+);

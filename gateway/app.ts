@@ -1,0 +1,138 @@
+/**
+ * Builds the gateway: store, catalog, keys, ledger, pipeline and routes, as one request handler.
+ * It does not listen (server.ts does), so tests and the benchmark get the same gateway.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { Ledger } from './billing/ledger';
+import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
+import { Catalog, type CatalogModel } from './catalog/catalog';
+import type { GatewayConfig } from './config';
+import { GatewayError } from './errors';
+import { chatErrorBody } from './forms/openai/error-shape';
+import { sendJson } from './http/respond';
+import { Router, type RouteContext } from './http/router';
+import { newTraceId } from './http/trace-id';
+import { createKeyDigester, loadPepper } from './keys/key-material';
+import { KeyAdmin } from './keys/key-admin';
+import { KeyRegistry } from './keys/key-registry';
+import { createLogger, loggablePath } from './logger';
+import { InferencePipeline } from './pipeline/inference-pipeline';
+import type { Provider } from './providers/provider';
+import { simulatedModels } from './providers/simulated/models';
+import { createSimulatedProvider } from './providers/simulated/simulated-provider';
+import { addBalanceRoutes } from './routes/balance';
+import { addChatCompletionRoutes } from './routes/chat-completions';
+import { addGenerationRoutes } from './routes/generation';
+import { addModelRoutes } from './routes/models';
+import type { GatewayParts } from './routes/route-kit';
+import { openSqliteStore } from './store/sqlite-store';
+
+/** Route families that other modules (the vendor-native forms) add to the router. */
+export type RouteFamily = (router: Router, parts: GatewayParts) => void;
+
+export type Gateway = {
+  parts: GatewayParts;
+  admin: KeyAdmin;
+  settlement: SettlementLoop;
+  handle: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Stops the timers, settles what is pending and closes the database. */
+  close(): void;
+};
+
+export const coreRouteFamilies: RouteFamily[] = [
+  addModelRoutes,
+  addChatCompletionRoutes,
+  addBalanceRoutes,
+  addGenerationRoutes,
+];
+
+export function createGateway(
+  config: GatewayConfig,
+  options: { logger?: Logger; models?: CatalogModel[]; providers?: Provider[]; routeFamilies?: RouteFamily[] } = {},
+): Gateway {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = openSqliteStore(config.databasePath);
+  const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
+  const registry = new KeyRegistry(store, digest);
+  const ledger = new Ledger(store.pendingByFundingKey());
+  const catalog = new Catalog(options.models ?? simulatedModels);
+  const providers = new Map(
+    (options.providers ?? [createSimulatedProvider({ tokensPerSecond: config.simulatedTokensPerSecond })]).map(
+      (provider) => [provider.name, provider],
+    ),
+  );
+  const pipeline = new InferencePipeline({ catalog, registry, ledger, store, providers, logger });
+  const parts: GatewayParts = { config, store, catalog, registry, ledger, pipeline, logger };
+
+  const router = new Router();
+  for (const addRoutes of options.routeFamilies ?? coreRouteFamilies) addRoutes(router, parts);
+
+  const settlement = startSettlementLoop({ store, registry, ledger, intervalMs: config.settleIntervalMs, logger });
+  // Changes the command line commits reach this process within a quarter second.
+  const refresh = setInterval(() => {
+    try {
+      registry.refreshIfChanged();
+    } catch (error) {
+      logger.error({ err: error }, 'key refresh failed; will retry');
+    }
+  }, 250);
+  refresh.unref();
+
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
+    const startedAt = performance.now();
+    const traceId = newTraceId();
+    response.setHeader('cf-ray', traceId);
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '/', 'http://gateway.invalid');
+    } catch {
+      url = new URL('http://gateway.invalid/');
+    }
+    const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
+    response.on('finish', () => logRequest(logger, context));
+
+    const found = router.match(request.method ?? 'GET', url.pathname);
+    if (found === null || found === 'wrong_method') {
+      const error =
+        found === null
+          ? new GatewayError(404, 'not_found', 'validation', `No route ${request.method} ${url.pathname}. The API's routes are under /v1.`)
+          : new GatewayError(405, 'invalid_request', 'validation', `${request.method} is not allowed on ${url.pathname}.`);
+      sendJson(response, error.status, chatErrorBody(error, traceId));
+      return;
+    }
+    context.params = found.params;
+    Promise.resolve(found.handler(context)).catch((error: unknown) => {
+      // Route families write their own errors; this is the last net for a bug in one of them.
+      context.failure = error;
+      if (!response.headersSent) {
+        sendJson(response, 500, chatErrorBody(new GatewayError(500, 'internal_error', 'internal', 'Internal error.'), traceId));
+      } else response.end();
+    });
+  };
+
+  return {
+    parts,
+    admin: new KeyAdmin(store, digest),
+    settlement,
+    handle,
+    close() {
+      clearInterval(refresh);
+      settlement.stop();
+      settlement.settleNow();
+      store.close();
+    },
+  };
+}
+
+function logRequest(logger: Logger, context: RouteContext): void {
+  const fields = {
+    cfRay: context.traceId,
+    method: context.request.method,
+    path: loggablePath(context.url),
+    status: context.response.statusCode,
+    ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
+  };
+  if (context.failure) logger.error({ ...fields, err: context.failure }, 'request failed');
+  else logger.info(fields, 'request');
+}

@@ -1,0 +1,68 @@
+/**
+ * Finding and checking the key of a request (spec 5). The `?key=` query parameter wins over any
+ * header on every route. Each public form has its own headers; a Bearer token on a Gemini-form
+ * route is not a gateway key there and gets 401, as the spec says. Messages never echo the key.
+ */
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors';
+import type { KeyRegistry } from '../keys/key-registry';
+import { KEY_PREFIX } from '../keys/key-material';
+import type { KeyRow } from '../store/store';
+
+export type AuthForm = 'chat_completions' | 'messages' | 'gemini';
+
+const howToSend: Record<AuthForm, string> = {
+  chat_completions: "'Authorization: Bearer sk-…' or the '?key=sk-…' query parameter",
+  messages: "'x-api-key: sk-…', 'Authorization: Bearer sk-…' or the '?key=sk-…' query parameter",
+  gemini: "'x-goog-api-key: sk-…' or the '?key=sk-…' query parameter",
+};
+
+const unauthorized = (message: string) => new GatewayError(401, 'authentication_error', 'authentication', message);
+
+function bearerToken(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match ? match[1]!.trim() : header.trim();
+}
+
+/** The key as presented, or throws the 401 that says what is wrong with how it was sent. */
+export function presentedKey(request: IncomingMessage, url: URL, form: AuthForm): string {
+  const fromQuery = url.searchParams.get('key');
+  if (fromQuery !== null) return fromQuery;
+  if (form === 'messages') {
+    const header = request.headers['x-api-key'];
+    if (typeof header === 'string' && header !== '') return header.trim();
+  }
+  if (form === 'gemini') {
+    const header = request.headers['x-goog-api-key'];
+    if (typeof header === 'string' && header !== '') return header.trim();
+    if (request.headers.authorization) {
+      throw unauthorized(
+        `A Bearer token is not accepted on Gemini-form routes. Send the key as ${howToSend.gemini}.`,
+      );
+    }
+    throw unauthorized(`No API key was sent. Send it as ${howToSend.gemini}.`);
+  }
+  const bearer = bearerToken(request);
+  if (bearer) return bearer;
+  throw unauthorized(`No API key was sent. Send it as ${howToSend[form]}.`);
+}
+
+/** The live key for a request, or throws 401. */
+export function authenticate(request: IncomingMessage, url: URL, form: AuthForm, registry: KeyRegistry): KeyRow {
+  const key = presentedKey(request, url, form);
+  if (key === '') throw unauthorized(`The API key is empty. Send it as ${howToSend[form]}.`);
+  if (!key.startsWith(KEY_PREFIX)) {
+    throw unauthorized(
+      `The API key does not start with '${KEY_PREFIX}'. Check that the whole key was copied and sent as ${howToSend[form]}.`,
+    );
+  }
+  const row = registry.findByKey(key);
+  if (!row) {
+    throw unauthorized(
+      'The API key is not known to this gateway: it may be mistyped, rotated or revoked. Check the key, or create a new one.',
+    );
+  }
+  return row;
+}

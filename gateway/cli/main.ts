@@ -1,0 +1,203 @@
+/**
+ * The gateway's command line (INTERFACES.md): `serve`, and `keys …` to create, list, show,
+ * disable, enable, revoke, set and rotate keys. With `--json` a command prints exactly one JSON
+ * object on standard output. Errors go to standard error with a non-zero exit status.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigurationError, loadGatewayConfig } from '../config';
+import { createKeyDigester, loadPepper } from '../keys/key-material';
+import { KeyAdmin, KeyAdminError, type KeySummary } from '../keys/key-admin';
+import { keyKindSchema } from '../../contract/gateway';
+import { startGateway } from '../server';
+import { openSqliteStore } from '../store/sqlite-store';
+
+class UsageError extends Error {}
+
+const usage = `Usage:
+  gateway serve [--host H] [--port N] [--db PATH]
+  gateway keys create --kind account [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind allocated_child --parent ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind shared_child --parent ID [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys list [--json]
+  gateway keys show ID [--json]
+  gateway keys disable ID | enable ID | revoke ID [--json]
+  gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--json]
+  gateway keys rotate ID [--json]
+Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db).`;
+
+const options = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  db: { type: 'string' },
+  kind: { type: 'string' },
+  parent: { type: 'string' },
+  'limit-usd': { type: 'string' },
+  'grace-usd': { type: 'string' },
+  'expires-at': { type: 'string' },
+  name: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+async function main(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help || positionals.length === 0) {
+    process.stdout.write(`${usage}\n`);
+    if (!flags.help) process.exitCode = 2;
+    return;
+  }
+  const environment = { ...process.env };
+  if (flags.db) environment.GATEWAY_DB = flags.db;
+  if (flags.host) environment.GATEWAY_HOST = flags.host;
+  if (flags.port) environment.GATEWAY_PORT = flags.port;
+  const config = loadGatewayConfig(environment);
+
+  const [command, subcommand, id, ...extra] = positionals;
+  if (command === 'serve') {
+    if (subcommand) throw new UsageError(`serve takes no argument '${subcommand}'.`);
+    const running = await startGateway(config);
+    const stop = () => void running.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  if (command !== 'keys') throw new UsageError(`Unknown command '${command}'.`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
+
+  const store = openSqliteStore(config.databasePath);
+  try {
+    const admin = new KeyAdmin(store, createKeyDigester(loadPepper(config.databasePath, config.keyPepper)));
+    runKeysCommand(admin, subcommand, id, flags);
+  } finally {
+    store.close();
+  }
+}
+
+function runKeysCommand(admin: KeyAdmin, subcommand: string | undefined, id: string | undefined, flags: Flags): void {
+  const needId = () => {
+    if (!id) throw new UsageError(`keys ${subcommand} needs a key ID (see: keys list).`);
+    return id;
+  };
+  switch (subcommand) {
+    case 'create': {
+      if (id) throw new UsageError(`keys create takes no positional argument ('${id}'); use flags.`);
+      const kind = keyKindSchema.safeParse(flags.kind);
+      if (!kind.success) throw new UsageError('keys create needs --kind account, allocated_child or shared_child.');
+      const issued = admin.create({
+        kind: kind.data,
+        parentId: flags.parent,
+        limitUsd: money('--limit-usd', flags['limit-usd']),
+        graceUsd: money('--grace-usd', flags['grace-usd']),
+        expiresAt: expiry(flags['expires-at']) ?? undefined,
+        name: flags.name,
+      });
+      if (flags.json) return printJson(issued);
+      process.stdout.write(
+        `Created ${issued.kind} key ${issued.id}${issued.parent_id ? ` (parent ${issued.parent_id})` : ''}.\n` +
+          `Key (shown once, store it now): ${issued.key}\n`,
+      );
+      return;
+    }
+    case 'rotate': {
+      const issued = admin.rotate(needId());
+      if (flags.json) return printJson(issued);
+      process.stdout.write(`Rotated ${issued.id}: the old secret no longer works.\nNew key (shown once): ${issued.key}\n`);
+      return;
+    }
+    case 'list': {
+      const keys = admin.list();
+      if (flags.json) return printJson({ object: 'list', data: keys });
+      process.stdout.write(formatTable(keys));
+      return;
+    }
+    case 'show':
+      return printSummary(admin.show(needId()), flags.json);
+    case 'disable':
+      return printSummary(admin.setDisabled(needId(), true), flags.json);
+    case 'enable':
+      return printSummary(admin.setDisabled(needId(), false), flags.json);
+    case 'revoke':
+      return printSummary(admin.revoke(needId()), flags.json);
+    case 'set': {
+      const change = {
+        limitUsd: money('--limit-usd', flags['limit-usd']),
+        graceUsd: money('--grace-usd', flags['grace-usd']),
+        expiresAt: expiry(flags['expires-at']),
+      };
+      if (Object.values(change).every((value) => value === undefined)) {
+        throw new UsageError('keys set needs --limit-usd, --grace-usd or --expires-at.');
+      }
+      return printSummary(admin.set(needId(), change), flags.json);
+    }
+    default:
+      throw new UsageError(subcommand ? `Unknown keys command '${subcommand}'.` : 'keys needs a command.');
+  }
+}
+
+function money(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) throw new UsageError(`${flag} must be a number of USD, got '${value}'.`);
+  return number;
+}
+
+/** `none` clears the expiry; anything else must be Unix seconds. */
+function expiry(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--expires-at must be Unix seconds or 'none', got '${value}'.`);
+  return Number(value);
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function printSummary(summary: KeySummary, json: boolean): void {
+  if (json) return printJson(summary);
+  process.stdout.write(
+    Object.entries(summary)
+      .map(([field, value]) => `${field.padEnd(16)}${value === null ? '-' : String(value)}`)
+      .join('\n') + '\n',
+  );
+}
+
+function formatTable(keys: KeySummary[]): string {
+  if (keys.length === 0) return 'No keys yet. Create one with: keys create --kind account\n';
+  const rows = [
+    ['ID', 'KIND', 'PARENT', 'NAME', 'KEY', 'STATE', 'REMAINING USD', 'EXPIRES'],
+    ...keys.map((key) => [
+      key.id,
+      key.kind,
+      key.parent_id ?? '-',
+      key.name,
+      key.key,
+      key.state,
+      key.remaining_usd === null ? '-' : key.remaining_usd.toFixed(6),
+      key.expires_at === null ? 'never' : new Date(key.expires_at * 1000).toISOString(),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`error: ${error.message}\n\n${usage}\n`);
+    process.exit(2);
+  }
+  if (error instanceof KeyAdminError || error instanceof ConfigurationError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+  process.exit(1);
+});

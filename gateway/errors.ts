@@ -1,0 +1,53 @@
+/**
+ * The gateway's one internal error type. Routes throw it; each public form (chat-completion,
+ * Messages, Gemini) writes it out in its own shape, so the status, stage and message are decided
+ * once, here, and never differ between forms.
+ */
+import type { ErrorStage } from '../contract/gateway';
+
+export type GatewayErrorType =
+  | 'invalid_request'
+  | 'authentication_error'
+  | 'key_expired'
+  | 'key_disabled'
+  | 'parent_key_unavailable'
+  | 'key_depleted'
+  | 'insufficient_balance'
+  | 'permission_denied'
+  | 'not_found'
+  | 'model_not_found'
+  | 'request_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'provider_error'
+  | 'internal_error';
+
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: GatewayErrorType,
+    readonly stage: ErrorStage,
+    message: string,
+    /** Seconds after which a retry may succeed; only where a retry helps. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+export const invalidRequest = (message: string) =>
+  new GatewayError(400, 'invalid_request', 'validation', message);
+
+export const notFound = (message: string) => new GatewayError(404, 'not_found', 'validation', message);
+
+/** Anything that is not a GatewayError becomes a 500 that says nothing of the internals. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(
+    500,
+    'internal_error',
+    'internal',
+    'The gateway hit an internal error. Retry later; quote the request id if it persists.',
+  );
+}

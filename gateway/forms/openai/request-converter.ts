@@ -1,0 +1,98 @@
+/** Chat-completion request → canonical request. */
+import type { CanonicalMessage, CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
+import { invalidRequest } from '../../errors';
+import type { ChatCompletionRequest } from './request-schema';
+
+type TextOrParts = string | Array<{ type: string; text?: string }> | null | undefined;
+
+const joinText = (content: TextOrParts) =>
+  typeof content === 'string'
+    ? content
+    : (content ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+
+/** `data:image/png;base64,AAAA` → its media type and base64 data; any other URL stays a URL. */
+export function imagePartFromUrl(url: string, field: string): CanonicalPart {
+  if (url.startsWith('data:')) {
+    const match = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(url);
+    if (!match) throw invalidRequest(`Invalid field '${field}': an image data URL must be data:<type>;base64,<data>.`);
+    return { type: 'image', mediaType: match[1]!, data: match[2]!.replace(/\s/g, '') };
+  }
+  if (!/^https?:\/\//.test(url)) throw invalidRequest(`Invalid field '${field}': an image URL must be http(s) or a data URL.`);
+  return { type: 'image', mediaType: 'image/*', url };
+}
+
+export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalRequest {
+  const system: string[] = [];
+  const messages: CanonicalMessage[] = [];
+  const toolNames = new Map<string, string>();
+
+  body.messages.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+      case 'developer':
+        system.push(joinText(message.content));
+        break;
+      case 'user': {
+        const parts: CanonicalPart[] =
+          typeof message.content === 'string'
+            ? [{ type: 'text', text: message.content }]
+            : message.content.map((part, partIndex) =>
+                part.type === 'text'
+                  ? { type: 'text', text: part.text }
+                  : imagePartFromUrl(
+                      typeof part.image_url === 'string' ? part.image_url : part.image_url.url,
+                      `messages.${index}.content.${partIndex}.image_url`,
+                    ),
+              );
+        messages.push({ role: 'user', parts });
+        break;
+      }
+      case 'assistant': {
+        const parts: CanonicalPart[] = [];
+        const text = joinText(message.content);
+        if (text) parts.push({ type: 'text', text });
+        for (const call of message.tool_calls ?? []) {
+          toolNames.set(call.id, call.function.name);
+          parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+        }
+        messages.push({ role: 'assistant', parts });
+        break;
+      }
+      case 'tool':
+        messages.push({
+          role: 'tool',
+          parts: [
+            {
+              type: 'tool_result',
+              toolCallId: message.tool_call_id,
+              name: toolNames.get(message.tool_call_id),
+              content: joinText(message.content),
+            },
+          ],
+        });
+        break;
+    }
+  });
+
+  const choice = body.tool_choice;
+  const toolChoice: CanonicalToolChoice =
+    choice == null ? 'auto' : typeof choice === 'string' ? choice : { name: choice.function.name };
+
+  return {
+    model: body.model,
+    system: system.length > 0 ? system.join('\n\n') : null,
+    messages,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? null,
+    temperature: body.temperature ?? null,
+    topP: body.top_p ?? null,
+    stop: body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop,
+    seed: body.seed ?? null,
+    tools: (body.tools ?? []).map((tool) => ({
+      name: tool.function.name,
+      description: tool.function.description,
+      parameters: tool.function.parameters ?? { type: 'object', properties: {} },
+    })),
+    toolChoice,
+    stream: body.stream ?? false,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The chat-completion request as the gateway accepts it. Only the fields the gateway uses are
+ * described; other fields are accepted and ignored, so newer clients that send more still work.
+ * @see https://platform.openai.com/docs/api-reference/chat/create
+ */
+import { z } from 'zod';
+
+const textPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+const imagePart = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.union([z.string(), z.looseObject({ url: z.string().min(1) })]),
+});
+const contentParts = z.array(z.union([textPart, imagePart]));
+
+const toolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('function').optional(),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+const message = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textPart)]) }),
+  z.looseObject({ role: z.literal('developer'), content: z.union([z.string(), z.array(textPart)]) }),
+  z.looseObject({ role: z.literal('user'), content: z.union([z.string(), contentParts]) }),
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: z.union([z.string(), z.array(textPart)]).nullish(),
+    tool_calls: z.array(toolCall).optional(),
+  }),
+  z.looseObject({
+    role: z.literal('tool'),
+    content: z.union([z.string(), z.array(textPart)]),
+    tool_call_id: z.string(),
+  }),
+]);
+
+export const chatCompletionRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(message).min(1),
+  max_tokens: z.number().int().positive().nullish(),
+  max_completion_tokens: z.number().int().positive().nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullish(),
+  seed: z.number().int().nullish(),
+  tools: z
+    .array(
+      z.looseObject({
+        type: z.literal('function'),
+        function: z.looseObject({
+          name: z.string().min(1),
+          description: z.string().optional(),
+          parameters: z.record(z.string(), z.unknown()).optional(),
+        }),
+      }),
+    )
+    .nullish(),
+  tool_choice: z
+    .union([
+      z.enum(['none', 'auto', 'required']),
+      z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) }),
+    ])
+    .nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+});
+
+export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

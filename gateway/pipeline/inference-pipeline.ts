@@ -1,0 +1,161 @@
+/**
+ * The one road every inference request takes, whatever its public form: check the model can do
+ * what is asked, check the key's state, reserve the worst-case cost, stream the provider's answer,
+ * and write the generation record before the last event goes out. The reservation is released
+ * however the request ends: finished, failed, or left by its client.
+ */
+import type { Logger } from 'pino';
+import type { CatalogModel, Catalog } from '../catalog/catalog';
+import type { CanonicalRequest, FinishReason, PipelineEvent } from '../canonical/model';
+import { countPromptTokens, countTokens } from '../canonical/token-count';
+import type { Ledger, Reservation } from '../billing/ledger';
+import { nanosToUsd } from '../billing/money';
+import { GatewayError, invalidRequest } from '../errors';
+import type { KeyRegistry } from '../keys/key-registry';
+import { inferenceRefusal } from '../keys/key-state';
+import type { Provider } from '../providers/provider';
+import type { GatewayStore, GenerationOutcome, KeyRow } from '../store/store';
+
+export type InferenceInput = {
+  key: KeyRow;
+  request: CanonicalRequest;
+  /** Which public form the request came in on (`chat_completions`, `messages`, `gemini`). */
+  form: string;
+  traceId: string;
+  /** Aborts the provider call: the client left or stopped. */
+  signal: AbortSignal;
+  /** `performance.now()` when the request arrived, for the record's latency. */
+  startedAt: number;
+};
+
+export type InferenceRun = {
+  model: CatalogModel;
+  promptTokens: number;
+  /** Must be consumed to its end or `return()`ed: its `finally` releases the reservation. */
+  events: AsyncGenerator<PipelineEvent, void, undefined>;
+};
+
+export class InferencePipeline {
+  constructor(
+    private readonly deps: {
+      catalog: Catalog;
+      registry: KeyRegistry;
+      ledger: Ledger;
+      store: GatewayStore;
+      providers: Map<string, Provider>;
+      logger: Logger;
+    },
+  ) {}
+
+  /** Admits the request or throws the error that refuses it; nothing has been charged then. */
+  start(input: InferenceInput): InferenceRun {
+    const { catalog, registry, ledger } = this.deps;
+    const { key, request } = input;
+    const model = catalog.resolve(request.model);
+    checkCapabilities(model, request);
+
+    const promptTokens = countPromptTokens(request);
+    const maxOutputTokens = request.maxTokens ?? model.maxCompletionTokens;
+    if (maxOutputTokens > model.maxCompletionTokens) {
+      throw invalidRequest(
+        `max_tokens is ${maxOutputTokens}, more than ${model.id} can produce (${model.maxCompletionTokens}).`,
+      );
+    }
+    if (promptTokens + (request.maxTokens ?? 0) > model.contextLength) {
+      throw invalidRequest(
+        `The prompt is about ${promptTokens} tokens; with max_tokens ${request.maxTokens ?? 0} it passes ` +
+          `${model.id}'s context length of ${model.contextLength}. Shorten the conversation or lower max_tokens.`,
+      );
+    }
+
+    const parent = registry.get(key.parentId);
+    const refusal = inferenceRefusal(key, parent, Math.floor(Date.now() / 1000));
+    if (refusal) throw refusal;
+
+    const provider = this.deps.providers.get(model.provider);
+    if (!provider) {
+      throw new GatewayError(503, 'provider_error', 'provider', `No provider serves ${model.id} right now.`, 30);
+    }
+
+    const funding = registry.fundingKeyOf(key);
+    const promptNanos = promptTokens * model.promptNanos;
+    const reservation = ledger.reserve(funding, {
+      nanos: promptNanos + maxOutputTokens * model.completionNanos,
+      promptNanos,
+      completionTokenNanos: model.completionNanos,
+      maxOutputTokens,
+    });
+    const events = this.run(input, model, provider, funding, promptTokens, reservation);
+    return { model, promptTokens, events };
+  }
+
+  private async *run(
+    input: InferenceInput,
+    model: CatalogModel,
+    provider: Provider,
+    funding: KeyRow,
+    promptTokens: number,
+    reservation: Reservation,
+  ): AsyncGenerator<PipelineEvent, void, undefined> {
+    let deliveredTokens = 0;
+    let recorded = false;
+    const record = (outcome: GenerationOutcome, completionTokens: number, finishReason: FinishReason | null) => {
+      const costNanos = promptTokens * model.promptNanos + completionTokens * model.completionNanos;
+      this.deps.store.insertGeneration({
+        id: input.traceId,
+        keyId: input.key.id,
+        fundingKeyId: funding.id,
+        model: model.id,
+        provider: provider.name,
+        form: input.form,
+        streamed: input.request.stream,
+        promptTokens,
+        completionTokens,
+        costNanos,
+        finishReason,
+        outcome,
+        settled: false,
+        createdAt: Math.floor(Date.now() / 1000),
+        settledAt: null,
+        latencyMs: Math.round((performance.now() - input.startedAt) * 100) / 100,
+      });
+      recorded = true;
+      this.deps.ledger.addPending(funding.id, costNanos);
+      return costNanos;
+    };
+
+    try {
+      for await (const event of provider.stream(input.request, model, input.signal)) {
+        if (event.type === 'finish') {
+          // The record is on disk before the client sees the end of the answer.
+          const costNanos = record('completed', event.usage.completionTokens, event.finishReason);
+          yield { ...event, usage: { ...event.usage, promptTokens }, costUsd: nanosToUsd(costNanos) };
+          return;
+        }
+        deliveredTokens += event.type === 'text-delta' ? 1 : countTokens(event.name) + countTokens(event.arguments);
+        yield event;
+      }
+    } catch (error) {
+      if (!recorded) record('ended_early', deliveredTokens, 'error');
+      this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
+      throw new GatewayError(502, 'provider_error', 'provider', 'The provider failed while answering. Retry later.', 5);
+    } finally {
+      // The client left (or stopped reading) before the end: charge what was delivered.
+      if (!recorded) record('ended_early', deliveredTokens, null);
+      this.deps.ledger.release(reservation);
+    }
+  }
+}
+
+function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {
+  const hasImage = request.messages.some((message) => message.parts.some((part) => part.type === 'image'));
+  if (hasImage && !model.inputModalities.includes('image')) {
+    throw invalidRequest(
+      `${model.id} does not accept image input (its input modalities are: ${model.inputModalities.join(', ')}). ` +
+        'Remove the image parts or pick a model that lists image input.',
+    );
+  }
+  if (request.tools.length > 0 && !model.supportedParameters.includes('tools')) {
+    throw invalidRequest(`${model.id} does not support tools. Remove tools or pick a model that lists them.`);
+  }
+}

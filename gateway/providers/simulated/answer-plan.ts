@@ -1,0 +1,142 @@
+/**
+ * Decides what the simulated model answers: a tool call or text, which text, how long, and where
+ * it stops. Pure and deterministic for a given seed, so tests can rely on it.
+ */
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, FinishReason } from '../../canonical/model';
+import { tokenize } from '../../canonical/token-count';
+import { createRandom, hashString } from './random';
+
+export type AnswerPlan =
+  | { kind: 'tool_call'; id: string; name: string; arguments: string }
+  | { kind: 'text'; tokens: string[]; finishReason: FinishReason; stopSequence: string | null };
+
+const VOCABULARY = (
+  'the gateway routes each request to a model and counts every token it sends back while the ' +
+  'balance settles later so budgets hold under load streams arrive chunk by chunk with usage at ' +
+  'the end keys stay on the server never in the browser a trace id follows the request through ' +
+  'logs errors name the field that was wrong and say what to do next simulated answers are ' +
+  'deterministic for a seed'
+).split(' ');
+
+const DEFAULT_MAX_WORDS = 4_000;
+
+const textOf = (message: CanonicalMessage | undefined) =>
+  (message?.parts ?? [])
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join(' ')
+    .trim();
+
+export function planAnswer(request: CanonicalRequest, maxOutputTokens: number, entropy: () => number): AnswerPlan {
+  const last = request.messages.at(-1);
+  const lastIsToolResult = last?.parts.some((part) => part.type === 'tool_result') ?? false;
+  const random = createRandom(seedOf(request, entropy));
+
+  const tool = chooseTool(request, lastIsToolResult);
+  if (tool) {
+    const id = `call_${Math.floor(random() * 2 ** 48).toString(16).padStart(12, '0')}`;
+    return { kind: 'tool_call', id, name: tool.name, arguments: JSON.stringify(argumentsFor(tool, textOf(last))) };
+  }
+
+  const text = composeText(last, lastIsToolResult, random);
+  const tokens = tokenize(text).slice(0, maxOutputTokens);
+  const truncated = tokens.length < tokenize(text).length;
+  const stopped = applyStopSequences(tokens, request.stop);
+  if (stopped) return { kind: 'text', tokens: stopped.tokens, finishReason: 'stop_sequence', stopSequence: stopped.sequence };
+  return { kind: 'text', tokens, finishReason: truncated ? 'length' : 'stop', stopSequence: null };
+}
+
+/**
+ * Same seed, same text. Without a seed, temperature 0 is deterministic per conversation, and any
+ * other temperature varies from call to call, as a real model's sampling does.
+ */
+function seedOf(request: CanonicalRequest, entropy: () => number): number {
+  const conversation = hashString(JSON.stringify([request.model, request.system, request.messages]));
+  if (request.seed !== null) return hashString(`${request.seed}:${conversation}`);
+  if (request.temperature === 0) return conversation;
+  return Math.floor(entropy() * 2 ** 32);
+}
+
+function chooseTool(request: CanonicalRequest, lastIsToolResult: boolean): CanonicalTool | undefined {
+  if (request.tools.length === 0 || request.toolChoice === 'none') return undefined;
+  if (typeof request.toolChoice === 'object') {
+    const name = request.toolChoice.name;
+    return request.tools.find((tool) => tool.name === name);
+  }
+  // Once a tool has answered, the model answers in text, so a round trip ends.
+  if (request.toolChoice === 'auto' && lastIsToolResult) return undefined;
+  return request.tools[0];
+}
+
+function argumentsFor(tool: CanonicalTool, userText: string): Record<string, unknown> {
+  const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
+  const phrase = userText.split(/\s+/).filter(Boolean).slice(0, 3).join(' ') || 'example';
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => {
+      if (Array.isArray(property.enum) && property.enum.length > 0) return [name, property.enum[0]];
+      switch (property.type) {
+        case 'number':
+        case 'integer':
+          return [name, 42];
+        case 'boolean':
+          return [name, true];
+        case 'array':
+          return [name, []];
+        case 'object':
+          return [name, {}];
+        default:
+          return [name, phrase];
+      }
+    }),
+  );
+}
+
+function composeText(
+  last: CanonicalMessage | undefined,
+  lastIsToolResult: boolean,
+  random: () => number,
+): string {
+  const opening: string[] = [];
+  if (lastIsToolResult) {
+    for (const part of last!.parts) {
+      if (part.type === 'tool_result') {
+        opening.push(`The tool ${part.name ?? part.toolCallId} returned: ${part.content.slice(0, 200)}.`);
+      }
+    }
+  } else {
+    const said = textOf(last).split(/\s+/).filter(Boolean);
+    if (said.length > 0) {
+      opening.push(`You said: "${said.slice(0, 12).join(' ')}${said.length > 12 ? ' …' : ''}".`);
+    }
+    const images = (last?.parts ?? []).filter((part) => part.type === 'image');
+    if (images.length > 0) {
+      const kinds = images.map((image) => (image.type === 'image' ? image.mediaType : '')).join(', ');
+      opening.push(`I received ${images.length} image${images.length > 1 ? 's' : ''} (${kinds}).`);
+    }
+  }
+  // "write 300 words" asks for a long answer; otherwise a short paragraph.
+  const asked = /(\d{1,5})\s+(?:words|tokens)/i.exec(textOf(last));
+  const wordCount = asked ? Math.min(Number(asked[1]), DEFAULT_MAX_WORDS) : 30 + Math.floor(random() * 60);
+  const sentences: string[] = [];
+  let words = 0;
+  while (words < wordCount) {
+    const length = Math.min(6 + Math.floor(random() * 9), wordCount - words);
+    const sentence = Array.from({ length }, () => VOCABULARY[Math.floor(random() * VOCABULARY.length)]!);
+    sentence[0] = sentence[0]!.charAt(0).toUpperCase() + sentence[0]!.slice(1);
+    sentences.push(`${sentence.join(' ')}.`);
+    words += length;
+  }
+  return [...opening, ...sentences].join(' ');
+}
+
+/** Cuts the answer before the earliest stop sequence, as vendors do (the sequence is not sent). */
+function applyStopSequences(tokens: string[], stops: string[]): { tokens: string[]; sequence: string } | null {
+  if (stops.length === 0) return null;
+  const text = tokens.join('');
+  let earliest: { index: number; sequence: string } | null = null;
+  for (const sequence of stops) {
+    const index = sequence ? text.indexOf(sequence) : -1;
+    if (index >= 0 && (!earliest || index < earliest.index)) earliest = { index, sequence };
+  }
+  if (!earliest) return null;
+  return { tokens: tokenize(text.slice(0, earliest.index)), sequence: earliest.sequence };
+}

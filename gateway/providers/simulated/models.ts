@@ -1,0 +1,93 @@
+/**
+ * The simulated provider's models: what the embedded gateway lists with no network. Prices are
+ * real-looking and non-zero, so budgets, admission and settlement behave as they would with a
+ * paid upstream; `:free` and `:batch` are complete ids of their own, as the spec says.
+ */
+import type { CatalogModel } from '../../catalog/catalog';
+
+const textParameters = ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'stream'];
+const toolParameters = [...textParameters, 'tools', 'tool_choice'];
+
+const base = (model: Omit<CatalogModel, 'provider' | 'outputModalities'>): CatalogModel => ({
+  ...model,
+  outputModalities: ['text'],
+  provider: 'simulated',
+});
+
+export const simulatedModels: CatalogModel[] = [
+  base({
+    id: 'sim/echo-mini',
+    name: 'Sim: Echo Mini',
+    description:
+      'Small, fast simulated model. Deterministic text built from your conversation; no tools, text only.',
+    created: 1_767_225_600,
+    contextLength: 8_192,
+    maxCompletionTokens: 2_048,
+    promptNanos: 100,
+    completionNanos: 400,
+    inputModalities: ['text'],
+    supportedParameters: textParameters,
+  }),
+  base({
+    id: 'sim/chat-standard',
+    name: 'Sim: Chat Standard',
+    description:
+      'General simulated chat model with tool calling. Same seed, same text; streams at the configured rate.',
+    created: 1_772_323_200,
+    contextLength: 32_768,
+    maxCompletionTokens: 4_096,
+    promptNanos: 1_000,
+    completionNanos: 3_000,
+    inputModalities: ['text'],
+    supportedParameters: toolParameters,
+  }),
+  base({
+    id: 'sim/chat-standard:free',
+    name: 'Sim: Chat Standard (free)',
+    description: 'The free variant of Sim: Chat Standard. Costs nothing; same behaviour.',
+    created: 1_772_323_200,
+    contextLength: 32_768,
+    maxCompletionTokens: 4_096,
+    promptNanos: 0,
+    completionNanos: 0,
+    inputModalities: ['text'],
+    supportedParameters: toolParameters,
+  }),
+  base({
+    id: 'sim/chat-standard:batch',
+    name: 'Sim: Chat Standard (batch)',
+    description: 'The batch variant of Sim: Chat Standard, at half the price.',
+    created: 1_772_323_200,
+    contextLength: 32_768,
+    maxCompletionTokens: 4_096,
+    promptNanos: 500,
+    completionNanos: 1_500,
+    inputModalities: ['text'],
+    supportedParameters: toolParameters,
+  }),
+  base({
+    id: 'sim/vision-pro',
+    name: 'Sim: Vision Pro',
+    description:
+      'Simulated multimodal model: accepts images in content parts and describes what it received. Tool calling.',
+    created: 1_775_001_600,
+    contextLength: 131_072,
+    maxCompletionTokens: 8_192,
+    promptNanos: 3_000,
+    completionNanos: 15_000,
+    inputModalities: ['text', 'image'],
+    supportedParameters: toolParameters,
+  }),
+  base({
+    id: 'sim/reasoner-large',
+    name: 'Sim: Reasoner Large',
+    description: 'Large, expensive simulated model with a long context, for trying budgets and admission.',
+    created: 1_777_593_600,
+    contextLength: 200_000,
+    maxCompletionTokens: 16_384,
+    promptNanos: 15_000,
+    completionNanos: 75_000,
+    inputModalities: ['text'],
+    supportedParameters: textParameters,
+  }),
+];

@@ -1,0 +1,72 @@
+/**
+ * The simulated provider: a real engine with no network. It plans a deterministic answer, then
+ * streams it one token per event at the configured rate, stopping as soon as the caller aborts.
+ */
+import type { CatalogModel } from '../../catalog/catalog';
+import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import { countPromptTokens, countTokens } from '../../canonical/token-count';
+import type { Provider } from '../provider';
+import { planAnswer } from './answer-plan';
+
+export type SimulatedProviderOptions = {
+  /** Tokens per second when streaming; 0 sends as fast as possible. */
+  tokensPerSecond: number;
+  /** Source of randomness for unseeded, non-zero-temperature requests. */
+  entropy?: () => number;
+};
+
+export function createSimulatedProvider(options: SimulatedProviderOptions): Provider {
+  const entropy = options.entropy ?? Math.random;
+  return {
+    name: 'simulated',
+    async *stream(request: CanonicalRequest, model: CatalogModel, signal: AbortSignal) {
+      const maxOutputTokens = Math.min(request.maxTokens ?? model.maxCompletionTokens, model.maxCompletionTokens);
+      const plan = planAnswer(request, maxOutputTokens, entropy);
+      const promptTokens = countPromptTokens(request);
+
+      if (plan.kind === 'tool_call') {
+        yield { type: 'tool-call', id: plan.id, name: plan.name, arguments: plan.arguments } satisfies CanonicalEvent;
+        yield {
+          type: 'finish',
+          finishReason: 'tool_calls',
+          stopSequence: null,
+          usage: { promptTokens, completionTokens: countTokens(plan.name) + countTokens(plan.arguments) },
+        } satisfies CanonicalEvent;
+        return;
+      }
+
+      const interval = request.stream && options.tokensPerSecond > 0 ? 1000 / options.tokensPerSecond : 0;
+      const started = performance.now();
+      let sent = 0;
+      for (const token of plan.tokens) {
+        if (interval > 0) {
+          const wait = started + sent * interval - performance.now();
+          // Tokens that are already due go out together rather than one timer each.
+          if (wait >= 1) await sleep(wait, signal);
+        }
+        if (signal.aborted) return;
+        sent += 1;
+        yield { type: 'text-delta', text: token } satisfies CanonicalEvent;
+      }
+      yield {
+        type: 'finish',
+        finishReason: plan.finishReason,
+        stopSequence: plan.stopSequence,
+        usage: { promptTokens, completionTokens: sent },
+      } satisfies CanonicalEvent;
+    },
+  };
+}
+
+function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, milliseconds);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

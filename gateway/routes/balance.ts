@@ -1,0 +1,61 @@
+/**
+ * `GET /v1/balance` (spec 2.1, 4.3): the presented key's balance projection and state. Answers
+ * 200 also for expired and disabled keys; the caller checks both flags before permitting work.
+ */
+import { authenticate } from '../auth/authenticate';
+import { nanosToUsd } from '../billing/money';
+import { isExpired, remainingNanos } from '../keys/key-state';
+import { sendJson } from '../http/respond';
+import type { Router } from '../http/router';
+import type { KeyRow } from '../store/store';
+import { writeChatError } from './chat-completions';
+import { withErrors, type GatewayParts } from './route-kit';
+
+export function addBalanceRoutes(router: Router, parts: GatewayParts): void {
+  router.add(
+    'GET',
+    '/v1/balance',
+    withErrors(writeChatError, ({ request, response, url }) => {
+      const key = authenticate(request, url, 'chat_completions', parts.registry);
+      sendJson(response, 200, balanceOf(key, parts), { 'cache-control': 'no-store' });
+    }),
+  );
+}
+
+export function balanceOf(key: KeyRow, parts: GatewayParts) {
+  const { registry } = parts;
+  // A shared child spends, and so reports, its parent's money (never the parent's key).
+  const funding = registry.fundingKeyOf(key);
+  const allocatedToChildren =
+    funding.kind === 'account'
+      ? parts.store
+          .listKeys()
+          .filter((child) => child.parentId === funding.id && child.kind === 'allocated_child' && child.revokedAt === null)
+          .reduce((sum, child) => sum + child.limitNanos, 0)
+      : funding.limitNanos;
+  const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
+  const notes = [
+    `consumption_usd settles asynchronously (here about every ${lagSeconds || 1} s; in general it can lag recent requests by several minutes), so remaining_usd can be higher than what is really left.`,
+    'grace_usd is a small admission allowance, not spendable balance, and is never part of remaining_usd.',
+  ];
+  if (key.kind === 'shared_child') {
+    notes.push("This is a shared child key: the figures are its parent key's balance, which it spends. The parent key is not shown.");
+  }
+  return {
+    object: 'balance',
+    key: key.masked,
+    identity: key.kind,
+    remaining_usd: nanosToUsd(remainingNanos(funding)),
+    limit_usd: nanosToUsd(funding.limitNanos),
+    recharge_usd: funding.kind === 'account' ? nanosToUsd(funding.limitNanos) : 0,
+    credit_usd: 0,
+    allocated_usd: nanosToUsd(allocatedToChildren),
+    consumption_usd: nanosToUsd(funding.consumptionNanos),
+    grace_usd: nanosToUsd(funding.graceNanos),
+    expires_at: key.expiresAt,
+    expired: isExpired(key, Math.floor(Date.now() / 1000)),
+    disabled: key.disabled,
+    settlement: 'asynchronous',
+    note: notes.join(' '),
+  };
+}

@@ -1,0 +1,37 @@
+/** Listens for the gateway and shuts it down gracefully: in-flight requests finish, charges settle. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGateway, type Gateway, type RouteFamily } from './app';
+import type { GatewayConfig } from './config';
+import { allRouteFamilies } from './routes/all-routes';
+
+export type RunningGateway = { url: string; gateway: Gateway; close(): Promise<void> };
+
+export async function startGateway(
+  config: GatewayConfig,
+  options: Parameters<typeof createGateway>[1] & { routeFamilies?: RouteFamily[] } = {},
+): Promise<RunningGateway> {
+  const gateway = createGateway(config, { routeFamilies: allRouteFamilies, ...options });
+  const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  gateway.parts.logger.info({ host: address.address, port: address.port }, 'gateway listening');
+  return {
+    url: `http://${host}:${address.port}`,
+    gateway,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          gateway.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Streams still open after a grace period are cut; their records are written as ended early.
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The SQLite store of the embedded gateway. WAL mode with `synchronous = NORMAL`: a commit is on
+ * disk in the WAL before the call returns, so a killed process loses nothing it answered, and
+ * writes stay cheap (one prepared insert per request).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Nanos } from '../billing/money';
+import type { GatewayStore, GenerationRow, KeyRow, KeyUpdate } from './store';
+
+const schema = `
+CREATE TABLE IF NOT EXISTS keys (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('account', 'allocated_child', 'shared_child')),
+  parent_id TEXT REFERENCES keys(id),
+  name TEXT NOT NULL,
+  digest TEXT NOT NULL UNIQUE,
+  masked TEXT NOT NULL,
+  limit_nanos INTEGER NOT NULL DEFAULT 0,
+  grace_nanos INTEGER NOT NULL DEFAULT 0,
+  consumption_nanos INTEGER NOT NULL DEFAULT 0,
+  expires_at INTEGER,
+  disabled INTEGER NOT NULL DEFAULT 0,
+  revoked_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS generations (
+  id TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  funding_key_id TEXT NOT NULL,
+  model TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  form TEXT NOT NULL,
+  streamed INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_nanos INTEGER NOT NULL,
+  finish_reason TEXT,
+  outcome TEXT NOT NULL,
+  settled INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  settled_at INTEGER,
+  latency_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS generations_pending ON generations (funding_key_id) WHERE settled = 0;
+`;
+
+type KeyRecord = {
+  id: string;
+  kind: KeyRow['kind'];
+  parent_id: string | null;
+  name: string;
+  digest: string;
+  masked: string;
+  limit_nanos: number;
+  grace_nanos: number;
+  consumption_nanos: number;
+  expires_at: number | null;
+  disabled: number;
+  revoked_at: number | null;
+  created_at: number;
+};
+
+const toKeyRow = (record: KeyRecord): KeyRow => ({
+  id: record.id,
+  kind: record.kind,
+  parentId: record.parent_id,
+  name: record.name,
+  digest: record.digest,
+  masked: record.masked,
+  limitNanos: record.limit_nanos,
+  graceNanos: record.grace_nanos,
+  consumptionNanos: record.consumption_nanos,
+  expiresAt: record.expires_at,
+  disabled: record.disabled === 1,
+  revokedAt: record.revoked_at,
+  createdAt: record.created_at,
+});
+
+type GenerationRecord = {
+  id: string;
+  key_id: string;
+  funding_key_id: string;
+  model: string;
+  provider: string;
+  form: string;
+  streamed: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nanos: number;
+  finish_reason: string | null;
+  outcome: GenerationRow['outcome'];
+  settled: number;
+  created_at: number;
+  settled_at: number | null;
+  latency_ms: number;
+};
+
+const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
+  id: record.id,
+  keyId: record.key_id,
+  fundingKeyId: record.funding_key_id,
+  model: record.model,
+  provider: record.provider,
+  form: record.form,
+  streamed: record.streamed === 1,
+  promptTokens: record.prompt_tokens,
+  completionTokens: record.completion_tokens,
+  costNanos: record.cost_nanos,
+  finishReason: record.finish_reason,
+  outcome: record.outcome,
+  settled: record.settled === 1,
+  createdAt: record.created_at,
+  settledAt: record.settled_at,
+  latencyMs: record.latency_ms,
+});
+
+const keyColumns: Record<keyof KeyUpdate, string> = {
+  limitNanos: 'limit_nanos',
+  graceNanos: 'grace_nanos',
+  expiresAt: 'expires_at',
+  disabled: 'disabled',
+  revokedAt: 'revoked_at',
+  digest: 'digest',
+  masked: 'masked',
+};
+
+export function openSqliteStore(databasePath: string): GatewayStore {
+  if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
+  const database = new Database(databasePath);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  // The command line and a running gateway share the file: wait for the other's lock briefly.
+  database.pragma('busy_timeout = 5000');
+  database.exec(schema);
+
+  const statements = {
+    listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
+    getKey: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE id = ?'),
+    findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
+    insertKey: database.prepare(
+      `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
+         consumption_nanos, expires_at, disabled, revoked_at, created_at)
+       VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
+         @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt)`,
+    ),
+    insertGeneration: database.prepare(
+      `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
+         prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
+         settled_at, latency_ms)
+       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
+         @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
+         @latencyMs)`,
+    ),
+    getGeneration: database.prepare<[string], GenerationRecord>(
+      'SELECT * FROM generations WHERE id = ?',
+    ),
+    pending: database.prepare<[], { funding_key_id: string; total: number }>(
+      `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
+       WHERE settled = 0 GROUP BY funding_key_id`,
+    ),
+    markSettled: database.prepare<[number]>(
+      'UPDATE generations SET settled = 1, settled_at = ? WHERE settled = 0',
+    ),
+    addConsumption: database.prepare<[number, string]>(
+      'UPDATE keys SET consumption_nanos = consumption_nanos + ? WHERE id = ?',
+    ),
+  };
+
+  const pendingByFundingKey = (): Map<string, Nanos> =>
+    new Map(statements.pending.all().map((row) => [row.funding_key_id, row.total]));
+
+  const settle = database.transaction((now: number) => {
+    const moved = pendingByFundingKey();
+    for (const [keyId, nanos] of moved) statements.addConsumption.run(nanos, keyId);
+    statements.markSettled.run(now);
+    return moved;
+  });
+
+  return {
+    listKeys: () => statements.listKeys.all().map(toKeyRow),
+    getKey: (id) => {
+      const record = statements.getKey.get(id);
+      return record ? toKeyRow(record) : undefined;
+    },
+    findKeyByDigest: (digest) => {
+      const record = statements.findKeyByDigest.get(digest);
+      return record ? toKeyRow(record) : undefined;
+    },
+    insertKey: (row) => {
+      statements.insertKey.run({ ...row, disabled: row.disabled ? 1 : 0 });
+    },
+    updateKey: (id, update) => {
+      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
+      if (entries.length === 0) return;
+      const assignments = entries.map(([field]) => `${keyColumns[field as keyof KeyUpdate]} = @${field}`);
+      const values = Object.fromEntries(
+        entries.map(([field, value]) => [field, typeof value === 'boolean' ? Number(value) : value]),
+      );
+      database.prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
+    },
+    insertGeneration: (row) => {
+      statements.insertGeneration.run({
+        ...row,
+        streamed: row.streamed ? 1 : 0,
+        settled: row.settled ? 1 : 0,
+      });
+    },
+    getGeneration: (id) => {
+      const record = statements.getGeneration.get(id);
+      return record ? toGenerationRow(record) : undefined;
+    },
+    pendingByFundingKey,
+    settlePending: (now) => settle(now),
+    dataVersion: () => database.pragma('data_version', { simple: true }) as number,
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Builds the workbench's Express app (the BFF): security guards, the JSON API under `/api`, and
+ * the UI. It does not listen (see index.ts), so tests can bind it to any port.
+ */
+import type { Server } from 'node:http';
+import express from 'express';
+import type { Logger } from 'pino';
+import { createBalanceRouter } from './balance';
+import { createCatalogRouter, createCatalogService } from './catalog';
+import { createChatRouter } from './chat-proxy';
+import type { GatewayTimeouts } from './config';
+import type { WorkbenchContext } from './context';
+import { createChecksRouter } from './endpoint-checks';
+import { createErrorHandler, notFoundHandler } from './errors';
+import { createGatewayClient } from './gateway-client';
+import { createHealthRouter } from './health';
+import { requestLogger, workbenchChildLogger } from './logging';
+import { ProfileStore } from './profiles';
+import { hostCheck, securityHeaders, stateChangeGuard, type ListenAddress } from './security';
+import { createValidateKeyRouter } from './validate-key';
+import { defaultStaticDir, devUi, staticUi } from './web-ui';
+
+export interface WorkbenchOptions {
+  /** The gateway's root (no `/v1`); the BFF reaches it over HTTP only. */
+  gatewayBaseUrl: string;
+  mode: 'embedded' | 'external';
+  /** Profile name → full key. Never sent to the browser. */
+  profiles: Record<string, string>;
+  /** Extra `Host` names to accept (WORKBENCH_ALLOWED_HOSTS). */
+  allowedHosts?: string[];
+  listenHost: string;
+  /** May be 0 before listening; `setListenPort` gives the bound port to the Host check. */
+  listenPort: number;
+  logger: Logger;
+  /** Mounts Vite as middleware (hot reload) instead of serving `dist/web`. */
+  dev?: boolean;
+  staticDir?: string;
+  timeouts?: Partial<GatewayTimeouts>;
+  catalogTtlMs?: number;
+  /** Dev mode: the HTTP server Vite's HMR websocket attaches to. */
+  httpServer?: Server;
+  /** Largest accepted JSON body; chat messages may carry images as data URLs. */
+  bodyLimitBytes?: number;
+}
+
+export interface WorkbenchApp {
+  app: express.Express;
+  /** The Host check needs the real port when the server was bound to port 0. */
+  setListenPort(port: number): void;
+  /** Stops what the app runs besides requests (the Vite dev server). */
+  close(): Promise<void>;
+}
+
+export const defaultTimeouts: GatewayTimeouts = { connectMs: 5_000, firstByteMs: 120_000, idleMs: 120_000 };
+
+export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
+  const logger = workbenchChildLogger(options.logger);
+  const gateway = createGatewayClient({
+    baseUrl: options.gatewayBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
+    timeouts: { ...defaultTimeouts, ...options.timeouts },
+  });
+  const profiles = new ProfileStore(options.profiles);
+  const catalog = createCatalogService(gateway, options.catalogTtlMs ?? 30_000);
+  const context: WorkbenchContext = { mode: options.mode, gateway, profiles, catalog, logger };
+  const listen: ListenAddress = { host: options.listenHost, port: options.listenPort };
+  const allowedHosts = (options.allowedHosts ?? []).map((name) => name.toLowerCase());
+  const dev = options.dev ?? false;
+
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags on API answers would let a cached balance or check report look fresh.
+  app.set('etag', false);
+  app.use(requestLogger(logger));
+  app.use(securityHeaders(dev));
+  app.use(hostCheck(listen, allowedHosts));
+
+  const api = express.Router();
+  api.use(stateChangeGuard());
+  api.use(express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, strict: true }));
+  api.use((_request, response, next) => {
+    response.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  api.use(createHealthRouter(context));
+  api.use(createCatalogRouter(catalog));
+  api.use(createChatRouter(context));
+  api.use(createBalanceRouter(context));
+  api.use(createValidateKeyRouter(context));
+  api.use(createChecksRouter(context));
+  api.use(notFoundHandler);
+  app.use('/api', api);
+
+  let closeUi = async () => {};
+  if (dev) {
+    const ui = devUi({ httpServer: options.httpServer, allowedHosts });
+    app.use(ui.middleware);
+    closeUi = ui.close;
+  } else {
+    app.use(...staticUi(options.staticDir ?? defaultStaticDir));
+  }
+
+  app.use(
+    createErrorHandler(
+      () => profiles.allKeys(),
+      (error) => logger.error({ err: error }, 'unexpected error'),
+    ),
+  );
+
+  return {
+    app,
+    setListenPort: (port) => {
+      listen.port = port;
+    },
+    close: () => closeUi(),
+  };
+}

@@ -1,0 +1,193 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatResultSchema, apiErrorSchema } from '../contract/workbench-api';
+import {
+  chunkLine,
+  completionBody,
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+} from './test-support/fake-gateway';
+import { fakeKey, postJson, startTestBff, type TestBff } from './test-support/harness';
+
+let gateway: FakeGateway;
+let bff: TestBff;
+const key = fakeKey();
+
+beforeEach(async () => {
+  gateway = await startFakeGateway();
+  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
+});
+
+afterEach(async () => {
+  await bff.close();
+  await gateway.close();
+});
+
+const chatBody = (stream: boolean) => ({
+  profile: 'main',
+  request: { model: 'sim/echo', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5, stream },
+});
+
+/** Opens a streamed chat on the BFF and hands back the response as it arrives. */
+function openStream(body: unknown) {
+  const chunks: string[] = [];
+  let onChunk: () => void = () => undefined;
+  const request = httpRequest({
+    host: '127.0.0.1',
+    port: bff.port,
+    method: 'POST',
+    path: '/api/chat',
+    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
+  });
+  const responsePromise = new Promise<import('node:http').IncomingMessage>((resolve) => request.on('response', resolve));
+  request.end(JSON.stringify(body));
+  const waitFor = async (predicate: (text: string) => boolean) => {
+    const response = await responsePromise;
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      chunks.push(chunk);
+      onChunk();
+    });
+    while (!predicate(chunks.join(''))) {
+      await new Promise<void>((resolve) => {
+        onChunk = resolve;
+      });
+    }
+    return chunks.join('');
+  };
+  return { request, responsePromise, waitFor, text: () => chunks.join('') };
+}
+
+describe('POST /api/chat', () => {
+  it('sends the profile key as Bearer and returns the completion with its meta', async () => {
+    const response = await postJson(bff, '/api/chat', chatBody(false));
+    expect(response.status).toBe(200);
+    const result = chatResultSchema.parse(response.json());
+    expect(result.meta.upstream_status).toBe(200);
+    expect(result.meta.cf_ray).toBe('00000000000000c8-TST');
+    expect(result.meta.total_ms).not.toBeNull();
+    expect(result.body).toEqual(completionBody('sim/echo'));
+    const sent = gateway.requests.at(-1);
+    expect(sent?.url).toBe('/v1/chat/completions');
+    expect(sent?.headers.authorization).toBe(`Bearer ${key}`);
+    expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ model: 'sim/echo', max_tokens: 5 });
+  });
+
+  it('passes a gateway error body on with keys masked, and the upstream status in meta', async () => {
+    gateway.setHandler((_request, response) =>
+      sendJson(response, 402, { error: `Key ${key} is disabled`, type: 'key_disabled', stage: 'admission' }),
+    );
+    const response = await postJson(bff, '/api/chat', chatBody(false));
+    expect(response.status).toBe(200);
+    expect(response.text).not.toContain(key);
+    const result = chatResultSchema.parse(response.json());
+    expect(result.meta.upstream_status).toBe(402);
+    expect((result.body as { error: string }).error).toMatch(/^Key sk-.{4}….{4} is disabled$/);
+  });
+
+  it('turns a gateway error before a stream into a JSON API error with its stage', async () => {
+    gateway.setHandler((_request, response) =>
+      sendJson(response, 402, { error: 'depleted', type: 'insufficient_balance', stage: 'admission' }),
+    );
+    const response = await postJson(bff, '/api/chat', chatBody(true));
+    expect(response.status).toBe(402);
+    const error = apiErrorSchema.parse(response.json()).error;
+    expect(error).toMatchObject({ stage: 'admission', upstream_status: 402, type: 'insufficient_balance' });
+    expect(error.advice).toMatch(/Keys page/);
+  });
+
+  it('streams: meta first, the gateway lines unchanged, then done; with the stream headers', async () => {
+    const response = await postJson(bff, '/api/chat', chatBody(true));
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(response.headers['cache-control']).toBe('no-cache, no-transform');
+    expect(response.headers['x-accel-buffering']).toBe('no');
+    expect(response.headers['content-encoding']).toBeUndefined();
+    const events = response.text.split('\n\n').filter((event) => event !== '');
+    expect(events[0]).toMatch(/^event: meta\ndata: /);
+    const meta = JSON.parse(events[0]!.split('data: ')[1]!) as Record<string, unknown>;
+    expect(meta).toMatchObject({ upstream_status: 200, cf_ray: '0000000000000007-TST', total_ms: null });
+    expect(events.slice(1, 4).map((event) => `${event}\n\n`)).toEqual([chunkLine('O'), chunkLine('K'), 'data: [DONE]\n\n']);
+    expect(events[4]).toMatch(/^event: done\ndata: /);
+    const done = JSON.parse(events[4]!.split('data: ')[1]!) as { total_ms: number | null };
+    expect(typeof done.total_ms).toBe('number');
+  });
+
+  it('delivers the first chunk before the gateway has finished', async () => {
+    let finishGateway: () => void = () => undefined;
+    const gatewayFinished = new Promise<void>((resolve) => {
+      finishGateway = resolve;
+    });
+    let gatewayDone = false;
+    gateway.setHandler(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': '0000000000000001-TST' });
+      response.write(chunkLine('first'));
+      await gatewayFinished;
+      response.write(chunkLine('second'));
+      response.end('data: [DONE]\n\n');
+      gatewayDone = true;
+    });
+    const stream = openStream(chatBody(true));
+    const received = await stream.waitFor((text) => text.includes('"first"'));
+    // The gateway is still holding its answer open: what arrived cannot have been buffered.
+    expect(gatewayDone).toBe(false);
+    expect(received).not.toContain('"second"');
+    finishGateway();
+    const all = await stream.waitFor((text) => text.includes('event: done'));
+    expect(all).toContain('"second"');
+  });
+
+  it('aborts the gateway request when the browser goes away mid-stream', async () => {
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': '0000000000000002-TST' });
+      response.write(chunkLine('first'));
+      // Never ends on its own: only an abort from the BFF closes it.
+    });
+    const stream = openStream(chatBody(true));
+    await stream.waitFor((text) => text.includes('"first"'));
+    stream.request.destroy();
+    await gateway.requests.at(-1)!.clientGone;
+    expect(gateway.requests.at(-1)!.url).toBe('/v1/chat/completions');
+    // The BFF logged the request as ended by the client.
+    await expect.poll(() => bff.logLines.some((line) => line.includes('"client_closed":true'))).toBe(true);
+  });
+
+  it('aborts a non-streamed gateway call when the browser goes away', async () => {
+    gateway.setHandler(() => {
+      // Holds the answer: a slow, non-streamed completion.
+    });
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port: bff.port,
+      method: 'POST',
+      path: '/api/chat',
+      headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
+    });
+    request.on('error', () => undefined);
+    request.end(JSON.stringify(chatBody(false)));
+    await expect.poll(() => gateway.requests.length).toBe(1);
+    request.destroy();
+    await gateway.requests[0]!.clientGone;
+  });
+
+  it('reports a gateway that breaks off mid-stream as an error event, then done', async () => {
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunkLine('partial'));
+      setImmediate(() => response.destroy());
+    });
+    const response = await postJson(bff, '/api/chat', chatBody(true));
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('"partial"');
+    expect(response.text).toMatch(/event: error\ndata: \{"error":\{"message":"[^"]+","stage":"gateway"/);
+    expect(response.text).toMatch(/event: done\ndata: /);
+  });
+
+  it('answers an unknown profile with 404 naming the field', async () => {
+    const response = await postJson(bff, '/api/chat', { ...chatBody(false), profile: 'nobody' });
+    expect(response.status).toBe(404);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'profile', field: 'profile' });
+    expect(gateway.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * `POST /api/chat`: one chat completion through the gateway with the profile's key, plain or
+ * streamed. A stream is passed through as it arrives (no buffering beyond an unfinished line,
+ * no compression) and the gateway call is aborted as soon as the browser goes away.
+ */
+import { Router, type Response } from 'express';
+import { chatRequestSchema, type CallMeta, type ChatResult } from '../contract/workbench-api';
+import { abortOnClientClose } from './client-close';
+import type { WorkbenchContext } from './context';
+import { ApiFailure, gatewayCallFailure, gatewayErrorFailure, parseInput } from './errors';
+import { CallerGoneError, GatewayCallError, type GatewayResponse } from './gateway-client';
+import { maskKnownKeys, redactJson, redactSecretText } from './secrets';
+
+function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export function createChatRouter(context: WorkbenchContext): Router {
+  const router = Router();
+  const { gateway, profiles } = context;
+
+  async function answerWhole(
+    upstream: GatewayResponse,
+    response: Response,
+    signal: AbortSignal,
+    profile: string,
+  ): Promise<void> {
+    const text = await gateway.readText(upstream, signal);
+    let json: unknown;
+    let isJson = true;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      isJson = false;
+    }
+    const ok = upstream.status >= 200 && upstream.status < 300;
+    if (!isJson) {
+      if (!ok) throw gatewayErrorFailure(upstream.status, text, upstream.cfRay, profiles.allKeys());
+      throw new ApiFailure(502, {
+        message: 'The gateway answered with a body that is not JSON.',
+        stage: 'gateway',
+        upstream_status: upstream.status,
+        ...(upstream.cfRay ? { cf_ray: upstream.cfRay } : {}),
+      });
+    }
+    if (ok && upstream.cfRay) profiles.rememberTrace(profile, upstream.cfRay);
+    const meta: CallMeta = {
+      upstream_status: upstream.status,
+      cf_ray: upstream.cfRay,
+      ttfb_ms: upstream.ttfbMs,
+      total_ms: upstream.elapsedMs(),
+    };
+    // An error body is checked for anything key-like; an answer only for the held keys, so a
+    // model's text is otherwise passed on exactly.
+    const body = redactJson(json, profiles.allKeys(), { onlyKnownKeys: ok });
+    const result: ChatResult = { meta, body };
+    response.json(result);
+  }
+
+  async function answerStream(
+    upstream: GatewayResponse,
+    response: Response,
+    signal: AbortSignal,
+    profile: string,
+  ): Promise<void> {
+    response.status(200);
+    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    response.setHeader('Cache-Control', 'no-cache, no-transform');
+    response.setHeader('X-Accel-Buffering', 'no');
+    response.flushHeaders();
+    if (upstream.cfRay) profiles.rememberTrace(profile, upstream.cfRay);
+    const meta: CallMeta = {
+      upstream_status: upstream.status,
+      cf_ray: upstream.cfRay,
+      ttfb_ms: upstream.ttfbMs,
+      total_ms: null,
+    };
+    response.write(sseEvent('meta', meta));
+
+    const keys = profiles.allKeys();
+    const forward = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => (line.includes('"error"') ? redactSecretText(line, keys) : maskKnownKeys(line, keys)))
+        .join('\n');
+    const decoder = new TextDecoder();
+    let unfinishedLine = '';
+    let tail = '';
+    const write = (text: string) => {
+      if (text === '') return;
+      response.write(text);
+      tail = (tail + text).slice(-2);
+    };
+    try {
+      for await (const chunk of gateway.chunks(upstream, signal)) {
+        unfinishedLine += decoder.decode(chunk, { stream: true });
+        const lastNewline = unfinishedLine.lastIndexOf('\n');
+        if (lastNewline === -1) continue;
+        write(forward(unfinishedLine.slice(0, lastNewline + 1)));
+        unfinishedLine = unfinishedLine.slice(lastNewline + 1);
+      }
+      unfinishedLine += decoder.decode();
+      write(forward(unfinishedLine));
+    } catch (error) {
+      if (error instanceof CallerGoneError || signal.aborted) return;
+      const failure = error instanceof GatewayCallError ? gatewayCallFailure(error) : null;
+      if (!failure) throw error;
+      if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
+      write(sseEvent('error', { error: failure.detail }));
+    }
+    // The gateway's last event may lack its blank line; close it so `done` stands alone.
+    if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
+    response.write(sseEvent('done', { ...meta, total_ms: upstream.elapsedMs() }));
+    response.end();
+  }
+
+  router.post('/chat', async (request, response) => {
+    const input = parseInput(chatRequestSchema, request.body, 'body');
+    const key = profiles.keyOf(input.profile);
+    const signal = abortOnClientClose(response);
+    const wantsStream = input.request.stream === true;
+    let upstream: GatewayResponse;
+    try {
+      upstream = await gateway.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        key,
+        json: input.request,
+        signal,
+        stream: wantsStream,
+      });
+    } catch (error) {
+      if (error instanceof CallerGoneError) return;
+      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
+      throw error;
+    }
+    response.locals.cfRay = upstream.cfRay;
+    try {
+      const ok = upstream.status >= 200 && upstream.status < 300;
+      if (wantsStream && !ok) {
+        // Before the stream starts, a gateway error is a plain API error (contract).
+        const text = await gateway.readText(upstream, signal);
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // Not JSON: the text itself is the message (masked inside gatewayErrorFailure).
+        }
+        throw gatewayErrorFailure(upstream.status, body, upstream.cfRay, profiles.allKeys());
+      }
+      if (wantsStream && upstream.contentType.includes('text/event-stream')) {
+        await answerStream(upstream, response, signal, input.profile);
+      } else {
+        // Not asked to stream, or the gateway chose to answer whole: a JSON chat result.
+        await answerWhole(upstream, response, signal, input.profile);
+      }
+    } catch (error) {
+      if (error instanceof CallerGoneError) return;
+      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
+      throw error;
+    } finally {
+      upstream.abort();
+    }
+  });
+  return router;
+}

@@ -1,0 +1,65 @@
+/**
+ * What an endpoint check's answer means: a small pure mapping from status and shape to an
+ * outcome, and the plain-language explanation with the spec's advice for it.
+ */
+import type { CheckOutcome } from '../contract/workbench-api';
+
+/**
+ * 2xx with the expected shape is `available`; 2xx with another shape, or 501, is a
+ * `placeholder` (spec 1.5: a reference entry does not mean production-capable).
+ */
+export function classifyOutcome(status: number, shapeOk: boolean, expectedStatus?: number): CheckOutcome {
+  if (expectedStatus !== undefined && status === expectedStatus) return 'expected_error';
+  if (status >= 200 && status < 300) {
+    if (expectedStatus !== undefined) return 'failing';
+    return shapeOk ? 'available' : 'placeholder';
+  }
+  if (status === 501) return 'placeholder';
+  if (status === 404 || status === 405) return 'missing';
+  if (status === 401) return 'unauthorized';
+  if (status === 402) return 'payment_required';
+  if (status === 403) return 'forbidden';
+  return 'failing';
+}
+
+export function explainOutcome(
+  outcome: CheckOutcome,
+  details: { status: number | null; planned: boolean; expectedStatus?: number; gatewayMessage?: string | null },
+): string {
+  const said = details.gatewayMessage ? ` The gateway said: "${details.gatewayMessage}".` : '';
+  const plannedNote = details.planned
+    ? ' This entry is planned (spec 4.4) and carries no production commitment.'
+    : '';
+  switch (outcome) {
+    case 'available':
+      return `Answered with the expected shape.${plannedNote}`;
+    case 'placeholder':
+      return details.status === 501
+        ? `The route exists but answers 501 Not Implemented: a placeholder. Do not build on it yet.${plannedNote}`
+        : `The route answers 2xx but not with the expected shape: likely a placeholder handled upstream. Do not assume it is production-capable (spec 1.5).${plannedNote}`;
+    case 'missing':
+      return `The gateway does not serve this route (HTTP ${details.status ?? 404}).${plannedNote}${said}`;
+    case 'unauthorized':
+      return `HTTP 401: the key is missing or unknown, or not accepted in this form. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter (spec 7).${said}`;
+    case 'payment_required':
+      return `HTTP 402: the key is expired, disabled, depleted, or its parent is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.${said}`;
+    case 'forbidden':
+      return `HTTP 403: another upstream authorization decision was passed back.${said}`;
+    case 'expected_error':
+      return `Rejected with HTTP ${details.status ?? details.expectedStatus}, as the spec says it must be (a Bearer token on a vendor-B native route is passed upstream and rejected with 401).`;
+    case 'failing':
+      if (details.status === null) return `No usable answer.${said}`;
+      if (details.expectedStatus !== undefined && details.status >= 200 && details.status < 300) {
+        return `Expected HTTP ${details.expectedStatus}, but the gateway accepted the request (HTTP ${details.status}).`;
+      }
+      if (details.status >= 500) {
+        return `HTTP ${details.status}: a fault of the gateway or a provider. Keep the trace id (cf-ray) as evidence and retry later.${said}`;
+      }
+      if (details.status === 429) return `HTTP 429: a capacity limit; retry later.${said}`;
+      return `HTTP ${details.status}: the gateway rejected the check's request.${said}`;
+    case 'skipped':
+      return 'Not run.';
+    default:
+      return '';
+  }
+}

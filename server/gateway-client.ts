@@ -1,0 +1,291 @@
+/**
+ * Calls to the gateway over HTTP with Node's fetch, with a timeout per stage: connecting, the
+ * first byte of the answer, and silences while reading the body. A failure names its stage so
+ * the UI can say "the gateway is down" apart from "the gateway is slow" or "answered garbage".
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { GatewayTimeouts } from './config';
+
+export type GatewayStage = 'connect' | 'first_byte' | 'gateway';
+
+/** How the key travels (spec 5). `none` sends no key at all. */
+export type KeyPlacement = 'none' | 'bearer' | 'query' | 'x-api-key' | 'x-goog-api-key';
+
+export class GatewayCallError extends Error {
+  constructor(
+    readonly stage: GatewayStage,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'GatewayCallError';
+  }
+}
+
+/** The caller (the browser) went away; nobody is left to answer, so handlers just stop. */
+export class CallerGoneError extends Error {
+  constructor() {
+    super('The client closed the connection.');
+    this.name = 'CallerGoneError';
+  }
+}
+
+export interface GatewayRequest {
+  method: 'GET' | 'POST';
+  /** Path below the gateway root, starting with `/`, query included. */
+  path: string;
+  key?: string;
+  keyPlacement?: KeyPlacement;
+  json?: unknown;
+  /** Aborted when the browser leaves; the gateway request is aborted with it. */
+  signal?: AbortSignal;
+  /** Ask for an uncompressed event stream, so chunks pass as they come. */
+  stream?: boolean;
+  /** Overrides the configured first-byte timeout (health checks want a short one). */
+  firstByteTimeoutMs?: number;
+}
+
+export interface GatewayResponse {
+  status: number;
+  headers: Headers;
+  cfRay: string | null;
+  contentType: string;
+  /** Time from starting the call to the response headers. */
+  ttfbMs: number;
+  body: ReadableStream<Uint8Array> | null;
+  /** Milliseconds since the call started. */
+  elapsedMs(): number;
+  /** Stops the call (and so the gateway's work) now. */
+  abort(): void;
+}
+
+/**
+ * Connection tracking. Fetch does not say when its connection is up, but undici publishes
+ * `undici:request:create` (in the caller's async context) and `undici:client:sendHeaders`
+ * (once a socket carries the request) on diagnostics channels; an AsyncLocalStorage ties the
+ * two to one call, so the connect timeout can stop at the right moment.
+ */
+interface CallPhase {
+  connected: boolean;
+  onConnected: () => void;
+}
+const callPhaseStorage = new AsyncLocalStorage<CallPhase>();
+const phaseByRequest = new WeakMap<object, CallPhase>();
+diagnosticsChannel.subscribe('undici:request:create', (message) => {
+  const phase = callPhaseStorage.getStore();
+  const request = (message as { request?: object }).request;
+  if (phase && request) phaseByRequest.set(request, phase);
+});
+diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
+  const request = (message as { request?: object }).request;
+  const phase = request ? phaseByRequest.get(request) : undefined;
+  if (phase && !phase.connected) {
+    phase.connected = true;
+    phase.onConnected();
+  }
+});
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export interface GatewayClient {
+  readonly baseUrl: string;
+  readonly timeouts: GatewayTimeouts;
+  request(options: GatewayRequest): Promise<GatewayResponse>;
+  /** Reads a whole body as text, failing with stage `gateway` on a silence or a broken body. */
+  readText(response: GatewayResponse, signal?: AbortSignal): Promise<string>;
+  /**
+   * Iterates over the body's chunks as they arrive, with the idle timeout between them.
+   */
+  chunks(response: GatewayResponse, signal?: AbortSignal): AsyncGenerator<Uint8Array>;
+  /** A whole call: request, body read, JSON parsed when it is JSON. */
+  collect(call: GatewayRequest): Promise<CollectedResponse>;
+}
+
+export interface CollectedResponse {
+  status: number;
+  cfRay: string | null;
+  contentType: string;
+  ttfbMs: number;
+  totalMs: number;
+  text: string;
+  /** `{ value }` when the body is JSON, else null. */
+  json: { value: unknown } | null;
+}
+
+export function createGatewayClient(options: {
+  baseUrl: string;
+  timeouts: GatewayTimeouts;
+}): GatewayClient {
+  const { baseUrl, timeouts } = options;
+
+  async function request(call: GatewayRequest): Promise<GatewayResponse> {
+    if (call.signal?.aborted) throw new CallerGoneError();
+    const url = new URL(baseUrl + call.path);
+    const headers: Record<string, string> = { accept: call.stream ? 'text/event-stream' : 'application/json' };
+    // Compressed event streams may be held back by decompression; ask for them plain.
+    if (call.stream) headers['accept-encoding'] = 'identity';
+    const placement = call.key ? (call.keyPlacement ?? 'bearer') : 'none';
+    if (call.key && placement === 'bearer') headers.authorization = `Bearer ${call.key}`;
+    if (call.key && placement === 'x-api-key') headers['x-api-key'] = call.key;
+    if (call.key && placement === 'x-goog-api-key') headers['x-goog-api-key'] = call.key;
+    if (call.key && placement === 'query') url.searchParams.set('key', call.key);
+    let body: string | undefined;
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.json);
+    }
+
+    const controller = new AbortController();
+    let timedOut: GatewayStage | null = null;
+    const firstByteMs = call.firstByteTimeoutMs ?? timeouts.firstByteMs;
+    let firstByteTimer: NodeJS.Timeout | undefined;
+    const phase: CallPhase = {
+      connected: false,
+      onConnected: () => {
+        clearTimeout(connectTimer);
+        firstByteTimer = setTimeout(() => {
+          timedOut = 'first_byte';
+          controller.abort();
+        }, firstByteMs);
+      },
+    };
+    const connectTimer = setTimeout(() => {
+      timedOut = 'connect';
+      controller.abort();
+    }, timeouts.connectMs);
+    const onCallerAbort = () => controller.abort();
+    call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const clearTimers = () => {
+      clearTimeout(connectTimer);
+      clearTimeout(firstByteTimer);
+    };
+
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await callPhaseStorage.run(phase, () =>
+        fetch(url, { method: call.method, headers, body, signal: controller.signal, redirect: 'manual' }),
+      );
+    } catch (error) {
+      clearTimers();
+      call.signal?.removeEventListener('abort', onCallerAbort);
+      if (call.signal?.aborted) throw new CallerGoneError();
+      if (timedOut === 'connect') {
+        throw new GatewayCallError('connect', `No connection to the gateway at ${baseUrl} within ${timeouts.connectMs} ms.`);
+      }
+      if (timedOut === 'first_byte') {
+        throw new GatewayCallError('first_byte', `The gateway did not start answering within ${firstByteMs} ms.`);
+      }
+      const code = errorCode(error);
+      if (!phase.connected) {
+        throw new GatewayCallError(
+          'connect',
+          `Cannot connect to the gateway at ${baseUrl}${code ? ` (${code})` : ''}.`,
+          { cause: error },
+        );
+      }
+      if (code?.startsWith('HPE_')) {
+        throw new GatewayCallError('gateway', `The gateway answered with something that is not HTTP (${code}).`, { cause: error });
+      }
+      if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+        throw new GatewayCallError('first_byte', 'The gateway did not start answering in time.', { cause: error });
+      }
+      throw new GatewayCallError(
+        'first_byte',
+        `The gateway closed the connection before answering${code ? ` (${code})` : ''}.`,
+        { cause: error },
+      );
+    }
+    clearTimers();
+    const ttfbMs = Math.round(performance.now() - started);
+    // After the headers, the caller's signal keeps aborting the body read through `controller`.
+    return {
+      status: response.status,
+      headers: response.headers,
+      cfRay: response.headers.get('cf-ray'),
+      contentType: (response.headers.get('content-type') ?? '').toLowerCase(),
+      ttfbMs,
+      body: response.body,
+      elapsedMs: () => Math.round(performance.now() - started),
+      abort: () => controller.abort(),
+    };
+  }
+
+  async function* chunks(response: GatewayResponse, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+    if (!response.body) return;
+    const reader = response.body.getReader();
+    let idleTimer: NodeJS.Timeout | undefined;
+    let idle = false;
+    const onAbort = () => response.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        idleTimer = setTimeout(() => {
+          idle = true;
+          response.abort();
+        }, timeouts.idleMs);
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          if (signal?.aborted) throw new CallerGoneError();
+          if (idle) {
+            throw new GatewayCallError('gateway', `The gateway stopped sending for ${timeouts.idleMs} ms in the middle of its answer.`);
+          }
+          const code = errorCode(error);
+          throw new GatewayCallError('gateway', `The gateway's answer broke off${code ? ` (${code})` : ''}.`, { cause: error });
+        } finally {
+          clearTimeout(idleTimer);
+        }
+        if (result.done) return;
+        yield result.value;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      // Leaving early (an error, or the consumer stopped) must release the connection.
+      reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+    }
+  }
+
+  async function readText(response: GatewayResponse, signal?: AbortSignal): Promise<string> {
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of chunks(response, signal)) text += decoder.decode(chunk, { stream: true });
+    return text + decoder.decode();
+  }
+
+  async function collect(call: GatewayRequest): Promise<CollectedResponse> {
+    const response = await request(call);
+    const text = await readText(response, call.signal);
+    return {
+      status: response.status,
+      cfRay: response.cfRay,
+      contentType: response.contentType,
+      ttfbMs: response.ttfbMs,
+      totalMs: response.elapsedMs(),
+      text,
+      json: parseJsonOrNull(text),
+    };
+  }
+
+  return { baseUrl, timeouts, request, readText, chunks, collect };
+}
+
+/** Parses a JSON body; null when it is not JSON (the caller decides what that means). */
+export function parseJsonOrNull(text: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Starts the workbench: binds the app of app.ts to its address and closes it gracefully.
+ * The start script (scripts/start.ts) reads the configuration and calls `startWorkbench`.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createWorkbenchApp, type WorkbenchOptions } from './app';
+
+export type StartWorkbenchOptions = Omit<WorkbenchOptions, 'httpServer'>;
+
+export interface RunningWorkbench {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** How long open streams may run on after close() before their connections are cut. */
+const closeGraceMs = 3_000;
+
+export { loadWorkbenchConfig, normalizeGatewayBaseUrl, type WorkbenchConfig } from './config';
+export { createWorkbenchLogger } from './logging';
+export { buildProfiles } from './profiles';
+export { readKeysFile } from './keys-file';
+export { createWorkbenchApp, type WorkbenchOptions } from './app';
+
+export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {
+  const server = createServer();
+  const workbench = createWorkbenchApp({ ...options, httpServer: server });
+  server.on('request', workbench.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.listenPort, options.listenHost, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  workbench.setListenPort(port);
+  const host = options.listenHost.includes(':') ? `[${options.listenHost}]` : options.listenHost;
+  const url = `http://${host}:${port}`;
+  options.logger.info({ url, mode: options.mode, gateway: options.gatewayBaseUrl }, 'workbench listening');
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Streams keep their connections open; after a grace period they are cut, which aborts
+      // their gateway calls through the responses' `close`.
+      const cut = setTimeout(() => server.closeAllConnections(), closeGraceMs);
+      cut.unref();
+      await closed;
+      clearTimeout(cut);
+      await workbench.close();
+    })();
+    return closing;
+  };
+  return { url, port, close };
+}

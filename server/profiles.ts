@@ -1,0 +1,89 @@
+/**
+ * The key profiles the BFF holds: name → full key. Only names, masked keys and identities ever
+ * leave this module towards the browser; `keyOf` is for the gateway client alone.
+ */
+import type { KeyKind } from '../contract/gateway';
+import type { Profile } from '../contract/workbench-api';
+import { ApiFailure } from './errors';
+import { maskKey, redactSecretText } from './secrets';
+
+export interface ProfileSources {
+  /** From WORKBENCH_KEYS_FILE. */
+  fromKeysFile?: Record<string, string>;
+  /** GATEWAY_API_KEY, held as the profile `default`. */
+  gatewayApiKey?: string | null;
+  /** Embedded mode: the demo keys the start script created on first run. */
+  demoKeys?: Record<string, string>;
+}
+
+/**
+ * Merges the sources. A named profile from the keys file or GATEWAY_API_KEY wins over a demo
+ * key of the same name, because those are what the person configured on purpose.
+ */
+export function buildProfiles(sources: ProfileSources): Record<string, string> {
+  const profiles: Record<string, string> = { ...sources.demoKeys, ...sources.fromKeysFile };
+  if (sources.gatewayApiKey) profiles.default = sources.gatewayApiKey;
+  return profiles;
+}
+
+export class ProfileStore {
+  private readonly keys: Map<string, string>;
+  /** A key's kind never changes, so one successful balance call is enough. */
+  private readonly identities = new Map<string, KeyKind>();
+  /** The last inference trace id seen per profile, for the generation-record check. */
+  private readonly traces = new Map<string, string>();
+
+  constructor(profiles: Record<string, string>) {
+    this.keys = new Map(Object.entries(profiles));
+  }
+
+  names(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  /** Every full key held; used to mask them wherever text leaves the BFF. */
+  allKeys(): string[] {
+    return [...this.keys.values()];
+  }
+
+  /** The full key of a profile, or a 404 naming the (masked) profile. */
+  keyOf(name: string): string {
+    const key = this.keys.get(name);
+    if (key === undefined) {
+      const known = this.names();
+      throw new ApiFailure(404, {
+        message: `Unknown key profile "${redactSecretText(name, this.allKeys()).slice(0, 80)}".`,
+        stage: 'profile',
+        field: 'profile',
+        advice:
+          known.length > 0
+            ? `Pick one of: ${known.join(', ')}.`
+            : 'No key profiles are configured: set WORKBENCH_KEYS_FILE or GATEWAY_API_KEY.',
+      });
+    }
+    return key;
+  }
+
+  rememberIdentity(name: string, identity: KeyKind): void {
+    const key = this.keys.get(name);
+    if (key !== undefined) this.identities.set(key, identity);
+  }
+
+  rememberTrace(name: string, cfRay: string): void {
+    this.traces.set(name, cfRay);
+  }
+
+  lastTrace(name: string): string | null {
+    return this.traces.get(name) ?? null;
+  }
+
+  describe(name: string): Profile {
+    const key = this.keyOf(name);
+    return { name, masked_key: maskKey(key), identity: this.identities.get(key) ?? null };
+  }
+
+  hasIdentity(name: string): boolean {
+    const key = this.keys.get(name);
+    return key !== undefined && this.identities.has(key);
+  }
+}

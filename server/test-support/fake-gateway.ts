@@ -1,0 +1,155 @@
+/**
+ * A small fake gateway on loopback for the BFF's tests: real HTTP, answers chosen per test, and
+ * every request it received recorded (so tests assert what the BFF sent, and when it left).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  /** Resolves when the BFF closed this request's connection before the answer ended. */
+  clientGone: Promise<void>;
+}
+
+export type FakeHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+
+export interface FakeGateway {
+  baseUrl: string;
+  requests: RecordedRequest[];
+  setHandler(handler: FakeHandler): void;
+  close(): Promise<void>;
+}
+
+export const cfRayOf = (index: number) => `${index.toString(16).padStart(16, '0')}-TST`;
+
+export const fakeModels = [
+  {
+    id: 'sim/echo',
+    name: 'Echo',
+    created: 1_700_000_000,
+    context_length: 8192,
+    pricing: { prompt: '0.000001', completion: '0.000002' },
+    architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+    supported_parameters: ['max_tokens', 'stream'],
+    brand_new_field: { nested: true },
+  },
+  { id: 'sim/echo:free', pricing: { prompt: '0', completion: '0' } },
+  { name: 'entry without an id' },
+];
+
+export function balanceBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    object: 'balance',
+    key: 'sk-abcd…wxyz',
+    identity: 'account',
+    remaining_usd: 5,
+    limit_usd: 10,
+    recharge_usd: 0,
+    credit_usd: 0,
+    allocated_usd: 10,
+    consumption_usd: 5,
+    grace_usd: 0.1,
+    expires_at: null,
+    expired: false,
+    disabled: false,
+    settlement: 'asynchronous',
+    note: 'Consumption settles asynchronously.',
+    ...overrides,
+  };
+}
+
+export function completionBody(model = 'sim/echo'): Record<string, unknown> {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11, cost: 0.000012 },
+  };
+}
+
+export function chunkLine(content: string): string {
+  const chunk = {
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'sim/echo',
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown, cfRay = cfRayOf(status)): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cf-ray': cfRay });
+  response.end(JSON.stringify(body));
+}
+
+/** Answers like a healthy gateway: catalog, balance, completions (plain and streamed). */
+export const defaultHandler: FakeHandler = (request, response) => {
+  const path = request.url.split('?')[0];
+  if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, { object: 'list', data: fakeModels });
+  if (request.method === 'GET' && path === '/v1/balance') return sendJson(response, 200, balanceBody());
+  if (request.method === 'POST' && path === '/v1/chat/completions') {
+    const body = JSON.parse(request.body) as { stream?: boolean; model?: string };
+    if (body.stream) {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': cfRayOf(7) });
+      response.write(chunkLine('O'));
+      response.write(chunkLine('K'));
+      response.end('data: [DONE]\n\n');
+      return;
+    }
+    return sendJson(response, 200, completionBody(body.model));
+  }
+  sendJson(response, 404, { error: `No route ${request.method} ${path}`, type: 'not_found' });
+};
+
+export async function startFakeGateway(handler: FakeHandler = defaultHandler): Promise<FakeGateway> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((incoming, response) => {
+    const chunks: Buffer[] = [];
+    let resolveGone: () => void = () => undefined;
+    const clientGone = new Promise<void>((resolve) => {
+      resolveGone = resolve;
+    });
+    response.on('close', () => {
+      if (!response.writableFinished) resolveGone();
+    });
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const recorded: RecordedRequest = {
+        method: incoming.method ?? 'GET',
+        url: incoming.url ?? '/',
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        clientGone,
+      };
+      requests.push(recorded);
+      Promise.resolve(current(recorded, response)).catch((error: unknown) => {
+        response.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    setHandler: (next) => {
+      current = next;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

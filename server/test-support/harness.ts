@@ -1,0 +1,100 @@
+/**
+ * Starts the BFF for a test on a port the OS picks, with its log lines captured, and makes raw
+ * HTTP requests to it (raw, so tests can set any Host, Origin or Content-Type).
+ */
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Writable } from 'node:stream';
+import { startWorkbench, type RunningWorkbench } from '../index';
+import { createWorkbenchLogger } from '../logging';
+import type { WorkbenchOptions } from '../app';
+
+/** A key-shaped value built at run time, so no key-like literal is ever committed. */
+export function fakeKey(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(40);
+  return `sk-${[...bytes].map((byte) => alphabet[byte % alphabet.length]).join('')}`;
+}
+
+export interface TestBff extends RunningWorkbench {
+  port: number;
+  logLines: string[];
+}
+
+export async function startTestBff(
+  options: Partial<WorkbenchOptions> & { gatewayBaseUrl: string },
+): Promise<TestBff> {
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logLines.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  const logger = createWorkbenchLogger({ level: 'debug', destination });
+  const running = await startWorkbench({
+    mode: 'external',
+    profiles: {},
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    logger,
+    staticDir: '/nonexistent-dist',
+    ...options,
+  });
+  return { ...running, logLines };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: () => unknown;
+}
+
+export interface RawRequestOptions {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Leave the default Host, Origin and Content-Type out. */
+  bare?: boolean;
+}
+
+/** One HTTP request to the BFF; POSTs get a same-origin JSON request's headers by default. */
+export function rawRequest(bff: { port: number }, options: RawRequestOptions): Promise<RawResponse> {
+  const method = options.method ?? 'GET';
+  const origin = `http://127.0.0.1:${bff.port}`;
+  const defaults: Record<string, string> = options.bare
+    ? {}
+    : {
+        host: `127.0.0.1:${bff.port}`,
+        ...(method !== 'GET' && method !== 'HEAD' ? { origin, 'content-type': 'application/json' } : {}),
+      };
+  const headers = { ...defaults, ...options.headers };
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      { host: '127.0.0.1', port: bff.port, method, path: options.path, headers, setHost: !('host' in headers) },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            text,
+            json: () => JSON.parse(text) as unknown,
+          });
+        });
+        incoming.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    if (options.body !== undefined) outgoing.write(options.body);
+    outgoing.end();
+  });
+}
+
+export function postJson(bff: { port: number }, path: string, body: unknown): Promise<RawResponse> {
+  return rawRequest(bff, { method: 'POST', path, body: JSON.stringify(body) });
+}

@@ -1,0 +1,106 @@
+import { useId, useState } from 'react';
+import { useHealth } from '../../api/health';
+import { useProfile } from '../../app/profile-context';
+import { Button } from '../../components/button';
+import { ErrorPanel } from '../../components/error-panel';
+import { PageLayout } from '../../components/page-layout';
+import { EmptyState, LoadingState } from '../../components/states';
+import { formatTime, formatUsd } from '../../lib/format';
+import { useChecks, useRunChecks, type RunChecksVariables } from './api/checks';
+import { paidChecksCost } from './checks-report';
+import { ChecksTable } from './components/checks-table';
+import { ExportMenu } from './components/export-menu';
+
+/** `/endpoints`: which gateway endpoints answer, for the chosen key, in each auth form. */
+export function EndpointsPage() {
+  const { profile, profiles } = useProfile();
+  const checks = useChecks(profile);
+  const health = useHealth();
+  const runChecks = useRunChecks();
+  const [includePaid, setIncludePaid] = useState(false);
+  const [lastRun, setLastRun] = useState<RunChecksVariables | null>(null);
+  const paidCheckboxId = useId();
+
+  const report = checks.data;
+  const paid = paidChecksCost(report?.results ?? []);
+  const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
+  const running = runChecks.isPending ? runChecks.variables : undefined;
+  const runningIds = new Set<string>(
+    running ? (running.only ?? report?.results.filter((result) => running.includePaid || !result.paid).map((result) => result.id) ?? []) : [],
+  );
+
+  function run(variables: RunChecksVariables) {
+    setLastRun(variables);
+    runChecks.mutate(variables);
+  }
+
+  return (
+    <PageLayout
+      title="Endpoints"
+      description="Which gateway routes answer, with which key form, for the chosen profile."
+      actions={
+        <>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">
+            {report?.ran_at ? `Last run ${formatTime(report.ran_at)}` : 'Not run yet'}
+          </span>
+          {report && <ExportMenu report={report} maskedKey={maskedKey} gatewayBaseUrl={health.data?.gateway_base_url} />}
+        </>
+      }
+    >
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+        <Button
+          variant="primary"
+          disabled={profile === null || runChecks.isPending}
+          onClick={() => profile && run({ profile, includePaid })}
+        >
+          {runChecks.isPending && !running?.only ? 'Running…' : 'Run checks'}
+        </Button>
+        <div className="flex items-center gap-2 text-sm">
+          <input
+            id={paidCheckboxId}
+            type="checkbox"
+            className="size-4 accent-sky-700"
+            checked={includePaid}
+            onChange={(event) => setIncludePaid(event.target.checked)}
+          />
+          <label htmlFor={paidCheckboxId}>
+            Include paid checks
+            <span className="text-zinc-600 dark:text-zinc-400">
+              {paid.count > 0
+                ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'}, about ${formatUsd(paid.cost)} in total)`
+                : ' (none planned)'}
+            </span>
+          </label>
+        </div>
+        <p className="text-xs text-zinc-600 dark:text-zinc-400 sm:ml-auto">
+          Free checks send no inference. Results show masked keys only.
+        </p>
+      </div>
+
+      {runChecks.isError && (
+        <ErrorPanel
+          what={lastRun?.only ? 'Re-running the check' : 'Running the checks'}
+          error={runChecks.error}
+          onRetry={lastRun ? () => run(lastRun) : undefined}
+        />
+      )}
+
+      {profile === null ? (
+        <EmptyState title="No key profile chosen">Choose a key in the header to plan its checks.</EmptyState>
+      ) : checks.isPending ? (
+        <LoadingState>Loading the check plan…</LoadingState>
+      ) : checks.isError ? (
+        <ErrorPanel what="Loading the check plan" error={checks.error} onRetry={() => void checks.refetch()} />
+      ) : checks.data.results.length === 0 ? (
+        <EmptyState title="No checks planned">The workbench server planned no endpoint checks for this profile.</EmptyState>
+      ) : (
+        <ChecksTable
+          results={checks.data.results}
+          includePaid={includePaid}
+          runningIds={runningIds}
+          onRerun={(result) => run({ profile, includePaid: includePaid && result.paid, only: [result.id] })}
+        />
+      )}
+    </PageLayout>
+  );
+}

@@ -1,0 +1,22 @@
+import type { KeyState } from '../../../../contract/workbench-api';
+import { Badge } from '../../../components/badge';
+import { CssText } from '../../../components/css-text';
+import { keyStateLabels, keyStateTones } from '../key-state';
+
+const stateSymbols: Record<KeyState, string> = {
+  active: '●',
+  expired: '◷',
+  disabled: '⊘',
+  depleted: '○',
+  blocked: '⊘',
+};
+
+/** The key state as a coloured badge with its word; `quiet` draws the word with CSS (see CssText). */
+export function KeyStateBadge({ state, quiet = false }: { state: KeyState; quiet?: boolean }) {
+  return (
+    <Badge tone={keyStateTones[state]}>
+      <span aria-hidden="true">{stateSymbols[state]}</span>
+      {quiet ? <CssText text={keyStateLabels[state]} /> : keyStateLabels[state]}
+    </Badge>
+  );
+}

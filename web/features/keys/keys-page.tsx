@@ -1,0 +1,98 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { balanceQueryOptions } from '../../api/balance';
+import { useProfiles } from '../../api/profiles';
+import { useProfile } from '../../app/profile-context';
+import { Button } from '../../components/button';
+import { ErrorPanel } from '../../components/error-panel';
+import { PageLayout } from '../../components/page-layout';
+import { EmptyState, LoadingState } from '../../components/states';
+import { formatTime, toMilliseconds } from '../../lib/format';
+import { BalanceChart, type BalanceSample } from './components/balance-chart';
+import { BalancePanel } from './components/balance-panel';
+import { ProfilesTable } from './components/profiles-table';
+import { ValidateKeyDialog } from './components/validate-key-dialog';
+
+/** Balance samples per profile, kept for as long as the page is open. */
+type SampleHistory = Record<string, BalanceSample[]>;
+
+/** `/keys`: the chosen profile's identity, state and balance, and every profile at a glance. */
+export function KeysPage() {
+  const { profile, setProfile, profiles } = useProfile();
+  const profilesQuery = useProfiles();
+  const queryClient = useQueryClient();
+  const balance = useQuery({
+    ...balanceQueryOptions(profile ?? ''),
+    enabled: profile !== null,
+    // A sample every half minute feeds the chart while the page is open.
+    refetchInterval: 30_000,
+  });
+  const [history, setHistory] = useState<SampleHistory>({});
+
+  const view = balance.data;
+  useEffect(() => {
+    if (!view) return;
+    const sample = { time: toMilliseconds(view.fetched_at), remaining: view.balance.remaining_usd };
+    // Recording an external observation (a fetched sample) into page state.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    setHistory((current) => {
+      const samples = current[view.profile] ?? [];
+      if (samples.some((existing) => existing.time === sample.time)) return current;
+      return { ...current, [view.profile]: [...samples, sample].slice(-200) };
+    });
+  }, [view]);
+
+  const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
+  const lastRefresh = balance.dataUpdatedAt || null;
+
+  function refresh() {
+    void queryClient.invalidateQueries({ queryKey: ['balance'] });
+    void queryClient.invalidateQueries({ queryKey: ['profiles'] });
+  }
+
+  return (
+    <PageLayout
+      title="Keys"
+      description="Identity, state and balance of the key profiles the workbench holds. Keys are shown masked only."
+      actions={
+        <>
+          <span className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
+            {balance.isFetching ? 'Refreshing…' : lastRefresh ? `Last refresh ${formatTime(lastRefresh)}` : ''}
+          </span>
+          <Button onClick={refresh} disabled={balance.isFetching}>
+            Refresh
+          </Button>
+          {profile && <ValidateKeyDialog profile={profile} />}
+        </>
+      }
+    >
+      {profilesQuery.isPending ? (
+        <LoadingState>Loading key profiles…</LoadingState>
+      ) : profilesQuery.isError ? (
+        <ErrorPanel what="Loading the key profiles" error={profilesQuery.error} onRetry={() => void profilesQuery.refetch()} />
+      ) : profiles.length === 0 || profile === null ? (
+        <EmptyState title="No key profiles">
+          Start the workbench with <code className="font-mono">WORKBENCH_KEYS_FILE</code> or <code className="font-mono">GATEWAY_API_KEY</code> set.
+        </EmptyState>
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
+          <div className="flex min-w-0 flex-col gap-4">
+            {balance.isPending ? (
+              <LoadingState>Loading the balance of {profile}…</LoadingState>
+            ) : balance.isError ? (
+              <ErrorPanel what={`Loading the balance of “${profile}”`} error={balance.error} onRetry={() => void balance.refetch()} />
+            ) : (
+              <BalancePanel view={balance.data} maskedKey={maskedKey} />
+            )}
+          </div>
+          <div className="flex min-w-0 flex-col gap-4">
+            <BalanceChart samples={history[profile] ?? []} />
+          </div>
+          <div className="min-w-0 lg:col-span-2">
+            <ProfilesTable profiles={profiles} chosen={profile} onChoose={setProfile} />
+          </div>
+        </div>
+      )}
+    </PageLayout>
+  );
+}

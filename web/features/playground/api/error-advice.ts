@@ -1,0 +1,112 @@
+/**
+ * Turns every way a chat run can fail into one `RunError` with the spec's advice (section 7),
+ * so the reply shows status, stage, cf-ray and what to do next in the same form every time.
+ */
+import { gatewayErrorBodySchema } from '../../../../contract/gateway';
+import { ApiRequestError } from '../../../lib/api-client';
+import type { RunError } from '../playground-types';
+
+/** An error reported inside a stream or a JSON body (no HTTP status of its own). */
+export interface StreamError {
+  message: string;
+  stage: string;
+  type: string | null;
+}
+
+/**
+ * The spec's advice for a gateway status. The 401 and 402 wording follows section 7 closely: a
+ * person reading it knows exactly what to check, and that retrying a 402 unchanged is useless.
+ */
+export function adviceForStatus(status: number | null | undefined): string | null {
+  switch (status) {
+    case 401:
+      return 'Check that the key is present, starts with sk-, and is sent in a supported form (Authorization: Bearer header, or the ?key= query parameter).';
+    case 402:
+      return 'Check the key’s state and balance on the Keys page (expired, disabled, parent disabled or depleted). Do not retry unchanged: the same request will fail again.';
+    case 403:
+      return 'The gateway or its upstream refused this request for this key; check what the key may use before retrying.';
+    case 429:
+      return 'A rate or capacity limit was reached; wait and retry later, keeping the Trace ID if it persists.';
+    default:
+      if (typeof status === 'number' && status >= 500) {
+        return 'The gateway or the provider failed; retry later, and quote the Trace ID if it persists.';
+      }
+      return null;
+  }
+}
+
+/** Reads an error out of a payload the gateway sent where a chunk or completion was expected. */
+export function errorFromStreamPayload(payload: unknown): StreamError | null {
+  const gatewayError = gatewayErrorBodySchema.safeParse(payload);
+  if (gatewayError.success) {
+    return {
+      message: gatewayError.data.error,
+      stage: gatewayError.data.stage ?? 'gateway',
+      type: gatewayError.data.type ?? null,
+    };
+  }
+  // Some upstreams nest the error: `{"error": {"message": …, "type": …}}`.
+  if (typeof payload === 'object' && payload !== null && 'error' in payload) {
+    const inner = (payload as { error: unknown }).error;
+    if (typeof inner === 'object' && inner !== null && 'message' in inner) {
+      const message = (inner as { message: unknown }).message;
+      const type = (inner as { type?: unknown }).type;
+      return {
+        message: typeof message === 'string' ? message : JSON.stringify(message),
+        stage: 'gateway',
+        type: typeof type === 'string' ? type : null,
+      };
+    }
+  }
+  return null;
+}
+
+/** Joins the BFF's advice and the spec's, without saying the same thing twice. */
+function combineAdvice(serverAdvice: string | null | undefined, status: number | null | undefined) {
+  const specAdvice = adviceForStatus(status);
+  if (serverAdvice && specAdvice && serverAdvice.trim() !== specAdvice) return `${specAdvice} ${serverAdvice}`;
+  return specAdvice ?? serverAdvice ?? null;
+}
+
+/** The run error for anything a send threw (an `ApiRequestError` or something unexpected). */
+export function runErrorFromThrown(error: unknown): RunError {
+  if (error instanceof ApiRequestError) {
+    const status = error.upstreamStatus ?? error.status;
+    return {
+      message: error.message,
+      status: error.status,
+      stage: error.stage,
+      upstreamStatus: error.upstreamStatus ?? null,
+      cfRay: error.cfRay ?? null,
+      advice: combineAdvice(error.advice, status),
+      type: error.type ?? null,
+    };
+  }
+  return {
+    message: error instanceof Error ? error.message : String(error),
+    status: 0,
+    stage: 'internal',
+    upstreamStatus: null,
+    cfRay: null,
+    advice: 'Something in the page failed; the raw view shows what was sent. Reload and try again.',
+    type: null,
+  };
+}
+
+/** The run error for a gateway error that arrived inside a 2xx BFF answer. */
+export function runErrorFromStream(
+  error: StreamError,
+  upstreamStatus: number | null,
+  cfRay: string | null,
+): RunError {
+  return {
+    message: error.message,
+    status: 200,
+    stage: error.stage,
+    upstreamStatus,
+    cfRay,
+    advice: combineAdvice(null, upstreamStatus !== null && upstreamStatus >= 400 ? upstreamStatus : null) ??
+      'The gateway reported an error while answering; the raw view shows the events received.',
+    type: error.type,
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * From the session to the exact `POST /api/chat` body: the system prompt and messages in the
+ * chat-completion form, the supported parameters the person set, and the tools. The result is
+ * checked with the contract's `chatRequestSchema`, so what is sent is what the BFF accepts.
+ */
+import { z } from 'zod';
+import {
+  chatRequestSchema,
+  type CatalogModel,
+  type ChatMessage,
+  type ChatRequest,
+} from '../../../contract/workbench-api';
+import { parameterProblem, parameterSupport, supportsImages, supportsTools, tunableParameters } from './parameters';
+import type { ConversationMessage, Parameters } from './playground-types';
+
+/** A message in the chat-completion form: images become `image_url` parts with data URLs. */
+export function toWireMessage(message: ConversationMessage): ChatMessage {
+  const wire: ChatMessage = { role: message.role, content: message.text };
+  if (message.images.length > 0) {
+    wire.content = [
+      ...(message.text !== '' ? [{ type: 'text' as const, text: message.text }] : []),
+      ...message.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+    ];
+  }
+  if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
+    wire.tool_calls = message.toolCalls;
+    // The chat-completion form writes an assistant turn that only calls tools with null content.
+    if (message.text === '') wire.content = null;
+  }
+  if (message.role === 'tool' && message.toolCallId) wire.tool_call_id = message.toolCallId;
+  return wire;
+}
+
+export function toWireMessages(systemPrompt: string, messages: ConversationMessage[]): ChatMessage[] {
+  const wire: ChatMessage[] = [];
+  if (systemPrompt.trim() !== '') wire.push({ role: 'system', content: systemPrompt });
+  for (const message of messages) wire.push(toWireMessage(message));
+  return wire;
+}
+
+const toolDefinitionSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name is 1–64 letters, digits, _ or -'),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+/** The tools JSON typed by the person: an empty text means no tools. */
+export function parseToolsText(
+  text: string,
+): { tools: ToolDefinition[]; problem: null } | { tools: null; problem: string } {
+  if (text.trim() === '') return { tools: [], problem: null };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { tools: null, problem: `Tools are not valid JSON: ${(error as Error).message}` };
+  }
+  const parsed = z.array(toolDefinitionSchema).safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    return {
+      tools: null,
+      problem: `Tools must be an array of {"type": "function", "function": {name, description, parameters}}${where}: ${issue?.message ?? 'invalid'}.`,
+    };
+  }
+  return { tools: parsed.data, problem: null };
+}
+
+/** A starting point for the tools editor. */
+export const exampleToolsText = JSON.stringify(
+  [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Current weather for a city.',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string', description: 'City name' } },
+          required: ['city'],
+        },
+      },
+    },
+  ],
+  null,
+  2,
+);
+
+export interface BuildRequestInput {
+  profile: string;
+  model: string;
+  catalogModel: CatalogModel | undefined;
+  systemPrompt: string;
+  messages: ConversationMessage[];
+  parameters: Parameters;
+  toolsText: string;
+}
+
+export type BuildRequestResult =
+  | { ok: true; body: ChatRequest; notes: string[] }
+  | { ok: false; problems: string[] };
+
+/**
+ * The `POST /api/chat` body for one model. Unsupported parameters are left out (with a note);
+ * invalid ones stop the send with a problem the person can fix.
+ */
+export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const request: ChatRequest['request'] = {
+    model: input.model,
+    messages: toWireMessages(input.systemPrompt, input.messages),
+  };
+
+  for (const parameter of tunableParameters) {
+    const value = input.parameters[parameter];
+    const isSet = Array.isArray(value) ? value.length > 0 : value !== null;
+    if (!isSet) continue;
+    const support = parameterSupport(parameter, input.catalogModel);
+    if (!support.supported) {
+      notes.push(`${parameter} is not sent: ${support.reason ?? 'not supported'}`);
+      continue;
+    }
+    const problem = parameterProblem(parameter, input.parameters);
+    if (problem) {
+      problems.push(problem);
+      continue;
+    }
+    if (parameter === 'stop') request.stop = input.parameters.stop;
+    else if (parameter === 'max_tokens' && input.parameters.max_tokens !== null) request.max_tokens = input.parameters.max_tokens;
+    else if (parameter === 'temperature' && input.parameters.temperature !== null) request.temperature = input.parameters.temperature;
+    else if (parameter === 'top_p' && input.parameters.top_p !== null) request.top_p = input.parameters.top_p;
+    else if (parameter === 'seed' && input.parameters.seed !== null) request.seed = input.parameters.seed;
+  }
+  request.stream = input.parameters.stream;
+
+  const tools = parseToolsText(input.toolsText);
+  if (tools.problem !== null) {
+    if (supportsTools(input.catalogModel)) problems.push(tools.problem);
+  } else if (tools.tools.length > 0) {
+    if (supportsTools(input.catalogModel)) request.tools = tools.tools;
+    else notes.push(`Tools are not sent: ${input.model} does not list “tools” in its supported parameters.`);
+  }
+
+  const hasImages = input.messages.some((message) => message.images.length > 0);
+  if (hasImages && input.catalogModel && !supportsImages(input.catalogModel)) {
+    problems.push(`${input.model} does not take image input; remove the images or choose a model that does.`);
+  }
+  if (request.messages.length === 0) problems.push('Write a message first.');
+
+  if (problems.length > 0) return { ok: false, problems };
+  const parsed = chatRequestSchema.safeParse({ profile: input.profile, request });
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    };
+  }
+  return { ok: true, body: parsed.data, notes };
+}

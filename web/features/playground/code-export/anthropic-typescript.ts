@@ -1,0 +1,137 @@
+/**
+ * The request in the Messages form with `@anthropic-ai/sdk`. Its base URL omits `/v1` (spec 5.4):
+ * the client adds `/v1/messages` itself.
+ *
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+import type { ChatRequest } from '../../../../contract/workbench-api';
+import {
+  contentText,
+  defaultKeyVariable,
+  gatewayRoot,
+  parseArguments,
+  parseDataUrl,
+  redactKeys,
+  toolFunctions,
+  type CodeExportInput,
+} from './shared';
+
+type ContentBlock = Record<string, unknown>;
+interface MessagesFormMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+}
+
+/** The Messages form requires `max_tokens`; this is used when the playground left it unset. */
+export const messagesFormDefaultMaxTokens = 1024;
+
+function userBlocks(content: ChatRequest['request']['messages'][number]['content']): ContentBlock[] {
+  if (content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.map((part) => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    const data = parseDataUrl(part.image_url.url);
+    return data
+      ? { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } }
+      : { type: 'image', source: { type: 'url', url: part.image_url.url } };
+  });
+}
+
+/**
+ * System messages become `system`; tool results become `tool_result` blocks of a user turn;
+ * consecutive turns of one role are merged, because the Messages form alternates roles.
+ */
+export function toMessagesForm(request: ChatRequest['request']): {
+  system: string | null;
+  messages: MessagesFormMessage[];
+} {
+  const systemParts: string[] = [];
+  const messages: MessagesFormMessage[] = [];
+  const push = (role: 'user' | 'assistant', blocks: ContentBlock[]) => {
+    const last = messages.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const message of request.messages) {
+    switch (message.role) {
+      case 'system':
+        systemParts.push(contentText(message.content));
+        break;
+      case 'user':
+        push('user', userBlocks(message.content));
+        break;
+      case 'assistant': {
+        const text = contentText(message.content);
+        push('assistant', [
+          ...(text !== '' ? [{ type: 'text', text }] : []),
+          ...(message.tool_calls ?? []).map((call) => ({
+            type: 'tool_use',
+            id: call.id,
+            name: call.function.name,
+            input: parseArguments(call.function.arguments),
+          })),
+        ]);
+        break;
+      }
+      case 'tool':
+        push('user', [
+          { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: contentText(message.content) },
+        ]);
+        break;
+      default:
+        break;
+    }
+  }
+  return { system: systemParts.length > 0 ? systemParts.join('\n\n') : null, messages };
+}
+
+export function generateAnthropicTypeScript(input: CodeExportInput): string {
+  const keyVariable = input.keyVariable ?? defaultKeyVariable;
+  const { request } = input;
+  const form = toMessagesForm(request);
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.max_tokens ?? messagesFormDefaultMaxTokens,
+    ...(form.system !== null ? { system: form.system } : {}),
+    messages: form.messages,
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.top_p !== undefined ? { top_p: request.top_p } : {}),
+    ...(request.stop && request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
+  };
+  const tools = toolFunctions(request);
+  if (tools.length > 0) {
+    body.tools = tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      input_schema: tool.parameters ?? { type: 'object', properties: {} },
+    }));
+  }
+  const bodyText = JSON.stringify(body, null, 2);
+  const lines = [
+    "import Anthropic from '@anthropic-ai/sdk';",
+    '',
+    'const client = new Anthropic({',
+    `  apiKey: process.env.${keyVariable},`,
+    `  baseURL: ${JSON.stringify(gatewayRoot(input.gatewayBaseUrl))},`,
+    '});',
+    '',
+  ];
+  if (request.seed !== undefined) lines.push('// The Messages form has no `seed`; it is left out.');
+  if (request.stream) {
+    lines.push(
+      `const stream = client.messages.stream(${bodyText});`,
+      '',
+      "stream.on('text', (text) => process.stdout.write(text));",
+      'const message = await stream.finalMessage();',
+      'console.log(message.usage);',
+    );
+  } else {
+    lines.push(
+      `const message = await client.messages.create(${bodyText});`,
+      '',
+      'console.log(message.content);',
+      'console.log(message.usage);',
+    );
+  }
+  return redactKeys(lines.join('\n'));
+}

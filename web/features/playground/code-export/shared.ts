@@ -1,0 +1,98 @@
+/**
+ * What every code generator shares: its input, the gateway base addresses, and the safety net
+ * that keeps a key out of any snippet.
+ */
+import type { ChatRequest } from '../../../../contract/workbench-api';
+
+/** The request to export and where the gateway is. Never a key: snippets read it from the environment. */
+export interface CodeExportInput {
+  /** The gateway's root as `GET /api/health` reports it (a trailing `/v1` is accepted). */
+  gatewayBaseUrl: string;
+  /** The chat-completion request the playground sends (the BFF body's `request`). */
+  request: ChatRequest['request'];
+  /** The environment variable the snippet reads the key from. */
+  keyVariable?: string;
+}
+
+export const defaultKeyVariable = 'GATEWAY_API_KEY';
+
+/**
+ * The gateway's root without `/v1`, credentials, query or fragment: a `?key=` or
+ * `user:password@` in the configured address must never reach a snippet.
+ */
+export function gatewayRoot(baseUrl: string): string {
+  let root = baseUrl.trim();
+  try {
+    const url = new URL(root);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    root = url.toString();
+  } catch {
+    // Not an absolute URL (e.g. a placeholder): only the path cleanup below applies.
+    root = root.replace(/[?#].*$/, '');
+  }
+  root = root.replace(/\/+$/, '');
+  if (root.endsWith('/v1')) root = root.slice(0, -3);
+  return root.replace(/\/+$/, '');
+}
+
+/** The chat-completion libraries' base address includes `/v1` (spec 5.4). */
+export function openAiBaseUrl(baseUrl: string): string {
+  return `${gatewayRoot(baseUrl)}/v1`;
+}
+
+const keyShapedPattern = /\bsk-[A-Za-z0-9_-]{8,}/g;
+
+/**
+ * Replaces anything shaped like a key. Snippets never take a key as input, but a key pasted into
+ * a message or a prompt would otherwise be copied into code that ends up in a repository.
+ */
+export function redactKeys(text: string): string {
+  return text.replace(keyShapedPattern, 'sk-…redacted');
+}
+
+/** `data:image/png;base64,AAAA` → its media type and data; null for other URLs. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | null {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (!match) return null;
+  return { mediaType: match[1] ?? 'application/octet-stream', data: match[2] ?? '' };
+}
+
+/** The text of a message's content, whatever its form. */
+export function contentText(content: ChatRequest['request']['messages'][number]['content']): string {
+  if (content === null) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+/** A tool call's arguments as an object; text that is not JSON is kept under `_raw`. */
+export function parseArguments(text: string): unknown {
+  try {
+    return JSON.parse(text === '' ? '{}' : text) as unknown;
+  } catch {
+    return { _raw: text };
+  }
+}
+
+/** The tool definitions of the request, read leniently (they were checked when typed). */
+export function toolFunctions(
+  request: ChatRequest['request'],
+): { name: string; description?: string; parameters?: unknown }[] {
+  const functions: { name: string; description?: string; parameters?: unknown }[] = [];
+  for (const tool of request.tools ?? []) {
+    if (typeof tool !== 'object' || tool === null || !('function' in tool)) continue;
+    const definition = (tool as { function: { name?: unknown; description?: unknown; parameters?: unknown } }).function;
+    if (typeof definition.name !== 'string') continue;
+    functions.push({
+      name: definition.name,
+      ...(typeof definition.description === 'string' ? { description: definition.description } : {}),
+      ...(definition.parameters !== undefined ? { parameters: definition.parameters } : {}),
+    });
+  }
+  return functions;
+}

@@ -1,0 +1,190 @@
+/**
+ * A searchable model picker (the ARIA 1.2 combobox pattern: a text input with a listbox), each
+ * option showing its prices and context length so cost is visible before a run.
+ */
+import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { CatalogModel } from '../../../../contract/workbench-api';
+import { classNames } from '../../../components/class-names';
+import { formatContextLength, formatPricePerMillion } from '../../../lib/format';
+
+/** The most options drawn at once; typing narrows a long catalog. */
+const maximumOptions = 60;
+
+export function modelMatches(model: CatalogModel, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const haystack = `${model.id} ${model.name} ${model.author}`.toLowerCase();
+  return words.every((word) => haystack.includes(word));
+}
+
+/** "in $0.50 · out $1.50 /M · 128K" */
+export function describeModelPrice(model: CatalogModel): string {
+  const free = model.prompt_price !== null && Number(model.prompt_price) === 0 && Number(model.completion_price) === 0;
+  const price = free
+    ? 'free'
+    : `in ${formatPricePerMillion(model.prompt_price)} · out ${formatPricePerMillion(model.completion_price)} /M`;
+  return `${price} · ${formatContextLength(model.context_length)} context`;
+}
+
+export function ModelCombobox({
+  label,
+  value,
+  models,
+  onChange,
+  placeholder = 'Search models…',
+  disabled = false,
+  className,
+}: {
+  label: string;
+  value: string;
+  models: CatalogModel[];
+  onChange(modelId: string): void;
+  placeholder?: string;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const inputId = useId();
+  const listId = useId();
+  const [query, setQuery] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
+  const [activeIndex, setActiveIndex] = useState(0);
+  const listRef = useRef<HTMLUListElement>(null);
+
+  const filtered = useMemo(() => {
+    const matching = query ? models.filter((model) => modelMatches(model, query)) : models;
+    return matching.slice(0, maximumOptions);
+  }, [models, query]);
+  const selected = models.find((model) => model.id === value);
+
+  function choose(modelId: string) {
+    onChange(modelId);
+    setQuery(null);
+    setOpen(false);
+  }
+
+  function moveActive(step: number) {
+    if (filtered.length === 0) return;
+    const next = (activeIndex + step + filtered.length) % filtered.length;
+    setActiveIndex(next);
+    setOpen(true);
+    listRef.current?.querySelector(`[data-index="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
+    switch (event.key) {
+      case 'ArrowDown':
+        event.preventDefault();
+        if (!open) setOpen(true);
+        else moveActive(1);
+        break;
+      case 'ArrowUp':
+        event.preventDefault();
+        moveActive(-1);
+        break;
+      case 'Enter': {
+        if (!open) return;
+        event.preventDefault();
+        const exact = query ? models.find((model) => model.id === query.trim()) : undefined;
+        const active = filtered[activeIndex];
+        if (exact) choose(exact.id);
+        else if (active) choose(active.id);
+        break;
+      }
+      case 'Escape':
+        if (open) {
+          // Closing the list is this Escape's whole job: it must not also stop a running reply.
+          event.stopPropagation();
+          event.preventDefault();
+          setOpen(false);
+          setQuery(null);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  const activeOption = open ? filtered[activeIndex] : undefined;
+  return (
+    <div className={classNames('relative flex min-w-0 flex-col gap-0.5', className)}>
+      <label htmlFor={inputId} className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
+        {label}
+      </label>
+      <input
+        id={inputId}
+        role="combobox"
+        aria-expanded={open}
+        aria-controls={listId}
+        aria-autocomplete="list"
+        aria-activedescendant={activeOption ? `${listId}-${activeIndex}` : undefined}
+        aria-describedby={selected ? `${inputId}-price` : undefined}
+        autoComplete="off"
+        spellCheck={false}
+        disabled={disabled}
+        placeholder={placeholder}
+        value={query ?? value}
+        onChange={(event) => {
+          setQuery(event.target.value);
+          setActiveIndex(0);
+          setOpen(true);
+        }}
+        onFocus={(event) => {
+          event.target.select();
+          setActiveIndex(Math.max(0, filtered.findIndex((model) => model.id === value)));
+          setOpen(true);
+        }}
+        onClick={() => setOpen(true)}
+        onBlur={() => {
+          setOpen(false);
+          setQuery(null);
+        }}
+        onKeyDown={onKeyDown}
+        className="h-9 w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-900"
+      />
+      {selected && (
+        <span id={`${inputId}-price`} className="truncate text-xs text-zinc-500 dark:text-zinc-400">
+          {selected.name !== selected.id ? `${selected.name} · ` : ''}
+          {describeModelPrice(selected)}
+        </span>
+      )}
+      <ul
+        ref={listRef}
+        id={listId}
+        role="listbox"
+        aria-label={`${label} options`}
+        hidden={!open}
+        className="absolute top-full left-0 z-40 mt-1 max-h-80 w-full min-w-72 overflow-y-auto rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+      >
+        {filtered.length === 0 && (
+          <li className="px-2 py-1.5 text-sm text-zinc-500" role="presentation">
+            No model matches “{query}”.
+          </li>
+        )}
+        {filtered.map((model, index) => (
+          <li
+            key={model.id}
+            id={`${listId}-${index}`}
+            data-index={index}
+            role="option"
+            aria-selected={model.id === value}
+            // mousedown, not click: the input's blur would close the list before a click lands.
+            onMouseDown={(event) => {
+              event.preventDefault();
+              choose(model.id);
+            }}
+            onMouseMove={() => setActiveIndex(index)}
+            className={classNames(
+              'flex cursor-default flex-col rounded px-2 py-1.5',
+              index === activeIndex && 'bg-sky-100 dark:bg-sky-900',
+              model.id === value && 'font-semibold',
+            )}
+          >
+            <span className="truncate font-mono text-sm">{model.id}</span>
+            <span className="truncate text-xs font-normal text-zinc-600 dark:text-zinc-400">
+              {describeModelPrice(model)}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,197 @@
+/**
+ * The request parameters beside the conversation. A parameter the chosen model does not list
+ * is disabled with the reason (its value is kept, but not sent); an empty field means "the
+ * model's default" and is not sent either.
+ */
+import { useId, useState } from 'react';
+import type { CatalogModel } from '../../../../contract/workbench-api';
+import { classNames } from '../../../components/class-names';
+import { parameterProblem, parameterSupport, parseStopSequences, type TunableParameter } from '../parameters';
+import type { Parameters } from '../playground-types';
+
+const descriptions: Record<TunableParameter, string> = {
+  max_tokens: 'Upper bound on the reply’s tokens (and on what is reserved from the balance).',
+  temperature: '0–2. Higher is more varied; empty uses the model’s default.',
+  top_p: '0–1. Nucleus sampling; change this or temperature, rarely both.',
+  stop: 'Up to 4 sequences, one per line; the reply ends before any of them.',
+  seed: 'A whole number for repeatable sampling, where the model supports it.',
+};
+
+function FieldShell({
+  id,
+  label,
+  parameter,
+  reason,
+  problem,
+  children,
+}: {
+  id: string;
+  label: string;
+  parameter: TunableParameter;
+  reason: string | null;
+  problem: string | null;
+  children: React.ReactNode;
+}) {
+  return (
+    <div className="flex flex-col gap-0.5">
+      <label htmlFor={id} className={classNames('font-mono text-xs font-medium', reason && 'text-zinc-400 dark:text-zinc-500')}>
+        {label}
+      </label>
+      {children}
+      <p id={`${id}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
+        {reason ? <span className="text-amber-800 dark:text-amber-300">Disabled: {reason}</span> : descriptions[parameter]}
+      </p>
+      {problem && (
+        <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
+}
+
+const inputClasses =
+  'h-8 w-full rounded-md border border-zinc-300 bg-white px-2 text-sm disabled:cursor-not-allowed disabled:bg-zinc-100 disabled:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-900 dark:disabled:bg-zinc-800 dark:disabled:text-zinc-500';
+
+/**
+ * A number that may be empty. The typed text is kept as typed ("0." on the way to "0.5"); the
+ * parsed value (or null) goes up on every change.
+ */
+function NumberParameter({
+  parameter,
+  value,
+  step,
+  min,
+  max,
+  model,
+  parameters,
+  onChange,
+}: {
+  parameter: 'max_tokens' | 'temperature' | 'top_p' | 'seed';
+  value: number | null;
+  step: number;
+  min?: number;
+  max?: number;
+  model: CatalogModel | undefined;
+  parameters: Parameters;
+  onChange(value: number | null): void;
+}) {
+  const id = useId();
+  const [text, setText] = useState(value === null ? '' : String(value));
+  // A value set from outside (a preset, a reopened run) replaces the typed text.
+  const [shownValue, setShownValue] = useState(value);
+  if (value !== shownValue) {
+    setShownValue(value);
+    if (value !== (text.trim() === '' ? null : Number(text))) setText(value === null ? '' : String(value));
+  }
+  const support = parameterSupport(parameter, model);
+  const problem = Number.isNaN(Number(text)) ? `${parameter} must be a number.` : parameterProblem(parameter, parameters);
+  return (
+    <FieldShell id={id} label={parameter} parameter={parameter} reason={support.reason} problem={support.supported ? problem : null}>
+      <input
+        id={id}
+        type="number"
+        inputMode={step < 1 ? 'decimal' : 'numeric'}
+        step={step}
+        min={min}
+        max={max}
+        placeholder="default"
+        disabled={!support.supported}
+        aria-describedby={`${id}-description`}
+        aria-invalid={problem !== null && support.supported}
+        value={text}
+        onChange={(event) => {
+          const next = event.target.value;
+          setText(next);
+          const parsed = next.trim() === '' ? null : Number(next);
+          const nextValue = parsed === null || Number.isNaN(parsed) ? null : parsed;
+          setShownValue(nextValue);
+          onChange(nextValue);
+        }}
+        className={inputClasses}
+      />
+    </FieldShell>
+  );
+}
+
+export function ParametersPanel({
+  parameters,
+  model,
+  onChange,
+}: {
+  parameters: Parameters;
+  model: CatalogModel | undefined;
+  onChange(changes: Partial<Parameters>): void;
+}) {
+  const stopId = useId();
+  const streamId = useId();
+  const [stopText, setStopText] = useState(parameters.stop.join('\n'));
+  const [shownStop, setShownStop] = useState(parameters.stop);
+  if (parameters.stop !== shownStop) {
+    setShownStop(parameters.stop);
+    if (parseStopSequences(stopText).join('\n') !== parameters.stop.join('\n')) setStopText(parameters.stop.join('\n'));
+  }
+  const stopSupport = parameterSupport('stop', model);
+  const shared = { model, parameters };
+
+  return (
+    <section aria-labelledby={`${stopId}-heading`} className="flex flex-col gap-3">
+      <h2 id={`${stopId}-heading`} className="text-sm font-semibold">
+        Parameters
+      </h2>
+      <NumberParameter parameter="max_tokens" value={parameters.max_tokens} step={1} min={1} onChange={(value) => onChange({ max_tokens: value })} {...shared} />
+      <NumberParameter
+        parameter="temperature"
+        value={parameters.temperature}
+        step={0.1}
+        min={0}
+        max={2}
+        onChange={(value) => onChange({ temperature: value })}
+        {...shared}
+      />
+      <NumberParameter parameter="top_p" value={parameters.top_p} step={0.05} min={0} max={1} onChange={(value) => onChange({ top_p: value })} {...shared} />
+      <FieldShell
+        id={stopId}
+        label="stop"
+        parameter="stop"
+        reason={stopSupport.reason}
+        problem={stopSupport.supported ? parameterProblem('stop', parameters) : null}
+      >
+        <textarea
+          id={stopId}
+          rows={2}
+          placeholder="none"
+          disabled={!stopSupport.supported}
+          aria-describedby={`${stopId}-description`}
+          value={stopText}
+          onChange={(event) => {
+            setStopText(event.target.value);
+            const stop = parseStopSequences(event.target.value);
+            setShownStop(stop);
+            onChange({ stop });
+          }}
+          className={classNames(inputClasses, 'h-auto py-1 font-mono')}
+        />
+      </FieldShell>
+      <NumberParameter parameter="seed" value={parameters.seed} step={1} onChange={(value) => onChange({ seed: value })} {...shared} />
+      <div className="flex items-start gap-2">
+        <input
+          id={streamId}
+          type="checkbox"
+          checked={parameters.stream}
+          onChange={(event) => onChange({ stream: event.target.checked })}
+          aria-describedby={`${streamId}-description`}
+          className="mt-0.5 size-4 accent-sky-700"
+        />
+        <div className="flex flex-col">
+          <label htmlFor={streamId} className="text-sm font-medium">
+            Stream the reply
+          </label>
+          <p id={`${streamId}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
+            Off: one JSON answer, no time to first token.
+          </p>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+/** A modal with a title, a close button and scrolling content, for the playground's tools. */
+import { Dialog } from 'radix-ui';
+import type { ReactNode } from 'react';
+
+export function PlaygroundDialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+}: {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+  title: string;
+  description?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-50 bg-zinc-950/40 dark:bg-black/60" />
+        <Dialog.Content
+          className="fixed top-1/2 left-1/2 z-50 flex max-h-[90vh] w-[min(56rem,calc(100vw-1rem))] -translate-x-1/2 -translate-y-1/2 flex-col rounded-lg border border-zinc-200 bg-white shadow-xl dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          <div className="flex items-start justify-between gap-3 border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
+            <div className="min-w-0">
+              <Dialog.Title className="text-base font-semibold">{title}</Dialog.Title>
+              {description ? (
+                <Dialog.Description className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{description}</Dialog.Description>
+              ) : (
+                <Dialog.Description className="sr-only">{title}</Dialog.Description>
+              )}
+            </div>
+            <Dialog.Close
+              aria-label="Close"
+              className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+            >
+              ✕
+            </Dialog.Close>
+          </div>
+          <div className="min-h-0 overflow-y-auto p-4">{children}</div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

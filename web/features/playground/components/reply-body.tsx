@@ -1,0 +1,58 @@
+/**
+ * An assistant reply: the Markdown text as it streams, the tool calls it asked for, how it
+ * ended (stopped, failed) and its metrics.
+ */
+import type { CatalogModel } from '../../../../contract/workbench-api';
+import { Badge } from '../../../components/badge';
+import type { ConversationMessage } from '../playground-types';
+import { MarkdownContent } from './markdown-content';
+import { ReplyMetrics } from './reply-metrics';
+import { RunErrorPanel } from './run-error-panel';
+
+export function ToolCallList({ message }: { message: ConversationMessage }) {
+  if (!message.toolCalls || message.toolCalls.length === 0) return null;
+  return (
+    <ul className="mt-2 flex flex-col gap-1.5" aria-label="Tool calls">
+      {message.toolCalls.map((call) => (
+        <li key={call.id} className="rounded-md border border-violet-200 bg-violet-50/60 p-2 dark:border-violet-900 dark:bg-violet-950/30">
+          <p className="text-xs">
+            <span className="font-medium">Tool call</span> <code className="font-mono font-semibold">{call.function.name}</code>{' '}
+            <span className="font-mono text-zinc-500 dark:text-zinc-400">{call.id}</span>
+          </p>
+          <pre className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap">{call.function.arguments || '{}'}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ReplyBody({ message, model }: { message: ConversationMessage; model: CatalogModel | undefined }) {
+  const run = message.run;
+  const streaming = run?.status === 'streaming';
+  const empty = message.text === '' && (message.toolCalls?.length ?? 0) === 0;
+  return (
+    <div aria-busy={streaming} className="min-w-0">
+      {message.text !== '' && <MarkdownContent text={message.text} />}
+      {streaming && empty && (
+        <p className="text-sm text-zinc-500 dark:text-zinc-400" role="status">
+          Waiting for the first token…
+        </p>
+      )}
+      {!streaming && empty && run?.status !== 'error' && (
+        <p className="text-sm text-zinc-500 italic dark:text-zinc-400">(empty reply)</p>
+      )}
+      <ToolCallList message={message} />
+      {run?.status === 'stopped' && (
+        <p className="mt-2">
+          <Badge tone="amber">Stopped — partial reply</Badge>
+        </p>
+      )}
+      {run?.error && (
+        <div className="mt-2">
+          <RunErrorPanel error={run.error} />
+        </div>
+      )}
+      {run && <ReplyMetrics run={run} replyText={message.text} model={model} />}
+    </div>
+  );
+}

@@ -1,0 +1,21 @@
+/** A failed run in place of its reply: status, stage, cf-ray and the spec's advice. */
+import type { RunError } from '../playground-types';
+import { ErrorPanel } from '../../../components/error-panel';
+import { ApiRequestError } from '../../../lib/api-client';
+import type { ApiRequestStage } from '../../../lib/api-client';
+
+export function RunErrorPanel({ error }: { error: RunError }) {
+  // The shared panel reads an ApiRequestError; a stored run keeps only its plain fields.
+  const apiError = new ApiRequestError({
+    message: error.message,
+    status: error.status,
+    stage: error.stage as ApiRequestStage,
+    request: 'POST /api/chat',
+    cfRay: error.cfRay ?? undefined,
+    advice: error.advice ?? undefined,
+    upstreamStatus: error.upstreamStatus ?? undefined,
+    type: error.type ?? undefined,
+  });
+  const status = error.upstreamStatus ?? error.status;
+  return <ErrorPanel what={status ? `The request (HTTP ${status})` : 'The request'} error={apiError} />;
+}

@@ -1,0 +1,87 @@
+/**
+ * Which request parameters a model takes. The catalog's `supported_parameters` decides: a
+ * parameter the model does not list is disabled with the reason, and never sent.
+ */
+import type { CatalogModel } from '../../../contract/workbench-api';
+import type { Parameters } from './playground-types';
+
+/** The parameters the playground edits that a model may or may not support. */
+export type TunableParameter = 'max_tokens' | 'temperature' | 'top_p' | 'stop' | 'seed';
+
+export const tunableParameters: readonly TunableParameter[] = [
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+];
+
+/** Whether a parameter can be used with a model, and why not when it cannot. */
+export interface ParameterSupport {
+  supported: boolean;
+  reason: string | null;
+}
+
+/**
+ * A model with no catalog entry, or an entry listing no parameters at all, is treated as taking
+ * every parameter: the catalog's fields are still changing (spec 2.3), and an empty list more
+ * likely means "not reported" than "nothing works". The gateway then has the last word.
+ */
+export function parameterSupport(
+  parameter: TunableParameter | 'tools',
+  model: CatalogModel | undefined,
+): ParameterSupport {
+  if (!model || model.supported_parameters.length === 0) return { supported: true, reason: null };
+  if (model.supported_parameters.includes(parameter)) return { supported: true, reason: null };
+  // Gateways list `max_completion_tokens` for some models; the playground sends `max_tokens`.
+  if (parameter === 'max_tokens' && model.supported_parameters.includes('max_completion_tokens')) {
+    return { supported: true, reason: null };
+  }
+  return {
+    supported: false,
+    reason: `${model.id} does not list “${parameter}” in its supported parameters.`,
+  };
+}
+
+export function supportsTools(model: CatalogModel | undefined): boolean {
+  return model?.supported_parameters.includes('tools') ?? false;
+}
+
+export function supportsImages(model: CatalogModel | undefined): boolean {
+  return model?.input_modalities.includes('image') ?? false;
+}
+
+/** A field's problem in words, or null when its value is fine (null values are always fine). */
+export function parameterProblem(parameter: TunableParameter, parameters: Parameters): string | null {
+  switch (parameter) {
+    case 'max_tokens': {
+      const value = parameters.max_tokens;
+      if (value === null) return null;
+      return Number.isInteger(value) && value > 0 ? null : 'max_tokens must be a whole number above 0.';
+    }
+    case 'temperature': {
+      const value = parameters.temperature;
+      if (value === null) return null;
+      return value >= 0 && value <= 2 ? null : 'temperature must be between 0 and 2.';
+    }
+    case 'top_p': {
+      const value = parameters.top_p;
+      if (value === null) return null;
+      return value >= 0 && value <= 1 ? null : 'top_p must be between 0 and 1.';
+    }
+    case 'stop':
+      return parameters.stop.length <= 4 ? null : 'At most 4 stop sequences.';
+    case 'seed': {
+      const value = parameters.seed;
+      if (value === null) return null;
+      return Number.isSafeInteger(value) ? null : 'seed must be a whole number.';
+    }
+    default:
+      return null;
+  }
+}
+
+/** Stop sequences typed one per line; blank lines are not sequences. */
+export function parseStopSequences(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}

@@ -1,0 +1,44 @@
+/**
+ * The raw view's texts: the exact body the browser sent to the BFF, the gateway request the BFF
+ * makes from it (with the key masked: the browser never has it), and what came back.
+ */
+import type { ChatRequest } from '../../../contract/workbench-api';
+import { openAiBaseUrl } from './code-export/shared';
+import type { RawResponse, RawStreamEvent } from './playground-types';
+
+/** Shown when the profile's masked key is not known (yet). */
+export const unknownMaskedKey = 'sk-…masked';
+
+export function bffRequestText(body: ChatRequest): string {
+  return ['POST /api/chat', 'Content-Type: application/json', '', JSON.stringify(body, null, 2)].join('\n');
+}
+
+/** The gateway call as the BFF sends it: the profile becomes the key, the request goes as is. */
+export function gatewayRequestText(gatewayBaseUrl: string, body: ChatRequest, maskedKey: string | null): string {
+  return [
+    `POST ${openAiBaseUrl(gatewayBaseUrl)}/chat/completions`,
+    `Authorization: Bearer ${maskedKey ?? unknownMaskedKey}`,
+    'Content-Type: application/json',
+    ...(body.request.stream ? ['Accept: text/event-stream'] : []),
+    '',
+    JSON.stringify(body.request, null, 2),
+  ].join('\n');
+}
+
+/** The stream's events in their wire form, `event:` lines included. */
+export function streamEventsText(events: RawStreamEvent[]): string {
+  return events
+    .map((event) =>
+      [
+        ...(event.event !== 'message' ? [`event: ${event.event}`] : []),
+        ...event.data.split('\n').map((line) => `data: ${line}`),
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
+export function responseText(response: RawResponse | null): string {
+  if (!response) return '(nothing received yet)';
+  if (response.kind === 'json') return JSON.stringify(response.body, null, 2) ?? '(empty body)';
+  return streamEventsText(response.events);
+}

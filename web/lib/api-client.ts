@@ -1,0 +1,169 @@
+/**
+ * The one way the browser talks to the BFF: every answer is parsed with a contract schema, and
+ * every failure becomes an `ApiRequestError` that says what failed, at which stage, and what to
+ * do next.
+ */
+import type { z } from 'zod';
+import { apiErrorSchema, type ApiStage } from '../../contract/workbench-api';
+
+/**
+ * Where a request failed: the BFF's own stages, plus two the browser adds when the BFF itself
+ * could not be reached (`network`) or answered something the contract does not describe
+ * (`response`).
+ */
+export type ApiRequestStage = ApiStage | 'network' | 'response';
+
+/** A failed `/api` request, built from the contract's error body when there is one. */
+export class ApiRequestError extends Error {
+  /** HTTP status of the BFF's answer; 0 when no answer arrived. */
+  readonly status: number;
+  readonly stage: ApiRequestStage;
+  /** The gateway's trace id of the failing call, when the failure came from the gateway. */
+  readonly cfRay: string | undefined;
+  /** What to do next, in plain words. */
+  readonly advice: string | undefined;
+  /** The request field that was wrong, for validation errors. */
+  readonly field: string | undefined;
+  /** HTTP status the gateway answered, when the error came from it. */
+  readonly upstreamStatus: number | undefined;
+  /** The gateway's machine-readable error type, when it sent one. */
+  readonly type: string | undefined;
+  /** The request that failed, e.g. `GET /api/catalog`. */
+  readonly request: string;
+
+  constructor(options: {
+    message: string;
+    status: number;
+    stage: ApiRequestStage;
+    request: string;
+    cfRay?: string | undefined;
+    advice?: string | undefined;
+    field?: string | undefined;
+    upstreamStatus?: number | undefined;
+    type?: string | undefined;
+  }) {
+    super(options.message);
+    this.name = 'ApiRequestError';
+    this.status = options.status;
+    this.stage = options.stage;
+    this.request = options.request;
+    this.cfRay = options.cfRay;
+    this.advice = options.advice;
+    this.field = options.field;
+    this.upstreamStatus = options.upstreamStatus;
+    this.type = options.type;
+  }
+
+  /** True for answers the caller must change something to fix: retrying unchanged won't help. */
+  get isClientError(): boolean {
+    return this.status >= 400 && this.status < 500;
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { unparsable: text.slice(0, 200) };
+  }
+}
+
+async function request<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  schema: z.ZodType<T>,
+  init: RequestInit | undefined,
+  body?: unknown,
+): Promise<T> {
+  const label = `${method} ${path.split('?')[0] ?? path}`;
+  const headers = new Headers(init?.headers);
+  headers.set('Accept', 'application/json');
+  // The BFF accepts only JSON posts: a form or text/plain post could come from another site.
+  if (method === 'POST') headers.set('Content-Type', 'application/json');
+
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      method,
+      headers,
+      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw new ApiRequestError({
+      message: `The workbench server did not answer ${label}.`,
+      status: 0,
+      stage: 'network',
+      request: label,
+      advice: 'Check that `npm start` is still running, then try again.',
+    });
+  }
+
+  const data = await readBody(response);
+  if (!response.ok) {
+    const parsed = apiErrorSchema.safeParse(data);
+    if (parsed.success) {
+      const { error } = parsed.data;
+      throw new ApiRequestError({
+        message: error.message,
+        status: response.status,
+        stage: error.stage,
+        request: label,
+        cfRay: error.cf_ray,
+        advice: error.advice,
+        field: error.field,
+        upstreamStatus: error.upstream_status,
+        type: error.type,
+      });
+    }
+    throw new ApiRequestError({
+      message: `${label} failed with HTTP ${response.status} and a body the workbench does not understand.`,
+      status: response.status,
+      stage: 'response',
+      request: label,
+      advice: 'Look at the workbench server’s log for this request.',
+    });
+  }
+
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? ` (at ${issue.path.join('.') || 'the top level'}: ${issue.message})` : '';
+    throw new ApiRequestError({
+      message: `${label} answered a shape the workbench does not expect${where}.`,
+      status: response.status,
+      stage: 'response',
+      request: label,
+      advice: 'The workbench server and this page may be from different versions: reload the page.',
+    });
+  }
+  return parsed.data;
+}
+
+/** `GET path`, parsed with `schema`. */
+export function apiGet<T>(path: string, schema: z.ZodType<T>, init?: RequestInit): Promise<T> {
+  return request('GET', path, schema, init);
+}
+
+/** `POST path` with a JSON body, parsed with `schema`. */
+export function apiPost<T>(
+  path: string,
+  body: unknown,
+  schema: z.ZodType<T>,
+  init?: RequestInit,
+): Promise<T> {
+  return request('POST', path, schema, init, body);
+}
+
+/** Builds `path?name=value…`, leaving out empty values. */
+export function withQuery(path: string, query: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}

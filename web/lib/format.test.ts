@@ -1,0 +1,87 @@
+import { formatContextLength, formatDuration, formatPricePerMillion, formatUsd, toMilliseconds } from './format';
+
+describe('formatPricePerMillion', () => {
+  it.each([
+    ['0.000003', '$3.00'],
+    ['0.0000025', '$2.50'],
+    ['0.00000015', '$0.15'],
+    ['0.000000075', '$0.075'],
+    ['0.0000003', '$0.30'],
+    ['0.00001', '$10.00'],
+    ['0.00006', '$60.00'],
+    ['0', '$0.00'],
+    ['3e-6', '$3.00'],
+    ['0.000015', '$15.00'],
+    ['0.12', '$120,000.00'],
+  ])('shows %s per token as %s per million, exactly', (perToken, expected) => {
+    expect(formatPricePerMillion(perToken)).toBe(expected);
+  });
+
+  it('never shows float drift', () => {
+    // As floats, 0.0000007 * 1e6 is 0.7000000000000001 and 0.00000029 * 1e6 is 0.29000000000000004.
+    expect(formatPricePerMillion('0.0000007')).toBe('$0.70');
+    expect(formatPricePerMillion('0.00000029')).toBe('$0.29');
+    expect(formatPricePerMillion('0.000003')).toBe('$3.00');
+    expect(formatPricePerMillion('0.0000001234567891')).toBe('$0.123457');
+  });
+
+  it('says when a price is unknown or varies', () => {
+    expect(formatPricePerMillion(null)).toBe('—');
+    expect(formatPricePerMillion('abc')).toBe('—');
+    expect(formatPricePerMillion('-1')).toBe('varies');
+  });
+});
+
+describe('formatContextLength', () => {
+  it.each([
+    [131_072, '128K'],
+    [128_000, '128K'],
+    [200_000, '200K'],
+    [32_768, '32K'],
+    [8192, '8K'],
+    [1_048_576, '1M'],
+    [1_000_000, '1M'],
+    [2_000_000, '2M'],
+    [1_500_000, '1.5M'],
+    [4095, '4.1K'],
+    [512, '512'],
+  ])('shows %i tokens as %s', (tokens, expected) => {
+    expect(formatContextLength(tokens)).toBe(expected);
+  });
+
+  it('shows a dash for unknown lengths', () => {
+    expect(formatContextLength(null)).toBe('—');
+    expect(formatContextLength(0)).toBe('—');
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [850, '850 ms'],
+    [1234, '1.2 s'],
+    [245_000, '4 min 5 s'],
+    [120_000, '2 min'],
+    [3 * 3_600_000 + 20 * 60_000, '3 h 20 min'],
+    [12 * 86_400_000 + 4 * 3_600_000, '12 d 4 h'],
+    [-90_000, '-1 min 30 s'],
+  ])('shows %i ms as %s', (milliseconds, expected) => {
+    expect(formatDuration(milliseconds)).toBe(expected);
+  });
+});
+
+describe('formatUsd', () => {
+  it('shows cents for ordinary amounts and more digits for sub-cent ones', () => {
+    expect(formatUsd(7.5)).toBe('$7.50');
+    expect(formatUsd(1234.567)).toBe('$1,234.57');
+    expect(formatUsd(0)).toBe('$0.00');
+    expect(formatUsd(0.000012)).toBe('$0.000012');
+    expect(formatUsd(null)).toBe('—');
+  });
+});
+
+describe('toMilliseconds', () => {
+  it('accepts seconds or milliseconds', () => {
+    expect(toMilliseconds(1_760_000_000)).toBe(1_760_000_000_000);
+    expect(toMilliseconds(1_760_000_000_000)).toBe(1_760_000_000_000);
+  });
+});

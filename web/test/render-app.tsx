@@ -1,0 +1,66 @@
+/** Renders the workbench's routes in memory with a mocked BFF, for page tests. */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { vi } from 'vitest';
+import { routes } from '../app/router';
+import { shouldRetry } from '../lib/query-client';
+
+export interface RecordedRequest {
+  method: string;
+  url: URL;
+  body: unknown;
+  headers: Headers;
+}
+
+/** A handler answers one request: a body (200 JSON), or `{ status, body }`. */
+export type MockHandler = (request: RecordedRequest) => unknown;
+
+export function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+/**
+ * Replaces `fetch` with handlers keyed by `METHOD /path`. Unknown paths answer 404 in the
+ * contract's error shape so a missing mock fails loudly. Returns the recorded requests.
+ */
+export function mockApi(handlers: Record<string, MockHandler>): RecordedRequest[] {
+  const requests: RecordedRequest[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input), 'http://workbench.test');
+      const method = init?.method ?? 'GET';
+      const text = typeof init?.body === 'string' ? init.body : undefined;
+      const request: RecordedRequest = {
+        method,
+        url,
+        body: text ? (JSON.parse(text) as unknown) : undefined,
+        headers: new Headers(init?.headers),
+      };
+      requests.push(request);
+      const handler = handlers[`${method} ${url.pathname}`];
+      if (!handler) {
+        return jsonResponse(404, { error: { message: `No mock for ${method} ${url.pathname}`, stage: 'internal' } });
+      }
+      const answer = handler(request);
+      if (answer instanceof Response) return answer;
+      return jsonResponse(200, answer);
+    }),
+  );
+  return requests;
+}
+
+export function renderRoute(path: string) {
+  window.localStorage.clear();
+  const queryClient = new QueryClient({
+    defaultOptions: { queries: { retry: shouldRetry, retryDelay: 0 }, mutations: { retry: false } },
+  });
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const view = render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return { ...view, router, queryClient };
+}
