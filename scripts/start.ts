@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadGatewayConfig } from '../gateway/config';
 import { demoKeysFile, ensureDemoKeys } from '../gateway/demo-keys';
-import { startGateway, type RunningGateway } from '../gateway/server';
+import { startGateway, type RunningGateway } from '../gateway/index';
 import { buildProfiles, createWorkbenchLogger, loadWorkbenchConfig, readKeysFile, startWorkbench } from '../server/index';
 
 const root = path.resolve(import.meta.dirname, '..');

@@ -20,6 +20,8 @@ export type IssuedKey = { id: string; key: string; kind: string; parent_id: stri
 export type GatewayProcess = {
   baseUrl: string;
   dbPath: string;
+  /** The gateway process's id, e.g. to read its memory use. */
+  pid: number;
   cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }>;
   createKey(args: string[]): Promise<IssuedKey>;
   stop(): Promise<void>;
@@ -61,7 +63,8 @@ export async function startGatewayProcess(
     }
   };
 
-  const child: ChildProcess = spawn(tsx, [cliEntry, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  // Node with tsx's loader, not the tsx wrapper: one process, so `pid` is the gateway's own.
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cliEntry, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env: environment,
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -74,6 +77,7 @@ export async function startGatewayProcess(
   return {
     baseUrl,
     dbPath,
+    pid: child.pid!,
     cli,
     async createKey(args) {
       const result = await cli(['keys', 'create', ...args, '--json']);

@@ -8,7 +8,7 @@ import { ConfigurationError, loadGatewayConfig } from '../config';
 import { createKeyDigester, loadPepper } from '../keys/key-material';
 import { KeyAdmin, KeyAdminError, type KeySummary } from '../keys/key-admin';
 import { keyKindSchema } from '../../contract/gateway';
-import { startGateway } from '../server';
+import { startGateway } from '../index';
 import { openSqliteStore } from '../store/sqlite-store';
 
 class UsageError extends Error {}

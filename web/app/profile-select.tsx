@@ -26,7 +26,7 @@ export function ProfileSelect() {
         Key
       </span>
       <Select.Root
-        value={profile ?? undefined}
+        value={profile ?? ''}
         onValueChange={setProfile}
         disabled={profiles.length === 0}
       >

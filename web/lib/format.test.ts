@@ -18,9 +18,10 @@ describe('formatPricePerMillion', () => {
   });
 
   it('never shows float drift', () => {
-    // As floats, 0.0000007 * 1e6 is 0.7000000000000001 and 0.00000029 * 1e6 is 0.29000000000000004.
-    expect(formatPricePerMillion('0.0000007')).toBe('$0.70');
-    expect(formatPricePerMillion('0.00000029')).toBe('$0.29');
+    // As floats these are 0.049999999999999996 and 0.16999999999999998.
+    expect(Number('0.00000005') * 1e6).not.toBe(0.05);
+    expect(formatPricePerMillion('0.00000005')).toBe('$0.05');
+    expect(formatPricePerMillion('0.00000017')).toBe('$0.17');
     expect(formatPricePerMillion('0.000003')).toBe('$3.00');
     expect(formatPricePerMillion('0.0000001234567891')).toBe('$0.123457');
   });

@@ -55,7 +55,7 @@ export function ToolsEditor({
           <span role="alert" className="text-red-700 dark:text-red-300">
             {parsed.problem}
           </span>
-        ) : parsed.tools.length > 0 ? (
+        ) : parsed.tools && parsed.tools.length > 0 ? (
           `${parsed.tools.length} tool${parsed.tools.length === 1 ? '' : 's'}: ${parsed.tools.map((tool) => tool.function.name).join(', ')}`
         ) : (
           'No tools: the model answers in text.'

@@ -1,0 +1,138 @@
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { apiErrorSchema, healthSchema } from '../contract/workbench-api';
+import { sendJson, startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
+import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function bffFor(gatewayBaseUrl: string, timeouts = {}): Promise<TestBff> {
+  const bff = await startTestBff({ gatewayBaseUrl, profiles: { main: fakeKey() }, timeouts });
+  cleanups.push(() => bff.close());
+  return bff;
+}
+
+async function fake(): Promise<FakeGateway> {
+  const gateway = await startFakeGateway();
+  cleanups.push(() => gateway.close());
+  return gateway;
+}
+
+/** A TCP server that answers every connection with bytes that are not HTTP. */
+async function garbageServer(): Promise<string> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.end('this is not HTTP at all\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A port with nothing listening on it. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+const chat = { profile: 'main', request: { model: 'sim/echo', messages: [{ role: 'user', content: 'Hi' }] } };
+
+describe('gateway down, slow or answering garbage', () => {
+  it('down: stage connect, and health says unreachable', async () => {
+    const bff = await bffFor(await closedPort());
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('connect');
+    const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(health).toMatchObject({ reachable: false, latency_ms: null });
+    expect(health.error).toMatch(/connect/);
+  });
+
+  it('an address that cannot be reached: stage connect (by timeout or by refusal, whichever the network gives)', async () => {
+    // 10.255.255.1 is not routable: the handshake either never completes or is refused at once.
+    const bff = await bffFor('http://10.255.255.1:9', { connectMs: 200 });
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'connect' });
+  });
+
+  it('slow: stage first_byte after the configured timeout, and the gateway call is abandoned', async () => {
+    const gateway = await fake();
+    gateway.setHandler(() => {
+      // Accepts the request and never answers.
+    });
+    const bff = await bffFor(gateway.baseUrl, { firstByteMs: 300 });
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(504);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('first_byte');
+    await gateway.requests[0]!.clientGone;
+  });
+
+  it('stalls mid-body: stage gateway after the idle timeout', async () => {
+    const gateway = await fake();
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"id":');
+    });
+    const bff = await bffFor(gateway.baseUrl, { idleMs: 300 });
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('gateway');
+  });
+
+  it('garbage: not HTTP is stage gateway; health says so', async () => {
+    const bff = await bffFor(await garbageServer());
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('gateway');
+  });
+
+  it('garbage: a 200 that is not JSON is stage gateway', async () => {
+    const gateway = await fake();
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>proxy page</html>');
+    });
+    const bff = await bffFor(gateway.baseUrl);
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'gateway', upstream_status: 200 });
+    const catalog = await rawRequest(bff, { path: '/api/catalog' });
+    expect(catalog.status).toBe(502);
+    expect(apiErrorSchema.parse(catalog.json()).error.stage).toBe('gateway');
+  });
+
+  it('health: reachable with a latency when the gateway answers', async () => {
+    const gateway = await fake();
+    const bff = await bffFor(gateway.baseUrl);
+    const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(health).toMatchObject({ mode: 'external', gateway_base_url: gateway.baseUrl, reachable: true });
+    expect(typeof health.latency_ms).toBe('number');
+    expect(gateway.requests[0]?.url).toBe('/v1/models');
+    expect(gateway.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('health: a gateway answering 5xx is reachable but reported', async () => {
+    const gateway = await fake();
+    gateway.setHandler((_request, response) => sendJson(response, 503, { error: 'overloaded' }));
+    const bff = await bffFor(gateway.baseUrl);
+    const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(health.reachable).toBe(true);
+    expect(health.error).toMatch(/503/);
+  });
+});

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiErrorSchema } from '../contract/workbench-api';
+import { startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
+import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+
+let gateway: FakeGateway;
+let bff: TestBff;
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: fakeKey() }, bodyLimitBytes: 10_000 });
+});
+
+afterAll(async () => {
+  await bff.close();
+  await gateway.close();
+});
+
+const errorOf = (response: { json(): unknown }) => apiErrorSchema.parse(response.json()).error;
+
+describe('bad input is a 4xx naming the field, never a 500', () => {
+  it.each([
+    ['a missing profile', { request: { model: 'm', messages: [{ role: 'user', content: 'x' }] } }, 'profile'],
+    ['a missing model', { profile: 'main', request: { messages: [{ role: 'user', content: 'x' }] } }, 'request.model'],
+    ['no messages', { profile: 'main', request: { model: 'm', messages: [] } }, 'request.messages'],
+    ['a bad role', { profile: 'main', request: { model: 'm', messages: [{ role: 'robot', content: 'x' }] } }, 'request.messages.0.role'],
+    ['a temperature out of range', { profile: 'main', request: { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 9 } }, 'request.temperature'],
+    ['an array body', [1, 2], 'body'],
+  ])('chat with %s', async (_label, body, field) => {
+    const response = await postJson(bff, '/api/chat', body);
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toMatchObject({ stage: 'validation', field });
+    expect(errorOf(response).message).toContain(field);
+  });
+
+  it('a body that is not JSON', async () => {
+    const response = await rawRequest(bff, { method: 'POST', path: '/api/chat', body: '{"profile": ' });
+    expect(response.status).toBe(400);
+    expect(errorOf(response)).toMatchObject({ field: 'body' });
+  });
+
+  it('a body over the size limit is 413', async () => {
+    const response = await postJson(bff, '/api/chat', { profile: 'main', padding: 'x'.repeat(20_000) });
+    expect(response.status).toBe(413);
+    expect(errorOf(response)).toMatchObject({ field: 'body' });
+  });
+
+  it.each([
+    ['/api/balance', 'profile'],
+    ['/api/balance?profile=main&probe=yes', 'probe'],
+    ['/api/checks', 'profile'],
+    ['/api/validate-key/estimate?profile=main', 'model'],
+    ['/api/validate-key/estimate?model=sim/echo&max_tokens=999', 'max_tokens'],
+    ['/api/validate-key/estimate?model=sim/echo&max_tokens=abc', 'max_tokens'],
+    ['/api/balance?profile=a&profile=b', 'profile'],
+  ])('GET %s names %s', async (path, field) => {
+    const response = await rawRequest(bff, { path });
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe(field);
+  });
+
+  it.each([
+    ['/api/validate-key', { profile: 'main', model: 'sim/echo', max_tokens: 1000 }, 'max_tokens'],
+    ['/api/validate-key', { profile: 'main' }, 'model'],
+    ['/api/checks', { profile: 'main', include_paid: 'yes' }, 'include_paid'],
+    ['/api/checks', { profile: 'main', only: ['no-such-check'] }, 'only'],
+  ])('POST %s names the field', async (path, body, field) => {
+    const response = await postJson(bff, path, body);
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe(field);
+  });
+
+  it('an unknown profile on every route is a 404 naming profile', async () => {
+    for (const response of [
+      await rawRequest(bff, { path: '/api/balance?profile=ghost' }),
+      await rawRequest(bff, { path: '/api/checks?profile=ghost' }),
+      await postJson(bff, '/api/validate-key', { profile: 'ghost', model: 'sim/echo' }),
+      await postJson(bff, '/api/checks', { profile: 'ghost' }),
+    ]) {
+      expect(response.status).toBe(404);
+      expect(errorOf(response)).toMatchObject({ stage: 'profile', field: 'profile' });
+    }
+  });
+
+  it('a model not in the catalog names model', async () => {
+    const response = await rawRequest(bff, { path: '/api/validate-key/estimate?model=nope/nothing' });
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe('model');
+  });
+});

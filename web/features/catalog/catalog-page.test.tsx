@@ -1,0 +1,155 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { demoProfiles, makeCatalog, makeModel } from '../../test/fixtures';
+import { jsonResponse, mockApi, renderRoute } from '../../test/render-app';
+
+const health = { mode: 'embedded', gateway_base_url: 'http://127.0.0.1:8787', reachable: true, latency_ms: 2 };
+
+function mockCatalog(models = makeCatalog(2000), skipped = 0) {
+  return mockApi({
+    'GET /api/profiles': () => ({ profiles: demoProfiles }),
+    'GET /api/health': () => health,
+    'GET /api/catalog': () => ({ models, fetched_at: 1_760_000_000_000, skipped }),
+  });
+}
+
+function visibleIds(): string[] {
+  const table = screen.getByRole('table', { name: 'Models' });
+  return within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map((row) => row.querySelector('.font-mono')?.textContent ?? '');
+}
+
+describe('CatalogPage', () => {
+  // jsdom lays nothing out: give the scroll box a viewport and each row a height, as a
+  // browser would, so the virtualiser renders what is in view.
+  const sizes = { clientHeight: 640, clientWidth: 1024, offsetHeight: 60, offsetWidth: 1024 };
+  const originals = Object.keys(sizes).map((name) => [name, Object.getOwnPropertyDescriptor(HTMLElement.prototype, name)] as const);
+  beforeAll(() => {
+    for (const [name, value] of Object.entries(sizes)) {
+      Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => value });
+    }
+  });
+  afterAll(() => {
+    for (const [name, descriptor] of originals) {
+      if (descriptor) Object.defineProperty(HTMLElement.prototype, name, descriptor);
+    }
+  });
+
+  it('lists 2,000 models but renders only the rows in view', async () => {
+    mockCatalog();
+    renderRoute('/catalog');
+    expect(await screen.findByText('2,000 models', { exact: false })).toBeInTheDocument();
+    const rows = within(screen.getByRole('table', { name: 'Models' })).getAllByRole('row');
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.length).toBeLessThan(60);
+    expect(screen.getByRole('table', { name: 'Models' })).toHaveAttribute('aria-rowcount', '2001');
+  });
+
+  it('filters by search and writes it to the URL', async () => {
+    mockCatalog([
+      makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o' }),
+      makeModel({ id: 'anthropic/claude-sonnet', name: 'Claude Sonnet', description: 'careful writer' }),
+      makeModel({ id: 'meta-llama/llama-3:free', name: 'Llama 3' }),
+    ]);
+    const { router } = renderRoute('/catalog');
+    await screen.findByText('openai/gpt-4o');
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Search models' }), 'writer');
+    await waitFor(() => expect(visibleIds()).toEqual(['anthropic/claude-sonnet']));
+    expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer');
+    expect(screen.getByText('1 of 3 models', { exact: false })).toBeInTheDocument();
+  });
+
+  it('reads filters and sorting from the URL', async () => {
+    mockCatalog([
+      makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o', prompt_price: '0.0000025' }),
+      makeModel({ id: 'openai/gpt-4o-mini', name: 'GPT-4o mini', prompt_price: '0.00000015' }),
+      makeModel({ id: 'anthropic/claude', name: 'Claude', prompt_price: '0.000003' }),
+      makeModel({ id: 'openai/gpt-4o:free', name: 'GPT-4o free', prompt_price: '0' }),
+    ]);
+    renderRoute('/catalog?author=openai&variant=none&sort=prompt&dir=desc');
+    await screen.findByText('openai/gpt-4o');
+    expect(visibleIds()).toEqual(['openai/gpt-4o', 'openai/gpt-4o-mini']);
+    expect(screen.getByText('$2.50')).toBeInTheDocument();
+    expect(screen.getByText('$0.15')).toBeInTheDocument();
+  });
+
+  it('shows the variant as a badge and the full id as text', async () => {
+    mockCatalog([makeModel({ id: 'meta-llama/llama-3:free', name: 'Llama 3', variant: 'free', context_length: 131_072 })]);
+    renderRoute('/catalog');
+    expect(await screen.findByText('meta-llama/llama-3:free')).toBeInTheDocument();
+    expect(screen.getByText(':free')).toBeInTheDocument();
+    expect(screen.getAllByText('128K').length).toBeGreaterThan(0);
+  });
+
+  it('sorts when a column header is clicked', async () => {
+    mockCatalog([
+      makeModel({ id: 'a/small', name: 'Small', context_length: 8192 }),
+      makeModel({ id: 'b/large', name: 'Large', context_length: 1_000_000 }),
+    ]);
+    const { router } = renderRoute('/catalog');
+    await screen.findByText('a/small');
+    expect(visibleIds()).toEqual(['b/large', 'a/small']);
+    await userEvent.click(screen.getByRole('button', { name: /^Context/ }));
+    await waitFor(() => expect(visibleIds()).toEqual(['b/large', 'a/small']));
+    expect(new URLSearchParams(router.state.location.search).get('sort')).toBe('context');
+    await userEvent.click(screen.getByRole('button', { name: /^Context/ }));
+    await waitFor(() => expect(visibleIds()).toEqual(['a/small', 'b/large']));
+  });
+
+  it('opens a detail panel with every field, unknown raw fields, curl and a playground link', async () => {
+    const model = makeModel({
+      id: 'openai/gpt-4o',
+      name: 'GPT-4o',
+      raw: { id: 'openai/gpt-4o', name: 'GPT-4o', pricing: { prompt: '0.0000025', image: '0.003' }, top_provider: { is_moderated: true } },
+    });
+    mockCatalog([model]);
+    const { router } = renderRoute('/catalog');
+    await userEvent.click(await screen.findByRole('button', { name: 'Details of GPT-4o' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(new URLSearchParams(router.state.location.search).get('model')).toBe('openai/gpt-4o');
+    expect(within(dialog).getByText('top_provider')).toBeInTheDocument();
+    expect(within(dialog).getByText('pricing.image')).toBeInTheDocument();
+    expect(within(dialog).getByText(/"is_moderated": true/)).toBeInTheDocument();
+    const curl = within(dialog).getByText(/curl 'http:\/\/127\.0\.0\.1:8787\/v1\/chat\/completions'/);
+    expect(curl.textContent).toContain('Authorization: Bearer $GATEWAY_API_KEY');
+    expect(curl.textContent).toContain('"model": "openai/gpt-4o"');
+    expect(curl.textContent).not.toMatch(/sk-/);
+    expect(within(dialog).getByRole('link', { name: 'Try in playground' })).toHaveAttribute('href', '/playground?model=openai%2Fgpt-4o');
+    expect(within(dialog).getByRole('button', { name: 'Copy model id' })).toBeInTheDocument();
+  });
+
+  it('opens the panel from a bookmarked ?model= and says when the model is unknown', async () => {
+    mockCatalog([makeModel({ id: 'openai/gpt-4o' })]);
+    renderRoute('/catalog?model=gone%2Fmodel');
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('Model not in the catalog')).toBeInTheDocument();
+  });
+
+  it('says what failed, at which stage, with the cf-ray and what to do', async () => {
+    mockApi({
+      'GET /api/profiles': () => ({ profiles: demoProfiles }),
+      'GET /api/health': () => health,
+      'GET /api/catalog': () =>
+        jsonResponse(502, {
+          error: { message: 'The gateway answered 500.', stage: 'gateway', upstream_status: 500, cf_ray: '0123456789abcdef-AMS', advice: 'Try again in a minute.' },
+        }),
+    });
+    renderRoute('/catalog');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Loading the catalog failed.');
+    expect(alert).toHaveTextContent('The gateway answered 500.');
+    expect(alert).toHaveTextContent('0123456789abcdef-AMS');
+    expect(alert).toHaveTextContent('Try again in a minute.');
+    expect(alert).toHaveTextContent('gateway HTTP 500');
+  });
+
+  it('shows an empty state when nothing matches, and clearing brings the rows back', async () => {
+    mockCatalog([makeModel({ id: 'openai/gpt-4o' })]);
+    renderRoute('/catalog?q=zzz');
+    expect(await screen.findByText('No model matches')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'clear every filter' }));
+    expect(await screen.findByText('openai/gpt-4o')).toBeInTheDocument();
+  });
+});

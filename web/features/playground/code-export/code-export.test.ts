@@ -1,0 +1,416 @@
+import type { ChatRequest } from '../../../../contract/workbench-api';
+import { generateAnthropicTypeScript } from './anthropic-typescript';
+import { generateCurl } from './curl';
+import { generateGeminiTypeScript } from './gemini-typescript';
+import { codeTargetFit, codeTargets } from './index';
+import { generateOpenAiPython } from './openai-python';
+import { generateOpenAiTypeScript } from './openai-typescript';
+import { gatewayRoot, openAiBaseUrl, redactKeys } from './shared';
+
+const baseUrl = 'http://127.0.0.1:8787';
+
+const request: ChatRequest['request'] = {
+  model: 'sim/chat-standard',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: "What's the weather in Oslo?" },
+  ],
+  max_tokens: 256,
+  temperature: 0.2,
+  stop: ['END'],
+  stream: true,
+};
+
+const toolRequest: ChatRequest['request'] = {
+  model: 'sim/vision-pro',
+  messages: [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Weather here?' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+    },
+    { role: 'tool', content: '{"temperature_c":21}', tool_call_id: 'call_1' },
+  ],
+  max_tokens: 128,
+  seed: 7,
+  stream: false,
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Current weather for a city.',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    },
+  ],
+};
+
+describe('base addresses', () => {
+  it('uses /v1 for the chat-completion clients and the bare root for the native ones', () => {
+    expect(openAiBaseUrl('https://gw.example.com/v1/')).toBe('https://gw.example.com/v1');
+    expect(gatewayRoot('https://gw.example.com/v1')).toBe('https://gw.example.com');
+  });
+
+  it('drops credentials and a ?key= from the configured address', () => {
+    expect(gatewayRoot('https://user:secret@gw.example.com/v1?key=sk-abcdefghijklmnop')).toBe('https://gw.example.com');
+  });
+});
+
+describe('generators', () => {
+  it('curl', () => {
+    expect(generateCurl({ gatewayBaseUrl: baseUrl, request })).toMatchInlineSnapshot(`
+      "curl -N http://127.0.0.1:8787/v1/chat/completions \\
+        -H "Authorization: Bearer $GATEWAY_API_KEY" \\
+        -H "Content-Type: application/json" \\
+        -d @- <<'JSON'
+      {
+        "model": "sim/chat-standard",
+        "messages": [
+          {
+            "role": "system",
+            "content": "Be brief."
+          },
+          {
+            "role": "user",
+            "content": "What's the weather in Oslo?"
+          }
+        ],
+        "max_tokens": 256,
+        "temperature": 0.2,
+        "stop": [
+          "END"
+        ],
+        "stream": true
+      }
+      JSON"
+    `);
+  });
+
+  it('TypeScript with openai', () => {
+    expect(generateOpenAiTypeScript({ gatewayBaseUrl: baseUrl, request })).toMatchInlineSnapshot(`
+      "import OpenAI from 'openai';
+
+      const client = new OpenAI({
+        apiKey: process.env.GATEWAY_API_KEY,
+        baseURL: "http://127.0.0.1:8787/v1",
+      });
+
+      const stream = await client.chat.completions.create({
+        "model": "sim/chat-standard",
+        "messages": [
+          {
+            "role": "system",
+            "content": "Be brief."
+          },
+          {
+            "role": "user",
+            "content": "What's the weather in Oslo?"
+          }
+        ],
+        "max_tokens": 256,
+        "temperature": 0.2,
+        "stop": [
+          "END"
+        ],
+        "stream": true
+      });
+
+      for await (const chunk of stream) {
+        process.stdout.write(chunk.choices[0]?.delta?.content ?? '');
+      }"
+    `);
+  });
+
+  it('Python with openai', () => {
+    expect(generateOpenAiPython({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
+      "import os
+
+      from openai import OpenAI
+
+      client = OpenAI(
+          api_key=os.environ["GATEWAY_API_KEY"],
+          base_url="http://127.0.0.1:8787/v1",
+      )
+
+      completion = client.chat.completions.create(
+          model="sim/vision-pro",
+          messages=[
+              {
+                  "role": "user",
+                  "content": [
+                      {
+                          "type": "text",
+                          "text": "Weather here?",
+                      },
+                      {
+                          "type": "image_url",
+                          "image_url": {
+                              "url": "data:image/png;base64,iVBORw0KGgo=",
+                          },
+                      },
+                  ],
+              },
+              {
+                  "role": "assistant",
+                  "content": None,
+                  "tool_calls": [
+                      {
+                          "id": "call_1",
+                          "type": "function",
+                          "function": {
+                              "name": "get_weather",
+                              "arguments": "{\\"city\\":\\"Oslo\\"}",
+                          },
+                      },
+                  ],
+              },
+              {
+                  "role": "tool",
+                  "content": "{\\"temperature_c\\":21}",
+                  "tool_call_id": "call_1",
+              },
+          ],
+          max_tokens=128,
+          seed=7,
+          stream=False,
+          tools=[
+              {
+                  "type": "function",
+                  "function": {
+                      "name": "get_weather",
+                      "description": "Current weather for a city.",
+                      "parameters": {
+                          "type": "object",
+                          "properties": {
+                              "city": {
+                                  "type": "string",
+                              },
+                          },
+                          "required": [
+                              "city",
+                          ],
+                      },
+                  },
+              },
+          ],
+      )
+
+      print(completion.choices[0].message)
+      print(completion.usage)"
+    `);
+  });
+
+  it('Messages form with @anthropic-ai/sdk', () => {
+    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
+      "import Anthropic from '@anthropic-ai/sdk';
+
+      const client = new Anthropic({
+        apiKey: process.env.GATEWAY_API_KEY,
+        baseURL: "http://127.0.0.1:8787",
+      });
+
+      // The Messages form has no \`seed\`; it is left out.
+      const message = await client.messages.create({
+        "model": "sim/vision-pro",
+        "max_tokens": 128,
+        "messages": [
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "text",
+                "text": "Weather here?"
+              },
+              {
+                "type": "image",
+                "source": {
+                  "type": "base64",
+                  "media_type": "image/png",
+                  "data": "iVBORw0KGgo="
+                }
+              }
+            ]
+          },
+          {
+            "role": "assistant",
+            "content": [
+              {
+                "type": "tool_use",
+                "id": "call_1",
+                "name": "get_weather",
+                "input": {
+                  "city": "Oslo"
+                }
+              }
+            ]
+          },
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "tool_result",
+                "tool_use_id": "call_1",
+                "content": "{\\"temperature_c\\":21}"
+              }
+            ]
+          }
+        ],
+        "tools": [
+          {
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "input_schema": {
+              "type": "object",
+              "properties": {
+                "city": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "city"
+              ]
+            }
+          }
+        ]
+      });
+
+      console.log(message.content);
+      console.log(message.usage);"
+    `);
+  });
+
+  it('Gemini form with @google/genai', () => {
+    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
+      "import { GoogleGenAI } from '@google/genai';
+
+      const ai = new GoogleGenAI({
+        apiKey: process.env.GATEWAY_API_KEY,
+        httpOptions: { baseUrl: "http://127.0.0.1:8787" },
+      });
+
+      const response = await ai.models.generateContent({
+        "model": "sim/vision-pro",
+        "contents": [
+          {
+            "role": "user",
+            "parts": [
+              {
+                "text": "Weather here?"
+              },
+              {
+                "inlineData": {
+                  "mimeType": "image/png",
+                  "data": "iVBORw0KGgo="
+                }
+              }
+            ]
+          },
+          {
+            "role": "model",
+            "parts": [
+              {
+                "functionCall": {
+                  "name": "get_weather",
+                  "args": {
+                    "city": "Oslo"
+                  }
+                }
+              }
+            ]
+          },
+          {
+            "role": "user",
+            "parts": [
+              {
+                "functionResponse": {
+                  "name": "get_weather",
+                  "response": {
+                    "temperature_c": 21
+                  }
+                }
+              }
+            ]
+          }
+        ],
+        "config": {
+          "maxOutputTokens": 128,
+          "seed": 7,
+          "tools": [
+            {
+              "functionDeclarations": [
+                {
+                  "name": "get_weather",
+                  "description": "Current weather for a city.",
+                  "parametersJsonSchema": {
+                    "type": "object",
+                    "properties": {
+                      "city": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "city"
+                    ]
+                  }
+                }
+              ]
+            }
+          ]
+        }
+      });
+
+      console.log(response.text);
+      console.log(response.usageMetadata);"
+    `);
+  });
+
+  it('streams in the native forms when the request streams', () => {
+    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain('client.messages.stream(');
+    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain('generateContentStream(');
+  });
+});
+
+describe('no key in any snippet', () => {
+  const fakeKey = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
+  const leakyRequest: ChatRequest['request'] = {
+    ...toolRequest,
+    messages: [
+      { role: 'system', content: `My key is ${fakeKey}, keep it safe.` },
+      { role: 'user', content: [{ type: 'text', text: `Authorization: Bearer ${fakeKey}` }] },
+      ...toolRequest.messages,
+    ],
+  };
+
+  it.each(codeTargets.map((target) => [target.label, target] as const))('%s reads the key from the environment only', (_label, target) => {
+    const code = target.generate({
+      gatewayBaseUrl: `https://gw.example.com/v1?key=${fakeKey}`,
+      request: leakyRequest,
+    });
+    expect(code).not.toContain(fakeKey);
+    expect(code).not.toContain('4f9a8b7c6d5e');
+    expect(code).toContain('GATEWAY_API_KEY');
+    expect(code).toContain('sk-…redacted');
+  });
+
+  it('redacts only key-shaped text', () => {
+    expect(redactKeys('ask-me-anything-please and sk-abcdefgh1234')).toBe('ask-me-anything-please and sk-…redacted');
+  });
+});
+
+describe('codeTargetFit', () => {
+  it('offers the native forms only for the models they fit', () => {
+    expect(codeTargetFit('anthropic-typescript', undefined, 'anthropic/claude-sonnet').fits).toBe(true);
+    expect(codeTargetFit('anthropic-typescript', undefined, 'openai/gpt-4o').fits).toBe(false);
+    expect(codeTargetFit('gemini-typescript', undefined, 'google/gemini-2.5-pro').fits).toBe(true);
+    expect(codeTargetFit('gemini-typescript', undefined, 'openai/gpt-4o').reason).toMatch(/google/);
+    expect(codeTargetFit('curl', undefined, 'openai/gpt-4o').fits).toBe(true);
+  });
+});
