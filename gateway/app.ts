@@ -62,7 +62,15 @@ export function createGateway(
       (provider) => [provider.name, provider],
     ),
   );
-  const pipeline = new InferencePipeline({ catalog, registry, ledger, store, providers, logger });
+  const pipeline = new InferencePipeline({
+    catalog,
+    registry,
+    ledger,
+    store,
+    providers,
+    logger,
+    maxConcurrentPerKey: config.maxConcurrentPerKey,
+  });
   const parts: GatewayParts = { config, store, catalog, registry, ledger, pipeline, logger };
 
   const router = new Router();

@@ -21,6 +21,8 @@ const environmentSchema = z.object({
     .default('info'),
   /** Largest request body accepted, in bytes (images arrive inline as base64). */
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(20 * 1024 * 1024),
+  /** Inference requests one key may have running at once; more get 429. */
+  GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
 });
 
 export type GatewayConfig = {
@@ -32,6 +34,7 @@ export type GatewayConfig = {
   simulatedTokensPerSecond: number;
   logLevel: z.infer<typeof environmentSchema>['GATEWAY_LOG_LEVEL'];
   maxBodyBytes: number;
+  maxConcurrentPerKey: number;
 };
 
 export class ConfigurationError extends Error {}
@@ -55,5 +58,6 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     simulatedTokensPerSecond: value.GATEWAY_SIM_TOKENS_PER_SECOND,
     logLevel: value.GATEWAY_LOG_LEVEL,
     maxBodyBytes: value.GATEWAY_MAX_BODY_BYTES,
+    maxConcurrentPerKey: value.GATEWAY_MAX_CONCURRENT_PER_KEY,
   };
 }

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { CatalogModel, Catalog } from '../catalog/catalog';
 import type { CanonicalRequest, FinishReason, PipelineEvent } from '../canonical/model';
 import { countPromptTokens, countTokens } from '../canonical/token-count';
-import type { Ledger, Reservation } from '../billing/ledger';
+import type { Ledger } from '../billing/ledger';
 import { nanosToUsd } from '../billing/money';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
@@ -44,8 +44,13 @@ export class InferencePipeline {
       store: GatewayStore;
       providers: Map<string, Provider>;
       logger: Logger;
+      /** Requests one key may have running at once; past it, 429. */
+      maxConcurrentPerKey: number;
     },
   ) {}
+
+  /** Requests running per key, for the concurrency limit. */
+  private readonly running = new Map<string, number>();
 
   /** Admits the request or throws the error that refuses it; nothing has been charged then. */
   start(input: InferenceInput): InferenceRun {
@@ -77,6 +82,17 @@ export class InferencePipeline {
       throw new GatewayError(503, 'provider_error', 'provider', `No provider serves ${model.id} right now.`, 30);
     }
 
+    const running = this.running.get(key.id) ?? 0;
+    if (running >= this.deps.maxConcurrentPerKey) {
+      throw new GatewayError(
+        429,
+        'rate_limited',
+        'admission',
+        `This key already has ${running} requests running, the most this gateway allows at once. Wait for one to finish.`,
+        1,
+      );
+    }
+
     const funding = registry.fundingKeyOf(key);
     const promptNanos = promptTokens * model.promptNanos;
     const reservation = ledger.reserve(funding, {
@@ -85,7 +101,20 @@ export class InferencePipeline {
       completionTokenNanos: model.completionNanos,
       maxOutputTokens,
     });
-    const events = this.run(input, model, provider, funding, promptTokens, reservation);
+    this.running.set(key.id, running + 1);
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      ledger.release(reservation);
+      const left = (this.running.get(key.id) ?? 1) - 1;
+      if (left > 0) this.running.set(key.id, left);
+      else this.running.delete(key.id);
+    };
+    // A generator that is never started never runs its `finally`: if the client leaves before
+    // the answer begins, the abort frees the reservation instead.
+    input.signal.addEventListener('abort', () => finish(), { once: true });
+    const events = this.run(input, model, provider, funding, promptTokens, finish);
     return { model, promptTokens, events };
   }
 
@@ -95,7 +124,7 @@ export class InferencePipeline {
     provider: Provider,
     funding: KeyRow,
     promptTokens: number,
-    reservation: Reservation,
+    finish: () => void,
   ): AsyncGenerator<PipelineEvent, void, undefined> {
     let deliveredTokens = 0;
     let recorded = false;
@@ -142,7 +171,7 @@ export class InferencePipeline {
     } finally {
       // The client left (or stopped reading) before the end: charge what was delivered.
       if (!recorded) record('ended_early', deliveredTokens, null);
-      this.deps.ledger.release(reservation);
+      finish();
     }
   }
 }
