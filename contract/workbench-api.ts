@@ -175,6 +175,9 @@ export type CallMeta = z.infer<typeof callMetaSchema>;
  * `{upstream_status, cf_ray, ttfb_ms, total_ms: null}`, then the gateway's own `data:` lines
  * unchanged (chat-completion chunks, ending `data: [DONE]`), then `event: done` with the final
  * meta (`total_ms` set). A gateway error before the stream starts comes as a JSON API error.
+ * If the gateway breaks off mid-stream (connection lost, silent too long), `event: error` with an
+ * `apiErrorSchema` body comes before `event: done`. If the gateway answers a streamed request
+ * with plain JSON instead, the answer is this JSON shape (check the `Content-Type`).
  */
 export const chatResultSchema = z.object({
   meta: callMetaSchema,

@@ -51,7 +51,11 @@ export interface WorkbenchApp {
   close(): Promise<void>;
 }
 
-export const defaultTimeouts: GatewayTimeouts = { connectMs: 5_000, firstByteMs: 120_000, idleMs: 120_000 };
+export const defaultTimeouts: GatewayTimeouts = {
+  connectMs: 5_000,
+  firstByteMs: 120_000,
+  idleMs: 120_000,
+};
 
 export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const logger = workbenchChildLogger(options.logger);

@@ -30,7 +30,7 @@ export function deriveKeyState(balance: Balance): KeyState {
 export function guidanceFor(state: KeyState, balance: Balance | null): string {
   const shared =
     balance?.identity === 'shared_child'
-      ? ' This is a shared child key: it reports its parent key\'s balance.'
+      ? " This is a shared child key: it reports its parent key's balance."
       : '';
   switch (state) {
     case 'active':
@@ -62,7 +62,12 @@ export async function fetchBalance(
     throw error;
   }
   if (answer.status < 200 || answer.status >= 300) {
-    throw gatewayErrorFailure(answer.status, answer.json ? answer.json.value : answer.text, answer.cfRay, context.profiles.allKeys());
+    throw gatewayErrorFailure(
+      answer.status,
+      answer.json ? answer.json.value : answer.text,
+      answer.cfRay,
+      context.profiles.allKeys(),
+    );
   }
   const parsed = answer.json ? balanceSchema.safeParse(answer.json.value) : null;
   if (!parsed?.success) {

@@ -20,7 +20,9 @@ function numberOr<T>(value: unknown, fallback: T): number | T {
 }
 
 function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : [];
 }
 
 /** Prices come as decimal strings; a number is accepted and written as a string. */
@@ -103,7 +105,8 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
     const list = json ? modelListSchema.safeParse(json.value) : null;
     if (!list?.success) {
       throw new ApiFailure(502, {
-        message: 'The gateway catalog is not a model list (expected a JSON object with a data array).',
+        message:
+          'The gateway catalog is not a model list (expected a JSON object with a data array).',
         stage: 'gateway',
         upstream_status: response.status,
         ...(response.cfRay ? { cf_ray: response.cfRay } : {}),
@@ -159,7 +162,8 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
       (pricePerToken(model.completion_price) ?? Number.POSITIVE_INFINITY);
     const sorted = [...textModels].sort(
       (left, right) =>
-        Number(right.variant === 'free') - Number(left.variant === 'free') || cost(left) - cost(right),
+        Number(right.variant === 'free') - Number(left.variant === 'free') ||
+        cost(left) - cost(right),
     );
     return sorted[0] ?? null;
   }

@@ -26,7 +26,12 @@ afterEach(async () => {
 
 const chatBody = (stream: boolean) => ({
   profile: 'main',
-  request: { model: 'sim/echo', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5, stream },
+  request: {
+    model: 'sim/echo',
+    messages: [{ role: 'user', content: 'Hi' }],
+    max_tokens: 5,
+    stream,
+  },
 });
 
 /** Opens a streamed chat on the BFF and hands back the response as it arrives. */
@@ -40,7 +45,9 @@ function openStream(body: unknown) {
     path: '/api/chat',
     headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
   });
-  const responsePromise = new Promise<import('node:http').IncomingMessage>((resolve) => request.on('response', resolve));
+  const responsePromise = new Promise<import('node:http').IncomingMessage>((resolve) =>
+    request.on('response', resolve),
+  );
   request.end(JSON.stringify(body));
   const waitFor = async (predicate: (text: string) => boolean) => {
     const response = await responsePromise;
@@ -76,7 +83,11 @@ describe('POST /api/chat', () => {
 
   it('passes a gateway error body on with keys masked, and the upstream status in meta', async () => {
     gateway.setHandler((_request, response) =>
-      sendJson(response, 402, { error: `Key ${key} is disabled`, type: 'key_disabled', stage: 'admission' }),
+      sendJson(response, 402, {
+        error: `Key ${key} is disabled`,
+        type: 'key_disabled',
+        stage: 'admission',
+      }),
     );
     const response = await postJson(bff, '/api/chat', chatBody(false));
     expect(response.status).toBe(200);
@@ -88,12 +99,20 @@ describe('POST /api/chat', () => {
 
   it('turns a gateway error before a stream into a JSON API error with its stage', async () => {
     gateway.setHandler((_request, response) =>
-      sendJson(response, 402, { error: 'depleted', type: 'insufficient_balance', stage: 'admission' }),
+      sendJson(response, 402, {
+        error: 'depleted',
+        type: 'insufficient_balance',
+        stage: 'admission',
+      }),
     );
     const response = await postJson(bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(402);
     const error = apiErrorSchema.parse(response.json()).error;
-    expect(error).toMatchObject({ stage: 'admission', upstream_status: 402, type: 'insufficient_balance' });
+    expect(error).toMatchObject({
+      stage: 'admission',
+      upstream_status: 402,
+      type: 'insufficient_balance',
+    });
     expect(error.advice).toMatch(/Keys page/);
   });
 
@@ -107,8 +126,16 @@ describe('POST /api/chat', () => {
     const events = response.text.split('\n\n').filter((event) => event !== '');
     expect(events[0]).toMatch(/^event: meta\ndata: /);
     const meta = JSON.parse(events[0]!.split('data: ')[1]!) as Record<string, unknown>;
-    expect(meta).toMatchObject({ upstream_status: 200, cf_ray: '0000000000000007-TST', total_ms: null });
-    expect(events.slice(1, 4).map((event) => `${event}\n\n`)).toEqual([chunkLine('O'), chunkLine('K'), 'data: [DONE]\n\n']);
+    expect(meta).toMatchObject({
+      upstream_status: 200,
+      cf_ray: '0000000000000007-TST',
+      total_ms: null,
+    });
+    expect(events.slice(1, 4).map((event) => `${event}\n\n`)).toEqual([
+      chunkLine('O'),
+      chunkLine('K'),
+      'data: [DONE]\n\n',
+    ]);
     expect(events[4]).toMatch(/^event: done\ndata: /);
     const done = JSON.parse(events[4]!.split('data: ')[1]!) as { total_ms: number | null };
     expect(typeof done.total_ms).toBe('number');
@@ -121,7 +148,10 @@ describe('POST /api/chat', () => {
     });
     let gatewayDone = false;
     gateway.setHandler(async (_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': '0000000000000001-TST' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cf-ray': '0000000000000001-TST',
+      });
       response.write(chunkLine('first'));
       await gatewayFinished;
       response.write(chunkLine('second'));
@@ -140,7 +170,10 @@ describe('POST /api/chat', () => {
 
   it('aborts the gateway request when the browser goes away mid-stream', async () => {
     gateway.setHandler((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': '0000000000000002-TST' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cf-ray': '0000000000000002-TST',
+      });
       response.write(chunkLine('first'));
       // Never ends on its own: only an abort from the BFF closes it.
     });
@@ -150,7 +183,9 @@ describe('POST /api/chat', () => {
     await gateway.requests.at(-1)!.clientGone;
     expect(gateway.requests.at(-1)!.url).toBe('/v1/chat/completions');
     // The BFF logged the request as ended by the client.
-    await expect.poll(() => bff.logLines.some((line) => line.includes('"client_closed":true'))).toBe(true);
+    await expect
+      .poll(() => bff.logLines.some((line) => line.includes('"client_closed":true')))
+      .toBe(true);
   });
 
   it('aborts a non-streamed gateway call when the browser goes away', async () => {
@@ -180,14 +215,19 @@ describe('POST /api/chat', () => {
     const response = await postJson(bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(200);
     expect(response.text).toContain('"partial"');
-    expect(response.text).toMatch(/event: error\ndata: \{"error":\{"message":"[^"]+","stage":"gateway"/);
+    expect(response.text).toMatch(
+      /event: error\ndata: \{"error":\{"message":"[^"]+","stage":"gateway"/,
+    );
     expect(response.text).toMatch(/event: done\ndata: /);
   });
 
   it('answers an unknown profile with 404 naming the field', async () => {
     const response = await postJson(bff, '/api/chat', { ...chatBody(false), profile: 'nobody' });
     expect(response.status).toBe(404);
-    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'profile', field: 'profile' });
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      stage: 'profile',
+      field: 'profile',
+    });
     expect(gateway.requests).toHaveLength(0);
   });
 });

@@ -81,7 +81,9 @@ export function createChatRouter(context: WorkbenchContext): Router {
     const forward = (text: string) =>
       text
         .split('\n')
-        .map((line) => (line.includes('"error"') ? redactSecretText(line, keys) : maskKnownKeys(line, keys)))
+        .map((line) =>
+          line.includes('"error"') ? redactSecretText(line, keys) : maskKnownKeys(line, keys),
+        )
         .join('\n');
     const decoder = new TextDecoder();
     let unfinishedLine = '';

@@ -8,7 +8,11 @@ import type { CheckOutcome } from '../contract/workbench-api';
  * 2xx with the expected shape is `available`; 2xx with another shape, or 501, is a
  * `placeholder` (spec 1.5: a reference entry does not mean production-capable).
  */
-export function classifyOutcome(status: number, shapeOk: boolean, expectedStatus?: number): CheckOutcome {
+export function classifyOutcome(
+  status: number,
+  shapeOk: boolean,
+  expectedStatus?: number,
+): CheckOutcome {
   if (expectedStatus !== undefined && status === expectedStatus) return 'expected_error';
   if (status >= 200 && status < 300) {
     if (expectedStatus !== undefined) return 'failing';
@@ -24,7 +28,12 @@ export function classifyOutcome(status: number, shapeOk: boolean, expectedStatus
 
 export function explainOutcome(
   outcome: CheckOutcome,
-  details: { status: number | null; planned: boolean; expectedStatus?: number; gatewayMessage?: string | null },
+  details: {
+    status: number | null;
+    planned: boolean;
+    expectedStatus?: number;
+    gatewayMessage?: string | null;
+  },
 ): string {
   const said = details.gatewayMessage ? ` The gateway said: "${details.gatewayMessage}".` : '';
   const plannedNote = details.planned

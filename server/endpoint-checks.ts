@@ -18,7 +18,12 @@ import { pricePerToken } from './catalog';
 import { classifyOutcome, explainOutcome } from './check-outcome';
 import type { WorkbenchContext } from './context';
 import { ApiFailure, parseInput } from './errors';
-import { GatewayCallError, type CollectedResponse, type GatewayRequest, type KeyPlacement } from './gateway-client';
+import {
+  GatewayCallError,
+  type CollectedResponse,
+  type GatewayRequest,
+  type KeyPlacement,
+} from './gateway-client';
 import { redactSecretText } from './secrets';
 import { estimatePromptTokens } from './validate-key';
 
@@ -43,13 +48,17 @@ interface CheckDefinition {
   /** The answer that counts as right although it is an error (`expected_error`). */
   expectedStatus?: number;
   /** The call to make, or why it cannot be made. */
-  build(inputs: RunInputs): { call: Omit<GatewayRequest, 'key' | 'keyPlacement'>; path: string } | { skip: string };
+  build(
+    inputs: RunInputs,
+  ): { call: Omit<GatewayRequest, 'key' | 'keyPlacement'>; path: string } | { skip: string };
   /** True when a 2xx answer has the shape the entry promises. */
   shapeOk(answer: CollectedResponse): boolean;
 }
 
 function object(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 function jsonOf(answer: CollectedResponse): Record<string, unknown> | null {
@@ -67,12 +76,16 @@ const chatBody = (model: string, stream: boolean) => ({
 
 const messagesBody = (model: string) => ({ model, max_tokens: 1, messages: minimalMessages });
 
-const geminiBody = { contents: [{ role: 'user', parts: [{ text: minimalMessages[0]?.content ?? 'Hi' }] }], generationConfig: { maxOutputTokens: 1 } };
+const geminiBody = {
+  contents: [{ role: 'user', parts: [{ text: minimalMessages[0]?.content ?? 'Hi' }] }],
+  generationConfig: { maxOutputTokens: 1 },
+};
 
 const geminiPath = (model: string) => `/v1beta/models/${model}:generateContent`;
 
 const hasModelList = (answer: CollectedResponse) => Array.isArray(jsonOf(answer)?.data);
-const isBalance = (answer: CollectedResponse) => balanceSchema.safeParse(answer.json?.value).success;
+const isBalance = (answer: CollectedResponse) =>
+  balanceSchema.safeParse(answer.json?.value).success;
 const isChatCompletion = (answer: CollectedResponse) => {
   const body = jsonOf(answer);
   return body?.object === 'chat.completion' && Array.isArray(body.choices);
@@ -154,7 +167,10 @@ export const checkDefinitions: CheckDefinition[] = [
     maxTokens: 1,
     build: ({ model }) =>
       model
-        ? { call: { method: 'POST', path: '/v1/chat/completions', json: chatBody(model.id, false) }, path: '/v1/chat/completions' }
+        ? {
+            call: { method: 'POST', path: '/v1/chat/completions', json: chatBody(model.id, false) },
+            path: '/v1/chat/completions',
+          }
         : needsModel,
     shapeOk: isChatCompletion,
   },
@@ -170,7 +186,12 @@ export const checkDefinitions: CheckDefinition[] = [
     build: ({ model }) =>
       model
         ? {
-            call: { method: 'POST', path: '/v1/chat/completions', json: chatBody(model.id, true), stream: true },
+            call: {
+              method: 'POST',
+              path: '/v1/chat/completions',
+              json: chatBody(model.id, true),
+              stream: true,
+            },
             path: '/v1/chat/completions',
           }
         : needsModel,
@@ -186,7 +207,12 @@ export const checkDefinitions: CheckDefinition[] = [
     paid: true,
     maxTokens: 1,
     build: ({ model }) =>
-      model ? { call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) }, path: '/v1/messages' } : needsModel,
+      model
+        ? {
+            call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) },
+            path: '/v1/messages',
+          }
+        : needsModel,
     shapeOk: isMessage,
   },
   {
@@ -199,7 +225,12 @@ export const checkDefinitions: CheckDefinition[] = [
     paid: true,
     maxTokens: 1,
     build: ({ model }) =>
-      model ? { call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) }, path: '/v1/messages' } : needsModel,
+      model
+        ? {
+            call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) },
+            path: '/v1/messages',
+          }
+        : needsModel,
     shapeOk: isMessage,
   },
   {
@@ -212,7 +243,12 @@ export const checkDefinitions: CheckDefinition[] = [
     paid: true,
     maxTokens: 1,
     build: ({ model }) =>
-      model ? { call: { method: 'POST', path: geminiPath(model.id), json: geminiBody }, path: geminiPath(model.id) } : needsModel,
+      model
+        ? {
+            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
+            path: geminiPath(model.id),
+          }
+        : needsModel,
     shapeOk: isGeminiAnswer,
   },
   {
@@ -226,7 +262,10 @@ export const checkDefinitions: CheckDefinition[] = [
     maxTokens: 1,
     build: ({ model }) =>
       model
-        ? { call: { method: 'POST', path: geminiPath(model.id), json: geminiBody }, path: `${geminiPath(model.id)}?key=…` }
+        ? {
+            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
+            path: `${geminiPath(model.id)}?key=…`,
+          }
         : needsModel,
     shapeOk: isGeminiAnswer,
   },
@@ -242,7 +281,12 @@ export const checkDefinitions: CheckDefinition[] = [
     maxTokens: 0,
     expectedStatus: 401,
     build: ({ model }) =>
-      model ? { call: { method: 'POST', path: geminiPath(model.id), json: geminiBody }, path: geminiPath(model.id) } : needsModel,
+      model
+        ? {
+            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
+            path: geminiPath(model.id),
+          }
+        : needsModel,
     shapeOk: () => false,
   },
   {
@@ -258,7 +302,11 @@ export const checkDefinitions: CheckDefinition[] = [
     build: ({ model }) =>
       model
         ? {
-            call: { method: 'POST', path: '/v1/responses', json: { model: model.id, input: minimalMessages[0]?.content, max_output_tokens: 16 } },
+            call: {
+              method: 'POST',
+              path: '/v1/responses',
+              json: { model: model.id, input: minimalMessages[0]?.content, max_output_tokens: 16 },
+            },
             path: '/v1/responses',
           }
         : needsModel,
@@ -295,7 +343,10 @@ export const checkDefinitions: CheckDefinition[] = [
     maxTokens: 0,
     build: ({ model }) =>
       model
-        ? { call: { method: 'GET', path: `/v1/models/${model.id}/endpoints` }, path: `/v1/models/${model.id}/endpoints` }
+        ? {
+            call: { method: 'GET', path: `/v1/models/${model.id}/endpoints` },
+            path: `/v1/models/${model.id}/endpoints`,
+          }
         : needsModel,
     shapeOk: (answer) => {
       const data = object(jsonOf(answer)?.data);
@@ -313,7 +364,14 @@ export const checkDefinitions: CheckDefinition[] = [
     maxTokens: 0,
     build: ({ model }) =>
       model
-        ? { call: { method: 'POST', path: '/v1/embeddings', json: { model: model.id, input: minimalMessages[0]?.content } }, path: '/v1/embeddings' }
+        ? {
+            call: {
+              method: 'POST',
+              path: '/v1/embeddings',
+              json: { model: model.id, input: minimalMessages[0]?.content },
+            },
+            path: '/v1/embeddings',
+          }
         : needsModel,
     shapeOk: (answer) => {
       const data = jsonOf(answer)?.data;
@@ -345,7 +403,11 @@ function estimateCost(definition: CheckDefinition, model: CatalogModel | null): 
   return estimatePromptTokens(minimalMessages) * prompt + definition.maxTokens * completion;
 }
 
-function planned(definition: CheckDefinition, model: CatalogModel | null, explanation: string): CheckResult {
+function planned(
+  definition: CheckDefinition,
+  model: CatalogModel | null,
+  explanation: string,
+): CheckResult {
   return {
     id: definition.id,
     entry: definition.entry,
@@ -396,16 +458,23 @@ async function runOne(
     };
   }
   const built = definition.build(inputs);
-  if ('skip' in built) return { result: { ...base, explanation: built.skip, ran_at: Date.now() }, answer: null };
+  if ('skip' in built)
+    return { result: { ...base, explanation: built.skip, ran_at: Date.now() }, answer: null };
   const ranAt = Date.now();
   const keys = context.profiles.allKeys();
   try {
     const answer = await context.gateway.collect({
       ...built.call,
-      ...(definition.auth_form === 'none' ? {} : { key: inputs.key, keyPlacement: placementOf(definition) }),
+      ...(definition.auth_form === 'none'
+        ? {}
+        : { key: inputs.key, keyPlacement: placementOf(definition) }),
     });
     const ok = answer.status >= 200 && answer.status < 300;
-    const outcome = classifyOutcome(answer.status, ok && definition.shapeOk(answer), definition.expectedStatus);
+    const outcome = classifyOutcome(
+      answer.status,
+      ok && definition.shapeOk(answer),
+      definition.expectedStatus,
+    );
     return {
       result: {
         ...base,
@@ -475,9 +544,14 @@ export class EndpointChecks {
     };
   }
 
-  async run(profile: string, options: { includePaid: boolean; only?: string[]; model?: string }): Promise<ChecksReport> {
+  async run(
+    profile: string,
+    options: { includePaid: boolean; only?: string[]; model?: string },
+  ): Promise<ChecksReport> {
     const key = this.context.profiles.keyOf(profile);
-    const unknown = options.only?.find((id) => !checkDefinitions.some((definition) => definition.id === id));
+    const unknown = options.only?.find(
+      (id) => !checkDefinitions.some((definition) => definition.id === id),
+    );
     if (unknown !== undefined) {
       throw new ApiFailure(400, {
         message: `only: unknown check "${redactSecretText(unknown).slice(0, 80)}"`,
@@ -487,7 +561,11 @@ export class EndpointChecks {
     }
     const model = await this.modelFor(options.model);
     const previous = this.reports.get(profile) ?? (await this.plan(profile));
-    const inputs: RunInputs = { key, model, generationId: this.context.profiles.lastTrace(profile) };
+    const inputs: RunInputs = {
+      key,
+      model,
+      generationId: this.context.profiles.lastTrace(profile),
+    };
     const results: CheckResult[] = [];
     for (const definition of checkDefinitions) {
       if (options.only && !options.only.includes(definition.id)) {
@@ -495,9 +573,19 @@ export class EndpointChecks {
         results.push(kept ?? planned(definition, model, 'Not run yet.'));
         continue;
       }
-      const { result, answer } = await runOne(this.context, definition, inputs, options.includePaid);
+      const { result, answer } = await runOne(
+        this.context,
+        definition,
+        inputs,
+        options.includePaid,
+      );
       // The generation check asks for the record of this run's own chat call when there is one.
-      if (definition.id === 'chat-completions' && answer?.cfRay && answer.status >= 200 && answer.status < 300) {
+      if (
+        definition.id === 'chat-completions' &&
+        answer?.cfRay &&
+        answer.status >= 200 &&
+        answer.status < 300
+      ) {
         inputs.generationId = answer.cfRay;
         this.context.profiles.rememberTrace(profile, answer.cfRay);
       }
@@ -521,7 +609,11 @@ export function createChecksRouter(context: WorkbenchContext): Router {
   router.post('/checks', async (request, response) => {
     const input = parseInput(runChecksRequestSchema, request.body, 'body');
     response.json(
-      await checks.run(input.profile, { includePaid: input.include_paid, only: input.only, model: input.model }),
+      await checks.run(input.profile, {
+        includePaid: input.include_paid,
+        only: input.only,
+        model: input.model,
+      }),
     );
   });
   return router;

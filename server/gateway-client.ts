@@ -130,7 +130,9 @@ export function createGatewayClient(options: {
   async function request(call: GatewayRequest): Promise<GatewayResponse> {
     if (call.signal?.aborted) throw new CallerGoneError();
     const url = new URL(baseUrl + call.path);
-    const headers: Record<string, string> = { accept: call.stream ? 'text/event-stream' : 'application/json' };
+    const headers: Record<string, string> = {
+      accept: call.stream ? 'text/event-stream' : 'application/json',
+    };
     // Compressed event streams may be held back by decompression; ask for them plain.
     if (call.stream) headers['accept-encoding'] = 'identity';
     const placement = call.key ? (call.keyPlacement ?? 'bearer') : 'none';
@@ -173,17 +175,29 @@ export function createGatewayClient(options: {
     let response: Response;
     try {
       response = await callPhaseStorage.run(phase, () =>
-        fetch(url, { method: call.method, headers, body, signal: controller.signal, redirect: 'manual' }),
+        fetch(url, {
+          method: call.method,
+          headers,
+          body,
+          signal: controller.signal,
+          redirect: 'manual',
+        }),
       );
     } catch (error) {
       clearTimers();
       call.signal?.removeEventListener('abort', onCallerAbort);
       if (call.signal?.aborted) throw new CallerGoneError();
       if (timedOut === 'connect') {
-        throw new GatewayCallError('connect', `No connection to the gateway at ${baseUrl} within ${timeouts.connectMs} ms.`);
+        throw new GatewayCallError(
+          'connect',
+          `No connection to the gateway at ${baseUrl} within ${timeouts.connectMs} ms.`,
+        );
       }
       if (timedOut === 'first_byte') {
-        throw new GatewayCallError('first_byte', `The gateway did not start answering within ${firstByteMs} ms.`);
+        throw new GatewayCallError(
+          'first_byte',
+          `The gateway did not start answering within ${firstByteMs} ms.`,
+        );
       }
       const code = errorCode(error);
       if (!phase.connected) {
@@ -194,10 +208,16 @@ export function createGatewayClient(options: {
         );
       }
       if (code?.startsWith('HPE_')) {
-        throw new GatewayCallError('gateway', `The gateway answered with something that is not HTTP (${code}).`, { cause: error });
+        throw new GatewayCallError(
+          'gateway',
+          `The gateway answered with something that is not HTTP (${code}).`,
+          { cause: error },
+        );
       }
       if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-        throw new GatewayCallError('first_byte', 'The gateway did not start answering in time.', { cause: error });
+        throw new GatewayCallError('first_byte', 'The gateway did not start answering in time.', {
+          cause: error,
+        });
       }
       throw new GatewayCallError(
         'first_byte',
@@ -220,7 +240,10 @@ export function createGatewayClient(options: {
     };
   }
 
-  async function* chunks(response: GatewayResponse, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
+  async function* chunks(
+    response: GatewayResponse,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Uint8Array> {
     if (!response.body) return;
     const reader = response.body.getReader();
     let idleTimer: NodeJS.Timeout | undefined;
@@ -239,10 +262,17 @@ export function createGatewayClient(options: {
         } catch (error) {
           if (signal?.aborted) throw new CallerGoneError();
           if (idle) {
-            throw new GatewayCallError('gateway', `The gateway stopped sending for ${timeouts.idleMs} ms in the middle of its answer.`);
+            throw new GatewayCallError(
+              'gateway',
+              `The gateway stopped sending for ${timeouts.idleMs} ms in the middle of its answer.`,
+            );
           }
           const code = errorCode(error);
-          throw new GatewayCallError('gateway', `The gateway's answer broke off${code ? ` (${code})` : ''}.`, { cause: error });
+          throw new GatewayCallError(
+            'gateway',
+            `The gateway's answer broke off${code ? ` (${code})` : ''}.`,
+            { cause: error },
+          );
         } finally {
           clearTimeout(idleTimer);
         }
@@ -260,7 +290,8 @@ export function createGatewayClient(options: {
   async function readText(response: GatewayResponse, signal?: AbortSignal): Promise<string> {
     const decoder = new TextDecoder();
     let text = '';
-    for await (const chunk of chunks(response, signal)) text += decoder.decode(chunk, { stream: true });
+    for await (const chunk of chunks(response, signal))
+      text += decoder.decode(chunk, { stream: true });
     return text + decoder.decode();
   }
 

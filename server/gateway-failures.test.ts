@@ -50,7 +50,10 @@ async function closedPort(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-const chat = { profile: 'main', request: { model: 'sim/echo', messages: [{ role: 'user', content: 'Hi' }] } };
+const chat = {
+  profile: 'main',
+  request: { model: 'sim/echo', messages: [{ role: 'user', content: 'Hi' }] },
+};
 
 describe('gateway down, slow or answering garbage', () => {
   it('down: stage connect, and health says unreachable', async () => {
@@ -95,7 +98,7 @@ describe('gateway down, slow or answering garbage', () => {
     expect(apiErrorSchema.parse(response.json()).error.stage).toBe('gateway');
   });
 
-  it('garbage: not HTTP is stage gateway; health says so', async () => {
+  it('garbage: an answer that is not HTTP is stage gateway', async () => {
     const bff = await bffFor(await garbageServer());
     const response = await postJson(bff, '/api/chat', chat);
     expect(response.status).toBe(502);
@@ -111,7 +114,10 @@ describe('gateway down, slow or answering garbage', () => {
     const bff = await bffFor(gateway.baseUrl);
     const response = await postJson(bff, '/api/chat', chat);
     expect(response.status).toBe(502);
-    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'gateway', upstream_status: 200 });
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      stage: 'gateway',
+      upstream_status: 200,
+    });
     const catalog = await rawRequest(bff, { path: '/api/catalog' });
     expect(catalog.status).toBe(502);
     expect(apiErrorSchema.parse(catalog.json()).error.stage).toBe('gateway');
@@ -121,7 +127,11 @@ describe('gateway down, slow or answering garbage', () => {
     const gateway = await fake();
     const bff = await bffFor(gateway.baseUrl);
     const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
-    expect(health).toMatchObject({ mode: 'external', gateway_base_url: gateway.baseUrl, reachable: true });
+    expect(health).toMatchObject({
+      mode: 'external',
+      gateway_base_url: gateway.baseUrl,
+      reachable: true,
+    });
     expect(typeof health.latency_ms).toBe('number');
     expect(gateway.requests[0]?.url).toBe('/v1/models');
     expect(gateway.requests[0]?.headers.authorization).toBeUndefined();

@@ -21,11 +21,16 @@ export function createHealthRouter(context: WorkbenchContext): Router {
     };
     try {
       // The catalog needs no key (spec 4.1), so this confirms connectivity without spending one.
-      const answer = await context.gateway.request({ method: 'GET', path: '/v1/models', firstByteTimeoutMs: quick() });
+      const answer = await context.gateway.request({
+        method: 'GET',
+        path: '/v1/models',
+        firstByteTimeoutMs: quick(),
+      });
       answer.abort();
       health.reachable = true;
       health.latency_ms = answer.ttfbMs;
-      if (answer.status >= 500) health.error = `The gateway answers, but with HTTP ${answer.status}.`;
+      if (answer.status >= 500)
+        health.error = `The gateway answers, but with HTTP ${answer.status}.`;
     } catch (error) {
       if (!(error instanceof GatewayCallError)) throw error;
       health.error = `${error.message} (stage: ${error.stage})`;

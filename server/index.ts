@@ -38,7 +38,10 @@ export async function startWorkbench(options: StartWorkbenchOptions): Promise<Ru
   workbench.setListenPort(port);
   const host = options.listenHost.includes(':') ? `[${options.listenHost}]` : options.listenHost;
   const url = `http://${host}:${port}`;
-  options.logger.info({ url, mode: options.mode, gateway: options.gatewayBaseUrl }, 'workbench listening');
+  options.logger.info(
+    { url, mode: options.mode, gateway: options.gatewayBaseUrl },
+    'workbench listening',
+  );
 
   let closing: Promise<void> | null = null;
   const close = () => {

@@ -25,7 +25,10 @@ export async function readKeysFile(path: string): Promise<Record<string, string>
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new KeysFileError(path, code === 'ENOENT' ? 'the file does not exist' : `cannot be read (${code ?? 'unknown error'})`);
+    throw new KeysFileError(
+      path,
+      code === 'ENOENT' ? 'the file does not exist' : `cannot be read (${code ?? 'unknown error'})`,
+    );
   }
   return parseKeysFile(text, path);
 }
@@ -45,13 +48,22 @@ export function parseKeysFile(text: string, path: string): Record<string, string
   const profiles: Record<string, string> = {};
   for (const [name, key] of Object.entries(parsed.data)) {
     if (containsSecret(name)) {
-      throw new KeysFileError(path, 'a profile name looks like a key: names are shown in the browser');
+      throw new KeysFileError(
+        path,
+        'a profile name looks like a key: names are shown in the browser',
+      );
     }
     if (!profileNamePattern.test(name)) {
-      throw new KeysFileError(path, `profile name "${name.slice(0, 64)}" must be 1-64 letters, digits, spaces, dots, dashes or underscores`);
+      throw new KeysFileError(
+        path,
+        `profile name "${name.slice(0, 64)}" must be 1-64 letters, digits, spaces, dots, dashes or underscores`,
+      );
     }
     if (typeof key !== 'string' || !/^sk-\S+$/.test(key)) {
-      throw new KeysFileError(path, `the key of profile "${name}" must be a string beginning with sk-`);
+      throw new KeysFileError(
+        path,
+        `the key of profile "${name}" must be a string beginning with sk-`,
+      );
     }
     profiles[name] = key;
   }

@@ -57,7 +57,9 @@ export const workbenchLoggerOptions: LoggerOptions = {
 };
 
 /** The logger the start script and tests use; `destination` lets tests capture the lines. */
-export function createWorkbenchLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
+export function createWorkbenchLogger(
+  options: { level?: string; destination?: DestinationStream } = {},
+): Logger {
   return pino({ ...workbenchLoggerOptions, level: options.level ?? 'info' }, options.destination);
 }
 
@@ -68,7 +70,10 @@ export function createWorkbenchLogger(options: { level?: string; destination?: D
 export function workbenchChildLogger(logger: Logger): Logger {
   return logger.child(
     { component: 'bff' },
-    { redact: { paths: redactedPaths, censor: '[redacted]' }, serializers: { err: serializeError, error: serializeError } },
+    {
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      serializers: { err: serializeError, error: serializeError },
+    },
   );
 }
 

@@ -60,7 +60,9 @@ export function redactJson(
     if (typeof node === 'string') return mask(node);
     if (Array.isArray(node)) return node.map(walk);
     if (node !== null && typeof node === 'object') {
-      return Object.fromEntries(Object.entries(node).map(([name, child]) => [mask(name), walk(child)]));
+      return Object.fromEntries(
+        Object.entries(node).map(([name, child]) => [mask(name), walk(child)]),
+      );
     }
     return node;
   };

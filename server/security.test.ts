@@ -12,7 +12,10 @@ let bff: TestBff;
 const staticDir = mkdtempSync(path.join(tmpdir(), 'workbench-ui-'));
 
 beforeAll(async () => {
-  writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>Workbench</title><script type="module" src="/assets/app.js"></script>');
+  writeFileSync(
+    path.join(staticDir, 'index.html'),
+    '<!doctype html><title>Workbench</title><script type="module" src="/assets/app.js"></script>',
+  );
   mkdirSync(path.join(staticDir, 'assets'));
   writeFileSync(path.join(staticDir, 'assets', 'app.js'), 'export {};');
   gateway = await startFakeGateway();
@@ -40,10 +43,16 @@ describe('listen address', () => {
 });
 
 describe('Host check (DNS rebinding)', () => {
-  it.each(['127.0.0.1', 'localhost', '[::1]', 'LOCALHOST'])('accepts %s with the listen port', async (name) => {
-    const response = await rawRequest(bff, { path: '/api/health', headers: { host: `${name}:${bff.port}` } });
-    expect(response.status).toBe(200);
-  });
+  it.each(['127.0.0.1', 'localhost', '[::1]', 'LOCALHOST'])(
+    'accepts %s with the listen port',
+    async (name) => {
+      const response = await rawRequest(bff, {
+        path: '/api/health',
+        headers: { host: `${name}:${bff.port}` },
+      });
+      expect(response.status).toBe(200);
+    },
+  );
 
   it.each([
     ['a rebinding name', () => `attacker.example:${bff.port}`],
@@ -57,12 +66,18 @@ describe('Host check (DNS rebinding)', () => {
   });
 
   it('refuses pages too, not only the API', async () => {
-    const response = await rawRequest(bff, { path: '/catalog', headers: { host: 'attacker.example' } });
+    const response = await rawRequest(bff, {
+      path: '/catalog',
+      headers: { host: 'attacker.example' },
+    });
     expect(response.status).toBe(403);
   });
 
   it('accepts a name from WORKBENCH_ALLOWED_HOSTS', async () => {
-    const response = await rawRequest(bff, { path: '/api/health', headers: { host: 'workbench.example.com' } });
+    const response = await rawRequest(bff, {
+      path: '/api/health',
+      headers: { host: 'workbench.example.com' },
+    });
     expect(response.status).toBe(200);
   });
 
@@ -76,7 +91,11 @@ describe('state-changing requests', () => {
 
   it('refuses a body that is not application/json with 415', async () => {
     const gatewayCallsBefore = gateway.requests.length;
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
       const response = await rawRequest(bff, {
         method: 'POST',
         path: '/api/checks',
@@ -107,8 +126,18 @@ describe('state-changing requests', () => {
   });
 
   it('refuses a cross-origin request with 403', async () => {
-    for (const origin of ['http://attacker.example', 'null', `http://127.0.0.1:${bff.port + 1}`, 'not a url']) {
-      const response = await rawRequest(bff, { method: 'POST', path: '/api/checks', body, headers: { origin } });
+    for (const origin of [
+      'http://attacker.example',
+      'null',
+      `http://127.0.0.1:${bff.port + 1}`,
+      'not a url',
+    ]) {
+      const response = await rawRequest(bff, {
+        method: 'POST',
+        path: '/api/checks',
+        body,
+        headers: { origin },
+      });
       expect(response.status).toBe(403);
       expect(response.json()).toMatchObject({ error: { field: 'Origin' } });
     }
@@ -120,11 +149,29 @@ describe('state-changing requests', () => {
       'content-type': 'application/json',
       ...(site ? { 'sec-fetch-site': site } : {}),
     });
-    const sameOrigin = await rawRequest(bff, { method: 'POST', path: '/api/checks', body, bare: true, headers: headers('same-origin') });
+    const sameOrigin = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/checks',
+      body,
+      bare: true,
+      headers: headers('same-origin'),
+    });
     expect(sameOrigin.status).toBe(200);
-    const crossSite = await rawRequest(bff, { method: 'POST', path: '/api/checks', body, bare: true, headers: headers('cross-site') });
+    const crossSite = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/checks',
+      body,
+      bare: true,
+      headers: headers('cross-site'),
+    });
     expect(crossSite.status).toBe(403);
-    const neither = await rawRequest(bff, { method: 'POST', path: '/api/checks', body, bare: true, headers: headers() });
+    const neither = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/checks',
+      body,
+      bare: true,
+      headers: headers(),
+    });
     expect(neither.status).toBe(403);
   });
 });
@@ -140,9 +187,14 @@ describe('headers', () => {
         'access-control-request-headers': 'content-type',
       },
     });
-    const page = await rawRequest(bff, { path: '/api/health', headers: { origin: 'http://attacker.example' } });
+    const page = await rawRequest(bff, {
+      path: '/api/health',
+      headers: { origin: 'http://attacker.example' },
+    });
     for (const response of [preflight, page]) {
-      expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+      expect(
+        Object.keys(response.headers).filter((name) => name.startsWith('access-control-')),
+      ).toEqual([]);
     }
   });
 
@@ -159,7 +211,7 @@ describe('headers', () => {
   });
 
   it('relaxes the CSP only in dev mode (Vite needs its inline preamble and websocket)', () => {
-    expect(contentSecurityPolicy(false)).not.toContain('unsafe-inline\'; style');
+    expect(contentSecurityPolicy(false)).not.toContain("unsafe-inline'; style");
     expect(contentSecurityPolicy(true)).toMatch(/script-src 'self' 'unsafe-inline'/);
     expect(contentSecurityPolicy(true)).toContain('ws:');
     expect(contentSecurityPolicy(false)).not.toContain('ws:');

@@ -28,7 +28,11 @@ function hostForHeader(host: string): string {
  * True when a `Host` header names this server: a loopback name or the listen address with the
  * listen port, or one of the extra allowed names (any port, unless the entry gives one).
  */
-export function isAllowedHost(hostHeader: string | undefined, listen: ListenAddress, allowedHosts: string[]): boolean {
+export function isAllowedHost(
+  hostHeader: string | undefined,
+  listen: ListenAddress,
+  allowedHosts: string[],
+): boolean {
   if (!hostHeader) return false;
   const host = splitHost(hostHeader.toLowerCase());
   if (!host) return false;
@@ -50,7 +54,8 @@ export function hostCheck(listen: ListenAddress, allowedHosts: string[]): Reques
     if (isAllowedHost(request.headers.host, listen, allowedHosts)) return next();
     next(
       new ApiFailure(403, {
-        message: 'This Host is not allowed. Open the workbench at its own address (for example http://127.0.0.1:5173).',
+        message:
+          'This Host is not allowed. Open the workbench at its own address (for example http://127.0.0.1:5173).',
         stage: 'validation',
         field: 'Host',
         advice: 'Behind a proxy, add the public host name to WORKBENCH_ALLOWED_HOSTS.',

@@ -9,7 +9,13 @@ import {
   type KeyState,
   type ValidateKeyResult,
 } from '../contract/workbench-api';
-import { deriveKeyState, fetchBalance, guidanceFor, minimalInference, minimalMessages } from './balance';
+import {
+  deriveKeyState,
+  fetchBalance,
+  guidanceFor,
+  minimalInference,
+  minimalMessages,
+} from './balance';
 import { pricePerToken, type CatalogService } from './catalog';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
@@ -70,7 +76,9 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
       model: query.model,
       max_tokens: maxTokens,
       estimated_cost_usd: estimate.estimatedCostUsd,
-      ...(estimate.pricesKnown ? {} : { note: 'The catalog gives no price for this model; the estimate assumes it is free.' }),
+      ...(estimate.pricesKnown
+        ? {}
+        : { note: 'The catalog gives no price for this model; the estimate assumes it is free.' }),
     });
   });
 
@@ -93,7 +101,11 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
     const gatewayMessage = (() => {
       const error = (answer.json?.value as { error?: unknown } | undefined)?.error;
       if (typeof error === 'string') return redactSecretText(error, context.profiles.allKeys());
-      if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
+      if (
+        error &&
+        typeof error === 'object' &&
+        typeof (error as { message?: unknown }).message === 'string'
+      ) {
         return redactSecretText((error as { message: string }).message, context.profiles.allKeys());
       }
       return null;
@@ -119,7 +131,8 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
         message = `The gateway refuses work with this key (HTTP 402), and its balance could not be read: ${error.detail.message}`;
       }
     } else {
-      const advice = adviceForStatus(answer.status) ?? 'The gateway rejected the request; see its message.';
+      const advice =
+        adviceForStatus(answer.status) ?? 'The gateway rejected the request; see its message.';
       message = `HTTP ${answer.status}${gatewayMessage ? `: ${gatewayMessage}` : ''}. ${advice}`;
     }
     const result: ValidateKeyResult = {

@@ -8,7 +8,11 @@ let bff: TestBff;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
-  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: fakeKey() }, bodyLimitBytes: 10_000 });
+  bff = await startTestBff({
+    gatewayBaseUrl: gateway.baseUrl,
+    profiles: { main: fakeKey() },
+    bodyLimitBytes: 10_000,
+  });
 });
 
 afterAll(async () => {
@@ -20,11 +24,30 @@ const errorOf = (response: { json(): unknown }) => apiErrorSchema.parse(response
 
 describe('bad input is a 4xx naming the field, never a 500', () => {
   it.each([
-    ['a missing profile', { request: { model: 'm', messages: [{ role: 'user', content: 'x' }] } }, 'profile'],
-    ['a missing model', { profile: 'main', request: { messages: [{ role: 'user', content: 'x' }] } }, 'request.model'],
+    [
+      'a missing profile',
+      { request: { model: 'm', messages: [{ role: 'user', content: 'x' }] } },
+      'profile',
+    ],
+    [
+      'a missing model',
+      { profile: 'main', request: { messages: [{ role: 'user', content: 'x' }] } },
+      'request.model',
+    ],
     ['no messages', { profile: 'main', request: { model: 'm', messages: [] } }, 'request.messages'],
-    ['a bad role', { profile: 'main', request: { model: 'm', messages: [{ role: 'robot', content: 'x' }] } }, 'request.messages.0.role'],
-    ['a temperature out of range', { profile: 'main', request: { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 9 } }, 'request.temperature'],
+    [
+      'a bad role',
+      { profile: 'main', request: { model: 'm', messages: [{ role: 'robot', content: 'x' }] } },
+      'request.messages.0.role',
+    ],
+    [
+      'a temperature out of range',
+      {
+        profile: 'main',
+        request: { model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 9 },
+      },
+      'request.temperature',
+    ],
     ['an array body', [1, 2], 'body'],
   ])('chat with %s', async (_label, body, field) => {
     const response = await postJson(bff, '/api/chat', body);
@@ -34,13 +57,20 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
   });
 
   it('a body that is not JSON', async () => {
-    const response = await rawRequest(bff, { method: 'POST', path: '/api/chat', body: '{"profile": ' });
+    const response = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/chat',
+      body: '{"profile": ',
+    });
     expect(response.status).toBe(400);
     expect(errorOf(response)).toMatchObject({ field: 'body' });
   });
 
   it('a body over the size limit is 413', async () => {
-    const response = await postJson(bff, '/api/chat', { profile: 'main', padding: 'x'.repeat(20_000) });
+    const response = await postJson(bff, '/api/chat', {
+      profile: 'main',
+      padding: 'x'.repeat(20_000),
+    });
     expect(response.status).toBe(413);
     expect(errorOf(response)).toMatchObject({ field: 'body' });
   });
@@ -83,7 +113,9 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
   });
 
   it('a model not in the catalog names model', async () => {
-    const response = await rawRequest(bff, { path: '/api/validate-key/estimate?model=nope/nothing' });
+    const response = await rawRequest(bff, {
+      path: '/api/validate-key/estimate?model=nope/nothing',
+    });
     expect(response.status).toBe(400);
     expect(errorOf(response).field).toBe('model');
   });

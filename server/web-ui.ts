@@ -15,7 +15,11 @@ export const defaultStaticDir = path.join(repositoryRoot, 'dist', 'web');
 
 /** Pages of the SPA: GET/HEAD outside `/api` that are not files. */
 function isPageRequest(method: string, requestPath: string): boolean {
-  return (method === 'GET' || method === 'HEAD') && requestPath !== '/api' && !requestPath.startsWith('/api/');
+  return (
+    (method === 'GET' || method === 'HEAD') &&
+    requestPath !== '/api' &&
+    !requestPath.startsWith('/api/')
+  );
 }
 
 export function staticUi(staticDir: string): RequestHandler[] {
@@ -25,7 +29,10 @@ export function staticUi(staticDir: string): RequestHandler[] {
     // Vite names built assets by content hash, so they can be kept; index.html must not be.
     setHeaders: (response, filePath) => {
       const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
-      response.setHeader('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.setHeader(
+        'Cache-Control',
+        immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
   const fallback: RequestHandler = (request, response, next) => {
@@ -34,7 +41,9 @@ export function staticUi(staticDir: string): RequestHandler[] {
       response
         .status(503)
         .type('text/plain')
-        .send('The workbench UI is not built yet: run `npm run build` (npm start does it when missing).');
+        .send(
+          'The workbench UI is not built yet: run `npm run build` (npm start does it when missing).',
+        );
       return;
     }
     response.setHeader('Cache-Control', 'no-cache');

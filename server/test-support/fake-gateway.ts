@@ -14,7 +14,10 @@ export interface RecordedRequest {
   clientGone: Promise<void>;
 }
 
-export type FakeHandler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+export type FakeHandler = (
+  request: RecordedRequest,
+  response: ServerResponse,
+) => void | Promise<void>;
 
 export interface FakeGateway {
   baseUrl: string;
@@ -83,7 +86,12 @@ export function chunkLine(content: string): string {
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, cfRay = cfRayOf(status)): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  cfRay = cfRayOf(status),
+): void {
   response.writeHead(status, { 'content-type': 'application/json', 'cf-ray': cfRay });
   response.end(JSON.stringify(body));
 }
@@ -91,8 +99,10 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 /** Answers like a healthy gateway: catalog, balance, completions (plain and streamed). */
 export const defaultHandler: FakeHandler = (request, response) => {
   const path = request.url.split('?')[0];
-  if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, { object: 'list', data: fakeModels });
-  if (request.method === 'GET' && path === '/v1/balance') return sendJson(response, 200, balanceBody());
+  if (request.method === 'GET' && path === '/v1/models')
+    return sendJson(response, 200, { object: 'list', data: fakeModels });
+  if (request.method === 'GET' && path === '/v1/balance')
+    return sendJson(response, 200, balanceBody());
   if (request.method === 'POST' && path === '/v1/chat/completions') {
     const body = JSON.parse(request.body) as { stream?: boolean; model?: string };
     if (body.stream) {
@@ -107,7 +117,9 @@ export const defaultHandler: FakeHandler = (request, response) => {
   sendJson(response, 404, { error: `No route ${request.method} ${path}`, type: 'not_found' });
 };
 
-export async function startFakeGateway(handler: FakeHandler = defaultHandler): Promise<FakeGateway> {
+export async function startFakeGateway(
+  handler: FakeHandler = defaultHandler,
+): Promise<FakeGateway> {
   let current = handler;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();

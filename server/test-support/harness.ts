@@ -61,19 +61,31 @@ export interface RawRequestOptions {
 }
 
 /** One HTTP request to the BFF; POSTs get a same-origin JSON request's headers by default. */
-export function rawRequest(bff: { port: number }, options: RawRequestOptions): Promise<RawResponse> {
+export function rawRequest(
+  bff: { port: number },
+  options: RawRequestOptions,
+): Promise<RawResponse> {
   const method = options.method ?? 'GET';
   const origin = `http://127.0.0.1:${bff.port}`;
   const defaults: Record<string, string> = options.bare
     ? {}
     : {
         host: `127.0.0.1:${bff.port}`,
-        ...(method !== 'GET' && method !== 'HEAD' ? { origin, 'content-type': 'application/json' } : {}),
+        ...(method !== 'GET' && method !== 'HEAD'
+          ? { origin, 'content-type': 'application/json' }
+          : {}),
       };
   const headers = { ...defaults, ...options.headers };
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: '127.0.0.1', port: bff.port, method, path: options.path, headers, setHost: !('host' in headers) },
+      {
+        host: '127.0.0.1',
+        port: bff.port,
+        method,
+        path: options.path,
+        headers,
+        setHost: !('host' in headers),
+      },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  apiErrorSchema,
+  balanceViewSchema,
+  profilesSchema,
+  validateKeyResultSchema,
+  validationEstimateSchema,
+} from '../contract/workbench-api';
+import { deriveKeyState } from './balance';
+import {
+  balanceBody,
+  completionBody,
+  defaultHandler,
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+} from './test-support/fake-gateway';
+import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+
+let gateway: FakeGateway;
+let bff: TestBff;
+let balanceOverrides: Record<string, unknown>;
+let inferenceStatus: number;
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  bff = await startTestBff({
+    gatewayBaseUrl: gateway.baseUrl,
+    profiles: { main: fakeKey(), other: fakeKey() },
+  });
+});
+
+beforeEach(() => {
+  balanceOverrides = {};
+  inferenceStatus = 200;
+  gateway.requests.length = 0;
+  gateway.setHandler((request, response) => {
+    const path = request.url.split('?')[0];
+    if (path === '/v1/balance') return sendJson(response, 200, balanceBody(balanceOverrides));
+    if (path === '/v1/chat/completions' && inferenceStatus !== 200) {
+      return sendJson(response, inferenceStatus, {
+        error: 'Key refused',
+        stage: 'admission',
+        type: 'key_blocked',
+      });
+    }
+    if (path === '/v1/chat/completions') return sendJson(response, 200, completionBody());
+    defaultHandler(request, response);
+  });
+});
+
+afterAll(async () => {
+  await bff.close();
+  await gateway.close();
+});
+
+describe('key state', () => {
+  it.each([
+    [{}, 'active'],
+    [{ expired: true }, 'expired'],
+    [{ disabled: true }, 'disabled'],
+    [{ disabled: true, expired: true }, 'disabled'],
+    [{ remaining_usd: 0 }, 'depleted'],
+  ] as const)('balance %j is %s', async (overrides, state) => {
+    balanceOverrides = overrides;
+    const response = await rawRequest(bff, { path: '/api/balance?profile=main' });
+    expect(response.status).toBe(200);
+    const view = balanceViewSchema.parse(response.json());
+    expect(view.state).toBe(state);
+    expect(view.guidance.length).toBeGreaterThan(20);
+    expect(view.probe).toBeUndefined();
+    expect(deriveKeyState(view.balance)).toBe(state);
+  });
+
+  it('makes no inference call without ?probe=1', async () => {
+    await rawRequest(bff, { path: '/api/balance?profile=main' });
+    expect(gateway.requests.map((request) => request.url)).toEqual(['/v1/balance']);
+  });
+
+  it('reports blocked when the probe answers 402 while the balance looks active', async () => {
+    inferenceStatus = 402;
+    const view = balanceViewSchema.parse(
+      (await rawRequest(bff, { path: '/api/balance?profile=main&probe=1' })).json(),
+    );
+    expect(view.state).toBe('blocked');
+    expect(view.guidance).toMatch(/parent/);
+    expect(view.probe).toMatchObject({ model: 'sim/echo:free', upstream_status: 402 });
+    const probeCall = gateway.requests.find((request) => request.url === '/v1/chat/completions');
+    expect(JSON.parse(probeCall!.body)).toMatchObject({ max_tokens: 1, model: 'sim/echo:free' });
+  });
+
+  it('stays active when the probe succeeds, and reports its cost', async () => {
+    const view = balanceViewSchema.parse(
+      (await rawRequest(bff, { path: '/api/balance?profile=main&probe=1&model=sim/echo' })).json(),
+    );
+    expect(view.state).toBe('active');
+    expect(view.probe).toMatchObject({
+      model: 'sim/echo',
+      upstream_status: 200,
+      cost_usd: 0.000012,
+    });
+  });
+
+  it('a 401 from the gateway is an authentication error with the spec advice', async () => {
+    gateway.setHandler((_request, response) =>
+      sendJson(response, 401, { error: 'missing key', stage: 'authentication' }),
+    );
+    const response = await rawRequest(bff, { path: '/api/balance?profile=main' });
+    expect(response.status).toBe(401);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      stage: 'authentication',
+      upstream_status: 401,
+    });
+    expect(apiErrorSchema.parse(response.json()).error.advice).toMatch(/begins with sk-/);
+  });
+
+  it('a balance without the spec shape is a gateway error', async () => {
+    gateway.setHandler((_request, response) => sendJson(response, 200, { object: 'balance' }));
+    const response = await rawRequest(bff, { path: '/api/balance?profile=main' });
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('gateway');
+  });
+});
+
+describe('profiles', () => {
+  it('lists names, masked keys and identities from the balance call, remembered per key', async () => {
+    balanceOverrides = { identity: 'allocated_child' };
+    const { profiles } = profilesSchema.parse(
+      (await rawRequest(bff, { path: '/api/profiles' })).json(),
+    );
+    expect(profiles.map((profile) => profile.name)).toEqual(['main', 'other']);
+    for (const profile of profiles) expect(profile.masked_key).toMatch(/^sk-.{4}….{4}$/);
+    // `main` was looked up as an account by the earlier balance calls; only `other` was asked now.
+    expect(profiles.map((profile) => profile.identity)).toEqual(['account', 'allocated_child']);
+    expect(gateway.requests.filter((request) => request.url === '/v1/balance')).toHaveLength(1);
+  });
+
+  it('leaves the identity null when the gateway cannot tell', async () => {
+    gateway.setHandler((_request, response) => sendJson(response, 401, { error: 'unknown key' }));
+    const fresh = await startTestBff({
+      gatewayBaseUrl: gateway.baseUrl,
+      profiles: { lost: fakeKey() },
+    });
+    try {
+      const { profiles } = profilesSchema.parse(
+        (await rawRequest(fresh, { path: '/api/profiles' })).json(),
+      );
+      expect(profiles).toEqual([
+        { name: 'lost', masked_key: expect.stringMatching(/^sk-/), identity: null },
+      ]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('key validation', () => {
+  it('estimates the cost from catalog prices before running', async () => {
+    const estimate = validationEstimateSchema.parse(
+      (
+        await rawRequest(bff, {
+          path: '/api/validate-key/estimate?profile=main&model=sim/echo&max_tokens=4',
+        })
+      ).json(),
+    );
+    // prompt estimate (ceil(29 / 4) + 4 + 3 = 15 tokens) × 0.000001 + 4 × 0.000002
+    expect(estimate).toEqual({
+      model: 'sim/echo',
+      max_tokens: 4,
+      estimated_cost_usd: 15 * 0.000001 + 4 * 0.000002,
+    });
+    expect(gateway.requests.every((request) => request.url === '/v1/models')).toBe(true);
+  });
+
+  it('runs a minimal call and reports valid with the cost', async () => {
+    const result = validateKeyResultSchema.parse(
+      (await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' })).json(),
+    );
+    expect(result).toMatchObject({ valid: true, state: 'active', cost_usd: 0.000012 });
+    const call = gateway.requests.find((request) => request.url === '/v1/chat/completions');
+    expect(JSON.parse(call!.body)).toMatchObject({ model: 'sim/echo', max_tokens: 1 });
+  });
+
+  it('explains a 402 with the state from the balance', async () => {
+    inferenceStatus = 402;
+    balanceOverrides = { remaining_usd: 0 };
+    const result = validateKeyResultSchema.parse(
+      (await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' })).json(),
+    );
+    expect(result).toMatchObject({ valid: false, state: 'depleted' });
+    expect(result.meta.upstream_status).toBe(402);
+  });
+
+  it('reports a 401 as not valid with the spec advice', async () => {
+    inferenceStatus = 401;
+    const result = validateKeyResultSchema.parse(
+      (await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' })).json(),
+    );
+    expect(result).toMatchObject({ valid: false, state: null });
+    expect(result.message).toMatch(/begins with sk-/);
+  });
+});

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checksReportSchema, type CheckResult } from '../contract/workbench-api';
+import { classifyOutcome } from './check-outcome';
+import {
+  cfRayOf,
+  defaultHandler,
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+} from './test-support/fake-gateway';
+import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+
+let gateway: FakeGateway;
+let bff: TestBff;
+const key = fakeKey();
+
+beforeAll(async () => {
+  gateway = await startFakeGateway((request, response) => {
+    const path = request.url.split('?')[0]!;
+    if (path === '/v1/responses') return sendJson(response, 501, { error: 'not implemented' });
+    if (path === '/v1/embeddings') return sendJson(response, 200, { hello: 'placeholder' });
+    if (path.startsWith('/v1beta/') && request.headers.authorization)
+      return sendJson(response, 401, { error: 'Bearer not accepted' });
+    if (path.startsWith('/v1beta/')) return sendJson(response, 500, { error: 'provider down' });
+    if (path === '/v1/generation') return sendJson(response, 404, { error: 'no record' });
+    if (path === '/v1/messages') return sendJson(response, 402, { error: 'depleted' });
+    if (path.endsWith('/endpoints')) return sendJson(response, 403, { error: 'forbidden' });
+    defaultHandler(request, response);
+  });
+  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
+});
+
+afterAll(async () => {
+  await bff.close();
+  await gateway.close();
+});
+
+const byId = (results: CheckResult[]) =>
+  Object.fromEntries(results.map((result) => [result.id, result]));
+
+describe('outcome mapping', () => {
+  it.each([
+    [200, true, undefined, 'available'],
+    [200, false, undefined, 'placeholder'],
+    [501, false, undefined, 'placeholder'],
+    [404, false, undefined, 'missing'],
+    [401, false, undefined, 'unauthorized'],
+    [402, false, undefined, 'payment_required'],
+    [403, false, undefined, 'forbidden'],
+    [500, false, undefined, 'failing'],
+    [503, false, undefined, 'failing'],
+    [401, false, 401, 'expected_error'],
+    [200, true, 401, 'failing'],
+  ] as const)('%i (shape ok: %s, expected %s) is %s', (status, shapeOk, expected, outcome) => {
+    expect(classifyOutcome(status, shapeOk, expected)).toBe(outcome);
+  });
+});
+
+describe('/api/checks', () => {
+  it('GET shows the plan before any run, paid checks marked with an estimate', async () => {
+    const report = checksReportSchema.parse(
+      (await rawRequest(bff, { path: '/api/checks?profile=main' })).json(),
+    );
+    expect(report.ran_at).toBeNull();
+    const checks = byId(report.results);
+    expect(Object.keys(checks)).toEqual(
+      expect.arrayContaining([
+        'models-anonymous',
+        'models-with-key',
+        'chat-completions',
+        'chat-completions-stream',
+        'balance',
+        'messages',
+        'gemini-generate-content',
+        'responses',
+        'generation',
+        'model-endpoints',
+        'embeddings',
+        'auth-query',
+        'gemini-bearer-rejected',
+      ]),
+    );
+    expect(checks['chat-completions']).toMatchObject({
+      paid: true,
+      outcome: 'skipped',
+      ran_at: null,
+    });
+    expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
+    expect(checks.responses).toMatchObject({ planned: true });
+    const authForms = new Set(report.results.map((result) => result.auth_form));
+    for (const form of [
+      'none',
+      'bearer',
+      'query',
+      'x-api-key',
+      'x-goog-api-key',
+      'bearer-on-vendor-b',
+    ])
+      expect(authForms).toContain(form);
+  });
+
+  it('a free run calls no inference and skips paid checks with their cost', async () => {
+    gateway.requests.length = 0;
+    const report = checksReportSchema.parse(
+      (await postJson(bff, '/api/checks', { profile: 'main' })).json(),
+    );
+    const checks = byId(report.results);
+    expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
+    expect(checks['chat-completions']).toMatchObject({ outcome: 'skipped', paid: true });
+    expect(checks['chat-completions']!.explanation).toMatch(/Costs money/);
+    expect(checks['models-anonymous']).toMatchObject({
+      outcome: 'available',
+      status: 200,
+      cf_ray: cfRayOf(200),
+    });
+    expect(checks['models-with-key']).toMatchObject({ outcome: 'available' });
+    expect(checks.balance).toMatchObject({ outcome: 'available' });
+    expect(checks['auth-query']).toMatchObject({ outcome: 'available' });
+    expect(checks['gemini-bearer-rejected']).toMatchObject({
+      outcome: 'expected_error',
+      status: 401,
+    });
+    expect(checks['model-endpoints']).toMatchObject({ outcome: 'forbidden', status: 403 });
+    expect(checks.generation!.outcome).toBe('skipped');
+    expect(typeof checks.balance!.latency_ms).toBe('number');
+    // The key went in the form each check names.
+    const anonymous = gateway.requests.find(
+      (request) => request.url === '/v1/models' && !request.headers.authorization,
+    );
+    expect(anonymous).toBeDefined();
+    expect(gateway.requests.some((request) => request.url === `/v1/balance?key=${key}`)).toBe(true);
+  });
+
+  it('with include_paid runs inference checks and reports each outcome', async () => {
+    gateway.requests.length = 0;
+    const report = checksReportSchema.parse(
+      (
+        await postJson(bff, '/api/checks', {
+          profile: 'main',
+          include_paid: true,
+          model: 'sim/echo',
+        })
+      ).json(),
+    );
+    const checks = byId(report.results);
+    expect(checks['chat-completions']).toMatchObject({ outcome: 'available', paid: true });
+    expect(checks['chat-completions']!.estimated_cost_usd).toBeGreaterThan(0);
+    expect(checks['chat-completions-stream']).toMatchObject({ outcome: 'available' });
+    expect(checks.messages).toMatchObject({ outcome: 'payment_required', status: 402 });
+    expect(checks.messages!.explanation).toMatch(/Keys page/);
+    expect(checks['gemini-generate-content']).toMatchObject({ outcome: 'failing', status: 500 });
+    expect(checks.responses).toMatchObject({ outcome: 'placeholder', status: 501 });
+    expect(checks.embeddings).toMatchObject({ outcome: 'placeholder', status: 200 });
+    // The generation check asked for this run's chat trace id and was told 404.
+    expect(checks.generation).toMatchObject({
+      outcome: 'missing',
+      path: `/v1/generation?id=${cfRayOf(200)}`,
+    });
+    const messagesCall = gateway.requests.find(
+      (request) => request.url === '/v1/messages' && request.headers['x-api-key'],
+    );
+    expect(messagesCall?.headers['x-api-key']).toBe(key);
+  });
+
+  it('keeps the last report per profile, and `only` reruns just those checks', async () => {
+    const kept = checksReportSchema.parse(
+      (await rawRequest(bff, { path: '/api/checks?profile=main' })).json(),
+    );
+    expect(kept.ran_at).not.toBeNull();
+    expect(byId(kept.results)['chat-completions']!.outcome).toBe('available');
+    gateway.requests.length = 0;
+    const rerun = checksReportSchema.parse(
+      (await postJson(bff, '/api/checks', { profile: 'main', only: ['balance'] })).json(),
+    );
+    expect(gateway.requests.map((request) => request.url)).toEqual(
+      expect.arrayContaining(['/v1/balance']),
+    );
+    expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
+    expect(byId(rerun.results)['chat-completions']!.outcome).toBe('available');
+  });
+});

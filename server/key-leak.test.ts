@@ -1,0 +1,149 @@
+/**
+ * A full key must never leave the BFF: this sends requests through every route, with the
+ * gateway echoing keys in its errors, and scans every answer (body and headers) and every log
+ * line for the key, or a long piece of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  balanceBody,
+  defaultHandler,
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+} from './test-support/fake-gateway';
+import {
+  fakeKey,
+  postJson,
+  rawRequest,
+  startTestBff,
+  type RawResponse,
+  type TestBff,
+} from './test-support/harness';
+
+let gateway: FakeGateway;
+let bff: TestBff;
+const key = fakeKey();
+/** A key the browser itself pastes into inputs (as a profile, a model, a query parameter). */
+const pastedKey = fakeKey();
+const responses: RawResponse[] = [];
+
+beforeAll(async () => {
+  gateway = await startFakeGateway();
+  // A careless gateway: echoes the presented key in error bodies and in the balance.
+  gateway.setHandler((request, response) => {
+    const presented =
+      request.headers.authorization?.replace('Bearer ', '') ??
+      (request.headers['x-api-key'] as string | undefined) ??
+      (request.headers['x-goog-api-key'] as string | undefined) ??
+      new URL(request.url, 'http://x').searchParams.get('key') ??
+      'none';
+    const path = request.url.split('?')[0];
+    if (path === '/v1/balance')
+      return sendJson(response, 200, balanceBody({ key: presented, note: `key ${presented}` }));
+    if (path === '/v1/chat/completions' && request.body.includes('"stream":true')) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(`data: {"error":"upstream refused ${presented}"}\n\n`);
+      return;
+    }
+    if (path === '/v1/chat/completions' && request.body.includes('fail')) {
+      return sendJson(response, 402, { error: `Key ${presented} is disabled`, stage: 'admission' });
+    }
+    if (path === '/v1/models') return defaultHandler(request, response);
+    sendJson(response, 401, { error: `Unknown key ${presented}` });
+  });
+  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
+  const chat = (content: string, stream: boolean) => ({
+    profile: 'main',
+    request: { model: 'sim/echo', messages: [{ role: 'user', content }], stream },
+  });
+  const calls: Array<Promise<RawResponse>> = [
+    rawRequest(bff, { path: '/api/health' }),
+    rawRequest(bff, { path: '/api/profiles' }),
+    rawRequest(bff, { path: '/api/catalog' }),
+    rawRequest(bff, { path: '/api/balance?profile=main' }),
+    rawRequest(bff, { path: '/api/balance?profile=main&probe=1' }),
+    rawRequest(bff, { path: `/api/balance?profile=${pastedKey}` }),
+    rawRequest(bff, { path: `/api/balance?profile=main&key=${pastedKey}` }),
+    rawRequest(bff, { path: `/api/validate-key/estimate?profile=main&model=${pastedKey}` }),
+    rawRequest(bff, { path: '/api/validate-key/estimate?profile=main&model=sim/echo' }),
+    rawRequest(bff, { path: '/api/checks?profile=main' }),
+    rawRequest(bff, { path: `/api/nothing?key=${pastedKey}` }),
+    rawRequest(bff, { path: `/some/page?key=${pastedKey}` }),
+    rawRequest(bff, {
+      path: '/api/health',
+      headers: { host: `evil.example`, authorization: `Bearer ${pastedKey}` },
+    }),
+  ];
+  for (const call of calls) responses.push(await call);
+  responses.push(await postJson(bff, '/api/chat', chat('hello', false)));
+  responses.push(await postJson(bff, '/api/chat', chat('fail', false)));
+  responses.push(await postJson(bff, '/api/chat', chat('hello', true)));
+  responses.push(
+    await postJson(bff, '/api/chat', {
+      profile: pastedKey,
+      request: { model: 'sim/echo', messages: [{ role: 'user', content: 'x' }] },
+    }),
+  );
+  responses.push(
+    await postJson(bff, '/api/chat', {
+      profile: 'main',
+      request: { model: pastedKey, messages: [] },
+    }),
+  );
+  responses.push(await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' }));
+  responses.push(
+    await postJson(bff, '/api/validate-key', { profile: pastedKey, model: 'sim/echo' }),
+  );
+  responses.push(await postJson(bff, '/api/checks', { profile: 'main', include_paid: true }));
+  responses.push(await postJson(bff, '/api/checks', { profile: 'main', only: [pastedKey] }));
+});
+
+afterAll(async () => {
+  await bff.close();
+  await gateway.close();
+});
+
+/** The key itself, and a 20-character piece of its middle (a mask shows only its ends). */
+const piecesOf = (secret: string) => [secret, secret.slice(10, 30)];
+
+describe('no full key ever leaves the BFF', () => {
+  it('really sent the key to the gateway (so the scan below means something)', () => {
+    expect(
+      gateway.requests.some((request) => request.headers.authorization === `Bearer ${key}`),
+    ).toBe(true);
+    expect(gateway.requests.some((request) => request.headers['x-api-key'] === key)).toBe(true);
+    expect(gateway.requests.some((request) => request.url.includes(`key=${key}`))).toBe(true);
+    expect(responses.length).toBeGreaterThan(20);
+  });
+
+  it('in no answer body or header', () => {
+    for (const response of responses) {
+      const everything = `${response.text}\n${JSON.stringify(response.headers)}`;
+      for (const piece of [...piecesOf(key), ...piecesOf(pastedKey)])
+        expect(everything).not.toContain(piece);
+    }
+  });
+
+  it('masked where the gateway echoed it', () => {
+    const balance = JSON.parse(responses[3]!.text) as { balance: { key: string } };
+    expect(balance.balance.key).toMatch(/^sk-.{4}….{4}$/);
+    const profiles = JSON.parse(responses[1]!.text) as { profiles: Array<{ masked_key: string }> };
+    expect(profiles.profiles[0]?.masked_key).toBe(`sk-${key.slice(3, 7)}…${key.slice(-4)}`);
+  });
+
+  it('in no log line, and every request was logged once with a request id', async () => {
+    await expect
+      .poll(() => bff.logLines.filter((line) => line.includes('"msg":"request"')).length)
+      .toBe(responses.length);
+    const log = bff.logLines.join('');
+    for (const piece of [...piecesOf(key), ...piecesOf(pastedKey)])
+      expect(log).not.toContain(piece);
+    for (const line of bff.logLines.filter((entry) => entry.includes('"msg":"request"'))) {
+      expect(JSON.parse(line)).toMatchObject({
+        request_id: expect.any(String),
+        status: expect.any(Number),
+      });
+    }
+    expect(log).toContain('key=[redacted]');
+  });
+});
