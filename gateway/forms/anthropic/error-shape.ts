@@ -1,0 +1,41 @@
+/** A GatewayError in the Messages form's error shape, with the same status as every other form. */
+import type { GatewayError } from '../../errors';
+
+/**
+ * Status → the vendor's error type, so its client raises the matching error class. 402 has no
+ * vendor-documented type on this route; the vendor's own `billing_error` says what it is.
+ * @see https://docs.anthropic.com/en/api/errors
+ */
+export function messagesErrorType(status: number): string {
+  switch (status) {
+    case 400:
+    case 405:
+    case 415:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+export function messagesErrorBody(error: GatewayError, traceId: string) {
+  return {
+    type: 'error',
+    error: { type: messagesErrorType(error.status), message: error.message },
+    request_id: traceId,
+  };
+}

@@ -1,0 +1,149 @@
+/** Messages request → canonical request. */
+import type {
+  CanonicalMessage,
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalToolChoice,
+} from '../../canonical/model';
+import { invalidRequest } from '../../errors';
+import type {
+  CountTokensRequest,
+  ImageBlock,
+  MessagesContentBlock,
+  MessagesRequest,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './request-schema';
+
+function imagePart(block: ImageBlock, field: string): CanonicalPart {
+  if (block.source.type === 'base64') {
+    return { type: 'image', mediaType: block.source.media_type, data: block.source.data };
+  }
+  if (!/^https?:\/\//.test(block.source.url)) {
+    throw invalidRequest(`Invalid field '${field}.source.url': an image URL must be http(s).`);
+  }
+  return { type: 'image', mediaType: 'image/*', url: block.source.url };
+}
+
+/** A tool result's content is a string or text (and image) blocks; the canonical result is text. */
+function toolResultText(block: ToolResultBlock): string {
+  if (block.content === undefined) return '';
+  if (typeof block.content === 'string') return block.content;
+  return block.content
+    .map((part) => (part.type === 'text' ? (part as TextBlock).text : ''))
+    .join('');
+}
+
+/** `tool_use.input` is an object on this form; canonical arguments are its JSON text. */
+const argumentsOf = (input: unknown) => JSON.stringify(input ?? {});
+
+export function toCanonicalRequest(body: MessagesRequest): CanonicalRequest {
+  const toolNames = new Map<string, string>();
+  const messages: CanonicalMessage[] = [];
+
+  body.messages.forEach((message, index) => {
+    const blocks: MessagesContentBlock[] =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : message.content;
+    // Tool results ride in user turns on this form; canonically they are their own `tool` turn.
+    const results: CanonicalPart[] = [];
+    const parts: CanonicalPart[] = [];
+    blocks.forEach((block, blockIndex) => {
+      const field = `messages.${index}.content.${blockIndex}`;
+      switch (block.type) {
+        case 'text':
+          parts.push({ type: 'text', text: (block as TextBlock).text });
+          break;
+        case 'image':
+          parts.push(imagePart(block as ImageBlock, field));
+          break;
+        case 'tool_use': {
+          const use = block as ToolUseBlock;
+          if (message.role !== 'assistant') {
+            throw invalidRequest(
+              `Invalid field '${field}': tool_use blocks belong in assistant messages.`,
+            );
+          }
+          toolNames.set(use.id, use.name);
+          parts.push({
+            type: 'tool_call',
+            id: use.id,
+            name: use.name,
+            arguments: argumentsOf(use.input),
+          });
+          break;
+        }
+        case 'tool_result': {
+          const result = block as ToolResultBlock;
+          if (message.role !== 'user') {
+            throw invalidRequest(
+              `Invalid field '${field}': tool_result blocks belong in user messages.`,
+            );
+          }
+          results.push({
+            type: 'tool_result',
+            toolCallId: result.tool_use_id,
+            name: toolNames.get(result.tool_use_id),
+            content: toolResultText(result),
+            ...(result.is_error === undefined ? {} : { isError: result.is_error }),
+          });
+          break;
+        }
+        default:
+          // Thinking, documents and other blocks the gateway does not use are dropped.
+          break;
+      }
+    });
+    if (results.length > 0) messages.push({ role: 'tool', parts: results });
+    if (parts.length > 0 || results.length === 0) messages.push({ role: message.role, parts });
+  });
+
+  return {
+    model: body.model,
+    system: systemText(body.system),
+    messages,
+    maxTokens: body.max_tokens,
+    temperature: body.temperature ?? null,
+    topP: body.top_p ?? null,
+    stop: body.stop_sequences ?? [],
+    seed: null,
+    tools: (body.tools ?? []).map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.input_schema ?? { type: 'object', properties: {} },
+    })),
+    toolChoice: toCanonicalToolChoice(body.tool_choice),
+    stream: body.stream ?? false,
+  };
+}
+
+/** The same conversion for `count_tokens`, which has no `max_tokens`. */
+export function toCanonicalCountRequest(body: CountTokensRequest): CanonicalRequest {
+  return toCanonicalRequest({ ...body, max_tokens: 1 });
+}
+
+function systemText(system: MessagesRequest['system']): string | null {
+  if (system === undefined) return null;
+  const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
+  return text === '' ? null : text;
+}
+
+/**
+ * `any` means "use some tool": the canonical `required`.
+ * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#forcing-tool-use
+ */
+function toCanonicalToolChoice(choice: MessagesRequest['tool_choice']): CanonicalToolChoice {
+  switch (choice?.type) {
+    case 'any':
+      return 'required';
+    case 'none':
+      return 'none';
+    case 'tool':
+      return { name: choice.name };
+    case 'auto':
+    default:
+      return 'auto';
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Canonical events → the Messages form's named server-sent events, written as they arrive:
+ * `message_start`, then per content block `content_block_start` / `content_block_delta` /
+ * `content_block_stop`, then `message_delta` (stop reason and usage) and `message_stop`. A `ping`
+ * goes out after `message_start` and again whenever the provider stays silent for a while, as the
+ * vendor does, so idle proxies keep the connection. The state object holds the open block.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ */
+import type { ServerResponse } from 'node:http';
+import type { PipelineEvent } from '../../canonical/model';
+import type { GatewayError } from '../../errors';
+import { startEventStream, writeEvent } from '../../http/respond';
+import { messageId, toMessagesUsage } from './response-converter';
+import { toStopReason } from './stop-reason';
+
+type StreamState = {
+  /** Index of the next content block. */
+  nextIndex: number;
+  /** The text block still open, if any: text deltas keep appending to it. */
+  openTextIndex: number | null;
+};
+
+export const DEFAULT_PING_INTERVAL_MS = 5_000;
+
+export async function writeMessagesStream(
+  response: ServerResponse,
+  events: AsyncIterable<PipelineEvent>,
+  options: { model: string; traceId: string; promptTokens: number; pingIntervalMs?: number },
+  errorBody: (error: GatewayError) => unknown,
+  toGatewayError: (error: unknown) => GatewayError,
+): Promise<void> {
+  const state: StreamState = { nextIndex: 0, openTextIndex: null };
+  const send = (name: string, data: object) =>
+    writeEvent(response, JSON.stringify({ type: name, ...data }), name);
+  const closeText = () => {
+    if (state.openTextIndex === null) return true;
+    const index = state.openTextIndex;
+    state.openTextIndex = null;
+    return send('content_block_stop', { index });
+  };
+
+  startEventStream(response);
+  send('message_start', {
+    message: {
+      id: messageId(options.traceId),
+      type: 'message',
+      role: 'assistant',
+      model: options.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: options.promptTokens,
+        output_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    },
+  });
+  send('ping', {});
+
+  const iterator = events[Symbol.asyncIterator]();
+  try {
+    for await (const event of withPings(
+      iterator,
+      options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
+    )) {
+      if (event === 'ping') {
+        if (!send('ping', {})) break;
+      } else if (event.type === 'text-delta') {
+        if (state.openTextIndex === null) {
+          state.openTextIndex = state.nextIndex++;
+          send('content_block_start', {
+            index: state.openTextIndex,
+            content_block: { type: 'text', text: '' },
+          });
+        }
+        if (
+          !send('content_block_delta', {
+            index: state.openTextIndex,
+            delta: { type: 'text_delta', text: event.text },
+          })
+        )
+          break;
+      } else if (event.type === 'tool-call') {
+        closeText();
+        const index = state.nextIndex++;
+        send('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: event.id, name: event.name, input: {} },
+        });
+        send('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: event.arguments },
+        });
+        if (!send('content_block_stop', { index })) break;
+      } else {
+        closeText();
+        const usage = toMessagesUsage(event);
+        send('message_delta', {
+          delta: {
+            stop_reason: toStopReason(event.finishReason),
+            stop_sequence: event.stopSequence,
+          },
+          usage: {
+            output_tokens: usage.output_tokens,
+            input_tokens: usage.input_tokens,
+            cost_usd: usage.cost_usd,
+          },
+        });
+        send('message_stop', {});
+      }
+    }
+  } catch (error) {
+    // Headers are gone already: the error travels as the vendor's `error` event.
+    writeEvent(response, JSON.stringify(errorBody(toGatewayError(error))), 'error');
+  } finally {
+    response.end();
+    // Ends the pipeline's run (releasing its reservation) if the client left before the end.
+    await iterator.return?.(undefined)?.catch(() => undefined);
+  }
+}
+
+/**
+ * The events, with `'ping'` in between whenever the next one takes longer than `intervalMs`.
+ * It never asks the iterator for more than one event at a time.
+ */
+async function* withPings<T>(
+  iterator: AsyncIterator<T>,
+  intervalMs: number,
+): AsyncGenerator<T | 'ping'> {
+  let next = iterator.next();
+  // A rejection is seen by the race below; this only keeps an abandoned one from going unhandled.
+  next.catch(() => undefined);
+  while (true) {
+    let timer: NodeJS.Timeout | undefined;
+    const tick = new Promise<'ping'>((resolve) => {
+      timer = setTimeout(() => resolve('ping'), intervalMs);
+    });
+    const result = await Promise.race([next, tick]).finally(() => clearTimeout(timer));
+    if (result === 'ping') {
+      yield 'ping';
+      continue;
+    }
+    if (result.done) return;
+    yield result.value;
+    next = iterator.next();
+    next.catch(() => undefined);
+  }
+}

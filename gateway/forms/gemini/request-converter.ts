@@ -1,0 +1,183 @@
+/** Gemini `generateContent` request → canonical request. The model comes from the path. */
+import type {
+  CanonicalMessage,
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalToolChoice,
+} from '../../canonical/model';
+import { invalidRequest } from '../../errors';
+import type { GeminiContent, GeminiPart, GenerateContentRequest } from './request-schema';
+
+/**
+ * Function calls on this form usually carry no id; canonical tool calls need one, so a call gets
+ * a stable one from its position, and a response is matched to the latest call of its name.
+ */
+const callId = (contentIndex: number, partIndex: number) => `call_${contentIndex}_${partIndex}`;
+
+export function toCanonicalRequest(
+  body: GenerateContentRequest,
+  model: string,
+  stream: boolean,
+): CanonicalRequest {
+  const config = body.generationConfig ?? {};
+  return {
+    model,
+    system: systemText(body.systemInstruction),
+    messages: toCanonicalMessages(body.contents),
+    maxTokens: config.maxOutputTokens ?? null,
+    temperature: config.temperature ?? null,
+    topP: config.topP ?? null,
+    stop: config.stopSequences ?? [],
+    seed: config.seed ?? null,
+    tools: (body.tools ?? []).flatMap((tool) =>
+      (tool.functionDeclarations ?? []).map((declaration) => ({
+        name: declaration.name,
+        description: declaration.description,
+        parameters:
+          declaration.parametersJsonSchema ??
+          (declaration.parameters
+            ? toJsonSchema(declaration.parameters)
+            : { type: 'object', properties: {} }),
+      })),
+    ),
+    toolChoice: toCanonicalToolChoice(body.toolConfig?.functionCallingConfig),
+    stream,
+  };
+}
+
+export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage[] {
+  const messages: CanonicalMessage[] = [];
+  const latestCallIdByName = new Map<string, string>();
+  contents.forEach((content, contentIndex) => {
+    const role = content.role === 'model' ? 'assistant' : 'user';
+    const parts: CanonicalPart[] = [];
+    const results: CanonicalPart[] = [];
+    content.parts.forEach((part, partIndex) => {
+      const field = `contents.${contentIndex}.parts.${partIndex}`;
+      const converted = toCanonicalPart(part, field);
+      if (converted === null) return;
+      if (converted.type === 'tool_call') {
+        if (role !== 'assistant')
+          throw invalidRequest(
+            `Invalid field '${field}.functionCall': function calls belong in 'model' turns.`,
+          );
+        converted.id = part.functionCall?.id ?? callId(contentIndex, partIndex);
+        latestCallIdByName.set(converted.name, converted.id);
+        parts.push(converted);
+      } else if (converted.type === 'tool_result') {
+        converted.toolCallId =
+          part.functionResponse?.id ?? latestCallIdByName.get(converted.name!) ?? converted.name!;
+        results.push(converted);
+      } else {
+        parts.push(converted);
+      }
+    });
+    // Function responses are their own canonical `tool` turn, ahead of any text that came with them.
+    if (results.length > 0) messages.push({ role: 'tool', parts: results });
+    if (parts.length > 0 || results.length === 0) messages.push({ role, parts });
+  });
+  return messages;
+}
+
+function toCanonicalPart(part: GeminiPart, field: string): CanonicalPart | null {
+  // Thought summaries the client echoes back are the model's, not the conversation's.
+  if (part.thought) return null;
+  if (part.text !== undefined) return { type: 'text', text: part.text };
+  if (part.inlineData)
+    return { type: 'image', mediaType: part.inlineData.mimeType, data: part.inlineData.data };
+  if (part.fileData) {
+    if (!/^https?:\/\//.test(part.fileData.fileUri)) {
+      throw invalidRequest(
+        `Invalid field '${field}.fileData.fileUri': only http(s) file URIs can be fetched by this gateway.`,
+      );
+    }
+    return {
+      type: 'image',
+      mediaType: part.fileData.mimeType ?? 'image/*',
+      url: part.fileData.fileUri,
+    };
+  }
+  if (part.functionCall) {
+    return {
+      type: 'tool_call',
+      id: '',
+      name: part.functionCall.name,
+      arguments: JSON.stringify(part.functionCall.args ?? {}),
+    };
+  }
+  if (part.functionResponse) {
+    return {
+      type: 'tool_result',
+      toolCallId: '',
+      name: part.functionResponse.name,
+      content: JSON.stringify(part.functionResponse.response ?? {}),
+    };
+  }
+  // Parts the gateway does not use (executable code, video metadata…) are dropped.
+  return null;
+}
+
+function systemText(system: GenerateContentRequest['systemInstruction']): string | null {
+  if (system === undefined) return null;
+  const text =
+    typeof system === 'string' ? system : system.parts.map((part) => part.text ?? '').join('\n\n');
+  return text === '' ? null : text;
+}
+
+/**
+ * The vendor's Schema is an OpenAPI subset with upper-case types (`OBJECT`, `STRING`); canonical
+ * parameters are JSON Schema, whose types are lower-case. Everything else is kept as sent.
+ * @see https://ai.google.dev/api/caching#Schema
+ */
+export function toJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const converted: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(schema)) {
+    if (name === 'type' && typeof value === 'string') converted.type = value.toLowerCase();
+    else if (name === 'properties' && value !== null && typeof value === 'object') {
+      converted.properties = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([property, inner]) => [
+          property,
+          inner !== null && typeof inner === 'object'
+            ? toJsonSchema(inner as Record<string, unknown>)
+            : inner,
+        ]),
+      );
+    } else if (
+      name === 'items' &&
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      converted.items = toJsonSchema(value as Record<string, unknown>);
+    } else if (name === 'anyOf' && Array.isArray(value)) {
+      converted.anyOf = value.map((inner: unknown) =>
+        inner !== null && typeof inner === 'object'
+          ? toJsonSchema(inner as Record<string, unknown>)
+          : inner,
+      );
+    } else converted[name] = value;
+  }
+  return converted;
+}
+
+/**
+ * `ANY` with exactly one allowed function forces that function; otherwise `ANY` is "some tool".
+ * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ */
+function toCanonicalToolChoice(
+  config: NonNullable<GenerateContentRequest['toolConfig']>['functionCallingConfig'],
+): CanonicalToolChoice {
+  switch (config?.mode) {
+    case 'ANY': {
+      const allowed = config.allowedFunctionNames ?? [];
+      return allowed.length === 1 ? { name: allowed[0]! } : 'required';
+    }
+    case 'NONE':
+      return 'none';
+    case 'AUTO':
+    case 'VALIDATED':
+    case 'MODE_UNSPECIFIED':
+    default:
+      return 'auto';
+  }
+}

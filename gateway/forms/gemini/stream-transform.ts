@@ -1,0 +1,80 @@
+/**
+ * Canonical events → `streamGenerateContent` chunks, written as they arrive: one
+ * `GenerateContentResponse` per text delta or function call, and a last one with an empty text
+ * part, `finishReason` and `usageMetadata`, as the vendor ends its streams. With `?alt=sse` (what
+ * the vendor's clients ask for) each chunk is a `data:` event; without it the vendor streams one
+ * JSON array, element by element, and so does this.
+ * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ */
+import type { ServerResponse } from 'node:http';
+import type { PipelineEvent } from '../../canonical/model';
+import type { GatewayError } from '../../errors';
+import { startEventStream, writeEvent } from '../../http/respond';
+import { toGeminiFinishReason } from './finish-reason';
+import { functionArgs, responseId, toUsageMetadata } from './response-converter';
+
+export type StreamFraming = 'sse' | 'json_array';
+
+type StreamState = { chunksWritten: number };
+
+export async function writeGeminiStream(
+  response: ServerResponse,
+  events: AsyncIterable<PipelineEvent>,
+  options: { model: string; traceId: string; framing: StreamFraming },
+  errorBody: (error: GatewayError) => unknown,
+  toGatewayError: (error: unknown) => GatewayError,
+): Promise<void> {
+  const state: StreamState = { chunksWritten: 0 };
+  const base = { modelVersion: options.model, responseId: responseId(options.traceId) };
+  const write = (body: object): boolean => {
+    const text = JSON.stringify(body);
+    if (options.framing === 'sse') return writeEvent(response, text);
+    if (response.destroyed || response.writableEnded) return false;
+    response.write(state.chunksWritten === 0 ? `[${text}` : `,\r\n${text}`);
+    state.chunksWritten += 1;
+    return true;
+  };
+  const candidate = (parts: object[], extra: object = {}) => ({
+    candidates: [{ content: { parts, role: 'model' }, ...extra, index: 0 }],
+    ...base,
+  });
+
+  if (options.framing === 'sse') startEventStream(response);
+  else {
+    response.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
+    response.flushHeaders();
+  }
+  try {
+    for await (const event of events) {
+      if (event.type === 'text-delta') {
+        if (!write(candidate([{ text: event.text }]))) break;
+      } else if (event.type === 'tool-call') {
+        if (
+          !write(
+            candidate([
+              { functionCall: { name: event.name, args: functionArgs(event.arguments) } },
+            ]),
+          )
+        )
+          break;
+      } else {
+        write({
+          ...candidate([{ text: '' }], { finishReason: toGeminiFinishReason(event.finishReason) }),
+          usageMetadata: toUsageMetadata(event),
+        });
+      }
+    }
+  } catch (error) {
+    // Headers are gone already: the error travels as one more chunk, in the form's error shape.
+    write(errorBody(toGatewayError(error)) as object);
+  } finally {
+    if (options.framing === 'json_array' && !response.destroyed && !response.writableEnded) {
+      response.write(state.chunksWritten === 0 ? '[]' : ']');
+    }
+    response.end();
+  }
+}
