@@ -28,8 +28,9 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    // A fresh database each run: the start script creates the demo keys on it.
-    command: 'rm -rf .tmp/e2e-data && npx tsx scripts/start.ts',
+    // A fresh build (never a stale UI) and a fresh database each run: the start script creates
+    // the demo keys on it.
+    command: 'rm -rf .tmp/e2e-data && npx vite build --logLevel warn && npx tsx scripts/start.ts',
     url: `${e2eWorkbenchUrl}/api/health`,
     env: e2eEnvironment,
     reuseExistingServer: false,

@@ -4,6 +4,7 @@
  * the catalog's prices and labelled so, because a made-up number must never pass for a bill.
  */
 import type { CatalogModel } from '../../../contract/workbench-api';
+import { contentText } from './code-export/shared';
 import type { RunRecord } from './playground-types';
 
 export interface RunMetrics {
@@ -19,6 +20,9 @@ export interface RunMetrics {
   costEstimated: boolean;
   finishReason: string | null;
 }
+
+/** Below this much generation time a tokens-per-second figure is noise, not speed. */
+export const minimumMeasurableMs = 100;
 
 /** A rough token count for text without usage: about four characters per token in English. */
 export function estimateTokens(text: string): number {
@@ -58,13 +62,15 @@ export function computeRunMetrics(
   const usage = run.usage;
   const tokensEstimated = usage === null;
   const completionTokens = usage ? usage.completion_tokens : replyText !== '' ? estimateTokens(replyText) : null;
-  const promptTokens = usage ? usage.prompt_tokens : null;
+  const promptText = run.request.request.messages.map((message) => contentText(message.content)).join('\n');
+  const promptTokens = usage ? usage.prompt_tokens : estimateTokens(promptText);
 
   let tokensPerSecond: number | null = null;
   if (completionTokens !== null && completionTokens > 0 && totalMs !== null) {
     // Streaming speed is measured after the first token: the wait before it is latency, not speed.
     const generationMs = run.streamed && run.firstTokenMs !== null ? totalMs - run.firstTokenMs : totalMs;
-    if (generationMs > 0) tokensPerSecond = (completionTokens * 1000) / generationMs;
+    // A reply that arrives in one piece (a tool call, a short answer) has no measurable speed.
+    if (generationMs >= minimumMeasurableMs) tokensPerSecond = (completionTokens * 1000) / generationMs;
   }
 
   let costUsd: number | null = null;

@@ -4,7 +4,7 @@
  * their metrics, the raw exchange, code export, compare, tools and images, history and presets.
  * It talks only to the BFF (`/api`); keys stay there.
  */
-import { useCallback, useEffect, useEffectEvent, useId, useMemo, useReducer, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useId, useMemo, useReducer, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import type { ChatRequest } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
@@ -232,11 +232,15 @@ export function PlaygroundPage() {
     setNotes([]);
   }
 
-  // Every run is saved (once nothing streams, and edits have settled), under this conversation's id.
+  // Every run is saved under this conversation's id: at once when a run ends, after a pause for
+  // edits, and when the page goes away, so a reload right after a reply never loses it.
   const hasRun = session.messages.some((message) => message.run) || session.compareLanes.length > 0;
+  const wasRunning = useRef(false);
   useEffect(() => {
+    const runJustEnded = wasRunning.current && !runner.running;
+    wasRunning.current = runner.running;
     if (!hasRun || runner.running) return;
-    const timer = window.setTimeout(() => {
+    const save = () => {
       const saved = saveHistoryEntry(historyId, session);
       setHistoryNote(
         saved === null
@@ -245,8 +249,13 @@ export function PlaygroundPage() {
             ? 'Saved to history without the images: they did not fit in the browser’s storage.'
             : null,
       );
-    }, historySaveDelayMs);
-    return () => window.clearTimeout(timer);
+    };
+    const timer = window.setTimeout(save, runJustEnded ? 0 : historySaveDelayMs);
+    window.addEventListener('pagehide', save);
+    return () => {
+      window.clearTimeout(timer);
+      window.removeEventListener('pagehide', save);
+    };
   }, [session, historyId, hasRun, runner.running]);
 
   // Esc stops a streaming reply (unless a dialog is open); Ctrl/Cmd+Enter sends from anywhere.
@@ -336,10 +345,10 @@ export function PlaygroundPage() {
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
                   Send runs the same conversation and parameters on every model at once.
                 </p>
-                <div className="flex flex-wrap items-end gap-3">
+                <div className="flex flex-wrap items-start gap-3">
                   {[0, 1].map((index) =>
                     index <= session.compareModels.length ? (
-                      <div key={index} className="flex min-w-0 flex-1 basis-60 items-end gap-1">
+                      <div key={index} className="flex min-w-0 flex-1 basis-60 items-start gap-1">
                         <ModelCombobox
                           label={index === 0 ? 'Compare with' : 'And with'}
                           value={session.compareModels[index] ?? ''}
@@ -352,7 +361,7 @@ export function PlaygroundPage() {
                           <Button
                             size="small"
                             variant="ghost"
-                            className="mb-5"
+                            className="mt-5"
                             aria-label={`Remove ${session.compareModels[index]} from the comparison`}
                             onClick={() => dispatch({ type: 'compareModelRemoved', index })}
                           >

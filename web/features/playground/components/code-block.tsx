@@ -12,9 +12,20 @@ export function fenced(code: string, language: string): string {
 /** Highlighting very long text (a pasted image's data URL) costs more than it helps. */
 const highlightLimit = 60_000;
 
-export function CodeBlock({ code, language, copyLabel }: { code: string; language: string; copyLabel: string }) {
+export function CodeBlock({
+  code,
+  language,
+  copyLabel,
+  wrap = false,
+}: {
+  code: string;
+  language: string;
+  copyLabel: string;
+  /** Wrap long lines (stream events) instead of scrolling sideways (code). */
+  wrap?: boolean;
+}) {
   return (
-    <div className="relative">
+    <div className={wrap ? 'playground-wrap relative' : 'relative'}>
       <div className="absolute top-1.5 right-1.5 z-10">
         <CopyButton text={code} label={copyLabel} />
       </div>

@@ -65,6 +65,7 @@ export function RawViewDialog({
               code={responseText(run.response)}
               language={run.response?.kind === 'json' ? 'json' : 'plaintext'}
               copyLabel="Copy the response"
+              wrap
             />
             {events.length > 0 && (
               <details className="text-xs">

@@ -36,7 +36,7 @@ export function ReplyMetrics({
     value === null ? '—' : `${metrics.tokensEstimated ? '≈' : ''}${value.toLocaleString('en-US')}`;
 
   return (
-    <div className="mt-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
+    <div className="@container mt-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
       <div className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs">
         <span id={traceLabelId} className="font-medium text-zinc-600 dark:text-zinc-400">
           Trace ID
@@ -54,7 +54,7 @@ export function ReplyMetrics({
           </span>
         )}
       </div>
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5 sm:grid-cols-4 lg:grid-cols-7">
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5 @sm:grid-cols-3 @xl:grid-cols-4 @4xl:grid-cols-7">
         <Metric label="First token" title="Time to first token, from sending">
           {run.streamed ? formatDuration(metrics.firstTokenMs) : 'not streamed'}
         </Metric>

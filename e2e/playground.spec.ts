@@ -1,0 +1,284 @@
+/**
+ * The playground against the real BFF and the embedded gateway (simulated models): a streamed
+ * reply with its trace id, Stop that the gateway records as ended early, compare, a tool-call
+ * round trip, an image, a depleted key's 402 advice, and history across a reload.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
+import { balanceViewSchema } from '../contract/workbench-api';
+import { e2eDatabase, e2eDataDir, e2eGatewayPort } from './environment';
+
+const gatewayUrl = `http://127.0.0.1:${e2eGatewayPort}`;
+
+/** The gateway's command line on the e2e database; `--json` commands print one object. */
+function gatewayCli(args: string[]): unknown {
+  const output = execFileSync('npm', ['run', '--silent', 'gateway', '--', ...args, '--db', e2eDatabase], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return args.includes('--json') ? (JSON.parse(output) as unknown) : output;
+}
+
+/** The demo keys the start script created; the test needs one to read generation records. */
+function demoKey(profile: string): string {
+  const keys = JSON.parse(fs.readFileSync(path.join(e2eDataDir, 'demo-keys.json'), 'utf8')) as Record<string, string>;
+  const key = keys[profile];
+  if (!key) throw new Error(`No demo key ${profile} in ${e2eDataDir}/demo-keys.json`);
+  return key;
+}
+
+async function chooseModel(page: Page, label: string, modelId: string) {
+  const combobox = page.getByRole('combobox', { name: label, exact: true });
+  await combobox.fill(modelId);
+  await page.getByRole('option', { name: new RegExp(`^${modelId.replace(/[/:.]/g, '\\$&')}\\b`) }).first().click();
+  await expect(combobox).toHaveValue(modelId);
+}
+
+async function setMaxTokens(page: Page, value: number) {
+  await page.getByRole('spinbutton', { name: 'max_tokens' }).fill(String(value));
+}
+
+async function sendMessage(page: Page, text: string) {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+}
+
+/** Waits for the reply at `turn` to finish and returns its trace id. */
+async function finishedTraceId(page: Page, turn: number): Promise<string> {
+  const reply = page.getByRole('listitem', { name: `assistant turn ${turn}` });
+  await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(reply.getByText('Trace ID', { exact: true })).toBeVisible();
+  const traceId = reply.getByLabel('Trace ID', { exact: true });
+  await expect(traceId).toHaveText(cfRayPattern);
+  return (await traceId.textContent()) ?? '';
+}
+
+test.describe('playground', () => {
+  test('sends a message and shows the streamed reply with its Trace ID and metrics', async ({ page }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue('sim/chat-standard');
+    await setMaxTokens(page, 40);
+    const chatRequest = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
+    await sendMessage(page, 'Hello from the end-to-end test');
+    expect((await chatRequest).postDataJSON()).toMatchObject({
+      profile: 'demo-account',
+      request: { model: 'sim/chat-standard', max_tokens: 40, stream: true },
+    });
+
+    const traceId = await finishedTraceId(page, 2);
+    expect(traceId).toMatch(/^[0-9a-f]{16}-[A-Z]{3}$/);
+    const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+    await expect(reply).toContainText('You said');
+    await expect(reply.getByText('Finish reason')).toBeVisible();
+    await expect(reply.getByText(/^\$\d/)).toBeVisible();
+
+    await reply.getByRole('button', { name: 'Raw request and response of turn 2' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Raw request and response' });
+    await dialog.getByRole('tab', { name: 'Gateway request' }).click();
+    await expect(dialog).toContainText('Authorization: Bearer sk-');
+    await expect(dialog).toContainText('…');
+    await expect(dialog).not.toContainText(demoKey('demo-account'));
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('button', { name: 'Get code' }).click();
+    const code = page.getByRole('dialog', { name: 'Get code' });
+    await expect(code).toContainText('$GATEWAY_API_KEY');
+    await code.getByRole('tab', { name: 'TypeScript (openai)' }).click();
+    await expect(code).toContainText(`${'http://127.0.0.1'}:${e2eGatewayPort}/v1`);
+    await expect(code).not.toContainText(demoKey('demo-account'));
+  });
+
+  test('Stop keeps the partial reply and the gateway records the request as ended early', async ({ page, request }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 3000);
+    // "Write N words" makes the simulated model answer at length: Stop lands mid-stream.
+    await sendMessage(page, 'Write 3000 words about gateways');
+
+    const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+    const stop = page.getByRole('button', { name: 'Stop', exact: true });
+    await expect(stop).toBeVisible();
+    // Some text has streamed in before Stop: the reply is partial, not empty.
+    await expect(reply).toContainText('You said');
+    await expect(reply.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern);
+    await stop.click();
+
+    await expect(reply.getByText('Stopped — partial reply')).toBeVisible();
+    await expect(reply).toContainText('You said');
+    const traceId = (await reply.getByLabel('Trace ID', { exact: true }).textContent()) ?? '';
+
+    const key = demoKey('demo-account');
+    await expect
+      .poll(async () => {
+        const response = await request.get(`${gatewayUrl}/v1/generation?id=${encodeURIComponent(traceId)}`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        if (!response.ok()) return `HTTP ${response.status()}`;
+        return generationRecordSchema.parse(await response.json()).outcome;
+      })
+      .toBe('ended_early');
+  });
+
+  test('compares two models side by side, each with its own metrics', async ({ page }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 30);
+    await page.getByRole('checkbox', { name: 'Compare' }).check();
+    await chooseModel(page, 'Compare with', 'sim/echo-mini');
+    const chatRequests: unknown[] = [];
+    page.on('request', (sent) => {
+      if (sent.url().endsWith('/api/chat')) chatRequests.push(sent.postDataJSON());
+    });
+    await sendMessage(page, 'Compare these two');
+
+    const results = page.getByRole('region', { name: 'Compare results' });
+    for (const model of ['sim/chat-standard', 'sim/echo-mini']) {
+      const lane = results.getByRole('listitem', { name: `Reply of ${model}` });
+      await expect(lane.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern, { timeout: 30_000 });
+      await expect(lane.getByText('Finish reason')).toBeVisible();
+    }
+    await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
+    expect(chatRequests.map((body) => (body as { request: { model: string } }).request.model).sort()).toEqual([
+      'sim/chat-standard',
+      'sim/echo-mini',
+    ]);
+
+    await results.getByRole('button', { name: 'Continue with sim/echo-mini' }).click();
+    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue('sim/echo-mini');
+    await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toBeVisible();
+  });
+
+  test('completes a tool-call round trip', async ({ page }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 40);
+    await page.getByRole('button', { name: 'Insert example' }).click();
+    await sendMessage(page, 'What is the weather in Oslo?');
+
+    const callReply = page.getByRole('listitem', { name: 'assistant turn 2' });
+    await expect(callReply.getByRole('list', { name: 'Tool calls' })).toContainText('get_weather');
+    await expect(callReply.getByText('tool_calls')).toBeVisible();
+    const result = page.getByRole('textbox', { name: /Result for get_weather/ });
+    await result.fill('{"temperature_c": 21, "sky": "clear"}');
+    const continued = page.waitForRequest((sent) => sent.url().endsWith('/api/chat'));
+    await page.getByRole('button', { name: 'Submit tool results' }).click();
+    const body = (await continued).postDataJSON() as { request: { messages: { role: string; tool_call_id?: string }[] } };
+    expect(body.request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(body.request.messages[2]?.tool_call_id).toMatch(/^call_/);
+
+    await expect(page.getByRole('listitem', { name: 'tool turn 3' })).toContainText('temperature_c');
+    await finishedTraceId(page, 4);
+    await expect(page.getByRole('listitem', { name: 'assistant turn 4' })).toContainText(/\w+/);
+  });
+
+  test('attaches an image and sends it as an image_url part', async ({ page }) => {
+    await page.goto('/playground?model=sim/vision-pro');
+    await setMaxTokens(page, 40);
+    // A 1×1 PNG.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Attach image' }).click();
+    await (await chooser).setFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
+    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toBeVisible();
+
+    const chatRequest = page.waitForRequest((sent) => sent.url().endsWith('/api/chat'));
+    await sendMessage(page, 'What is in this image?');
+    const body = (await chatRequest).postDataJSON() as {
+      request: { messages: { content: { type: string; image_url?: { url: string } }[] }[] };
+    };
+    const parts = body.request.messages[0]?.content ?? [];
+    expect(parts.map((part) => part.type)).toEqual(['text', 'image_url']);
+    expect(parts[1]?.image_url?.url).toMatch(/^data:image\/png;base64,/);
+
+    await finishedTraceId(page, 2);
+    await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toContainText('I received 1 image');
+    await expect(page.getByRole('img', { name: 'Attached image 1' })).toBeVisible();
+  });
+
+  test('a depleted key shows the 402 advice in place', async ({ page, request }) => {
+    // Profiles are fixed when the workbench starts, so a new key cannot become one at run time:
+    // the demo allocated child is depleted for this test (limit 0) and restored afterwards.
+    const list = gatewayCli(['keys', 'list', '--json']) as { data: { id: string; name: string | null; limit_usd: number | null }[] };
+    const child = list.data.find((key) => key.name === 'demo-allocated-child');
+    if (!child) throw new Error('The demo allocated child key is missing from the e2e database.');
+    const originalLimit = child.limit_usd ?? 5;
+    gatewayCli(['keys', 'set', child.id, '--limit-usd', '0']);
+    try {
+      await expect
+        .poll(async () => {
+          const response = await request.get('/api/balance?profile=demo-allocated-child');
+          return response.ok() ? balanceViewSchema.parse(await response.json()).state : `HTTP ${response.status()}`;
+        })
+        .toBe('depleted');
+
+      await page.goto('/playground?model=sim/chat-standard&profile=demo-allocated-child');
+      await expect(page.getByRole('combobox', { name: 'Key' })).toContainText('demo-allocated-child');
+      await setMaxTokens(page, 20);
+      await sendMessage(page, 'This should not be admitted');
+
+      const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+      const alert = reply.getByRole('alert');
+      await expect(alert).toContainText('402');
+      await expect(alert).toContainText(/balance/i);
+      await expect(alert).toContainText('Do not retry unchanged');
+    } finally {
+      gatewayCli(['keys', 'set', child.id, '--limit-usd', String(originalLimit)]);
+    }
+  });
+
+  test('the exported code runs against the gateway with the key from the environment', async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.goto('/playground?model=sim/echo-mini');
+    await setMaxTokens(page, 12);
+    await page.getByRole('textbox', { name: 'System prompt' }).fill('Answer briefly.');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Say hello to the snippet');
+    await page.getByRole('button', { name: 'Get code' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Get code' });
+    const snippetDir = path.resolve('.tmp/e2e-snippets');
+    fs.mkdirSync(snippetDir, { recursive: true });
+    const key = demoKey('demo-account');
+
+    const runs: { tab: string; file: string; command: string[] }[] = [
+      { tab: 'curl', file: 'request.sh', command: ['bash'] },
+      { tab: 'TypeScript (openai)', file: 'openai.mts', command: ['npx', 'tsx'] },
+      { tab: 'Messages (@anthropic-ai/sdk)', file: 'anthropic.mts', command: ['npx', 'tsx'] },
+      { tab: 'Gemini (@google/genai)', file: 'gemini.mts', command: ['npx', 'tsx'] },
+    ];
+    for (const run of runs) {
+      await dialog.getByRole('tab', { name: run.tab }).click();
+      const code = (await dialog.getByRole('tabpanel').locator('pre').textContent()) ?? '';
+      expect(code).not.toContain(key);
+      const file = path.join(snippetDir, run.file);
+      fs.writeFileSync(file, code);
+      const [program = 'bash', ...programArguments] = run.command;
+      const output = execFileSync(program, [...programArguments, file], {
+        encoding: 'utf8',
+        env: { ...process.env, GATEWAY_API_KEY: key },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(output, `${run.tab} printed the model's answer`).toMatch(/\w+/);
+    }
+  });
+
+  test('history survives a reload and reopens the conversation', async ({ page }) => {
+    await page.goto('/playground?model=sim/echo-mini');
+    await setMaxTokens(page, 20);
+    const words = `History check ${Date.now().toString(36)}`;
+    await sendMessage(page, words);
+    await finishedTraceId(page, 2);
+
+    await page.reload();
+    await page.getByRole('button', { name: 'History' }).click();
+    const dialog = page.getByRole('dialog', { name: 'History' });
+    const entry = dialog.getByRole('listitem').filter({ hasText: words });
+    await expect(entry).toContainText('sim/echo-mini');
+    await entry.getByRole('button', { name: `Open ${words}` }).click();
+    await expect(page.getByRole('listitem', { name: 'user turn 1' })).toContainText(words);
+    await expect(page.getByRole('listitem', { name: 'assistant turn 2' }).getByLabel('Trace ID', { exact: true })).toHaveText(
+      cfRayPattern,
+    );
+  });
+});

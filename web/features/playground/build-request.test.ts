@@ -1,0 +1,136 @@
+import { buildChatRequest, exampleToolsText, parseToolsText, toWireMessages } from './build-request';
+import { createMessage } from './conversation-state';
+import { defaultParameters, type Parameters } from './playground-types';
+import { parameterSupport } from './parameters';
+import { textModel, toolModel, visionModel } from './test-fixtures';
+
+const parameters: Parameters = { ...defaultParameters, max_tokens: 64, temperature: 0.5, top_p: 0.9, stop: ['END'], seed: 3 };
+
+describe('parameter support', () => {
+  it('follows the catalog’s supported_parameters and says why a parameter is disabled', () => {
+    expect(parameterSupport('temperature', toolModel)).toEqual({ supported: true, reason: null });
+    const unsupported = parameterSupport('temperature', textModel);
+    expect(unsupported.supported).toBe(false);
+    expect(unsupported.reason).toContain('sim/echo-mini does not list “temperature”');
+  });
+
+  it('treats a model without a listed parameter set as taking them all', () => {
+    expect(parameterSupport('seed', undefined).supported).toBe(true);
+  });
+});
+
+describe('buildChatRequest', () => {
+  const messages = [createMessage('user', 'Hello')];
+
+  it('sends the set, supported parameters and the system prompt first', () => {
+    const result = buildChatRequest({
+      profile: 'demo-account',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: 'Be brief.',
+      messages,
+      parameters,
+      toolsText: '',
+    });
+    expect(result).toEqual({
+      ok: true,
+      notes: [],
+      body: {
+        profile: 'demo-account',
+        request: {
+          model: 'sim/chat-standard',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'Hello' },
+          ],
+          max_tokens: 64,
+          temperature: 0.5,
+          top_p: 0.9,
+          stop: ['END'],
+          seed: 3,
+          stream: true,
+        },
+      },
+    });
+  });
+
+  it('leaves out unsupported parameters and tools, with a note for each', () => {
+    const result = buildChatRequest({
+      profile: 'p',
+      model: textModel.id,
+      catalogModel: textModel,
+      systemPrompt: '',
+      messages,
+      parameters,
+      toolsText: exampleToolsText,
+    });
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(Object.keys(result.body.request).sort()).toEqual(['max_tokens', 'messages', 'model', 'stop', 'stream']);
+    expect(result.notes).toHaveLength(4);
+    expect(result.notes.join(' ')).toMatch(/temperature is not sent/);
+    expect(result.notes.join(' ')).toMatch(/Tools are not sent/);
+  });
+
+  it('refuses out-of-range values and invalid tools with words a person can act on', () => {
+    const result = buildChatRequest({
+      profile: 'p',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages,
+      parameters: { ...parameters, temperature: 3, max_tokens: 0 },
+      toolsText: '[{"type": "function"}]',
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toContain('temperature must be between 0 and 2.');
+    expect(result.problems).toContain('max_tokens must be a whole number above 0.');
+    expect(result.problems.some((problem) => problem.startsWith('Tools must be an array'))).toBe(true);
+  });
+
+  it('sends images as image_url parts, and refuses them for a text-only model', () => {
+    const withImage = [createMessage('user', 'What is this?', { images: ['data:image/png;base64,AAAA'] })];
+    const accepted = buildChatRequest({
+      profile: 'p',
+      model: visionModel.id,
+      catalogModel: visionModel,
+      systemPrompt: '',
+      messages: withImage,
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    if (!accepted.ok) throw new Error(accepted.problems.join());
+    expect(accepted.body.request.messages[0]?.content).toEqual([
+      { type: 'text', text: 'What is this?' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ]);
+    const refused = buildChatRequest({
+      profile: 'p',
+      model: textModel.id,
+      catalogModel: textModel,
+      systemPrompt: '',
+      messages: withImage,
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    expect(refused.ok).toBe(false);
+  });
+
+  it('writes tool calls and tool results in the chat-completion form', () => {
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } };
+    expect(
+      toWireMessages('', [
+        createMessage('assistant', '', { toolCalls: [call] }),
+        createMessage('tool', '{"ok":true}', { toolCallId: 'call_1', name: 'get_weather' }),
+      ]),
+    ).toEqual([
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', content: '{"ok":true}', tool_call_id: 'call_1' },
+    ]);
+  });
+
+  it('parses the example tools', () => {
+    expect(parseToolsText(exampleToolsText).tools?.[0]?.function.name).toBe('get_weather');
+    expect(parseToolsText('{').problem).toMatch(/not valid JSON/);
+  });
+});

@@ -1,0 +1,96 @@
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { createMessage } from '../conversation-state';
+import { toolModel } from '../test-fixtures';
+import { MessageItem, type MessageItemProps } from './message-item';
+
+function renderItem(overrides: Partial<MessageItemProps> = {}) {
+  const props: MessageItemProps = {
+    message: createMessage('user', 'What is a gateway?'),
+    position: 2,
+    model: undefined,
+    locked: false,
+    onEdit: vi.fn(),
+    onDelete: vi.fn(),
+    onRerun: vi.fn(),
+    onRemoveImage: vi.fn(),
+    onShowRaw: vi.fn(),
+    onShowCode: vi.fn(),
+    ...overrides,
+  };
+  render(
+    <ol>
+      <MessageItem {...props} />
+    </ol>,
+  );
+  return props;
+}
+
+describe('MessageItem', () => {
+  it('edits the text and the role in place', async () => {
+    const user = userEvent.setup();
+    const props = renderItem();
+    await user.click(screen.getByRole('button', { name: 'Edit turn 2' }));
+    const editor = screen.getByRole('textbox', { name: 'Text of turn 2' });
+    expect(editor).toHaveValue('What is a gateway?');
+    await user.clear(editor);
+    await user.type(editor, 'Explain budgets.');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Role of turn 2' }), 'system');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(props.onEdit).toHaveBeenCalledWith({ text: 'Explain budgets.', role: 'system' });
+    expect(screen.queryByRole('textbox', { name: 'Text of turn 2' })).not.toBeInTheDocument();
+  });
+
+  it('cancels an edit without saving', async () => {
+    const user = userEvent.setup();
+    const props = renderItem();
+    await user.click(screen.getByRole('button', { name: 'Edit turn 2' }));
+    await user.type(screen.getByRole('textbox', { name: 'Text of turn 2' }), ' more');
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(props.onEdit).not.toHaveBeenCalled();
+    expect(screen.getByText('What is a gateway?')).toBeInTheDocument();
+  });
+
+  it('deletes and re-runs from this point', async () => {
+    const user = userEvent.setup();
+    const props = renderItem();
+    await user.click(screen.getByRole('button', { name: 'Delete turn 2' }));
+    await user.click(screen.getByRole('button', { name: 'Re-run from turn 2' }));
+    expect(props.onDelete).toHaveBeenCalledTimes(1);
+    expect(props.onRerun).toHaveBeenCalledTimes(1);
+  });
+
+  it('locks editing while a reply streams', () => {
+    renderItem({ locked: true });
+    expect(screen.getByRole('button', { name: 'Edit turn 2' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Delete turn 2' })).toBeDisabled();
+  });
+
+  it('shows a stopped reply as partial, with its trace id and metrics', () => {
+    const reply = createMessage('assistant', 'Partial **answer**', {
+      run: {
+        model: 'sim/chat-standard',
+        status: 'stopped',
+        streamed: true,
+        startedAt: 0,
+        firstTokenMs: 120,
+        totalMs: 900,
+        cfRay: '0123456789abcdef-AMS',
+        upstreamStatus: 200,
+        meta: null,
+        finishReason: null,
+        usage: null,
+        error: null,
+        request: { profile: 'p', request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] } },
+        response: null,
+      },
+    });
+    renderItem({ message: reply, model: toolModel });
+    const item = screen.getByRole('listitem', { name: 'assistant turn 2' });
+    expect(within(item).getByText('answer').tagName).toBe('STRONG');
+    expect(within(item).getByText(/Stopped — partial reply/)).toBeInTheDocument();
+    expect(within(item).getByLabelText('Trace ID')).toHaveTextContent('0123456789abcdef-AMS');
+    expect(within(item).getByText('120 ms')).toBeInTheDocument();
+    expect(within(item).getByText('Cost (estimate)')).toBeInTheDocument();
+  });
+});

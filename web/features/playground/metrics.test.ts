@@ -1,0 +1,58 @@
+import { createSession } from './conversation-state';
+import { computeRunMetrics, estimateCostUsd, formatTokensPerSecond } from './metrics';
+import type { RunRecord } from './playground-types';
+import { toolModel } from './test-fixtures';
+
+const baseRun: RunRecord = {
+  model: 'sim/chat-standard',
+  status: 'done',
+  streamed: true,
+  startedAt: 0,
+  firstTokenMs: 200,
+  totalMs: 1200,
+  cfRay: '0123456789abcdef-AMS',
+  upstreamStatus: 200,
+  meta: null,
+  finishReason: 'stop',
+  usage: { prompt_tokens: 10, completion_tokens: 50, total_tokens: 60, cost: 0.0002 },
+  error: null,
+  request: { profile: 'p', request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] } },
+  response: null,
+};
+
+describe('computeRunMetrics', () => {
+  it('measures speed after the first token and takes the gateway’s cost as is', () => {
+    const metrics = computeRunMetrics(baseRun, 'text', toolModel);
+    expect(metrics.tokensPerSecond).toBe(50);
+    expect(metrics.costUsd).toBe(0.0002);
+    expect(metrics.costEstimated).toBe(false);
+    expect(formatTokensPerSecond(metrics.tokensPerSecond)).toBe('50.0 tok/s');
+  });
+
+  it('estimates the cost from catalog prices, and says so, when the gateway reported none', () => {
+    const metrics = computeRunMetrics(
+      { ...baseRun, usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 } },
+      'text',
+      toolModel,
+    );
+    expect(metrics.costEstimated).toBe(true);
+    expect(metrics.costUsd).toBeCloseTo(0.004, 10);
+  });
+
+  it('estimates tokens from the text after Stop (no usage), marked as estimates', () => {
+    const metrics = computeRunMetrics({ ...baseRun, status: 'stopped', usage: null }, 'x'.repeat(400), toolModel);
+    expect(metrics.tokensEstimated).toBe(true);
+    expect(metrics.completionTokens).toBe(100);
+    expect(metrics.promptTokens).toBe(1);
+    expect(metrics.costEstimated).toBe(true);
+  });
+
+  it('reports no speed for a reply that arrived in one piece', () => {
+    expect(computeRunMetrics({ ...baseRun, firstTokenMs: 40, totalMs: 41 }, '', toolModel).tokensPerSecond).toBeNull();
+  });
+
+  it('has no cost estimate without prices', () => {
+    expect(estimateCostUsd(undefined, 10, 10)).toBeNull();
+    expect(createSession().parameters.stream).toBe(true);
+  });
+});
