@@ -49,7 +49,7 @@ async function sendMessage(page: Page, text: string) {
 /** Waits for the reply at `turn` to finish and returns its trace id. */
 async function finishedTraceId(page: Page, turn: number): Promise<string> {
   const reply = page.getByRole('listitem', { name: `assistant turn ${turn}` });
-  await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0, { timeout: 30_000 });
   await expect(reply.getByText('Trace ID', { exact: true })).toBeVisible();
   const traceId = reply.getByLabel('Trace ID', { exact: true });
   await expect(traceId).toHaveText(cfRayPattern);
@@ -138,7 +138,7 @@ test.describe('playground', () => {
       await expect(lane.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern, { timeout: 30_000 });
       await expect(lane.getByText('Finish reason')).toBeVisible();
     }
-    await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0);
     expect(chatRequests.map((body) => (body as { request: { model: string } }).request.model).sort()).toEqual([
       'sim/chat-standard',
       'sim/echo-mini',

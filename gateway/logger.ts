@@ -31,7 +31,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /** The URL as it may be logged: the `key` query parameter is removed, never shown. */
 export function loggablePath(url: URL): string {
   if (!url.searchParams.has('key')) return url.pathname + url.search;
-  const params = new URLSearchParams(url.search);
-  params.set('key', '[redacted]');
-  return `${url.pathname}?${params.toString()}`;
+  const rest = new URLSearchParams(url.search);
+  rest.delete('key');
+  // Written by hand: URLSearchParams would encode the marker as %5Bredacted%5D.
+  return `${url.pathname}?key=[redacted]${rest.size > 0 ? `&${rest.toString()}` : ''}`;
 }

@@ -44,7 +44,14 @@ export class KeyRegistry {
   }
 
   get(id: string | null): KeyRow | undefined {
-    return id === null ? undefined : this.byId.get(id);
+    if (id === null) return undefined;
+    let key = this.byId.get(id);
+    if (!key) {
+      // A parent created a moment ago (before the next refresh) is looked up once, as findByKey does.
+      key = this.store.getKey(id);
+      if (key) this.remember(key);
+    }
+    return key;
   }
 
   /** The key whose money a request spends: a shared child spends its parent's. */

@@ -112,9 +112,12 @@ export class InferencePipeline {
       else this.running.delete(key.id);
     };
     // A generator that is never started never runs its `finally`: if the client leaves before
-    // the answer begins, the abort frees the reservation instead.
-    input.signal.addEventListener('abort', () => finish(), { once: true });
-    const events = this.run(input, model, provider, funding, promptTokens, finish);
+    // the answer begins, the abort frees the reservation instead. Once started, only the
+    // generator's `finally` frees it, after the delivered cost is pending, so no other request
+    // can be admitted in between against money already spent.
+    let started = false;
+    input.signal.addEventListener('abort', () => started || finish(), { once: true });
+    const events = this.run(input, model, provider, funding, promptTokens, () => (started = true), finish);
     return { model, promptTokens, events };
   }
 
@@ -124,8 +127,10 @@ export class InferencePipeline {
     provider: Provider,
     funding: KeyRow,
     promptTokens: number,
+    markStarted: () => void,
     finish: () => void,
   ): AsyncGenerator<PipelineEvent, void, undefined> {
+    markStarted();
     let deliveredTokens = 0;
     let recorded = false;
     const record = (outcome: GenerationOutcome, completionTokens: number, finishReason: FinishReason | null) => {

@@ -120,7 +120,8 @@ describe('PlaygroundPage', () => {
     stream.push(`event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: 30 })}\n\n`);
     stream.close();
 
-    expect(await screen.findByRole('button', { name: 'Send' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument());
+    expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument();
     const reply = screen.getByRole('listitem', { name: 'assistant turn 2' });
     expect(within(reply).getByLabelText('Trace ID')).toHaveTextContent(cfRay);
     expect(within(reply).getByText('$0.000013')).toBeInTheDocument();

@@ -161,15 +161,22 @@ export function Composer({
           {sendDisabledReason && !running && (
             <span className="max-w-64 text-right text-xs text-zinc-500 dark:text-zinc-400">{sendDisabledReason}</span>
           )}
-          {running ? (
-            <Button variant="danger" onClick={onStop} title="Stop the reply (Esc)">
+          {/* Stop appears beside a disabled Send rather than in its place, so a double click on
+              Send can never land on Stop and cut the reply it just started. */}
+          {running && (
+            <Button key="stop" variant="danger" onClick={onStop} title="Stop the reply (Esc)">
               Stop
             </Button>
-          ) : (
-            <Button variant="primary" onClick={onSend} disabled={sendDisabledReason !== null} title="Send (Ctrl+Enter)">
-              Send
-            </Button>
           )}
+          <Button
+            key="send"
+            variant="primary"
+            onClick={onSend}
+            disabled={running || sendDisabledReason !== null}
+            title="Send (Ctrl+Enter)"
+          >
+            Send
+          </Button>
         </div>
       </div>
       {!imagesSupported && imagesReason && <p className="sr-only">{imagesReason}</p>}

@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { ConfigurationError, loadGatewayConfig } from './config';
+
+describe('loadGatewayConfig', () => {
+  it('gives the documented defaults', () => {
+    const config = loadGatewayConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      databasePath: path.resolve('./data/gateway.db'),
+      settleIntervalMs: 30_000,
+      keyPepper: undefined,
+    });
+  });
+
+  it('reads every variable, treating empty strings as unset', () => {
+    const config = loadGatewayConfig({
+      GATEWAY_HOST: '0.0.0.0',
+      GATEWAY_PORT: '9999',
+      GATEWAY_DB: '/tmp/x/gateway.db',
+      GATEWAY_SETTLE_INTERVAL_MS: '100',
+      GATEWAY_SIM_TOKENS_PER_SECOND: '0',
+      GATEWAY_MAX_BODY_BYTES: '4096',
+      GATEWAY_LOG_LEVEL: 'silent',
+      GATEWAY_KEY_PEPPER: '',
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9999,
+      databasePath: '/tmp/x/gateway.db',
+      settleIntervalMs: 100,
+      simulatedTokensPerSecond: 0,
+      maxBodyBytes: 4096,
+      logLevel: 'silent',
+      keyPepper: undefined,
+    });
+  });
+
+  it.each([
+    ['GATEWAY_PORT', 'abc'],
+    ['GATEWAY_PORT', '70000'],
+    ['GATEWAY_PORT', '80.5'],
+    ['GATEWAY_SETTLE_INTERVAL_MS', '50'],
+    ['GATEWAY_SETTLE_INTERVAL_MS', 'soon'],
+    ['GATEWAY_SIM_TOKENS_PER_SECOND', '-1'],
+    ['GATEWAY_MAX_BODY_BYTES', '10'],
+    ['GATEWAY_LOG_LEVEL', 'loud'],
+    ['GATEWAY_KEY_PEPPER', 'short'],
+  ])('throws naming %s for the bad value %j', (variable, value) => {
+    expect(() => loadGatewayConfig({ [variable]: value })).toThrow(ConfigurationError);
+    expect(() => loadGatewayConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `));
+  });
+});

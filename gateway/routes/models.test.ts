@@ -1,0 +1,64 @@
+import { modelEntrySchema, modelListSchema } from '../../contract/gateway';
+import { parseUsdToNanos } from '../billing/money';
+import { expectCfRay, startTestGateway, type TestGateway } from '../testing-support';
+
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+});
+afterAll(async () => {
+  await gateway.stop();
+});
+
+describe('GET /v1/models', () => {
+  it('answers without a key, in the OpenAI list shape, with complete entries', async () => {
+    const response = await fetch(`${gateway.url}/v1/models`);
+    expect(response.status).toBe(200);
+    expectCfRay(response);
+    const body = modelListSchema.parse(await response.json());
+    expect(body.object).toBe('list');
+    const entries = body.data.map((entry) => modelEntrySchema.parse(entry));
+    expect(entries.length).toBeGreaterThanOrEqual(4);
+
+    for (const entry of entries) {
+      expect(entry.id).toMatch(/^[a-z0-9-]+\/[a-z0-9.-]+(:[a-z]+)?$/);
+      expect(entry.object).toBe('model');
+      expect(typeof entry.name).toBe('string');
+      expect(Number.isInteger(entry.created)).toBe(true);
+      expect(entry.owned_by).toBe(entry.id.split('/')[0]);
+      expect(entry.description).toEqual(expect.any(String));
+      expect(entry.context_length).toBeGreaterThan(0);
+      // Prices are decimal strings, exact to the nano, never numbers or exponents.
+      expect(entry.pricing?.prompt).toMatch(/^\d+(\.\d+)?$/);
+      expect(entry.pricing?.completion).toMatch(/^\d+(\.\d+)?$/);
+      expect(parseUsdToNanos(entry.pricing!.prompt!)).not.toBeNull();
+      expect(entry.architecture?.input_modalities).toContain('text');
+      expect(entry.architecture?.output_modalities).toContain('text');
+      expect(entry.supported_parameters).toEqual(expect.arrayContaining(['max_tokens']));
+    }
+
+    const paid = entries.filter(
+      (entry) =>
+        entry.id.startsWith('sim/') &&
+        parseUsdToNanos(entry.pricing!.prompt!)! > 0 &&
+        parseUsdToNanos(entry.pricing!.completion!)! > 0,
+    );
+    expect(paid.length).toBeGreaterThanOrEqual(4);
+    const free = entries.find((entry) => entry.id.endsWith(':free'));
+    expect(free).toBeDefined();
+    expect(free!.pricing).toEqual({ prompt: '0', completion: '0' });
+    expect(entries.some((entry) => entry.id.endsWith(':batch'))).toBe(true);
+    expect(entries.find((entry) => entry.id === 'sim/vision-pro')?.architecture?.input_modalities).toContain('image');
+  });
+
+  it('ignores a sent key, even a bogus one, in the header or the query', async () => {
+    const plain = await (await fetch(`${gateway.url}/v1/models`)).text();
+    const withHeader = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: 'Bearer sk-not-a-real-key' } });
+    expect(withHeader.status).toBe(200);
+    expect(await withHeader.text()).toBe(plain);
+    const withQuery = await fetch(`${gateway.url}/v1/models?key=nonsense`);
+    expect(withQuery.status).toBe(200);
+    expect(await withQuery.text()).toBe(plain);
+  });
+});
