@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   apiErrorSchema,
@@ -54,6 +55,20 @@ afterAll(async () => {
   await gateway.close();
 });
 
+/** Starts a request to the BFF that the test abandons (the browser leaving). */
+function leave(method: 'GET' | 'POST', path: string, body?: unknown) {
+  const request = httpRequest({
+    host: '127.0.0.1',
+    port: bff.port,
+    method,
+    path,
+    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
+  });
+  request.on('error', () => undefined);
+  request.end(body === undefined ? undefined : JSON.stringify(body));
+  return request;
+}
+
 describe('key state', () => {
   it.each([
     [{}, 'active'],
@@ -99,6 +114,31 @@ describe('key state', () => {
       upstream_status: 200,
       cost_usd: 0.000012,
     });
+  });
+
+  it('a probe model the catalog does not have is a 400 naming model, with no inference call', async () => {
+    const response = await rawRequest(bff, {
+      path: '/api/balance?profile=main&probe=1&model=nope/nothing',
+    });
+    expect(response.status).toBe(400);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ field: 'model' });
+    expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
+  });
+
+  it('aborts the probe call when the browser goes away', async () => {
+    gateway.setHandler((request, response) => {
+      const path = request.url.split('?')[0];
+      if (path === '/v1/balance') return sendJson(response, 200, balanceBody());
+      if (path === '/v1/chat/completions') return; // holds the answer
+      defaultHandler(request, response);
+    });
+    const request = leave('GET', '/api/balance?profile=main&probe=1&model=sim/echo');
+    await expect
+      .poll(() => gateway.requests.some((sent) => sent.url === '/v1/chat/completions'))
+      .toBe(true);
+    request.destroy();
+    // Without the abort the probe would wait for the 120 s first-byte timeout.
+    await gateway.requests.find((sent) => sent.url === '/v1/chat/completions')!.clientGone;
   });
 
   it('a 401 from the gateway is an authentication error with the spec advice', async () => {
@@ -189,6 +229,24 @@ describe('key validation', () => {
     );
     expect(result).toMatchObject({ valid: false, state: 'depleted' });
     expect(result.meta.upstream_status).toBe(402);
+  });
+
+  it('a browser leaving during the balance lookup of a 402 is no error: nothing logged, call aborted', async () => {
+    gateway.setHandler((request, response) => {
+      const path = request.url.split('?')[0];
+      if (path === '/v1/chat/completions') return sendJson(response, 402, { error: 'refused' });
+      if (path === '/v1/balance') return; // holds the answer
+      defaultHandler(request, response);
+    });
+    await rawRequest(bff, { path: '/api/catalog' });
+    const request = leave('POST', '/api/validate-key', { profile: 'main', model: 'sim/echo' });
+    await expect.poll(() => gateway.requests.some((sent) => sent.url === '/v1/balance')).toBe(true);
+    request.destroy();
+    await gateway.requests.find((sent) => sent.url === '/v1/balance')!.clientGone;
+    // The abort rejected the BFF's call before the gateway saw the socket close; one more
+    // round trip lets anything the error handler would log reach the log.
+    await rawRequest(bff, { path: '/api/health' });
+    expect(bff.logLines.filter((line) => line.includes('"msg":"unexpected error"'))).toEqual([]);
   });
 
   it('reports a 401 as not valid with the spec advice', async () => {

@@ -13,6 +13,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { balanceSchema, type Balance } from '../contract/gateway';
 import type { BalanceView, KeyState } from '../contract/workbench-api';
+import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
 import { ApiFailure, gatewayCallFailure, gatewayErrorFailure, parseInput } from './errors';
 import { CallerGoneError, GatewayCallError, type CollectedResponse } from './gateway-client';
@@ -114,13 +115,17 @@ export function createBalanceRouter(context: WorkbenchContext): Router {
   router.get('/balance', async (request, response) => {
     const query = parseInput(balanceQuerySchema, request.query, 'query');
     const key = context.profiles.keyOf(query.profile);
-    const { balance, cfRay } = await fetchBalance(context, key);
+    const signal = abortOnClientClose(response);
+    const { balance, cfRay } = await fetchBalance(context, key, { signal });
     context.profiles.rememberIdentity(query.profile, balance.identity);
     response.locals.cfRay = cfRay;
     let state = deriveKeyState(balance);
     let probe: BalanceView['probe'];
     if (query.probe === '1' && state === 'active') {
-      const model = query.model ?? (await context.catalog.cheapest())?.id;
+      // A model the catalog does not have is a 400 naming `model`, as on the other routes.
+      const model = query.model
+        ? (await context.catalog.find(query.model, 'model')).id
+        : (await context.catalog.cheapest())?.id;
       if (!model) {
         throw new ApiFailure(502, {
           message: 'The probe needs a model, and the catalog has none.',
@@ -128,7 +133,7 @@ export function createBalanceRouter(context: WorkbenchContext): Router {
         });
       }
       try {
-        const { answer, costUsd } = await minimalInference(context, key, model, 1);
+        const { answer, costUsd } = await minimalInference(context, key, model, 1, signal);
         probe = { model, upstream_status: answer.status, cf_ray: answer.cfRay, cost_usd: costUsd };
         if (answer.status === 402) state = 'blocked';
       } catch (error) {

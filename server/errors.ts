@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { apiStageSchema, type ApiError } from '../contract/workbench-api';
 import { gatewayErrorBodySchema } from '../contract/gateway';
 import { redactSecretText } from './secrets';
-import type { GatewayCallError } from './gateway-client';
+import { CallerGoneError, type GatewayCallError } from './gateway-client';
 
 export type ApiErrorDetail = ApiError['error'];
 
@@ -121,8 +121,14 @@ export function createErrorHandler(
   onUnexpected: (error: unknown) => void,
 ): ErrorRequestHandler {
   return (error: unknown, _request, response, next) => {
+    // The browser left: nobody is there to answer, and nothing went wrong.
+    if (error instanceof CallerGoneError) {
+      response.end();
+      return;
+    }
     if (response.headersSent) {
       // A stream already under way cannot change its status; end it so the client notices.
+      if (!(error instanceof ApiFailure)) onUnexpected(error);
       response.end();
       return;
     }

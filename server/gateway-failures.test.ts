@@ -41,6 +41,27 @@ async function garbageServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/**
+ * A TCP server that accepts connections and never says a word: an https:// client's TLS
+ * handshake never completes, so the connection is never up (a deterministic connect timeout).
+ */
+async function silentServer(): Promise<number> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return (server.address() as AddressInfo).port;
+}
+
 /** A port with nothing listening on it. */
 async function closedPort(): Promise<string> {
   const server = createServer();
@@ -72,6 +93,16 @@ describe('gateway down, slow or answering garbage', () => {
     const response = await postJson(bff, '/api/chat', chat);
     expect(response.status).toBe(502);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'connect' });
+  });
+
+  it('a connection that never comes up: stage connect after the configured connect timeout', async () => {
+    const bff = await bffFor(`https://127.0.0.1:${await silentServer()}`, { connectMs: 200 });
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(502);
+    const error = apiErrorSchema.parse(response.json()).error;
+    expect(error.stage).toBe('connect');
+    // The timer's own message, not a refusal's.
+    expect(error.message).toMatch(/within 200 ms/);
   });
 
   it('slow: stage first_byte after the configured timeout, and the gateway call is abandoned', async () => {

@@ -228,3 +228,29 @@ describe('headers', () => {
     expect(unknownApi.json()).toMatchObject({ error: { stage: 'validation' } });
   });
 });
+
+describe('dev mode (Vite as middleware)', () => {
+  let devBff: TestBff;
+
+  beforeAll(async () => {
+    devBff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, dev: true });
+  });
+
+  afterAll(async () => {
+    await devBff.close();
+  });
+
+  it('sends no CORS headers to another local origin, and still checks Host', async () => {
+    const page = await rawRequest(devBff, {
+      path: '/',
+      headers: { origin: 'http://localhost:3000' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<div id="root">');
+    expect(Object.keys(page.headers).filter((name) => name.startsWith('access-control-'))).toEqual(
+      [],
+    );
+    const rebound = await rawRequest(devBff, { path: '/', headers: { host: 'attacker.example' } });
+    expect(rebound.status).toBe(403);
+  });
+});

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Request, Response } from 'express';
 import { apiErrorSchema } from '../contract/workbench-api';
+import { createErrorHandler } from './errors';
 import { startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
 import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
 
@@ -118,5 +120,26 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
     });
     expect(response.status).toBe(400);
     expect(errorOf(response).field).toBe('model');
+  });
+});
+
+describe('error handler', () => {
+  it('logs an unexpected error that comes after a stream started, and ends the stream', () => {
+    const logged: unknown[] = [];
+    const handler = createErrorHandler(
+      () => [],
+      (error) => logged.push(error),
+    );
+    let ended = false;
+    const response = {
+      headersSent: true,
+      end: () => {
+        ended = true;
+      },
+    } as unknown as Response;
+    const bug = new TypeError('a bug mid-stream');
+    handler(bug, {} as Request, response, () => undefined);
+    expect(ended).toBe(true);
+    expect(logged).toEqual([bug]);
   });
 });

@@ -67,6 +67,8 @@ export function devUi(options: { httpServer?: Server; allowedHosts: string[] }):
         hmr: options.httpServer ? { server: options.httpServer } : undefined,
         // Vite checks Host itself too (its answer to CVE-2025-24010); give it the same list.
         allowedHosts: options.allowedHosts.map((entry) => entry.replace(/:\d+$/, '')),
+        // Vite answers localhost origins with CORS headers by default; the BFF sends none.
+        cors: false,
       },
     }),
   );
