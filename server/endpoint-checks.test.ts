@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import { checksReportSchema, type CheckResult } from '../contract/workbench-api';
 import { classifyOutcome } from './check-outcome';
 import {
@@ -177,5 +178,35 @@ describe('/api/checks', () => {
     );
     expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
     expect(byId(rerun.results)['chat-completions']!.outcome).toBe('available');
+  });
+});
+
+describe('/api/checks when the browser leaves', () => {
+  it('aborts the gateway call under way', async () => {
+    // A gateway that lists its models but then never answers: only the browser leaving can
+    // end the check it is running.
+    const silent = await startFakeGateway((request, response) => {
+      if (request.url.split('?')[0] === '/v1/models') defaultHandler(request, response);
+    });
+    const held = () => silent.requests.find((sent) => sent.url.split('?')[0] !== '/v1/models');
+    const workbench = await startTestBff({ gatewayBaseUrl: silent.baseUrl, profiles: { main: key } });
+    try {
+      const request = httpRequest({
+        host: '127.0.0.1',
+        port: workbench.port,
+        method: 'POST',
+        path: '/api/checks',
+        headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${workbench.port}` },
+      });
+      request.on('error', () => undefined);
+      request.end(JSON.stringify({ profile: 'main', include_paid: true }));
+      await expect.poll(() => held() !== undefined).toBe(true);
+      request.destroy();
+      // Without the abort the check would wait for the gateway's first-byte timeout.
+      await held()!.clientGone;
+    } finally {
+      await workbench.close();
+      await silent.close();
+    }
   });
 });

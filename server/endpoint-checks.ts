@@ -18,7 +18,9 @@ import { pricePerToken } from './catalog';
 import { classifyOutcome, explainOutcome } from './check-outcome';
 import type { WorkbenchContext } from './context';
 import { ApiFailure, parseInput } from './errors';
+import { abortOnClientClose } from './client-close';
 import {
+  CallerGoneError,
   GatewayCallError,
   type CollectedResponse,
   type GatewayRequest,
@@ -445,6 +447,7 @@ async function runOne(
   definition: CheckDefinition,
   inputs: RunInputs,
   includePaid: boolean,
+  signal?: AbortSignal,
 ): Promise<{ result: CheckResult; answer: CollectedResponse | null }> {
   const base = planned(definition, inputs.model, '');
   if (definition.paid && !includePaid) {
@@ -465,6 +468,7 @@ async function runOne(
   try {
     const answer = await context.gateway.collect({
       ...built.call,
+      signal,
       ...(definition.auth_form === 'none'
         ? {}
         : { key: inputs.key, keyPlacement: placementOf(definition) }),
@@ -546,7 +550,7 @@ export class EndpointChecks {
 
   async run(
     profile: string,
-    options: { includePaid: boolean; only?: string[]; model?: string },
+    options: { includePaid: boolean; only?: string[]; model?: string; signal?: AbortSignal },
   ): Promise<ChecksReport> {
     const key = this.context.profiles.keyOf(profile);
     const unknown = options.only?.find(
@@ -568,6 +572,8 @@ export class EndpointChecks {
     };
     const results: CheckResult[] = [];
     for (const definition of checkDefinitions) {
+      // The browser left: the remaining checks (paid ones included) are not worth running.
+      if (options.signal?.aborted) throw new CallerGoneError();
       if (options.only && !options.only.includes(definition.id)) {
         const kept = previous.results.find((result) => result.id === definition.id);
         results.push(kept ?? planned(definition, model, 'Not run yet.'));
@@ -578,6 +584,7 @@ export class EndpointChecks {
         definition,
         inputs,
         options.includePaid,
+        options.signal,
       );
       // The generation check asks for the record of this run's own chat call when there is one.
       if (
@@ -608,11 +615,13 @@ export function createChecksRouter(context: WorkbenchContext): Router {
   });
   router.post('/checks', async (request, response) => {
     const input = parseInput(runChecksRequestSchema, request.body, 'body');
+    const signal = abortOnClientClose(response);
     response.json(
       await checks.run(input.profile, {
         includePaid: input.include_paid,
         only: input.only,
         model: input.model,
+        signal,
       }),
     );
   });
