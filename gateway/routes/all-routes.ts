@@ -3,4 +3,8 @@ import { coreRouteFamilies, type RouteFamily } from '../app';
 import { addGeminiRoutes } from './gemini';
 import { addMessagesRoutes } from './messages';
 
-export const allRouteFamilies: RouteFamily[] = [...coreRouteFamilies, addMessagesRoutes, addGeminiRoutes];
+export const allRouteFamilies: RouteFamily[] = [
+  ...coreRouteFamilies,
+  addMessagesRoutes,
+  addGeminiRoutes,
+];

@@ -1,6 +1,14 @@
 import { balanceSchema, gatewayErrorBodySchema, type Balance } from '../../contract/gateway';
 import { maskKey } from '../keys/key-material';
-import { chatBody, expectCfRay, getWithKey, postJson, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import {
+  chatBody,
+  expectCfRay,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../testing-support';
 
 let gateway: TestGateway;
 
@@ -21,7 +29,9 @@ async function balanceOf(key: string): Promise<Balance> {
 }
 
 async function spend(key: string, overrides: Record<string, unknown> = {}): Promise<number> {
-  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), { key });
+  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), {
+    key,
+  });
   expect(response.status).toBe(200);
   const body = (await response.json()) as { usage: { cost: number } };
   return toNanos(body.usage.cost);
@@ -29,7 +39,12 @@ async function spend(key: string, overrides: Record<string, unknown> = {}): Prom
 
 describe('GET /v1/balance', () => {
   it('returns every field of the balance resource for an account key', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 12.5, graceUsd: 0.25, expiresAt: 4_102_444_800 });
+    const { key } = gateway.createKey({
+      kind: 'account',
+      limitUsd: 12.5,
+      graceUsd: 0.25,
+      expiresAt: 4_102_444_800,
+    });
     const balance = await balanceOf(key);
     expect(balance).toMatchObject({
       object: 'balance',
@@ -94,7 +109,10 @@ describe('GET /v1/balance', () => {
     expect(expiredBalance.disabled).toBe(false);
     expect(expiredBalance.expires_at).toBe(1_000_000);
 
-    const disabled = gateway.createKey({ kind: 'allocated_child', parentId: gateway.createKey({ kind: 'account' }).id });
+    const disabled = gateway.createKey({
+      kind: 'allocated_child',
+      parentId: gateway.createKey({ kind: 'account' }).id,
+    });
     gateway.gateway.admin.setDisabled(disabled.id, true);
     gateway.refreshKeys();
     const disabledBalance = await balanceOf(disabled.key);
@@ -119,7 +137,11 @@ describe('GET /v1/balance', () => {
   it("reports a shared child's parent figures without exposing the parent key", async () => {
     const parent = gateway.createKey({ kind: 'account', limitUsd: 3, graceUsd: 0.5 });
     const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
-    const allocated = gateway.createKey({ kind: 'allocated_child', parentId: parent.id, limitUsd: 1 });
+    const allocated = gateway.createKey({
+      kind: 'allocated_child',
+      parentId: parent.id,
+      limitUsd: 1,
+    });
     // The shared child spends the parent's money; the allocated child spends its own.
     const spent = (await spend(shared.key)) + (await spend(parent.key));
     const allocatedSpent = await spend(allocated.key);
@@ -131,7 +153,15 @@ describe('GET /v1/balance', () => {
     const childBalance = balanceSchema.parse(JSON.parse(text));
     expect(childBalance.identity).toBe('shared_child');
     expect(toNanos(parentBalance.consumption_usd)).toBe(spent);
-    for (const field of ['limit_usd', 'consumption_usd', 'remaining_usd', 'grace_usd', 'allocated_usd', 'recharge_usd', 'credit_usd'] as const) {
+    for (const field of [
+      'limit_usd',
+      'consumption_usd',
+      'remaining_usd',
+      'grace_usd',
+      'allocated_usd',
+      'recharge_usd',
+      'credit_usd',
+    ] as const) {
       expect(childBalance[field], field).toBe(parentBalance[field]);
     }
     expect(childBalance.key).toBe(maskKey(shared.key));

@@ -30,7 +30,12 @@ export function balanceOf(key: KeyRow, parts: GatewayParts) {
     funding.kind === 'account'
       ? parts.store
           .listKeys()
-          .filter((child) => child.parentId === funding.id && child.kind === 'allocated_child' && child.revokedAt === null)
+          .filter(
+            (child) =>
+              child.parentId === funding.id &&
+              child.kind === 'allocated_child' &&
+              child.revokedAt === null,
+          )
           .reduce((sum, child) => sum + child.limitNanos, 0)
       : funding.limitNanos;
   const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
@@ -39,7 +44,9 @@ export function balanceOf(key: KeyRow, parts: GatewayParts) {
     'grace_usd is a small admission allowance, not spendable balance, and is never part of remaining_usd.',
   ];
   if (key.kind === 'shared_child') {
-    notes.push("This is a shared child key: the figures are its parent key's balance, which it spends. The parent key is not shown.");
+    notes.push(
+      "This is a shared child key: the figures are its parent key's balance, which it spends. The parent key is not shown.",
+    );
   }
   return {
     object: 'balance',

@@ -30,7 +30,13 @@ beforeAll(async () => {
   prices = new Map(
     list.data.map((raw) => {
       const entry = modelEntrySchema.parse(raw);
-      return [entry.id, { prompt: parseUsdToNanos(entry.pricing!.prompt!)!, completion: parseUsdToNanos(entry.pricing!.completion!)! }];
+      return [
+        entry.id,
+        {
+          prompt: parseUsdToNanos(entry.pricing!.prompt!)!,
+          completion: parseUsdToNanos(entry.pricing!.completion!)!,
+        },
+      ];
     }),
   );
 });
@@ -58,7 +64,11 @@ describe('POST /v1/chat/completions: validation', () => {
     ['a missing model', { messages: [{ role: 'user', content: 'hi' }] }, "'model'"],
     ['missing messages', { model: 'sim/chat-standard' }, "'messages'"],
     ['an empty messages array', { model: 'sim/chat-standard', messages: [] }, "'messages'"],
-    ['a bad role', { model: 'sim/chat-standard', messages: [{ role: 'wizard', content: 'hi' }] }, "'messages.0.role'"],
+    [
+      'a bad role',
+      { model: 'sim/chat-standard', messages: [{ role: 'wizard', content: 'hi' }] },
+      "'messages.0.role'",
+    ],
     ['a fractional max_tokens', chatBody({ max_tokens: 1.5 }), "'max_tokens'"],
     ['a negative max_tokens', chatBody({ max_tokens: -3 }), "'max_tokens'"],
     ['a string max_tokens', chatBody({ max_tokens: 'ten' }), "'max_tokens'"],
@@ -70,7 +80,10 @@ describe('POST /v1/chat/completions: validation', () => {
   });
 
   it('answers 400 for a body that is not JSON', async () => {
-    const error = await expectError(await postJson(endpoint, '{"model": "sim/chat-standard", ', { key }), 400);
+    const error = await expectError(
+      await postJson(endpoint, '{"model": "sim/chat-standard", ', { key }),
+      400,
+    );
     expect(error.error).toMatch(/not valid JSON/);
   });
 
@@ -80,7 +93,10 @@ describe('POST /v1/chat/completions: validation', () => {
   });
 
   it('accepts content as a string or as an array of text parts', async () => {
-    const asString = await complete({ messages: [{ role: 'user', content: 'Tell me about tokens' }], seed: 5 });
+    const asString = await complete({
+      messages: [{ role: 'user', content: 'Tell me about tokens' }],
+      seed: 5,
+    });
     const asParts = await complete({
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me about tokens' }] }],
       seed: 5,
@@ -89,7 +105,10 @@ describe('POST /v1/chat/completions: validation', () => {
   });
 
   it('answers 404 for a model that is not in the catalog', async () => {
-    const error = await expectError(await postJson(endpoint, chatBody({ model: 'sim/does-not-exist' }), { key }), 404);
+    const error = await expectError(
+      await postJson(endpoint, chatBody({ model: 'sim/does-not-exist' }), { key }),
+      404,
+    );
     expect(error.type).toBe('model_not_found');
     expect(error.error).toContain('sim/does-not-exist');
   });
@@ -117,7 +136,9 @@ describe('POST /v1/chat/completions: body size limit', () => {
   });
 
   it('answers 413 to a chunked body that grows past the limit without declaring its length', async () => {
-    const text = JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'word '.repeat(1000) }] }));
+    const text = JSON.stringify(
+      chatBody({ messages: [{ role: 'user', content: 'word '.repeat(1000) }] }),
+    );
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(text));
@@ -137,7 +158,12 @@ describe('POST /v1/chat/completions: body size limit', () => {
 
 describe('POST /v1/chat/completions: answers', () => {
   it('returns a chat completion whose usage.cost is the catalog price of its tokens', async () => {
-    for (const model of ['sim/chat-standard', 'sim/echo-mini', 'sim/reasoner-large', 'sim/chat-standard:batch']) {
+    for (const model of [
+      'sim/chat-standard',
+      'sim/echo-mini',
+      'sim/reasoner-large',
+      'sim/chat-standard:batch',
+    ]) {
       const completion = await complete({ model, max_tokens: 40 });
       expect(completion.object).toBe('chat.completion');
       expect(completion.model).toBe(model);
@@ -153,7 +179,9 @@ describe('POST /v1/chat/completions: answers', () => {
       expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
       const price = prices.get(model)!;
       expect(price.prompt).toBeGreaterThan(0);
-      expect(toNanos(usage.cost!)).toBe(usage.prompt_tokens * price.prompt + usage.completion_tokens * price.completion);
+      expect(toNanos(usage.cost!)).toBe(
+        usage.prompt_tokens * price.prompt + usage.completion_tokens * price.completion,
+      );
     }
   });
 
@@ -169,7 +197,9 @@ describe('POST /v1/chat/completions: answers', () => {
     expect(completion.usage!.completion_tokens).toBe(5);
     const longer = await complete({ max_tokens: 4000, seed: 1 });
     expect(longer.choices[0]!.finish_reason).toBe('stop');
-    expect(longer.choices[0]!.message.content!.startsWith(completion.choices[0]!.message.content!)).toBe(true);
+    expect(
+      longer.choices[0]!.message.content!.startsWith(completion.choices[0]!.message.content!),
+    ).toBe(true);
   });
 
   it('cuts the answer before a stop sequence', async () => {
@@ -205,7 +235,11 @@ describe('POST /v1/chat/completions: answers', () => {
         function: {
           name: 'get_weather',
           description: 'The weather in a city',
-          parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string' }, days: { type: 'integer' } },
+            required: ['city'],
+          },
         },
       },
     ];
@@ -233,7 +267,9 @@ describe('POST /v1/chat/completions: answers', () => {
     });
     expect(second.choices[0]!.finish_reason).toBe('stop');
     expect(second.choices[0]!.message.tool_calls).toBeUndefined();
-    expect(second.choices[0]!.message.content).toContain('get_weather returned: {"temperature_c": 21}');
+    expect(second.choices[0]!.message.content).toContain(
+      'get_weather returned: {"temperature_c": 21}',
+    );
   });
 
   const pixel =
@@ -247,17 +283,24 @@ describe('POST /v1/chat/completions: answers', () => {
   };
 
   it('accepts image parts on sim/vision-pro', async () => {
-    const completion = await complete({ model: 'sim/vision-pro', messages: [imageMessage], max_tokens: 200 });
+    const completion = await complete({
+      model: 'sim/vision-pro',
+      messages: [imageMessage],
+      max_tokens: 200,
+    });
     expect(completion.choices[0]!.message.content).toContain('1 image (image/png)');
     const price = prices.get('sim/vision-pro')!;
     expect(toNanos(completion.usage!.cost!)).toBe(
-      completion.usage!.prompt_tokens * price.prompt + completion.usage!.completion_tokens * price.completion,
+      completion.usage!.prompt_tokens * price.prompt +
+        completion.usage!.completion_tokens * price.completion,
     );
   });
 
   it('refuses image parts on a text-only model with 400', async () => {
     const error = await expectError(
-      await postJson(endpoint, chatBody({ model: 'sim/chat-standard', messages: [imageMessage] }), { key }),
+      await postJson(endpoint, chatBody({ model: 'sim/chat-standard', messages: [imageMessage] }), {
+        key,
+      }),
       400,
     );
     expect(error.error).toMatch(/image/);
@@ -272,7 +315,9 @@ describe('POST /v1/chat/completions: streaming', () => {
     const ray = expectCfRay(response);
     const data = await readSseData(response);
     expect(data.at(-1)).toBe('[DONE]');
-    const chunks = data.slice(0, -1).map((payload) => chatCompletionChunkSchema.parse(JSON.parse(payload)));
+    const chunks = data
+      .slice(0, -1)
+      .map((payload) => chatCompletionChunkSchema.parse(JSON.parse(payload)));
     return { ray, chunks };
   }
 
@@ -293,13 +338,19 @@ describe('POST /v1/chat/completions: streaming', () => {
   });
 
   it('with stream_options.include_usage, ends with a usage chunk that has no choices', async () => {
-    const { chunks } = await stream({ seed: 3, max_tokens: 20, stream_options: { include_usage: true } });
+    const { chunks } = await stream({
+      seed: 3,
+      max_tokens: 20,
+      stream_options: { include_usage: true },
+    });
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage!.completion_tokens).toBe(20);
     expect(last.usage!.total_tokens).toBe(last.usage!.prompt_tokens + 20);
     const price = prices.get('sim/chat-standard')!;
-    expect(toNanos(last.usage!.cost!)).toBe(last.usage!.prompt_tokens * price.prompt + 20 * price.completion);
+    expect(toNanos(last.usage!.cost!)).toBe(
+      last.usage!.prompt_tokens * price.prompt + 20 * price.completion,
+    );
     const finishing = chunks.at(-2)!;
     expect(finishing.choices[0]!.finish_reason).toBe('length');
     expect(finishing.usage).toBeNull();
@@ -307,7 +358,15 @@ describe('POST /v1/chat/completions: streaming', () => {
 
   it('streams a tool call with finish_reason tool_calls', async () => {
     const { chunks } = await stream({
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'lookup',
+            parameters: { type: 'object', properties: { q: { type: 'string' } } },
+          },
+        },
+      ],
     });
     const call = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])[0]!;
     expect(call.index).toBe(0);

@@ -11,37 +11,38 @@ import { parseBody } from '../forms/validation';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
-import { withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
+import { startInference, withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
 
-export const writeChatError: ErrorWriter = (error, context) => ({ body: chatErrorBody(error, context.traceId) });
+export const writeChatError: ErrorWriter = (error, context) => ({
+  body: chatErrorBody(error, context.traceId),
+});
 
 export function addChatCompletionRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'POST',
     '/v1/chat/completions',
-    withErrors(writeChatError, async ({ request, response, url, traceId, startedAt }) => {
+    withErrors(writeChatError, async (context) => {
+      const { request, response, url, traceId } = context;
       const key = authenticate(request, url, 'chat_completions', parts.registry);
-      const body = parseBody(chatCompletionRequestSchema, await readJsonBody(request, parts.config.maxBodyBytes));
+      const body = parseBody(
+        chatCompletionRequestSchema,
+        await readJsonBody(request, parts.config.maxBodyBytes),
+      );
       const canonical = toCanonicalRequest(body);
 
-      // The response's close (not the request's) says the client left, also mid-stream.
-      const abort = new AbortController();
-      response.on('close', () => abort.abort());
-      const run = parts.pipeline.start({
-        key,
-        request: canonical,
-        form: 'chat_completions',
-        traceId,
-        signal: abort.signal,
-        startedAt,
-      });
+      const run = startInference(parts, context, key, canonical, 'chat_completions');
       const created = Math.floor(Date.now() / 1000);
 
       if (canonical.stream) {
         await writeChatCompletionStream(
           response,
           run.events,
-          { model: run.model.id, traceId, created, includeUsage: body.stream_options?.include_usage === true },
+          {
+            model: run.model.id,
+            traceId,
+            created,
+            includeUsage: body.stream_options?.include_usage === true,
+          },
           (error) => chatErrorBody(error, traceId),
           toGatewayError,
         );

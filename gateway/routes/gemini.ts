@@ -22,7 +22,7 @@ import { parseBody } from '../forms/validation';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
-import { withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
+import { startInference, withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
 
 export const writeGeminiError: ErrorWriter = (error, context) => ({
   body: geminiErrorBody(error, context.traceId),
@@ -60,7 +60,8 @@ export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'POST',
     MODEL_METHOD_PATH,
-    withErrors(writeGeminiError, async ({ request, response, url, traceId, startedAt, params }) => {
+    withErrors(writeGeminiError, async (context) => {
+      const { request, response, url, traceId, params } = context;
       const { modelName, method } = parseModelTarget(params.target ?? '');
       const key = authenticate(request, url, 'gemini', parts.registry);
       const raw = await readJsonBody(request, parts.config.maxBodyBytes);
@@ -84,17 +85,7 @@ export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
       const stream = method === 'streamGenerateContent';
       const canonical = toCanonicalRequest(body, model.id, stream);
 
-      // The response's close (not the request's) says the client left, also mid-stream.
-      const abort = new AbortController();
-      response.on('close', () => abort.abort());
-      const run = parts.pipeline.start({
-        key,
-        request: canonical,
-        form: 'gemini',
-        traceId,
-        signal: abort.signal,
-        startedAt,
-      });
+      const run = startInference(parts, context, key, canonical, 'gemini');
 
       if (stream) {
         await writeGeminiStream(

@@ -1,20 +1,44 @@
 /** Generation records: written at once, visible to the key and its parent, settled later. */
-import { balanceSchema, generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
-import { chatBody, eventually, expectCfRay, getWithKey, postJson, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import {
+  balanceSchema,
+  generationRecordSchema,
+  type GenerationRecord,
+} from '../../contract/gateway';
+import {
+  chatBody,
+  eventually,
+  expectCfRay,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../testing-support';
 
 async function infer(gateway: TestGateway, key: string, overrides: Record<string, unknown> = {}) {
-  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), { key });
+  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), {
+    key,
+  });
   expect(response.status).toBe(200);
   const ray = expectCfRay(response);
   const text = await response.text();
   return { ray, text };
 }
 
-async function record(gateway: TestGateway, key: string, id: string): Promise<{ status: number; record?: GenerationRecord }> {
-  const response = await getWithKey(`${gateway.url}/v1/generation?id=${encodeURIComponent(id)}`, key);
+async function record(
+  gateway: TestGateway,
+  key: string,
+  id: string,
+): Promise<{ status: number; record?: GenerationRecord }> {
+  const response = await getWithKey(
+    `${gateway.url}/v1/generation?id=${encodeURIComponent(id)}`,
+    key,
+  );
   expectCfRay(response);
   const body: unknown = await response.json();
-  return response.status === 200 ? { status: 200, record: generationRecordSchema.parse(body) } : { status: response.status };
+  return response.status === 200
+    ? { status: 200, record: generationRecordSchema.parse(body) }
+    : { status: response.status };
 }
 
 async function consumption(gateway: TestGateway, key: string): Promise<number> {
@@ -39,7 +63,11 @@ describe('generation records, settled by hand', () => {
     const stranger = gateway.createKey({ kind: 'account' });
 
     const { ray, text } = await infer(gateway, child.key, { max_tokens: 7 });
-    const usage = (JSON.parse(text) as { usage: { prompt_tokens: number; completion_tokens: number; cost: number } }).usage;
+    const usage = (
+      JSON.parse(text) as {
+        usage: { prompt_tokens: number; completion_tokens: number; cost: number };
+      }
+    ).usage;
     const mine = await record(gateway, child.key, ray);
     expect(mine.status).toBe(200);
     expect(mine.record).toMatchObject({
@@ -65,7 +93,10 @@ describe('generation records, settled by hand', () => {
 
     // A shared child's record is visible to it and to its parent; its funding is the parent's.
     const fromShared = await infer(gateway, shared.key, { stream: true });
-    expect((await record(gateway, shared.key, fromShared.ray)).record).toMatchObject({ streamed: true, outcome: 'completed' });
+    expect((await record(gateway, shared.key, fromShared.ray)).record).toMatchObject({
+      streamed: true,
+      outcome: 'completed',
+    });
     expect((await record(gateway, parent.key, fromShared.ray)).status).toBe(200);
     expect((await record(gateway, child.key, fromShared.ray)).status).toBe(404);
   });
@@ -74,10 +105,17 @@ describe('generation records, settled by hand', () => {
     const key = gateway.createKey({ kind: 'account', limitUsd: 5 });
     const rays: string[] = [];
     for (let index = 0; index < 12; index += 1) {
-      const model = ['sim/chat-standard', 'sim/echo-mini', 'sim/reasoner-large', 'sim/vision-pro'][index % 4];
-      rays.push((await infer(gateway, key.key, { model, max_tokens: 10 + index, stream: index % 2 === 0 })).ray);
+      const model = ['sim/chat-standard', 'sim/echo-mini', 'sim/reasoner-large', 'sim/vision-pro'][
+        index % 4
+      ];
+      rays.push(
+        (await infer(gateway, key.key, { model, max_tokens: 10 + index, stream: index % 2 === 0 }))
+          .ray,
+      );
     }
-    const records = await Promise.all(rays.map(async (ray) => (await record(gateway, key.key, ray)).record!));
+    const records = await Promise.all(
+      rays.map(async (ray) => (await record(gateway, key.key, ray)).record!),
+    );
     const total = records.reduce((sum, one) => sum + toNanos(one.cost_usd), 0);
     expect(total).toBeGreaterThan(0);
     expect(records.every((one) => one.settlement === 'pending')).toBe(true);
@@ -106,7 +144,11 @@ describe('generation records, settled by the timer', () => {
     const key = gateway.createKey({ kind: 'account' });
     const first = await infer(gateway, key.key);
     const second = await infer(gateway, key.key, { model: 'sim/reasoner-large' });
-    const costs = await Promise.all([first.ray, second.ray].map(async (ray) => toNanos((await record(gateway, key.key, ray)).record!.cost_usd)));
+    const costs = await Promise.all(
+      [first.ray, second.ray].map(async (ray) =>
+        toNanos((await record(gateway, key.key, ray)).record!.cost_usd),
+      ),
+    );
     const settled = await eventually(async () => {
       const one = (await record(gateway, key.key, second.ray)).record!;
       return one.settlement === 'settled' ? one : undefined;

@@ -18,7 +18,10 @@ export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
     withErrors(writeChatError, ({ request, response, url }) => {
       const key = authenticate(request, url, 'chat_completions', parts.registry);
       const id = url.searchParams.get('id');
-      if (!id) throw invalidRequest("Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.");
+      if (!id)
+        throw invalidRequest(
+          "Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.",
+        );
       const record = parts.store.getGeneration(id);
       const owner = record ? parts.store.getKey(record.keyId) : undefined;
       if (!record || !owner || (owner.id !== key.id && owner.parentId !== key.id)) {

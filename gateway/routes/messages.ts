@@ -16,7 +16,7 @@ import { parseBody } from '../forms/validation';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
-import { withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
+import { startInference, withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
 
 export const writeMessagesError: ErrorWriter = (error, context) => ({
   body: messagesErrorBody(error, context.traceId),
@@ -26,7 +26,8 @@ export function addMessagesRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'POST',
     '/v1/messages',
-    withErrors(writeMessagesError, async ({ request, response, url, traceId, startedAt }) => {
+    withErrors(writeMessagesError, async (context) => {
+      const { request, response, url, traceId } = context;
       const key = authenticate(request, url, 'messages', parts.registry);
       const body = parseBody(
         messagesRequestSchema,
@@ -34,17 +35,7 @@ export function addMessagesRoutes(router: Router, parts: GatewayParts): void {
       );
       const canonical = toCanonicalRequest(body);
 
-      // The response's close (not the request's) says the client left, also mid-stream.
-      const abort = new AbortController();
-      response.on('close', () => abort.abort());
-      const run = parts.pipeline.start({
-        key,
-        request: canonical,
-        form: 'messages',
-        traceId,
-        signal: abort.signal,
-        startedAt,
-      });
+      const run = startInference(parts, context, key, canonical, 'messages');
 
       if (canonical.stream) {
         await writeMessagesStream(

@@ -49,12 +49,16 @@ describe('GET /v1/models', () => {
     expect(free).toBeDefined();
     expect(free!.pricing).toEqual({ prompt: '0', completion: '0' });
     expect(entries.some((entry) => entry.id.endsWith(':batch'))).toBe(true);
-    expect(entries.find((entry) => entry.id === 'sim/vision-pro')?.architecture?.input_modalities).toContain('image');
+    expect(
+      entries.find((entry) => entry.id === 'sim/vision-pro')?.architecture?.input_modalities,
+    ).toContain('image');
   });
 
   it('ignores a sent key, even a bogus one, in the header or the query', async () => {
     const plain = await (await fetch(`${gateway.url}/v1/models`)).text();
-    const withHeader = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: 'Bearer sk-not-a-real-key' } });
+    const withHeader = await fetch(`${gateway.url}/v1/models`, {
+      headers: { authorization: 'Bearer sk-not-a-real-key' },
+    });
     expect(withHeader.status).toBe(200);
     expect(await withHeader.text()).toBe(plain);
     const withQuery = await fetch(`${gateway.url}/v1/models?key=nonsense`);

@@ -18,7 +18,12 @@ afterAll(async () => {
 describe('the openai npm client', () => {
   it('creates a chat completion, with usage and cost', async () => {
     const { data: completion, response } = await client.chat.completions
-      .create({ model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 12, seed: 7 })
+      .create({
+        model: 'sim/chat-standard',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        max_tokens: 12,
+        seed: 7,
+      })
       .withResponse();
     expect(response.headers.get('cf-ray')).toMatch(cfRayPattern);
     expect(completion.object).toBe('chat.completion');
@@ -62,11 +67,21 @@ describe('the openai npm client', () => {
   it('lists the models', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids).toEqual(expect.arrayContaining(['sim/chat-standard', 'sim/chat-standard:free', 'sim/chat-standard:batch']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'sim/chat-standard',
+        'sim/chat-standard:free',
+        'sim/chat-standard:batch',
+      ]),
+    );
   });
 
   it('raises AuthenticationError for an unknown key', async () => {
-    const stranger = new OpenAI({ apiKey: 'sk-unknown', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const stranger = new OpenAI({
+      apiKey: 'sk-unknown',
+      baseURL: `${gateway.url}/v1`,
+      maxRetries: 0,
+    });
     const error = await stranger.chat.completions
       .create({ model: 'sim/chat-standard', messages: [{ role: 'user', content: 'hi' }] })
       .catch((thrown: unknown) => thrown);

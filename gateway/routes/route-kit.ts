@@ -11,7 +11,9 @@ import { toGatewayError, type GatewayError } from '../errors';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
 import type { KeyRegistry } from '../keys/key-registry';
-import type { InferencePipeline } from '../pipeline/inference-pipeline';
+import type { InferencePipeline, InferenceRun } from '../pipeline/inference-pipeline';
+import type { CanonicalRequest } from '../canonical/model';
+import type { KeyRow } from '../store/store';
 import type { GatewayStore } from '../store/store';
 
 export type GatewayParts = {
@@ -25,7 +27,10 @@ export type GatewayParts = {
 };
 
 /** Writes a GatewayError as one public form's error body. */
-export type ErrorWriter = (error: GatewayError, context: RouteContext) => { status?: number; body: unknown };
+export type ErrorWriter = (
+  error: GatewayError,
+  context: RouteContext,
+) => { status?: number; body: unknown };
 
 export function withErrors(writeError: ErrorWriter, handler: RouteHandler): RouteHandler {
   return async (context) => {
@@ -40,12 +45,41 @@ export function withErrors(writeError: ErrorWriter, handler: RouteHandler): Rout
   };
 }
 
-export function sendError(response: ServerResponse, error: GatewayError, written: { status?: number; body: unknown }): void {
+export function sendError(
+  response: ServerResponse,
+  error: GatewayError,
+  written: { status?: number; body: unknown },
+): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(error.retryAfterSeconds);
   sendJson(response, written.status ?? error.status, written.body, headers);
+}
+
+/**
+ * Starts inference for a route: admission happens here (and may throw), and the provider call is
+ * aborted when the response closes. The response's close, not the request's, says the client
+ * left, also mid-stream.
+ */
+export function startInference(
+  parts: GatewayParts,
+  context: RouteContext,
+  key: KeyRow,
+  request: CanonicalRequest,
+  form: 'chat_completions' | 'messages' | 'gemini',
+): InferenceRun {
+  const abort = new AbortController();
+  context.response.on('close', () => abort.abort());
+  return parts.pipeline.start({
+    key,
+    request,
+    form,
+    traceId: context.traceId,
+    signal: abort.signal,
+    startedAt: context.startedAt,
+  });
 }
