@@ -1,4 +1,5 @@
 import { NavLink, Outlet } from 'react-router';
+import { useHealth } from '../api/health';
 import { classNames } from '../components/class-names';
 import { ProfileProvider } from './profile-context';
 import { ProfileSelect } from './profile-select';
@@ -11,6 +12,23 @@ const navigation = [
 ];
 
 /** The frame of every page: navigation, the key profile chooser, and the page itself. */
+/** A line under the header when the BFF cannot reach the gateway, so every page's errors make sense. */
+function GatewayStatus() {
+  const health = useHealth();
+  if (!health.data || health.data.reachable) return null;
+  return (
+    <div
+      role="status"
+      className="border-b border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-950 sm:px-6 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100"
+    >
+      The gateway at <span className="font-mono">{health.data.gateway_base_url}</span> does not
+      answer
+      {health.data.error ? `: ${health.data.error}` : '.'} Check that it is running; pages that need
+      it will fail until it answers.
+    </div>
+  );
+}
+
 export function AppShell() {
   return (
     <ProfileProvider>
@@ -55,6 +73,7 @@ export function AppShell() {
             </div>
           </div>
         </header>
+        <GatewayStatus />
         <main id="main" className="flex flex-1 flex-col">
           <Outlet />
         </main>

@@ -33,7 +33,7 @@ export function ProfileSelect() {
         <Select.Trigger
           aria-labelledby={labelId}
           title={profilesQuery.isError ? profilesQuery.error.message : undefined}
-          className="inline-flex h-8 max-w-56 min-w-36 items-center justify-between gap-2 rounded-md border border-zinc-300 bg-white px-2 text-sm hover:bg-zinc-50 disabled:opacity-70 data-[placeholder]:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"
+          className="inline-flex h-8 max-w-56 min-w-36 items-center justify-between gap-2 rounded-md border border-zinc-300 bg-white px-2 text-sm hover:bg-zinc-50 disabled:opacity-70 data-[placeholder]:text-zinc-600 dark:data-[placeholder]:text-zinc-400 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800"
         >
           <span className="truncate">
             <Select.Value placeholder={placeholder} />
@@ -59,7 +59,9 @@ export function ProfileSelect() {
                   <Select.ItemText>{candidate.name}</Select.ItemText>
                   <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
                     {candidate.masked_key}
-                    {candidate.identity ? ` · ${identityNames[candidate.identity] ?? candidate.identity}` : ''}
+                    {candidate.identity
+                      ? ` · ${identityNames[candidate.identity] ?? candidate.identity}`
+                      : ''}
                   </span>
                 </Select.Item>
               ))}

@@ -33,7 +33,11 @@ export function CopyButton({
     <Button size="small" aria-label={label} onClick={() => void copy()} {...props}>
       {status === 'copied' ? 'Copied' : status === 'failed' ? 'Copy failed' : (children ?? 'Copy')}
       <span role="status" className="sr-only">
-        {status === 'copied' ? 'Copied to the clipboard' : status === 'failed' ? 'Could not copy' : ''}
+        {status === 'copied'
+          ? 'Copied to the clipboard'
+          : status === 'failed'
+            ? 'Could not copy'
+            : ''}
       </span>
     </Button>
   );

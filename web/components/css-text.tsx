@@ -4,5 +4,7 @@
  * summary table, so the page's main occurrence stays the one text a finder by text locates.
  */
 export function CssText({ text, className }: { text: string; className?: string }) {
-  return <span data-text={text} className={`before:content-[attr(data-text)] ${className ?? ''}`} />;
+  return (
+    <span data-text={text} className={`before:content-[attr(data-text)] ${className ?? ''}`} />
+  );
 }

@@ -53,7 +53,9 @@ export function SelectField({
             sideOffset={4}
             className="z-50 max-h-[min(24rem,var(--radix-select-content-available-height))] min-w-[var(--radix-select-trigger-width)] overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
           >
-            <Select.ScrollUpButton className="flex justify-center py-0.5 text-zinc-500">▴</Select.ScrollUpButton>
+            <Select.ScrollUpButton className="flex justify-center py-0.5 text-zinc-500">
+              ▴
+            </Select.ScrollUpButton>
             <Select.Viewport className="p-1">
               {options.map((option) => (
                 <Select.Item
@@ -65,7 +67,9 @@ export function SelectField({
                 </Select.Item>
               ))}
             </Select.Viewport>
-            <Select.ScrollDownButton className="flex justify-center py-0.5 text-zinc-500">▾</Select.ScrollDownButton>
+            <Select.ScrollDownButton className="flex justify-center py-0.5 text-zinc-500">
+              ▾
+            </Select.ScrollDownButton>
           </Select.Content>
         </Select.Portal>
       </Select.Root>

@@ -3,7 +3,10 @@ import type { ReactNode } from 'react';
 /** A polite loading line; `role="status"` lets screen readers hear it once. */
 export function LoadingState({ children }: { children: ReactNode }) {
   return (
-    <p role="status" className="flex items-center gap-2 py-6 text-sm text-zinc-600 dark:text-zinc-400">
+    <p
+      role="status"
+      className="flex items-center gap-2 py-6 text-sm text-zinc-600 dark:text-zinc-400"
+    >
       <span
         aria-hidden="true"
         className="size-3 animate-spin rounded-full border-2 border-zinc-300 border-t-zinc-700 motion-reduce:animate-none dark:border-zinc-700 dark:border-t-zinc-200"

@@ -159,7 +159,10 @@ export function apiPost<T>(
 }
 
 /** Builds `path?name=value…`, leaving out empty values. */
-export function withQuery(path: string, query: Record<string, string | number | undefined | null>): string {
+export function withQuery(
+  path: string,
+  query: Record<string, string | number | undefined | null>,
+): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== '') search.set(name, String(value));

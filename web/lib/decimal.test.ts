@@ -17,7 +17,8 @@ describe('decimal math', () => {
   });
 
   it('rejects what is not a number', () => {
-    for (const text of ['', '.', 'abc', '1.2.3', '0x10', '1e']) expect(parseDecimal(text)).toBeNull();
+    for (const text of ['', '.', 'abc', '1.2.3', '0x10', '1e'])
+      expect(parseDecimal(text)).toBeNull();
   });
 
   it('shifts exactly', () => {

@@ -90,7 +90,7 @@ export function decimalToString(
     fractionPart = fractionPart.padEnd(minimumFractionDigits, '0');
   }
   const grouped = integerPart.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const sign = negative && (digits !== 0n) ? '-' : '';
+  const sign = negative && digits !== 0n ? '-' : '';
   return `${sign}${grouped}${fractionPart ? `.${fractionPart}` : ''}`;
 }
 

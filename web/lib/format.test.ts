@@ -1,4 +1,10 @@
-import { formatContextLength, formatDuration, formatPricePerMillion, formatUsd, toMilliseconds } from './format';
+import {
+  formatContextLength,
+  formatDuration,
+  formatPricePerMillion,
+  formatUsd,
+  toMilliseconds,
+} from './format';
 
 describe('formatPricePerMillion', () => {
   it.each([

@@ -74,7 +74,10 @@ export function formatDuration(milliseconds: number | null | undefined): string 
 }
 
 /** A Unix time in seconds or milliseconds as a local date and time, e.g. "2025-03-01 14:05". */
-export function formatDateTime(time: number | null | undefined, unit: 'seconds' | 'milliseconds'): string {
+export function formatDateTime(
+  time: number | null | undefined,
+  unit: 'seconds' | 'milliseconds',
+): string {
   if (time === null || time === undefined || !Number.isFinite(time)) return placeholder;
   const date = new Date(unit === 'seconds' ? time * 1000 : time);
   const pad = (part: number) => String(part).padStart(2, '0');

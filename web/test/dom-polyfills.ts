@@ -16,7 +16,10 @@ if (typeof window !== 'undefined') {
       disconnect() {}
     }
     Object.defineProperty(window, 'ResizeObserver', { value: ResizeObserverStub, writable: true });
-    Object.defineProperty(globalThis, 'ResizeObserver', { value: ResizeObserverStub, writable: true });
+    Object.defineProperty(globalThis, 'ResizeObserver', {
+      value: ResizeObserverStub,
+      writable: true,
+    });
   }
 
   if (!window.matchMedia) {

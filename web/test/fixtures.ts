@@ -1,5 +1,11 @@
 /** Contract-shaped test data for component tests (and the local preview server). */
-import type { BalanceView, CatalogModel, CheckResult, ChecksReport, Profile } from '../../contract/workbench-api';
+import type {
+  BalanceView,
+  CatalogModel,
+  CheckResult,
+  ChecksReport,
+  Profile,
+} from '../../contract/workbench-api';
 
 export function makeModel(overrides: Partial<CatalogModel> & { id: string }): CatalogModel {
   const [author = 'acme', rest = overrides.id] = overrides.id.split('/');
@@ -19,10 +25,22 @@ export function makeModel(overrides: Partial<CatalogModel> & { id: string }): Ca
     raw: {},
     ...overrides,
   };
-  return { ...model, raw: Object.keys(model.raw).length ? model.raw : { id: model.id, name: model.name } };
+  return {
+    ...model,
+    raw: Object.keys(model.raw).length ? model.raw : { id: model.id, name: model.name },
+  };
 }
 
-const authors = ['openai', 'anthropic', 'google', 'meta-llama', 'mistralai', 'qwen', 'deepseek', 'x-ai'];
+const authors = [
+  'openai',
+  'anthropic',
+  'google',
+  'meta-llama',
+  'mistralai',
+  'qwen',
+  'deepseek',
+  'x-ai',
+];
 
 /** `count` varied models, deterministic, for the virtualised list and filter performance. */
 export function makeCatalog(count: number): CatalogModel[] {
@@ -38,12 +56,22 @@ export function makeCatalog(count: number): CatalogModel[] {
       description: index % 3 === 0 ? 'Fast vision model for agents' : 'General chat model',
       created: 1_700_000_000 + index * 3600,
       context_length: [8192, 32_768, 128_000, 200_000, 1_048_576][index % 5] ?? null,
-      prompt_price: variant === 'free' ? '0' : (promptMicros / 1_000_000).toFixed(12).replace(/0+$/, ''),
-      completion_price: variant === 'free' ? '0' : ((promptMicros * 4) / 1_000_000).toFixed(12).replace(/0+$/, ''),
+      prompt_price:
+        variant === 'free' ? '0' : (promptMicros / 1_000_000).toFixed(12).replace(/0+$/, ''),
+      completion_price:
+        variant === 'free' ? '0' : ((promptMicros * 4) / 1_000_000).toFixed(12).replace(/0+$/, ''),
       input_modalities: index % 3 === 0 ? ['text', 'image'] : ['text'],
       output_modalities: index % 50 === 7 ? ['image'] : ['text'],
-      supported_parameters: index % 2 === 0 ? ['max_tokens', 'temperature', 'tools', 'response_format'] : ['max_tokens', 'temperature'],
-      raw: { id, name: `${author} ${base}`, pricing: { prompt: '0', completion: '0', image: '0.001' }, top_provider: { is_moderated: true } },
+      supported_parameters:
+        index % 2 === 0
+          ? ['max_tokens', 'temperature', 'tools', 'response_format']
+          : ['max_tokens', 'temperature'],
+      raw: {
+        id,
+        name: `${author} ${base}`,
+        pricing: { prompt: '0', completion: '0', image: '0.001' },
+        top_provider: { is_moderated: true },
+      },
     });
   });
 }
@@ -54,7 +82,11 @@ export const demoProfiles: Profile[] = [
   { name: 'demo-shared-child', masked_key: 'sk-gw-…e5f6', identity: 'shared_child' },
 ];
 
-export function makeBalanceView(overrides: Partial<BalanceView> & { balance?: Partial<BalanceView['balance']> } = {}): BalanceView {
+export function makeBalanceView(
+  overrides: Omit<Partial<BalanceView>, 'balance'> & {
+    balance?: Partial<BalanceView['balance']>;
+  } = {},
+): BalanceView {
   const { balance, ...rest } = overrides;
   return {
     profile: 'demo-account',
@@ -105,22 +137,72 @@ export function makeCheck(overrides: Partial<CheckResult> & { id: string }): Che
 
 export function makeChecksReport(ran: boolean): ChecksReport {
   const ranAt = ran ? 1_760_000_000_000 : null;
-  const done = (check: CheckResult, outcome: CheckResult['outcome'], status: number, explanation: string): CheckResult =>
-    ran ? { ...check, outcome, status, latency_ms: 42, cf_ray: '0123456789abcdef-AMS', explanation, ran_at: ranAt } : check;
+  const done = (
+    check: CheckResult,
+    outcome: CheckResult['outcome'],
+    status: number,
+    explanation: string,
+  ): CheckResult =>
+    ran
+      ? {
+          ...check,
+          outcome,
+          status,
+          latency_ms: 42,
+          cf_ray: '0123456789abcdef-AMS',
+          explanation,
+          ran_at: ranAt,
+        }
+      : check;
   return {
     profile: 'demo-account',
     ran_at: ranAt,
     results: [
       done(makeCheck({ id: 'models' }), 'available', 200, 'The catalog answers.'),
-      done(makeCheck({ id: 'balance-bearer', entry: 'Balance', path: '/v1/balance', auth_form: 'bearer' }), 'available', 200, 'Balance answers.'),
       done(
-        makeCheck({ id: 'gemini-bearer', entry: 'Gemini generateContent', method: 'POST', path: '/v1beta/models/{model}:generateContent', auth_form: 'bearer-on-vendor-b' }),
+        makeCheck({
+          id: 'balance-bearer',
+          entry: 'Balance',
+          path: '/v1/balance',
+          auth_form: 'bearer',
+        }),
+        'available',
+        200,
+        'Balance answers.',
+      ),
+      done(
+        makeCheck({
+          id: 'gemini-bearer',
+          entry: 'Gemini generateContent',
+          method: 'POST',
+          path: '/v1beta/models/{model}:generateContent',
+          auth_form: 'bearer-on-vendor-b',
+        }),
         'expected_error',
         401,
         'A Bearer token on the Gemini form is rejected with 401, as the spec says.',
       ),
-      makeCheck({ id: 'chat-paid', entry: 'Chat completions', method: 'POST', path: '/v1/chat/completions', auth_form: 'bearer', paid: true, estimated_cost_usd: 0.00002 }),
-      done(makeCheck({ id: 'generation', entry: 'Generation records', path: '/v1/generation', auth_form: 'bearer', planned: true }), 'missing', 404, 'Not implemented.'),
+      makeCheck({
+        id: 'chat-paid',
+        entry: 'Chat completions',
+        method: 'POST',
+        path: '/v1/chat/completions',
+        auth_form: 'bearer',
+        paid: true,
+        estimated_cost_usd: 0.00002,
+      }),
+      done(
+        makeCheck({
+          id: 'generation',
+          entry: 'Generation records',
+          path: '/v1/generation',
+          auth_form: 'bearer',
+          planned: true,
+        }),
+        'missing',
+        404,
+        'Not implemented.',
+      ),
     ],
   };
 }

@@ -17,7 +17,10 @@ export interface RecordedRequest {
 export type MockHandler = (request: RecordedRequest) => unknown;
 
 export function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
 }
 
 /**
@@ -41,7 +44,9 @@ export function mockApi(handlers: Record<string, MockHandler>): RecordedRequest[
       requests.push(request);
       const handler = handlers[`${method} ${url.pathname}`];
       if (!handler) {
-        return jsonResponse(404, { error: { message: `No mock for ${method} ${url.pathname}`, stage: 'internal' } });
+        return jsonResponse(404, {
+          error: { message: `No mock for ${method} ${url.pathname}`, stage: 'internal' },
+        });
       }
       const answer = handler(request);
       if (answer instanceof Response) return answer;
@@ -51,8 +56,10 @@ export function mockApi(handlers: Record<string, MockHandler>): RecordedRequest[
   return requests;
 }
 
-export function renderRoute(path: string) {
+export function renderRoute(path: string, options: { storage?: Record<string, string> } = {}) {
   window.localStorage.clear();
+  for (const [name, value] of Object.entries(options.storage ?? {}))
+    window.localStorage.setItem(name, value);
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: shouldRetry, retryDelay: 0 }, mutations: { retry: false } },
   });

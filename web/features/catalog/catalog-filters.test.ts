@@ -12,21 +12,68 @@ import {
 } from './catalog-filters';
 
 const models = indexModels([
-  makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o', description: 'Omni model', prompt_price: '0.0000025', completion_price: '0.00001', context_length: 128_000, created: 300, input_modalities: ['text', 'image'], supported_parameters: ['tools', 'response_format'] }),
-  makeModel({ id: 'openai/gpt-4o:free', name: 'GPT-4o (free)', variant: 'free', prompt_price: '0', completion_price: '0', context_length: 8192, created: 200 }),
-  makeModel({ id: 'anthropic/claude-sonnet', name: 'Claude Sonnet', description: 'Thoughtful writer', prompt_price: '0.000003', completion_price: '0.000015', context_length: 200_000, created: 100, supported_parameters: ['tools'] }),
-  makeModel({ id: 'google/gemini-flash:batch', name: 'Gemini Flash', variant: 'batch', prompt_price: '0.00000005', completion_price: '0.0000002', context_length: 1_048_576, created: null, output_modalities: ['text', 'image'] }),
-  makeModel({ id: 'mystery/unpriced', name: 'Unpriced', prompt_price: null, completion_price: null, context_length: null, created: 400 }),
+  makeModel({
+    id: 'openai/gpt-4o',
+    name: 'GPT-4o',
+    description: 'Omni model',
+    prompt_price: '0.0000025',
+    completion_price: '0.00001',
+    context_length: 128_000,
+    created: 300,
+    input_modalities: ['text', 'image'],
+    supported_parameters: ['tools', 'response_format'],
+  }),
+  makeModel({
+    id: 'openai/gpt-4o:free',
+    name: 'GPT-4o (free)',
+    variant: 'free',
+    prompt_price: '0',
+    completion_price: '0',
+    context_length: 8192,
+    created: 200,
+  }),
+  makeModel({
+    id: 'anthropic/claude-sonnet',
+    name: 'Claude Sonnet',
+    description: 'Thoughtful writer',
+    prompt_price: '0.000003',
+    completion_price: '0.000015',
+    context_length: 200_000,
+    created: 100,
+    supported_parameters: ['tools'],
+  }),
+  makeModel({
+    id: 'google/gemini-flash:batch',
+    name: 'Gemini Flash',
+    variant: 'batch',
+    prompt_price: '0.00000005',
+    completion_price: '0.0000002',
+    context_length: 1_048_576,
+    created: null,
+    output_modalities: ['text', 'image'],
+  }),
+  makeModel({
+    id: 'mystery/unpriced',
+    name: 'Unpriced',
+    prompt_price: null,
+    completion_price: null,
+    context_length: null,
+    created: 400,
+  }),
 ]);
 
 const ids = (list: typeof models) => list.map((entry) => entry.model.id);
-const withFilters = (change: Partial<CatalogFilters>) => filterModels(models, { ...defaultFilters, ...change });
+const withFilters = (change: Partial<CatalogFilters>) =>
+  filterModels(models, { ...defaultFilters, ...change });
 
 describe('filterModels', () => {
   it('searches id, name and description, every word', () => {
     expect(ids(withFilters({ search: 'claude' }))).toEqual(['anthropic/claude-sonnet']);
     expect(ids(withFilters({ search: 'THOUGHTFUL' }))).toEqual(['anthropic/claude-sonnet']);
-    expect(ids(withFilters({ search: 'openai/gpt' }))).toEqual(['openai/gpt-4o', 'openai/gpt-4o:free']);
+    expect(ids(withFilters({ search: 'openai/gpt' }))).toEqual([
+      'openai/gpt-4o',
+      'openai/gpt-4o:free',
+    ]);
     expect(ids(withFilters({ search: 'gpt omni' }))).toEqual(['openai/gpt-4o']);
     expect(withFilters({ search: 'nothing-like-this' })).toHaveLength(0);
   });
@@ -40,18 +87,36 @@ describe('filterModels', () => {
   it('filters by variant: free, batch, or base models only', () => {
     expect(ids(withFilters({ variant: 'free' }))).toEqual(['openai/gpt-4o:free']);
     expect(ids(withFilters({ variant: 'batch' }))).toEqual(['google/gemini-flash:batch']);
-    expect(ids(withFilters({ variant: 'none' }))).toEqual(['openai/gpt-4o', 'anthropic/claude-sonnet', 'mystery/unpriced']);
+    expect(ids(withFilters({ variant: 'none' }))).toEqual([
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet',
+      'mystery/unpriced',
+    ]);
   });
 
   it('requires every chosen parameter', () => {
-    expect(ids(withFilters({ parameters: ['tools'] }))).toEqual(['openai/gpt-4o', 'anthropic/claude-sonnet']);
-    expect(ids(withFilters({ parameters: ['tools', 'response_format'] }))).toEqual(['openai/gpt-4o']);
+    expect(ids(withFilters({ parameters: ['tools'] }))).toEqual([
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet',
+    ]);
+    expect(ids(withFilters({ parameters: ['tools', 'response_format'] }))).toEqual([
+      'openai/gpt-4o',
+    ]);
   });
 
   it('filters by a price range per million tokens, exactly, leaving out unknown prices', () => {
-    expect(ids(withFilters({ priceMinimum: '2.5', priceMaximum: '3' }))).toEqual(['openai/gpt-4o', 'anthropic/claude-sonnet']);
-    expect(ids(withFilters({ priceMaximum: '0.05' }))).toEqual(['openai/gpt-4o:free', 'google/gemini-flash:batch']);
-    expect(ids(withFilters({ priceMinimum: '$10', priceBasis: 'completion' }))).toEqual(['openai/gpt-4o', 'anthropic/claude-sonnet']);
+    expect(ids(withFilters({ priceMinimum: '2.5', priceMaximum: '3' }))).toEqual([
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet',
+    ]);
+    expect(ids(withFilters({ priceMaximum: '0.05' }))).toEqual([
+      'openai/gpt-4o:free',
+      'google/gemini-flash:batch',
+    ]);
+    expect(ids(withFilters({ priceMinimum: '$10', priceBasis: 'completion' }))).toEqual([
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet',
+    ]);
   });
 
   it('ignores a price bound that is not a number', () => {
@@ -83,7 +148,10 @@ describe('sortModels', () => {
   });
 
   it('sorts by context length and newest', () => {
-    expect(ids(sortModels(models, 'context', 'desc')).slice(0, 2)).toEqual(['google/gemini-flash:batch', 'anthropic/claude-sonnet']);
+    expect(ids(sortModels(models, 'context', 'desc')).slice(0, 2)).toEqual([
+      'google/gemini-flash:batch',
+      'anthropic/claude-sonnet',
+    ]);
     expect(ids(sortModels(models, 'newest', 'desc'))).toEqual([
       'mystery/unpriced',
       'openai/gpt-4o',

@@ -66,7 +66,8 @@ export function readFilters(search: URLSearchParams): CatalogFilters {
     priceMaximum: search.get('max') ?? '',
     priceBasis: priceBasis === 'completion' ? 'completion' : 'prompt',
     sort: validSort,
-    direction: direction === 'asc' || direction === 'desc' ? direction : defaultDirection(validSort),
+    direction:
+      direction === 'asc' || direction === 'desc' ? direction : defaultDirection(validSort),
   };
 }
 
@@ -176,18 +177,26 @@ export function filterModels(indexed: IndexedModel[], filters: CatalogFilters): 
     if (filters.inputModality !== null && !model.input_modalities.includes(filters.inputModality)) {
       return false;
     }
-    if (filters.outputModality !== null && !model.output_modalities.includes(filters.outputModality)) {
+    if (
+      filters.outputModality !== null &&
+      !model.output_modalities.includes(filters.outputModality)
+    ) {
       return false;
     }
     if (filters.variant === 'none' && model.variant !== null) return false;
-    if (filters.variant !== 'any' && filters.variant !== 'none' && model.variant !== filters.variant) {
+    if (
+      filters.variant !== 'any' &&
+      filters.variant !== 'none' &&
+      model.variant !== filters.variant
+    ) {
       return false;
     }
     if (filters.parameters.some((parameter) => !model.supported_parameters.includes(parameter))) {
       return false;
     }
     if (minimum || maximum) {
-      const price = filters.priceBasis === 'prompt' ? entry.promptPerMillion : entry.completionPerMillion;
+      const price =
+        filters.priceBasis === 'prompt' ? entry.promptPerMillion : entry.completionPerMillion;
       // A model without a known price (or a variable one) cannot be said to be in any range.
       if (!price || price.digits < 0n) return false;
       if (minimum && compareDecimal(price, minimum) < 0) return false;
@@ -197,7 +206,12 @@ export function filterModels(indexed: IndexedModel[], filters: CatalogFilters): 
   });
 }
 
-function compareNullable<T>(left: T | null, right: T | null, compare: (a: T, b: T) => number, direction: number): number {
+function compareNullable<T>(
+  left: T | null,
+  right: T | null,
+  compare: (a: T, b: T) => number,
+  direction: number,
+): number {
   // Unknown values sort last whichever way the list is sorted.
   if (left === null && right === null) return 0;
   if (left === null) return 1;
@@ -206,24 +220,43 @@ function compareNullable<T>(left: T | null, right: T | null, compare: (a: T, b: 
 }
 
 /** A sorted copy; ties fall back to the id so the order is stable and predictable. */
-export function sortModels(indexed: IndexedModel[], field: SortField, direction: SortDirection): IndexedModel[] {
+export function sortModels(
+  indexed: IndexedModel[],
+  field: SortField,
+  direction: SortDirection,
+): IndexedModel[] {
   const sign = direction === 'asc' ? 1 : -1;
   const byNumber = (a: number, b: number) => a - b;
   const compare = (left: IndexedModel, right: IndexedModel): number => {
     switch (field) {
       case 'name':
-        return (left.model.name || left.model.id).localeCompare(right.model.name || right.model.id) * sign;
+        return (
+          (left.model.name || left.model.id).localeCompare(right.model.name || right.model.id) *
+          sign
+        );
       case 'prompt':
         return compareNullable(left.promptPerMillion, right.promptPerMillion, compareDecimal, sign);
       case 'completion':
-        return compareNullable(left.completionPerMillion, right.completionPerMillion, compareDecimal, sign);
+        return compareNullable(
+          left.completionPerMillion,
+          right.completionPerMillion,
+          compareDecimal,
+          sign,
+        );
       case 'context':
-        return compareNullable(left.model.context_length, right.model.context_length, byNumber, sign);
+        return compareNullable(
+          left.model.context_length,
+          right.model.context_length,
+          byNumber,
+          sign,
+        );
       case 'newest':
         return compareNullable(left.model.created, right.model.created, byNumber, sign);
       default:
         return 0;
     }
   };
-  return [...indexed].sort((left, right) => compare(left, right) || left.model.id.localeCompare(right.model.id));
+  return [...indexed].sort(
+    (left, right) => compare(left, right) || left.model.id.localeCompare(right.model.id),
+  );
 }

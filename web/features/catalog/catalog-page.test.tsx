@@ -3,7 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { demoProfiles, makeCatalog, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockApi, renderRoute } from '../../test/render-app';
 
-const health = { mode: 'embedded', gateway_base_url: 'http://127.0.0.1:8787', reachable: true, latency_ms: 2 };
+const health = {
+  mode: 'embedded',
+  gateway_base_url: 'http://127.0.0.1:8787',
+  reachable: true,
+  latency_ms: 2,
+};
 
 function mockCatalog(models = makeCatalog(2000), skipped = 0) {
   return mockApi({
@@ -25,7 +30,9 @@ describe('CatalogPage', () => {
   // jsdom lays nothing out: give the scroll box a viewport and each row a height, as a
   // browser would, so the virtualiser renders what is in view.
   const sizes = { clientHeight: 640, clientWidth: 1024, offsetHeight: 60, offsetWidth: 1024 };
-  const originals = Object.keys(sizes).map((name) => [name, Object.getOwnPropertyDescriptor(HTMLElement.prototype, name)] as const);
+  const originals = Object.keys(sizes).map(
+    (name) => [name, Object.getOwnPropertyDescriptor(HTMLElement.prototype, name)] as const,
+  );
   beforeAll(() => {
     for (const [name, value] of Object.entries(sizes)) {
       Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => value });
@@ -50,7 +57,11 @@ describe('CatalogPage', () => {
   it('filters by search and writes it to the URL', async () => {
     mockCatalog([
       makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o' }),
-      makeModel({ id: 'anthropic/claude-sonnet', name: 'Claude Sonnet', description: 'careful writer' }),
+      makeModel({
+        id: 'anthropic/claude-sonnet',
+        name: 'Claude Sonnet',
+        description: 'careful writer',
+      }),
       makeModel({ id: 'meta-llama/llama-3:free', name: 'Llama 3' }),
     ]);
     const { router } = renderRoute('/catalog');
@@ -76,7 +87,14 @@ describe('CatalogPage', () => {
   });
 
   it('shows the variant as a badge and the full id as text', async () => {
-    mockCatalog([makeModel({ id: 'meta-llama/llama-3:free', name: 'Llama 3', variant: 'free', context_length: 131_072 })]);
+    mockCatalog([
+      makeModel({
+        id: 'meta-llama/llama-3:free',
+        name: 'Llama 3',
+        variant: 'free',
+        context_length: 131_072,
+      }),
+    ]);
     renderRoute('/catalog');
     expect(await screen.findByText('meta-llama/llama-3:free')).toBeInTheDocument();
     expect(screen.getByText(':free')).toBeInTheDocument();
@@ -102,7 +120,12 @@ describe('CatalogPage', () => {
     const model = makeModel({
       id: 'openai/gpt-4o',
       name: 'GPT-4o',
-      raw: { id: 'openai/gpt-4o', name: 'GPT-4o', pricing: { prompt: '0.0000025', image: '0.003' }, top_provider: { is_moderated: true } },
+      raw: {
+        id: 'openai/gpt-4o',
+        name: 'GPT-4o',
+        pricing: { prompt: '0.0000025', image: '0.003' },
+        top_provider: { is_moderated: true },
+      },
     });
     mockCatalog([model]);
     const { router } = renderRoute('/catalog');
@@ -112,11 +135,16 @@ describe('CatalogPage', () => {
     expect(within(dialog).getByText('top_provider')).toBeInTheDocument();
     expect(within(dialog).getByText('pricing.image')).toBeInTheDocument();
     expect(within(dialog).getByText(/"is_moderated": true/)).toBeInTheDocument();
-    const curl = within(dialog).getByText(/curl 'http:\/\/127\.0\.0\.1:8787\/v1\/chat\/completions'/);
+    const curl = within(dialog).getByText(
+      /curl 'http:\/\/127\.0\.0\.1:8787\/v1\/chat\/completions'/,
+    );
     expect(curl.textContent).toContain('Authorization: Bearer $GATEWAY_API_KEY');
     expect(curl.textContent).toContain('"model": "openai/gpt-4o"');
     expect(curl.textContent).not.toMatch(/sk-/);
-    expect(within(dialog).getByRole('link', { name: 'Try in playground' })).toHaveAttribute('href', '/playground?model=openai%2Fgpt-4o');
+    expect(within(dialog).getByRole('link', { name: 'Try in playground' })).toHaveAttribute(
+      'href',
+      '/playground?model=openai%2Fgpt-4o',
+    );
     expect(within(dialog).getByRole('button', { name: 'Copy model id' })).toBeInTheDocument();
   });
 
@@ -133,7 +161,13 @@ describe('CatalogPage', () => {
       'GET /api/health': () => health,
       'GET /api/catalog': () =>
         jsonResponse(502, {
-          error: { message: 'The gateway answered 500.', stage: 'gateway', upstream_status: 500, cf_ray: '0123456789abcdef-AMS', advice: 'Try again in a minute.' },
+          error: {
+            message: 'The gateway answered 500.',
+            stage: 'gateway',
+            upstream_status: 500,
+            cf_ray: '0123456789abcdef-AMS',
+            advice: 'Try again in a minute.',
+          },
         }),
     });
     renderRoute('/catalog');

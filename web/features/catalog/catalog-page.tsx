@@ -47,7 +47,9 @@ export function CatalogPage() {
   useEffect(() => {
     function focusSearch(event: KeyboardEvent) {
       const target = event.target as HTMLElement | null;
-      const typing = target?.closest('input, textarea, select, [contenteditable="true"], [role="dialog"]');
+      const typing = target?.closest(
+        'input, textarea, select, [contenteditable="true"], [role="dialog"]',
+      );
       if (event.key === '/' && !typing && !event.metaKey && !event.ctrlKey && !event.altKey) {
         event.preventDefault();
         searchRef.current?.focus();
@@ -58,7 +60,9 @@ export function CatalogPage() {
   }, []);
 
   function updateFilters(change: Partial<CatalogFilters>) {
-    setSearchParams((current) => writeFilters(current, { ...readFilters(current), ...change }), { replace: true });
+    setSearchParams((current) => writeFilters(current, { ...readFilters(current), ...change }), {
+      replace: true,
+    });
   }
 
   function changeSearchText(text: string) {
@@ -68,7 +72,12 @@ export function CatalogPage() {
   }
 
   function sortBy(field: SortField) {
-    const direction = field === filters.sort ? (filters.direction === 'asc' ? 'desc' : 'asc') : defaultDirection(field);
+    const direction =
+      field === filters.sort
+        ? filters.direction === 'asc'
+          ? 'desc'
+          : 'asc'
+        : defaultDirection(field);
     updateFilters({ sort: field, direction });
   }
 
@@ -95,7 +104,12 @@ export function CatalogPage() {
   const indexed = useMemo(() => indexModels(models ?? []), [models]);
   const facets = useMemo(() => collectFacets(models ?? []), [models]);
   const visible = useMemo(
-    () => sortModels(filterModels(indexed, { ...filters, search: deferredSearch }), filters.sort, filters.direction),
+    () =>
+      sortModels(
+        filterModels(indexed, { ...filters, search: deferredSearch }),
+        filters.sort,
+        filters.direction,
+      ),
     [indexed, filters, deferredSearch],
   );
   const selected = selectedId ? (models?.find((model) => model.id === selectedId) ?? null) : null;
@@ -140,15 +154,22 @@ export function CatalogPage() {
       />
       {skipped > 0 && (
         <p className="text-xs text-amber-800 dark:text-amber-300">
-          {skipped} catalog {skipped === 1 ? 'entry was' : 'entries were'} left out because {skipped === 1 ? 'it has' : 'they have'} no id.
+          {skipped} catalog {skipped === 1 ? 'entry was' : 'entries were'} left out because{' '}
+          {skipped === 1 ? 'it has' : 'they have'} no id.
         </p>
       )}
       {catalogQuery.isPending ? (
         <LoadingState>Loading the catalog…</LoadingState>
       ) : catalogQuery.isError ? (
-        <ErrorPanel what="Loading the catalog" error={catalogQuery.error} onRetry={() => void catalogQuery.refetch()} />
+        <ErrorPanel
+          what="Loading the catalog"
+          error={catalogQuery.error}
+          onRetry={() => void catalogQuery.refetch()}
+        />
       ) : total === 0 ? (
-        <EmptyState title="The catalog is empty">The gateway lists no models. Check its catalog configuration, then refresh.</EmptyState>
+        <EmptyState title="The catalog is empty">
+          The gateway lists no models. Check its catalog configuration, then refresh.
+        </EmptyState>
       ) : visible.length === 0 ? (
         <EmptyState title="No model matches">
           Change the search or{' '}
@@ -158,7 +179,11 @@ export function CatalogPage() {
             onClick={() => {
               setSearchText('');
               lastWrittenSearch.current = '';
-              updateFilters({ ...defaultFilters, sort: filters.sort, direction: filters.direction });
+              updateFilters({
+                ...defaultFilters,
+                sort: filters.sort,
+                direction: filters.direction,
+              });
             }}
           >
             clear every filter
@@ -166,7 +191,13 @@ export function CatalogPage() {
           .
         </EmptyState>
       ) : (
-        <ModelList models={visible} sort={filters.sort} direction={filters.direction} onSort={sortBy} onOpen={openModel} />
+        <ModelList
+          models={visible}
+          sort={filters.sort}
+          direction={filters.direction}
+          onSort={sortBy}
+          onOpen={openModel}
+        />
       )}
       <ModelDetailDialog
         model={selected}

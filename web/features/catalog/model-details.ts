@@ -23,7 +23,9 @@ const knownNestedFields: Record<string, Set<string>> = {
  * Fields of the raw entry the panel has no row for, as dotted paths with their values. The
  * catalog's fields are still changing (spec 2.3), so they are shown rather than dropped.
  */
-export function unknownFields(raw: Record<string, unknown>): Array<{ path: string; value: unknown }> {
+export function unknownFields(
+  raw: Record<string, unknown>,
+): Array<{ path: string; value: unknown }> {
   const found: Array<{ path: string; value: unknown }> = [];
   for (const [name, value] of Object.entries(raw)) {
     if (!knownTopLevelFields.has(name)) {

@@ -39,7 +39,8 @@ export const outcomeTones: Record<CheckOutcome, BadgeTone> = {
 
 /** The word shown for a row: a check that never ran says so instead of "Skipped". */
 export function outcomeLabel(result: CheckResult): string {
-  if (result.ran_at === null && result.status === null && result.outcome === 'skipped') return 'Not run';
+  if (result.ran_at === null && result.status === null && result.outcome === 'skipped')
+    return 'Not run';
   return outcomeLabels[result.outcome];
 }
 
@@ -59,7 +60,10 @@ export function authFormLabel(authForm: string): string {
 /** What running every paid check would cost, in USD. */
 export function paidChecksCost(results: CheckResult[]): { count: number; cost: number } {
   const paid = results.filter((result) => result.paid);
-  return { count: paid.length, cost: paid.reduce((sum, result) => sum + result.estimated_cost_usd, 0) };
+  return {
+    count: paid.length,
+    cost: paid.reduce((sum, result) => sum + result.estimated_cost_usd, 0),
+  };
 }
 
 function formatRanAt(time: number | null): string {
@@ -74,7 +78,10 @@ function markdownCell(text: string): string {
  * The report as Markdown for a support message. It carries the masked key only: the BFF never
  * sends a full key, and this text never adds one.
  */
-export function reportToMarkdown(report: ChecksReport, context: { maskedKey?: string; gatewayBaseUrl?: string }): string {
+export function reportToMarkdown(
+  report: ChecksReport,
+  context: { maskedKey?: string; gatewayBaseUrl?: string },
+): string {
   const lines = [
     `## Endpoint checks: profile \`${report.profile}\``,
     '',
@@ -105,9 +112,16 @@ export function reportToMarkdown(report: ChecksReport, context: { maskedKey?: st
 }
 
 /** The report as JSON, with the masked key beside it. */
-export function reportToJson(report: ChecksReport, context: { maskedKey?: string; gatewayBaseUrl?: string }): string {
+export function reportToJson(
+  report: ChecksReport,
+  context: { maskedKey?: string; gatewayBaseUrl?: string },
+): string {
   return JSON.stringify(
-    { masked_key: context.maskedKey ?? null, gateway_base_url: context.gatewayBaseUrl ?? null, ...report },
+    {
+      masked_key: context.maskedKey ?? null,
+      gateway_base_url: context.gatewayBaseUrl ?? null,
+      ...report,
+    },
     null,
     2,
   );

@@ -26,7 +26,13 @@ export function EndpointsPage() {
   const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
   const running = runChecks.isPending ? runChecks.variables : undefined;
   const runningIds = new Set<string>(
-    running ? (running.only ?? report?.results.filter((result) => running.includePaid || !result.paid).map((result) => result.id) ?? []) : [],
+    running
+      ? (running.only ??
+          report?.results
+            .filter((result) => running.includePaid || !result.paid)
+            .map((result) => result.id) ??
+          [])
+      : [],
   );
 
   function run(variables: RunChecksVariables) {
@@ -43,7 +49,13 @@ export function EndpointsPage() {
           <span className="text-xs text-zinc-600 dark:text-zinc-400">
             {report?.ran_at ? `Last run ${formatTime(report.ran_at)}` : 'Not run yet'}
           </span>
-          {report && <ExportMenu report={report} maskedKey={maskedKey} gatewayBaseUrl={health.data?.gateway_base_url} />}
+          {report && (
+            <ExportMenu
+              report={report}
+              maskedKey={maskedKey}
+              gatewayBaseUrl={health.data?.gateway_base_url}
+            />
+          )}
         </>
       }
     >
@@ -67,7 +79,7 @@ export function EndpointsPage() {
             Include paid checks
             <span className="text-zinc-600 dark:text-zinc-400">
               {paid.count > 0
-                ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'}, about ${formatUsd(paid.cost)} in total)`
+                ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'}, ${paid.cost > 0 ? `about ${formatUsd(paid.cost)} in total` : 'on free models: $0 estimated'})`
                 : ' (none planned)'}
             </span>
           </label>
@@ -86,19 +98,29 @@ export function EndpointsPage() {
       )}
 
       {profile === null ? (
-        <EmptyState title="No key profile chosen">Choose a key in the header to plan its checks.</EmptyState>
+        <EmptyState title="No key profile chosen">
+          Choose a key in the header to plan its checks.
+        </EmptyState>
       ) : checks.isPending ? (
         <LoadingState>Loading the check plan…</LoadingState>
       ) : checks.isError ? (
-        <ErrorPanel what="Loading the check plan" error={checks.error} onRetry={() => void checks.refetch()} />
+        <ErrorPanel
+          what="Loading the check plan"
+          error={checks.error}
+          onRetry={() => void checks.refetch()}
+        />
       ) : checks.data.results.length === 0 ? (
-        <EmptyState title="No checks planned">The workbench server planned no endpoint checks for this profile.</EmptyState>
+        <EmptyState title="No checks planned">
+          The workbench server planned no endpoint checks for this profile.
+        </EmptyState>
       ) : (
         <ChecksTable
           results={checks.data.results}
           includePaid={includePaid}
           runningIds={runningIds}
-          onRerun={(result) => run({ profile, includePaid: includePaid && result.paid, only: [result.id] })}
+          onRerun={(result) =>
+            run({ profile, includePaid: includePaid && result.paid, only: [result.id] })
+          }
         />
       )}
     </PageLayout>

@@ -24,7 +24,8 @@ export const keyStateMeanings: Record<KeyState, string> = {
   expired: 'The key has expired: requests answer HTTP 402.',
   disabled: 'The key is disabled: requests answer HTTP 402.',
   depleted: 'No balance remains: requests answer HTTP 402.',
-  blocked: 'The balance looks usable, but inference answers HTTP 402 (for example, the parent key is disabled or expired).',
+  blocked:
+    'The balance looks usable, but inference answers HTTP 402 (for example, the parent key is disabled or expired).',
 };
 
 export const identityLabels: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import { demoProfiles, makeBalanceView, makeModel } from '../../test/fixtures';
@@ -6,20 +6,30 @@ import { jsonResponse, mockApi, renderRoute, type MockHandler } from '../../test
 import { KeyStateBadge } from './components/key-state-badge';
 import { chartPoints } from './components/balance-chart';
 import { remainingShare } from './key-state';
-import { render } from '@testing-library/react';
 
 function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, MockHandler> = {}) {
   return mockApi({
     'GET /api/profiles': () => ({ profiles: demoProfiles }),
-    'GET /api/health': () => ({ mode: 'embedded', gateway_base_url: 'http://127.0.0.1:8787', reachable: true, latency_ms: 1 }),
+    'GET /api/health': () => ({
+      mode: 'embedded',
+      gateway_base_url: 'http://127.0.0.1:8787',
+      reachable: true,
+      latency_ms: 1,
+    }),
     'GET /api/catalog': () => ({
-      models: [makeModel({ id: 'acme/pricey', completion_price: '0.00006' }), makeModel({ id: 'acme/cheap', completion_price: '0.0000001' })],
+      models: [
+        makeModel({ id: 'acme/pricey', completion_price: '0.00006' }),
+        makeModel({ id: 'acme/cheap', completion_price: '0.0000001' }),
+      ],
       fetched_at: 1,
       skipped: 0,
     }),
     'GET /api/balance': (request) => {
       const profile = request.url.searchParams.get('profile') ?? '';
-      return balances[profile] ?? jsonResponse(404, { error: { message: `Unknown profile ${profile}`, stage: 'profile' } });
+      return (
+        balances[profile] ??
+        jsonResponse(404, { error: { message: `Unknown profile ${profile}`, stage: 'profile' } })
+      );
     },
     ...extra,
   });
@@ -28,13 +38,15 @@ function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, M
 const accountBalance = makeBalanceView({ profile: 'demo-account' });
 const allBalances = {
   'demo-account': accountBalance,
-  'demo-allocated-child': makeBalanceView({ profile: 'demo-allocated-child', balance: { identity: 'allocated_child', remaining_usd: 1, limit_usd: 2 } }),
-  'demo-shared-child': makeBalanceView({ profile: 'demo-shared-child', balance: { identity: 'shared_child', key: 'sk-gw-…e5f6' } }),
+  'demo-allocated-child': makeBalanceView({
+    profile: 'demo-allocated-child',
+    balance: { identity: 'allocated_child', remaining_usd: 1, limit_usd: 2 },
+  }),
+  'demo-shared-child': makeBalanceView({
+    profile: 'demo-shared-child',
+    balance: { identity: 'shared_child', key: 'sk-gw-…e5f6' },
+  }),
 };
-
-function balancePanel() {
-  return screen.getByRole('region', { name: 'demo-account' });
-}
 
 describe('KeyStateBadge', () => {
   it.each<[KeyState, string]>([
@@ -81,7 +93,7 @@ describe('KeysPage', () => {
     expect(within(panel).getByText('Consumption')).toBeInTheDocument();
     expect(within(panel).getByText('$0.05 allowance')).toBeInTheDocument();
     expect(within(panel).getByText(/not spendable/)).toBeInTheDocument();
-    expect(within(panel).getByText(/can take minutes/)).toBeInTheDocument();
+    expect(within(panel).getByText(/can lag minutes/)).toBeInTheDocument();
     expect(within(panel).getByText('Never')).toBeInTheDocument();
   });
 
@@ -98,8 +110,28 @@ describe('KeysPage', () => {
     renderRoute('/keys');
     const panel = await screen.findByRole('region', { name: 'demo-account' });
     expect(within(panel).getByText('Disabled')).toBeInTheDocument();
-    expect(within(panel).getByRole('note')).toHaveTextContent('Enable the key or use another; do not retry unchanged.');
+    expect(within(panel).getByRole('note')).toHaveTextContent(
+      'Enable the key or use another; do not retry unchanged.',
+    );
+    expect(within(panel).getByText(/not usable while disabled/)).toBeInTheDocument();
+  });
+
+  it('falls back to the spec’s advice when no guidance came', async () => {
+    mockKeys({
+      ...allBalances,
+      'demo-account': makeBalanceView({
+        state: 'expired',
+        guidance: '',
+        balance: { expired: true },
+      }),
+    });
+    renderRoute('/keys');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    expect(within(panel).getByText('Expired')).toBeInTheDocument();
     expect(within(panel).getByRole('note')).toHaveTextContent('requests answer HTTP 402');
+    expect(within(panel).getByRole('note')).toHaveTextContent(
+      'do not retry the same request unchanged',
+    );
   });
 
   it('says a shared child shows its parent’s balance', async () => {
@@ -113,7 +145,10 @@ describe('KeysPage', () => {
 
   it('shows the expiry as a date and a countdown', async () => {
     const inTwoDays = Math.floor(Date.now() / 1000) + 2 * 86_400 + 3700;
-    mockKeys({ ...allBalances, 'demo-account': makeBalanceView({ balance: { expires_at: inTwoDays } }) });
+    mockKeys({
+      ...allBalances,
+      'demo-account': makeBalanceView({ balance: { expires_at: inTwoDays } }),
+    });
     renderRoute('/keys');
     const panel = await screen.findByRole('region', { name: 'demo-account' });
     expect(within(panel).getByText(/^in 2 d 1 h$/)).toBeInTheDocument();
@@ -131,10 +166,20 @@ describe('KeysPage', () => {
   });
 
   it('explains a failed balance load with stage and advice', async () => {
-    mockKeys({}, {
-      'GET /api/balance': () =>
-        jsonResponse(401, { error: { message: 'The gateway rejected the key.', stage: 'authentication', upstream_status: 401, advice: 'Check the key file.' } }),
-    });
+    mockKeys(
+      {},
+      {
+        'GET /api/balance': () =>
+          jsonResponse(401, {
+            error: {
+              message: 'The gateway rejected the key.',
+              stage: 'authentication',
+              upstream_status: 401,
+              advice: 'Check the key file.',
+            },
+          }),
+      },
+    );
     renderRoute('/keys');
     const alert = await screen.findByText('Loading the balance of “demo-account” failed.');
     const panel = alert.closest('[role="alert"]');
@@ -144,7 +189,11 @@ describe('KeysPage', () => {
 
   it('validates the key only after showing the estimated cost', async () => {
     const requests = mockKeys(allBalances, {
-      'GET /api/validate-key/estimate': (request) => ({ model: request.url.searchParams.get('model'), max_tokens: 1, estimated_cost_usd: 0.000004 }),
+      'GET /api/validate-key/estimate': (request) => ({
+        model: request.url.searchParams.get('model'),
+        max_tokens: 1,
+        estimated_cost_usd: 0.000004,
+      }),
       'POST /api/validate-key': () => ({
         valid: true,
         state: 'active',
@@ -160,7 +209,9 @@ describe('KeysPage', () => {
     const dialog = await screen.findByRole('dialog');
     expect(await within(dialog).findByText('$0.000004')).toBeInTheDocument();
     expect(requests.some((request) => request.method === 'POST')).toBe(false);
-    const estimate = requests.find((request) => request.url.pathname === '/api/validate-key/estimate');
+    const estimate = requests.find(
+      (request) => request.url.pathname === '/api/validate-key/estimate',
+    );
     expect(estimate?.url.searchParams.get('model')).toBe('acme/cheap');
     await userEvent.click(within(dialog).getByRole('button', { name: /Run check/ }));
     expect(await within(dialog).findByText('The key works.')).toBeInTheDocument();

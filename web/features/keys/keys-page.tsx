@@ -57,7 +57,11 @@ export function KeysPage() {
       actions={
         <>
           <span className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
-            {balance.isFetching ? 'Refreshing…' : lastRefresh ? `Last refresh ${formatTime(lastRefresh)}` : ''}
+            {balance.isFetching
+              ? 'Refreshing…'
+              : lastRefresh
+                ? `Last refresh ${formatTime(lastRefresh)}`
+                : ''}
           </span>
           <Button onClick={refresh} disabled={balance.isFetching}>
             Refresh
@@ -69,10 +73,15 @@ export function KeysPage() {
       {profilesQuery.isPending ? (
         <LoadingState>Loading key profiles…</LoadingState>
       ) : profilesQuery.isError ? (
-        <ErrorPanel what="Loading the key profiles" error={profilesQuery.error} onRetry={() => void profilesQuery.refetch()} />
+        <ErrorPanel
+          what="Loading the key profiles"
+          error={profilesQuery.error}
+          onRetry={() => void profilesQuery.refetch()}
+        />
       ) : profiles.length === 0 || profile === null ? (
         <EmptyState title="No key profiles">
-          Start the workbench with <code className="font-mono">WORKBENCH_KEYS_FILE</code> or <code className="font-mono">GATEWAY_API_KEY</code> set.
+          Start the workbench with <code className="font-mono">WORKBENCH_KEYS_FILE</code> or{' '}
+          <code className="font-mono">GATEWAY_API_KEY</code> set.
         </EmptyState>
       ) : (
         <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
@@ -80,7 +89,11 @@ export function KeysPage() {
             {balance.isPending ? (
               <LoadingState>Loading the balance of {profile}…</LoadingState>
             ) : balance.isError ? (
-              <ErrorPanel what={`Loading the balance of “${profile}”`} error={balance.error} onRetry={() => void balance.refetch()} />
+              <ErrorPanel
+                what={`Loading the balance of “${profile}”`}
+                error={balance.error}
+                onRetry={() => void balance.refetch()}
+              />
             ) : (
               <BalancePanel view={balance.data} maskedKey={maskedKey} />
             )}

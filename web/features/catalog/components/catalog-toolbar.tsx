@@ -1,5 +1,5 @@
-import { Popover } from 'radix-ui';
-import { forwardRef, useId, type ReactNode } from 'react';
+import { Collapsible, Popover } from 'radix-ui';
+import { forwardRef, useId, useState, type ReactNode } from 'react';
 import { Button } from '../../../components/button';
 import { SelectField } from '../../../components/select-field';
 import {
@@ -27,11 +27,23 @@ function variantLabel(variant: string): string {
   return `:${variant}`;
 }
 
-function FilterPopover({ label, active, children }: { label: string; active: boolean; children: ReactNode }) {
+function FilterPopover({
+  label,
+  active,
+  children,
+}: {
+  label: string;
+  active: boolean;
+  children: ReactNode;
+}) {
   return (
     <Popover.Root>
       <Popover.Trigger asChild>
-        <Button className={active ? 'border-sky-600 text-sky-800 dark:border-sky-400 dark:text-sky-300' : undefined}>
+        <Button
+          className={
+            active ? 'border-sky-600 text-sky-800 dark:border-sky-400 dark:text-sky-300' : undefined
+          }
+        >
           {label}
           <span aria-hidden="true" className="text-zinc-500">
             ▾
@@ -61,176 +73,213 @@ export interface CatalogToolbarProps {
 }
 
 /** Search, filters and sorting for the catalog; every change lands in the URL. */
-export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(function CatalogToolbar(
-  { filters, searchText, onSearchTextChange, facets, onChange, onClear },
-  searchRef,
-) {
-  const priceMinimumId = useId();
-  const priceMaximumId = useId();
-  const activeFilters = countActiveFilters(filters);
-  const priceInvalid =
-    (filters.priceMinimum !== '' && !parsePriceBound(filters.priceMinimum)) ||
-    (filters.priceMaximum !== '' && !parsePriceBound(filters.priceMaximum));
-  const options = (values: string[], anyLabel: string) => [
-    { value: all, label: anyLabel },
-    ...values.map((value) => ({ value, label: value })),
-  ];
+export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
+  function CatalogToolbar(
+    { filters, searchText, onSearchTextChange, facets, onChange, onClear },
+    searchRef,
+  ) {
+    const priceMinimumId = useId();
+    // On a phone the filters fold away behind one button; from `sm` up they are always shown.
+    const [filtersOpen, setFiltersOpen] = useState(false);
+    const priceMaximumId = useId();
+    const activeFilters = countActiveFilters(filters);
+    const priceInvalid =
+      (filters.priceMinimum !== '' && !parsePriceBound(filters.priceMinimum)) ||
+      (filters.priceMaximum !== '' && !parsePriceBound(filters.priceMaximum));
+    const options = (values: string[], anyLabel: string) => [
+      { value: all, label: anyLabel },
+      ...values.map((value) => ({ value, label: value })),
+    ];
 
-  return (
-    <div className="flex flex-col gap-2">
-      <div className="flex flex-wrap items-end gap-2">
-        <div className="relative min-w-0 flex-1 basis-64">
-          <input
-            ref={searchRef}
-            type="search"
-            aria-label="Search models"
-            aria-keyshortcuts="/"
-            placeholder="Search id, name, description…   ( / )"
-            value={searchText}
-            onChange={(event) => onSearchTextChange(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape' && searchText !== '') {
-                event.preventDefault();
-                onSearchTextChange('');
-              }
+    return (
+      <div className="flex flex-col gap-2">
+        <div className="flex flex-wrap items-end gap-2">
+          <div className="relative min-w-0 flex-1 basis-64">
+            <input
+              ref={searchRef}
+              type="search"
+              aria-label="Search models"
+              aria-keyshortcuts="/"
+              placeholder="Search id, name, description…   ( / )"
+              value={searchText}
+              onChange={(event) => onSearchTextChange(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape' && searchText !== '') {
+                  event.preventDefault();
+                  onSearchTextChange('');
+                }
+              }}
+              className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2.5 text-sm placeholder:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-900 dark:placeholder:text-zinc-400"
+            />
+          </div>
+          <SelectField
+            className="w-36"
+            label="Sort by"
+            value={filters.sort}
+            options={Object.entries(sortLabels).map(([value, label]) => ({ value, label }))}
+            onChange={(value) => {
+              const sort = value as SortField;
+              onChange({ sort, direction: defaultDirection(sort) });
             }}
-            className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2.5 text-sm placeholder:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-900 dark:placeholder:text-zinc-400"
           />
-        </div>
-        <SelectField
-          className="w-36"
-          label="Sort by"
-          value={filters.sort}
-          options={Object.entries(sortLabels).map(([value, label]) => ({ value, label }))}
-          onChange={(value) => {
-            const sort = value as SortField;
-            onChange({ sort, direction: defaultDirection(sort) });
-          }}
-        />
-        <Button
-          aria-label={filters.direction === 'asc' ? 'Sort ascending (change to descending)' : 'Sort descending (change to ascending)'}
-          onClick={() => onChange({ direction: filters.direction === 'asc' ? 'desc' : 'asc' })}
-        >
-          <span aria-hidden="true">{filters.direction === 'asc' ? '↑ Asc' : '↓ Desc'}</span>
-        </Button>
-      </div>
-      <div className="flex flex-wrap items-end gap-2">
-        <SelectField
-          className="w-40"
-          label="Author"
-          value={filters.author ?? all}
-          options={options(facets.authors, 'All authors')}
-          onChange={(value) => onChange({ author: value === all ? null : value })}
-        />
-        <SelectField
-          className="w-32"
-          label="Input"
-          value={filters.inputModality ?? all}
-          options={options(facets.inputModalities, 'Any input')}
-          onChange={(value) => onChange({ inputModality: value === all ? null : value })}
-        />
-        <SelectField
-          className="w-32"
-          label="Output"
-          value={filters.outputModality ?? all}
-          options={options(facets.outputModalities, 'Any output')}
-          onChange={(value) => onChange({ outputModality: value === all ? null : value })}
-        />
-        <SelectField
-          className="w-32"
-          label="Variant"
-          value={filters.variant}
-          options={['any', 'none', ...facets.variants].map((value) => ({ value, label: variantLabel(value) }))}
-          onChange={(value) => onChange({ variant: value })}
-        />
-        <FilterPopover
-          label={filters.parameters.length ? `Parameters (${filters.parameters.length})` : 'Parameters'}
-          active={filters.parameters.length > 0}
-        >
-          <fieldset>
-            <legend className="mb-2 font-medium">Must support every checked parameter</legend>
-            {facets.parameters.length === 0 && <p className="text-zinc-600 dark:text-zinc-400">No model lists any.</p>}
-            <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto">
-              {facets.parameters.map((parameter) => (
-                <label key={parameter} className="flex items-center gap-2 font-mono text-xs">
-                  <input
-                    type="checkbox"
-                    className="size-4 accent-sky-700"
-                    checked={filters.parameters.includes(parameter)}
-                    onChange={(event) =>
-                      onChange({
-                        parameters: event.target.checked
-                          ? [...filters.parameters, parameter]
-                          : filters.parameters.filter((candidate) => candidate !== parameter),
-                      })
-                    }
-                  />
-                  {parameter}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-        </FilterPopover>
-        <FilterPopover
-          label={filters.priceMinimum || filters.priceMaximum ? 'Price (set)' : 'Price'}
-          active={filters.priceMinimum !== '' || filters.priceMaximum !== ''}
-        >
-          <fieldset className="flex flex-col gap-2">
-            <legend className="mb-1 font-medium">USD per million tokens</legend>
-            <div className="flex gap-3">
-              {(['prompt', 'completion'] as const).map((basis) => (
-                <label key={basis} className="flex items-center gap-1.5">
-                  <input
-                    type="radio"
-                    name="price-basis"
-                    className="accent-sky-700"
-                    checked={filters.priceBasis === basis}
-                    onChange={() => onChange({ priceBasis: basis })}
-                  />
-                  {basis === 'prompt' ? 'Prompt' : 'Completion'}
-                </label>
-              ))}
-            </div>
-            <div className="flex items-center gap-2">
-              <label htmlFor={priceMinimumId} className="w-10">
-                From
-              </label>
-              <input
-                id={priceMinimumId}
-                inputMode="decimal"
-                placeholder="0"
-                value={filters.priceMinimum}
-                onChange={(event) => onChange({ priceMinimum: event.target.value })}
-                className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
-              />
-            </div>
-            <div className="flex items-center gap-2">
-              <label htmlFor={priceMaximumId} className="w-10">
-                To
-              </label>
-              <input
-                id={priceMaximumId}
-                inputMode="decimal"
-                placeholder="no limit"
-                value={filters.priceMaximum}
-                onChange={(event) => onChange({ priceMaximum: event.target.value })}
-                className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
-              />
-            </div>
-            {priceInvalid && (
-              <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-                Enter amounts like 0.5 or 3; this one is ignored.
-              </p>
-            )}
-            <p className="text-xs text-zinc-600 dark:text-zinc-400">Models without a known price are left out while a range is set.</p>
-          </fieldset>
-        </FilterPopover>
-        {activeFilters > 0 && (
-          <Button variant="ghost" onClick={onClear}>
-            Clear filters ({activeFilters})
+          <Button
+            aria-label={
+              filters.direction === 'asc'
+                ? 'Sort ascending (change to descending)'
+                : 'Sort descending (change to ascending)'
+            }
+            onClick={() => onChange({ direction: filters.direction === 'asc' ? 'desc' : 'asc' })}
+          >
+            <span aria-hidden="true">{filters.direction === 'asc' ? '↑ Asc' : '↓ Desc'}</span>
           </Button>
-        )}
+        </div>
+        <Collapsible.Root
+          open={filtersOpen}
+          onOpenChange={setFiltersOpen}
+          className="flex flex-col gap-2"
+        >
+          <Collapsible.Trigger asChild>
+            <Button className="self-start sm:hidden">
+              {filtersOpen
+                ? 'Hide filters'
+                : activeFilters
+                  ? `Filters (${activeFilters})`
+                  : 'Filters'}
+            </Button>
+          </Collapsible.Trigger>
+          <Collapsible.Content
+            forceMount
+            className="flex flex-wrap items-end gap-2 data-[state=closed]:hidden sm:data-[state=closed]:flex"
+          >
+            <SelectField
+              className="w-40"
+              label="Author"
+              value={filters.author ?? all}
+              options={options(facets.authors, 'All authors')}
+              onChange={(value) => onChange({ author: value === all ? null : value })}
+            />
+            <SelectField
+              className="w-32"
+              label="Input"
+              value={filters.inputModality ?? all}
+              options={options(facets.inputModalities, 'Any input')}
+              onChange={(value) => onChange({ inputModality: value === all ? null : value })}
+            />
+            <SelectField
+              className="w-32"
+              label="Output"
+              value={filters.outputModality ?? all}
+              options={options(facets.outputModalities, 'Any output')}
+              onChange={(value) => onChange({ outputModality: value === all ? null : value })}
+            />
+            <SelectField
+              className="w-32"
+              label="Variant"
+              value={filters.variant}
+              options={['any', 'none', ...facets.variants].map((value) => ({
+                value,
+                label: variantLabel(value),
+              }))}
+              onChange={(value) => onChange({ variant: value })}
+            />
+            <FilterPopover
+              label={
+                filters.parameters.length
+                  ? `Parameters (${filters.parameters.length})`
+                  : 'Parameters'
+              }
+              active={filters.parameters.length > 0}
+            >
+              <fieldset>
+                <legend className="mb-2 font-medium">Must support every checked parameter</legend>
+                {facets.parameters.length === 0 && (
+                  <p className="text-zinc-600 dark:text-zinc-400">No model lists any.</p>
+                )}
+                <div className="grid max-h-64 grid-cols-1 gap-1 overflow-y-auto">
+                  {facets.parameters.map((parameter) => (
+                    <label key={parameter} className="flex items-center gap-2 font-mono text-xs">
+                      <input
+                        type="checkbox"
+                        className="size-4 accent-sky-700"
+                        checked={filters.parameters.includes(parameter)}
+                        onChange={(event) =>
+                          onChange({
+                            parameters: event.target.checked
+                              ? [...filters.parameters, parameter]
+                              : filters.parameters.filter((candidate) => candidate !== parameter),
+                          })
+                        }
+                      />
+                      {parameter}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+            </FilterPopover>
+            <FilterPopover
+              label={filters.priceMinimum || filters.priceMaximum ? 'Price (set)' : 'Price'}
+              active={filters.priceMinimum !== '' || filters.priceMaximum !== ''}
+            >
+              <fieldset className="flex flex-col gap-2">
+                <legend className="mb-1 font-medium">USD per million tokens</legend>
+                <div className="flex gap-3">
+                  {(['prompt', 'completion'] as const).map((basis) => (
+                    <label key={basis} className="flex items-center gap-1.5">
+                      <input
+                        type="radio"
+                        name="price-basis"
+                        className="accent-sky-700"
+                        checked={filters.priceBasis === basis}
+                        onChange={() => onChange({ priceBasis: basis })}
+                      />
+                      {basis === 'prompt' ? 'Prompt' : 'Completion'}
+                    </label>
+                  ))}
+                </div>
+                <div className="flex items-center gap-2">
+                  <label htmlFor={priceMinimumId} className="w-10">
+                    From
+                  </label>
+                  <input
+                    id={priceMinimumId}
+                    inputMode="decimal"
+                    placeholder="0"
+                    value={filters.priceMinimum}
+                    onChange={(event) => onChange({ priceMinimum: event.target.value })}
+                    className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
+                  />
+                </div>
+                <div className="flex items-center gap-2">
+                  <label htmlFor={priceMaximumId} className="w-10">
+                    To
+                  </label>
+                  <input
+                    id={priceMaximumId}
+                    inputMode="decimal"
+                    placeholder="no limit"
+                    value={filters.priceMaximum}
+                    onChange={(event) => onChange({ priceMaximum: event.target.value })}
+                    className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
+                  />
+                </div>
+                {priceInvalid && (
+                  <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+                    Enter amounts like 0.5 or 3; this one is ignored.
+                  </p>
+                )}
+                <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                  Models without a known price are left out while a range is set.
+                </p>
+              </fieldset>
+            </FilterPopover>
+            {activeFilters > 0 && (
+              <Button variant="ghost" onClick={onClear}>
+                Clear filters ({activeFilters})
+              </Button>
+            )}
+          </Collapsible.Content>
+        </Collapsible.Root>
       </div>
-    </div>
-  );
-});
+    );
+  },
+);

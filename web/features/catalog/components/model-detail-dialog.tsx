@@ -35,7 +35,8 @@ function CodeBlock({ label, text }: { label: string; text: string }) {
 }
 
 function List({ values }: { values: string[] }) {
-  if (values.length === 0) return <span className="text-zinc-500">none listed</span>;
+  if (values.length === 0)
+    return <span className="text-zinc-600 dark:text-zinc-400">none listed</span>;
   return (
     <span className="flex flex-wrap gap-1">
       {values.map((value) => (
@@ -101,31 +102,44 @@ export function ModelDetailDialog({
                     Try in playground
                   </Link>
                 </div>
-                {model.description && <p className="text-sm whitespace-pre-line">{model.description}</p>}
+                {model.description && (
+                  <p className="text-sm whitespace-pre-line">{model.description}</p>
+                )}
                 <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1.5 text-sm">
                   <Field label="Id">
                     <span className="font-mono">{model.id}</span>
                   </Field>
                   <Field label="Name">{model.name || '—'}</Field>
                   <Field label="Author">{model.author || '—'}</Field>
-                  <Field label="Variant">{model.variant ? `:${model.variant}` : 'base model'}</Field>
+                  <Field label="Variant">
+                    {model.variant ? `:${model.variant}` : 'base model'}
+                  </Field>
                   <Field label="Created">{formatDateTime(model.created, 'seconds')}</Field>
                   <Field label="Context length">
                     {formatContextLength(model.context_length)}
                     {model.context_length !== null && (
-                      <span className="text-zinc-500"> ({model.context_length.toLocaleString('en-US')} tokens)</span>
+                      <span className="text-zinc-600 dark:text-zinc-400">
+                        {' '}
+                        ({model.context_length.toLocaleString('en-US')} tokens)
+                      </span>
                     )}
                   </Field>
                   <Field label="Prompt price">
                     {formatPricePerMillion(model.prompt_price)} per million tokens
                     {model.prompt_price !== null && (
-                      <span className="font-mono text-xs text-zinc-500"> ({model.prompt_price} per token)</span>
+                      <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">
+                        {' '}
+                        ({model.prompt_price} per token)
+                      </span>
                     )}
                   </Field>
                   <Field label="Completion price">
                     {formatPricePerMillion(model.completion_price)} per million tokens
                     {model.completion_price !== null && (
-                      <span className="font-mono text-xs text-zinc-500"> ({model.completion_price} per token)</span>
+                      <span className="font-mono text-xs text-zinc-600 dark:text-zinc-400">
+                        {' '}
+                        ({model.completion_price} per token)
+                      </span>
                     )}
                   </Field>
                   <Field label="Input">
@@ -142,7 +156,8 @@ export function ModelDetailDialog({
                   <section>
                     <h3 className="mb-1 text-sm font-semibold">Other fields</h3>
                     <p className="mb-1 text-xs text-zinc-600 dark:text-zinc-400">
-                      Fields the workbench does not know yet (the catalog’s fields are still changing).
+                      Fields the workbench does not know yet (the catalog’s fields are still
+                      changing).
                     </p>
                     <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 font-mono text-xs">
                       {extraFields.map((field) => (
@@ -155,19 +170,26 @@ export function ModelDetailDialog({
                 )}
                 <CodeBlock label="Curl request" text={buildCurlRequest(model, gatewayBaseUrl)} />
                 <p className="-mt-3 text-xs text-zinc-600 dark:text-zinc-400">
-                  Set <code className="font-mono">GATEWAY_API_KEY</code> in your shell first; keep keys server side.
+                  Set <code className="font-mono">GATEWAY_API_KEY</code> in your shell first; keep
+                  keys server side.
                 </p>
                 <CodeBlock label="Raw JSON" text={JSON.stringify(model.raw, null, 2)} />
               </div>
             </>
           ) : (
             <div className="flex flex-col gap-3 p-4">
-              <Dialog.Title className="text-lg font-semibold">Model not in the catalog</Dialog.Title>
+              <Dialog.Title className="text-lg font-semibold">
+                Model not in the catalog
+              </Dialog.Title>
               <Dialog.Description className="text-sm">
-                The catalog has no model <span className="font-mono">{missingId}</span>. It may have been renamed or removed.
+                The catalog has no model <span className="font-mono">{missingId}</span>. It may have
+                been renamed or removed.
               </Dialog.Description>
               <Dialog.Close asChild>
-                <button type="button" className="self-start rounded-md border border-zinc-300 px-3 py-1 text-sm dark:border-zinc-700">
+                <button
+                  type="button"
+                  className="self-start rounded-md border border-zinc-300 px-3 py-1 text-sm dark:border-zinc-700"
+                >
                   Close
                 </button>
               </Dialog.Close>

@@ -8,12 +8,22 @@ import { VariantBadge } from './variant-badge';
 const columns =
   'grid grid-cols-[minmax(0,1fr)_auto] md:grid-cols-[minmax(0,1fr)_8rem_5rem_6.5rem_6.5rem_9rem] gap-x-3 items-center';
 
-const sortableHeaders: Array<{ field: SortField | null; label: string; className: string; numeric?: boolean }> = [
+const sortableHeaders: Array<{
+  field: SortField | null;
+  label: string;
+  className: string;
+  numeric?: boolean;
+}> = [
   { field: 'name', label: 'Model', className: '' },
   { field: null, label: 'Author', className: 'hidden md:block' },
   { field: 'context', label: 'Context', className: 'hidden md:block text-right', numeric: true },
   { field: 'prompt', label: 'Prompt $/M', className: 'hidden md:block text-right', numeric: true },
-  { field: 'completion', label: 'Completion $/M', className: 'hidden md:block text-right', numeric: true },
+  {
+    field: 'completion',
+    label: 'Completion $/M',
+    className: 'hidden md:block text-right',
+    numeric: true,
+  },
   { field: null, label: 'Modalities', className: 'hidden md:block' },
 ];
 
@@ -63,14 +73,30 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
       aria-rowcount={models.length + 1}
       className="flex min-h-0 flex-col overflow-hidden rounded-md border border-zinc-200 dark:border-zinc-800"
     >
-      <div role="rowgroup" className="border-b border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900">
-        <div role="row" aria-rowindex={1} className={classNames(columns, 'px-3 py-1.5 text-xs font-medium text-zinc-600 dark:text-zinc-400')}>
+      <div
+        role="rowgroup"
+        className="border-b border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
+      >
+        <div
+          role="row"
+          aria-rowindex={1}
+          className={classNames(
+            columns,
+            'px-3 py-1.5 text-xs font-medium text-zinc-600 dark:text-zinc-400',
+          )}
+        >
           {sortableHeaders.map((header) => (
             <div
               key={header.label}
               role="columnheader"
               className={header.className}
-              aria-sort={header.field === sort ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}
+              aria-sort={
+                header.field === sort
+                  ? direction === 'asc'
+                    ? 'ascending'
+                    : 'descending'
+                  : undefined
+              }
             >
               {header.field ? (
                 <button
@@ -79,7 +105,9 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
                   onClick={() => header.field && onSort(header.field)}
                 >
                   {header.label}
-                  <span aria-hidden="true">{header.field === sort ? (direction === 'asc' ? '↑' : '↓') : ''}</span>
+                  <span aria-hidden="true">
+                    {header.field === sort ? (direction === 'asc' ? '↑' : '↓') : ''}
+                  </span>
                 </button>
               ) : (
                 header.label
@@ -96,9 +124,13 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
         ref={scrollRef}
         role="rowgroup"
         onKeyDown={moveFocus}
-        className="h-[68dvh] min-h-80 overflow-y-auto overscroll-contain"
+        className="max-h-[max(20rem,68dvh)] overflow-y-auto overscroll-contain"
       >
-        <div role="presentation" className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+        <div
+          role="presentation"
+          className="relative w-full"
+          style={{ height: virtualizer.getTotalSize() }}
+        >
           {virtualizer.getVirtualItems().map((item) => {
             const entry = models[item.index];
             if (!entry) return null;
@@ -132,9 +164,14 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
                     </button>
                     <VariantBadge variant={model.variant} />
                   </div>
-                  <div className="truncate font-mono text-xs text-zinc-600 dark:text-zinc-400">{model.id}</div>
+                  <div className="truncate font-mono text-xs text-zinc-600 dark:text-zinc-400">
+                    {model.id}
+                  </div>
                 </div>
-                <div role="cell" className="hidden truncate text-zinc-700 md:block dark:text-zinc-300">
+                <div
+                  role="cell"
+                  className="hidden truncate text-zinc-700 md:block dark:text-zinc-300"
+                >
                   {model.author}
                 </div>
                 <div role="cell" className="hidden text-right tabular-nums md:block">
@@ -146,14 +183,21 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
                 <div role="cell" className="hidden text-right tabular-nums md:block">
                   {formatPricePerMillion(model.completion_price)}
                 </div>
-                <div role="cell" className="hidden truncate text-xs text-zinc-600 md:block dark:text-zinc-400">
-                  {model.input_modalities.join(', ') || '—'} → {model.output_modalities.join(', ') || '—'}
+                <div
+                  role="cell"
+                  className="hidden truncate text-xs text-zinc-600 md:block dark:text-zinc-400"
+                >
+                  {model.input_modalities.join(', ') || '—'} →{' '}
+                  {model.output_modalities.join(', ') || '—'}
                 </div>
                 <div role="cell" className="text-right text-xs tabular-nums md:hidden">
                   <div>
-                    {formatPricePerMillion(model.prompt_price)} · {formatPricePerMillion(model.completion_price)}
+                    {formatPricePerMillion(model.prompt_price)} ·{' '}
+                    {formatPricePerMillion(model.completion_price)}
                   </div>
-                  <div className="text-zinc-600 dark:text-zinc-400">{formatContextLength(model.context_length)} ctx</div>
+                  <div className="text-zinc-600 dark:text-zinc-400">
+                    {formatContextLength(model.context_length)} ctx
+                  </div>
                 </div>
               </div>
             );

@@ -7,7 +7,8 @@ import { mergeReports } from '../checks-report';
 export function checksQueryOptions(profile: string) {
   return queryOptions({
     queryKey: ['checks', profile],
-    queryFn: ({ signal }) => apiGet(withQuery('/api/checks', { profile }), checksReportSchema, { signal }),
+    queryFn: ({ signal }) =>
+      apiGet(withQuery('/api/checks', { profile }), checksReportSchema, { signal }),
     staleTime: 60_000,
   });
 }
@@ -29,7 +30,11 @@ export function useRunChecks() {
     mutationFn: (variables: RunChecksVariables): Promise<ChecksReport> =>
       apiPost(
         '/api/checks',
-        { profile: variables.profile, include_paid: variables.includePaid, ...(variables.only ? { only: variables.only } : {}) },
+        {
+          profile: variables.profile,
+          include_paid: variables.includePaid,
+          ...(variables.only ? { only: variables.only } : {}),
+        },
         checksReportSchema,
       ),
     onSuccess: (report, variables) => {
@@ -37,7 +42,8 @@ export function useRunChecks() {
         variables.only && current ? mergeReports(current, report) : report,
       );
       // Paid checks spend money: the balance is worth a fresh look.
-      if (variables.includePaid) void queryClient.invalidateQueries({ queryKey: ['balance', variables.profile] });
+      if (variables.includePaid)
+        void queryClient.invalidateQueries({ queryKey: ['balance', variables.profile] });
     },
   });
 }

@@ -54,17 +54,33 @@ export function ExportMenu({
             sideOffset={4}
             className="z-50 min-w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
           >
-            <DropdownMenu.Item className={itemClass} onSelect={() => void copy('Markdown', reportToMarkdown(report, context))}>
+            <DropdownMenu.Item
+              className={itemClass}
+              onSelect={() => void copy('Markdown', reportToMarkdown(report, context))}
+            >
               Copy as Markdown
             </DropdownMenu.Item>
-            <DropdownMenu.Item className={itemClass} onSelect={() => download(`${baseName}.md`, reportToMarkdown(report, context), 'text/markdown')}>
+            <DropdownMenu.Item
+              className={itemClass}
+              onSelect={() =>
+                download(`${baseName}.md`, reportToMarkdown(report, context), 'text/markdown')
+              }
+            >
               Download Markdown
             </DropdownMenu.Item>
             <DropdownMenu.Separator className="my-1 h-px bg-zinc-200 dark:bg-zinc-700" />
-            <DropdownMenu.Item className={itemClass} onSelect={() => void copy('JSON', reportToJson(report, context))}>
+            <DropdownMenu.Item
+              className={itemClass}
+              onSelect={() => void copy('JSON', reportToJson(report, context))}
+            >
               Copy as JSON
             </DropdownMenu.Item>
-            <DropdownMenu.Item className={itemClass} onSelect={() => download(`${baseName}.json`, reportToJson(report, context), 'application/json')}>
+            <DropdownMenu.Item
+              className={itemClass}
+              onSelect={() =>
+                download(`${baseName}.json`, reportToJson(report, context), 'application/json')
+              }
+            >
               Download JSON
             </DropdownMenu.Item>
           </DropdownMenu.Content>

@@ -23,7 +23,11 @@ export function validationEstimateQueryOptions(profile: string, model: string, m
 export function useValidateKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (variables: { profile: string; model: string; maxTokens: number }): Promise<ValidateKeyResult> =>
+    mutationFn: (variables: {
+      profile: string;
+      model: string;
+      maxTokens: number;
+    }): Promise<ValidateKeyResult> =>
       apiPost(
         '/api/validate-key',
         { profile: variables.profile, model: variables.model, max_tokens: variables.maxTokens },

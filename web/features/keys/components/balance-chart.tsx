@@ -21,9 +21,15 @@ export function chartPoints(samples: BalanceSample[]): Array<{ x: number; y: num
   const high = Math.max(...values);
   const valueSpan = high - low || 1;
   return samples.map((sample) => ({
-    x: samples.length === 1 ? width / 2 : padding + ((sample.time - firstTime) / timeSpan) * (width - 2 * padding),
+    x:
+      samples.length === 1
+        ? width / 2
+        : padding + ((sample.time - firstTime) / timeSpan) * (width - 2 * padding),
     // A flat series sits in the middle rather than on an edge.
-    y: high === low ? height / 2 : padding + (1 - (sample.remaining - low) / valueSpan) * (height - 2 * padding),
+    y:
+      high === low
+        ? height / 2
+        : padding + (1 - (sample.remaining - low) / valueSpan) * (height - 2 * padding),
   }));
 }
 
@@ -40,10 +46,24 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
     <figure className="flex flex-col gap-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
       <figcaption className="flex items-baseline justify-between gap-2 text-sm">
         <span className="font-semibold">Balance during this visit</span>
-        <span className="text-xs text-zinc-600 dark:text-zinc-400">{samples.length} sample{samples.length === 1 ? '' : 's'}</span>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">
+          {samples.length} sample{samples.length === 1 ? '' : 's'}
+        </span>
       </figcaption>
-      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary} className="h-24 w-full" preserveAspectRatio="none">
-        <line x1={0} x2={width} y1={height - 1} y2={height - 1} className="stroke-zinc-200 dark:stroke-zinc-800" />
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={summary}
+        className="h-24 w-full"
+        preserveAspectRatio="none"
+      >
+        <line
+          x1={0}
+          x2={width}
+          y1={height - 1}
+          y2={height - 1}
+          className="stroke-zinc-200 dark:stroke-zinc-800"
+        />
         {points.length > 1 && (
           <polyline
             fill="none"
@@ -54,11 +74,19 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
           />
         )}
         {points.map((point, index) => (
-          <circle key={index} cx={point.x} cy={point.y} r={2.5} className="fill-sky-600 dark:fill-sky-400" />
+          <circle
+            key={index}
+            cx={point.x}
+            cy={point.y}
+            r={2.5}
+            className="fill-sky-600 dark:fill-sky-400"
+          />
         ))}
       </svg>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        {samples.length < 2 ? 'A sample is taken on every refresh (and every 30 s while this page is open).' : summary}
+        {samples.length < 2
+          ? 'A sample is taken on every refresh (and every 30 s while this page is open).'
+          : summary}
       </p>
     </figure>
   );

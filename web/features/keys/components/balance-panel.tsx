@@ -4,7 +4,7 @@ import { Badge } from '../../../components/badge';
 import { classNames } from '../../../components/class-names';
 import { formatDateTime, formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
-import { identityLabels, keyStateMeanings, remainingShare } from '../key-state';
+import { identityLabels, keyStateLabels, keyStateMeanings, remainingShare } from '../key-state';
 import { KeyStateBadge } from './key-state-badge';
 
 function Figure({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
@@ -25,20 +25,38 @@ export function ExpiryText({ expiresAt, expired }: { expiresAt: number | null; e
   return (
     <>
       {formatDateTime(expiresAt, 'seconds')}
-      <span className={classNames('block text-xs', expired || left <= 0 ? 'text-amber-800 dark:text-amber-300' : 'text-zinc-600 dark:text-zinc-400')}>
-        {expired || left <= 0 ? `expired ${formatDuration(-left)} ago` : `in ${formatDuration(left)}`}
+      <span
+        className={classNames(
+          'block text-xs',
+          expired || left <= 0
+            ? 'text-amber-800 dark:text-amber-300'
+            : 'text-zinc-600 dark:text-zinc-400',
+        )}
+      >
+        {expired || left <= 0
+          ? `expired ${formatDuration(-left)} ago`
+          : `in ${formatDuration(left)}`}
       </span>
     </>
   );
 }
 
 /** One profile's balance: state, remaining against the limit, every figure, and what to do. */
-export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey: string | undefined }) {
+export function BalancePanel({
+  view,
+  maskedKey,
+}: {
+  view: BalanceView;
+  maskedKey: string | undefined;
+}) {
   const { balance, state } = view;
   const share = remainingShare(balance.remaining_usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
   return (
-    <section aria-labelledby="balance-heading" className="flex flex-col gap-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+    <section
+      aria-labelledby="balance-heading"
+      className="flex flex-col gap-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+    >
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
           <h2 id="balance-heading" className="text-base font-semibold">
@@ -47,7 +65,10 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
           <p className="mt-0.5 flex flex-wrap items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400">
             <span>{identityLabels[balance.identity] ?? balance.identity}</span>
             <span aria-hidden="true">·</span>
-            <span className="font-mono" title="Masked: the full key never leaves the workbench server">
+            <span
+              className="font-mono"
+              title="Masked: the full key never leaves the workbench server"
+            >
               {balance.key || maskedKey}
             </span>
           </p>
@@ -62,7 +83,9 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <dl className="flex items-baseline gap-2">
             <dt className="text-sm text-zinc-600 dark:text-zinc-400">Remaining</dt>
-            <dd className="text-3xl font-semibold tracking-tight tabular-nums">{formatUsd(balance.remaining_usd)}</dd>
+            <dd className="text-3xl font-semibold tracking-tight tabular-nums">
+              {formatUsd(balance.remaining_usd)}
+            </dd>
             {sharedChild && (
               <dd>
                 <Badge tone="sky">parent’s balance</Badge>
@@ -70,7 +93,11 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
             )}
           </dl>
           <span className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400">
-            of {formatUsd(balance.limit_usd)} limit{share !== null ? ` · ${share.toFixed(share < 10 ? 1 : 0)}%` : ''}
+            of {formatUsd(balance.limit_usd)} limit
+            {share !== null ? ` · ${share.toFixed(share < 10 ? 1 : 0)}%` : ''}
+            {state !== 'active' &&
+              state !== 'depleted' &&
+              ` · not usable while ${keyStateLabels[state].toLowerCase()}`}
           </span>
         </div>
         <div
@@ -79,13 +106,22 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
           aria-valuemin={0}
           aria-valuemax={100}
           aria-valuenow={share ?? 0}
-          aria-valuetext={share === null ? 'no limit set' : `${share.toFixed(1)}% of the limit remaining`}
+          aria-valuetext={
+            share === null ? 'no limit set' : `${share.toFixed(1)}% of the limit remaining`
+          }
           className="mt-2 h-2.5 w-full overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
         >
           <div
             className={classNames(
               'h-full rounded-full',
-              share === null || share > 25 ? 'bg-emerald-600 dark:bg-emerald-500' : share > 5 ? 'bg-amber-500' : 'bg-red-600 dark:bg-red-500',
+              // A balance the key cannot use is drawn grey, not as a healthy green.
+              state !== 'active'
+                ? 'bg-zinc-400 dark:bg-zinc-600'
+                : share === null || share > 25
+                  ? 'bg-emerald-600 dark:bg-emerald-500'
+                  : share > 5
+                    ? 'bg-amber-500'
+                    : 'bg-red-600 dark:bg-red-500',
             )}
             style={{ width: `${share ?? 0}%` }}
           />
@@ -94,7 +130,11 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
 
       <dl className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-4">
         <Figure label="Limit" value={formatUsd(balance.limit_usd)} />
-        <Figure label="Consumption" value={formatUsd(balance.consumption_usd)} hint="settles asynchronously; can lag minutes" />
+        <Figure
+          label="Consumption"
+          value={formatUsd(balance.consumption_usd)}
+          hint="settles asynchronously; can lag minutes"
+        />
         <Figure label="Recharge" value={formatUsd(balance.recharge_usd)} />
         <Figure label="Credit" value={formatUsd(balance.credit_usd)} />
         <Figure label="Allocated" value={formatUsd(balance.allocated_usd)} />
@@ -103,8 +143,14 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
           value={`${formatUsd(balance.grace_usd)} allowance`}
           hint="lets a request start; not spendable"
         />
-        <Figure label="Expires" value={<ExpiryText expiresAt={balance.expires_at} expired={balance.expired} />} />
-        <Figure label="Flags" value={`${balance.expired ? 'expired' : 'not expired'}, ${balance.disabled ? 'disabled' : 'enabled'}`} />
+        <Figure
+          label="Expires"
+          value={<ExpiryText expiresAt={balance.expires_at} expired={balance.expired} />}
+        />
+        <Figure
+          label="Flags"
+          value={`${balance.expired ? 'expired' : 'not expired'}, ${balance.disabled ? 'disabled' : 'enabled'}`}
+        />
       </dl>
 
       <div
@@ -116,17 +162,28 @@ export function BalancePanel({ view, maskedKey }: { view: BalanceView; maskedKey
         )}
         role={state === 'active' ? undefined : 'note'}
       >
-        <p className="font-medium">{keyStateMeanings[state]}</p>
-        {view.guidance && view.guidance !== keyStateMeanings[state] && <p className="mt-1">{view.guidance}</p>}
-        {state !== 'active' && (
-          <p className="mt-1">Inspect the state and balance above; retrying the same request unchanged will fail the same way.</p>
+        {view.guidance ? (
+          <p>{view.guidance}</p>
+        ) : (
+          // The BFF always sends guidance; this is the spec's own wording should it ever not.
+          <>
+            <p>{keyStateMeanings[state]}</p>
+            {state !== 'active' && (
+              <p className="mt-1">
+                Inspect the key’s state and balance; do not retry the same request unchanged.
+              </p>
+            )}
+          </>
         )}
       </div>
 
       <ul className="list-disc space-y-1 pl-5 text-xs text-zinc-600 dark:text-zinc-400">
-        <li>Consumption settles asynchronously: recent requests can take minutes to show here.</li>
-        {sharedChild && <li>This is a shared child key: it shows its parent’s balance, and its usage is charged to the parent.</li>}
-        <li>Grace is a small admission allowance, never included in the remaining amount.</li>
+        {sharedChild && (
+          <li>
+            This is a shared child key: it shows its parent’s balance, and its usage is charged to
+            the parent.
+          </li>
+        )}
         {balance.note && <li>Gateway note: {balance.note}</li>}
         {view.cf_ray && (
           <li>

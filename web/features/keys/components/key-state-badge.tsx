@@ -16,7 +16,8 @@ export function KeyStateBadge({ state, quiet = false }: { state: KeyState; quiet
   return (
     <Badge tone={keyStateTones[state]}>
       <span aria-hidden="true">{stateSymbols[state]}</span>
-      {quiet ? <CssText text={keyStateLabels[state]} /> : keyStateLabels[state]}
+      {/* The word in an element of its own, so it is findable as exactly "Active". */}
+      {quiet ? <CssText text={keyStateLabels[state]} /> : <span>{keyStateLabels[state]}</span>}
     </Badge>
   );
 }

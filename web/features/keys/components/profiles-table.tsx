@@ -6,23 +6,45 @@ import { formatDateTime, formatUsd } from '../../../lib/format';
 import { identityLabels } from '../key-state';
 import { KeyStateBadge } from './key-state-badge';
 
-function ProfileRow({ profile, chosen, onChoose }: { profile: Profile; chosen: boolean; onChoose(): void }) {
+function ProfileRow({
+  profile,
+  chosen,
+  onChoose,
+}: {
+  profile: Profile;
+  chosen: boolean;
+  onChoose(): void;
+}) {
   const balance = useBalance(profile.name);
   const view = balance.data;
   return (
-    <tr className={classNames('border-t border-zinc-100 dark:border-zinc-800', chosen && 'bg-sky-50 dark:bg-sky-950/30')}>
+    <tr
+      className={classNames(
+        'border-t border-zinc-100 dark:border-zinc-800',
+        chosen && 'bg-sky-50 dark:bg-sky-950/30',
+      )}
+    >
       <th scope="row" className="px-2 py-1.5 text-left font-medium">
-        <button type="button" onClick={onChoose} aria-current={chosen ? 'true' : undefined} className="rounded text-left hover:underline">
+        <button
+          type="button"
+          onClick={onChoose}
+          aria-current={chosen ? 'true' : undefined}
+          className="rounded text-left hover:underline"
+        >
           {profile.name}
         </button>
       </th>
       <td className="px-2 py-1.5 text-zinc-700 dark:text-zinc-300">
-        {view ? (identityLabels[view.balance.identity] ?? view.balance.identity) : profile.identity ? identityLabels[profile.identity] : '—'}
+        {view
+          ? (identityLabels[view.balance.identity] ?? view.balance.identity)
+          : profile.identity
+            ? identityLabels[profile.identity]
+            : '—'}
       </td>
       <td className="px-2 py-1.5 font-mono text-xs">{profile.masked_key}</td>
       <td className="px-2 py-1.5">
         {balance.isPending ? (
-          <span className="text-zinc-500">loading…</span>
+          <span className="text-zinc-600 dark:text-zinc-400">loading…</span>
         ) : balance.isError ? (
           <span className="text-red-700 dark:text-red-300" title={balance.error.message}>
             could not load
@@ -31,9 +53,19 @@ function ProfileRow({ profile, chosen, onChoose }: { profile: Profile; chosen: b
           <KeyStateBadge state={view.state} quiet />
         ) : null}
       </td>
-      <td className="px-2 py-1.5 text-right tabular-nums">{view ? formatUsd(view.balance.remaining_usd) : '—'}</td>
-      <td className="px-2 py-1.5 text-right tabular-nums">{view ? formatUsd(view.balance.limit_usd) : '—'}</td>
-      <td className="px-2 py-1.5 whitespace-nowrap">{view ? formatDateTime(view.balance.expires_at, 'seconds').replace('—', 'never') : '—'}</td>
+      <td className="px-2 py-1.5 text-right tabular-nums">
+        {view ? formatUsd(view.balance.remaining_usd) : '—'}
+      </td>
+      <td className="px-2 py-1.5 text-right tabular-nums">
+        {view ? formatUsd(view.balance.limit_usd) : '—'}
+      </td>
+      <td className="px-2 py-1.5 whitespace-nowrap">
+        {view
+          ? view.balance.expires_at === null
+            ? 'never'
+            : formatDateTime(view.balance.expires_at, 'seconds')
+          : '—'}
+      </td>
     </tr>
   );
 }
@@ -53,25 +85,42 @@ export function ProfilesTable({
       <h2 id="all-profiles-heading" className="text-base font-semibold">
         All key profiles
       </h2>
-      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-        <table className="w-full text-sm">
+      <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table className="w-full text-sm whitespace-nowrap">
           <thead className="bg-zinc-50 text-xs text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
             <tr>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">Profile</th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">Identity</th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">Key</th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">State</th>
+              <th scope="col" className="px-2 py-1.5 text-left font-medium">
+                Profile
+              </th>
+              <th scope="col" className="px-2 py-1.5 text-left font-medium">
+                Identity
+              </th>
+              <th scope="col" className="px-2 py-1.5 text-left font-medium">
+                Key
+              </th>
+              <th scope="col" className="px-2 py-1.5 text-left font-medium">
+                State
+              </th>
               <th scope="col" className="px-2 py-1.5 text-right font-medium">
                 {/* Drawn by CSS so the balance panel's label stays the page's one text "Remaining". */}
                 <CssText text="Remaining" />
               </th>
-              <th scope="col" className="px-2 py-1.5 text-right font-medium">Limit</th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">Expires</th>
+              <th scope="col" className="px-2 py-1.5 text-right font-medium">
+                Limit
+              </th>
+              <th scope="col" className="px-2 py-1.5 text-left font-medium">
+                Expires
+              </th>
             </tr>
           </thead>
           <tbody>
             {profiles.map((profile) => (
-              <ProfileRow key={profile.name} profile={profile} chosen={profile.name === chosen} onChoose={() => onChoose(profile.name)} />
+              <ProfileRow
+                key={profile.name}
+                profile={profile}
+                chosen={profile.name === chosen}
+                onChoose={() => onChoose(profile.name)}
+              />
             ))}
           </tbody>
         </table>

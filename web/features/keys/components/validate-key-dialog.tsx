@@ -32,7 +32,10 @@ export function cheapestTextModel(models: CatalogModel[]): CatalogModel | null {
 export function ValidateKeyDialog({ profile }: { profile: string }) {
   const [open, setOpen] = useState(false);
   const catalog = useCatalog();
-  const defaultModel = useMemo(() => cheapestTextModel(catalog.data?.models ?? [])?.id ?? '', [catalog.data]);
+  const defaultModel = useMemo(
+    () => cheapestTextModel(catalog.data?.models ?? [])?.id ?? '',
+    [catalog.data],
+  );
   const [chosenModel, setChosenModel] = useState<string | null>(null);
   const model = chosenModel ?? defaultModel;
   const maxTokens = 1;
@@ -61,7 +64,8 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
         <Dialog.Content className="fixed top-1/2 left-1/2 z-50 flex max-h-[90dvh] w-[min(32rem,calc(100vw-1rem))] -translate-x-1/2 -translate-y-1/2 flex-col gap-3 overflow-y-auto rounded-lg border border-zinc-200 bg-white p-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-950">
           <Dialog.Title className="text-lg font-semibold">Validate key “{profile}”</Dialog.Title>
           <Dialog.Description className="text-sm text-zinc-700 dark:text-zinc-300">
-            Sends one chat completion with max_tokens {maxTokens} through this key. It is a real, billed request.
+            Sends one chat completion with max_tokens {maxTokens} through this key. It is a real,
+            billed request.
           </Dialog.Description>
           <div className="flex flex-col gap-1 text-sm">
             <label htmlFor={modelInputId} className="font-medium">
@@ -88,19 +92,32 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
           ) : estimate.isPending ? (
             <LoadingState>Estimating the cost…</LoadingState>
           ) : estimate.isError ? (
-            <ErrorPanel what="Estimating the cost" error={estimate.error} onRetry={() => void estimate.refetch()} />
+            <ErrorPanel
+              what="Estimating the cost"
+              error={estimate.error}
+              onRetry={() => void estimate.refetch()}
+            />
           ) : (
             <p className="rounded-md bg-zinc-50 p-3 text-sm dark:bg-zinc-900">
-              Estimated cost: <strong className="tabular-nums">{formatUsd(estimate.data.estimated_cost_usd)}</strong> for at most{' '}
-              {estimate.data.max_tokens} token{estimate.data.max_tokens === 1 ? '' : 's'} from{' '}
+              Estimated cost:{' '}
+              <strong className="tabular-nums">
+                {formatUsd(estimate.data.estimated_cost_usd)}
+              </strong>{' '}
+              for at most {estimate.data.max_tokens} token
+              {estimate.data.max_tokens === 1 ? '' : 's'} from{' '}
               <span className="font-mono text-xs">{estimate.data.model}</span>.
             </p>
           )}
           {validation.isError && <ErrorPanel what="Validating the key" error={validation.error} />}
           {result && (
-            <div role="status" className="flex flex-col gap-1 rounded-md border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+            <div
+              role="status"
+              className="flex flex-col gap-1 rounded-md border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+            >
               <p className="flex flex-wrap items-center gap-2 font-medium">
-                <Badge tone={result.valid ? 'green' : 'red'}>{result.valid ? 'Valid' : 'Not valid'}</Badge>
+                <Badge tone={result.valid ? 'green' : 'red'}>
+                  {result.valid ? 'Valid' : 'Not valid'}
+                </Badge>
                 {result.state && <span>state: {keyStateLabels[result.state]}</span>}
               </p>
               <p>{result.message}</p>
@@ -108,7 +125,10 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
                 <dt className="text-zinc-600 dark:text-zinc-400">HTTP status</dt>
                 <dd>{result.meta.upstream_status}</dd>
                 <dt className="text-zinc-600 dark:text-zinc-400">Cost</dt>
-                <dd>{result.cost_usd === null ? 'not reported yet' : formatUsd(result.cost_usd)} (estimated {formatUsd(result.estimated_cost_usd)})</dd>
+                <dd>
+                  {result.cost_usd === null ? 'not reported yet' : formatUsd(result.cost_usd)}{' '}
+                  (estimated {formatUsd(result.estimated_cost_usd)})
+                </dd>
                 <dt className="text-zinc-600 dark:text-zinc-400">Time</dt>
                 <dd>{formatDuration(result.meta.total_ms ?? result.meta.ttfb_ms)}</dd>
                 {result.meta.cf_ray && (

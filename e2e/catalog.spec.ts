@@ -1,0 +1,116 @@
+import { expect, test, type Page } from '@playwright/test';
+
+/** The full ids of the catalog rows currently rendered (the list is virtualised). */
+async function visibleIds(page: Page): Promise<string[]> {
+  const rows = page.getByRole('table', { name: 'Models' }).getByRole('row');
+  const count = await rows.count();
+  const ids: string[] = [];
+  // Row 0 is the header row.
+  for (let index = 1; index < count; index += 1) {
+    ids.push((await rows.nth(index).locator('.font-mono').first().textContent()) ?? '');
+  }
+  return ids;
+}
+
+async function chooseOption(page: Page, combobox: string, option: string) {
+  await page.getByRole('combobox', { name: combobox }).click();
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+test.describe('catalog', () => {
+  test('lists every model with its full id, reachable at / too', async ({ page }) => {
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/catalog$/);
+    await expect(page.getByRole('searchbox', { name: 'Search models' })).toBeVisible();
+    for (const name of ['Catalog', 'Playground', 'Keys', 'Endpoints']) {
+      await expect(page.getByRole('link', { name, exact: true })).toBeVisible();
+    }
+    await expect(page.getByRole('combobox', { name: 'Key' })).toBeVisible();
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    expect((await visibleIds(page)).length).toBeGreaterThan(3);
+  });
+
+  test('search changes the visible rows and the URL', async ({ page }) => {
+    await page.goto('/catalog');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    const before = await visibleIds(page);
+
+    await page.getByRole('searchbox', { name: 'Search models' }).fill('vision');
+    await expect(page).toHaveURL(/[?&]q=vision/);
+    await expect.poll(() => visibleIds(page)).not.toEqual(before);
+    const after = await visibleIds(page);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(before.length);
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toHaveCount(0);
+  });
+
+  test('the variant filter and sorting change the rows and the URL, and the URL restores them', async ({
+    page,
+  }) => {
+    await page.goto('/catalog');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+
+    await chooseOption(page, 'Variant', ':free');
+    await expect(page).toHaveURL(/[?&]variant=free/);
+    await expect
+      .poll(async () => (await visibleIds(page)).every((id) => id.endsWith(':free')))
+      .toBe(true);
+    expect((await visibleIds(page)).length).toBeGreaterThan(0);
+
+    await chooseOption(page, 'Variant', 'Any variant');
+    await chooseOption(page, 'Sort by', 'Prompt price');
+    await page.getByRole('button', { name: /Sort ascending/ }).click();
+    await expect(page).toHaveURL(/sort=prompt/);
+    await expect(page).toHaveURL(/dir=desc/);
+    const descending = await visibleIds(page);
+
+    // A bookmarked URL brings back the same view.
+    const url = page.url();
+    await page.goto(url);
+    await expect(page.getByRole('combobox', { name: 'Sort by' })).toContainText('Prompt price');
+    await expect.poll(() => visibleIds(page)).toEqual(descending);
+  });
+
+  test('a bookmarked filter shows only matching models', async ({ page }) => {
+    await page.goto('/catalog?variant=batch');
+    await expect(page.getByRole('combobox', { name: 'Variant' })).toContainText(':batch');
+    await expect.poll(async () => (await visibleIds(page)).length).toBeGreaterThan(0);
+    for (const id of await visibleIds(page)) expect(id).toMatch(/:batch$/);
+  });
+
+  test('the detail panel shows the raw entry, a curl call with a placeholder key and a playground link', async ({
+    page,
+  }) => {
+    await page.goto('/catalog');
+    await page.getByRole('button', { name: 'Details of Sim: Echo Mini' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toBeVisible();
+    await expect(page).toHaveURL(/model=sim%2Fecho-mini/);
+    await expect(dialog.getByRole('heading', { name: 'Raw JSON' })).toBeVisible();
+    await expect(dialog.getByText('"top_provider"', { exact: false })).toBeVisible();
+    await expect(dialog.getByText(/Authorization: Bearer \$GATEWAY_API_KEY/)).toBeVisible();
+    await expect(dialog.getByRole('link', { name: 'Try in playground' })).toHaveAttribute(
+      'href',
+      '/playground?model=sim%2Fecho-mini',
+    );
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+    await expect(page).not.toHaveURL(/model=/);
+  });
+});
+
+test.describe('catalog keyboard', () => {
+  test('"/" focuses the search and arrow keys move between rows', async ({ page }) => {
+    await page.goto('/catalog');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    await page.locator('body').press('/');
+    await expect(page.getByRole('searchbox', { name: 'Search models' })).toBeFocused();
+
+    const rows = page.getByRole('table', { name: 'Models' }).getByRole('row');
+    await rows.nth(1).getByRole('button').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(rows.nth(2).getByRole('button').first()).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('dialog')).toBeVisible();
+  });
+});

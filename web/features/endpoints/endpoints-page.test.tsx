@@ -1,0 +1,176 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { ChecksReport } from '../../../contract/workbench-api';
+import { demoProfiles, makeCheck, makeChecksReport } from '../../test/fixtures';
+import { jsonResponse, mockApi, renderRoute, type RecordedRequest } from '../../test/render-app';
+import { mergeReports, paidChecksCost, reportToJson, reportToMarkdown } from './checks-report';
+
+function mockEndpoints(
+  onPost: (request: RecordedRequest) => unknown = () => makeChecksReport(true),
+) {
+  return mockApi({
+    'GET /api/profiles': () => ({ profiles: demoProfiles }),
+    'GET /api/health': () => ({
+      mode: 'embedded',
+      gateway_base_url: 'http://127.0.0.1:8787',
+      reachable: true,
+      latency_ms: 1,
+    }),
+    'GET /api/checks': () => makeChecksReport(false),
+    'POST /api/checks': onPost,
+  });
+}
+
+function rowOf(entry: string): HTMLElement {
+  const table = screen.getByRole('table', { name: 'Endpoint checks' });
+  const row = within(table).getByText(entry).closest('tr');
+  if (!row) throw new Error(`no row for ${entry}`);
+  return row;
+}
+
+describe('checks report helpers', () => {
+  it('merges a re-run of one check into the report', () => {
+    const before = makeChecksReport(false);
+    const rerun: ChecksReport = {
+      profile: 'demo-account',
+      ran_at: 5,
+      results: [makeCheck({ id: 'models', outcome: 'available', status: 200, ran_at: 5 })],
+    };
+    const merged = mergeReports(before, rerun);
+    expect(merged.ran_at).toBe(5);
+    expect(merged.results).toHaveLength(before.results.length);
+    expect(merged.results[0]?.status).toBe(200);
+    expect(merged.results[1]).toEqual(before.results[1]);
+  });
+
+  it('totals the paid checks', () => {
+    expect(paidChecksCost(makeChecksReport(false).results)).toEqual({ count: 1, cost: 0.00002 });
+  });
+
+  it('exports Markdown and JSON with the masked key only', () => {
+    const report = makeChecksReport(true);
+    const markdown = reportToMarkdown(report, {
+      maskedKey: 'sk-gw-…a1b2',
+      gatewayBaseUrl: 'http://gw',
+    });
+    expect(markdown).toContain('Key (masked): `sk-gw-…a1b2`');
+    expect(markdown).toContain(
+      '| Gemini generateContent | POST | `/v1beta/models/{model}:generateContent` | Bearer on Gemini form | Expected error | 401 |',
+    );
+    expect(markdown).toContain('Generation records (planned)');
+    expect(markdown).not.toMatch(/sk-[A-Za-z0-9_-]{20,}/);
+    const json = JSON.parse(reportToJson(report, { maskedKey: 'sk-gw-…a1b2' })) as {
+      masked_key: string;
+      results: unknown[];
+    };
+    expect(json.masked_key).toBe('sk-gw-…a1b2');
+    expect(json.results).toHaveLength(report.results.length);
+  });
+
+  it('escapes pipes in Markdown cells', () => {
+    const report: ChecksReport = {
+      profile: 'p',
+      ran_at: null,
+      results: [makeCheck({ id: 'x', explanation: 'a | b' })],
+    };
+    expect(reportToMarkdown(report, {})).toContain('a \\| b');
+  });
+});
+
+describe('EndpointsPage', () => {
+  it('shows the plan on load, then runs the free checks and shows each outcome', async () => {
+    const requests = mockEndpoints();
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    expect(screen.getByText('Not run yet')).toBeInTheDocument();
+    expect(within(rowOf('Model list')).getByText('Not run')).toBeInTheDocument();
+    expect(within(rowOf('Generation records')).getByText('Planned')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
+    await waitFor(() =>
+      expect(
+        within(rowOf('Gemini generateContent')).getByText('Expected error'),
+      ).toBeInTheDocument(),
+    );
+    const gemini = rowOf('Gemini generateContent');
+    expect(gemini).toHaveTextContent('401');
+    expect(gemini).toHaveTextContent('0123456789abcdef-AMS');
+    expect(gemini).toHaveTextContent('42 ms');
+    expect(within(rowOf('Model list')).getByText('Available')).toBeInTheDocument();
+    expect(screen.getByText(/^Last run /)).toBeInTheDocument();
+
+    const post = requests.find((request) => request.method === 'POST');
+    expect(post?.body).toEqual({ profile: 'demo-account', include_paid: false });
+    expect(post?.headers.get('Content-Type')).toBe('application/json');
+  });
+
+  it('runs paid checks only after the explicit choice, showing their total cost', async () => {
+    const requests = mockEndpoints();
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    const checkbox = screen.getByRole('checkbox', { name: /Include paid checks/ });
+    expect(screen.getByText(/1 inference call, about \$0\.00002 in total/)).toBeInTheDocument();
+    expect(
+      within(rowOf('Chat completions')).getByRole('button', { name: /Re-run/ }),
+    ).toBeDisabled();
+    await userEvent.click(checkbox);
+    await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
+    await waitFor(() => expect(requests.some((request) => request.method === 'POST')).toBe(true));
+    expect(requests.find((request) => request.method === 'POST')?.body).toEqual({
+      profile: 'demo-account',
+      include_paid: true,
+    });
+  });
+
+  it('re-runs one row with only its id and keeps the others', async () => {
+    const requests = mockEndpoints((request) => {
+      const body = request.body as { only?: string[] };
+      return {
+        profile: 'demo-account',
+        ran_at: 1_760_000_100_000,
+        results: [
+          makeCheck({
+            id: body.only?.[0] ?? 'models',
+            outcome: 'failing',
+            status: 500,
+            explanation: 'The catalog failed.',
+            ran_at: 1_760_000_100_000,
+          }),
+        ],
+      };
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    await userEvent.click(
+      within(rowOf('Model list')).getByRole('button', { name: /Re-run Model list/ }),
+    );
+    await waitFor(() =>
+      expect(within(rowOf('Model list')).getByText('Failing')).toBeInTheDocument(),
+    );
+    expect(requests.find((request) => request.method === 'POST')?.body).toEqual({
+      profile: 'demo-account',
+      include_paid: false,
+      only: ['models'],
+    });
+    expect(within(rowOf('Balance')).getByText('Not run')).toBeInTheDocument();
+  });
+
+  it('says what failed when a run fails', async () => {
+    mockEndpoints(() =>
+      jsonResponse(502, {
+        error: {
+          message: 'The gateway is unreachable.',
+          stage: 'connect',
+          advice: 'Start the gateway, then run the checks again.',
+        },
+      }),
+    );
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Running the checks failed.');
+    expect(alert).toHaveTextContent('connecting to the gateway');
+    expect(alert).toHaveTextContent('Start the gateway, then run the checks again.');
+  });
+});
