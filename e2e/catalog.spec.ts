@@ -1,15 +1,15 @@
 import { expect, test, type Page } from '@playwright/test';
 
-/** The full ids of the catalog rows currently rendered (the list is virtualised). */
+/**
+ * The full ids of the catalog rows currently rendered (the list is virtualised). Read in one
+ * snapshot: reading row by row could wait on a row that a filter has just removed.
+ */
 async function visibleIds(page: Page): Promise<string[]> {
   const rows = page.getByRole('table', { name: 'Models' }).getByRole('row');
-  const count = await rows.count();
-  const ids: string[] = [];
   // Row 0 is the header row.
-  for (let index = 1; index < count; index += 1) {
-    ids.push((await rows.nth(index).locator('.font-mono').first().textContent()) ?? '');
-  }
-  return ids;
+  return rows.evaluateAll((elements) =>
+    elements.slice(1).map((row) => row.querySelector('.font-mono')?.textContent ?? ''),
+  );
 }
 
 async function chooseOption(page: Page, combobox: string, option: string) {
