@@ -455,7 +455,10 @@ async function runOne(
     return {
       result: {
         ...base,
-        explanation: `Costs money (it runs inference, about $${cost.toPrecision(2)}): run with paid checks included to call it.`,
+        explanation:
+          cost > 0
+            ? `Costs money (it runs inference, about $${cost.toPrecision(2)}): run with paid checks included to call it.`
+            : 'Runs inference (on a free model, so $0 estimated): run with paid checks included to call it.',
       },
       answer: null,
     };
