@@ -10,13 +10,27 @@ export type AnswerPlan =
   | { kind: 'tool_call'; id: string; name: string; arguments: string }
   | { kind: 'text'; tokens: string[]; finishReason: FinishReason; stopSequence: string | null };
 
-const VOCABULARY = (
-  'the gateway routes each request to a model and counts every token it sends back while the ' +
-  'balance settles later so budgets hold under load streams arrive chunk by chunk with usage at ' +
-  'the end keys stay on the server never in the browser a trace id follows the request through ' +
-  'logs errors name the field that was wrong and say what to do next simulated answers are ' +
-  'deterministic for a seed'
-).split(' ');
+/** What the simulated model says: whole sentences, so a streamed answer reads like prose. */
+const SENTENCES = [
+  'The gateway routes each request to a model and counts every token it sends back.',
+  'Balances settle a little later, so a budget holds even when many requests arrive at once.',
+  'Streams arrive chunk by chunk, with the usage in the last chunk.',
+  'Keys stay on the server and never reach the browser.',
+  'A trace id follows the request through the logs, the errors and the generation record.',
+  'An error names the field that was wrong and says what to do next.',
+  'This answer is simulated: the same seed gives the same words every time.',
+  'Prices are counted in whole nano-dollars, so the sums never drift.',
+  'Before a request runs, its worst-case cost is reserved against the key.',
+  'When a client stops reading, it pays only for the tokens it received.',
+  'Every model in the catalog answers in each of the three forms.',
+  'A shared child key spends its parent\'s balance and reports it too.',
+  'Tool calls come back as structured arguments that match the declared schema.',
+  'Images arrive as content parts, and only models that list image input accept them.',
+  'Lower max_tokens to make an answer shorter and cheaper.',
+  'Asking for a number of words makes a longer answer, handy for trying Stop.',
+  'Grace is an admission allowance, never spendable money.',
+  'Settlement moves pending charges into consumption on a timer.',
+];
 
 const DEFAULT_MAX_WORDS = 4_000;
 
@@ -115,15 +129,13 @@ function composeText(
   }
   // "write 300 words" asks for a long answer; otherwise a short paragraph.
   const asked = /(\d{1,5})\s+(?:words|tokens)/i.exec(textOf(last));
-  const wordCount = asked ? Math.min(Number(asked[1]), DEFAULT_MAX_WORDS) : 30 + Math.floor(random() * 60);
+  const wordCount = asked ? Math.min(Number(asked[1]), DEFAULT_MAX_WORDS) : 20 + Math.floor(random() * 50);
   const sentences: string[] = [];
   let words = 0;
   while (words < wordCount) {
-    const length = Math.min(6 + Math.floor(random() * 9), wordCount - words);
-    const sentence = Array.from({ length }, () => VOCABULARY[Math.floor(random() * VOCABULARY.length)]!);
-    sentence[0] = sentence[0]!.charAt(0).toUpperCase() + sentence[0]!.slice(1);
-    sentences.push(`${sentence.join(' ')}.`);
-    words += length;
+    const sentence = SENTENCES[Math.floor(random() * SENTENCES.length)]!;
+    sentences.push(sentence);
+    words += sentence.split(' ').length;
   }
   return [...opening, ...sentences].join(' ');
 }
