@@ -108,7 +108,9 @@ describe('/api/checks', () => {
     const checks = byId(report.results);
     expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
     expect(checks['chat-completions']).toMatchObject({ outcome: 'skipped', paid: true });
-    expect(checks['chat-completions']!.explanation).toMatch(/Costs money/);
+    // The cheapest model is the free variant: nothing to pay, but still opt-in.
+    expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
+    expect(checks['chat-completions']!.explanation).toMatch(/free model, so \$0 estimated/);
     expect(checks['models-anonymous']).toMatchObject({
       outcome: 'available',
       status: 200,
@@ -178,6 +180,18 @@ describe('/api/checks', () => {
     );
     expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
     expect(byId(rerun.results)['chat-completions']!.outcome).toBe('available');
+  });
+});
+
+describe('/api/checks on a paid model', () => {
+  it('skips the inference checks and says what they would cost', async () => {
+    const report = checksReportSchema.parse(
+      (await postJson(bff, '/api/checks', { profile: 'main', model: 'sim/echo' })).json(),
+    );
+    const chat = byId(report.results)['chat-completions']!;
+    expect(chat).toMatchObject({ outcome: 'skipped', paid: true });
+    expect(chat.estimated_cost_usd).toBeGreaterThan(0);
+    expect(chat.explanation).toMatch(/^Costs money \(it runs inference, about \$/);
   });
 });
 
