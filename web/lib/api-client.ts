@@ -60,6 +60,32 @@ export class ApiRequestError extends Error {
   }
 }
 
+/** The error for a failed answer: the contract's error body when it is one, else a plain one. */
+export function apiErrorFromBody(status: number, body: unknown, label: string): ApiRequestError {
+  const parsed = apiErrorSchema.safeParse(body);
+  if (parsed.success) {
+    const { error } = parsed.data;
+    return new ApiRequestError({
+      message: error.message,
+      status,
+      stage: error.stage,
+      request: label,
+      cfRay: error.cf_ray,
+      advice: error.advice,
+      field: error.field,
+      upstreamStatus: error.upstream_status,
+      type: error.type,
+    });
+  }
+  return new ApiRequestError({
+    message: `${label} failed with HTTP ${status} and a body the workbench does not understand.`,
+    status,
+    stage: 'response',
+    request: label,
+    advice: 'Look at the workbench server’s log for this request.',
+  });
+}
+
 async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
   if (text === '') return undefined;
@@ -103,30 +129,7 @@ async function request<T>(
   }
 
   const data = await readBody(response);
-  if (!response.ok) {
-    const parsed = apiErrorSchema.safeParse(data);
-    if (parsed.success) {
-      const { error } = parsed.data;
-      throw new ApiRequestError({
-        message: error.message,
-        status: response.status,
-        stage: error.stage,
-        request: label,
-        cfRay: error.cf_ray,
-        advice: error.advice,
-        field: error.field,
-        upstreamStatus: error.upstream_status,
-        type: error.type,
-      });
-    }
-    throw new ApiRequestError({
-      message: `${label} failed with HTTP ${response.status} and a body the workbench does not understand.`,
-      status: response.status,
-      stage: 'response',
-      request: label,
-      advice: 'Look at the workbench server’s log for this request.',
-    });
-  }
+  if (!response.ok) throw apiErrorFromBody(response.status, data, label);
 
   const parsed = schema.safeParse(data);
   if (!parsed.success) {

@@ -13,7 +13,7 @@ import {
   type ChatRequest,
   type ChatResult,
 } from '../../../../contract/workbench-api';
-import { ApiRequestError, apiPost } from '../../../lib/api-client';
+import { ApiRequestError, apiErrorFromBody, apiPost } from '../../../lib/api-client';
 import { errorFromStreamPayload, type StreamError } from './error-advice';
 import { createSseParser, type ServerSentEvent } from './sse-parser';
 
@@ -46,30 +46,7 @@ function parseJson(text: string): unknown {
 }
 
 async function readErrorResponse(response: Response): Promise<ApiRequestError> {
-  const label = `POST ${chatPath}`;
-  const body = parseJson(await response.text());
-  const parsed = apiErrorSchema.safeParse(body);
-  if (parsed.success) {
-    const { error } = parsed.data;
-    return new ApiRequestError({
-      message: error.message,
-      status: response.status,
-      stage: error.stage,
-      request: label,
-      cfRay: error.cf_ray,
-      advice: error.advice,
-      field: error.field,
-      upstreamStatus: error.upstream_status,
-      type: error.type,
-    });
-  }
-  return new ApiRequestError({
-    message: `${label} failed with HTTP ${response.status} and a body the workbench does not understand.`,
-    status: response.status,
-    stage: 'response',
-    request: label,
-    advice: 'Look at the workbench server’s log for this request.',
-  });
+  return apiErrorFromBody(response.status, parseJson(await response.text()), `POST ${chatPath}`);
 }
 
 /**
