@@ -123,14 +123,14 @@ export function generateAnthropicTypeScript(input: CodeExportInput): string {
       '',
       "stream.on('text', (text) => process.stdout.write(text));",
       'const message = await stream.finalMessage();',
-      'console.log(message.usage);',
+      'console.info(message.usage);',
     );
   } else {
     lines.push(
       `const message = await client.messages.create(${bodyText});`,
       '',
-      'console.log(message.content);',
-      'console.log(message.usage);',
+      'console.info(message.content);',
+      'console.info(message.usage);',
     );
   }
   return redactKeys(lines.join('\n'));

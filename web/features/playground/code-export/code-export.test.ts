@@ -282,8 +282,8 @@ describe('generators', () => {
         ]
       });
 
-      console.log(message.content);
-      console.log(message.usage);"
+      console.info(message.content);
+      console.info(message.usage);"
     `);
   });
 
@@ -367,8 +367,8 @@ describe('generators', () => {
         }
       });
 
-      console.log(response.text);
-      console.log(response.usageMetadata);"
+      console.info(response.text);
+      console.info(response.usageMetadata);"
     `);
   });
 

@@ -142,8 +142,8 @@ export function generateGeminiTypeScript(input: CodeExportInput): string {
     lines.push(
       `const response = await ai.models.generateContent(${bodyText});`,
       '',
-      'console.log(response.text);',
-      'console.log(response.usageMetadata);',
+      'console.info(response.text);',
+      'console.info(response.usageMetadata);',
     );
   }
   return redactKeys(lines.join('\n'));

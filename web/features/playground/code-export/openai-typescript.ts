@@ -24,8 +24,8 @@ export function generateOpenAiTypeScript(input: CodeExportInput): string {
     : [
         `const completion = await client.chat.completions.create(${body});`,
         '',
-        'console.log(completion.choices[0]?.message);',
-        'console.log(completion.usage);',
+        'console.info(completion.choices[0]?.message);',
+        'console.info(completion.usage);',
       ];
   return redactKeys([...header, ...call].join('\n'));
 }
