@@ -79,7 +79,13 @@ export class InferencePipeline {
 
     const provider = this.deps.providers.get(model.provider);
     if (!provider) {
-      throw new GatewayError(503, 'provider_error', 'provider', `No provider serves ${model.id} right now.`, 30);
+      throw new GatewayError(
+        503,
+        'provider_error',
+        'provider',
+        `No provider serves ${model.id} right now.`,
+        30,
+      );
     }
 
     const running = this.running.get(key.id) ?? 0;
@@ -117,7 +123,15 @@ export class InferencePipeline {
     // can be admitted in between against money already spent.
     let started = false;
     input.signal.addEventListener('abort', () => started || finish(), { once: true });
-    const events = this.run(input, model, provider, funding, promptTokens, () => (started = true), finish);
+    const events = this.run(
+      input,
+      model,
+      provider,
+      funding,
+      promptTokens,
+      () => (started = true),
+      finish,
+    );
     return { model, promptTokens, events };
   }
 
@@ -133,7 +147,11 @@ export class InferencePipeline {
     markStarted();
     let deliveredTokens = 0;
     let recorded = false;
-    const record = (outcome: GenerationOutcome, completionTokens: number, finishReason: FinishReason | null) => {
+    const record = (
+      outcome: GenerationOutcome,
+      completionTokens: number,
+      finishReason: FinishReason | null,
+    ) => {
       const costNanos = promptTokens * model.promptNanos + completionTokens * model.completionNanos;
       this.deps.store.insertGeneration({
         id: input.traceId,
@@ -163,26 +181,43 @@ export class InferencePipeline {
         if (event.type === 'finish') {
           // The record is on disk before the client sees the end of the answer.
           const costNanos = record('completed', event.usage.completionTokens, event.finishReason);
-          yield { ...event, usage: { ...event.usage, promptTokens }, costUsd: nanosToUsd(costNanos) };
+          yield {
+            ...event,
+            usage: { ...event.usage, promptTokens },
+            costUsd: nanosToUsd(costNanos),
+          };
           return;
         }
-        deliveredTokens += event.type === 'text-delta' ? 1 : countTokens(event.name) + countTokens(event.arguments);
+        deliveredTokens +=
+          event.type === 'text-delta' ? 1 : countTokens(event.name) + countTokens(event.arguments);
         yield event;
       }
     } catch (error) {
       if (!recorded) record('ended_early', deliveredTokens, 'error');
       this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
-      throw new GatewayError(502, 'provider_error', 'provider', 'The provider failed while answering. Retry later.', 5);
+      throw new GatewayError(
+        502,
+        'provider_error',
+        'provider',
+        'The provider failed while answering. Retry later.',
+        5,
+      );
     } finally {
-      // The client left (or stopped reading) before the end: charge what was delivered.
-      if (!recorded) record('ended_early', deliveredTokens, null);
-      finish();
+      try {
+        // The client left (or stopped reading) before the end: charge what was delivered.
+        if (!recorded) record('ended_early', deliveredTokens, null);
+      } finally {
+        // Even if the record cannot be written, the reservation must not stay held forever.
+        finish();
+      }
     }
   }
 }
 
 function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {
-  const hasImage = request.messages.some((message) => message.parts.some((part) => part.type === 'image'));
+  const hasImage = request.messages.some((message) =>
+    message.parts.some((part) => part.type === 'image'),
+  );
   if (hasImage && !model.inputModalities.includes('image')) {
     throw invalidRequest(
       `${model.id} does not accept image input (its input modalities are: ${model.inputModalities.join(', ')}). ` +
@@ -190,6 +225,8 @@ function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void
     );
   }
   if (request.tools.length > 0 && !model.supportedParameters.includes('tools')) {
-    throw invalidRequest(`${model.id} does not support tools. Remove tools or pick a model that lists them.`);
+    throw invalidRequest(
+      `${model.id} does not support tools. Remove tools or pick a model that lists them.`,
+    );
   }
 }
