@@ -2,7 +2,8 @@
  * Builds the gateway: store, catalog, keys, ledger, pipeline and routes, as one request handler.
  * It does not listen (server.ts does), so tests and the benchmark get the same gateway.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Ledger } from './billing/ledger';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
@@ -36,6 +37,11 @@ export type Gateway = {
   admin: KeyAdmin;
   settlement: SettlementLoop;
   handle: (request: IncomingMessage, response: ServerResponse) => void;
+  /**
+   * Answers a request Node's parser refused before `handle` saw it (request line or headers too
+   * long, malformed HTTP), still with a `cf-ray` and the gateway's error shape.
+   */
+  handleClientError: (error: NodeJS.ErrnoException, socket: Duplex) => void;
   /** Stops the timers, settles what is pending and closes the database. */
   close(): void;
 };
@@ -93,7 +99,9 @@ export function createGateway(
     response.setHeader('cf-ray', traceId);
     let url: URL;
     try {
-      url = new URL(request.url ?? '/', 'http://gateway.invalid');
+      // A path is read as a path: `//v1/models` must not become host `v1` and path `/models`.
+      const target = request.url ?? '/';
+      url = target.startsWith('/') ? new URL(`http://gateway.invalid${target}`) : new URL(target, 'http://gateway.invalid');
     } catch {
       url = new URL('http://gateway.invalid/');
     }
@@ -106,7 +114,9 @@ export function createGateway(
         found === null
           ? new GatewayError(404, 'not_found', 'validation', `No route ${request.method} ${url.pathname}. The API's routes are under /v1.`)
           : new GatewayError(405, 'invalid_request', 'validation', `${request.method} is not allowed on ${url.pathname}.`);
-      sendJson(response, error.status, chatErrorBody(error, traceId));
+      const allow: Record<string, string> =
+        found === null ? {} : { allow: router.allowedMethods(url.pathname).join(', ') };
+      sendJson(response, error.status, chatErrorBody(error, traceId), allow);
       return;
     }
     context.params = found.params;
@@ -119,11 +129,30 @@ export function createGateway(
     });
   };
 
+  const handleClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const traceId = newTraceId();
+    const message = status === 431 ? 'The request line or headers are too large.' : 'The request is not valid HTTP.';
+    const type = status === 431 ? 'request_too_large' : 'invalid_request';
+    const body = JSON.stringify(chatErrorBody(new GatewayError(status, type, 'validation', message), traceId));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncf-ray: ${traceId}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `connection: close\r\n\r\n${body}`,
+    );
+    logger.info({ cfRay: traceId, status, code: error.code }, 'request refused by the HTTP parser');
+  };
+
   return {
     parts,
     admin: new KeyAdmin(store, digest),
     settlement,
     handle,
+    handleClientError,
     close() {
       clearInterval(refresh);
       settlement.stop();

@@ -13,6 +13,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const gateway = createGateway(config, { routeFamilies: allRouteFamilies, ...options });
   const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
+  server.on('clientError', gateway.handleClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -26,8 +27,14 @@ export async function startGateway(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
-          gateway.close();
-          resolve();
+          // A cut stream writes its record a moment after its socket closes: wait for it (for a
+          // provider slow to stop, not forever) before the database closes.
+          const idle = gateway.parts.pipeline.whenIdle();
+          const bounded = new Promise<void>((done) => setTimeout(done, 5_000).unref());
+          void Promise.race([idle, bounded]).then(() => {
+            gateway.close();
+            resolve();
+          });
         });
         server.closeIdleConnections();
         // Streams still open after a grace period are cut; their records are written as ended early.

@@ -174,6 +174,7 @@ describe('gateway keys (command line)', () => {
     ['a parent that is a child', () => ['keys', 'create', '--kind', 'shared_child', '--parent', shared.id, '--json'], /parent must be an account key/],
     ['an unknown flag', ['keys', 'list', '--colour'], /Unknown option/],
     ['an unknown command', ['keys', 'explode'], /Unknown keys command 'explode'/],
+    ['no command at all', [], /No command given/],
   ])('fails on %s: non-zero exit, a message on stderr, nothing on stdout', async ([, args, message], { expect }) => {
     const result = await cli(typeof args === 'function' ? args() : args);
     expect(result.code).not.toBe(0);

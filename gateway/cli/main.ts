@@ -49,11 +49,12 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError((error as Error).message);
   }
   const { values: flags, positionals } = parsed;
-  if (flags.help || positionals.length === 0) {
+  if (flags.help) {
     process.stdout.write(`${usage}\n`);
-    if (!flags.help) process.exitCode = 2;
     return;
   }
+  // A missing command is an error: the usage goes to standard error, as every error does.
+  if (positionals.length === 0) throw new UsageError('No command given.');
   const environment = { ...process.env };
   if (flags.db) environment.GATEWAY_DB = flags.db;
   if (flags.host) environment.GATEWAY_HOST = flags.host;

@@ -13,3 +13,11 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data;
 }
+
+/**
+ * Whether inline image data is base64 (standard or URL-safe alphabet, padding optional), so a
+ * broken image is the caller's 400 naming the field, not something the model is billed for.
+ */
+export function isBase64(data: string): boolean {
+  return data.length % 4 !== 1 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(data);
+}

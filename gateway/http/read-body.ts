@@ -18,11 +18,45 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.');
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`The request body is not valid JSON (${(error as Error).message}).`);
   }
+  // The converters walk the body recursively (field renaming, schema conversion, token counting);
+  // absurd nesting would overflow the stack there and end as a 500 instead of a 400.
+  if (nestingDepth(text) > MAX_NESTING_DEPTH) {
+    throw invalidRequest(
+      `Invalid field 'body': JSON nested more than ${MAX_NESTING_DEPTH} levels deep.`,
+    );
+  }
+  return parsed;
+}
+
+export const MAX_NESTING_DEPTH = 128;
+
+/** The deepest array/object nesting of valid JSON text; brackets inside strings do not count. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      // Jump over the string (most of a big body is one: an image) to its unescaped closing quote.
+      do {
+        index = text.indexOf('"', index + 1);
+        let backslashes = 0;
+        while (text.charCodeAt(index - 1 - backslashes) === 0x5c) backslashes += 1;
+        if (backslashes % 2 === 0) break;
+      } while (index !== -1);
+      if (index === -1) break;
+    } else if (code === 0x7b || code === 0x5b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (code === 0x7d || code === 0x5d) depth -= 1;
+  }
+  return deepest;
 }
 
 const tooLarge = (maxBytes: number) =>

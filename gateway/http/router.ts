@@ -36,7 +36,9 @@ export class Router {
   }
 
   match(method: string, pathname: string): { handler: RouteHandler; params: Record<string, string> } | 'wrong_method' | null {
-    const handler = this.exact.get(`${method} ${pathname}`);
+    // HEAD is GET without the body (RFC 9110 9.3.2); Node leaves the body out by itself.
+    const handler =
+      this.exact.get(`${method} ${pathname}`) ?? (method === 'HEAD' ? this.exact.get(`GET ${pathname}`) : undefined);
     if (handler) return { handler, params: {} };
     let wrongMethod = this.knownPaths.has(pathname);
     for (const route of this.patterns) {
@@ -49,5 +51,17 @@ export class Router {
       return { handler: route.handler, params: { ...found.groups } };
     }
     return wrongMethod ? 'wrong_method' : null;
+  }
+
+  /** The methods a path answers, for the `Allow` header of a 405 (off the hot path). */
+  allowedMethods(pathname: string): string[] {
+    const methods = new Set<string>();
+    for (const key of this.exact.keys()) {
+      const space = key.indexOf(' ');
+      if (key.slice(space + 1) === pathname) methods.add(key.slice(0, space));
+    }
+    for (const route of this.patterns) if (route.pattern.test(pathname)) methods.add(route.method);
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods];
   }
 }

@@ -26,7 +26,11 @@ export class KeyRegistry {
 
   reload(): void {
     this.lastDataVersion = this.store.dataVersion();
-    const keys = this.store.listKeys();
+    // Rows are updated in place, so a request holding a key row sees what changed since.
+    const keys = this.store.listKeys().map((fresh) => {
+      const known = this.byId.get(fresh.id);
+      return known ? Object.assign(known, fresh) : fresh;
+    });
     this.byDigest = new Map(keys.map((key) => [key.digest, key]));
     this.byId = new Map(keys.map((key) => [key.id, key]));
   }

@@ -3,7 +3,9 @@
  * form's shape with no internals, the delivered tokens are charged and recorded as ended early,
  * and the reservation is released so the key can spend its whole budget again.
  */
+import fs from 'node:fs';
 import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
 import { Ledger } from '../billing/ledger';
 import { Catalog } from '../catalog/catalog';
 import { KeyAdmin } from '../keys/key-admin';
@@ -12,7 +14,13 @@ import { KeyRegistry } from '../keys/key-registry';
 import { createSimulatedProvider } from '../providers/simulated/simulated-provider';
 import { openSqliteStore } from '../store/sqlite-store';
 import { InferencePipeline } from './inference-pipeline';
-import type { CanonicalEvent } from '../canonical/model';
+import type {
+  CanonicalEvent,
+  CanonicalRequest,
+  PipelineEvent,
+  PricedFinish,
+} from '../canonical/model';
+import type { KeyRow } from '../store/store';
 import { createLogger } from '../logger';
 import type { Provider } from '../providers/provider';
 import { simulatedModels } from '../providers/simulated/models';
@@ -174,5 +182,133 @@ describe('a generation record that cannot be written', () => {
     expect(seen).not.toContain('finish');
     expect(ledger.reservedFor(key.id)).toBe(0);
     store.close();
+  });
+});
+
+describe('admission is checked against the key as it is now', () => {
+  function setUp(limitUsd: number) {
+    const store = openSqliteStore(':memory:');
+    const digest = createKeyDigester('test-pepper-that-is-long-enough');
+    const issued = new KeyAdmin(store, digest).create({ kind: 'account', limitUsd });
+    const registry = new KeyRegistry(store, digest);
+    const ledger = new Ledger(new Map());
+    const pipeline = new InferencePipeline({
+      catalog: new Catalog(simulatedModels),
+      registry,
+      ledger,
+      store,
+      providers: new Map([['simulated', createSimulatedProvider({ tokensPerSecond: 0 })]]),
+      logger: createLogger('silent'),
+      maxConcurrentPerKey: 4,
+    });
+    return { store, registry, ledger, pipeline, issued };
+  }
+  const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
+    model: 'sim/chat-standard',
+    system: null,
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+    maxTokens: 8,
+    temperature: 0,
+    topP: null,
+    stop: [],
+    seed: null,
+    tools: [],
+    toolChoice: 'auto',
+    stream: false,
+    ...overrides,
+  });
+  const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
+    key,
+    request: canonical,
+    form: 'chat_completions',
+    traceId,
+    signal: new AbortController().signal,
+    startedAt: performance.now(),
+  });
+  const drain = async (events: AsyncIterable<PipelineEvent>) => {
+    const seen: PipelineEvent[] = [];
+    for await (const event of events) seen.push(event);
+    return seen;
+  };
+
+  it('refuses a request whose key row went stale (reloaded, then settled) while its body arrived', async () => {
+    const { store, registry, ledger, pipeline, issued } = setUp(0.0001);
+    const authenticated = registry.findByKey(issued.key)!;
+    // One request spends ~29k nanos of the 100k limit; it is pending.
+    await drain(pipeline.start(input(authenticated, request(), '0000000000000001-TST')).events);
+    // Meanwhile another process commits (the registry swaps its rows) and settlement runs.
+    registry.reload();
+    const moved = store.settlePending(0);
+    registry.addConsumption(moved);
+    ledger.settled(moved);
+    // 5k prompt + 25 × 3k = 80k: affordable only if the settled 29k is forgotten.
+    expect(() =>
+      pipeline.start(input(authenticated, request({ maxTokens: 25 }), '0000000000000002-TST')),
+    ).toThrow(expect.objectContaining({ status: 402 }));
+    store.close();
+  });
+
+  it('never charges more output than it reserved, even for a tool call longer than max_tokens', async () => {
+    const { store, pipeline, registry, issued } = setUp(1);
+    const key = registry.findByKey(issued.key)!;
+    const properties = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`field${index}`, { type: 'string' }]),
+    );
+    const run = pipeline.start(
+      input(
+        key,
+        request({
+          maxTokens: 2,
+          tools: [{ name: 'lookup', parameters: { type: 'object', properties } }],
+          toolChoice: 'required',
+        }),
+        '0000000000000003-TST',
+      ),
+    );
+    const finish = (await drain(run.events)).at(-1) as PricedFinish;
+    expect(finish.usage.completionTokens).toBeLessThanOrEqual(2);
+    const record = store.getGeneration('0000000000000003-TST')!;
+    expect(record.completionTokens).toBeLessThanOrEqual(2);
+    expect(record.costNanos).toBeLessThanOrEqual(
+      run.promptTokens * model.promptNanos + 2 * model.completionNanos,
+    );
+    store.close();
+  });
+});
+
+describe('a stream still open when the gateway shuts down', () => {
+  it('is recorded as ended early and charged before the database closes', async () => {
+    const running = await startTestGateway({ simulatedTokensPerSecond: 20 });
+    const { key } = running.createKey({ kind: 'account', limitUsd: 1 });
+    const response = await postJson(
+      `${running.url}/v1/chat/completions`,
+      chatBody({
+        stream: true,
+        max_tokens: 400,
+        messages: [{ role: 'user', content: 'Write 300 words.' }],
+      }),
+      { key },
+    );
+    const reader = response.body!.getReader();
+    void (async () => {
+      for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return;
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    // Waits for the grace period, then cuts the stream and closes the database.
+    await running.close();
+    const database = new Database(running.dbPath, { readonly: true });
+    const rows = database
+      .prepare('SELECT outcome, completion_tokens, settled FROM generations')
+      .all();
+    const consumed = database.prepare('SELECT consumption_nanos FROM keys').get() as {
+      consumption_nanos: number;
+    };
+    database.close();
+    fs.rmSync(running.folder, { recursive: true, force: true });
+    expect(rows).toEqual([
+      { outcome: 'ended_early', completion_tokens: expect.any(Number), settled: 1 },
+    ]);
+    expect(consumed.consumption_nanos).toBeGreaterThan(0);
   });
 });

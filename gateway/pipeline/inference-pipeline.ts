@@ -51,11 +51,36 @@ export class InferencePipeline {
 
   /** Requests running per key, for the concurrency limit. */
   private readonly running = new Map<string, number>();
+  /** Requests admitted and not yet finished (recorded and released), over all keys. */
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  /**
+   * Resolves once every admitted request has finished: its record written and its reservation
+   * released. Shutdown waits for it, so a stream cut at shutdown is still charged before the
+   * database closes.
+   */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
 
   /** Admits the request or throws the error that refuses it; nothing has been charged then. */
   start(input: InferenceInput): InferenceRun {
     const { catalog, registry, ledger } = this.deps;
-    const { key, request } = input;
+    const { request } = input;
+    // The row the route authenticated may be stale: the registry replaces its rows when another
+    // process commits, and settlement then adds consumption to the new rows only. Admitting
+    // against the old one would miss what settled meanwhile and let the key spend past its limit.
+    const key = registry.get(input.key.id) ?? input.key;
+    if (key.revokedAt !== null) {
+      throw new GatewayError(
+        401,
+        'authentication_error',
+        'authentication',
+        'This key was revoked. Use another key.',
+      );
+    }
     const model = catalog.resolve(request.model);
     checkCapabilities(model, request);
 
@@ -108,6 +133,7 @@ export class InferencePipeline {
       maxOutputTokens,
     });
     this.running.set(key.id, running + 1);
+    this.inFlight += 1;
     let finished = false;
     const finish = () => {
       if (finished) return;
@@ -116,6 +142,10 @@ export class InferencePipeline {
       const left = (this.running.get(key.id) ?? 1) - 1;
       if (left > 0) this.running.set(key.id, left);
       else this.running.delete(key.id);
+      this.inFlight -= 1;
+      if (this.inFlight === 0) {
+        for (const resolve of this.idleWaiters.splice(0)) resolve();
+      }
     };
     // A generator that is never started never runs its `finally`: if the client leaves before
     // the answer begins, the abort frees the reservation instead. Once started, only the
@@ -129,6 +159,7 @@ export class InferencePipeline {
       provider,
       funding,
       promptTokens,
+      maxOutputTokens,
       () => (started = true),
       finish,
     );
@@ -141,6 +172,7 @@ export class InferencePipeline {
     provider: Provider,
     funding: KeyRow,
     promptTokens: number,
+    maxOutputTokens: number,
     markStarted: () => void,
     finish: () => void,
   ): AsyncGenerator<PipelineEvent, void, undefined> {
@@ -149,9 +181,12 @@ export class InferencePipeline {
     let recorded = false;
     const record = (
       outcome: GenerationOutcome,
-      completionTokens: number,
+      producedTokens: number,
       finishReason: FinishReason | null,
     ) => {
+      // Only the reserved output is billable: a provider that overshoots max_tokens (the
+      // simulated one does with a long tool call) must not take the key past limit + grace.
+      const completionTokens = Math.min(producedTokens, maxOutputTokens);
       const costNanos = promptTokens * model.promptNanos + completionTokens * model.completionNanos;
       this.deps.store.insertGeneration({
         id: input.traceId,
@@ -173,17 +208,22 @@ export class InferencePipeline {
       });
       recorded = true;
       this.deps.ledger.addPending(funding.id, costNanos);
-      return costNanos;
+      return { costNanos, completionTokens };
     };
 
     try {
       for await (const event of provider.stream(input.request, model, input.signal)) {
         if (event.type === 'finish') {
           // The record is on disk before the client sees the end of the answer.
-          const costNanos = record('completed', event.usage.completionTokens, event.finishReason);
+          const { costNanos, completionTokens } = record(
+            'completed',
+            event.usage.completionTokens,
+            event.finishReason,
+          );
           yield {
             ...event,
-            usage: { ...event.usage, promptTokens },
+            // The usage shown is the usage charged.
+            usage: { promptTokens, completionTokens },
             costUsd: nanosToUsd(costNanos),
           };
           return;

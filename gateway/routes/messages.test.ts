@@ -256,6 +256,7 @@ describe('over raw HTTP', () => {
       headers: { 'x-api-key': key },
     });
     expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
     expect(await wrongMethod.json()).toMatchObject({
       type: 'error',
       error: { type: 'invalid_request_error' },

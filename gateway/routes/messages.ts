@@ -71,8 +71,9 @@ export function addMessagesRoutes(router: Router, parts: GatewayParts): void {
   // Registered after the real routes, so other methods and paths under /v1/messages still get
   // this form's error shape (the vendor's client parses it), not the chat-completion one.
   const servedPaths = new Set(['/v1/messages', '/v1/messages/count_tokens']);
-  const unknownRoute = withErrors(writeMessagesError, ({ request, url }) => {
+  const unknownRoute = withErrors(writeMessagesError, ({ request, response, url }) => {
     if (servedPaths.has(url.pathname)) {
+      response.setHeader('allow', 'POST');
       throw new GatewayError(
         405,
         'invalid_request',

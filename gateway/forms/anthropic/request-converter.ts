@@ -6,6 +6,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { isBase64 } from '../validation';
 import type {
   CountTokensRequest,
   ImageBlock,
@@ -18,6 +19,9 @@ import type {
 
 function imagePart(block: ImageBlock, field: string): CanonicalPart {
   if (block.source.type === 'base64') {
+    if (!isBase64(block.source.data)) {
+      throw invalidRequest(`Invalid field '${field}.source.data': the image data is not base64.`);
+    }
     return { type: 'image', mediaType: block.source.media_type, data: block.source.data };
   }
   if (!/^https?:\/\//.test(block.source.url)) {

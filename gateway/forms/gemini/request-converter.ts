@@ -6,6 +6,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { isBase64 } from '../validation';
 import type { GeminiContent, GeminiPart, GenerateContentRequest } from './request-schema';
 
 /**
@@ -83,8 +84,12 @@ function toCanonicalPart(part: GeminiPart, field: string): CanonicalPart | null 
   // Thought summaries the client echoes back are the model's, not the conversation's.
   if (part.thought) return null;
   if (part.text !== undefined) return { type: 'text', text: part.text };
-  if (part.inlineData)
+  if (part.inlineData) {
+    if (!isBase64(part.inlineData.data)) {
+      throw invalidRequest(`Invalid field '${field}.inlineData.data': the data is not base64.`);
+    }
     return { type: 'image', mediaType: part.inlineData.mimeType, data: part.inlineData.data };
+  }
   if (part.fileData) {
     if (!/^https?:\/\//.test(part.fileData.fileUri)) {
       throw invalidRequest(

@@ -1,6 +1,7 @@
 /** Chat-completion request → canonical request. */
 import type { CanonicalMessage, CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
 
 type TextOrParts = string | Array<{ type: string; text?: string }> | null | undefined;
@@ -14,8 +15,10 @@ const joinText = (content: TextOrParts) =>
 export function imagePartFromUrl(url: string, field: string): CanonicalPart {
   if (url.startsWith('data:')) {
     const match = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(url);
-    if (!match) throw invalidRequest(`Invalid field '${field}': an image data URL must be data:<type>;base64,<data>.`);
-    return { type: 'image', mediaType: match[1]!, data: match[2]!.replace(/\s/g, '') };
+    const data = match?.[2]!.replace(/\s/g, '') ?? '';
+    if (!match || !isBase64(data))
+      throw invalidRequest(`Invalid field '${field}': an image data URL must be data:<type>;base64,<data>.`);
+    return { type: 'image', mediaType: match[1]!, data };
   }
   if (!/^https?:\/\//.test(url)) throw invalidRequest(`Invalid field '${field}': an image URL must be http(s) or a data URL.`);
   return { type: 'image', mediaType: 'image/*', url };
