@@ -55,7 +55,12 @@ export const coreRouteFamilies: RouteFamily[] = [
 
 export function createGateway(
   config: GatewayConfig,
-  options: { logger?: Logger; models?: CatalogModel[]; providers?: Provider[]; routeFamilies?: RouteFamily[] } = {},
+  options: {
+    logger?: Logger;
+    models?: CatalogModel[];
+    providers?: Provider[];
+    routeFamilies?: RouteFamily[];
+  } = {},
 ): Gateway {
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = openSqliteStore(config.databasePath);
@@ -64,9 +69,11 @@ export function createGateway(
   const ledger = new Ledger(store.pendingByFundingKey());
   const catalog = new Catalog(options.models ?? simulatedModels);
   const providers = new Map(
-    (options.providers ?? [createSimulatedProvider({ tokensPerSecond: config.simulatedTokensPerSecond })]).map(
-      (provider) => [provider.name, provider],
-    ),
+    (
+      options.providers ?? [
+        createSimulatedProvider({ tokensPerSecond: config.simulatedTokensPerSecond }),
+      ]
+    ).map((provider) => [provider.name, provider]),
   );
   const pipeline = new InferencePipeline({
     catalog,
@@ -82,7 +89,13 @@ export function createGateway(
   const router = new Router();
   for (const addRoutes of options.routeFamilies ?? coreRouteFamilies) addRoutes(router, parts);
 
-  const settlement = startSettlementLoop({ store, registry, ledger, intervalMs: config.settleIntervalMs, logger });
+  const settlement = startSettlementLoop({
+    store,
+    registry,
+    ledger,
+    intervalMs: config.settleIntervalMs,
+    logger,
+  });
   // Changes the command line commits reach this process within a quarter second.
   const refresh = setInterval(() => {
     try {
@@ -101,19 +114,32 @@ export function createGateway(
     try {
       // A path is read as a path: `//v1/models` must not become host `v1` and path `/models`.
       const target = request.url ?? '/';
-      url = target.startsWith('/') ? new URL(`http://gateway.invalid${target}`) : new URL(target, 'http://gateway.invalid');
+      url = target.startsWith('/')
+        ? new URL(`http://gateway.invalid${target}`)
+        : new URL(target, 'http://gateway.invalid');
     } catch {
       url = new URL('http://gateway.invalid/');
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
-    response.on('finish', () => logRequest(logger, context));
+    // `close` fires for every request, also when the client left before the answer ended.
+    response.on('close', () => logRequest(logger, context));
 
     const found = router.match(request.method ?? 'GET', url.pathname);
     if (found === null || found === 'wrong_method') {
       const error =
         found === null
-          ? new GatewayError(404, 'not_found', 'validation', `No route ${request.method} ${url.pathname}. The API's routes are under /v1.`)
-          : new GatewayError(405, 'invalid_request', 'validation', `${request.method} is not allowed on ${url.pathname}.`);
+          ? new GatewayError(
+              404,
+              'not_found',
+              'validation',
+              `No route ${request.method} ${url.pathname}. The API's routes are under /v1.`,
+            )
+          : new GatewayError(
+              405,
+              'invalid_request',
+              'validation',
+              `${request.method} is not allowed on ${url.pathname}.`,
+            );
       const allow: Record<string, string> =
         found === null ? {} : { allow: router.allowedMethods(url.pathname).join(', ') };
       sendJson(response, error.status, chatErrorBody(error, traceId), allow);
@@ -124,7 +150,14 @@ export function createGateway(
       // Route families write their own errors; this is the last net for a bug in one of them.
       context.failure = error;
       if (!response.headersSent) {
-        sendJson(response, 500, chatErrorBody(new GatewayError(500, 'internal_error', 'internal', 'Internal error.'), traceId));
+        sendJson(
+          response,
+          500,
+          chatErrorBody(
+            new GatewayError(500, 'internal_error', 'internal', 'Internal error.'),
+            traceId,
+          ),
+        );
       } else response.end();
     });
   };
@@ -134,11 +167,21 @@ export function createGateway(
       socket.destroy();
       return;
     }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
     const traceId = newTraceId();
-    const message = status === 431 ? 'The request line or headers are too large.' : 'The request is not valid HTTP.';
+    const message =
+      status === 431
+        ? 'The request line or headers are too large.'
+        : 'The request is not valid HTTP.';
     const type = status === 431 ? 'request_too_large' : 'invalid_request';
-    const body = JSON.stringify(chatErrorBody(new GatewayError(status, type, 'validation', message), traceId));
+    const body = JSON.stringify(
+      chatErrorBody(new GatewayError(status, type, 'validation', message), traceId),
+    );
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncf-ray: ${traceId}\r\n` +
         `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
@@ -171,5 +214,7 @@ function logRequest(logger: Logger, context: RouteContext): void {
     ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
   };
   if (context.failure) logger.error({ ...fields, err: context.failure }, 'request failed');
+  else if (!context.response.writableFinished)
+    logger.info({ ...fields, clientLeft: true }, 'request ended early: the client left');
   else logger.info(fields, 'request');
 }

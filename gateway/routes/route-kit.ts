@@ -37,6 +37,9 @@ export function withErrors(writeError: ErrorWriter, handler: RouteHandler): Rout
     try {
       await handler(context);
     } catch (thrown) {
+      // The client left: there is nobody to answer, and nothing failed on our side (the
+      // pipeline has already recorded what was delivered).
+      if (context.response.destroyed) return;
       const error = toGatewayError(thrown);
       // Kept for the request's log line; the client sees only the public message.
       if (error.status >= 500) context.failure = thrown;

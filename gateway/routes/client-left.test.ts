@@ -1,0 +1,84 @@
+/**
+ * A client that leaves before a plain (non-streamed) answer is ready: nothing failed on the
+ * gateway's side, so no error is logged; the request is logged as ended early and charged for
+ * what the provider had produced.
+ */
+import { Writable } from 'node:stream';
+import type { CanonicalEvent } from '../canonical/model';
+import { createLogger } from '../logger';
+import type { Provider } from '../providers/provider';
+import {
+  bearer,
+  chatBody,
+  eventually,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../testing-support';
+
+/** Produces one token, then waits until the caller aborts, as a slow upstream would. */
+const slowProvider: Provider = {
+  name: 'simulated',
+  async *stream(_request, _model, signal) {
+    yield { type: 'text-delta', text: 'Hello' } satisfies CanonicalEvent;
+    await new Promise<void>((resolve) =>
+      signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+  },
+};
+
+let gateway: TestGateway;
+let logged = '';
+
+beforeAll(async () => {
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logged += chunk.toString();
+      callback();
+    },
+  });
+  gateway = await startTestGateway(
+    {},
+    { providers: [slowProvider], logger: createLogger('info', destination) },
+  );
+});
+afterAll(() => gateway.stop());
+
+it('logs a plain request the client left as ended early, not as a failure, and records it', async () => {
+  const { key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const abort = new AbortController();
+  const pending = postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
+    key,
+    signal: abort.signal,
+  });
+  // Admitted and running: its reservation is held.
+  await eventually(() =>
+    gateway.gateway.parts.ledger.reservedFor(issuedId(key)) > 0 ? true : undefined,
+  );
+  abort.abort();
+  await expect(pending).rejects.toThrow();
+
+  const line = await eventually(() =>
+    logged
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.path === '/v1/chat/completions'),
+  );
+  expect(line).toMatchObject({ clientLeft: true, level: 30 });
+  expect(logged).not.toContain('request failed');
+
+  const record = await eventually(async () => {
+    const response = await fetch(`${gateway.url}/v1/generation?id=${line.cfRay as string}`, {
+      headers: bearer(key),
+    });
+    return response.ok
+      ? ((await response.json()) as { outcome: string; completion_tokens: number })
+      : undefined;
+  });
+  expect(record).toMatchObject({ outcome: 'ended_early', completion_tokens: 1 });
+});
+
+function issuedId(key: string): string {
+  return gateway.gateway.parts.registry.findByKey(key)!.id;
+}
