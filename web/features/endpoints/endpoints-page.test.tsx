@@ -173,4 +173,20 @@ describe('EndpointsPage', () => {
     expect(alert).toHaveTextContent('connecting to the gateway');
     expect(alert).toHaveTextContent('Start the gateway, then run the checks again.');
   });
+
+  it('says how to add a key when the server holds none, instead of asking to choose one', async () => {
+    mockApi({
+      'GET /api/profiles': () => ({ profiles: [] }),
+      'GET /api/health': () => ({
+        mode: 'external',
+        gateway_base_url: 'http://127.0.0.1:8787',
+        reachable: true,
+        latency_ms: 1,
+      }),
+    });
+    renderRoute('/endpoints');
+    expect(await screen.findByText('No key profiles')).toBeInTheDocument();
+    expect(screen.queryByText(/Choose a key in the header/)).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Run checks' })).toBeDisabled();
+  });
 });

@@ -98,9 +98,16 @@ export function EndpointsPage() {
       )}
 
       {profile === null ? (
-        <EmptyState title="No key profile chosen">
-          Choose a key in the header to plan its checks.
-        </EmptyState>
+        profiles.length === 0 ? (
+          <EmptyState title="No key profiles">
+            The workbench server holds no keys, so there is nothing to check with. Start it with{' '}
+            <code>WORKBENCH_KEYS_FILE</code> or <code>GATEWAY_API_KEY</code> set.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No key profile chosen">
+            Choose a key in the header to plan its checks.
+          </EmptyState>
+        )
       ) : checks.isPending ? (
         <LoadingState>Loading the check plan…</LoadingState>
       ) : checks.isError ? (

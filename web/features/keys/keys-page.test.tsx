@@ -143,6 +143,20 @@ describe('KeysPage', () => {
     expect(within(panel).getByText(/shows its parent’s balance/)).toBeInTheDocument();
   });
 
+  it('tells a child key that looks active how to find out whether its parent blocks it', async () => {
+    mockKeys(allBalances);
+    renderRoute('/keys?profile=demo-allocated-child');
+    const panel = await screen.findByRole('region', { name: 'demo-allocated-child' });
+    expect(within(panel).getByText(/while its parent key is disabled or expired/)).toBeInTheDocument();
+  });
+
+  it('says nothing about parents for an account key', async () => {
+    mockKeys(allBalances);
+    renderRoute('/keys?profile=demo-account');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    expect(within(panel).queryByText(/while its parent key is disabled or expired/)).not.toBeInTheDocument();
+  });
+
   it('shows the expiry as a date and a countdown', async () => {
     const inTwoDays = Math.floor(Date.now() / 1000) + 2 * 86_400 + 3700;
     mockKeys({

@@ -56,3 +56,39 @@ describe('computeRunMetrics', () => {
     expect(createSession().parameters.stream).toBe(true);
   });
 });
+
+describe('computeRunMetrics for a refused request', () => {
+  const refusedRun: RunRecord = {
+    ...baseRun,
+    status: 'error',
+    firstTokenMs: null,
+    totalMs: 23,
+    upstreamStatus: 402,
+    finishReason: null,
+    usage: null,
+    error: {
+      message: 'This key is disabled.',
+      status: 402,
+      stage: 'authentication',
+      upstreamStatus: 402,
+      cfRay: baseRun.cfRay,
+      advice: null,
+      type: 'key_disabled',
+    },
+  };
+
+  it('reports no tokens and a cost of zero, not an estimate, when the gateway refused before any output', () => {
+    const metrics = computeRunMetrics(refusedRun, '', toolModel);
+    expect(metrics.refused).toBe(true);
+    expect(metrics.promptTokens).toBeNull();
+    expect(metrics.completionTokens).toBeNull();
+    expect(metrics.costUsd).toBe(0);
+    expect(metrics.costEstimated).toBe(false);
+  });
+
+  it('still estimates a failure after output arrived, or a gateway fault, since those may be charged', () => {
+    expect(computeRunMetrics({ ...refusedRun, firstTokenMs: 30 }, 'partial', toolModel).refused).toBe(false);
+    const fault = { ...refusedRun, error: { ...refusedRun.error!, status: 502, upstreamStatus: 502 } };
+    expect(computeRunMetrics(fault, '', toolModel).refused).toBe(false);
+  });
+});

@@ -19,6 +19,11 @@ export interface RunMetrics {
   /** True when the cost is computed from catalog prices rather than reported by the gateway. */
   costEstimated: boolean;
   finishReason: string | null;
+  /**
+   * True when the gateway refused the request (a 4xx before any output): nothing ran, so no
+   * tokens were used and nothing was charged. Estimating a cost for it would invent a bill.
+   */
+  refused: boolean;
 }
 
 /** Below this much generation time a tokens-per-second figure is noise, not speed. */
@@ -60,6 +65,29 @@ export function computeRunMetrics(
 ): RunMetrics {
   const totalMs = run.totalMs ?? (run.status === 'streaming' ? (elapsedMs ?? null) : null);
   const usage = run.usage;
+  const refusedStatus = run.error ? (run.error.upstreamStatus ?? run.error.status) : null;
+  const refused =
+    run.status === 'error' &&
+    usage === null &&
+    replyText === '' &&
+    run.firstTokenMs === null &&
+    refusedStatus !== null &&
+    refusedStatus >= 400 &&
+    refusedStatus < 500;
+  if (refused) {
+    return {
+      firstTokenMs: null,
+      totalMs,
+      tokensPerSecond: null,
+      promptTokens: null,
+      completionTokens: null,
+      tokensEstimated: false,
+      costUsd: 0,
+      costEstimated: false,
+      finishReason: run.finishReason,
+      refused: true,
+    };
+  }
   const tokensEstimated = usage === null;
   const completionTokens = usage ? usage.completion_tokens : replyText !== '' ? estimateTokens(replyText) : null;
   const promptText = run.request.request.messages.map((message) => contentText(message.content)).join('\n');
@@ -92,6 +120,7 @@ export function computeRunMetrics(
     costUsd,
     costEstimated,
     finishReason: run.finishReason,
+    refused: false,
   };
 }
 

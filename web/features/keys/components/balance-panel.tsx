@@ -52,6 +52,7 @@ export function BalancePanel({
   const { balance, state } = view;
   const share = remainingShare(balance.remaining_usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
+  const childKey = sharedChild || balance.identity === 'allocated_child';
   return (
     <section
       aria-labelledby="balance-heading"
@@ -174,6 +175,13 @@ export function BalancePanel({
               </p>
             )}
           </>
+        )}
+        {state === 'active' && childKey && (
+          <p className="mt-2">
+            A child key is also refused (HTTP 402) while its parent key is disabled or expired,
+            and its balance does not show that. <strong>Validate key</strong> checks it with one
+            minimal call and reports <em>Blocked</em> when that happens.
+          </p>
         )}
       </div>
 

@@ -88,7 +88,8 @@ export function Composer({
 
   const canAdd = draft.text.trim() !== '' || draft.images.length > 0;
   return (
-    <div className="flex flex-col gap-2 rounded-lg border border-zinc-300 bg-white p-2 shadow-sm dark:border-zinc-700 dark:bg-zinc-900">
+    // The textarea draws no outline of its own, so the box around it shows keyboard focus.
+    <div className="flex flex-col gap-2 rounded-lg border border-zinc-300 bg-white p-2 shadow-sm has-[textarea:focus-visible]:border-sky-600 has-[textarea:focus-visible]:ring-2 has-[textarea:focus-visible]:ring-sky-600/60 dark:border-zinc-700 dark:bg-zinc-900 dark:has-[textarea:focus-visible]:border-sky-400 dark:has-[textarea:focus-visible]:ring-sky-400/60">
       <label htmlFor={textId} className="sr-only">
         Message
       </label>

@@ -74,12 +74,18 @@ export function ReplyMetrics({
         <Metric
           label={metrics.costEstimated ? 'Cost (estimate)' : 'Cost'}
           title={
-            metrics.costEstimated
-              ? 'Estimated from the catalog prices: the gateway reported no cost'
-              : 'As reported by the gateway (usage.cost)'
+            metrics.refused
+              ? 'The gateway refused the request before running it: nothing was charged'
+              : metrics.costEstimated
+                ? 'Estimated from the catalog prices: the gateway reported no cost'
+                : 'As reported by the gateway (usage.cost)'
           }
         >
-          {metrics.costUsd === null ? '—' : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
+          {metrics.refused
+            ? `${formatUsd(0)} · refused`
+            : metrics.costUsd === null
+              ? '—'
+              : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
         </Metric>
         <Metric label="Finish reason">{metrics.finishReason ?? (run.status === 'stopped' ? 'stopped' : '—')}</Metric>
       </dl>

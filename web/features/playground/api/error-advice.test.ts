@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ApiRequestError } from '../../../lib/api-client';
+import { adviceForType, runErrorFromStream, runErrorFromThrown } from './error-advice';
+
+const genericServerAdvice =
+  'The key is expired, disabled, depleted, or its parent key is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.';
+
+function refusal(type: string | undefined, advice = genericServerAdvice) {
+  return new ApiRequestError({
+    message: 'refused',
+    status: 402,
+    stage: 'authentication',
+    request: 'POST /api/chat',
+    upstreamStatus: 402,
+    type,
+    advice,
+  });
+}
+
+describe('run error advice', () => {
+  it('names the one cause the gateway gave, instead of every possible 402 cause', () => {
+    expect(runErrorFromThrown(refusal('key_disabled')).advice).toMatch(/^This key is disabled\. Re-enable it/);
+    expect(runErrorFromThrown(refusal('parent_key_unavailable')).advice).toMatch(/parent key is disabled or expired/);
+    expect(runErrorFromThrown(refusal('key_expired')).advice).toMatch(/has expired/);
+    expect(adviceForType('insufficient_balance')).toMatch(/max_tokens/);
+    for (const type of ['key_disabled', 'key_expired', 'parent_key_unavailable', 'key_depleted', 'insufficient_balance']) {
+      expect(adviceForType(type)).toMatch(/Do not retry unchanged/);
+    }
+  });
+
+  it('says the advice once: the BFF’s when the type is unknown, not the BFF’s and the spec’s joined', () => {
+    const advice = runErrorFromThrown(refusal(undefined)).advice ?? '';
+    expect(advice).toBe(genericServerAdvice);
+    expect(advice.match(/do not retry unchanged/gi)).toHaveLength(1);
+  });
+
+  it('keeps the BFF’s own advice for its own failures, such as an unreachable gateway', () => {
+    const error = new ApiRequestError({
+      message: 'Cannot connect to the gateway.',
+      status: 502,
+      stage: 'connect',
+      request: 'POST /api/chat',
+      advice: 'The gateway is not reachable: check GATEWAY_BASE_URL.',
+    });
+    expect(runErrorFromThrown(error).advice).toBe('The gateway is not reachable: check GATEWAY_BASE_URL.');
+  });
+
+  it('falls back to the spec’s advice for an error inside a stream', () => {
+    expect(runErrorFromStream({ message: 'x', stage: 'gateway', type: null }, 402, null).advice).toMatch(
+      /Do not retry unchanged/,
+    );
+    expect(runErrorFromStream({ message: 'x', stage: 'gateway', type: 'key_disabled' }, 402, null).advice).toMatch(
+      /^This key is disabled/,
+    );
+  });
+});
