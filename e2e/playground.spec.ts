@@ -157,6 +157,8 @@ test.describe('playground', () => {
 
     const callReply = page.getByRole('listitem', { name: 'assistant turn 2' });
     await expect(callReply.getByRole('list', { name: 'Tool calls' })).toContainText('get_weather');
+    // The simulated model fills the city from the question.
+    await expect(callReply.getByRole('list', { name: 'Tool calls' })).toContainText('Oslo');
     await expect(callReply.getByText('tool_calls')).toBeVisible();
     const result = page.getByRole('textbox', { name: /Result for get_weather/ });
     await result.fill('{"temperature_c": 21, "sky": "clear"}');

@@ -83,7 +83,7 @@ function chooseTool(request: CanonicalRequest, lastIsToolResult: boolean): Canon
 
 function argumentsFor(tool: CanonicalTool, userText: string): Record<string, unknown> {
   const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
-  const phrase = userText.split(/\s+/).filter(Boolean).slice(0, 3).join(' ') || 'example';
+  const phrase = subjectOf(userText);
   return Object.fromEntries(
     Object.entries(properties).map(([name, property]) => {
       if (Array.isArray(property.enum) && property.enum.length > 0) return [name, property.enum[0]];
@@ -102,6 +102,16 @@ function argumentsFor(tool: CanonicalTool, userText: string): Record<string, unk
       }
     }),
   );
+}
+
+/**
+ * The word a string argument most likely wants: the last capitalised word after the first
+ * ("weather in Paris" → Paris), else the last word of four letters or more, else "example".
+ */
+export function subjectOf(userText: string): string {
+  const words = userText.match(/[\p{L}\p{N}'-]+/gu) ?? [];
+  const names = words.slice(1).filter((word) => /^\p{Lu}/u.test(word));
+  return names.at(-1) ?? words.filter((word) => word.length >= 4).at(-1) ?? 'example';
 }
 
 function composeText(

@@ -1,5 +1,6 @@
 import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import { countPromptTokens, tokenize } from '../../canonical/token-count';
+import { subjectOf } from './answer-plan';
 import { simulatedModels } from './models';
 import { createSimulatedProvider } from './simulated-provider';
 
@@ -102,6 +103,14 @@ describe('the simulated provider', () => {
     expect((await run({ stop: ['zzz-not-there'] })).text).toBe(full.text);
   });
 
+  it.each([
+    ['What is the weather in Paris today?', 'Paris'],
+    ['Tell me about the gateway', 'gateway'],
+    ['hi', 'example'],
+  ])('fills a string argument from %j with %j', (text, expected) => {
+    expect(subjectOf(text)).toBe(expected);
+  });
+
   it('calls the first tool with arguments shaped by its schema, and answers a tool result in text', async () => {
     const tools = [
       {
@@ -119,7 +128,7 @@ describe('the simulated provider', () => {
     expect(call).toMatchObject({ type: 'tool-call', name: 'search' });
     expect(call.type === 'tool-call' && call.id).toMatch(/^call_[0-9a-f]{12}$/);
     expect(JSON.parse(call.type === 'tool-call' ? call.arguments : '')).toEqual({
-      query: 'Tell me about',
+      query: 'gateway',
       limit: 42,
       exact: true,
       mode: 'fast',
