@@ -39,11 +39,24 @@ export function parseInput<Schema extends z.ZodType>(
   throw validationFailure(field, issue?.message ?? 'is not valid');
 }
 
+const retryNote = 'Do not retry unchanged.';
+
+/** Advice for the gateway's own error types, more precise than the status alone. */
+const adviceForType: Record<string, string> = {
+  key_expired: `The key has expired. Set a new expiry or use another key. ${retryNote}`,
+  key_disabled: `The key is disabled. Enable it or use another key. ${retryNote}`,
+  parent_key_unavailable: `The key's parent key is disabled or expired, so this key is refused too. Fix the parent key. ${retryNote}`,
+  key_depleted: `The balance is used up (remaining_usd is 0). Add balance or use another key. ${retryNote}`,
+  insufficient_balance: `The key cannot afford this request's worst case. Lower max_tokens or add balance. ${retryNote}`,
+};
+
 /**
  * The spec's advice per gateway status (section 7), in plain words. Shared by the chat proxy,
  * key validation and the endpoint checks.
  */
-export function adviceForStatus(status: number): string | undefined {
+export function adviceForStatus(status: number, type?: string): string | undefined {
+  const specific = type === undefined ? undefined : adviceForType[type];
+  if (specific) return specific;
   if (status === 401) {
     return 'The key is missing or unknown to the gateway. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter.';
   }
@@ -79,7 +92,7 @@ export function gatewayErrorFailure(
     message: redactSecretText(message, knownKeys),
     stage: gatewayStage.success ? gatewayStage.data : 'gateway',
     upstream_status: status,
-    advice: adviceForStatus(status),
+    advice: adviceForStatus(status, parsed.success ? parsed.data.type : undefined),
   };
   if (cfRay) detail.cf_ray = cfRay;
   if (parsed.success && parsed.data.type) detail.type = redactSecretText(parsed.data.type);
