@@ -39,7 +39,7 @@ export function parseInput<Schema extends z.ZodType>(
   throw validationFailure(field, issue?.message ?? 'is not valid');
 }
 
-const retryNote = 'Do not retry unchanged.';
+const retryNote = 'The Keys page shows its state and balance. Do not retry unchanged.';
 
 /** Advice for the gateway's own error types, more precise than the status alone. */
 const adviceForType: Record<string, string> = {
