@@ -77,9 +77,12 @@ describe('formatDuration', () => {
 });
 
 describe('formatUsd', () => {
-  it('shows cents for ordinary amounts and more digits for sub-cent ones', () => {
+  it('shows at least cents, and every digit down to the micro-dollar', () => {
     expect(formatUsd(7.5)).toBe('$7.50');
-    expect(formatUsd(1234.567)).toBe('$1,234.57');
+    expect(formatUsd(1234.567)).toBe('$1,234.567');
+    // A balance after a few requests is not rounded back up to the limit.
+    expect(formatUsd(24.999383)).toBe('$24.999383');
+    expect(formatUsd(0.1 + 0.2)).toBe('$0.30');
     expect(formatUsd(0)).toBe('$0.00');
     expect(formatUsd(0.000012)).toBe('$0.000012');
     expect(formatUsd(null)).toBe('—');

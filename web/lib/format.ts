@@ -4,13 +4,14 @@ import { decimalToString, parseDecimal, shiftDecimal, type Decimal } from './dec
 const placeholder = '—';
 
 /**
- * A USD amount: two decimals for ordinary sums, more for sub-cent amounts so a tiny balance
- * or cost does not read as $0.00.
+ * A USD amount with at least two decimals and up to six, so neither a tiny cost nor a balance a
+ * few requests below its limit is rounded to a number that is not true.
  */
 export function formatUsd(amount: number | null | undefined): string {
   if (amount === null || amount === undefined || !Number.isFinite(amount)) return placeholder;
-  const magnitude = Math.abs(amount);
-  const maximumFractionDigits = magnitude !== 0 && magnitude < 0.01 ? 6 : 2;
+  // Down to the micro-dollar, as the gateway counts: $24.999383 left is not "$25.00" left.
+  // Whole cents still read as cents ($25.00).
+  const maximumFractionDigits = 6;
   const formatter = new Intl.NumberFormat('en-US', {
     style: 'currency',
     currency: 'USD',
