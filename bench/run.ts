@@ -15,6 +15,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 2000);
 const WARMUP = 300;
 const WORKERS = 16;
 const PER_WORKER = Math.max(1, Math.round(SAMPLES / 8));
+const SOAK_ROUNDS = 4;
 
 function residentMegabytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -57,9 +58,14 @@ async function main(): Promise<void> {
         baseline_chat: await measureThroughput(baseline.url, chat, WORKERS, PER_WORKER),
         gateway_chat: await measureThroughput(gateway.baseUrl, chat, WORKERS, PER_WORKER),
       },
-      gateway_rss_mb: { before: rssBefore, after: gatewayPid ? residentMegabytes(gatewayPid) : null },
+      gateway_rss_mb: { before: rssBefore, after: gatewayPid ? residentMegabytes(gatewayPid) : null, soak: [] as number[] },
       added_latency_ms: { p50: 0, p99: 0 },
     };
+    // Memory must stay flat under sustained load, not grow with the request count.
+    for (let round = 0; round < SOAK_ROUNDS && gatewayPid; round += 1) {
+      await measureThroughput(gateway.baseUrl, chat, WORKERS, PER_WORKER);
+      results.gateway_rss_mb.soak.push(residentMegabytes(gatewayPid));
+    }
     results.added_latency_ms = {
       p50: round(results.latency_ms.gateway_chat.p50 - results.latency_ms.baseline_chat.p50),
       p99: round(results.latency_ms.gateway_chat.p99 - results.latency_ms.baseline_chat.p99),
@@ -82,7 +88,7 @@ const round = (value: number) => Math.round(value * 1000) / 1000;
 function printTable(results: {
   latency_ms: Record<string, { p50: number; p90: number; p99: number; mean: number }>;
   throughput: Record<string, { perSecond: number; requests: number; workers: number }>;
-  gateway_rss_mb: { before: number | null; after: number | null };
+  gateway_rss_mb: { before: number | null; after: number | null; soak: number[] };
   added_latency_ms: { p50: number; p99: number };
 }): void {
   const lines = ['scenario                 p50 ms   p90 ms   p99 ms   mean ms'];
@@ -96,7 +102,8 @@ function printTable(results: {
   lines.push(
     '',
     `gateway added latency: p50 ${results.added_latency_ms.p50} ms, p99 ${results.added_latency_ms.p99} ms`,
-    `gateway RSS: ${results.gateway_rss_mb.before ?? '?'} MB before, ${results.gateway_rss_mb.after ?? '?'} MB after the load`,
+    `gateway RSS: ${results.gateway_rss_mb.before ?? '?'} MB before, ${results.gateway_rss_mb.after ?? '?'} MB after the load, ` +
+      `then ${results.gateway_rss_mb.soak.join(' / ') || '?'} MB after each of ${SOAK_ROUNDS} more rounds of ${WORKERS * PER_WORKER} requests`,
   );
   console.log(lines.join('\n'));
 }
