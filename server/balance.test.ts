@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   apiErrorSchema,
@@ -16,7 +15,14 @@ import {
   startFakeGateway,
   type FakeGateway,
 } from './test-support/fake-gateway';
-import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+import {
+  fakeKey,
+  openRequest,
+  postJson,
+  rawRequest,
+  startTestBff,
+  type TestBff,
+} from './test-support/harness';
 
 let gateway: FakeGateway;
 let bff: TestBff;
@@ -54,20 +60,6 @@ afterAll(async () => {
   await bff.close();
   await gateway.close();
 });
-
-/** Starts a request to the BFF that the test abandons (the browser leaving). */
-function leave(method: 'GET' | 'POST', path: string, body?: unknown) {
-  const request = httpRequest({
-    host: '127.0.0.1',
-    port: bff.port,
-    method,
-    path,
-    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
-  });
-  request.on('error', () => undefined);
-  request.end(body === undefined ? undefined : JSON.stringify(body));
-  return request;
-}
 
 describe('key state', () => {
   it.each([
@@ -132,7 +124,7 @@ describe('key state', () => {
       if (path === '/v1/chat/completions') return; // holds the answer
       defaultHandler(request, response);
     });
-    const request = leave('GET', '/api/balance?profile=main&probe=1&model=sim/echo');
+    const request = openRequest(bff, 'GET', '/api/balance?profile=main&probe=1&model=sim/echo');
     await expect
       .poll(() => gateway.requests.some((sent) => sent.url === '/v1/chat/completions'))
       .toBe(true);
@@ -239,7 +231,10 @@ describe('key validation', () => {
       defaultHandler(request, response);
     });
     await rawRequest(bff, { path: '/api/catalog' });
-    const request = leave('POST', '/api/validate-key', { profile: 'main', model: 'sim/echo' });
+    const request = openRequest(bff, 'POST', '/api/validate-key', {
+      profile: 'main',
+      model: 'sim/echo',
+    });
     await expect.poll(() => gateway.requests.some((sent) => sent.url === '/v1/balance')).toBe(true);
     request.destroy();
     await gateway.requests.find((sent) => sent.url === '/v1/balance')!.clientGone;

@@ -15,8 +15,14 @@ import { balanceSchema, type Balance } from '../contract/gateway';
 import type { BalanceView, KeyState } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { ApiFailure, gatewayCallFailure, gatewayErrorFailure, parseInput } from './errors';
-import { CallerGoneError, GatewayCallError, type CollectedResponse } from './gateway-client';
+import {
+  ApiFailure,
+  gatewayCallFailure,
+  gatewayErrorFailure,
+  gatewayShapeFailure,
+  parseInput,
+} from './errors';
+import { GatewayCallError, type CollectedResponse } from './gateway-client';
 import { redactJson } from './secrets';
 
 /** The key state the balance shows (spec 3). Disabled first: it is the deliberate decision. */
@@ -49,7 +55,10 @@ export function guidanceFor(state: KeyState, balance: Balance | null): string {
   }
 }
 
-/** Fetches and parses `GET /v1/balance` for a key, or throws the matching API error. */
+/**
+ * Fetches and parses `GET /v1/balance` for a key, or throws the matching API error (an
+ * ApiFailure even for a gateway that is down: key validation reports its message).
+ */
 export async function fetchBalance(
   context: WorkbenchContext,
   key: string,
@@ -72,12 +81,11 @@ export async function fetchBalance(
   }
   const parsed = answer.json ? balanceSchema.safeParse(answer.json.value) : null;
   if (!parsed?.success) {
-    throw new ApiFailure(502, {
-      message: 'The gateway balance answer does not have the balance shape of the spec (2.1).',
-      stage: 'gateway',
-      upstream_status: answer.status,
-      ...(answer.cfRay ? { cf_ray: answer.cfRay } : {}),
-    });
+    throw gatewayShapeFailure(
+      'The gateway balance answer does not have the balance shape of the spec (2.1).',
+      answer.status,
+      answer.cfRay,
+    );
   }
   return { balance: parsed.data, cfRay: answer.cfRay };
 }
@@ -132,15 +140,9 @@ export function createBalanceRouter(context: WorkbenchContext): Router {
           stage: 'gateway',
         });
       }
-      try {
-        const { answer, costUsd } = await minimalInference(context, key, model, 1, signal);
-        probe = { model, upstream_status: answer.status, cf_ray: answer.cfRay, cost_usd: costUsd };
-        if (answer.status === 402) state = 'blocked';
-      } catch (error) {
-        if (error instanceof CallerGoneError) return;
-        if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
-        throw error;
-      }
+      const { answer, costUsd } = await minimalInference(context, key, model, 1, signal);
+      probe = { model, upstream_status: answer.status, cf_ray: answer.cfRay, cost_usd: costUsd };
+      if (answer.status === 402) state = 'blocked';
     }
     const view: BalanceView = {
       profile: query.profile,

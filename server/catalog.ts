@@ -8,8 +8,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { modelListSchema } from '../contract/gateway';
 import type { Catalog, CatalogModel } from '../contract/workbench-api';
-import { ApiFailure, gatewayCallFailure, gatewayErrorFailure, parseInput } from './errors';
-import { GatewayCallError, parseJsonOrNull, type GatewayClient } from './gateway-client';
+import { ApiFailure, gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
+import { parseJsonOrNull, type GatewayClient } from './gateway-client';
 
 function stringOr<T>(value: unknown, fallback: T): string | T {
   return typeof value === 'string' ? value : fallback;
@@ -88,29 +88,21 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
   // Concurrent page loads share one gateway call.
   let pending: Promise<Catalog> | null = null;
 
+  /** A call that gets no usable answer throws GatewayCallError; the error handler reports it. */
   async function fetchCatalog(): Promise<Catalog> {
-    let text: string;
-    let response;
-    try {
-      response = await gateway.request({ method: 'GET', path: '/v1/models' });
-      text = await gateway.readText(response);
-    } catch (error) {
-      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
-      throw error;
-    }
+    const response = await gateway.request({ method: 'GET', path: '/v1/models' });
+    const text = await gateway.readText(response);
     const json = parseJsonOrNull(text);
     if (response.status < 200 || response.status >= 300) {
       throw gatewayErrorFailure(response.status, json ? json.value : text, response.cfRay, []);
     }
     const list = json ? modelListSchema.safeParse(json.value) : null;
     if (!list?.success) {
-      throw new ApiFailure(502, {
-        message:
-          'The gateway catalog is not a model list (expected a JSON object with a data array).',
-        stage: 'gateway',
-        upstream_status: response.status,
-        ...(response.cfRay ? { cf_ray: response.cfRay } : {}),
-      });
+      throw gatewayShapeFailure(
+        'The gateway catalog is not a model list (expected a JSON object with a data array).',
+        response.status,
+        response.cfRay,
+      );
     }
     const models: CatalogModel[] = [];
     let skipped = 0;

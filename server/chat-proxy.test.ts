@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatResultSchema, apiErrorSchema } from '../contract/workbench-api';
 import {
@@ -8,7 +7,14 @@ import {
   startFakeGateway,
   type FakeGateway,
 } from './test-support/fake-gateway';
-import { fakeKey, postJson, startTestBff, type TestBff } from './test-support/harness';
+import {
+  fakeKey,
+  openRequest,
+  openStream,
+  postJson,
+  startTestBff,
+  type TestBff,
+} from './test-support/harness';
 
 let gateway: FakeGateway;
 let bff: TestBff;
@@ -33,38 +39,6 @@ const chatBody = (stream: boolean) => ({
     stream,
   },
 });
-
-/** Opens a streamed chat on the BFF and hands back the response as it arrives. */
-function openStream(body: unknown) {
-  const chunks: string[] = [];
-  let onChunk: () => void = () => undefined;
-  const request = httpRequest({
-    host: '127.0.0.1',
-    port: bff.port,
-    method: 'POST',
-    path: '/api/chat',
-    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
-  });
-  const responsePromise = new Promise<import('node:http').IncomingMessage>((resolve) =>
-    request.on('response', resolve),
-  );
-  request.end(JSON.stringify(body));
-  const waitFor = async (predicate: (text: string) => boolean) => {
-    const response = await responsePromise;
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => {
-      chunks.push(chunk);
-      onChunk();
-    });
-    while (!predicate(chunks.join(''))) {
-      await new Promise<void>((resolve) => {
-        onChunk = resolve;
-      });
-    }
-    return chunks.join('');
-  };
-  return { request, responsePromise, waitFor, text: () => chunks.join('') };
-}
 
 describe('POST /api/chat', () => {
   it('sends the profile key as Bearer and returns the completion with its meta', async () => {
@@ -158,7 +132,7 @@ describe('POST /api/chat', () => {
       response.end('data: [DONE]\n\n');
       gatewayDone = true;
     });
-    const stream = openStream(chatBody(true));
+    const stream = openStream(bff, chatBody(true));
     const received = await stream.waitFor((text) => text.includes('"first"'));
     // The gateway is still holding its answer open: what arrived cannot have been buffered.
     expect(gatewayDone).toBe(false);
@@ -177,7 +151,7 @@ describe('POST /api/chat', () => {
       response.write(chunkLine('first'));
       // Never ends on its own: only an abort from the BFF closes it.
     });
-    const stream = openStream(chatBody(true));
+    const stream = openStream(bff, chatBody(true));
     await stream.waitFor((text) => text.includes('"first"'));
     stream.request.destroy();
     await gateway.requests.at(-1)!.clientGone;
@@ -192,15 +166,7 @@ describe('POST /api/chat', () => {
     gateway.setHandler(() => {
       // Holds the answer: a slow, non-streamed completion.
     });
-    const request = httpRequest({
-      host: '127.0.0.1',
-      port: bff.port,
-      method: 'POST',
-      path: '/api/chat',
-      headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
-    });
-    request.on('error', () => undefined);
-    request.end(JSON.stringify(chatBody(false)));
+    const request = openRequest(bff, 'POST', '/api/chat', chatBody(false));
     await expect.poll(() => gateway.requests.length).toBe(1);
     request.destroy();
     await gateway.requests[0]!.clientGone;

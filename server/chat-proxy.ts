@@ -7,8 +7,13 @@ import { Router, type Response } from 'express';
 import { chatRequestSchema, type CallMeta, type ChatResult } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { ApiFailure, gatewayCallFailure, gatewayErrorFailure, parseInput } from './errors';
-import { CallerGoneError, GatewayCallError, type GatewayResponse } from './gateway-client';
+import { gatewayCallFailure, gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
+import {
+  CallerGoneError,
+  GatewayCallError,
+  parseJsonOrNull,
+  type GatewayResponse,
+} from './gateway-client';
 import { maskKnownKeys, redactJson, redactSecretText } from './secrets';
 
 function sseEvent(name: string, data: unknown): string {
@@ -26,22 +31,15 @@ export function createChatRouter(context: WorkbenchContext): Router {
     profile: string,
   ): Promise<void> {
     const text = await gateway.readText(upstream, signal);
-    let json: unknown;
-    let isJson = true;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      isJson = false;
-    }
+    const json = parseJsonOrNull(text);
     const ok = upstream.status >= 200 && upstream.status < 300;
-    if (!isJson) {
+    if (!json) {
       if (!ok) throw gatewayErrorFailure(upstream.status, text, upstream.cfRay, profiles.allKeys());
-      throw new ApiFailure(502, {
-        message: 'The gateway answered with a body that is not JSON.',
-        stage: 'gateway',
-        upstream_status: upstream.status,
-        ...(upstream.cfRay ? { cf_ray: upstream.cfRay } : {}),
-      });
+      throw gatewayShapeFailure(
+        'The gateway answered with a body that is not JSON.',
+        upstream.status,
+        upstream.cfRay,
+      );
     }
     if (ok && upstream.cfRay) profiles.rememberTrace(profile, upstream.cfRay);
     const meta: CallMeta = {
@@ -52,7 +50,7 @@ export function createChatRouter(context: WorkbenchContext): Router {
     };
     // An error body is checked for anything key-like; an answer only for the held keys, so a
     // model's text is otherwise passed on exactly.
-    const body = redactJson(json, profiles.allKeys(), { onlyKnownKeys: ok });
+    const body = redactJson(json.value, profiles.allKeys(), { onlyKnownKeys: ok });
     const result: ChatResult = { meta, body };
     response.json(result);
   }
@@ -93,6 +91,10 @@ export function createChatRouter(context: WorkbenchContext): Router {
       response.write(text);
       tail = (tail + text).slice(-2);
     };
+    // The gateway's last event may lack its blank line; close it so the next event stands alone.
+    const closeLastEvent = () => {
+      if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
+    };
     try {
       for await (const chunk of gateway.chunks(upstream, signal)) {
         unfinishedLine += decoder.decode(chunk, { stream: true });
@@ -105,13 +107,12 @@ export function createChatRouter(context: WorkbenchContext): Router {
       write(forward(unfinishedLine));
     } catch (error) {
       if (error instanceof CallerGoneError || signal.aborted) return;
-      const failure = error instanceof GatewayCallError ? gatewayCallFailure(error) : null;
-      if (!failure) throw error;
-      if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
-      write(sseEvent('error', { error: failure.detail }));
+      if (!(error instanceof GatewayCallError)) throw error;
+      // The status is already sent: the failure goes out as an event in the stream.
+      closeLastEvent();
+      write(sseEvent('error', { error: gatewayCallFailure(error).detail }));
     }
-    // The gateway's last event may lack its blank line; close it so `done` stands alone.
-    if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
+    closeLastEvent();
     response.write(sseEvent('done', { ...meta, total_ms: upstream.elapsedMs() }));
     response.end();
   }
@@ -121,34 +122,28 @@ export function createChatRouter(context: WorkbenchContext): Router {
     const key = profiles.keyOf(input.profile);
     const signal = abortOnClientClose(response);
     const wantsStream = input.request.stream === true;
-    let upstream: GatewayResponse;
-    try {
-      upstream = await gateway.request({
-        method: 'POST',
-        path: '/v1/chat/completions',
-        key,
-        json: input.request,
-        signal,
-        stream: wantsStream,
-      });
-    } catch (error) {
-      if (error instanceof CallerGoneError) return;
-      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
-      throw error;
-    }
+    const upstream = await gateway.request({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      key,
+      json: input.request,
+      signal,
+      stream: wantsStream,
+    });
     response.locals.cfRay = upstream.cfRay;
     try {
       const ok = upstream.status >= 200 && upstream.status < 300;
       if (wantsStream && !ok) {
         // Before the stream starts, a gateway error is a plain API error (contract).
         const text = await gateway.readText(upstream, signal);
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // Not JSON: the text itself is the message (masked inside gatewayErrorFailure).
-        }
-        throw gatewayErrorFailure(upstream.status, body, upstream.cfRay, profiles.allKeys());
+        // Not JSON: the text itself is the message (masked inside gatewayErrorFailure).
+        const json = parseJsonOrNull(text);
+        throw gatewayErrorFailure(
+          upstream.status,
+          json ? json.value : text,
+          upstream.cfRay,
+          profiles.allKeys(),
+        );
       }
       if (wantsStream && upstream.contentType.includes('text/event-stream')) {
         await answerStream(upstream, response, signal, input.profile);
@@ -156,10 +151,6 @@ export function createChatRouter(context: WorkbenchContext): Router {
         // Not asked to stream, or the gateway chose to answer whole: a JSON chat result.
         await answerWhole(upstream, response, signal, input.profile);
       }
-    } catch (error) {
-      if (error instanceof CallerGoneError) return;
-      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
-      throw error;
     } finally {
       upstream.abort();
     }

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request as httpRequest } from 'node:http';
 import { checksReportSchema, type CheckResult } from '../contract/workbench-api';
 import { classifyOutcome } from './check-outcome';
 import {
@@ -9,7 +8,14 @@ import {
   startFakeGateway,
   type FakeGateway,
 } from './test-support/fake-gateway';
-import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+import {
+  fakeKey,
+  openRequest,
+  postJson,
+  rawRequest,
+  startTestBff,
+  type TestBff,
+} from './test-support/harness';
 
 let gateway: FakeGateway;
 let bff: TestBff;
@@ -205,15 +211,10 @@ describe('/api/checks when the browser leaves', () => {
     const held = () => silent.requests.find((sent) => sent.url.split('?')[0] !== '/v1/models');
     const workbench = await startTestBff({ gatewayBaseUrl: silent.baseUrl, profiles: { main: key } });
     try {
-      const request = httpRequest({
-        host: '127.0.0.1',
-        port: workbench.port,
-        method: 'POST',
-        path: '/api/checks',
-        headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${workbench.port}` },
+      const request = openRequest(workbench, 'POST', '/api/checks', {
+        profile: 'main',
+        include_paid: true,
       });
-      request.on('error', () => undefined);
-      request.end(JSON.stringify({ profile: 'main', include_paid: true }));
       await expect.poll(() => held() !== undefined).toBe(true);
       request.destroy();
       // Without the abort the check would wait for the gateway's first-byte timeout.

@@ -14,7 +14,6 @@ import {
   type ChecksReport,
 } from '../contract/workbench-api';
 import { minimalMessages } from './balance';
-import { pricePerToken } from './catalog';
 import { classifyOutcome, explainOutcome } from './check-outcome';
 import type { WorkbenchContext } from './context';
 import { ApiFailure, parseInput } from './errors';
@@ -27,7 +26,7 @@ import {
   type KeyPlacement,
 } from './gateway-client';
 import { redactSecretText } from './secrets';
-import { estimatePromptTokens } from './validate-key';
+import { minimalCallCost } from './validate-key';
 
 interface RunInputs {
   key: string;
@@ -35,6 +34,8 @@ interface RunInputs {
   /** A trace id of an inference call, for the generation-record check. */
   generationId: string | null;
 }
+
+type CheckCall = Omit<GatewayRequest, 'key' | 'keyPlacement'>;
 
 interface CheckDefinition {
   id: string;
@@ -50,9 +51,7 @@ interface CheckDefinition {
   /** The answer that counts as right although it is an error (`expected_error`). */
   expectedStatus?: number;
   /** The call to make, or why it cannot be made. */
-  build(
-    inputs: RunInputs,
-  ): { call: Omit<GatewayRequest, 'key' | 'keyPlacement'>; path: string } | { skip: string };
+  build(inputs: RunInputs): { call: CheckCall; path: string } | { skip: string };
   /** True when a 2xx answer has the shape the entry promises. */
   shapeOk(answer: CollectedResponse): boolean;
 }
@@ -69,6 +68,18 @@ function jsonOf(answer: CollectedResponse): Record<string, unknown> | null {
 
 const needsModel = { skip: 'No model to call: the catalog could not be read or is empty.' };
 
+/**
+ * A check's call on the catalog model (skipped without one). `shownSuffix` is added to the path
+ * the report shows: `?key=…` where the key travels in the query.
+ */
+function withModel(call: (model: string) => CheckCall, shownSuffix = ''): CheckDefinition['build'] {
+  return ({ model }) => {
+    if (!model) return needsModel;
+    const built = call(model.id);
+    return { call: built, path: built.path + shownSuffix };
+  };
+}
+
 const chatBody = (model: string, stream: boolean) => ({
   model,
   messages: minimalMessages,
@@ -83,7 +94,11 @@ const geminiBody = {
   generationConfig: { maxOutputTokens: 1 },
 };
 
-const geminiPath = (model: string) => `/v1beta/models/${model}:generateContent`;
+const geminiCall = (model: string): CheckCall => ({
+  method: 'POST',
+  path: `/v1beta/models/${model}:generateContent`,
+  json: geminiBody,
+});
 
 const hasModelList = (answer: CollectedResponse) => Array.isArray(jsonOf(answer)?.data);
 const isBalance = (answer: CollectedResponse) =>
@@ -167,13 +182,11 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: '/v1/chat/completions', json: chatBody(model.id, false) },
-            path: '/v1/chat/completions',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      json: chatBody(model, false),
+    })),
     shapeOk: isChatCompletion,
   },
   {
@@ -185,18 +198,12 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: {
-              method: 'POST',
-              path: '/v1/chat/completions',
-              json: chatBody(model.id, true),
-              stream: true,
-            },
-            path: '/v1/chat/completions',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      json: chatBody(model, true),
+      stream: true,
+    })),
     shapeOk: isChunkStream,
   },
   {
@@ -208,13 +215,11 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) },
-            path: '/v1/messages',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/messages',
+      json: messagesBody(model),
+    })),
     shapeOk: isMessage,
   },
   {
@@ -226,13 +231,11 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: '/v1/messages', json: messagesBody(model.id) },
-            path: '/v1/messages',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/messages',
+      json: messagesBody(model),
+    })),
     shapeOk: isMessage,
   },
   {
@@ -244,13 +247,7 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
-            path: geminiPath(model.id),
-          }
-        : needsModel,
+    build: withModel(geminiCall),
     shapeOk: isGeminiAnswer,
   },
   {
@@ -262,13 +259,7 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: false,
     paid: true,
     maxTokens: 1,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
-            path: `${geminiPath(model.id)}?key=…`,
-          }
-        : needsModel,
+    build: withModel(geminiCall, '?key=…'),
     shapeOk: isGeminiAnswer,
   },
   {
@@ -282,13 +273,7 @@ export const checkDefinitions: CheckDefinition[] = [
     paid: false,
     maxTokens: 0,
     expectedStatus: 401,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'POST', path: geminiPath(model.id), json: geminiBody },
-            path: geminiPath(model.id),
-          }
-        : needsModel,
+    build: withModel(geminiCall),
     shapeOk: () => false,
   },
   {
@@ -301,17 +286,11 @@ export const checkDefinitions: CheckDefinition[] = [
     paid: true,
     // The smallest output the Responses form accepts.
     maxTokens: 16,
-    build: ({ model }) =>
-      model
-        ? {
-            call: {
-              method: 'POST',
-              path: '/v1/responses',
-              json: { model: model.id, input: minimalMessages[0]?.content, max_output_tokens: 16 },
-            },
-            path: '/v1/responses',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/responses',
+      json: { model, input: minimalMessages[0]?.content, max_output_tokens: 16 },
+    })),
     shapeOk: (answer) => jsonOf(answer)?.object === 'response',
   },
   {
@@ -343,13 +322,7 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: true,
     paid: false,
     maxTokens: 0,
-    build: ({ model }) =>
-      model
-        ? {
-            call: { method: 'GET', path: `/v1/models/${model.id}/endpoints` },
-            path: `/v1/models/${model.id}/endpoints`,
-          }
-        : needsModel,
+    build: withModel((model) => ({ method: 'GET', path: `/v1/models/${model}/endpoints` })),
     shapeOk: (answer) => {
       const data = object(jsonOf(answer)?.data);
       return Array.isArray(data?.endpoints);
@@ -364,17 +337,11 @@ export const checkDefinitions: CheckDefinition[] = [
     planned: true,
     paid: true,
     maxTokens: 0,
-    build: ({ model }) =>
-      model
-        ? {
-            call: {
-              method: 'POST',
-              path: '/v1/embeddings',
-              json: { model: model.id, input: minimalMessages[0]?.content },
-            },
-            path: '/v1/embeddings',
-          }
-        : needsModel,
+    build: withModel((model) => ({
+      method: 'POST',
+      path: '/v1/embeddings',
+      json: { model, input: minimalMessages[0]?.content },
+    })),
     shapeOk: (answer) => {
       const data = jsonOf(answer)?.data;
       return Array.isArray(data) && Array.isArray(object(data[0])?.embedding);
@@ -397,12 +364,10 @@ function placementOf(definition: CheckDefinition): KeyPlacement {
   }
 }
 
-/** prompt estimate × prompt price + max_tokens × completion price; 0 for free checks. */
+/** What a paid check's minimal call costs on the model; 0 for free checks. */
 function estimateCost(definition: CheckDefinition, model: CatalogModel | null): number {
   if (!definition.paid || !model) return 0;
-  const prompt = pricePerToken(model.prompt_price) ?? 0;
-  const completion = pricePerToken(model.completion_price) ?? 0;
-  return estimatePromptTokens(minimalMessages) * prompt + definition.maxTokens * completion;
+  return minimalCallCost(model, definition.maxTokens).estimatedCostUsd;
 }
 
 function planned(

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { apiStageSchema, type ApiError } from '../contract/workbench-api';
 import { gatewayErrorBodySchema } from '../contract/gateway';
 import { redactSecretText } from './secrets';
-import { CallerGoneError, type GatewayCallError } from './gateway-client';
+import { CallerGoneError, GatewayCallError } from './gateway-client';
 
 export type ApiErrorDetail = ApiError['error'];
 
@@ -21,9 +21,9 @@ export class ApiFailure extends Error {
   }
 }
 
-/** Bad input: 400 naming the field. */
-export function validationFailure(field: string, message: string): ApiFailure {
-  return new ApiFailure(400, { message: `${field}: ${message}`, stage: 'validation', field });
+/** Bad input: a 400 (or the status given) naming the field. */
+export function validationFailure(field: string, message: string, status = 400): ApiFailure {
+  return new ApiFailure(status, { message: `${field}: ${message}`, stage: 'validation', field });
 }
 
 /** Parses input with a zod schema, or throws a 400 naming the first wrong field. */
@@ -99,6 +99,20 @@ export function gatewayErrorFailure(
   return new ApiFailure(status >= 400 && status < 500 ? status : 502, detail);
 }
 
+/** A gateway answer (2xx or not) that does not have the shape the workbench needs. */
+export function gatewayShapeFailure(
+  message: string,
+  upstreamStatus: number,
+  cfRay: string | null,
+): ApiFailure {
+  return new ApiFailure(502, {
+    message,
+    stage: 'gateway',
+    upstream_status: upstreamStatus,
+    ...(cfRay ? { cf_ray: cfRay } : {}),
+  });
+}
+
 /** A call that got no usable answer (down, slow, garbage), with the stage it failed in. */
 export function gatewayCallFailure(error: GatewayCallError): ApiFailure {
   const advice: Record<GatewayCallError['stage'], string> = {
@@ -128,17 +142,22 @@ interface BodyParserError {
   status?: number;
 }
 
-/** Writes every error as `{ error: … }`; bad input is a 4xx, never a 500 nor a crash. */
+/**
+ * Writes every error as `{ error: … }`; bad input is a 4xx, never a 500 nor a crash. Routes just
+ * await their gateway calls: a browser that left ends quietly here, and a call that got no
+ * usable answer becomes its API error (with its stage) here.
+ */
 export function createErrorHandler(
   knownKeys: () => Iterable<string>,
   onUnexpected: (error: unknown) => void,
 ): ErrorRequestHandler {
-  return (error: unknown, _request, response, next) => {
+  return (thrown: unknown, _request, response, next) => {
     // The browser left: nobody is there to answer, and nothing went wrong.
-    if (error instanceof CallerGoneError) {
+    if (thrown instanceof CallerGoneError) {
       response.end();
       return;
     }
+    const error = thrown instanceof GatewayCallError ? gatewayCallFailure(thrown) : thrown;
     if (response.headersSent) {
       // A stream already under way cannot change its status; end it so the client notices.
       if (!(error instanceof ApiFailure)) onUnexpected(error);
@@ -152,22 +171,14 @@ export function createErrorHandler(
       const parserError = error as BodyParserError;
       switch (parserError.type) {
         case 'entity.too.large':
-          failure = new ApiFailure(413, {
-            message: 'body: the request body is too large',
-            stage: 'validation',
-            field: 'body',
-          });
+          failure = validationFailure('body', 'the request body is too large', 413);
           break;
         case 'entity.parse.failed':
           failure = validationFailure('body', 'is not valid JSON');
           break;
         case 'encoding.unsupported':
         case 'charset.unsupported':
-          failure = new ApiFailure(415, {
-            message: 'body: unsupported encoding or charset',
-            stage: 'validation',
-            field: 'body',
-          });
+          failure = validationFailure('body', 'unsupported encoding or charset', 415);
           break;
         default:
           if (typeof parserError.status === 'number' && parserError.status < 500) {

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiErrorSchema, healthSchema } from '../contract/workbench-api';
 import { sendJson, startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
@@ -22,34 +21,13 @@ async function fake(): Promise<FakeGateway> {
   return gateway;
 }
 
-/** A TCP server that answers every connection with bytes that are not HTTP. */
-async function garbageServer(): Promise<string> {
-  const sockets = new Set<import('node:net').Socket>();
+/** A TCP server on a loopback port, closed with its connections after the test. */
+async function tcpServer(onConnection: (socket: Socket) => void): Promise<number> {
+  const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('error', () => undefined);
-    socket.end('this is not HTTP at all\r\n\r\n');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/**
- * A TCP server that accepts connections and never says a word: an https:// client's TLS
- * handshake never completes, so the connection is never up (a deterministic connect timeout).
- */
-async function silentServer(): Promise<number> {
-  const sockets = new Set<import('node:net').Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
+    onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(
@@ -60,6 +38,20 @@ async function silentServer(): Promise<number> {
       }),
   );
   return (server.address() as AddressInfo).port;
+}
+
+/** A TCP server that answers every connection with bytes that are not HTTP. */
+async function garbageServer(): Promise<string> {
+  const port = await tcpServer((socket) => socket.end('this is not HTTP at all\r\n\r\n'));
+  return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * A TCP server that accepts connections and never says a word: an https:// client's TLS
+ * handshake never completes, so the connection is never up (a deterministic connect timeout).
+ */
+function silentServer(): Promise<number> {
+  return tcpServer(() => undefined);
 }
 
 /** A port with nothing listening on it. */

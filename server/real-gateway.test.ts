@@ -2,7 +2,6 @@
  * Route tests against the real gateway process (spawned on its own port and database), with
  * keys minted by its command line as a person would.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import {
@@ -16,7 +15,13 @@ import {
   type CheckResult,
 } from '../contract/workbench-api';
 import { startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
-import { postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+import {
+  openStream,
+  postJson,
+  rawRequest,
+  startTestBff,
+  type TestBff,
+} from './test-support/harness';
 
 let gateway: GatewayProcess;
 let bff: TestBff;
@@ -92,33 +97,6 @@ const chat = (profile: string, stream: boolean, maxTokens = 2) => ({
   },
 });
 
-function openStream(body: unknown) {
-  let text = '';
-  let wake: () => void = () => undefined;
-  const request = httpRequest({
-    host: '127.0.0.1',
-    port: bff.port,
-    method: 'POST',
-    path: '/api/chat',
-    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
-  });
-  request.on('error', () => undefined);
-  request.on('response', (response: IncomingMessage) => {
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => {
-      text += chunk;
-      wake();
-    });
-    response.on('error', () => undefined);
-  });
-  request.end(JSON.stringify(body));
-  const waitFor = async (predicate: (received: string) => boolean) => {
-    while (!predicate(text)) await new Promise<void>((resolve) => (wake = resolve));
-    return text;
-  };
-  return { request, waitFor };
-}
-
 const generation = async (profile: string, cfRay: string) => {
   const response = await fetch(`${gateway.baseUrl}/v1/generation?id=${cfRay}`, {
     headers: { authorization: `Bearer ${keys[profile]}` },
@@ -167,7 +145,7 @@ describe('the BFF against the real gateway', () => {
   });
 
   it('a stream reaches the browser while the gateway is still generating', async () => {
-    const stream = openStream(chat('account', true, 40));
+    const stream = openStream(bff, chat('account', true, 40));
     const first = await stream.waitFor((text) => text.includes('chat.completion.chunk'));
     const cfRay = /"cf_ray":"([^"]+)"/.exec(first)?.[1];
     expect(cfRay).toMatch(cfRayPattern);
@@ -180,7 +158,7 @@ describe('the BFF against the real gateway', () => {
   });
 
   it('Stop (the browser leaving) ends the gateway generation early', async () => {
-    const stream = openStream(chat('account', true, 400));
+    const stream = openStream(bff, chat('account', true, 400));
     const first = await stream.waitFor((text) => text.includes('chat.completion.chunk'));
     const cfRay = /"cf_ray":"([^"]+)"/.exec(first)![1]!;
     stream.request.destroy();

@@ -6,6 +6,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import {
   validateKeyRequestSchema,
+  type CatalogModel,
   type KeyState,
   type ValidateKeyResult,
 } from '../contract/workbench-api';
@@ -19,8 +20,7 @@ import {
 import { pricePerToken, type CatalogService } from './catalog';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { adviceForStatus, ApiFailure, gatewayCallFailure, parseInput } from './errors';
-import { CallerGoneError, GatewayCallError } from './gateway-client';
+import { adviceForStatus, ApiFailure, parseInput } from './errors';
 import { redactSecretText } from './secrets';
 
 /**
@@ -38,19 +38,23 @@ export interface CostEstimate {
   pricesKnown: boolean;
 }
 
-/** prompt estimate × prompt price + max_tokens × completion price, from the catalog. */
+/** prompt estimate × prompt price + max_tokens × completion price; a missing price counts as 0. */
+export function minimalCallCost(model: CatalogModel, maxTokens: number): CostEstimate {
+  const promptPrice = pricePerToken(model.prompt_price);
+  const completionPrice = pricePerToken(model.completion_price);
+  const estimatedCostUsd =
+    estimatePromptTokens(minimalMessages) * (promptPrice ?? 0) + maxTokens * (completionPrice ?? 0);
+  return { estimatedCostUsd, pricesKnown: promptPrice !== null && completionPrice !== null };
+}
+
+/** The cost of a minimal call on a catalog model, or a 400 naming `field` for an unknown one. */
 export async function estimateMinimalCallCost(
   catalog: CatalogService,
   modelId: string,
   maxTokens: number,
   field = 'model',
 ): Promise<CostEstimate> {
-  const model = await catalog.find(modelId, field);
-  const promptPrice = pricePerToken(model.prompt_price);
-  const completionPrice = pricePerToken(model.completion_price);
-  const estimatedCostUsd =
-    estimatePromptTokens(minimalMessages) * (promptPrice ?? 0) + maxTokens * (completionPrice ?? 0);
-  return { estimatedCostUsd, pricesKnown: promptPrice !== null && completionPrice !== null };
+  return minimalCallCost(await catalog.find(modelId, field), maxTokens);
 }
 
 const estimateQuerySchema = z.object({
@@ -88,15 +92,13 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
     const maxTokens = input.max_tokens ?? 1;
     const estimate = await estimateMinimalCallCost(context.catalog, input.model, maxTokens);
     const signal = abortOnClientClose(response);
-    let call: Awaited<ReturnType<typeof minimalInference>>;
-    try {
-      call = await minimalInference(context, key, input.model, maxTokens, signal);
-    } catch (error) {
-      if (error instanceof CallerGoneError) return;
-      if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
-      throw error;
-    }
-    const { answer, costUsd } = call;
+    const { answer, costUsd } = await minimalInference(
+      context,
+      key,
+      input.model,
+      maxTokens,
+      signal,
+    );
     response.locals.cfRay = answer.cfRay;
     const gatewayMessage = (() => {
       const error = (answer.json?.value as { error?: unknown } | undefined)?.error;

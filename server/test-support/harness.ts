@@ -3,7 +3,12 @@
  * HTTP requests to it (raw, so tests can set any Host, Origin or Content-Type).
  */
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import {
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
 import { Writable } from 'node:stream';
 import { startWorkbench, type RunningWorkbench } from '../index';
 import { createWorkbenchLogger } from '../logging';
@@ -109,4 +114,49 @@ export function rawRequest(
 
 export function postJson(bff: { port: number }, path: string, body: unknown): Promise<RawResponse> {
   return rawRequest(bff, { method: 'POST', path, body: JSON.stringify(body) });
+}
+
+/**
+ * Starts a same-origin JSON request that the test may abandon (`request.destroy()`: the browser
+ * leaving); errors from the abandoned socket are ignored.
+ */
+export function openRequest(
+  bff: { port: number },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): ClientRequest {
+  const request = httpRequest({
+    host: '127.0.0.1',
+    port: bff.port,
+    method,
+    path,
+    headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${bff.port}` },
+  });
+  request.on('error', () => undefined);
+  request.end(body === undefined ? undefined : JSON.stringify(body));
+  return request;
+}
+
+/** Opens a streamed chat on the BFF; `waitFor` resolves with all text so far once it matches. */
+export function openStream(
+  bff: { port: number },
+  body: unknown,
+): { request: ClientRequest; waitFor: (predicate: (text: string) => boolean) => Promise<string> } {
+  let text = '';
+  let wake: () => void = () => undefined;
+  const request = openRequest(bff, 'POST', '/api/chat', body);
+  request.on('response', (response: IncomingMessage) => {
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      text += chunk;
+      wake();
+    });
+    response.on('error', () => undefined);
+  });
+  const waitFor = async (predicate: (received: string) => boolean) => {
+    while (!predicate(text)) await new Promise<void>((resolve) => (wake = resolve));
+    return text;
+  };
+  return { request, waitFor };
 }
