@@ -1,18 +1,14 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { demoProfiles, makeBalanceView } from '../test/fixtures';
-import { mockApi, renderRoute } from '../test/render-app';
+import { makeBalanceView, reachableHealth } from '../test/fixtures';
+import { mockPageApi, renderRoute } from '../test/render-app';
 
 function mockShell(reachable = true) {
-  return mockApi({
-    'GET /api/profiles': () => ({ profiles: demoProfiles }),
-    'GET /api/health': () => ({
-      mode: 'embedded',
-      gateway_base_url: 'http://127.0.0.1:8787',
-      reachable,
-      latency_ms: reachable ? 1 : null,
-      ...(reachable ? {} : { error: 'connect ECONNREFUSED' }),
-    }),
+  return mockPageApi({
+    'GET /api/health': () =>
+      reachable
+        ? reachableHealth
+        : { ...reachableHealth, reachable: false, latency_ms: null, error: 'connect ECONNREFUSED' },
     'GET /api/balance': (request) =>
       makeBalanceView({ profile: request.url.searchParams.get('profile') ?? '' }),
     'GET /api/checks': (request) => ({

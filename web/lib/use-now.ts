@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 
-/** The current time in milliseconds, updated every `intervalMs` (for countdowns); null interval stops it. */
+/** The current time in milliseconds, updated every `intervalMs` (countdowns, live timers); a null interval stops it. */
 export function useNow(intervalMs: number | null = 1000): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {

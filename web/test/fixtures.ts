@@ -4,6 +4,7 @@ import type {
   CatalogModel,
   CheckResult,
   ChecksReport,
+  Health,
   Profile,
 } from '../../contract/workbench-api';
 
@@ -81,6 +82,14 @@ export const demoProfiles: Profile[] = [
   { name: 'demo-allocated-child', masked_key: 'sk-gw-…c3d4', identity: 'allocated_child' },
   { name: 'demo-shared-child', masked_key: 'sk-gw-…e5f6', identity: 'shared_child' },
 ];
+
+/** `GET /api/health` of the embedded gateway, answering. */
+export const reachableHealth: Health = {
+  mode: 'embedded',
+  gateway_base_url: 'http://127.0.0.1:8787',
+  reachable: true,
+  latency_ms: 1,
+};
 
 export function makeBalanceView(
   overrides: Omit<Partial<BalanceView>, 'balance'> & {

@@ -5,6 +5,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import { routes } from '../app/router';
 import { shouldRetry } from '../lib/query-client';
+import { demoProfiles, reachableHealth } from './fixtures';
 
 export interface RecordedRequest {
   method: string;
@@ -54,6 +55,18 @@ export function mockApi(handlers: Record<string, MockHandler>): RecordedRequest[
     }),
   );
   return requests;
+}
+
+/**
+ * `mockApi` with what every page asks for: the demo profiles and an answering gateway.
+ * `handlers` add the page's own routes, or replace these.
+ */
+export function mockPageApi(handlers: Record<string, MockHandler> = {}): RecordedRequest[] {
+  return mockApi({
+    'GET /api/profiles': () => ({ profiles: demoProfiles }),
+    'GET /api/health': () => reachableHealth,
+    ...handlers,
+  });
 }
 
 export function renderRoute(path: string, options: { storage?: Record<string, string> } = {}) {

@@ -1,19 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { demoProfiles, makeCatalog, makeModel } from '../../test/fixtures';
-import { jsonResponse, mockApi, renderRoute } from '../../test/render-app';
-
-const health = {
-  mode: 'embedded',
-  gateway_base_url: 'http://127.0.0.1:8787',
-  reachable: true,
-  latency_ms: 2,
-};
+import { makeCatalog, makeModel } from '../../test/fixtures';
+import { jsonResponse, mockPageApi, renderRoute } from '../../test/render-app';
 
 function mockCatalog(models = makeCatalog(2000), skipped = 0) {
-  return mockApi({
-    'GET /api/profiles': () => ({ profiles: demoProfiles }),
-    'GET /api/health': () => health,
+  return mockPageApi({
     'GET /api/catalog': () => ({ models, fetched_at: 1_760_000_000_000, skipped }),
   });
 }
@@ -156,9 +147,7 @@ describe('CatalogPage', () => {
   });
 
   it('says what failed, at which stage, with the cf-ray and what to do', async () => {
-    mockApi({
-      'GET /api/profiles': () => ({ profiles: demoProfiles }),
-      'GET /api/health': () => health,
+    mockPageApi({
       'GET /api/catalog': () =>
         jsonResponse(502, {
           error: {

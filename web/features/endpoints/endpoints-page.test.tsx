@@ -1,21 +1,19 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ChecksReport } from '../../../contract/workbench-api';
-import { demoProfiles, makeCheck, makeChecksReport } from '../../test/fixtures';
-import { jsonResponse, mockApi, renderRoute, type RecordedRequest } from '../../test/render-app';
+import { makeCheck, makeChecksReport, reachableHealth } from '../../test/fixtures';
+import {
+  jsonResponse,
+  mockPageApi,
+  renderRoute,
+  type RecordedRequest,
+} from '../../test/render-app';
 import { mergeReports, paidChecksCost, reportToJson, reportToMarkdown } from './checks-report';
 
 function mockEndpoints(
   onPost: (request: RecordedRequest) => unknown = () => makeChecksReport(true),
 ) {
-  return mockApi({
-    'GET /api/profiles': () => ({ profiles: demoProfiles }),
-    'GET /api/health': () => ({
-      mode: 'embedded',
-      gateway_base_url: 'http://127.0.0.1:8787',
-      reachable: true,
-      latency_ms: 1,
-    }),
+  return mockPageApi({
     'GET /api/checks': () => makeChecksReport(false),
     'POST /api/checks': onPost,
   });
@@ -175,14 +173,9 @@ describe('EndpointsPage', () => {
   });
 
   it('says how to add a key when the server holds none, instead of asking to choose one', async () => {
-    mockApi({
+    mockPageApi({
       'GET /api/profiles': () => ({ profiles: [] }),
-      'GET /api/health': () => ({
-        mode: 'external',
-        gateway_base_url: 'http://127.0.0.1:8787',
-        reachable: true,
-        latency_ms: 1,
-      }),
+      'GET /api/health': () => ({ ...reachableHealth, mode: 'external' }),
     });
     renderRoute('/endpoints');
     expect(await screen.findByText('No key profiles')).toBeInTheDocument();

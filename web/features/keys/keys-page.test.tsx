@@ -1,21 +1,14 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { BalanceView, KeyState } from '../../../contract/workbench-api';
-import { demoProfiles, makeBalanceView, makeModel } from '../../test/fixtures';
-import { jsonResponse, mockApi, renderRoute, type MockHandler } from '../../test/render-app';
+import { makeBalanceView, makeModel } from '../../test/fixtures';
+import { jsonResponse, mockPageApi, renderRoute, type MockHandler } from '../../test/render-app';
 import { KeyStateBadge } from './components/key-state-badge';
 import { chartPoints } from './components/balance-chart';
 import { remainingShare } from './key-state';
 
 function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, MockHandler> = {}) {
-  return mockApi({
-    'GET /api/profiles': () => ({ profiles: demoProfiles }),
-    'GET /api/health': () => ({
-      mode: 'embedded',
-      gateway_base_url: 'http://127.0.0.1:8787',
-      reachable: true,
-      latency_ms: 1,
-    }),
+  return mockPageApi({
     'GET /api/catalog': () => ({
       models: [
         makeModel({ id: 'acme/pricey', completion_price: '0.00006' }),

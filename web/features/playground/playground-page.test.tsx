@@ -7,6 +7,7 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
 import { ProfileProvider } from '../../app/profile-context';
+import { reachableHealth } from '../../test/fixtures';
 import { historyStorageKey } from './history-store';
 import { PlaygroundPage } from './playground-page';
 import { textModel, toolModel, visionModel } from './test-fixtures';
@@ -55,7 +56,7 @@ function installFakeBff() {
       return Response.json({ profiles: [{ name: 'demo-account', masked_key: 'sk-…a1b2', identity: 'account' }] });
     }
     if (url.startsWith('/api/health')) {
-      return Response.json({ mode: 'embedded', gateway_base_url: 'http://127.0.0.1:8787', reachable: true, latency_ms: 1 });
+      return Response.json(reachableHealth);
     }
     if (url.startsWith('/api/chat')) {
       chatBodies.push(JSON.parse(String(init?.body)));

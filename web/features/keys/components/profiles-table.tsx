@@ -1,6 +1,7 @@
 import type { Profile } from '../../../../contract/workbench-api';
 import { useBalance } from '../../../api/balance';
 import { classNames } from '../../../components/class-names';
+import { DataTable, type TableColumn } from '../../../components/data-table';
 import { CssText } from '../../../components/css-text';
 import { formatDateTime, formatUsd } from '../../../lib/format';
 import { identityLabels } from '../key-state';
@@ -70,6 +71,17 @@ function ProfileRow({
   );
 }
 
+const columns: TableColumn[] = [
+  { key: 'profile', header: 'Profile' },
+  { key: 'identity', header: 'Identity' },
+  { key: 'key', header: 'Key' },
+  { key: 'state', header: 'State' },
+  // Drawn by CSS so the balance panel's label stays the page's one text "Remaining".
+  { key: 'remaining', header: <CssText text="Remaining" />, align: 'right' },
+  { key: 'limit', header: 'Limit', align: 'right' },
+  { key: 'expires', header: 'Expires' },
+];
+
 /** Every profile at a glance; choosing one shows it above. */
 export function ProfilesTable({
   profiles,
@@ -85,46 +97,16 @@ export function ProfilesTable({
       <h2 id="all-profiles-heading" className="text-base font-semibold">
         All key profiles
       </h2>
-      <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-        <table className="w-full text-sm whitespace-nowrap">
-          <thead className="bg-zinc-50 text-xs text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
-            <tr>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">
-                Profile
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">
-                Identity
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">
-                Key
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">
-                State
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-right font-medium">
-                {/* Drawn by CSS so the balance panel's label stays the page's one text "Remaining". */}
-                <CssText text="Remaining" />
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-right font-medium">
-                Limit
-              </th>
-              <th scope="col" className="px-2 py-1.5 text-left font-medium">
-                Expires
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {profiles.map((profile) => (
-              <ProfileRow
-                key={profile.name}
-                profile={profile}
-                chosen={profile.name === chosen}
-                onChoose={() => onChoose(profile.name)}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={columns} className="w-full text-sm whitespace-nowrap">
+        {profiles.map((profile) => (
+          <ProfileRow
+            key={profile.name}
+            profile={profile}
+            chosen={profile.name === chosen}
+            onChoose={() => onChoose(profile.name)}
+          />
+        ))}
+      </DataTable>
     </section>
   );
 }

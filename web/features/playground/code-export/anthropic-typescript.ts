@@ -6,13 +6,14 @@
  */
 import type { ChatRequest } from '../../../../contract/workbench-api';
 import {
+  alternatingTurns,
   contentText,
   defaultKeyVariable,
   gatewayRoot,
   parseArguments,
-  parseDataUrl,
   redactKeys,
   toolFunctions,
+  type BlockWriter,
   type CodeExportInput,
 } from './shared';
 
@@ -25,17 +26,24 @@ interface MessagesFormMessage {
 /** The Messages form requires `max_tokens`; this is used when the playground left it unset. */
 export const messagesFormDefaultMaxTokens = 1024;
 
-function userBlocks(content: ChatRequest['request']['messages'][number]['content']): ContentBlock[] {
-  if (content === null) return [];
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return content.map((part) => {
-    if (part.type === 'text') return { type: 'text', text: part.text };
-    const data = parseDataUrl(part.image_url.url);
-    return data
+const messagesFormBlocks: BlockWriter<ContentBlock> = {
+  text: (text) => ({ type: 'text', text }),
+  image: (url, data) =>
+    data
       ? { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.data } }
-      : { type: 'image', source: { type: 'url', url: part.image_url.url } };
-  });
-}
+      : { type: 'image', source: { type: 'url', url } },
+  toolCall: (call) => ({
+    type: 'tool_use',
+    id: call.id,
+    name: call.function.name,
+    input: parseArguments(call.function.arguments),
+  }),
+  toolResult: (message) => ({
+    type: 'tool_result',
+    tool_use_id: message.tool_call_id ?? '',
+    content: contentText(message.content),
+  }),
+};
 
 /**
  * System messages become `system`; tool results become `tool_result` blocks of a user turn;
@@ -45,44 +53,8 @@ export function toMessagesForm(request: ChatRequest['request']): {
   system: string | null;
   messages: MessagesFormMessage[];
 } {
-  const systemParts: string[] = [];
-  const messages: MessagesFormMessage[] = [];
-  const push = (role: 'user' | 'assistant', blocks: ContentBlock[]) => {
-    const last = messages.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
-  for (const message of request.messages) {
-    switch (message.role) {
-      case 'system':
-        systemParts.push(contentText(message.content));
-        break;
-      case 'user':
-        push('user', userBlocks(message.content));
-        break;
-      case 'assistant': {
-        const text = contentText(message.content);
-        push('assistant', [
-          ...(text !== '' ? [{ type: 'text', text }] : []),
-          ...(message.tool_calls ?? []).map((call) => ({
-            type: 'tool_use',
-            id: call.id,
-            name: call.function.name,
-            input: parseArguments(call.function.arguments),
-          })),
-        ]);
-        break;
-      }
-      case 'tool':
-        push('user', [
-          { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', content: contentText(message.content) },
-        ]);
-        break;
-      default:
-        break;
-    }
-  }
-  return { system: systemParts.length > 0 ? systemParts.join('\n\n') : null, messages };
+  const { system, turns } = alternatingTurns(request.messages, messagesFormBlocks);
+  return { system, messages: turns.map((turn) => ({ role: turn.role, content: turn.blocks })) };
 }
 
 export function generateAnthropicTypeScript(input: CodeExportInput): string {

@@ -6,13 +6,14 @@
  */
 import type { ChatRequest } from '../../../../contract/workbench-api';
 import {
+  alternatingTurns,
   contentText,
   defaultKeyVariable,
   gatewayRoot,
   parseArguments,
-  parseDataUrl,
   redactKeys,
   toolFunctions,
+  type BlockWriter,
   type CodeExportInput,
 } from './shared';
 
@@ -20,18 +21,6 @@ type Part = Record<string, unknown>;
 interface GeminiContent {
   role: 'user' | 'model';
   parts: Part[];
-}
-
-function userParts(content: ChatRequest['request']['messages'][number]['content']): Part[] {
-  if (content === null) return [];
-  if (typeof content === 'string') return content === '' ? [] : [{ text: content }];
-  return content.map((part) => {
-    if (part.type === 'text') return { text: part.text };
-    const data = parseDataUrl(part.image_url.url);
-    return data
-      ? { inlineData: { mimeType: data.mediaType, data: data.data } }
-      : { fileData: { fileUri: part.image_url.url } };
-  });
 }
 
 /** A tool result's text as the object `functionResponse.response` requires. */
@@ -42,53 +31,31 @@ function toolResponse(text: string): unknown {
     : { result: text };
 }
 
+const geminiFormParts: BlockWriter<Part> = {
+  text: (text) => ({ text }),
+  image: (url, data) =>
+    data ? { inlineData: { mimeType: data.mediaType, data: data.data } } : { fileData: { fileUri: url } },
+  toolCall: (call) => ({
+    functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
+  }),
+  toolResult: (message, callName) => ({
+    functionResponse: {
+      name: message.name ?? callName ?? 'tool',
+      response: toolResponse(contentText(message.content)),
+    },
+  }),
+};
+
 /** System messages become `systemInstruction`; assistant turns are `model`; tool results `functionResponse`. */
 export function toGeminiForm(request: ChatRequest['request']): {
   systemInstruction: string | null;
   contents: GeminiContent[];
 } {
-  const systemParts: string[] = [];
-  const contents: GeminiContent[] = [];
-  const toolNames = new Map<string, string>();
-  const push = (role: 'user' | 'model', parts: Part[]) => {
-    const last = contents.at(-1);
-    if (last && last.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
+  const { system, turns } = alternatingTurns(request.messages, geminiFormParts);
+  return {
+    systemInstruction: system,
+    contents: turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.blocks })),
   };
-  for (const message of request.messages) {
-    switch (message.role) {
-      case 'system':
-        systemParts.push(contentText(message.content));
-        break;
-      case 'user':
-        push('user', userParts(message.content));
-        break;
-      case 'assistant': {
-        const text = contentText(message.content);
-        for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
-        push('model', [
-          ...(text !== '' ? [{ text }] : []),
-          ...(message.tool_calls ?? []).map((call) => ({
-            functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
-          })),
-        ]);
-        break;
-      }
-      case 'tool':
-        push('user', [
-          {
-            functionResponse: {
-              name: message.name ?? toolNames.get(message.tool_call_id ?? '') ?? 'tool',
-              response: toolResponse(contentText(message.content)),
-            },
-          },
-        ]);
-        break;
-      default:
-        break;
-    }
-  }
-  return { systemInstruction: systemParts.length > 0 ? systemParts.join('\n\n') : null, contents };
 }
 
 export function generateGeminiTypeScript(input: CodeExportInput): string {

@@ -2,7 +2,7 @@
  * What every code generator shares: its input, the gateway base addresses, and the safety net
  * that keeps a key out of any snippet.
  */
-import type { ChatRequest } from '../../../../contract/workbench-api';
+import type { ChatMessage, ChatRequest } from '../../../../contract/workbench-api';
 
 /** The request to export and where the gateway is. Never a key: snippets read it from the environment. */
 export interface CodeExportInput {
@@ -53,15 +53,21 @@ export function redactKeys(text: string): string {
   return text.replace(keyShapedPattern, 'sk-…redacted');
 }
 
+/** An image sent inline: a `data:` URL's media type and base64 data. */
+export interface DataUrl {
+  mediaType: string;
+  data: string;
+}
+
 /** `data:image/png;base64,AAAA` → its media type and data; null for other URLs. */
-export function parseDataUrl(url: string): { mediaType: string; data: string } | null {
+export function parseDataUrl(url: string): DataUrl | null {
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
   if (!match) return null;
   return { mediaType: match[1] ?? 'application/octet-stream', data: match[2] ?? '' };
 }
 
 /** The text of a message's content, whatever its form. */
-export function contentText(content: ChatRequest['request']['messages'][number]['content']): string {
+export function contentText(content: ChatMessage['content']): string {
   if (content === null) return '';
   if (typeof content === 'string') return content;
   return content
@@ -95,4 +101,77 @@ export function toolFunctions(
     });
   }
   return functions;
+}
+
+type ToolCall = NonNullable<ChatMessage['tool_calls']>[number];
+
+/** How a native form (Messages, Gemini) writes each piece of a conversation as one of its blocks. */
+export interface BlockWriter<Block> {
+  text(text: string): Block;
+  /** `data` is the inline image of a `data:` URL, null for an image by address. */
+  image(url: string, data: DataUrl | null): Block;
+  toolCall(call: ToolCall): Block;
+  /** `callName`: the name of the tool call the result answers, when an earlier turn made it. */
+  toolResult(message: ChatMessage, callName: string | undefined): Block;
+}
+
+/** A turn of a native form, before it is written with that form's field names. */
+export interface Turn<Block> {
+  role: 'user' | 'assistant';
+  blocks: Block[];
+}
+
+/**
+ * The conversation as the native forms take it: system messages joined into one text, tool
+ * results as blocks of a user turn, and consecutive turns of one role merged, because those
+ * forms alternate roles.
+ */
+export function alternatingTurns<Block>(
+  messages: ChatMessage[],
+  write: BlockWriter<Block>,
+): { system: string | null; turns: Turn<Block>[] } {
+  const systemParts: string[] = [];
+  const turns: Turn<Block>[] = [];
+  const callNames = new Map<string, string>();
+  const push = (role: Turn<Block>['role'], blocks: Block[]) => {
+    const last = turns.at(-1);
+    if (last && last.role === role) last.blocks.push(...blocks);
+    else turns.push({ role, blocks });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        systemParts.push(contentText(message.content));
+        break;
+      case 'user':
+        push('user', contentBlocks(message.content, write));
+        break;
+      case 'assistant': {
+        const text = contentText(message.content);
+        for (const call of message.tool_calls ?? []) callNames.set(call.id, call.function.name);
+        push('assistant', [
+          ...(text !== '' ? [write.text(text)] : []),
+          ...(message.tool_calls ?? []).map((call) => write.toolCall(call)),
+        ]);
+        break;
+      }
+      case 'tool':
+        push('user', [write.toolResult(message, callNames.get(message.tool_call_id ?? ''))]);
+        break;
+      default:
+        break;
+    }
+  }
+  return { system: systemParts.length > 0 ? systemParts.join('\n\n') : null, turns };
+}
+
+/** A user message's content as blocks; an empty text sends none. */
+function contentBlocks<Block>(content: ChatMessage['content'], write: BlockWriter<Block>): Block[] {
+  if (content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [write.text(content)];
+  return content.map((part) =>
+    part.type === 'text'
+      ? write.text(part.text)
+      : write.image(part.image_url.url, parseDataUrl(part.image_url.url)),
+  );
 }

@@ -6,9 +6,9 @@ import { useId } from 'react';
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import { CopyButton } from '../../../components/copy-button';
 import { formatDuration, formatUsd } from '../../../lib/format';
+import { useNow } from '../../../lib/use-now';
 import { computeRunMetrics, formatTokensPerSecond } from '../metrics';
 import type { RunRecord } from '../playground-types';
-import { useNow } from './use-now';
 
 function Metric({ label, children, title }: { label: string; children: React.ReactNode; title?: string }) {
   return (
@@ -30,7 +30,7 @@ export function ReplyMetrics({
 }) {
   const traceLabelId = useId();
   const streaming = run.status === 'streaming';
-  const now = useNow(streaming);
+  const now = useNow(streaming ? 200 : null);
   const metrics = computeRunMetrics(run, replyText, model, streaming ? Math.max(0, now - run.startedAt) : undefined);
   const tokens = (value: number | null) =>
     value === null ? '—' : `${metrics.tokensEstimated ? '≈' : ''}${value.toLocaleString('en-US')}`;

@@ -1,0 +1,54 @@
+import type { ReactNode } from 'react';
+import { classNames } from './class-names';
+
+/** A column of a `DataTable`: its header and the side its values line up on. */
+export interface TableColumn {
+  /** Unique among the table's columns. */
+  key: string;
+  header: ReactNode;
+  /** Numbers line up on the right. */
+  align?: 'left' | 'right';
+}
+
+/**
+ * A bordered table that scrolls sideways when the screen is narrow, with one header row;
+ * `children` are the body's rows.
+ */
+export function DataTable({
+  columns,
+  label,
+  className,
+  children,
+}: {
+  columns: TableColumn[];
+  /** The table's accessible name. */
+  label?: string;
+  /** The `<table>` element's classes (width, text size, wrapping). */
+  className: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="relative overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <table aria-label={label} className={className}>
+        <thead className="bg-zinc-50 text-xs whitespace-nowrap text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
+          <tr>
+            {columns.map((column) => (
+              <th
+                key={column.key}
+                scope="col"
+                className={classNames(
+                  'px-2 py-1.5',
+                  column.align === 'right' ? 'text-right' : 'text-left',
+                  'font-medium',
+                )}
+              >
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
