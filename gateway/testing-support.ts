@@ -4,6 +4,7 @@
  * Keys are minted by the gateway at run time; none is ever written into a test.
  */
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -29,7 +30,10 @@ export function tempFolder(prefix = 'gateway-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export function testConfig(overrides: Partial<GatewayConfig> = {}, folder = tempFolder()): GatewayConfig {
+export function testConfig(
+  overrides: Partial<GatewayConfig> = {},
+  folder = tempFolder(),
+): GatewayConfig {
   return {
     host: '127.0.0.1',
     port: 0,
@@ -126,7 +130,10 @@ export function expectCfRay(response: Response): string {
 }
 
 /** Polls `check` until it returns a value that is not undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 3_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 3_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -137,7 +144,9 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(
+        `condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -145,3 +154,15 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
 
 /** USD as the API shows it, to whole nanos (the unit the gateway counts in). */
 export const toNanos = (usd: number) => Math.round(usd * 1_000_000_000);
+
+/** A logger at `level` whose lines are kept in memory, to assert what was (not) logged. */
+export function capturingLogger(level = 'info'): { logger: Logger; text(): string } {
+  let captured = '';
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      captured += chunk.toString();
+      callback();
+    },
+  });
+  return { logger: createLogger(level, destination), text: () => captured };
+}

@@ -4,7 +4,6 @@
  * and the reservation is released so the key can spend its whole budget again.
  */
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { Ledger } from '../billing/ledger';
 import { Catalog } from '../catalog/catalog';
@@ -20,7 +19,7 @@ import type {
   PipelineEvent,
   PricedFinish,
 } from '../canonical/model';
-import type { KeyRow } from '../store/store';
+import type { GatewayStore, KeyRow } from '../store/store';
 import { createLogger } from '../logger';
 import type { Provider } from '../providers/provider';
 import { simulatedModels } from '../providers/simulated/models';
@@ -30,6 +29,7 @@ import {
   eventually,
   postJson,
   readSseData,
+  capturingLogger,
   startTestGateway,
   type TestGateway,
 } from '../testing-support';
@@ -48,19 +48,10 @@ const failingProvider: Provider = {
 };
 
 let gateway: TestGateway;
-let logged = '';
+const log = capturingLogger();
 
 beforeAll(async () => {
-  const destination = new Writable({
-    write(chunk, _encoding, callback) {
-      logged += chunk.toString();
-      callback();
-    },
-  });
-  gateway = await startTestGateway(
-    {},
-    { providers: [failingProvider], logger: createLogger('info', destination) },
-  );
+  gateway = await startTestGateway({}, { providers: [failingProvider], logger: log.logger });
 });
 afterAll(() => gateway.stop());
 
@@ -99,7 +90,7 @@ describe('a provider that fails mid-answer', () => {
       record.prompt_tokens * model.promptNanos + DELIVERED_BEFORE_FAILURE * model.completionNanos;
     expect(Math.round(record.cost_usd * 1e9)).toBe(expectedNanos);
     // The cause stays in the server's log, never in the answer.
-    expect(logged).toContain('upstream connection reset');
+    expect(log.text()).toContain('upstream connection reset');
   });
 
   it('ends a stream with an error event and releases the reservation', async () => {
@@ -128,49 +119,62 @@ describe('a provider that fails mid-answer', () => {
   });
 });
 
+/** A pipeline over an in-memory store; `wrap` can swap pieces of the store the pipeline sees. */
+function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (store) => store) {
+  const store = openSqliteStore(':memory:');
+  const digest = createKeyDigester('test-pepper-that-is-long-enough');
+  const issued = new KeyAdmin(store, digest).create({ kind: 'account', limitUsd });
+  const registry = new KeyRegistry(store, digest);
+  const ledger = new Ledger(new Map());
+  const pipeline = new InferencePipeline({
+    catalog: new Catalog(simulatedModels),
+    registry,
+    ledger,
+    store: wrap(store),
+    providers: new Map([['simulated', createSimulatedProvider({ tokensPerSecond: 0 })]]),
+    logger: createLogger('silent'),
+    maxConcurrentPerKey: 4,
+  });
+  return { store, registry, ledger, pipeline, issued };
+}
+const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
+  model: 'sim/chat-standard',
+  system: null,
+  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+  maxTokens: 8,
+  temperature: 0,
+  topP: null,
+  stop: [],
+  seed: null,
+  tools: [],
+  toolChoice: 'auto',
+  stream: false,
+  ...overrides,
+});
+const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
+  key,
+  request: canonical,
+  form: 'chat_completions',
+  traceId,
+  signal: new AbortController().signal,
+  startedAt: performance.now(),
+});
+const drain = async (events: AsyncIterable<PipelineEvent>) => {
+  const seen: PipelineEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+};
+
 describe('a generation record that cannot be written', () => {
   it('fails the request without delivering the end, and still frees the reservation', async () => {
-    const store = openSqliteStore(':memory:');
-    const digest = createKeyDigester('test-pepper-that-is-long-enough');
-    const issued = new KeyAdmin(store, digest).create({ kind: 'account', limitUsd: 1 });
-    const registry = new KeyRegistry(store, digest);
-    const ledger = new Ledger(new Map());
-    const brokenStore = {
-      ...store,
+    const { store, registry, ledger, pipeline, issued } = setUp(1, (real) => ({
+      ...real,
       insertGeneration: () => {
         throw new Error('disk full');
       },
-    };
-    const pipeline = new InferencePipeline({
-      catalog: new Catalog(simulatedModels),
-      registry,
-      ledger,
-      store: brokenStore,
-      providers: new Map([['simulated', createSimulatedProvider({ tokensPerSecond: 0 })]]),
-      logger: createLogger('silent'),
-      maxConcurrentPerKey: 4,
-    });
+    }));
     const key = registry.findByKey(issued.key)!;
-    const run = pipeline.start({
-      key,
-      request: {
-        model: 'sim/chat-standard',
-        system: null,
-        messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
-        maxTokens: 8,
-        temperature: 0,
-        topP: null,
-        stop: [],
-        seed: null,
-        tools: [],
-        toolChoice: 'auto',
-        stream: false,
-      },
-      form: 'chat_completions',
-      traceId: '0123456789abcdef-TST',
-      signal: new AbortController().signal,
-      startedAt: performance.now(),
-    });
+    const run = pipeline.start(input(key, request(), '0123456789abcdef-TST'));
     expect(ledger.reservedFor(key.id)).toBeGreaterThan(0);
     const seen: string[] = [];
     await expect(
@@ -186,51 +190,6 @@ describe('a generation record that cannot be written', () => {
 });
 
 describe('admission is checked against the key as it is now', () => {
-  function setUp(limitUsd: number) {
-    const store = openSqliteStore(':memory:');
-    const digest = createKeyDigester('test-pepper-that-is-long-enough');
-    const issued = new KeyAdmin(store, digest).create({ kind: 'account', limitUsd });
-    const registry = new KeyRegistry(store, digest);
-    const ledger = new Ledger(new Map());
-    const pipeline = new InferencePipeline({
-      catalog: new Catalog(simulatedModels),
-      registry,
-      ledger,
-      store,
-      providers: new Map([['simulated', createSimulatedProvider({ tokensPerSecond: 0 })]]),
-      logger: createLogger('silent'),
-      maxConcurrentPerKey: 4,
-    });
-    return { store, registry, ledger, pipeline, issued };
-  }
-  const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-    model: 'sim/chat-standard',
-    system: null,
-    messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
-    maxTokens: 8,
-    temperature: 0,
-    topP: null,
-    stop: [],
-    seed: null,
-    tools: [],
-    toolChoice: 'auto',
-    stream: false,
-    ...overrides,
-  });
-  const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
-    key,
-    request: canonical,
-    form: 'chat_completions',
-    traceId,
-    signal: new AbortController().signal,
-    startedAt: performance.now(),
-  });
-  const drain = async (events: AsyncIterable<PipelineEvent>) => {
-    const seen: PipelineEvent[] = [];
-    for await (const event of events) seen.push(event);
-    return seen;
-  };
-
   it('refuses a request whose key row went stale (reloaded, then settled) while its body arrived', async () => {
     const { store, registry, ledger, pipeline, issued } = setUp(0.0001);
     const authenticated = registry.findByKey(issued.key)!;

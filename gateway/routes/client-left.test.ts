@@ -1,17 +1,16 @@
 /**
  * A client that leaves before a plain (non-streamed) answer is ready: nothing failed on the
- * gateway's side, so no error is logged; the request is logged as ended early and charged for
+ * gateway's side, so no error is log.text(); the request is log.text() as ended early and charged for
  * what the provider had produced.
  */
-import { Writable } from 'node:stream';
 import type { CanonicalEvent } from '../canonical/model';
-import { createLogger } from '../logger';
 import type { Provider } from '../providers/provider';
 import {
   bearer,
   chatBody,
   eventually,
   postJson,
+  capturingLogger,
   startTestGateway,
   type TestGateway,
 } from '../testing-support';
@@ -28,19 +27,10 @@ const slowProvider: Provider = {
 };
 
 let gateway: TestGateway;
-let logged = '';
+const log = capturingLogger();
 
 beforeAll(async () => {
-  const destination = new Writable({
-    write(chunk, _encoding, callback) {
-      logged += chunk.toString();
-      callback();
-    },
-  });
-  gateway = await startTestGateway(
-    {},
-    { providers: [slowProvider], logger: createLogger('info', destination) },
-  );
+  gateway = await startTestGateway({}, { providers: [slowProvider], logger: log.logger });
 });
 afterAll(() => gateway.stop());
 
@@ -59,14 +49,15 @@ it('logs a plain request the client left as ended early, not as a failure, and r
   await expect(pending).rejects.toThrow();
 
   const line = await eventually(() =>
-    logged
+    log
+      .text()
       .split('\n')
       .filter(Boolean)
       .map((text) => JSON.parse(text) as Record<string, unknown>)
       .find((entry) => entry.path === '/v1/chat/completions'),
   );
   expect(line).toMatchObject({ clientLeft: true, level: 30 });
-  expect(logged).not.toContain('request failed');
+  expect(log.text()).not.toContain('request failed');
 
   const record = await eventually(async () => {
     const response = await fetch(`${gateway.url}/v1/generation?id=${line.cfRay as string}`, {
