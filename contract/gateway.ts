@@ -167,6 +167,23 @@ export const generationRecordSchema = z.looseObject({
   created_at: z.number(),
   settled_at: z.number().nullable(),
   latency_ms: z.number(),
+  /** The model name the provider was asked for. */
+  upstream_model: z.string().optional(),
+  /** Every provider attempt before the answer started, the answering one last. */
+  attempts: z
+    .array(
+      z.looseObject({
+        provider: z.string(),
+        /** The HTTP status, or how the attempt failed (`connect`, `first_byte_timeout`, `cooling_down`…). */
+        status: z.union([z.number(), z.string()]),
+        latency_ms: z.number(),
+      }),
+    )
+    .optional(),
+  /** The provider reported no usage: the gateway counted the tokens itself. */
+  usage_estimated: z.boolean().optional(),
+  /** The upstream's usage cost more than was reserved; the charge stopped at the reservation. */
+  charge_capped: z.boolean().optional(),
 });
 export type GenerationRecord = z.infer<typeof generationRecordSchema>;
 

@@ -5,12 +5,20 @@
 import { z } from 'zod';
 import { balanceSchema, keyKindSchema } from './gateway';
 
-/** Where a workbench request failed. `gateway_*` stages come from the gateway's own answer. */
+/**
+ * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
+ * `gateway` are the BFF's own view of a gateway call; the later ones come from the gateway's
+ * own error body.
+ */
 export const apiStageSchema = z.enum([
   'validation',
   'profile',
   'connect',
   'first_byte',
+  /** The gateway's whole (non-streamed) answer did not arrive within the BFF's deadline. */
+  'deadline',
+  /** The gateway's (non-streamed) answer was larger than the BFF reads. */
+  'too_large',
   'gateway',
   'authentication',
   'admission',
@@ -94,7 +102,11 @@ export type Catalog = z.infer<typeof catalogSchema>;
 export const keyStateSchema = z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']);
 export type KeyState = z.infer<typeof keyStateSchema>;
 
-/** `GET /api/balance?profile=NAME` */
+/**
+ * `GET /api/balance?profile=NAME`, and `POST /api/balance/probe` (which adds `probe`). The probe
+ * runs inference, so it costs money: it is a same-origin JSON POST, never a GET a cross-site
+ * page could trigger with an `<img>`.
+ */
 export const balanceViewSchema = z.object({
   profile: z.string(),
   balance: balanceSchema,
@@ -104,8 +116,9 @@ export const balanceViewSchema = z.object({
   cf_ray: z.string().nullable(),
   fetched_at: z.number(),
   /**
-   * Present only after `?probe=1` on an active-looking key: the minimal inference call
-   * (`max_tokens: 1`) made to tell `blocked` (402 while the balance looks active) from `active`.
+   * Present only from `POST /api/balance/probe` on an active-looking key: the minimal inference
+   * call (`max_tokens: 1`) made to tell `blocked` (402 while the balance looks active) from
+   * `active`.
    */
   probe: z
     .object({
@@ -117,6 +130,14 @@ export const balanceViewSchema = z.object({
     .optional(),
 });
 export type BalanceView = z.infer<typeof balanceViewSchema>;
+
+/** `POST /api/balance/probe` body: whose balance, and the model the minimal call uses. */
+export const balanceProbeRequestSchema = z.object({
+  profile: z.string().min(1),
+  /** The model the probe calls; the cheapest catalog model when absent. */
+  model: z.string().min(1).optional(),
+});
+export type BalanceProbeRequest = z.infer<typeof balanceProbeRequestSchema>;
 
 /** A chat message as the playground sends it (chat-completion form). */
 export const chatContentPartSchema = z.union([

@@ -11,6 +11,7 @@ import { Catalog, type CatalogModel } from './catalog/catalog';
 import type { GatewayConfig } from './config';
 import { GatewayError } from './errors';
 import { chatErrorBody } from './forms/openai/error-shape';
+
 import { sendJson } from './http/respond';
 import { Router, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
@@ -18,13 +19,19 @@ import { createKeyDigester, loadPepper } from './keys/key-material';
 import { KeyAdmin } from './keys/key-admin';
 import { KeyRegistry } from './keys/key-registry';
 import { createLogger, loggablePath } from './logger';
-import { InferencePipeline } from './pipeline/inference-pipeline';
+import { buildCatalogModels } from './catalog/catalog-builder';
+import { CircuitBreaker } from './pipeline/circuit-breaker';
+import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
+import { KeySlots } from './pipeline/key-slots';
+import { loadTokenizer } from './pipeline/usage-estimate';
 import type { Provider } from './providers/provider';
-import { simulatedModels } from './providers/simulated/models';
+import { createUpstreamProviders } from './providers/upstream-providers';
+import { defaultBreaker, defaultRetry } from './providers/upstream/provider-config';
 import { createSimulatedProvider } from './providers/simulated/simulated-provider';
 import { addBalanceRoutes } from './routes/balance';
 import { addChatCompletionRoutes } from './routes/chat-completions';
 import { addGenerationRoutes } from './routes/generation';
+import { addModelEndpointRoutes } from './routes/model-endpoints';
 import { addModelRoutes } from './routes/models';
 import type { GatewayParts } from './routes/route-kit';
 import { openSqliteStore } from './store/sqlite-store';
@@ -48,6 +55,7 @@ export type Gateway = {
 
 export const coreRouteFamilies: RouteFamily[] = [
   addModelRoutes,
+  addModelEndpointRoutes,
   addChatCompletionRoutes,
   addBalanceRoutes,
   addGenerationRoutes,
@@ -67,24 +75,40 @@ export function createGateway(
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
   const registry = new KeyRegistry(store, digest);
   const ledger = new Ledger(store.pendingByFundingKey());
-  const catalog = new Catalog(options.models ?? simulatedModels);
-  const providers = new Map(
-    (
-      options.providers ?? [
-        createSimulatedProvider({ tokensPerSecond: config.simulatedTokensPerSecond }),
-      ]
-    ).map((provider) => [provider.name, provider]),
-  );
-  const pipeline = new InferencePipeline({
-    catalog,
-    registry,
-    ledger,
-    store,
-    providers,
-    logger,
-    maxConcurrentPerKey: config.maxConcurrentPerKey,
+  const catalog = new Catalog(options.models ?? buildCatalogModels(config.providers));
+  const upstream = createUpstreamProviders(config.providers, {
+    allowPrivateHosts: config.allowPrivateImageUrls,
   });
-  const parts: GatewayParts = { config, store, catalog, registry, ledger, pipeline, logger };
+  const simulatedEntries = (config.providers?.simulated ?? []).map((entry) =>
+    createSimulatedProvider({ id: entry.id, tokensPerSecond: config.simulatedTokensPerSecond }),
+  );
+  const providers = new Map<string, ProviderEntry>();
+  for (const provider of options.providers ?? [
+    createSimulatedProvider({ tokensPerSecond: config.simulatedTokensPerSecond }),
+    ...simulatedEntries,
+  ]) {
+    providers.set(provider.id, {
+      provider,
+      retry: defaultRetry,
+      breaker: new CircuitBreaker(defaultBreaker),
+    });
+  }
+  for (const { provider, config: providerConfig } of upstream) {
+    providers.set(provider.id, {
+      provider,
+      retry: providerConfig.retry,
+      breaker: new CircuitBreaker(providerConfig.breaker),
+    });
+  }
+  // Counting an upstream's unreported usage needs the tokenizer; the embedded gateway does not.
+  if (upstream.length > 0) {
+    loadTokenizer().catch((error: unknown) =>
+      logger.warn({ err: error }, 'tokenizer not loaded; unreported usage is estimated by length'),
+    );
+  }
+  const pipeline = new InferencePipeline({ catalog, registry, ledger, store, providers, logger });
+  const slots = new KeySlots(config.maxConcurrentPerKey);
+  const parts: GatewayParts = { config, store, catalog, registry, ledger, pipeline, slots, logger };
 
   const router = new Router();
   for (const addRoutes of options.routeFamilies ?? coreRouteFamilies) addRoutes(router, parts);
@@ -197,6 +221,7 @@ export function createGateway(
     handle,
     handleClientError,
     close() {
+      for (const { provider } of upstream) void provider.close();
       clearInterval(refresh);
       settlement.stop();
       settlement.settleNow();

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { loadProvidersFile, ProvidersFileError, type ProvidersFile } from './providers/providers-file';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -23,6 +24,15 @@ const environmentSchema = z.object({
   GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(20 * 1024 * 1024),
   /** Inference requests one key may have running at once; more get 429. */
   GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Largest body of the token-counting routes, which carry no image the count depends on. */
+  GATEWAY_MAX_COUNT_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** The providers file: upstream providers and the models they serve. */
+  GATEWAY_PROVIDERS: z.string().min(1).optional(),
+  /**
+   * Lets the gateway fetch image URLs on private, loopback and link-local addresses (for
+   * upstreams that need images inline). Off by default: a tenant must not read our network.
+   */
+  GATEWAY_ALLOW_PRIVATE_IMAGE_URLS: z.enum(['0', '1', 'true', 'false']).optional(),
 });
 
 export type GatewayConfig = {
@@ -35,6 +45,10 @@ export type GatewayConfig = {
   logLevel: z.infer<typeof environmentSchema>['GATEWAY_LOG_LEVEL'];
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
+  maxCountBodyBytes: number;
+  /** The providers file, validated; null when GATEWAY_PROVIDERS is unset (simulated models only). */
+  providers: ProvidersFile | null;
+  allowPrivateImageUrls: boolean;
 };
 
 export class ConfigurationError extends Error {}
@@ -49,6 +63,16 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     throw new ConfigurationError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const value = parsed.data;
+  let providers: ProvidersFile | null = null;
+  if (value.GATEWAY_PROVIDERS) {
+    try {
+      providers = loadProvidersFile(value.GATEWAY_PROVIDERS, environment);
+    } catch (error) {
+      if (error instanceof ProvidersFileError)
+        throw new ConfigurationError(`GATEWAY_PROVIDERS: ${error.message}`);
+      throw error;
+    }
+  }
   return {
     host: value.GATEWAY_HOST,
     port: value.GATEWAY_PORT,
@@ -59,5 +83,8 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     logLevel: value.GATEWAY_LOG_LEVEL,
     maxBodyBytes: value.GATEWAY_MAX_BODY_BYTES,
     maxConcurrentPerKey: value.GATEWAY_MAX_CONCURRENT_PER_KEY,
+    maxCountBodyBytes: value.GATEWAY_MAX_COUNT_BODY_BYTES,
+    providers,
+    allowPrivateImageUrls: ['1', 'true'].includes(value.GATEWAY_ALLOW_PRIVATE_IMAGE_URLS ?? ''),
   };
 }

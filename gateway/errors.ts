@@ -1,9 +1,11 @@
 /**
  * The gateway's one internal error type. Routes throw it; each public form (chat-completion,
  * Messages, Gemini) writes it out in its own shape, so the status, stage and message are decided
- * once, here, and never differ between forms.
+ * once, here, and never differ between forms. A message never carries a key: whatever it quotes
+ * (a model name, a path, an id) is masked here, so no form's error body can echo one.
  */
 import type { ErrorStage } from '../contract/gateway';
+import { maskKeys } from './keys/key-material';
 
 export type GatewayErrorType =
   | 'invalid_request'
@@ -31,7 +33,8 @@ export class GatewayError extends Error {
     /** Seconds after which a retry may succeed; only where a retry helps. */
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
+    // Masked before Error keeps it: the stack, logged on failures, starts with the message.
+    super(maskKeys(message));
     this.name = 'GatewayError';
   }
 }
@@ -39,7 +42,8 @@ export class GatewayError extends Error {
 export const invalidRequest = (message: string) =>
   new GatewayError(400, 'invalid_request', 'validation', message);
 
-export const notFound = (message: string) => new GatewayError(404, 'not_found', 'validation', message);
+export const notFound = (message: string) =>
+  new GatewayError(404, 'not_found', 'validation', message);
 
 /** Anything that is not a GatewayError becomes a 500 that says nothing of the internals. */
 export function toGatewayError(error: unknown): GatewayError {

@@ -44,6 +44,9 @@ export function testConfig(
     logLevel: 'silent',
     maxBodyBytes: 1024 * 1024,
     maxConcurrentPerKey: 64,
+    maxCountBodyBytes: 1024 * 1024,
+    providers: null,
+    allowPrivateImageUrls: true,
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
 import { createBalanceRouter } from './balance';
+import { bodyDepthLimit } from './body-depth';
 import { createCatalogRouter, createCatalogService } from './catalog';
 import { createChatRouter } from './chat-proxy';
 import type { GatewayTimeouts } from './config';
@@ -16,7 +17,13 @@ import { createGatewayClient } from './gateway-client';
 import { createHealthRouter } from './health';
 import { requestLogger, workbenchChildLogger } from './logging';
 import { ProfileStore } from './profiles';
-import { hostCheck, securityHeaders, stateChangeGuard, type ListenAddress } from './security';
+import {
+  crossSiteGuard,
+  hostCheck,
+  securityHeaders,
+  stateChangeGuard,
+  type ListenAddress,
+} from './security';
 import { createValidateKeyRouter } from './validate-key';
 import { defaultStaticDir, devUi, staticUi } from './web-ui';
 
@@ -41,6 +48,8 @@ export interface WorkbenchOptions {
   httpServer?: Server;
   /** Largest accepted JSON body; chat messages may carry images as data URLs. */
   bodyLimitBytes?: number;
+  /** Largest non-streamed gateway answer the BFF reads (defaults to 16 MiB). */
+  gatewayAnswerLimitBytes?: number;
 }
 
 export interface WorkbenchApp {
@@ -55,6 +64,7 @@ export const defaultTimeouts: GatewayTimeouts = {
   connectMs: 5_000,
   firstByteMs: 120_000,
   idleMs: 120_000,
+  bodyDeadlineMs: 15_000,
 };
 
 export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
@@ -62,6 +72,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const gateway = createGatewayClient({
     baseUrl: options.gatewayBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
     timeouts: { ...defaultTimeouts, ...options.timeouts },
+    maxAnswerBytes: options.gatewayAnswerLimitBytes,
   });
   const profiles = new ProfileStore(options.profiles);
   const catalog = createCatalogService(gateway, options.catalogTtlMs ?? 30_000);
@@ -79,8 +90,10 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   app.use(hostCheck(listen, allowedHosts));
 
   const api = express.Router();
+  api.use(crossSiteGuard());
   api.use(stateChangeGuard());
   api.use(express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, strict: true }));
+  api.use(bodyDepthLimit());
   api.use((_request, response, next) => {
     response.setHeader('Cache-Control', 'no-store');
     next();

@@ -79,15 +79,27 @@ describe('key state', () => {
     expect(deriveKeyState(view.balance)).toBe(state);
   });
 
-  it('makes no inference call without ?probe=1', async () => {
+  it('makes no inference call on the GET', async () => {
     await rawRequest(bff, { path: '/api/balance?profile=main' });
     expect(gateway.requests.map((request) => request.url)).toEqual(['/v1/balance']);
+  });
+
+  it('refuses ?probe=1 on the GET with a 400 naming the POST route, and spends nothing', async () => {
+    // What a cross-site `<img src>` could send: it must not run inference.
+    const response = await rawRequest(bff, {
+      path: '/api/balance?profile=main&probe=1&model=sim/echo',
+    });
+    expect(response.status).toBe(400);
+    const error = apiErrorSchema.parse(response.json()).error;
+    expect(error).toMatchObject({ stage: 'validation', field: 'probe' });
+    expect(error.message).toContain('POST /api/balance/probe');
+    expect(gateway.requests).toEqual([]);
   });
 
   it('reports blocked when the probe answers 402 while the balance looks active', async () => {
     inferenceStatus = 402;
     const view = balanceViewSchema.parse(
-      (await rawRequest(bff, { path: '/api/balance?profile=main&probe=1' })).json(),
+      (await postJson(bff, '/api/balance/probe', { profile: 'main' })).json(),
     );
     expect(view.state).toBe('blocked');
     expect(view.guidance).toMatch(/parent/);
@@ -98,7 +110,7 @@ describe('key state', () => {
 
   it('stays active when the probe succeeds, and reports its cost', async () => {
     const view = balanceViewSchema.parse(
-      (await rawRequest(bff, { path: '/api/balance?profile=main&probe=1&model=sim/echo' })).json(),
+      (await postJson(bff, '/api/balance/probe', { profile: 'main', model: 'sim/echo' })).json(),
     );
     expect(view.state).toBe('active');
     expect(view.probe).toMatchObject({
@@ -108,9 +120,20 @@ describe('key state', () => {
     });
   });
 
+  it('does not probe a key whose balance already explains a refusal', async () => {
+    balanceOverrides = { disabled: true };
+    const view = balanceViewSchema.parse(
+      (await postJson(bff, '/api/balance/probe', { profile: 'main' })).json(),
+    );
+    expect(view.state).toBe('disabled');
+    expect(view.probe).toBeUndefined();
+    expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
+  });
+
   it('a probe model the catalog does not have is a 400 naming model, with no inference call', async () => {
-    const response = await rawRequest(bff, {
-      path: '/api/balance?profile=main&probe=1&model=nope/nothing',
+    const response = await postJson(bff, '/api/balance/probe', {
+      profile: 'main',
+      model: 'nope/nothing',
     });
     expect(response.status).toBe(400);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ field: 'model' });
@@ -124,7 +147,10 @@ describe('key state', () => {
       if (path === '/v1/chat/completions') return; // holds the answer
       defaultHandler(request, response);
     });
-    const request = openRequest(bff, 'GET', '/api/balance?profile=main&probe=1&model=sim/echo');
+    const request = openRequest(bff, 'POST', '/api/balance/probe', {
+      profile: 'main',
+      model: 'sim/echo',
+    });
     await expect
       .poll(() => gateway.requests.some((sent) => sent.url === '/v1/chat/completions'))
       .toBe(true);

@@ -3,16 +3,22 @@
  * from it, and the spec's guidance for that state.
  *
  * `blocked` (an allocated child whose parent is disabled or expired: spec 3, "not reported as
- * its own field") cannot be seen in the balance. It is detected only when asked with
- * `?probe=1`: then, if the balance looks active, a minimal inference call (`max_tokens: 1` on
- * the cheapest catalog model, or `?model=`) is made, and a 402 from it means `blocked`. The
- * probe costs a tiny amount, so it never runs by default. An invalid-body call is not used:
- * whether the gateway rejects it at admission or at validation first is not specified.
+ * its own field") cannot be seen in the balance. It is detected only by `POST
+ * /api/balance/probe`: then, if the balance looks active, a minimal inference call (`max_tokens:
+ * 1` on the cheapest catalog model, or the body's `model`) is made, and a 402 from it means
+ * `blocked`. The probe costs a tiny amount, so it never runs by default, and never on a GET: a
+ * cross-site `<img>` could send a GET, while a JSON POST passes the same-origin guard first. An
+ * invalid-body call is not used: whether the gateway rejects it at admission or at validation
+ * first is not specified.
  */
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { balanceSchema, type Balance } from '../contract/gateway';
-import type { BalanceView, KeyState } from '../contract/workbench-api';
+import {
+  balanceProbeRequestSchema,
+  type BalanceView,
+  type KeyState,
+} from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
 import {
@@ -114,47 +120,68 @@ export const minimalMessages = [{ role: 'user', content: 'Reply with the single 
 
 const balanceQuerySchema = z.object({
   profile: z.string().min(1),
-  probe: z.enum(['0', '1']).optional(),
-  model: z.string().min(1).optional(),
+  // The probe spends money, so a GET (which any page can send with an `<img>`) no longer runs it.
+  probe: z
+    .never({
+      error:
+        'the probe moved to POST /api/balance/probe with a JSON body {"profile", "model"}: it runs inference, which costs money',
+    })
+    .optional(),
 });
+
+/**
+ * The balance view of a profile; with `probe`, a minimal inference call too when the balance
+ * looks active. Sets the request log's trace id.
+ */
+async function balanceView(
+  context: WorkbenchContext,
+  response: Response,
+  profile: string,
+  probeRequest: { model?: string } | null,
+): Promise<BalanceView> {
+  const key = context.profiles.keyOf(profile);
+  const signal = abortOnClientClose(response);
+  const { balance, cfRay } = await fetchBalance(context, key, { signal });
+  context.profiles.rememberIdentity(profile, balance.identity);
+  response.locals.cfRay = cfRay;
+  let state = deriveKeyState(balance);
+  let probe: BalanceView['probe'];
+  if (probeRequest && state === 'active') {
+    // A model the catalog does not have is a 400 naming `model`, as on the other routes.
+    const model = probeRequest.model
+      ? (await context.catalog.find(probeRequest.model, 'model')).id
+      : (await context.catalog.cheapest())?.id;
+    if (!model) {
+      throw new ApiFailure(502, {
+        message: 'The probe needs a model, and the catalog has none.',
+        stage: 'gateway',
+      });
+    }
+    const { answer, costUsd } = await minimalInference(context, key, model, 1, signal);
+    probe = { model, upstream_status: answer.status, cf_ray: answer.cfRay, cost_usd: costUsd };
+    if (answer.status === 402) state = 'blocked';
+  }
+  return {
+    profile,
+    // The gateway masks the key itself; masking again guards against one that does not.
+    balance: redactJson(balance, context.profiles.allKeys()) as Balance,
+    state,
+    guidance: guidanceFor(state, balance),
+    cf_ray: cfRay,
+    fetched_at: Date.now(),
+    ...(probe ? { probe } : {}),
+  };
+}
 
 export function createBalanceRouter(context: WorkbenchContext): Router {
   const router = Router();
   router.get('/balance', async (request, response) => {
     const query = parseInput(balanceQuerySchema, request.query, 'query');
-    const key = context.profiles.keyOf(query.profile);
-    const signal = abortOnClientClose(response);
-    const { balance, cfRay } = await fetchBalance(context, key, { signal });
-    context.profiles.rememberIdentity(query.profile, balance.identity);
-    response.locals.cfRay = cfRay;
-    let state = deriveKeyState(balance);
-    let probe: BalanceView['probe'];
-    if (query.probe === '1' && state === 'active') {
-      // A model the catalog does not have is a 400 naming `model`, as on the other routes.
-      const model = query.model
-        ? (await context.catalog.find(query.model, 'model')).id
-        : (await context.catalog.cheapest())?.id;
-      if (!model) {
-        throw new ApiFailure(502, {
-          message: 'The probe needs a model, and the catalog has none.',
-          stage: 'gateway',
-        });
-      }
-      const { answer, costUsd } = await minimalInference(context, key, model, 1, signal);
-      probe = { model, upstream_status: answer.status, cf_ray: answer.cfRay, cost_usd: costUsd };
-      if (answer.status === 402) state = 'blocked';
-    }
-    const view: BalanceView = {
-      profile: query.profile,
-      // The gateway masks the key itself; masking again guards against one that does not.
-      balance: redactJson(balance, context.profiles.allKeys()) as Balance,
-      state,
-      guidance: guidanceFor(state, balance),
-      cf_ray: cfRay,
-      fetched_at: Date.now(),
-      ...(probe ? { probe } : {}),
-    };
-    response.json(view);
+    response.json(await balanceView(context, response, query.profile, null));
+  });
+  router.post('/balance/probe', async (request, response) => {
+    const input = parseInput(balanceProbeRequestSchema, request.body, 'body');
+    response.json(await balanceView(context, response, input.profile, { model: input.model }));
   });
   return router;
 }

@@ -16,7 +16,7 @@ describe('loadWorkbenchConfig', () => {
       keysFile: null,
       gatewayBaseUrl: null,
       gatewayApiKey: null,
-      timeouts: { connectMs: 5000, firstByteMs: 120000, idleMs: 120000 },
+      timeouts: { connectMs: 5000, firstByteMs: 120000, idleMs: 120000, bodyDeadlineMs: 15000 },
       catalogTtlMs: 30000,
     });
   });
@@ -43,6 +43,7 @@ describe('loadWorkbenchConfig', () => {
       WORKBENCH_GATEWAY_CONNECT_TIMEOUT_MS: '1000',
       WORKBENCH_GATEWAY_FIRST_BYTE_TIMEOUT_MS: '2000',
       WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS: '3000',
+      WORKBENCH_GATEWAY_BODY_DEADLINE_MS: '4000',
       WORKBENCH_CATALOG_TTL_MS: '0',
     });
     expect(config).toMatchObject({
@@ -51,7 +52,7 @@ describe('loadWorkbenchConfig', () => {
       allowedHosts: ['workbench.example.com', 'other.example:8443'],
       keysFile: '/etc/keys.json',
       gatewayApiKey: key,
-      timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 3000 },
+      timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 3000, bodyDeadlineMs: 4000 },
       catalogTtlMs: 0,
     });
   });

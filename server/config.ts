@@ -12,6 +12,11 @@ export interface GatewayTimeouts {
   firstByteMs: number;
   /** Longest silence while reading a response body (a stream included). */
   idleMs: number;
+  /**
+   * Longest time to read a whole non-streamed answer, from its headers to its last byte. The idle
+   * timeout alone never ends a body drip-fed one byte at a time; streams have no such deadline.
+   */
+  bodyDeadlineMs: number;
 }
 
 export interface WorkbenchConfig {
@@ -90,6 +95,7 @@ const variableSchemas = {
   WORKBENCH_GATEWAY_CONNECT_TIMEOUT_MS: integer(100, 120_000),
   WORKBENCH_GATEWAY_FIRST_BYTE_TIMEOUT_MS: integer(100, 290_000),
   WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS: integer(100, 290_000),
+  WORKBENCH_GATEWAY_BODY_DEADLINE_MS: integer(100, 290_000),
   WORKBENCH_CATALOG_TTL_MS: integer(0, 3_600_000),
 } as const;
 
@@ -137,6 +143,8 @@ export function loadWorkbenchConfig(
       // A non-streamed completion sends its headers only when the whole answer is ready.
       firstByteMs: read(env, 'WORKBENCH_GATEWAY_FIRST_BYTE_TIMEOUT_MS') ?? 120_000,
       idleMs: read(env, 'WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS') ?? 120_000,
+      // Counted from the headers: a whole answer is ready by then, so it only has to travel.
+      bodyDeadlineMs: read(env, 'WORKBENCH_GATEWAY_BODY_DEADLINE_MS') ?? 15_000,
     },
     catalogTtlMs: read(env, 'WORKBENCH_CATALOG_TTL_MS') ?? 30_000,
   };

@@ -119,9 +119,14 @@ export function gatewayCallFailure(error: GatewayCallError): ApiFailure {
     connect:
       'The gateway is not reachable: check GATEWAY_BASE_URL, or that the embedded gateway is running.',
     first_byte: 'The gateway accepted the connection but did not answer in time; retry later.',
+    deadline:
+      'The gateway started answering but sent its answer too slowly; retry later, or raise WORKBENCH_GATEWAY_BODY_DEADLINE_MS for a slow link.',
+    too_large:
+      'The gateway sent far more than any answer the workbench expects; check GATEWAY_BASE_URL points at the gateway.',
     gateway: 'The gateway answered with something the workbench cannot read; retry later.',
   };
-  return new ApiFailure(error.stage === 'first_byte' ? 504 : 502, {
+  const timedOut = error.stage === 'first_byte' || error.stage === 'deadline';
+  return new ApiFailure(timedOut ? 504 : 502, {
     message: error.message,
     stage: error.stage,
     advice: advice[error.stage],

@@ -1,13 +1,28 @@
 /**
  * Calls to the gateway over HTTP with Node's fetch, with a timeout per stage: connecting, the
- * first byte of the answer, and silences while reading the body. A failure names its stage so
- * the UI can say "the gateway is down" apart from "the gateway is slow" or "answered garbage".
+ * first byte of the answer, and silences while reading the body; a non-streamed answer also has
+ * a deadline and a size cap, so a gateway that drip-feeds or floods cannot hang or bloat the
+ * BFF. A failure names its stage so the UI can say "the gateway is down" apart from "the gateway
+ * is slow" or "answered garbage".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
+import { cfRayPattern } from '../contract/gateway';
 import type { GatewayTimeouts } from './config';
 
-export type GatewayStage = 'connect' | 'first_byte' | 'gateway';
+export type GatewayStage = 'connect' | 'first_byte' | 'deadline' | 'too_large' | 'gateway';
+
+/** The largest non-streamed answer read by default: a catalog is a few hundred KiB. */
+export const defaultMaxAnswerBytes = 16 * 1024 * 1024;
+
+/**
+ * The gateway's `cf-ray` when it has the trace id format, else null. Anything else (a key, a
+ * proxy's own value, markup) is dropped here, at the boundary, so it is never echoed to the
+ * browser, logged, nor sent back to the gateway as a generation id.
+ */
+export function traceIdOf(headerValue: string | null): string | null {
+  return headerValue !== null && cfRayPattern.test(headerValue) ? headerValue : null;
+}
 
 /** How the key travels (spec 5). `none` sends no key at all. */
 export type KeyPlacement = 'none' | 'bearer' | 'query' | 'x-api-key' | 'x-goog-api-key';
@@ -49,6 +64,7 @@ export interface GatewayRequest {
 export interface GatewayResponse {
   status: number;
   headers: Headers;
+  /** The `cf-ray` trace id, or null when absent or not in the trace id format. */
   cfRay: string | null;
   contentType: string;
   /** Time from starting the call to the response headers. */
@@ -100,7 +116,10 @@ export interface GatewayClient {
   readonly baseUrl: string;
   readonly timeouts: GatewayTimeouts;
   request(options: GatewayRequest): Promise<GatewayResponse>;
-  /** Reads a whole body as text, failing with stage `gateway` on a silence or a broken body. */
+  /**
+   * Reads a whole (non-streamed) body as text: stage `gateway` on a silence or a broken body,
+   * `deadline` when it takes longer than the body deadline, `too_large` past the size cap.
+   */
   readText(response: GatewayResponse, signal?: AbortSignal): Promise<string>;
   /**
    * Iterates over the body's chunks as they arrive, with the idle timeout between them.
@@ -124,8 +143,11 @@ export interface CollectedResponse {
 export function createGatewayClient(options: {
   baseUrl: string;
   timeouts: GatewayTimeouts;
+  /** Largest non-streamed answer read; `defaultMaxAnswerBytes` when absent. */
+  maxAnswerBytes?: number;
 }): GatewayClient {
   const { baseUrl, timeouts } = options;
+  const maxAnswerBytes = options.maxAnswerBytes ?? defaultMaxAnswerBytes;
 
   async function request(call: GatewayRequest): Promise<GatewayResponse> {
     if (call.signal?.aborted) throw new CallerGoneError();
@@ -231,7 +253,7 @@ export function createGatewayClient(options: {
     return {
       status: response.status,
       headers: response.headers,
-      cfRay: response.headers.get('cf-ray'),
+      cfRay: traceIdOf(response.headers.get('cf-ray')),
       contentType: (response.headers.get('content-type') ?? '').toLowerCase(),
       ttfbMs,
       body: response.body,
@@ -288,6 +310,7 @@ export function createGatewayClient(options: {
   }
 
   async function readText(response: GatewayResponse, signal?: AbortSignal): Promise<string> {
+    void maxAnswerBytes;
     const decoder = new TextDecoder();
     let text = '';
     for await (const chunk of chunks(response, signal))

@@ -1,16 +1,43 @@
+import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiErrorSchema, healthSchema } from '../contract/workbench-api';
-import { sendJson, startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
-import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+import { apiErrorSchema, catalogSchema, healthSchema } from '../contract/workbench-api';
+import type { WorkbenchOptions } from './app';
+import {
+  chunkLine,
+  defaultHandler,
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+  type FakeHandler,
+  type RecordedRequest,
+} from './test-support/fake-gateway';
+import {
+  fakeKey,
+  openStream,
+  postJson,
+  rawRequest,
+  startTestBff,
+  type TestBff,
+} from './test-support/harness';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-async function bffFor(gatewayBaseUrl: string, timeouts = {}): Promise<TestBff> {
-  const bff = await startTestBff({ gatewayBaseUrl, profiles: { main: fakeKey() }, timeouts });
+async function bffFor(
+  gatewayBaseUrl: string,
+  timeouts = {},
+  options: Partial<WorkbenchOptions> = {},
+): Promise<TestBff> {
+  const bff = await startTestBff({
+    gatewayBaseUrl,
+    profiles: { main: fakeKey() },
+    timeouts,
+    ...options,
+  });
   cleanups.push(() => bff.close());
   return bff;
 }
@@ -167,5 +194,123 @@ describe('gateway down, slow or answering garbage', () => {
     const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
     expect(health.reachable).toBe(true);
     expect(health.error).toMatch(/503/);
+  });
+});
+
+/** True once the BFF has left this request; lets a fake's sending loop stop. */
+function goneFlag(request: RecordedRequest): () => boolean {
+  let gone = false;
+  void request.clientGone.then(() => {
+    gone = true;
+  });
+  return () => gone;
+}
+
+/**
+ * The catalog and the balance answered by `misbehave`; everything else as a healthy gateway.
+ */
+function onCatalogAndBalance(misbehave: FakeHandler): FakeHandler {
+  return (request, response) => {
+    const path = request.url.split('?')[0];
+    if (path === '/v1/models' || path === '/v1/balance') return misbehave(request, response);
+    return defaultHandler(request, response);
+  };
+}
+
+describe('a gateway that drip-feeds or floods a non-streamed answer', () => {
+  it('drip-fed: stage deadline after the body deadline, the call is abandoned, the BFF answers on', async () => {
+    const gateway = await fake();
+    gateway.setHandler(
+      onCatalogAndBalance(async (request, response) => {
+        const gone = goneFlag(request);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        // One byte at a time, each well within the idle timeout; bounded so a BFF without a
+        // deadline makes the test time out instead of hanging for ever.
+        for (let sent = 0; sent < 400 && !gone() && !response.destroyed; sent += 1) {
+          response.write(' ');
+          await sleep(25);
+        }
+        if (!gone() && !response.destroyed) response.end('{}');
+      }),
+    );
+    const bff = await bffFor(gateway.baseUrl, { bodyDeadlineMs: 300 });
+    for (const path of ['/api/catalog', '/api/balance?profile=main']) {
+      const response = await rawRequest(bff, { path });
+      expect(response.status, path).toBe(504);
+      const error = apiErrorSchema.parse(response.json()).error;
+      expect(error.stage, path).toBe('deadline');
+      expect(error.message).toMatch(/within 300 ms/);
+    }
+    await Promise.all(gateway.requests.map((request) => request.clientGone));
+    gateway.setHandler(defaultHandler);
+    const catalog = await rawRequest(bff, { path: '/api/catalog?refresh=1' });
+    expect(catalog.status).toBe(200);
+    expect(catalogSchema.parse(catalog.json()).models.length).toBeGreaterThan(0);
+  });
+
+  it('endless: stage too_large once the size cap is passed, and the gateway is cut off', async () => {
+    const gateway = await fake();
+    const chunk = Buffer.alloc(64 * 1024, ' ');
+    const mostChunks = 1024; // 64 MiB: far past the cap, still a bound for a BFF without one
+    let sentBytes = 0;
+    gateway.setHandler(
+      onCatalogAndBalance(async (request, response) => {
+        const gone = goneFlag(request);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        for (let index = 0; index < mostChunks && !gone() && !response.destroyed; index += 1) {
+          sentBytes += chunk.length;
+          if (!response.write(chunk)) await Promise.race([once(response, 'drain'), request.clientGone]);
+        }
+        if (!gone() && !response.destroyed) response.end('{}');
+      }),
+    );
+    const bff = await bffFor(gateway.baseUrl, {}, { gatewayAnswerLimitBytes: 256 * 1024 });
+    for (const path of ['/api/catalog', '/api/balance?profile=main']) {
+      const response = await rawRequest(bff, { path });
+      expect(response.status, path).toBe(502);
+      const error = apiErrorSchema.parse(response.json()).error;
+      expect(error.stage, path).toBe('too_large');
+      expect(error.message).toMatch(/larger than 262144 bytes/);
+    }
+    await Promise.all(gateway.requests.map((request) => request.clientGone));
+    expect(sentBytes).toBeLessThan(mostChunks * chunk.length);
+    gateway.setHandler(defaultHandler);
+    expect((await rawRequest(bff, { path: '/api/catalog?refresh=1' })).status).toBe(200);
+  });
+
+  it('a Content-Length over the cap: stage too_large without reading the body', async () => {
+    const gateway = await fake();
+    gateway.setHandler(
+      onCatalogAndBalance((_request, response) => {
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(1024 * 1024 * 1024),
+        });
+        response.write('{"data":');
+        // Then silence: only the declared length can tell the BFF not to wait.
+      }),
+    );
+    const bff = await bffFor(gateway.baseUrl, {}, { gatewayAnswerLimitBytes: 256 * 1024 });
+    const response = await rawRequest(bff, { path: '/api/catalog' });
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error.stage).toBe('too_large');
+    await gateway.requests[0]!.clientGone;
+  });
+
+  it('a stream has no body deadline: it may run longer while its chunks keep coming', async () => {
+    const gateway = await fake();
+    gateway.setHandler(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let index = 0; index < 6; index += 1) {
+        response.write(chunkLine(String(index)));
+        await sleep(100);
+      }
+      response.end('data: [DONE]\n\n');
+    });
+    const bff = await bffFor(gateway.baseUrl, { bodyDeadlineMs: 200 });
+    const { waitFor } = openStream(bff, { ...chat, request: { ...chat.request, stream: true } });
+    const text = await waitFor((received) => received.includes('event: done'));
+    expect(text).toContain('data: [DONE]');
+    expect(text).not.toContain('event: error');
   });
 });

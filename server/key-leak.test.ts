@@ -61,7 +61,7 @@ beforeAll(async () => {
     rawRequest(bff, { path: '/api/profiles' }),
     rawRequest(bff, { path: '/api/catalog' }),
     rawRequest(bff, { path: '/api/balance?profile=main' }),
-    rawRequest(bff, { path: '/api/balance?profile=main&probe=1' }),
+    postJson(bff, '/api/balance/probe', { profile: 'main' }),
     rawRequest(bff, { path: `/api/balance?profile=${pastedKey}` }),
     rawRequest(bff, { path: `/api/balance?profile=main&key=${pastedKey}` }),
     rawRequest(bff, { path: `/api/validate-key/estimate?profile=main&model=${pastedKey}` }),

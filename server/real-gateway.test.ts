@@ -186,7 +186,7 @@ describe('the BFF against the real gateway', () => {
 
   it('the probe tells a child of a disabled parent is blocked', async () => {
     const view = balanceViewSchema.parse(
-      (await rawRequest(bff, { path: '/api/balance?profile=child&probe=1' })).json(),
+      (await postJson(bff, '/api/balance/probe', { profile: 'child' })).json(),
     );
     expect(view).toMatchObject({ state: 'blocked', probe: { upstream_status: 402 } });
   });

@@ -2,6 +2,7 @@
  * Masking of keys. The BFF holds full keys; these helpers make sure that what leaves it (API
  * answers, log lines, gateway error bodies passed on) carries at most a masked form.
  */
+import { keyLikePattern as keyPattern } from '../contract/key-pattern';
 
 const ellipsis = '…';
 
@@ -16,9 +17,6 @@ export function maskKey(key: string): string {
   if (rest.length >= 12) return `${prefix}${ellipsis}${rest.slice(-2)}`;
   return `${prefix}${ellipsis}`;
 }
-
-/** `sk-` followed by enough key characters to be a key (not the bare prefix in a sentence). */
-const keyPattern = /sk-[A-Za-z0-9_-]{8,}/g;
 
 /** Replaces only the exact keys given with their masks; other text is left exactly as is. */
 export function maskKnownKeys(text: string, knownKeys: Iterable<string>): string {

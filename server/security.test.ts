@@ -176,6 +176,83 @@ describe('state-changing requests', () => {
   });
 });
 
+describe('cross-site requests, on every API route', () => {
+  const readRoutes = [
+    '/api/health',
+    '/api/profiles',
+    '/api/catalog',
+    '/api/balance?profile=main',
+    '/api/checks?profile=main',
+  ];
+
+  it.each([
+    ['an Origin of another site', { origin: 'https://evil.example' }, 'Origin'],
+    ['Origin: null', { origin: 'null' }, 'Origin'],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site'],
+    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site'],
+  ])('refuses a GET with %s (403), and calls no gateway', async (_label, headers, field) => {
+    const gatewayCallsBefore = gateway.requests.length;
+    for (const route of readRoutes) {
+      const response = await rawRequest(bff, { path: route, headers });
+      expect(response.status, route).toBe(403);
+      expect(response.json(), route).toMatchObject({
+        error: { stage: 'validation', field, message: expect.stringMatching(/cross-site/) },
+      });
+    }
+    expect(gateway.requests).toHaveLength(gatewayCallsBefore);
+  });
+
+  it('refuses the spending attack an <img> tag sends', async () => {
+    const gatewayCallsBefore = gateway.requests.length;
+    // An `<img src>` GET carries no Origin, only Sec-Fetch-Site.
+    const image = await rawRequest(bff, {
+      path: '/api/balance?profile=main&probe=1&model=sim/echo',
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' },
+    });
+    expect(image.status).toBe(403);
+    const fetched = await rawRequest(bff, {
+      path: '/api/balance?profile=main&probe=1&model=sim/echo',
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(fetched.status).toBe(403);
+    const posted = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/balance/probe',
+      body: JSON.stringify({ profile: 'main', model: 'sim/echo' }),
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(posted.status).toBe(403);
+    expect(gateway.requests).toHaveLength(gatewayCallsBefore);
+  });
+
+  it.each([
+    ['no Origin nor Sec-Fetch-Site (curl, scripts)', {}],
+    ['Sec-Fetch-Site: same-origin', { 'sec-fetch-site': 'same-origin' }],
+    ['Sec-Fetch-Site: none (a typed address)', { 'sec-fetch-site': 'none' }],
+  ])('answers a GET with %s', async (_label, headers) => {
+    for (const route of readRoutes) {
+      const response = await rawRequest(bff, { path: route, headers });
+      expect(response.status, route).toBe(200);
+    }
+  });
+
+  it('answers a GET with its own Origin', async () => {
+    const response = await rawRequest(bff, {
+      path: '/api/balance?profile=main',
+      headers: { origin: `http://127.0.0.1:${bff.port}`, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('leaves pages alone: a link from another site still opens the workbench', async () => {
+    const response = await rawRequest(bff, {
+      path: '/playground',
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
 describe('headers', () => {
   it('sends no CORS headers, even to a preflight', async () => {
     const preflight = await rawRequest(bff, {

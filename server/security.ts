@@ -1,7 +1,8 @@
 /**
  * The guards of a local server that holds keys (USERS.md, "Safety of a local server"):
- * a `Host` check against DNS rebinding, JSON-only and same-origin state changes against
- * cross-site POSTs, no CORS headers at all, and security headers on every answer.
+ * a `Host` check against DNS rebinding, no cross-site request on the API at all (a GET
+ * included: an `<img>` sends one without a preflight), JSON-only and same-origin state changes
+ * against cross-site POSTs, no CORS headers at all, and security headers on every answer.
  */
 import type { RequestHandler } from 'express';
 import { ApiFailure } from './errors';
@@ -64,6 +65,52 @@ export function hostCheck(listen: ListenAddress, allowedHosts: string[]): Reques
   };
 }
 
+/**
+ * True when an `Origin` header names this server. The Host header was already checked against
+ * the allow list; the origin must match it. `null` (a sandboxed frame, a `data:` page) is not
+ * this server.
+ */
+function isOwnOrigin(origin: string, hostHeader: string | undefined): boolean {
+  if (origin === 'null') return false;
+  try {
+    return new URL(origin).host.toLowerCase() === (hostHeader ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** `Sec-Fetch-Site` values of a request the workbench page (or a person typing the URL) made. */
+const ownSites = new Set(['same-origin', 'none']);
+
+function crossSiteFailure(field: 'Origin' | 'Sec-Fetch-Site'): ApiFailure {
+  return new ApiFailure(403, {
+    message: `${field}: cross-site request refused; only the workbench page itself may call its API.`,
+    stage: 'validation',
+    field,
+    advice: 'Open the workbench at its own address and use it from there.',
+  });
+}
+
+/**
+ * Every API request, whatever its method: refused when the browser says it comes from another
+ * site (`Sec-Fetch-Site`, which pages cannot forge) or another origin (`Origin`). A request
+ * with neither header (curl, scripts, tests) is not a browser's cross-site request and passes;
+ * state changes must also prove they are same-origin (`stateChangeGuard`).
+ */
+export function crossSiteGuard(): RequestHandler {
+  return (request, _response, next) => {
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && !ownSites.has(site.toLowerCase())) {
+      return next(crossSiteFailure('Sec-Fetch-Site'));
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !isOwnOrigin(origin, request.headers.host)) {
+      return next(crossSiteFailure('Origin'));
+    }
+    next();
+  };
+}
+
 const stateChangingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -84,18 +131,10 @@ export function stateChangeGuard(): RequestHandler {
       );
     }
     const origin = request.headers.origin;
-    const host = (request.headers.host ?? '').toLowerCase();
-    let sameOrigin: boolean;
-    if (origin !== undefined) {
-      try {
-        // The Host header was already checked against the allow list; the origin must match it.
-        sameOrigin = origin !== 'null' && new URL(origin).host.toLowerCase() === host;
-      } catch {
-        sameOrigin = false;
-      }
-    } else {
-      sameOrigin = request.headers['sec-fetch-site'] === 'same-origin';
-    }
+    const sameOrigin =
+      origin !== undefined
+        ? isOwnOrigin(origin, request.headers.host)
+        : request.headers['sec-fetch-site'] === 'same-origin';
     if (!sameOrigin) {
       return next(
         new ApiFailure(403, {

@@ -123,6 +123,77 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
   });
 });
 
+describe('deeply nested input (a nesting bomb)', () => {
+  /** `levels` arrays inside each other, built at run time: a few hundred KB of brackets. */
+  const bomb = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+  it('tools nested 200,000 levels deep is a 400 naming request.tools, with no gateway call', async () => {
+    const chatCallsBefore = gateway.requests.filter((sent) => sent.url.includes('/chat/')).length;
+    const body =
+      '{"profile":"main","request":{"model":"sim/echo",' +
+      `"messages":[{"role":"user","content":"x"}],"tools":${bomb(200_000)}}}`;
+    // The bomb is 400 KB: a BFF with the default body limit, not this file's 10 KB one.
+    const bff = await startTestBff({
+      gatewayBaseUrl: gateway.baseUrl,
+      profiles: { main: fakeKey() },
+    });
+    try {
+      const response = await rawRequest(bff, { method: 'POST', path: '/api/chat', body });
+      expect(response.status).toBe(400);
+      const error = errorOf(response);
+      expect(error).toMatchObject({ stage: 'validation', field: 'request.tools' });
+      expect(error.message).toMatch(/^request\.tools: .*nested deeper than 64 levels/);
+      expect(gateway.requests.filter((sent) => sent.url.includes('/chat/'))).toHaveLength(
+        chatCallsBefore,
+      );
+      expect(bff.logLines.filter((line) => line.includes('"msg":"unexpected error"'))).toEqual([]);
+    } finally {
+      await bff.close();
+    }
+  });
+
+  it.each([
+    ['tool_choice', { tool_choice: JSON.parse(bomb(100)) as unknown }, 'request.tool_choice'],
+    ['a deep object in a tool', { tools: [deepObject(100)] }, 'request.tools'],
+  ])('%s too deep names its field', async (_label, extra, field) => {
+    const response = await postJson(bff, '/api/chat', {
+      profile: 'main',
+      request: { model: 'sim/echo', messages: [{ role: 'user', content: 'x' }], ...extra },
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe(field);
+  });
+
+  it('a deep body on another route names its top field', async () => {
+    const response = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/checks',
+      body: `{"profile":"main","only":${bomb(1_000)}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe('only');
+  });
+
+  it('a real tool schema, nested a few levels, passes', async () => {
+    const response = await postJson(bff, '/api/chat', {
+      profile: 'main',
+      request: {
+        model: 'sim/echo',
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [{ type: 'function', function: { name: 'f', parameters: deepObject(20) } }],
+      },
+    });
+    expect(response.status).toBe(200);
+  });
+});
+
+/** `{ "a": { "a": … } }`, `levels` objects deep. */
+function deepObject(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let level = 1; level < levels; level += 1) value = { a: value };
+  return value;
+}
+
 describe('error handler', () => {
   it('logs an unexpected error that comes after a stream started, and ends the stream', () => {
     const logged: unknown[] = [];

@@ -1,8 +1,17 @@
 /** Auth forms (spec 5), 401 bodies (spec 7), and keys kept out of every body and log line. */
+import type { IncomingMessage } from 'node:http';
 import { gatewayErrorBodySchema } from '../../contract/gateway';
+import { GatewayError } from '../errors';
 import { generateKey } from '../keys/key-material';
 import { createLogger } from '../logger';
-import { chatBody, expectCfRay, postJson, startTestGateway, type TestGateway } from '../testing-support';
+import { presentedKey, type AuthForm } from './authenticate';
+import {
+  chatBody,
+  expectCfRay,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../testing-support';
 
 let gateway: TestGateway;
 let key: string;
@@ -31,7 +40,10 @@ async function unauthorized(response: Response, message: RegExp) {
 
 describe('authentication', () => {
   it('accepts the key as Authorization: Bearer', async () => {
-    expect((await postJson(chatUrl(), chatBody(), { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect(
+      (await postJson(chatUrl(), chatBody(), { headers: { authorization: `Bearer ${key}` } }))
+        .status,
+    ).toBe(200);
   });
 
   it('accepts the key as the ?key= query parameter on every route', async () => {
@@ -59,12 +71,37 @@ describe('authentication', () => {
   });
 
   it("answers 401 with a JSON error saying the key does not start with 'sk-'", async () => {
-    await unauthorized(await postJson(chatUrl(), chatBody(), { headers: { authorization: 'Bearer pk-12345' } }), /does not start with 'sk-'/);
-    await unauthorized(await postJson(`${chatUrl()}?key=abc`, chatBody()), /does not start with 'sk-'/);
+    await unauthorized(
+      await postJson(chatUrl(), chatBody(), { headers: { authorization: 'Bearer pk-12345' } }),
+      /does not start with 'sk-'/,
+    );
+    await unauthorized(
+      await postJson(`${chatUrl()}?key=abc`, chatBody()),
+      /does not start with 'sk-'/,
+    );
   });
 
   it('answers 401 with a JSON error saying the key is unknown', async () => {
-    await unauthorized(await postJson(chatUrl(), chatBody(), { key: generateKey() }), /not known to this gateway/);
+    await unauthorized(
+      await postJson(chatUrl(), chatBody(), { key: generateKey() }),
+      /not known to this gateway/,
+    );
+  });
+
+  it('answers 401 for a key in Authorization without Bearer, saying how to send it', async () => {
+    const bare = { authorization: key };
+    const howTo = /does not start with 'Bearer ': send the key as 'Authorization: Bearer sk-…'/;
+    for (const response of [
+      await postJson(chatUrl(), chatBody(), { headers: bare }),
+      await fetch(`${gateway.url}/v1/balance`, { headers: bare }),
+      await fetch(`${gateway.url}/v1/balance`, { headers: { authorization: `Basic ${key}` } }),
+    ]) {
+      await unauthorized(response, howTo);
+    }
+    await unauthorized(
+      await fetch(`${gateway.url}/v1/balance`, { headers: { authorization: 'Bearer ' } }),
+      /no key after 'Bearer'/,
+    );
   });
 
   it('answers 401 for an empty ?key=', async () => {
@@ -74,7 +111,8 @@ describe('authentication', () => {
   it('never puts a key, valid or not, in a response body or a log line', async () => {
     const unknown = generateKey();
     const bodies: string[] = [];
-    const collect = async (response: Promise<Response>) => bodies.push(await (await response).text());
+    const collect = async (response: Promise<Response>) =>
+      bodies.push(await (await response).text());
     await collect(postJson(`${chatUrl()}?key=${key}`, chatBody()));
     await collect(postJson(`${chatUrl()}?key=${key}`, chatBody({ stream: true })));
     await collect(postJson(`${chatUrl()}?key=${key}`, chatBody({ model: 'sim/unknown' })));
@@ -99,7 +137,9 @@ describe('authentication', () => {
     expect(log).not.toContain(unknown);
     expect(log).not.toContain(key.slice(3));
     // Every request line carries its cf-ray.
-    const requestLines = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+    const requestLines = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === 'request');
     expect(requestLines.length).toBeGreaterThanOrEqual(11);
     for (const line of requestLines) expect(line.cfRay).toMatch(/^[0-9a-f]{16}-[A-Z]{3}$/);
   });
@@ -107,8 +147,62 @@ describe('authentication', () => {
   it('redacts key-bearing fields should anything log them', () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
-    logger.info({ key, headers: { authorization: `Bearer ${key}` }, request: { headers: { authorization: key } } }, 'oops');
+    logger.info(
+      {
+        key,
+        headers: { authorization: `Bearer ${key}` },
+        request: { headers: { authorization: key } },
+      },
+      'oops',
+    );
     expect(lines.join('')).not.toContain(key);
     expect(lines.join('')).toContain('[redacted]');
+  });
+});
+
+describe('presentedKey', () => {
+  const url = new URL('http://gateway.invalid/v1/chat/completions');
+  const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+  const refusal = (headers: Record<string, string>, form: AuthForm = 'chat_completions') => {
+    try {
+      presentedKey(request(headers), url, form);
+    } catch (error) {
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).status).toBe(401);
+      return (error as GatewayError).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('takes the token of Authorization: Bearer, in any case and spacing', () => {
+    const key = generateKey();
+    expect(presentedKey(request({ authorization: `Bearer ${key}` }), url, 'chat_completions')).toBe(
+      key,
+    );
+    expect(presentedKey(request({ authorization: `bearer   ${key} ` }), url, 'messages')).toBe(key);
+  });
+
+  it('refuses any other Authorization header, telling to send Bearer and never quoting it', () => {
+    const key = generateKey();
+    for (const form of ['chat_completions', 'messages'] as const) {
+      for (const header of [key, `Basic ${key}`, `Token ${key}`, `${key} Bearer`]) {
+        const message = refusal({ authorization: header }, form);
+        expect(message).toMatch(/does not start with 'Bearer '/);
+        expect(message).toContain("'Authorization: Bearer sk-…'");
+        expect(message).not.toContain(key.slice(3, 12));
+      }
+      expect(refusal({ authorization: 'Bearer' }, form)).toMatch(/no key after 'Bearer'/);
+    }
+  });
+
+  it('still lets x-api-key win on the Messages form and ?key= everywhere', () => {
+    const key = generateKey();
+    expect(
+      presentedKey(request({ 'x-api-key': key, authorization: 'junk' }), url, 'messages'),
+    ).toBe(key);
+    const withQuery = new URL(`http://gateway.invalid/v1/balance?key=${key}`);
+    expect(presentedKey(request({ authorization: 'junk' }), withQuery, 'chat_completions')).toBe(
+      key,
+    );
   });
 });

@@ -17,13 +17,27 @@ const howToSend: Record<AuthForm, string> = {
   gemini: "'x-goog-api-key: sk-…' or the '?key=sk-…' query parameter",
 };
 
-const unauthorized = (message: string) => new GatewayError(401, 'authentication_error', 'authentication', message);
+const unauthorized = (message: string) =>
+  new GatewayError(401, 'authentication_error', 'authentication', message);
 
-function bearerToken(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
+/**
+ * The token of `Authorization: Bearer <token>`. Any other Authorization header is refused, not
+ * guessed at: the vendors' clients always send `Bearer`, so a bare key there is a client bug
+ * better shown than hidden. The header's value is never quoted back.
+ */
+function bearerToken(request: IncomingMessage, form: AuthForm): string | undefined {
+  const header = request.headers.authorization?.trim();
   if (!header) return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return match ? match[1]!.trim() : header.trim();
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  if (match) return match[1]!.trim();
+  if (/^Bearer$/i.test(header)) {
+    throw unauthorized(
+      `The Authorization header holds no key after 'Bearer'. Send it as ${howToSend[form]}.`,
+    );
+  }
+  throw unauthorized(
+    `The Authorization header does not start with 'Bearer ': send the key as ${howToSend[form]}.`,
+  );
 }
 
 /** The key as presented, or throws the 401 that says what is wrong with how it was sent. */
@@ -44,13 +58,18 @@ export function presentedKey(request: IncomingMessage, url: URL, form: AuthForm)
     }
     throw unauthorized(`No API key was sent. Send it as ${howToSend.gemini}.`);
   }
-  const bearer = bearerToken(request);
+  const bearer = bearerToken(request, form);
   if (bearer) return bearer;
   throw unauthorized(`No API key was sent. Send it as ${howToSend[form]}.`);
 }
 
 /** The live key for a request, or throws 401. */
-export function authenticate(request: IncomingMessage, url: URL, form: AuthForm, registry: KeyRegistry): KeyRow {
+export function authenticate(
+  request: IncomingMessage,
+  url: URL,
+  form: AuthForm,
+  registry: KeyRegistry,
+): KeyRow {
   const key = presentedKey(request, url, form);
   if (key === '') throw unauthorized(`The API key is empty. Send it as ${howToSend[form]}.`);
   if (!key.startsWith(KEY_PREFIX)) {

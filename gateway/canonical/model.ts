@@ -23,6 +23,22 @@ export type CanonicalTool = {
 
 export type CanonicalToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
+/** The public forms a request can arrive in. */
+export type PublicFormName = 'chat_completions' | 'messages' | 'gemini';
+
+/**
+ * The request as it arrived, for what the canonical fields cannot carry. An upstream of the same
+ * form gets `body` with only the model (and the gateway's own bounds) replaced, so fields the
+ * gateway does not understand reach it unchanged. An upstream of another form cannot honour
+ * `unmappedFields`, and refuses the request naming them rather than dropping them silently.
+ */
+export type InboundRequest = {
+  form: PublicFormName;
+  body: Record<string, unknown>;
+  /** Top-level fields of `body` the canonical request does not carry, as dotted paths. */
+  unmappedFields: string[];
+};
+
 export type CanonicalRequest = {
   /** Catalog id, `<author>/<model>[:variant]`. */
   model: string;
@@ -36,6 +52,8 @@ export type CanonicalRequest = {
   tools: CanonicalTool[];
   toolChoice: CanonicalToolChoice;
   stream: boolean;
+  /** Absent for requests the gateway builds itself (tests, probes). */
+  inbound?: InboundRequest;
 };
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'content_filter' | 'error';
@@ -46,10 +64,21 @@ export type Usage = { promptTokens: number; completionTokens: number };
 export type CanonicalEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'tool-call'; id: string; name: string; arguments: string }
-  | { type: 'finish'; finishReason: FinishReason; stopSequence: string | null; usage: Usage };
+  | {
+      type: 'finish';
+      finishReason: FinishReason;
+      /** The upstream's own word for why it stopped (`end_turn`, `MAX_TOKENS`…), when it said one. */
+      rawFinishReason?: string | null;
+      stopSequence: string | null;
+      /** What the provider reports it served; null when it reported nothing. */
+      usage: Usage | null;
+    };
 
-/** The finish event as the pipeline passes it on: with the request's cost. */
-export type PricedFinish = Extract<CanonicalEvent, { type: 'finish' }> & { costUsd: number };
+/** The finish event as the pipeline passes it on: with the usage and cost charged. */
+export type PricedFinish = Omit<Extract<CanonicalEvent, { type: 'finish' }>, 'usage'> & {
+  usage: Usage;
+  costUsd: number;
+};
 
 export type PipelineEvent = Exclude<CanonicalEvent, { type: 'finish' }> | PricedFinish;
 

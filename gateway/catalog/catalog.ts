@@ -5,6 +5,7 @@
  */
 import { nanosToDecimalString, type Nanos } from '../billing/money';
 import { GatewayError } from '../errors';
+import type { ModelRoute } from '../providers/provider';
 
 export type CatalogModel = {
   /** `<author>/<model>` or `<author>/<model>:<variant>`. */
@@ -19,8 +20,11 @@ export type CatalogModel = {
   inputModalities: string[];
   outputModalities: string[];
   supportedParameters: string[];
-  /** Which provider serves it. */
-  provider: string;
+  /**
+   * The providers that serve it, in the order they are tried: the next takes over when one
+   * fails before the answer starts. The entry's own prices and limits are the first one's.
+   */
+  routes: ModelRoute[];
 };
 
 export class Catalog {
@@ -79,5 +83,7 @@ export function toWireEntry(model: CatalogModel) {
       max_completion_tokens: model.maxCompletionTokens,
     },
     supported_parameters: model.supportedParameters,
+    /** Provider ids in fallback order; `GET /v1/models/{id}/endpoints` has each one's details. */
+    providers: model.routes.map((route) => route.providerId),
   };
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors';
 
 export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  requireJsonContentType(request);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
 
@@ -35,6 +36,30 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
 }
 
 export const MAX_NESTING_DEPTH = 128;
+
+/** `application/json` or a structured `+json` type (`application/vnd.api+json`), any parameters. */
+const jsonMediaType = /^application\/(?:[^\s/;]+\+)?json$/i;
+
+/**
+ * Refuses (415) a body not declared JSON, before reading it: a form post or `text/plain` is not
+ * parsed as JSON by accident. A missing Content-Type is refused too; the vendors' clients always
+ * send `application/json`.
+ */
+function requireJsonContentType(request: IncomingMessage): void {
+  const sent = request.headers['content-type']?.trim();
+  const mediaType = sent?.split(';')[0]!.trim() ?? '';
+  if (jsonMediaType.test(mediaType)) return;
+  // The body is not wanted: let it drain so the connection stays usable.
+  request.resume();
+  throw new GatewayError(
+    415,
+    'unsupported_media_type',
+    'validation',
+    `The request body must be JSON, sent with 'Content-Type: application/json'; this request sent ${
+      sent ? `'Content-Type: ${sent.slice(0, 100)}'` : 'no Content-Type'
+    }.`,
+  );
+}
 
 /** The deepest array/object nesting of valid JSON text; brackets inside strings do not count. */
 export function nestingDepth(text: string): number {

@@ -25,9 +25,28 @@ export function startEventStream(response: ServerResponse): void {
   response.flushHeaders();
 }
 
-/** Writes one event; returns false once the client is gone, so the caller can stop. */
-export function writeEvent(response: ServerResponse, data: string, event?: string): boolean {
+/** Writes one server-sent event (see `writeChunk`). */
+export function writeEvent(response: ServerResponse, data: string, event?: string): Promise<boolean> {
+  return writeChunk(response, event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+}
+
+/**
+ * Writes a piece of a streamed answer, and waits for `drain` when the client's socket is full,
+ * so a slow reader slows only its own stream: the next provider event is not pulled (nor
+ * generated) until this one is on its way. Resolves false once the client is gone.
+ */
+export async function writeChunk(response: ServerResponse, text: string): Promise<boolean> {
   if (response.destroyed || response.writableEnded) return false;
-  response.write(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
-  return true;
+  if (!response.write(text)) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        response.off('close', done);
+        resolve();
+      };
+      response.on('drain', done);
+      response.on('close', done);
+    });
+  }
+  return !response.destroyed;
 }

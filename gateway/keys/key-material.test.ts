@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempFolder } from '../testing-support';
-import { createKeyDigester, digestsEqual, generateKey, generateKeyId, loadPepper, maskKey } from './key-material';
+import {
+  createKeyDigester,
+  digestsEqual,
+  generateKey,
+  generateKeyId,
+  loadPepper,
+  maskKey,
+  maskKeys,
+} from './key-material';
 
 describe('keys', () => {
   it('are sk- plus 40 base62 characters, all different', () => {
@@ -26,6 +34,46 @@ describe('keys', () => {
     expect(maskKey('')).toBe('sk-…');
   });
 
+  it('are masked wherever they stand in free text, the rest left as it was', () => {
+    const key = generateKey();
+    const masked = maskKey(key);
+    expect(maskKeys(`model '${key}' not found`)).toBe(`model '${masked}' not found`);
+    expect(maskKeys(`/v1/${key}:generateContent?id=${key}&a=1`)).toBe(
+      `/v1/${masked}:generateContent?id=${masked}&a=1`,
+    );
+    expect(maskKeys(`x${key}y`)).not.toContain(key.slice(7, -4));
+    expect(maskKeys(`Bearer ${key}\n${key}`)).toBe(`Bearer ${masked}\n${masked}`);
+    // Cut short, or a vendor's longer shape: still key-like.
+    expect(maskKeys(`a ${key.slice(0, 20)} b`)).toBe(`a ${maskKey(key.slice(0, 20))} b`);
+    expect(maskKeys('sk-proj-AbCdEfGh_1234567890')).toBe('sk-proj…7890');
+    expect(maskKeys('sk-abcdefgh')).toBe('sk-…');
+  });
+
+  it('are masked also when percent-encoded, the text staying URL- and JSON-safe', () => {
+    const key = generateKey();
+    const masked = maskKey(key);
+    expect(maskKeys(`/v1/%73%6B%2D${key.slice(3)}`)).toBe(`/v1/${masked}`);
+    expect(maskKeys(`?q=a%3D${key}%22`)).toBe(`?q=a%3D${masked}%22`);
+    expect(maskKeys(`?q=a%3D%73k-${key.slice(3)}%22`)).toBe(`?q=a%3D${masked}%22`);
+    const line = JSON.stringify({ path: `/x/%73k-${key.slice(3)}%5C%22%0A`, msg: `${key}` });
+    const maskedLine = maskKeys(line);
+    expect(maskedLine).not.toContain(key.slice(3));
+    expect(JSON.parse(maskedLine)).toEqual({ path: `/x/${masked}%5C%22%0A`, msg: masked });
+  });
+
+  it('leave text without a key exactly as it was, and masked text as it is', () => {
+    const key = generateKey();
+    for (const text of [
+      "The API key does not start with 'sk-'. Send 'Authorization: Bearer sk-…'.",
+      'sk-short, disk-, task-runner, 100%, %zz, %E2%80%A6, a%2Fb',
+      '',
+    ]) {
+      expect(maskKeys(text)).toBe(text);
+    }
+    const once = maskKeys(`${key} %73k-${key.slice(3)}`);
+    expect(maskKeys(once)).toBe(once);
+  });
+
   it('are stored as a versioned, peppered digest compared in constant time', () => {
     const key = generateKey();
     const digest = createKeyDigester('pepper-one-is-long-enough')(key);
@@ -34,7 +82,9 @@ describe('keys', () => {
     expect(createKeyDigester('pepper-one-is-long-enough')(key)).toBe(digest);
     expect(createKeyDigester('pepper-two-is-long-enough')(key)).not.toBe(digest);
     expect(digestsEqual(digest, digest)).toBe(true);
-    expect(digestsEqual(digest, createKeyDigester('pepper-one-is-long-enough')(generateKey()))).toBe(false);
+    expect(
+      digestsEqual(digest, createKeyDigester('pepper-one-is-long-enough')(generateKey())),
+    ).toBe(false);
     expect(digestsEqual(digest, 'v1$short')).toBe(false);
   });
 });

@@ -6,10 +6,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { KEY_PREFIX, keyLikePattern } from '../../contract/key-pattern';
+
+export { KEY_PREFIX };
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const SECRET_LENGTH = 40;
-export const KEY_PREFIX = 'sk-';
 
 export function generateKey(): string {
   // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
@@ -48,6 +50,34 @@ export function maskKey(key: string): string {
   return `${key.slice(0, KEY_PREFIX.length + 4)}…${key.slice(-4)}`;
 }
 
+const containsKeyLike = new RegExp(keyLikePattern.source);
+/** A run of URL-safe characters holding at least one percent escape. */
+const percentEncodedRun = /[\w.~%-]*%[0-9A-Fa-f]{2}[\w.~%-]*/g;
+/** Decodes only ASCII escapes (all a key is made of); never throws on a malformed one. */
+const decodeAscii = (text: string) =>
+  text.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+const percentEncode = (character: string) =>
+  `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+
+/**
+ * `text` with every key-like part masked as `maskKey` does, also where percent-encoded (a key in
+ * a URL: `%73k-…`). The one masking of free text: error messages and log lines go through it.
+ * The rest of the text is left exactly as is, so JSON stays valid JSON; masking twice changes
+ * nothing more.
+ */
+export function maskKeys(text: string): string {
+  const masked = text.replace(keyLikePattern, (found) => maskKey(found));
+  if (!masked.includes('%')) return masked;
+  return masked.replace(percentEncodedRun, (run) => {
+    const decoded = decodeAscii(run);
+    if (!containsKeyLike.test(decoded)) return run;
+    // Written back encoded, so what was URL-safe (and JSON-safe) stays so.
+    return decoded
+      .replace(keyLikePattern, (found) => maskKey(found))
+      .replace(/[^\w.~%…-]/g, percentEncode);
+  });
+}
+
 /**
  * The pepper: `GATEWAY_KEY_PEPPER` when set, else a random secret kept in `key-pepper` beside
  * the database (created on first use, readable only by its owner).
@@ -67,7 +97,8 @@ export function loadPepper(databasePath: string, configured: string | undefined)
     return pepper;
   } catch (error) {
     // Another process (the command line, a second gateway) created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return fs.readFileSync(file, 'utf8').trim();
     throw error;
   }
 }

@@ -12,6 +12,8 @@ import { createKeyDigester } from '../keys/key-material';
 import { KeyRegistry } from '../keys/key-registry';
 import { createSimulatedProvider } from '../providers/simulated/simulated-provider';
 import { openSqliteStore } from '../store/sqlite-store';
+import { defaultBreaker, defaultRetry } from '../providers/upstream/provider-config';
+import { CircuitBreaker } from './circuit-breaker';
 import { InferencePipeline } from './inference-pipeline';
 import type {
   CanonicalEvent,
@@ -38,7 +40,8 @@ const DELIVERED_BEFORE_FAILURE = 3;
 
 /** Serves the simulated catalog but breaks after a few tokens, as a dropped upstream would. */
 const failingProvider: Provider = {
-  name: 'simulated',
+  id: 'simulated',
+  kind: 'simulated',
   async *stream() {
     for (let index = 0; index < DELIVERED_BEFORE_FAILURE; index += 1) {
       yield { type: 'text-delta', text: ` word${index}` } satisfies CanonicalEvent;
@@ -101,7 +104,11 @@ describe('a provider that fails mid-answer', () => {
     expect(response.status).toBe(200);
     const events = await readSseData(response);
     const last = JSON.parse(events.at(-1)!) as Record<string, unknown>;
-    expect(last).toMatchObject({ type: 'provider_error', stage: 'provider' });
+    // Not a clean-looking end: the last chunk finishes with `error` and carries the error.
+    expect(last).toMatchObject({
+      choices: [{ finish_reason: 'error' }],
+      error: { type: 'provider_error', stage: 'provider' },
+    });
     expect(events).not.toContain('[DONE]');
 
     const record = await eventually(async () => {
@@ -131,9 +138,17 @@ function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (
     registry,
     ledger,
     store: wrap(store),
-    providers: new Map([['simulated', createSimulatedProvider({ tokensPerSecond: 0 })]]),
+    providers: new Map([
+      [
+        'simulated',
+        {
+          provider: createSimulatedProvider({ tokensPerSecond: 0 }),
+          retry: defaultRetry,
+          breaker: new CircuitBreaker(defaultBreaker),
+        },
+      ],
+    ]),
     logger: createLogger('silent'),
-    maxConcurrentPerKey: 4,
   });
   return { store, registry, ledger, pipeline, issued };
 }
@@ -154,7 +169,7 @@ const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest =>
 const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
   key,
   request: canonical,
-  form: 'chat_completions',
+  form: 'chat_completions' as const,
   traceId,
   signal: new AbortController().signal,
   startedAt: performance.now(),
@@ -174,7 +189,7 @@ describe('a generation record that cannot be written', () => {
       },
     }));
     const key = registry.findByKey(issued.key)!;
-    const run = pipeline.start(input(key, request(), '0123456789abcdef-TST'));
+    const run = await pipeline.start(input(key, request(), '0123456789abcdef-TST'));
     expect(ledger.reservedFor(key.id)).toBeGreaterThan(0);
     const seen: string[] = [];
     await expect(
@@ -194,16 +209,16 @@ describe('admission is checked against the key as it is now', () => {
     const { store, registry, ledger, pipeline, issued } = setUp(0.0001);
     const authenticated = registry.findByKey(issued.key)!;
     // One request spends ~29k nanos of the 100k limit; it is pending.
-    await drain(pipeline.start(input(authenticated, request(), '0000000000000001-TST')).events);
+    await drain((await pipeline.start(input(authenticated, request(), '0000000000000001-TST'))).events);
     // Meanwhile another process commits (the registry swaps its rows) and settlement runs.
     registry.reload();
     const moved = store.settlePending(0);
     registry.addConsumption(moved);
     ledger.settled(moved);
     // 5k prompt + 25 × 3k = 80k: affordable only if the settled 29k is forgotten.
-    expect(() =>
+    await expect(
       pipeline.start(input(authenticated, request({ maxTokens: 25 }), '0000000000000002-TST')),
-    ).toThrow(expect.objectContaining({ status: 402 }));
+    ).rejects.toMatchObject({ status: 402 });
     store.close();
   });
 
@@ -213,7 +228,7 @@ describe('admission is checked against the key as it is now', () => {
     const properties = Object.fromEntries(
       Array.from({ length: 20 }, (_, index) => [`field${index}`, { type: 'string' }]),
     );
-    const run = pipeline.start(
+    const run = await pipeline.start(
       input(
         key,
         request({

@@ -1,39 +1,74 @@
 /**
- * The one road every inference request takes, whatever its public form: check the model can do
- * what is asked, check the key's state, reserve the worst-case cost, stream the provider's answer,
- * and write the generation record before the last event goes out. The reservation is released
- * however the request ends: finished, failed, or left by its client.
+ * The one road every inference request takes, whatever its public form: admit it (model,
+ * capabilities, key state, worst-case reservation), connect to the first provider of the model
+ * that answers (retrying and falling back only before the first event reaches the client), stream
+ * the answer, and write the generation record before the last event goes out. The reservation
+ * and the key's slot are released however the request ends: finished, failed, or left.
  */
 import type { Logger } from 'pino';
 import type { CatalogModel, Catalog } from '../catalog/catalog';
-import type { CanonicalRequest, FinishReason, PipelineEvent } from '../canonical/model';
-import { countPromptTokens, countTokens } from '../canonical/token-count';
-import type { Ledger } from '../billing/ledger';
+import type { CanonicalEvent, CanonicalRequest, FinishReason, PipelineEvent, PublicFormName } from '../canonical/model';
+import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
+import type { Ledger, Reservation } from '../billing/ledger';
 import { nanosToUsd } from '../billing/money';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
-import type { Provider } from '../providers/provider';
-import type { GatewayStore, GenerationOutcome, KeyRow } from '../store/store';
+import type { ModelRoute, Provider } from '../providers/provider';
+import type { RetryPolicy } from '../providers/upstream/provider-config';
+import { UpstreamError } from '../providers/upstream-error';
+import type { GatewayStore, GenerationAttempt, GenerationOutcome, KeyRow } from '../store/store';
+import { CircuitBreaker } from './circuit-breaker';
+import type { SlotRelease } from './key-slots';
+import {
+  allowsFallback,
+  backoffMs,
+  countsAgainstProvider,
+  isRetryable,
+  toClientError,
+} from './upstream-failure';
+import { conservativePromptTokens, countTextTokens, promptText } from './usage-estimate';
 
 export type InferenceInput = {
   key: KeyRow;
   request: CanonicalRequest;
-  /** Which public form the request came in on (`chat_completions`, `messages`, `gemini`). */
-  form: string;
+  form: PublicFormName;
   traceId: string;
   /** Aborts the provider call: the client left or stopped. */
   signal: AbortSignal;
   /** `performance.now()` when the request arrived, for the record's latency. */
   startedAt: number;
+  /** The key's concurrency slot, held since before the body was read; released at the end. */
+  releaseSlot?: SlotRelease;
 };
 
 export type InferenceRun = {
   model: CatalogModel;
+  /** The provider route that is answering. */
+  route: ModelRoute;
+  /** The gateway's prompt count, for forms that announce it before the answer (Messages). */
   promptTokens: number;
+  /** Every attempt made before this answer started, the answering one last. */
+  attempts: GenerationAttempt[];
   /** Must be consumed to its end or `return()`ed: its `finally` releases the reservation. */
   events: AsyncGenerator<PipelineEvent, void, undefined>;
 };
+
+/** A provider as the pipeline runs it: with its retry policy and its breaker. */
+export type ProviderEntry = { provider: Provider; retry: RetryPolicy; breaker: CircuitBreaker };
+
+/** What admission decided: the value the rest of the run works from. */
+type Admission = {
+  key: KeyRow;
+  funding: KeyRow;
+  model: CatalogModel;
+  /** The gateway's own prompt count (exact for the simulated provider). */
+  promptTokens: number;
+  maxOutputTokens: number;
+  reservation: Reservation;
+};
+
+const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
 
 export class InferencePipeline {
   constructor(
@@ -42,44 +77,91 @@ export class InferencePipeline {
       registry: KeyRegistry;
       ledger: Ledger;
       store: GatewayStore;
-      providers: Map<string, Provider>;
+      providers: Map<string, ProviderEntry>;
       logger: Logger;
-      /** Requests one key may have running at once; past it, 429. */
-      maxConcurrentPerKey: number;
+      /** Test hook: how the pipeline waits between attempts. */
+      sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
     },
   ) {}
 
-  /** Requests running per key, for the concurrency limit. */
-  private readonly running = new Map<string, number>();
   /** Requests admitted and not yet finished (recorded and released), over all keys. */
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
 
   /**
    * Resolves once every admitted request has finished: its record written and its reservation
-   * released. Shutdown waits for it, so a stream cut at shutdown is still charged before the
-   * database closes.
+   * released. Shutdown waits for it, so a stream cut at shutdown is still charged.
    */
   whenIdle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Admits the request or throws the error that refuses it; nothing has been charged then. */
-  start(input: InferenceInput): InferenceRun {
+  providerKind(providerId: string) {
+    return this.deps.providers.get(providerId)?.provider.kind ?? null;
+  }
+
+  /** Each provider's breaker state, for the endpoints route. */
+  providerStatus(providerId: string) {
+    return this.deps.providers.get(providerId)?.breaker.status() ?? null;
+  }
+
+  /**
+   * Admits the request and connects to a provider, or throws the error that refuses it; nothing
+   * has been charged then. It resolves once the first event of the answer has arrived.
+   */
+  async start(input: InferenceInput): Promise<InferenceRun> {
+    let admission: Admission;
+    try {
+      admission = this.admit(input);
+    } catch (error) {
+      input.releaseSlot?.();
+      throw error;
+    }
+    this.inFlight += 1;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      this.deps.ledger.release(admission.reservation);
+      input.releaseSlot?.();
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    };
+    let connected: Connected;
+    try {
+      connected = await this.connect(input, admission);
+    } catch (error) {
+      finish();
+      throw error;
+    }
+    // A generator that is never started never runs its `finally`: if the client leaves before
+    // the route begins reading, the abort ends the upstream call and frees the reservation.
+    let started = false;
+    const onAbort = () => {
+      if (started) return;
+      void connected.iterator.return?.(undefined)?.catch(() => undefined);
+      this.recordAndFinish(input, admission, connected, finish);
+    };
+    input.signal.addEventListener('abort', onAbort, { once: true });
+    const events = this.run(input, admission, connected, () => (started = true), finish);
+    return {
+      model: admission.model,
+      route: connected.route,
+      promptTokens: admission.promptTokens,
+      attempts: connected.attempts,
+      events,
+    };
+  }
+
+  private admit(input: InferenceInput): Admission {
     const { catalog, registry, ledger } = this.deps;
     const { request } = input;
-    // The row the route authenticated may be stale: the registry replaces its rows when another
-    // process commits, and settlement then adds consumption to the new rows only. Admitting
-    // against the old one would miss what settled meanwhile and let the key spend past its limit.
+    // The row the route authenticated may be stale (settlement replaces rows); admit against
+    // the fresh one, or what settled meanwhile would be missed.
     const key = registry.get(input.key.id) ?? input.key;
     if (key.revokedAt !== null) {
-      throw new GatewayError(
-        401,
-        'authentication_error',
-        'authentication',
-        'This key was revoked. Use another key.',
-      );
+      throw new GatewayError(401, 'authentication_error', 'authentication', 'This key was revoked. Use another key.');
     }
     const model = catalog.resolve(request.model);
     checkCapabilities(model, request);
@@ -97,167 +179,275 @@ export class InferencePipeline {
           `${model.id}'s context length of ${model.contextLength}. Shorten the conversation or lower max_tokens.`,
       );
     }
-
     const parent = registry.get(key.parentId);
     const refusal = inferenceRefusal(key, parent, Math.floor(Date.now() / 1000));
     if (refusal) throw refusal;
 
-    const provider = this.deps.providers.get(model.provider);
-    if (!provider) {
-      throw new GatewayError(
-        503,
-        'provider_error',
-        'provider',
-        `No provider serves ${model.id} right now.`,
-        30,
-      );
+    // The worst case over every provider that may answer: the dearest prices, and for a real
+    // upstream a prompt count above any tokenizer's, since its count is what will be charged.
+    let promptNanos = 0;
+    let worstNanos = 0;
+    for (const route of model.routes) {
+      const simulated = this.deps.providers.get(route.providerId)?.provider.kind === 'simulated';
+      const reservedPrompt = simulated ? promptTokens : Math.max(promptTokens, conservativePromptTokens(request));
+      promptNanos = Math.max(promptNanos, reservedPrompt * route.promptNanos);
+      worstNanos = Math.max(worstNanos, reservedPrompt * route.promptNanos + maxOutputTokens * route.completionNanos);
     }
-
-    const running = this.running.get(key.id) ?? 0;
-    if (running >= this.deps.maxConcurrentPerKey) {
-      throw new GatewayError(
-        429,
-        'rate_limited',
-        'admission',
-        `This key already has ${running} requests running, the most this gateway allows at once. Wait for one to finish.`,
-        1,
-      );
-    }
-
     const funding = registry.fundingKeyOf(key);
-    const promptNanos = promptTokens * model.promptNanos;
     const reservation = ledger.reserve(funding, {
-      nanos: promptNanos + maxOutputTokens * model.completionNanos,
+      nanos: worstNanos,
       promptNanos,
-      completionTokenNanos: model.completionNanos,
+      completionTokenNanos: Math.max(...model.routes.map((route) => route.completionNanos)),
       maxOutputTokens,
     });
-    this.running.set(key.id, running + 1);
-    this.inFlight += 1;
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      ledger.release(reservation);
-      const left = (this.running.get(key.id) ?? 1) - 1;
-      if (left > 0) this.running.set(key.id, left);
-      else this.running.delete(key.id);
-      this.inFlight -= 1;
-      if (this.inFlight === 0) {
-        for (const resolve of this.idleWaiters.splice(0)) resolve();
+    return { key, funding, model, promptTokens, maxOutputTokens, reservation };
+  }
+
+  /**
+   * Tries the model's providers in order until one produces the first event. A provider is
+   * retried on connection errors, timeouts, 408, 429 and 5xx, with backoff (or its Retry-After);
+   * the caller's own mistakes (400, 413, 422) end the request at once; anything else falls back
+   * to the next provider. Cooling-down providers are skipped.
+   */
+  private async connect(input: InferenceInput, admission: Admission): Promise<Connected> {
+    const request: CanonicalRequest = { ...input.request, maxTokens: admission.maxOutputTokens };
+    const attempts: GenerationAttempt[] = [];
+    let lastError: UpstreamError | null = null;
+    let everyFailureRateLimited = true;
+    const sleep = this.deps.sleep ?? abortableSleep;
+
+    for (const route of admission.model.routes) {
+      const entry = this.deps.providers.get(route.providerId);
+      if (!entry) continue;
+      if (!entry.breaker.tryAcquire()) {
+        attempts.push({ provider: route.providerId, status: 'cooling_down', latencyMs: 0 });
+        everyFailureRateLimited = false;
+        continue;
       }
-    };
-    // A generator that is never started never runs its `finally`: if the client leaves before
-    // the answer begins, the abort frees the reservation instead. Once started, only the
-    // generator's `finally` frees it, after the delivered cost is pending, so no other request
-    // can be admitted in between against money already spent.
-    let started = false;
-    input.signal.addEventListener('abort', () => started || finish(), { once: true });
-    const events = this.run(
-      input,
-      model,
-      provider,
-      funding,
-      promptTokens,
-      maxOutputTokens,
-      () => (started = true),
-      finish,
+      const policy = entry.provider.kind === 'simulated' ? NO_RETRY : entry.retry;
+      for (let attempt = 1; attempt <= policy.maxAttempts; attempt += 1) {
+        const began = performance.now();
+        const iterator = entry.provider.stream(request, route, input.signal)[Symbol.asyncIterator]();
+        try {
+          const first = await iterator.next();
+          const latencyMs = round(performance.now() - began);
+          if (input.signal.aborted) {
+            entry.breaker.abandoned();
+            await iterator.return?.(undefined);
+            throw clientLeft();
+          }
+          entry.breaker.succeeded();
+          attempts.push({ provider: route.providerId, status: 200, latencyMs });
+          return { route, entry, iterator, first, attempts, tally: { textDeltas: 0, text: [], toolText: [] }, recorded: false };
+        } catch (error) {
+          const latencyMs = round(performance.now() - began);
+          if (!(error instanceof UpstreamError)) {
+            // The request cannot be sent to this provider as it is (a 400 naming the field), or
+            // the client left: neither is the provider's fault.
+            entry.breaker.abandoned();
+            if (error instanceof GatewayError) throw error;
+            this.deps.logger.error({ err: error, cfRay: input.traceId, provider: route.providerId }, 'provider failed unexpectedly');
+            throw new GatewayError(502, 'provider_error', 'provider', `Provider '${route.providerId}' failed unexpectedly. Retry later.`, 5);
+          }
+          attempts.push({ provider: route.providerId, status: error.details.status ?? error.failure, latencyMs });
+          this.deps.logger.warn(
+            { cfRay: input.traceId, provider: route.providerId, failure: error.failure, status: error.details.status, attempt },
+            'provider attempt failed',
+          );
+          if (countsAgainstProvider(error)) entry.breaker.failed();
+          else entry.breaker.abandoned();
+          lastError = error;
+          if (error.details.status !== 429) everyFailureRateLimited = false;
+          if (!allowsFallback(error)) throw toClientError(error, false);
+          const retryAfter = error.details.retryAfterSeconds;
+          const wait = backoffMs(attempt, policy, retryAfter);
+          // A Retry-After longer than the policy allows is better spent on the next provider.
+          if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs) break;
+          if (!entry.breaker.tryAcquire()) break;
+          await sleep(wait, input.signal);
+          if (input.signal.aborted) throw clientLeft();
+        }
+      }
+    }
+    if (lastError) throw toClientError(lastError, everyFailureRateLimited && admission.model.routes.length > 1);
+    const cooling = admission.model.routes
+      .map((route) => this.deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null)
+      .filter((seconds): seconds is number => seconds !== null);
+    throw new GatewayError(
+      503,
+      'provider_error',
+      'provider',
+      `No provider of ${admission.model.id} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
+      cooling.length > 0 ? Math.min(...cooling) : 30,
     );
-    return { model, promptTokens, events };
   }
 
   private async *run(
     input: InferenceInput,
-    model: CatalogModel,
-    provider: Provider,
-    funding: KeyRow,
-    promptTokens: number,
-    maxOutputTokens: number,
+    admission: Admission,
+    connected: Connected,
     markStarted: () => void,
     finish: () => void,
   ): AsyncGenerator<PipelineEvent, void, undefined> {
     markStarted();
-    let deliveredTokens = 0;
-    let recorded = false;
-    const record = (
-      outcome: GenerationOutcome,
-      producedTokens: number,
-      finishReason: FinishReason | null,
-    ) => {
-      // Only the reserved output is billable: a provider that overshoots max_tokens (the
-      // simulated one does with a long tool call) must not take the key past limit + grace.
-      const completionTokens = Math.min(producedTokens, maxOutputTokens);
-      const costNanos = promptTokens * model.promptNanos + completionTokens * model.completionNanos;
-      this.deps.store.insertGeneration({
-        id: input.traceId,
-        keyId: input.key.id,
-        fundingKeyId: funding.id,
-        model: model.id,
-        provider: provider.name,
-        form: input.form,
-        streamed: input.request.stream,
-        promptTokens,
-        completionTokens,
-        costNanos,
-        finishReason,
-        outcome,
-        settled: false,
-        createdAt: Math.floor(Date.now() / 1000),
-        settledAt: null,
-        latencyMs: Math.round((performance.now() - input.startedAt) * 100) / 100,
-      });
-      recorded = true;
-      this.deps.ledger.addPending(funding.id, costNanos);
-      return { costNanos, completionTokens };
-    };
-
+    const tally = connected.tally;
     try {
-      for await (const event of provider.stream(input.request, model, input.signal)) {
+      let next = connected.first;
+      while (!next.done) {
+        const event = next.value;
         if (event.type === 'finish') {
           // The record is on disk before the client sees the end of the answer.
-          const { costNanos, completionTokens } = record(
-            'completed',
-            event.usage.completionTokens,
-            event.finishReason,
-          );
+          const charged = this.record(input, admission, connected, 'completed', event);
           yield {
-            ...event,
+            type: 'finish',
+            finishReason: event.finishReason,
+            rawFinishReason: event.rawFinishReason ?? null,
+            stopSequence: event.stopSequence,
             // The usage shown is the usage charged.
-            usage: { promptTokens, completionTokens },
-            costUsd: nanosToUsd(costNanos),
+            usage: charged.usage,
+            costUsd: nanosToUsd(charged.costNanos),
           };
           return;
         }
-        deliveredTokens +=
-          event.type === 'text-delta' ? 1 : countTokens(event.name) + countTokens(event.arguments);
+        if (event.type === 'text-delta') {
+          tally.textDeltas += 1;
+          tally.text.push(event.text);
+        } else tally.toolText.push(event.name, event.arguments);
         yield event;
+        next = await connected.iterator.next();
       }
     } catch (error) {
-      if (!recorded) record('ended_early', deliveredTokens, 'error');
-      this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
-      throw new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        'The provider failed while answering. Retry later.',
-        5,
-      );
-    } finally {
-      try {
-        // The client left (or stopped reading) before the end: charge what was delivered.
-        if (!recorded) record('ended_early', deliveredTokens, null);
-      } finally {
-        // Even if the record cannot be written, the reservation must not stay held forever.
-        finish();
+      if (!connected.recorded) this.record(input, admission, connected, 'ended_early', null, 'error');
+      if (error instanceof UpstreamError && countsAgainstProvider(error)) connected.entry.breaker.failed();
+      if (error instanceof UpstreamError) {
+        this.deps.logger.warn({ cfRay: input.traceId, provider: error.providerId, failure: error.failure }, 'provider failed mid-answer');
+        throw toClientError(error, false);
       }
+      this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
+      throw new GatewayError(502, 'provider_error', 'provider', 'The provider failed while answering. Retry later.', 5);
+    } finally {
+      // The client left (or stopped reading) before the end: charge what was delivered.
+      this.recordAndFinish(input, admission, connected, finish);
+      await connected.iterator.return?.(undefined)?.catch(() => undefined);
     }
+  }
+
+  private recordAndFinish(input: InferenceInput, admission: Admission, connected: Connected, finish: () => void) {
+    try {
+      if (!connected.recorded) this.record(input, admission, connected, 'ended_early', null);
+    } finally {
+      // Even if the record cannot be written, the reservation must not stay held forever.
+      finish();
+    }
+  }
+
+  /**
+   * Writes the generation record and makes its cost pending. The upstream's reported usage is
+   * charged at the answering provider's prices. Where it reported none (or no completion for text
+   * it did deliver), the gateway counts, and the record says the usage is estimated. The charge
+   * never exceeds the reservation, so limit + grace holds even when an upstream counts more than
+   * the gateway reserved for.
+   */
+  private record(
+    input: InferenceInput,
+    admission: Admission,
+    connected: Connected,
+    outcome: GenerationOutcome,
+    finishEvent: Extract<CanonicalEvent, { type: 'finish' }> | null,
+    finishReason: FinishReason | null = finishEvent?.finishReason ?? null,
+  ): { usage: { promptTokens: number; completionTokens: number }; costNanos: number } {
+    const { route, tally } = connected;
+    const simulated = connected.entry.provider.kind === 'simulated';
+    const delivered = tally.textDeltas > 0 || tally.toolText.length > 0;
+    const reported = finishEvent?.usage ?? null;
+    const trustworthy = reported !== null && !(reported.completionTokens === 0 && delivered);
+    let promptTokens: number;
+    let producedTokens: number;
+    if (trustworthy) {
+      promptTokens = reported.promptTokens;
+      producedTokens = reported.completionTokens;
+    } else if (simulated) {
+      // The simulated provider streams one token per text event: its own count, exactly.
+      promptTokens = admission.promptTokens;
+      producedTokens = tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0);
+    } else {
+      const prompt = promptText(input.request);
+      promptTokens = countTextTokens(prompt.text) + prompt.images * IMAGE_TOKENS;
+      producedTokens = countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join(''));
+    }
+    const usageEstimated = !trustworthy && !simulated;
+    // Only the reserved output is billable: a provider that overshoots max_tokens must not take
+    // the key past limit + grace.
+    const completionTokens = Math.min(producedTokens, admission.maxOutputTokens);
+    const fullNanos = promptTokens * route.promptNanos + completionTokens * route.completionNanos;
+    const costNanos = Math.min(fullNanos, admission.reservation.nanos);
+    if (costNanos < fullNanos) {
+      this.deps.logger.warn(
+        { cfRay: input.traceId, provider: route.providerId, fullNanos, costNanos },
+        'usage above the reservation: charge capped at what was reserved',
+      );
+    }
+    this.deps.store.insertGeneration({
+      id: input.traceId,
+      keyId: admission.key.id,
+      fundingKeyId: admission.funding.id,
+      model: admission.model.id,
+      provider: route.providerId,
+      upstreamModel: route.upstreamModel,
+      form: input.form,
+      streamed: input.request.stream,
+      promptTokens,
+      completionTokens,
+      costNanos,
+      finishReason,
+      outcome,
+      settled: false,
+      createdAt: Math.floor(Date.now() / 1000),
+      settledAt: null,
+      latencyMs: round(performance.now() - input.startedAt),
+      attempts: connected.attempts,
+      usageEstimated,
+      chargeCapped: costNanos < fullNanos,
+    });
+    connected.recorded = true;
+    this.deps.ledger.addPending(admission.funding.id, costNanos);
+    return { usage: { promptTokens, completionTokens }, costNanos };
   }
 }
 
+/** The provider that answered, the first event it sent, and what has been delivered since. */
+type Connected = {
+  route: ModelRoute;
+  entry: ProviderEntry;
+  iterator: AsyncIterator<CanonicalEvent, void, undefined>;
+  first: IteratorResult<CanonicalEvent, void>;
+  attempts: GenerationAttempt[];
+  /** What has been delivered so far, for a charge the gateway must count itself. */
+  tally: { textDeltas: number; text: string[]; toolText: string[] };
+  recorded: boolean;
+};
+
+const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
+
+/** The client went away: nobody is left to answer (the route sees a destroyed response). */
+const clientLeft = () =>
+  new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');
+
+function abortableSleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, milliseconds);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
 function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {
-  const hasImage = request.messages.some((message) =>
-    message.parts.some((part) => part.type === 'image'),
-  );
+  const hasImage = request.messages.some((message) => message.parts.some((part) => part.type === 'image'));
   if (hasImage && !model.inputModalities.includes('image')) {
     throw invalidRequest(
       `${model.id} does not accept image input (its input modalities are: ${model.inputModalities.join(', ')}). ` +
@@ -265,8 +455,6 @@ function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void
     );
   }
   if (request.tools.length > 0 && !model.supportedParameters.includes('tools')) {
-    throw invalidRequest(
-      `${model.id} does not support tools. Remove tools or pick a model that lists them.`,
-    );
+    throw invalidRequest(`${model.id} does not support tools. Remove tools or pick a model that lists them.`);
   }
 }

@@ -1,15 +1,38 @@
 /**
  * What the inference pipeline needs of a provider: a stream of canonical events for a canonical
- * request. A provider never sees a public form, a key or the gateway's money.
+ * request. A provider never sees a public form's response shape, a gateway key or the gateway's
+ * money. Providers are keyed by their `id` (the providers file's), never by a global name.
  */
-import type { CatalogModel } from '../catalog/catalog';
 import type { CanonicalEvent, CanonicalRequest } from '../canonical/model';
 
+export type ProviderKind = 'openai-compatible' | 'anthropic' | 'gemini' | 'simulated';
+
+/** One provider's offer of one catalog model: what it is called upstream and what it costs. */
+export type ModelRoute = {
+  providerId: string;
+  /** The model name sent to the upstream. */
+  upstreamModel: string;
+  /** Nano-USD per prompt and completion token, on this provider. */
+  promptNanos: number;
+  completionNanos: number;
+  contextLength: number;
+  maxCompletionTokens: number;
+  inputModalities: string[];
+  supportedParameters: string[];
+};
+
 export interface Provider {
-  readonly name: string;
+  readonly id: string;
+  readonly kind: ProviderKind;
   /**
    * Streams the answer. It stops early, without throwing, when `signal` aborts; the last event
-   * of a whole answer is `finish`.
+   * of a whole answer is `finish`. A failure is thrown as an `UpstreamError` (or a `GatewayError`
+   * when the request itself cannot be sent to this kind, e.g. a field it cannot honour).
+   * `request.maxTokens` is set: the pipeline passes the output bound it reserved for.
    */
-  stream(request: CanonicalRequest, model: CatalogModel, signal: AbortSignal): AsyncIterable<CanonicalEvent>;
+  stream(
+    request: CanonicalRequest,
+    route: ModelRoute,
+    signal: AbortSignal,
+  ): AsyncIterable<CanonicalEvent>;
 }

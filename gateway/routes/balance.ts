@@ -8,14 +8,14 @@ import { isExpired, remainingNanos } from '../keys/key-state';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
 import type { KeyRow } from '../store/store';
-import { writeChatError } from './chat-completions';
+import { chatErrorBody } from '../forms/openai/error-shape';
 import { withErrors, type GatewayParts } from './route-kit';
 
 export function addBalanceRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/balance',
-    withErrors(writeChatError, ({ request, response, url }) => {
+    withErrors(chatErrorBody, ({ request, response, url }) => {
       const key = authenticate(request, url, 'chat_completions', parts.registry);
       sendJson(response, 200, balanceOf(key, parts), { 'cache-control': 'no-store' });
     }),

@@ -17,7 +17,8 @@ import {
 
 /** Produces one token, then waits until the caller aborts, as a slow upstream would. */
 const slowProvider: Provider = {
-  name: 'simulated',
+  id: 'simulated',
+  kind: 'simulated',
   async *stream(_request, _model, signal) {
     yield { type: 'text-delta', text: 'Hello' } satisfies CanonicalEvent;
     await new Promise<void>((resolve) =>

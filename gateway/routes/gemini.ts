@@ -6,27 +6,16 @@
  * as it is: `models/sim/chat-standard:generateContent`), or, where unambiguous, a bare model
  * name. Anything else under `/v1beta` is a 404 in this form's shape.
  */
-import { authenticate } from '../auth/authenticate';
-import { gatherResponse } from '../canonical/model';
 import { countPromptTokens } from '../canonical/token-count';
-import { invalidRequest, notFound, toGatewayError } from '../errors';
-import { geminiErrorBody } from '../forms/gemini/error-shape';
+import { invalidRequest, notFound } from '../errors';
+import { geminiForm } from '../forms/gemini';
 import { toCanonicalRequest } from '../forms/gemini/request-converter';
-import {
-  countTokensRequestSchema,
-  generateContentRequestSchema,
-} from '../forms/gemini/request-schema';
-import { toGenerateContentResponse } from '../forms/gemini/response-converter';
-import { writeGeminiStream } from '../forms/gemini/stream-transform';
+import { countTokensRequestSchema } from '../forms/gemini/request-schema';
 import { parseBody } from '../forms/validation';
-import { readJsonBody } from '../http/read-body';
-import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
-import { startInference, withErrors, type ErrorWriter, type GatewayParts } from './route-kit';
-
-export const writeGeminiError: ErrorWriter = (error, context) => ({
-  body: geminiErrorBody(error, context.traceId),
-});
+import { serveCountTokens } from './count-tokens';
+import { serveInference } from './inference';
+import { withErrors, type GatewayParts } from './route-kit';
 
 const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>.+)$/;
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
@@ -60,54 +49,34 @@ export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'POST',
     MODEL_METHOD_PATH,
-    withErrors(writeGeminiError, async (context) => {
-      const { request, response, url, traceId, params } = context;
-      const { modelName, method } = parseModelTarget(params.target ?? '');
-      const key = authenticate(request, url, 'gemini', parts.registry);
-      const raw = await readJsonBody(request, parts.config.maxBodyBytes);
-      const model = parts.catalog.resolve(modelName, { allowBareName: true });
+    withErrors(geminiForm.errorBody, async (context) => {
+      const { modelName, method } = parseModelTarget(context.params.target ?? '');
+      const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
 
       if (method === 'countTokens') {
-        // Counting runs no model and costs nothing, so it needs a known key but not a funded one.
-        const body = parseBody(countTokensRequestSchema, raw);
-        const counted =
-          body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
-        if (!counted)
-          throw invalidRequest(
-            "Invalid field 'contents': give contents or a generateContentRequest to count.",
-          );
-        const canonical = toCanonicalRequest(counted, model.id, false);
-        sendJson(response, 200, { totalTokens: countPromptTokens(canonical) });
+        await serveCountTokens(parts, context, 'gemini', (raw) => {
+          const model = resolve();
+          const body = parseBody(countTokensRequestSchema, raw);
+          const counted =
+            body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
+          if (!counted)
+            throw invalidRequest(
+              "Invalid field 'contents': give contents or a generateContentRequest to count.",
+            );
+          return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
+        });
         return;
       }
-
-      const body = parseBody(generateContentRequestSchema, raw);
-      const stream = method === 'streamGenerateContent';
-      const canonical = toCanonicalRequest(body, model.id, stream);
-
-      const run = startInference(parts, context, key, canonical, 'gemini');
-
-      if (stream) {
-        await writeGeminiStream(
-          response,
-          run.events,
-          {
-            model: run.model.id,
-            traceId,
-            framing: url.searchParams.get('alt') === 'sse' ? 'sse' : 'json_array',
-          },
-          (error) => geminiErrorBody(error, traceId),
-          toGatewayError,
-        );
-        return;
-      }
-      const answer = await gatherResponse(run.events);
-      sendJson(response, 200, toGenerateContentResponse(answer, run.model.id, traceId));
+      await serveInference(parts, geminiForm, context, () => ({
+        model: resolve().id,
+        stream: method === 'streamGenerateContent',
+        url: context.url,
+      }));
     }),
   );
 
   // Registered after the real routes, so it answers only what they do not.
-  const unknownPath = withErrors(writeGeminiError, ({ request, url }) => {
+  const unknownPath = withErrors(geminiForm.errorBody, ({ request, url }) => {
     throw notFound(
       `No route ${request.method} ${url.pathname}. Gemini-form routes are POST /v1beta/models/{model}:{method}.`,
     );

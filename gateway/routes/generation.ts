@@ -8,14 +8,14 @@ import { nanosToUsd } from '../billing/money';
 import { invalidRequest, notFound } from '../errors';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
-import { writeChatError } from './chat-completions';
+import { chatErrorBody } from '../forms/openai/error-shape';
 import { withErrors, type GatewayParts } from './route-kit';
 
 export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/generation',
-    withErrors(writeChatError, ({ request, response, url }) => {
+    withErrors(chatErrorBody, ({ request, response, url }) => {
       const key = authenticate(request, url, 'chat_completions', parts.registry);
       const id = url.searchParams.get('id');
       if (!id)
@@ -32,6 +32,7 @@ export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
         id: record.id,
         model: record.model,
         provider: record.provider,
+        upstream_model: record.upstreamModel,
         form: record.form,
         streamed: record.streamed,
         prompt_tokens: record.promptTokens,
@@ -43,6 +44,13 @@ export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
         created_at: record.createdAt,
         settled_at: record.settledAt,
         latency_ms: record.latencyMs,
+        attempts: record.attempts.map((attempt) => ({
+          provider: attempt.provider,
+          status: attempt.status,
+          latency_ms: attempt.latencyMs,
+        })),
+        usage_estimated: record.usageEstimated,
+        charge_capped: record.chargeCapped,
       });
     }),
   );

@@ -1,6 +1,7 @@
 /**
- * What every route family needs: the gateway's parts, and a wrapper that writes any thrown error
- * in the family's own public shape (with `Retry-After` where a retry helps).
+ * What every route family needs: the gateway's parts, a wrapper that writes any thrown error in
+ * the family's own public shape (with `Retry-After` where a retry helps), and the key checks every
+ * route that spends makes before it reads a body.
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -8,13 +9,13 @@ import type { Catalog } from '../catalog/catalog';
 import type { Ledger } from '../billing/ledger';
 import type { GatewayConfig } from '../config';
 import { toGatewayError, type GatewayError } from '../errors';
-import type { RouteContext, RouteHandler } from '../http/router';
+import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
 import type { KeyRegistry } from '../keys/key-registry';
-import type { InferencePipeline, InferenceRun } from '../pipeline/inference-pipeline';
-import type { CanonicalRequest } from '../canonical/model';
-import type { KeyRow } from '../store/store';
-import type { GatewayStore } from '../store/store';
+import { inferenceRefusal } from '../keys/key-state';
+import type { InferencePipeline } from '../pipeline/inference-pipeline';
+import type { KeySlots } from '../pipeline/key-slots';
+import type { GatewayStore, KeyRow } from '../store/store';
 
 export type GatewayParts = {
   config: GatewayConfig;
@@ -23,16 +24,14 @@ export type GatewayParts = {
   registry: KeyRegistry;
   ledger: Ledger;
   pipeline: InferencePipeline;
+  slots: KeySlots;
   logger: Logger;
 };
 
-/** Writes a GatewayError as one public form's error body. */
-export type ErrorWriter = (
-  error: GatewayError,
-  context: RouteContext,
-) => { status?: number; body: unknown };
+/** A public form's error body for a GatewayError. */
+export type ErrorBody = (error: GatewayError, traceId: string) => unknown;
 
-export function withErrors(writeError: ErrorWriter, handler: RouteHandler): RouteHandler {
+export function withErrors(errorBody: ErrorBody, handler: RouteHandler): RouteHandler {
   return async (context) => {
     try {
       await handler(context);
@@ -42,47 +41,28 @@ export function withErrors(writeError: ErrorWriter, handler: RouteHandler): Rout
       if (context.response.destroyed) return;
       const error = toGatewayError(thrown);
       // Kept for the request's log line; the client sees only the public message.
-      if (error.status >= 500) context.failure = thrown;
-      sendError(context.response, error, writeError(error, context));
+      if (error.status >= 500 && error.stage !== 'provider') context.failure = thrown;
+      sendError(context.response, error, errorBody(error, context.traceId));
     }
   };
 }
 
-export function sendError(
-  response: ServerResponse,
-  error: GatewayError,
-  written: { status?: number; body: unknown },
-): void {
+export function sendError(response: ServerResponse, error: GatewayError, body: unknown): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined)
-    headers['retry-after'] = String(error.retryAfterSeconds);
-  sendJson(response, written.status ?? error.status, written.body, headers);
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  sendJson(response, error.status, body, headers);
 }
 
 /**
- * Starts inference for a route: admission happens here (and may throw), and the provider call is
- * aborted when the response closes. The response's close, not the request's, says the client
- * left, also mid-stream.
+ * Refuses a key that cannot spend (expired, disabled, parent unusable, depleted) with its 402,
+ * from the registry's fresh row, before anything of the request's body is read or counted.
  */
-export function startInference(
-  parts: GatewayParts,
-  context: RouteContext,
-  key: KeyRow,
-  request: CanonicalRequest,
-  form: 'chat_completions' | 'messages' | 'gemini',
-): InferenceRun {
-  const abort = new AbortController();
-  context.response.on('close', () => abort.abort());
-  return parts.pipeline.start({
-    key,
-    request,
-    form,
-    traceId: context.traceId,
-    signal: abort.signal,
-    startedAt: context.startedAt,
-  });
+export function refuseUnusableKey(parts: GatewayParts, presented: KeyRow): void {
+  const key = parts.registry.get(presented.id) ?? presented;
+  const refusal = inferenceRefusal(key, parts.registry.get(key.parentId), Math.floor(Date.now() / 1000));
+  if (refusal) throw refusal;
 }

@@ -46,6 +46,18 @@ CREATE TABLE IF NOT EXISTS generations (
 CREATE INDEX IF NOT EXISTS generations_pending ON generations (funding_key_id) WHERE settled = 0;
 `;
 
+/**
+ * Schema changes after the first, in order; `PRAGMA user_version` says how many are applied.
+ * Each runs once, in a transaction, so a database from an older gateway is brought up to date.
+ */
+const migrations: string[] = [
+  // Upstream providers: which upstream model answered, the attempts, and how the usage was known.
+  `ALTER TABLE generations ADD COLUMN upstream_model TEXT NOT NULL DEFAULT '';
+   ALTER TABLE generations ADD COLUMN attempts TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE generations ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE generations ADD COLUMN charge_capped INTEGER NOT NULL DEFAULT 0;`,
+];
+
 type KeyRecord = {
   id: string;
   kind: KeyRow['kind'];
@@ -95,6 +107,10 @@ type GenerationRecord = {
   created_at: number;
   settled_at: number | null;
   latency_ms: number;
+  upstream_model: string;
+  attempts: string;
+  usage_estimated: number;
+  charge_capped: number;
 };
 
 const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
@@ -114,6 +130,10 @@ const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
   createdAt: record.created_at,
   settledAt: record.settled_at,
   latencyMs: record.latency_ms,
+  upstreamModel: record.upstream_model,
+  attempts: JSON.parse(record.attempts) as GenerationRow['attempts'],
+  usageEstimated: record.usage_estimated === 1,
+  chargeCapped: record.charge_capped === 1,
 });
 
 const keyColumns: Record<keyof KeyUpdate, string> = {
@@ -135,6 +155,13 @@ export function openSqliteStore(databasePath: string): GatewayStore {
   // The command line and a running gateway share the file: wait for the other's lock briefly.
   database.pragma('busy_timeout = 5000');
   database.exec(schema);
+  const applied = database.pragma('user_version', { simple: true }) as number;
+  migrations.slice(applied).forEach((migration, index) => {
+    database.transaction(() => {
+      database.exec(migration);
+      database.pragma(`user_version = ${applied + index + 1}`);
+    })();
+  });
 
   const statements = {
     listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
@@ -149,10 +176,10 @@ export function openSqliteStore(databasePath: string): GatewayStore {
     insertGeneration: database.prepare(
       `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
          prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-         settled_at, latency_ms)
+         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped)
        VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
          @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
-         @latencyMs)`,
+         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped)`,
     ),
     getGeneration: database.prepare<[string], GenerationRecord>(
       'SELECT * FROM generations WHERE id = ?',
@@ -206,6 +233,9 @@ export function openSqliteStore(databasePath: string): GatewayStore {
         ...row,
         streamed: row.streamed ? 1 : 0,
         settled: row.settled ? 1 : 0,
+        attempts: JSON.stringify(row.attempts),
+        usageEstimated: row.usageEstimated ? 1 : 0,
+        chargeCapped: row.chargeCapped ? 1 : 0,
       });
     },
     getGeneration: (id) => {

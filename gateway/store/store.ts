@@ -27,6 +27,9 @@ export type KeyRow = {
 
 export type GenerationOutcome = 'completed' | 'ended_early';
 
+/** One try of one provider before the answer started: its HTTP status, or how it failed. */
+export type GenerationAttempt = { provider: string; status: number | string; latencyMs: number };
+
 export type GenerationRow = {
   /** The request's trace id (its `cf-ray`). */
   id: string;
@@ -46,6 +49,14 @@ export type GenerationRow = {
   createdAt: number;
   settledAt: number | null;
   latencyMs: number;
+  /** The model name the provider was asked for. */
+  upstreamModel: string;
+  /** Every provider attempt, the answering one last. */
+  attempts: GenerationAttempt[];
+  /** The provider reported no usage (or none for what it delivered): the gateway counted. */
+  usageEstimated: boolean;
+  /** The upstream's usage cost more than was reserved; the charge was capped at the reservation. */
+  chargeCapped: boolean;
 };
 
 export type KeyUpdate = Partial<

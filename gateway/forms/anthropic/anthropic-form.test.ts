@@ -12,7 +12,7 @@ import type {
   PipelineEvent,
   PricedFinish,
 } from '../../canonical/model';
-import { GatewayError, toGatewayError } from '../../errors';
+import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { messagesErrorBody } from './error-shape';
@@ -294,8 +294,6 @@ describe('canonical events → Messages stream', () => {
         response.asServerResponse(),
         replay(canonicalEventsOf(recorded)),
         { model: 'sim/chat-standard', traceId, promptTokens: 11 },
-        (error) => messagesErrorBody(error, traceId),
-        toGatewayError,
       );
       const written = parseServerSentEvents(response.body);
       expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -348,8 +346,6 @@ describe('canonical events → Messages stream', () => {
       response.asServerResponse(),
       slow(),
       { model: 'sim/chat-standard', traceId, promptTokens: 11, pingIntervalMs: 1 },
-      (error) => messagesErrorBody(error, traceId),
-      toGatewayError,
     );
     const names = parseServerSentEvents(response.body).map((event) => event.event);
     expect(names.slice(0, 3)).toEqual(['message_start', 'ping', 'ping']);
@@ -371,8 +367,6 @@ describe('canonical events → Messages stream', () => {
       response.asServerResponse(),
       failing() as AsyncGenerator<PipelineEvent>,
       { model: 'sim/chat-standard', traceId, promptTokens: 11 },
-      (error) => messagesErrorBody(error, traceId),
-      toGatewayError,
     );
     const last = parseServerSentEvents(response.body).at(-1)!;
     expect(last.event).toBe('error');

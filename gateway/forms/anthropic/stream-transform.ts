@@ -8,8 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { PipelineEvent } from '../../canonical/model';
-import type { GatewayError } from '../../errors';
+import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
+import { messagesErrorBody } from './error-shape';
 import { messageId, toMessagesUsage } from './response-converter';
 import { toStopReason } from './stop-reason';
 
@@ -26,13 +27,11 @@ export async function writeMessagesStream(
   response: ServerResponse,
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; promptTokens: number; pingIntervalMs?: number },
-  errorBody: (error: GatewayError) => unknown,
-  toGatewayError: (error: unknown) => GatewayError,
 ): Promise<void> {
   const state: StreamState = { nextIndex: 0, openTextIndex: null };
   const send = (name: string, data: object) =>
     writeEvent(response, JSON.stringify({ type: name, ...data }), name);
-  const closeText = () => {
+  const closeText = async () => {
     if (state.openTextIndex === null) return true;
     const index = state.openTextIndex;
     state.openTextIndex = null;
@@ -40,7 +39,9 @@ export async function writeMessagesStream(
   };
 
   startEventStream(response);
-  send('message_start', {
+  const iterator = events[Symbol.asyncIterator]();
+  try {
+  await send('message_start', {
     message: {
       id: messageId(options.traceId),
       type: 'message',
@@ -57,47 +58,44 @@ export async function writeMessagesStream(
       },
     },
   });
-  send('ping', {});
-
-  const iterator = events[Symbol.asyncIterator]();
-  try {
+  await send('ping', {});
     for await (const event of withPings(
       iterator,
       options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
     )) {
       if (event === 'ping') {
-        if (!send('ping', {})) break;
+        if (!(await send('ping', {}))) break;
       } else if (event.type === 'text-delta') {
         if (state.openTextIndex === null) {
           state.openTextIndex = state.nextIndex++;
-          send('content_block_start', {
+          await send('content_block_start', {
             index: state.openTextIndex,
             content_block: { type: 'text', text: '' },
           });
         }
         if (
-          !send('content_block_delta', {
+          !(await send('content_block_delta', {
             index: state.openTextIndex,
             delta: { type: 'text_delta', text: event.text },
-          })
+          }))
         )
           break;
       } else if (event.type === 'tool-call') {
-        closeText();
+        await closeText();
         const index = state.nextIndex++;
-        send('content_block_start', {
+        await send('content_block_start', {
           index,
           content_block: { type: 'tool_use', id: event.id, name: event.name, input: {} },
         });
-        send('content_block_delta', {
+        await send('content_block_delta', {
           index,
           delta: { type: 'input_json_delta', partial_json: event.arguments },
         });
-        if (!send('content_block_stop', { index })) break;
+        if (!(await send('content_block_stop', { index }))) break;
       } else {
-        closeText();
+        await closeText();
         const usage = toMessagesUsage(event);
-        send('message_delta', {
+        await send('message_delta', {
           delta: {
             stop_reason: toStopReason(event.finishReason),
             stop_sequence: event.stopSequence,
@@ -108,12 +106,16 @@ export async function writeMessagesStream(
             cost_usd: usage.cost_usd,
           },
         });
-        send('message_stop', {});
+        await send('message_stop', {});
       }
     }
   } catch (error) {
     // Headers are gone already: the error travels as the vendor's `error` event.
-    writeEvent(response, JSON.stringify(errorBody(toGatewayError(error))), 'error');
+    await writeEvent(
+      response,
+      JSON.stringify(messagesErrorBody(toGatewayError(error), options.traceId)),
+      'error',
+    );
   } finally {
     response.end();
     // Ends the pipeline's run (releasing its reservation) if the client left before the end.

@@ -11,7 +11,7 @@ import type {
   PipelineEvent,
   PricedFinish,
 } from '../../canonical/model';
-import { GatewayError, toGatewayError } from '../../errors';
+import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { geminiErrorBody } from './error-shape';
@@ -228,8 +228,6 @@ describe('canonical events → Gemini stream', () => {
         priced('stop', 17),
       ]),
       { model: 'sim/chat-standard', traceId, framing: 'sse' },
-      (error) => geminiErrorBody(error, traceId),
-      toGatewayError,
     );
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     const written = parseServerSentEvents(response.body);
@@ -274,8 +272,6 @@ describe('canonical events → Gemini stream', () => {
         priced('tool_calls', 2),
       ]),
       { model: 'sim/chat-standard', traceId, framing: 'json_array' },
-      (error) => geminiErrorBody(error, traceId),
-      toGatewayError,
     );
     const chunks = JSON.parse(response.body) as Array<{
       candidates: Array<{ content: { parts: object[] } }>;
@@ -301,8 +297,6 @@ describe('canonical events → Gemini stream', () => {
       response.asServerResponse(),
       failing(),
       { model: 'sim/chat-standard', traceId, framing: 'sse' },
-      (error) => geminiErrorBody(error, traceId),
-      toGatewayError,
     );
     const last = JSON.parse(parseServerSentEvents(response.body).at(-1)!.data);
     expect(last.error).toMatchObject({ code: 502, status: 'UNAVAILABLE' });

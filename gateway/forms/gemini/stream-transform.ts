@@ -8,8 +8,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { PipelineEvent } from '../../canonical/model';
-import type { GatewayError } from '../../errors';
-import { startEventStream, writeEvent } from '../../http/respond';
+import { toGatewayError } from '../../errors';
+import { startEventStream, writeChunk, writeEvent } from '../../http/respond';
+import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
 import { functionArgs, responseId, toUsageMetadata } from './response-converter';
 
@@ -21,18 +22,15 @@ export async function writeGeminiStream(
   response: ServerResponse,
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; framing: StreamFraming },
-  errorBody: (error: GatewayError) => unknown,
-  toGatewayError: (error: unknown) => GatewayError,
 ): Promise<void> {
   const state: StreamState = { chunksWritten: 0 };
   const base = { modelVersion: options.model, responseId: responseId(options.traceId) };
-  const write = (body: object): boolean => {
+  const write = (body: object): Promise<boolean> => {
     const text = JSON.stringify(body);
     if (options.framing === 'sse') return writeEvent(response, text);
-    if (response.destroyed || response.writableEnded) return false;
-    response.write(state.chunksWritten === 0 ? `[${text}` : `,\r\n${text}`);
+    const piece = state.chunksWritten === 0 ? `[${text}` : `,\r\n${text}`;
     state.chunksWritten += 1;
-    return true;
+    return writeChunk(response, piece);
   };
   const candidate = (parts: object[], extra: object = {}) => ({
     candidates: [{ content: { parts, role: 'model' }, ...extra, index: 0 }],
@@ -48,13 +46,15 @@ export async function writeGeminiStream(
     });
     response.flushHeaders();
   }
+  const iterator = events[Symbol.asyncIterator]();
   try {
-    for await (const event of events) {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const event = next.value;
       if (event.type === 'text-delta') {
-        if (!write(candidate([{ text: event.text }]))) break;
+        if (!(await write(candidate([{ text: event.text }])))) break;
       } else if (event.type === 'tool-call') {
         if (
-          !write(
+          !await write(
             candidate([
               { functionCall: { name: event.name, args: functionArgs(event.arguments) } },
             ]),
@@ -62,7 +62,7 @@ export async function writeGeminiStream(
         )
           break;
       } else {
-        write({
+        await write({
           ...candidate([{ text: '' }], { finishReason: toGeminiFinishReason(event.finishReason) }),
           usageMetadata: toUsageMetadata(event),
         });
@@ -70,11 +70,13 @@ export async function writeGeminiStream(
     }
   } catch (error) {
     // Headers are gone already: the error travels as one more chunk, in the form's error shape.
-    write(errorBody(toGatewayError(error)) as object);
+    await write(geminiErrorBody(toGatewayError(error), options.traceId));
   } finally {
     if (options.framing === 'json_array' && !response.destroyed && !response.writableEnded) {
       response.write(state.chunksWritten === 0 ? '[]' : ']');
     }
     response.end();
+    // Ends the pipeline's run (releasing its reservation) if the client left before the end.
+    await iterator.return?.(undefined)?.catch(() => undefined);
   }
 }

@@ -7,8 +7,9 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { PipelineEvent } from '../../canonical/model';
-import type { GatewayError } from '../../errors';
+import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
+import { chatErrorBody } from './error-shape';
 import { toChatFinishReason } from './finish-reason';
 import { completionId, toChatUsage } from './response-converter';
 
@@ -18,8 +19,6 @@ export async function writeChatCompletionStream(
   response: ServerResponse,
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; created: number; includeUsage: boolean },
-  errorBody: (error: GatewayError) => unknown,
-  toGatewayError: (error: unknown) => GatewayError,
 ): Promise<void> {
   const base = { id: completionId(options.traceId), object: 'chat.completion.chunk', created: options.created, model: options.model };
   const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
@@ -27,31 +26,46 @@ export async function writeChatCompletionStream(
   const state: StreamState = { toolCallIndex: 0 };
 
   startEventStream(response);
-  writeEvent(response, chunk({ role: 'assistant', content: '' }));
+  const iterator = events[Symbol.asyncIterator]();
   try {
-    for await (const event of events) {
+    await writeEvent(response, chunk({ role: 'assistant', content: '' }));
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const event = next.value;
       if (event.type === 'text-delta') {
-        if (!writeEvent(response, chunk({ content: event.text }))) break;
+        if (!(await writeEvent(response, chunk({ content: event.text })))) break;
       } else if (event.type === 'tool-call') {
         const call = { index: state.toolCallIndex, id: event.id, type: 'function', function: { name: event.name, arguments: event.arguments } };
         state.toolCallIndex += 1;
-        if (!writeEvent(response, chunk({ tool_calls: [call] }))) break;
+        if (!(await writeEvent(response, chunk({ tool_calls: [call] })))) break;
       } else {
         const usage = toChatUsage(event);
         const finishReason = toChatFinishReason(event.finishReason);
         if (options.includeUsage) {
-          writeEvent(response, chunk({}, finishReason, { usage: null }));
-          writeEvent(response, JSON.stringify({ ...base, choices: [], usage }));
+          await writeEvent(response, chunk({}, finishReason, { usage: null }));
+          await writeEvent(response, JSON.stringify({ ...base, choices: [], usage }));
         } else {
-          writeEvent(response, chunk({}, finishReason, { usage }));
+          await writeEvent(response, chunk({}, finishReason, { usage }));
         }
-        writeEvent(response, '[DONE]');
+        await writeEvent(response, '[DONE]');
       }
     }
-  } catch (error) {
-    // Headers are gone already: the error travels as a stream event, in the form's error shape.
-    writeEvent(response, JSON.stringify(errorBody(toGatewayError(error))));
+  } catch (thrown) {
+    // Headers are gone already. The end must not look clean: a last chunk says `error` as its
+    // finish reason and carries the error (the vendor's clients raise it), and no [DONE] follows.
+    const error = toGatewayError(thrown);
+    await writeEvent(
+      response,
+      chunk({}, 'error', { error: streamErrorObject(chatErrorBody(error, options.traceId), error.status) }),
+    );
   } finally {
     response.end();
+    // Ends the pipeline's run (releasing its reservation) if the client left before the end.
+    await iterator.return?.(undefined)?.catch(() => undefined);
   }
+}
+
+/** The gateway's error body as the `error` object of a chunk: `message` as the vendor names it. */
+function streamErrorObject(body: ReturnType<typeof chatErrorBody>, status: number) {
+  const { error: message, ...rest } = body;
+  return { message, code: status, ...rest };
 }

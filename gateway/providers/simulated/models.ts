@@ -8,10 +8,23 @@ import type { CatalogModel } from '../../catalog/catalog';
 const textParameters = ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'stream'];
 const toolParameters = [...textParameters, 'tools', 'tool_choice'];
 
-const base = (model: Omit<CatalogModel, 'provider' | 'outputModalities'>): CatalogModel => ({
+export const SIMULATED_PROVIDER_ID = 'simulated';
+
+const base = (model: Omit<CatalogModel, 'routes' | 'outputModalities'>): CatalogModel => ({
   ...model,
   outputModalities: ['text'],
-  provider: 'simulated',
+  routes: [
+    {
+      providerId: SIMULATED_PROVIDER_ID,
+      upstreamModel: model.id,
+      promptNanos: model.promptNanos,
+      completionNanos: model.completionNanos,
+      contextLength: model.contextLength,
+      maxCompletionTokens: model.maxCompletionTokens,
+      inputModalities: model.inputModalities,
+      supportedParameters: model.supportedParameters,
+    },
+  ],
 });
 
 export const simulatedModels: CatalogModel[] = [

@@ -38,7 +38,7 @@ async function collect(events: AsyncIterable<CanonicalEvent>) {
 
 const fast = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.5 });
 const run = (overrides: Partial<CanonicalRequest> = {}, signal = new AbortController().signal) =>
-  collect(fast.stream(request(overrides), model, signal));
+  collect(fast.stream(request(overrides), model.routes[0]!, signal));
 
 describe('the simulated provider', () => {
   it('is deterministic for a seed and differs between seeds', async () => {
@@ -47,7 +47,7 @@ describe('the simulated provider', () => {
     expect((await run({ seed: 8 })).text).not.toBe(first.text);
     // A different provider instance gives the same text for the same seed.
     const other = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.1 });
-    expect((await collect(other.stream(request({ seed: 7 }), model, new AbortController().signal))).text).toBe(first.text);
+    expect((await collect(other.stream(request({ seed: 7 }), model.routes[0]!, new AbortController().signal))).text).toBe(first.text);
   });
 
   it('is deterministic at temperature 0 without a seed, and varies with entropy otherwise', async () => {
@@ -55,9 +55,9 @@ describe('the simulated provider', () => {
     const entropyA = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.2 });
     const entropyB = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.7 });
     const signal = new AbortController().signal;
-    expect((await collect(entropyA.stream(request({ seed: null, temperature: 0 }), model, signal))).text).toBe(zero.text);
-    const a = await collect(entropyA.stream(request({ seed: null, temperature: 0.8 }), model, signal));
-    const b = await collect(entropyB.stream(request({ seed: null, temperature: 0.8 }), model, signal));
+    expect((await collect(entropyA.stream(request({ seed: null, temperature: 0 }), model.routes[0]!, signal))).text).toBe(zero.text);
+    const a = await collect(entropyA.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal));
+    const b = await collect(entropyB.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal));
     expect(a.text).not.toBe(b.text);
   });
 
@@ -79,7 +79,7 @@ describe('the simulated provider', () => {
     const cut = await run({ maxTokens: 6 });
     expect(cut.deltas).toHaveLength(6);
     expect(cut.finish?.finishReason).toBe('length');
-    expect(cut.finish?.usage.completionTokens).toBe(6);
+    expect(cut.finish?.usage?.completionTokens).toBe(6);
     expect(full.text.startsWith(cut.text)).toBe(true);
   });
 
@@ -98,7 +98,7 @@ describe('the simulated provider', () => {
     const earliest = first!.index < second!.index ? first! : second!;
     expect(cut.text).toBe(full.text.slice(0, earliest.index));
     expect(cut.finish).toMatchObject({ finishReason: 'stop_sequence', stopSequence: earliest.sequence });
-    expect(cut.finish?.usage.completionTokens).toBe(cut.deltas.length);
+    expect(cut.finish?.usage?.completionTokens).toBe(cut.deltas.length);
     // A stop sequence that never occurs changes nothing.
     expect((await run({ stop: ['zzz-not-there'] })).text).toBe(full.text);
   });
@@ -134,7 +134,7 @@ describe('the simulated provider', () => {
       mode: 'fast',
     });
     expect(called.finish?.finishReason).toBe('tool_calls');
-    expect(called.finish?.usage.completionTokens).toBeGreaterThan(0);
+    expect(called.finish?.usage?.completionTokens).toBeGreaterThan(0);
 
     expect((await run({ tools, toolChoice: { name: 'other' } })).all[0]).toMatchObject({ name: 'other' });
     expect((await run({ tools, toolChoice: 'none' })).finish?.finishReason).toBe('stop');
@@ -172,7 +172,7 @@ describe('the simulated provider', () => {
     const controller = new AbortController();
     const deltas: string[] = [];
     let finished = false;
-    for await (const event of slow.stream(request({ stream: true }), model, controller.signal)) {
+    for await (const event of slow.stream(request({ stream: true }), model.routes[0]!, controller.signal)) {
       if (event.type === 'finish') finished = true;
       if (event.type === 'text-delta') {
         deltas.push(event.text);
@@ -186,7 +186,7 @@ describe('the simulated provider', () => {
 
   it('does not pace a request that does not stream', async () => {
     const slow = createSimulatedProvider({ tokensPerSecond: 1 });
-    const result = await collect(slow.stream(request({ maxTokens: 4000 }), model, new AbortController().signal));
+    const result = await collect(slow.stream(request({ maxTokens: 4000 }), model.routes[0]!, new AbortController().signal));
     expect(result.deltas.length).toBeGreaterThan(20);
     expect(result.finish?.finishReason).toBe('stop');
   });

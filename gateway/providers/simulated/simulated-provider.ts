@@ -2,10 +2,10 @@
  * The simulated provider: a real engine with no network. It plans a deterministic answer, then
  * streams it one token per event at the configured rate, stopping as soon as the caller aborts.
  */
-import type { CatalogModel } from '../../catalog/catalog';
 import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import { countPromptTokens, countTokens } from '../../canonical/token-count';
-import type { Provider } from '../provider';
+import type { ModelRoute, Provider } from '../provider';
+import { SIMULATED_PROVIDER_ID } from './models';
 import { planAnswer } from './answer-plan';
 
 export type SimulatedProviderOptions = {
@@ -13,13 +13,16 @@ export type SimulatedProviderOptions = {
   tokensPerSecond: number;
   /** Source of randomness for unseeded, non-zero-temperature requests. */
   entropy?: () => number;
+  /** Provider id; the built-in one is `simulated`, a providers file may add more. */
+  id?: string;
 };
 
 export function createSimulatedProvider(options: SimulatedProviderOptions): Provider {
   const entropy = options.entropy ?? Math.random;
   return {
-    name: 'simulated',
-    async *stream(request: CanonicalRequest, model: CatalogModel, signal: AbortSignal) {
+    id: options.id ?? SIMULATED_PROVIDER_ID,
+    kind: 'simulated',
+    async *stream(request: CanonicalRequest, model: ModelRoute, signal: AbortSignal) {
       const maxOutputTokens = Math.min(request.maxTokens ?? model.maxCompletionTokens, model.maxCompletionTokens);
       const plan = planAnswer(request, maxOutputTokens, entropy);
       const promptTokens = countPromptTokens(request);

@@ -1,0 +1,48 @@
+/** The Gemini form (vendor B) as one object (see public-form.ts). The model and mode are in the path. */
+import { unmappedFields, type PublicForm } from '../public-form';
+import { parseBody } from '../validation';
+import { geminiErrorBody } from './error-shape';
+import { toCanonicalRequest } from './request-converter';
+import { generateContentRequestSchema } from './request-schema';
+import { toGenerateContentResponse } from './response-converter';
+import { writeGeminiStream } from './stream-transform';
+
+const MAPPED = new Set(['contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig']);
+/** `generationConfig` fields the canonical request carries; others (responseSchema…) do not. */
+const MAPPED_GENERATION_CONFIG = new Set([
+  'maxOutputTokens', 'temperature', 'topP', 'stopSequences', 'seed', 'candidateCount',
+]);
+
+/** Top-level and nested fields (generation config, non-function tools) a canonical request lacks. */
+function geminiUnmappedFields(body: Record<string, unknown>): string[] {
+  const fields = unmappedFields(body, MAPPED);
+  const config = body.generationConfig as Record<string, unknown> | undefined;
+  if (config) {
+    fields.push(...unmappedFields(config, MAPPED_GENERATION_CONFIG).map((field) => `generationConfig.${field}`));
+  }
+  const tools = (body.tools as Array<Record<string, unknown>> | undefined) ?? [];
+  tools.forEach((tool, index) => {
+    fields.push(...unmappedFields(tool, new Set(['functionDeclarations'])).map((field) => `tools.${index}.${field}`));
+  });
+  return fields;
+}
+
+export const geminiForm: PublicForm = {
+  name: 'gemini',
+  auth: 'gemini',
+  toCanonical(body, target) {
+    const parsed = parseBody(generateContentRequestSchema, body);
+    return {
+      ...toCanonicalRequest(parsed, target.model ?? '', target.stream ?? false),
+      inbound: { form: 'gemini', body: parsed, unmappedFields: geminiUnmappedFields(parsed) },
+    };
+  },
+  toResponse: (answer, meta) => toGenerateContentResponse(answer, meta.model, meta.traceId),
+  writeStream: (response, events, meta) =>
+    writeGeminiStream(response, events, {
+      model: meta.model,
+      traceId: meta.traceId,
+      framing: meta.url.searchParams.get('alt') === 'sse' ? 'sse' : 'json_array',
+    }),
+  errorBody: geminiErrorBody,
+};

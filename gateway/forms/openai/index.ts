@@ -1,0 +1,41 @@
+/** The chat-completion form as one object (see public-form.ts). */
+import { unmappedFields, type PublicForm } from '../public-form';
+import { parseBody } from '../validation';
+import { chatErrorBody } from './error-shape';
+import { toCanonicalRequest } from './request-converter';
+import { chatCompletionRequestSchema } from './request-schema';
+import { toChatCompletion } from './response-converter';
+import { writeChatCompletionStream } from './stream-transform';
+
+/**
+ * The fields the canonical request carries, and those that change nothing about the answer
+ * (`user`, `store`, usage options the gateway always honours). Anything else (`response_format`,
+ * `logprobs`, `n`…) reaches an OpenAI-compatible upstream only.
+ */
+const MAPPED = new Set([
+  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'seed',
+  'tools', 'tool_choice', 'stream', 'stream_options', 'user', 'store',
+]);
+
+export const chatCompletionsForm: PublicForm = {
+  name: 'chat_completions',
+  auth: 'chat_completions',
+  toCanonical(body) {
+    const parsed = parseBody(chatCompletionRequestSchema, body);
+    return {
+      ...toCanonicalRequest(parsed),
+      inbound: { form: 'chat_completions', body: parsed, unmappedFields: unmappedFields(parsed, MAPPED) },
+    };
+  },
+  toResponse: (answer, meta) => toChatCompletion(answer, meta.model, meta.traceId, meta.created),
+  writeStream: (response, events, meta) =>
+    writeChatCompletionStream(response, events, {
+      model: meta.model,
+      traceId: meta.traceId,
+      created: meta.created,
+      includeUsage:
+        (meta.request.inbound?.body.stream_options as { include_usage?: boolean } | undefined)
+          ?.include_usage === true,
+    }),
+  errorBody: chatErrorBody,
+};

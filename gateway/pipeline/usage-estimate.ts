@@ -1,0 +1,65 @@
+/**
+ * Token counts the gateway makes itself: the conservative prompt estimate an upstream request is
+ * reserved against, and the count charged when an upstream reports no usage (or none for text it
+ * did deliver). The latter uses a real BPE tokenizer (`gpt-tokenizer`, o200k); it is loaded
+ * only when upstream providers are configured, so the embedded gateway does not pay for it.
+ */
+import type { CanonicalRequest } from '../canonical/model';
+
+type Encoder = { countTokens(text: string): number };
+let encoder: Encoder | null = null;
+
+/** Loads the tokenizer; until it is loaded, counts fall back to a conservative estimate. */
+export async function loadTokenizer(): Promise<void> {
+  if (encoder) return;
+  const module = await import('gpt-tokenizer');
+  encoder = { countTokens: (text) => module.countTokens(text) };
+}
+
+/** A real count where the tokenizer is loaded; else about one token per three characters. */
+export function countTextTokens(text: string): number {
+  if (text === '') return 0;
+  return encoder ? encoder.countTokens(text) : Math.ceil(text.length / 3);
+}
+
+/** What vendors charge an image at most (a large image on the vendor that charges most per tile). */
+export const IMAGE_TOKENS_RESERVED = 1_600;
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/**
+ * An upper bound on what an upstream will count for this prompt, cheap to compute on any size:
+ * one token per two characters is above what BPE tokenizers give for prose, code or CJK text.
+ * Reserving more than is used costs nothing (the reservation is released); reserving less could
+ * let an upstream's count take a key past its limit.
+ */
+export function conservativePromptTokens(request: CanonicalRequest): number {
+  let characters = request.system?.length ?? 0;
+  let fixed = request.system ? MESSAGE_OVERHEAD_TOKENS : 0;
+  for (const message of request.messages) {
+    fixed += MESSAGE_OVERHEAD_TOKENS;
+    for (const part of message.parts) {
+      if (part.type === 'text') characters += part.text.length;
+      else if (part.type === 'image') fixed += IMAGE_TOKENS_RESERVED;
+      else if (part.type === 'tool_call') characters += part.name.length + part.arguments.length;
+      else characters += part.content.length;
+    }
+  }
+  for (const tool of request.tools) characters += JSON.stringify(tool).length;
+  return fixed + Math.ceil(characters / 2);
+}
+
+/** The prompt as text, for counting it when the upstream did not. */
+export function promptText(request: CanonicalRequest): { text: string; images: number } {
+  const pieces: string[] = request.system ? [request.system] : [];
+  let images = 0;
+  for (const message of request.messages) {
+    for (const part of message.parts) {
+      if (part.type === 'text') pieces.push(part.text);
+      else if (part.type === 'image') images += 1;
+      else if (part.type === 'tool_call') pieces.push(part.name, part.arguments);
+      else pieces.push(part.content);
+    }
+  }
+  for (const tool of request.tools) pieces.push(JSON.stringify(tool));
+  return { text: pieces.join('\n'), images };
+}

@@ -1,0 +1,31 @@
+/**
+ * The Anthropic Messages provider kind, assembled for the shared upstream engine.
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+import type { ProviderAdapter } from '../upstream/adapter';
+import { anthropicHeaders, messagesUrl } from './api';
+import { readError } from './error-mapping';
+import { toMessagesBody } from './request-converter';
+import { fromMessagesResponse } from './response-converter';
+import {
+  createStreamState,
+  finishStream,
+  transformStreamEvent,
+  type AnthropicStreamState,
+} from './stream-transform';
+
+export type { AnthropicStreamState } from './stream-transform';
+
+export const anthropicAdapter: ProviderAdapter<AnthropicStreamState> = {
+  kind: 'anthropic',
+  buildCall: (request, route, config) => ({
+    url: messagesUrl(config.baseUrl),
+    headers: anthropicHeaders(config),
+    body: toMessagesBody(request, route, config),
+  }),
+  fromResponse: fromMessagesResponse,
+  createStreamState,
+  transformStreamEvent,
+  finishStream,
+  readError,
+};

@@ -1,0 +1,79 @@
+/**
+ * A whole Messages answer → canonical events: its text and tool calls in order, then `finish`.
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+import type { CanonicalEvent, Usage } from '../../canonical/model';
+import { UpstreamError } from '../upstream-error';
+import { mapStopReason } from './stop-reason';
+import {
+  messageResponseSchema,
+  textBlockSchema,
+  toolUseBlockSchema,
+  type AnthropicUsage,
+} from './wire-schema';
+
+export function fromMessagesResponse(body: unknown, providerId: string): CanonicalEvent[] {
+  const response = messageResponseSchema.safeParse(body);
+  if (!response.success) throw malformed(providerId);
+  const events: CanonicalEvent[] = [];
+  for (const block of response.data.content) {
+    if (block.type === 'text') {
+      const text = textBlockSchema.safeParse(block);
+      if (!text.success) throw malformed(providerId);
+      if (text.data.text !== '') events.push({ type: 'text-delta', text: text.data.text });
+    } else if (block.type === 'tool_use') {
+      const call = toolUseBlockSchema.safeParse(block);
+      if (!call.success) throw malformed(providerId);
+      events.push({
+        type: 'tool-call',
+        id: call.data.id,
+        name: call.data.name,
+        arguments: JSON.stringify(call.data.input ?? {}),
+      });
+    }
+    // Thinking and redacted_thinking blocks are the model's reasoning, not its answer, and no
+    // canonical event carries them; server tool blocks and any newer types are skipped likewise.
+  }
+  events.push(
+    finishEvent(
+      response.data.stop_reason,
+      response.data.stop_sequence,
+      toUsage(response.data.usage),
+    ),
+  );
+  return events;
+}
+
+/**
+ * The vendor's usage → canonical usage. Its `input_tokens` counts only what was neither written to
+ * nor read from the prompt cache, so the prompt is all three.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance
+ */
+export function toUsage(usage: AnthropicUsage | null | undefined): Usage | null {
+  if (!usage) return null;
+  return {
+    promptTokens:
+      (usage.input_tokens ?? 0) +
+      (usage.cache_creation_input_tokens ?? 0) +
+      (usage.cache_read_input_tokens ?? 0),
+    completionTokens: usage.output_tokens ?? 0,
+  };
+}
+
+export function finishEvent(
+  stopReason: string | null | undefined,
+  stopSequence: string | null | undefined,
+  usage: Usage | null,
+): Extract<CanonicalEvent, { type: 'finish' }> {
+  const reason = mapStopReason(stopReason);
+  return {
+    type: 'finish',
+    finishReason: reason.unified,
+    rawFinishReason: reason.raw,
+    stopSequence: reason.unified === 'stop_sequence' ? (stopSequence ?? null) : null,
+    usage,
+  };
+}
+
+const malformed = (providerId: string) =>
+  new UpstreamError('malformed', providerId, 'The provider’s answer is not a Messages response.');

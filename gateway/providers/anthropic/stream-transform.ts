@@ -1,0 +1,221 @@
+/**
+ * Messages server-sent events → canonical events. Text goes out as each `text_delta` arrives; a
+ * tool call goes out whole when its block stops; `finish` waits for the stream's end, since the
+ * usage arrives in `message_delta` after the stop reason.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ */
+import type { z } from 'zod';
+import type { CanonicalEvent } from '../../canonical/model';
+import type { UpstreamSseEvent } from '../upstream/adapter';
+import { UpstreamError } from '../upstream-error';
+import { inBandStatus } from './error-mapping';
+import { finishEvent, toUsage } from './response-converter';
+import {
+  contentBlockDeltaSchema,
+  contentBlockStartSchema,
+  contentBlockStopSchema,
+  errorBodySchema,
+  messageDeltaSchema,
+  messageStartSchema,
+  streamEventSchema,
+  textBlockSchema,
+  toolUseBlockSchema,
+  type AnthropicUsage,
+} from './wire-schema';
+
+/** A tool_use block still streaming its input. */
+type OpenToolCall = {
+  id: string;
+  name: string;
+  /** `input_json_delta` fragments so far. */
+  json: string;
+  /** The input the block started with, as JSON, when it was not empty. */
+  startInput: string | null;
+};
+
+type HeldUsage = {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+};
+
+export type AnthropicStreamState = {
+  /**
+   * The usage as last reported, field by field. The vendor's counts are cumulative: a later
+   * report replaces an earlier one, never adds to it.
+   */
+  usage: HeldUsage | null;
+  /** Open tool_use blocks by content index. */
+  toolCalls: Map<number, OpenToolCall>;
+  stopReason: string | null;
+  stopSequence: string | null;
+  /** A stop reason or `message_stop` arrived: the answer is whole. */
+  finished: boolean;
+};
+
+export function createStreamState(): AnthropicStreamState {
+  return {
+    usage: null,
+    toolCalls: new Map(),
+    stopReason: null,
+    stopSequence: null,
+    finished: false,
+  };
+}
+
+export function transformStreamEvent(
+  state: AnthropicStreamState,
+  event: UpstreamSseEvent,
+  providerId: string,
+): CanonicalEvent[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    // An error event is an error even when its body is unreadable.
+    if (event.event === 'error') throw inBandError(undefined, providerId);
+    throw malformed(providerId);
+  }
+  const envelope = streamEventSchema.safeParse(data);
+  const type = event.event === 'error' ? 'error' : envelope.success ? envelope.data.type : null;
+  if (type === null) throw malformed(providerId);
+  const read = <Output>(schema: z.ZodType<Output>) => {
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) throw malformed(providerId);
+    return parsed.data;
+  };
+
+  switch (type) {
+    case 'message_start':
+      mergeUsage(state, read(messageStartSchema).message.usage);
+      return [];
+
+    case 'content_block_start': {
+      const { index, content_block: block } = read(contentBlockStartSchema);
+      if (block.type === 'text') {
+        const text = textBlockSchema.safeParse(block);
+        if (!text.success) throw malformed(providerId);
+        return text.data.text === '' ? [] : [{ type: 'text-delta', text: text.data.text }];
+      }
+      if (block.type === 'tool_use') {
+        const call = toolUseBlockSchema.safeParse(block);
+        if (!call.success) throw malformed(providerId);
+        const input = call.data.input;
+        const hasInput =
+          input !== null && typeof input === 'object' && Object.keys(input).length > 0;
+        state.toolCalls.set(index, {
+          id: call.data.id,
+          name: call.data.name,
+          json: '',
+          startInput: hasInput ? JSON.stringify(input) : null,
+        });
+      }
+      // Thinking, redacted_thinking and server tool blocks carry nothing canonical.
+      return [];
+    }
+
+    case 'content_block_delta': {
+      const { index, delta } = read(contentBlockDeltaSchema);
+      if (delta.type === 'text_delta') {
+        if (delta.text === undefined) throw malformed(providerId);
+        return delta.text === '' ? [] : [{ type: 'text-delta', text: delta.text }];
+      }
+      if (delta.type === 'input_json_delta') {
+        const call = state.toolCalls.get(index);
+        // Input of a block that is not a tool_use of ours (a server tool's) is not an answer.
+        if (call) call.json += delta.partial_json ?? '';
+      }
+      // thinking_delta, signature_delta, citations_delta: not part of the canonical answer.
+      return [];
+    }
+
+    case 'content_block_stop': {
+      const { index } = read(contentBlockStopSchema);
+      const call = state.toolCalls.get(index);
+      if (!call) return [];
+      state.toolCalls.delete(index);
+      return [
+        {
+          type: 'tool-call',
+          id: call.id,
+          name: call.name,
+          arguments: call.json !== '' ? call.json : (call.startInput ?? '{}'),
+        },
+      ];
+    }
+
+    case 'message_delta': {
+      const { delta, usage } = read(messageDeltaSchema);
+      if (delta.stop_reason) {
+        state.stopReason = delta.stop_reason;
+        state.stopSequence = delta.stop_sequence ?? null;
+        state.finished = true;
+      }
+      mergeUsage(state, usage);
+      return [];
+    }
+
+    case 'message_stop':
+      state.finished = true;
+      return [];
+
+    case 'error':
+      throw inBandError(data, providerId);
+
+    // `ping`, and event types newer than this code, carry nothing to pass on.
+    default:
+      return [];
+  }
+}
+
+export function finishStream(state: AnthropicStreamState, providerId: string): CanonicalEvent[] {
+  if (!state.finished) {
+    throw new UpstreamError(
+      'cut',
+      providerId,
+      'The provider’s stream ended before the answer did.',
+    );
+  }
+  return [finishEvent(state.stopReason, state.stopSequence, toUsage(state.usage))];
+}
+
+/** Each field the report carries replaces the one held; fields it omits keep their value. */
+function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null | undefined) {
+  if (!report) return;
+  const held: HeldUsage = state.usage ?? {
+    input_tokens: null,
+    output_tokens: null,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+  };
+  state.usage = {
+    input_tokens: report.input_tokens ?? held.input_tokens,
+    output_tokens: report.output_tokens ?? held.output_tokens,
+    cache_creation_input_tokens:
+      report.cache_creation_input_tokens ?? held.cache_creation_input_tokens,
+    cache_read_input_tokens: report.cache_read_input_tokens ?? held.cache_read_input_tokens,
+  };
+}
+
+/**
+ * `{type: 'error', error: {type, message}}` inside a 200 stream → an in-band failure standing for
+ * the status the vendor would have answered with.
+ */
+function inBandError(data: unknown, providerId: string): UpstreamError {
+  const body = errorBodySchema.safeParse(data);
+  const upstreamType = body.success ? body.data.error.type : undefined;
+  const message =
+    (body.success && body.data.error.message) || 'The provider reported an error mid-answer.';
+  return new UpstreamError('in_band', providerId, message, {
+    status: inBandStatus(upstreamType),
+    upstreamType,
+  });
+}
+
+const malformed = (providerId: string) =>
+  new UpstreamError(
+    'malformed',
+    providerId,
+    'The provider sent a stream event the gateway cannot read.',
+  );

@@ -1,0 +1,77 @@
+/**
+ * The Messages API's answers, as far as this provider reads them: lenient on everything else, so
+ * a field the vendor adds tomorrow does not break today's gateway.
+ * @see https://docs.anthropic.com/en/api/messages
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ */
+import { z } from 'zod';
+
+const count = z.number().int().nonnegative().nullish();
+
+/** Token counts; in a stream every field is cumulative, and any may be missing. */
+export const usageSchema = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  cache_creation_input_tokens: count,
+  cache_read_input_tokens: count,
+});
+
+export type AnthropicUsage = z.infer<typeof usageSchema>;
+
+export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+
+export const toolUseBlockSchema = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.unknown().optional(),
+});
+
+/** Any block: read further by its own schema only when its type is one the gateway uses. */
+const anyBlockSchema = z.looseObject({ type: z.string() });
+
+export const messageResponseSchema = z.looseObject({
+  content: z.array(anyBlockSchema),
+  stop_reason: z.string().nullish(),
+  stop_sequence: z.string().nullish(),
+  usage: usageSchema.nullish(),
+});
+
+/** Every stream event's data names its type; the rest is read per type. */
+export const streamEventSchema = z.looseObject({ type: z.string() });
+
+export const messageStartSchema = z.looseObject({
+  message: z.looseObject({ usage: usageSchema.nullish() }),
+});
+
+export const contentBlockStartSchema = z.looseObject({
+  index: z.number().int(),
+  content_block: anyBlockSchema,
+});
+
+export const contentBlockDeltaSchema = z.looseObject({
+  index: z.number().int(),
+  delta: z.looseObject({
+    type: z.string(),
+    text: z.string().optional(),
+    partial_json: z.string().optional(),
+  }),
+});
+
+export const contentBlockStopSchema = z.looseObject({ index: z.number().int() });
+
+export const messageDeltaSchema = z.looseObject({
+  delta: z.looseObject({
+    stop_reason: z.string().nullish(),
+    stop_sequence: z.string().nullish(),
+  }),
+  usage: usageSchema.nullish(),
+});
+
+/** The error body, both of a non-2xx answer and of an `error` event inside a stream. */
+export const errorBodySchema = z.looseObject({
+  error: z.looseObject({
+    type: z.string().optional(),
+    message: z.string().optional(),
+  }),
+});

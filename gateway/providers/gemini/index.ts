@@ -1,0 +1,31 @@
+/**
+ * The Gemini API (`generativelanguage.googleapis.com`) as an upstream provider kind: the pieces
+ * of this folder, assembled for the shared upstream engine.
+ */
+import type { ProviderAdapter } from '../upstream/adapter';
+import { geminiHeaders, geminiUrl } from './api';
+import { readGeminiError } from './error-mapping';
+import { toGeminiBody } from './request-converter';
+import { fromGeminiResponse } from './response-converter';
+import {
+  createGeminiStreamState,
+  finishGeminiStream,
+  transformGeminiEvent,
+  type GeminiStreamState,
+} from './stream-transform';
+
+export type { GeminiStreamState } from './stream-transform';
+
+export const geminiAdapter: ProviderAdapter<GeminiStreamState> = {
+  kind: 'gemini',
+  buildCall: (request, route, config) => ({
+    url: geminiUrl(config.baseUrl, route.upstreamModel, request.stream),
+    headers: geminiHeaders(config),
+    body: toGeminiBody(request, config),
+  }),
+  fromResponse: fromGeminiResponse,
+  createStreamState: createGeminiStreamState,
+  transformStreamEvent: transformGeminiEvent,
+  finishStream: finishGeminiStream,
+  readError: readGeminiError,
+};

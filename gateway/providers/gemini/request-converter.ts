@@ -1,0 +1,198 @@
+/**
+ * Canonical request → Gemini `generateContent` body. A request that came in on the Gemini form
+ * goes out as the caller sent it, with only the output bound replaced; any other form is built
+ * from the canonical request, refusing (400) what Gemini cannot take rather than dropping it.
+ * @see https://ai.google.dev/api/generate-content#request-body
+ */
+import type {
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalToolChoice,
+} from '../../canonical/model';
+import type { ProviderConfig } from '../upstream/provider-config';
+import {
+  parseToolArguments,
+  refuseUnmappedFields,
+  sameFormBody,
+  unsupportedField,
+} from '../upstream/request-fields';
+import type { GeminiContent, GeminiPart, GeminiRequestBody } from './wire-schema';
+
+/** @see https://ai.google.dev/api/generate-content#generationconfig (`stopSequences`) */
+const MAX_STOP_SEQUENCES = 5;
+
+/**
+ * Gemini 3 refuses (400) a history whose function calls carry no `thoughtSignature`, and a call
+ * made on another form never had one. The vendor documents this value for history it did not
+ * write; it is sent on the first call of each model turn, where the vendor puts real signatures.
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures (FAQ)
+ */
+export const FOREIGN_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
+
+/**
+ * Gemini wants an image's real type, and `image/*` (all a URL-only part can say) is not one.
+ * The engine fetches image URLs first and learns their type, so this is only for a URL left over;
+ * JPEG is the type most images on the web have.
+ */
+const UNKNOWN_IMAGE_TYPE = 'image/jpeg';
+
+export function toGeminiBody(
+  request: CanonicalRequest,
+  config: ProviderConfig,
+): Record<string, unknown> | GeminiRequestBody {
+  const same = sameFormBody(request, 'gemini');
+  if (same !== null) return fromSameForm(same, request.maxTokens);
+  refuseUnmappedFields(request, config);
+
+  if (request.stop.length > MAX_STOP_SEQUENCES) {
+    throw unsupportedField('stop', config, `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`);
+  }
+  const body: GeminiRequestBody = { contents: toContents(request, config) };
+  if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
+
+  const generationConfig: NonNullable<GeminiRequestBody['generationConfig']> = {};
+  if (request.maxTokens !== null) generationConfig.maxOutputTokens = request.maxTokens;
+  if (request.temperature !== null) generationConfig.temperature = request.temperature;
+  if (request.topP !== null) generationConfig.topP = request.topP;
+  if (request.stop.length > 0) generationConfig.stopSequences = request.stop;
+  if (request.seed !== null) generationConfig.seed = request.seed;
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+
+  if (request.tools.length > 0) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          parametersJsonSchema: tool.parameters,
+        })),
+      },
+    ];
+  }
+  if (request.tools.length > 0 || request.toolChoice !== 'auto') {
+    body.toolConfig = { functionCallingConfig: toFunctionCallingConfig(request.toolChoice) };
+  }
+  return body;
+}
+
+/**
+ * The caller's own body: safety settings, non-function tools, cached content, thought signatures
+ * and the rest of the generation config reach the vendor unchanged. The model is in the URL, so
+ * a `model` field (which the vendor binds to the path) is not sent.
+ */
+function fromSameForm(
+  inbound: Record<string, unknown>,
+  maxTokens: number | null,
+): Record<string, unknown> {
+  const body = { ...inbound };
+  delete body.model;
+  if (maxTokens === null) return body;
+  const generationConfig = isRecord(body.generationConfig) ? body.generationConfig : {};
+  return { ...body, generationConfig: { ...generationConfig, maxOutputTokens: maxTokens } };
+}
+
+/**
+ * Canonical messages → contents. Tool results are `user` turns; turns of the same role in a row
+ * are merged, since the vendor expects the roles to alternate.
+ */
+function toContents(request: CanonicalRequest, config: ProviderConfig): GeminiContent[] {
+  const contents: GeminiContent[] = [];
+  // Gemini matches a function response to its call by name; canonical results may carry only
+  // the call's id, so names are looked up from the calls made earlier in the conversation.
+  const callNames = new Map<string, string>();
+  for (const message of request.messages) {
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const parts: GeminiPart[] = [];
+    for (const part of message.parts) {
+      const converted = toPart(part, callNames, config);
+      if (converted !== null) parts.push(converted);
+    }
+    // The vendor refuses a content without parts (an assistant turn that said nothing).
+    if (parts.length === 0) continue;
+    const previous = contents.at(-1);
+    if (previous?.role === role) previous.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+  for (const content of contents) {
+    if (content.role !== 'model') continue;
+    const first = content.parts.findIndex((part) => 'functionCall' in part);
+    const call = content.parts[first];
+    if (call && 'functionCall' in call) {
+      content.parts[first] = { ...call, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE };
+    }
+  }
+  return contents;
+}
+
+function toPart(
+  part: CanonicalPart,
+  callNames: Map<string, string>,
+  config: ProviderConfig,
+): GeminiPart | null {
+  switch (part.type) {
+    case 'text':
+      // The vendor refuses an empty text part.
+      return part.text === '' ? null : { text: part.text };
+    case 'image': {
+      const mimeType =
+        part.mediaType && !part.mediaType.endsWith('/*') ? part.mediaType : UNKNOWN_IMAGE_TYPE;
+      if (part.data) return { inlineData: { mimeType, data: part.data } };
+      if (part.url) return { fileData: { mimeType, fileUri: part.url } };
+      return null;
+    }
+    case 'tool_call':
+      callNames.set(part.id, part.name);
+      return { functionCall: { name: part.name, args: parseToolArguments(part.arguments) } };
+    case 'tool_result': {
+      const name = part.name ?? callNames.get(part.toolCallId);
+      if (name === undefined) {
+        throw unsupportedField('messages', config, 'a tool result names no function');
+      }
+      return { functionResponse: { name, response: toFunctionResponse(part) } };
+    }
+  }
+}
+
+/**
+ * The vendor wants a JSON object: a result that is one goes as is, other text is wrapped. A failed
+ * call's result goes under `error`, the key the vendor reads as the function having failed.
+ * @see https://ai.google.dev/api/caching#FunctionResponse
+ */
+function toFunctionResponse(
+  part: Extract<CanonicalPart, { type: 'tool_result' }>,
+): Record<string, unknown> {
+  const object = jsonObject(part.content);
+  if (part.isError) return { error: object ?? part.content };
+  return object ?? { content: part.content };
+}
+
+/**
+ * `ANY` makes the model call a function; with one allowed name, that function.
+ * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ */
+function toFunctionCallingConfig(
+  choice: CanonicalToolChoice,
+): NonNullable<GeminiRequestBody['toolConfig']>['functionCallingConfig'] {
+  if (typeof choice === 'object') return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+  switch (choice) {
+    case 'none':
+      return { mode: 'NONE' };
+    case 'required':
+      return { mode: 'ANY' };
+    case 'auto':
+    default:
+      return { mode: 'AUTO' };
+  }
+}
+
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);

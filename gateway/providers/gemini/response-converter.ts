@@ -1,0 +1,104 @@
+/**
+ * A whole Gemini answer → canonical events. The first candidate is the answer (the gateway never
+ * asks for more); its parts become text and tool calls, and its `finishReason` and the usage end it.
+ * @see https://ai.google.dev/api/generate-content#generatecontentresponse
+ */
+import type { CanonicalEvent, Usage } from '../../canonical/model';
+import { inBandError, malformed } from './error-mapping';
+import { mapBlockReason, mapFinishReason, type MappedFinishReason } from './finish-reason';
+import {
+  errorBodySchema,
+  generateContentResponseSchema,
+  type GenerateContentResponse,
+  type ResponsePart,
+  type UsageMetadata,
+} from './wire-schema';
+
+export function fromGeminiResponse(body: unknown, providerId: string): CanonicalEvent[] {
+  const response = readResponse(body, providerId, 'an answer');
+  const candidate = response.candidates?.[0];
+  const usage = toUsage(response.usageMetadata);
+  if (candidate === undefined) {
+    // A refused prompt gets no candidate at all, only the reason it was blocked.
+    const blockReason = response.promptFeedback?.blockReason;
+    if (blockReason === undefined) throw malformed(providerId, 'The provider answered without a candidate or a block reason.');
+    return [finishEvent(mapBlockReason(blockReason), usage)];
+  }
+  const events = toEvents(candidate.content?.parts ?? [], createCallIds());
+  const madeToolCalls = events.some((event) => event.type === 'tool-call');
+  events.push(finishEvent(mapFinishReason(candidate.finishReason, madeToolCalls), usage));
+  return events;
+}
+
+/** One response (a whole answer or a stream chunk), or the error it carries instead. */
+export function readResponse(
+  body: unknown,
+  providerId: string,
+  what: string,
+): GenerateContentResponse {
+  const error = errorBodySchema.safeParse(body);
+  if (error.success) throw inBandError(error.data.error, providerId);
+  const parsed = generateContentResponseSchema.safeParse(body);
+  if (!parsed.success) throw malformed(providerId, `The provider sent ${what} the gateway cannot read.`);
+  return parsed.data;
+}
+
+/**
+ * Ids for function calls. The vendor gives an id only sometimes; a call without one is
+ * `call_<n>`, n its position among the answer's calls, and no two calls of an answer share an id.
+ */
+export type CallIds = { count: number; used: Set<string> };
+
+export const createCallIds = (): CallIds => ({ count: 0, used: new Set() });
+
+function nextCallId(ids: CallIds, given: string | undefined): string {
+  const base = given || `call_${ids.count}`;
+  ids.count += 1;
+  let id = base;
+  for (let suffix = 1; ids.used.has(id); suffix += 1) id = `${base}_${suffix}`;
+  ids.used.add(id);
+  return id;
+}
+
+/** Parts → events, in order. Thought summaries and parts the gateway does not use are skipped. */
+export function toEvents(parts: ResponsePart[], ids: CallIds): CanonicalEvent[] {
+  const events: CanonicalEvent[] = [];
+  for (const part of parts) {
+
+    if (part.functionCall) {
+      events.push({
+        type: 'tool-call',
+        id: nextCallId(ids, part.functionCall.id),
+        name: part.functionCall.name,
+        arguments: JSON.stringify(part.functionCall.args ?? {}),
+      });
+    } else if (part.text) {
+      events.push({ type: 'text-delta', text: part.text });
+    }
+  }
+  return events;
+}
+
+/**
+ * Thinking tokens are billed as output but counted apart from `candidatesTokenCount`, so they are
+ * added to it; `promptTokenCount` already includes cached content.
+ * @see https://ai.google.dev/api/generate-content#UsageMetadata
+ */
+export function toUsage(metadata: UsageMetadata | null | undefined): Usage | null {
+  if (!metadata) return null;
+  return {
+    promptTokens: metadata.promptTokenCount ?? 0,
+    completionTokens: (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0),
+  };
+}
+
+export function finishEvent(reason: MappedFinishReason, usage: Usage | null): CanonicalEvent {
+  return {
+    type: 'finish',
+    finishReason: reason.unified,
+    rawFinishReason: reason.raw,
+    // The vendor never says which stop sequence matched.
+    stopSequence: null,
+    usage,
+  };
+}

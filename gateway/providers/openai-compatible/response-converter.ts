@@ -1,0 +1,48 @@
+/**
+ * A whole chat completion → canonical events: the text, the tool calls, then `finish`. Only the
+ * first choice is read: the gateway answers with one (a same-form request with `n` > 1 gets the
+ * first).
+ * @see https://platform.openai.com/docs/api-reference/chat/object
+ */
+import type { CanonicalEvent, Usage } from '../../canonical/model';
+import { UpstreamError } from '../upstream-error';
+import { mapFinishReason } from './finish-reason';
+import { chatCompletionSchema, type WireUsage } from './wire-schema';
+
+export function fromChatCompletion(body: unknown, providerId: string): CanonicalEvent[] {
+  const parsed = chatCompletionSchema.safeParse(body);
+  if (!parsed.success) {
+    throw new UpstreamError(
+      'malformed',
+      providerId,
+      'The provider’s answer is not a chat completion the gateway can read.',
+    );
+  }
+  const [choice] = parsed.data.choices;
+  const events: CanonicalEvent[] = [];
+  const text = choice!.message.content ?? '';
+  if (text !== '') events.push({ type: 'text-delta', text });
+  (choice!.message.tool_calls ?? []).forEach((call, index) => {
+    events.push({
+      type: 'tool-call',
+      id: call.id || fallbackCallId(index),
+      name: call.function.name,
+      arguments: call.function.arguments ?? '',
+    });
+  });
+  const finish = mapFinishReason(choice!.finish_reason);
+  events.push({
+    type: 'finish',
+    finishReason: finish.unified,
+    rawFinishReason: finish.raw,
+    stopSequence: null,
+    usage: toUsage(parsed.data.usage),
+  });
+  return events;
+}
+
+export const toUsage = (usage: WireUsage): Usage | null =>
+  usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } : null;
+
+/** Some local servers leave a call's id out; a canonical call needs one to pair its result with. */
+export const fallbackCallId = (index: number) => `call_${index}`;

@@ -1,0 +1,40 @@
+/**
+ * How an upstream failed, as every provider kind reports it. The pipeline decides from `failure`
+ * and `status` whether to retry, fall back or give up, and maps it to the client's error; the
+ * message is already cleaned of keys and internal addresses (see clean-message.ts).
+ */
+export type UpstreamFailure =
+  /** Refused, reset or unreachable before any answer. */
+  | 'connect'
+  | 'connect_timeout'
+  /** No response headers within the first-byte timeout. */
+  | 'first_byte_timeout'
+  /** The stream went silent for longer than the idle timeout. */
+  | 'idle_timeout'
+  /** A non-2xx status. */
+  | 'http'
+  /** An answer that cannot be read: bad JSON, wrong content type, a shape the kind does not know. */
+  | 'malformed'
+  /** The upstream answered 200, then reported an error inside the stream (e.g. `overloaded_error`). */
+  | 'in_band'
+  /** The connection ended before the answer did. */
+  | 'cut';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly failure: UpstreamFailure,
+    readonly providerId: string,
+    message: string,
+    readonly details: {
+      /** HTTP status of the upstream's answer (or the status an in-band error stands for). */
+      status?: number;
+      /** Seconds the upstream asked us to wait (`Retry-After`). */
+      retryAfterSeconds?: number;
+      /** The upstream's own error type (`overloaded_error`, `RESOURCE_EXHAUSTED`…). */
+      upstreamType?: string;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}

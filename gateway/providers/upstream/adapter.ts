@@ -1,0 +1,47 @@
+/**
+ * What one upstream provider kind supplies to the shared upstream engine (upstream-provider.ts).
+ * Each kind is a folder with the same files (api, wire-schema, request-converter,
+ * response-converter, stream-transform, finish-reason, error-mapping) and an `index.ts` that
+ * assembles this object from them. The engine owns the HTTP, timeouts, SSE framing and aborts;
+ * the adapter owns the vendor's wire format.
+ */
+import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import type { ModelRoute } from '../provider';
+import type { ProviderConfig, UpstreamKind } from './provider-config';
+
+/** One server-sent event as the upstream sent it. */
+export type UpstreamSseEvent = { event?: string; data: string };
+
+export type UpstreamCall = {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+};
+
+export interface ProviderAdapter<StreamState> {
+  readonly kind: UpstreamKind;
+  /**
+   * The HTTP call for a request: URL, headers (auth the vendor's way, plus `config.headers`) and
+   * JSON body. Throws a GatewayError 400 naming the field and the provider when the request uses
+   * a field this kind cannot honour. Image URLs have already been inlined when the config asks.
+   */
+  buildCall(request: CanonicalRequest, route: ModelRoute, config: ProviderConfig): UpstreamCall;
+  /** A whole (non-streamed) answer → canonical events, ending with `finish`. */
+  fromResponse(body: unknown, providerId: string): CanonicalEvent[];
+  createStreamState(): StreamState;
+  /**
+   * One upstream event → the canonical events it carries (often none). Throws an UpstreamError
+   * (`in_band` or `malformed`) for an error event or a chunk it cannot read.
+   */
+  transformStreamEvent(state: StreamState, event: UpstreamSseEvent, providerId: string): CanonicalEvent[];
+  /**
+   * The upstream's stream ended: the events still held (typically `finish`, once the usage that
+   * follows it has arrived). Throws an UpstreamError `cut` if the answer had not finished.
+   */
+  finishStream(state: StreamState, providerId: string): CanonicalEvent[];
+  /**
+   * A non-2xx answer → the upstream's message and error type, read from its error body (which may
+   * be anything, including HTML). The engine cleans the message before anyone sees it.
+   */
+  readError(status: number, bodyText: string): { message: string; type?: string };
+}

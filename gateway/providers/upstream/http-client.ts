@@ -1,0 +1,107 @@
+/**
+ * The HTTP side of every upstream provider: one pooled keep-alive undici Agent per provider, with
+ * its connect, first-byte (headers) and idle (body) timeouts, and the translation of undici's
+ * failures into UpstreamErrors. Nothing here knows a vendor's wire format.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { ProviderTimeouts } from './provider-config';
+import { UpstreamError } from '../upstream-error';
+
+export function createUpstreamAgent(timeouts: ProviderTimeouts): Agent {
+  return new Agent({
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.firstByteMs,
+    bodyTimeout: timeouts.idleMs,
+    keepAliveTimeout: 30_000,
+    // Upstreams close idle sockets on their own clock; a stale one is replaced, not reused.
+    keepAliveTimeoutThreshold: 2_000,
+  });
+}
+
+export type UpstreamAnswer = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+};
+
+export async function postJson(
+  agent: Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+  providerId: string,
+): Promise<UpstreamAnswer> {
+  try {
+    const answer = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      dispatcher: agent,
+      signal,
+    });
+    return { status: answer.statusCode, headers: answer.headers, body: answer.body };
+  } catch (error) {
+    throw toUpstreamError(error, providerId, 'before');
+  }
+}
+
+/** Reads a body up to `maxBytes`; past that it is cut and the rest discarded. */
+export async function readText(
+  body: UpstreamAnswer['body'],
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > maxBytes) {
+      chunks.push(buffer.subarray(0, maxBytes - size));
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+}
+
+/** `Retry-After` in seconds (delta or HTTP date), or `retry-after-ms`; undefined when absent. */
+export function retryAfterSeconds(headers: UpstreamAnswer['headers']): number | undefined {
+  const milliseconds = Number(first(headers['retry-after-ms']));
+  if (Number.isFinite(milliseconds) && milliseconds > 0) return Math.ceil(milliseconds / 1000);
+  const value = first(headers['retry-after']);
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+export const first = (value: string | string[] | undefined) =>
+  Array.isArray(value) ? value[0] : value;
+
+/**
+ * undici's failures → how the upstream failed. `phase` says whether the answer had begun: a reset
+ * before the headers is a connection failure, after them a cut answer.
+ */
+export function toUpstreamError(
+  error: unknown,
+  providerId: string,
+  phase: 'before' | 'during',
+): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new UpstreamError('connect_timeout', providerId, 'The provider did not accept a connection in time.');
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new UpstreamError('first_byte_timeout', providerId, 'The provider did not start answering in time.');
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new UpstreamError('idle_timeout', providerId, 'The provider stopped sending in the middle of its answer.');
+    default:
+      return phase === 'before'
+        ? new UpstreamError('connect', providerId, 'The provider could not be reached.')
+        : new UpstreamError('cut', providerId, 'The provider closed the connection before its answer ended.');
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * For upstreams that cannot fetch an image URL themselves: the gateway fetches it and sends it
+ * inline as base64. Bounded in size and time, images only, and (unless the operator allows it)
+ * never from a loopback, private or link-local address, so a tenant cannot make the gateway read
+ * its own network.
+ */
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import { request } from 'undici';
+import type { CanonicalMessage, CanonicalRequest } from '../../canonical/model';
+import { invalidRequest } from '../../errors';
+
+export type ImageFetchPolicy = { allowPrivateHosts: boolean };
+
+const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 10_000;
+
+export async function inlineImageUrls(
+  request: CanonicalRequest,
+  policy: ImageFetchPolicy,
+  signal: AbortSignal,
+): Promise<CanonicalRequest> {
+  if (!request.messages.some((message) => message.parts.some((part) => part.type === 'image' && part.url))) {
+    return request;
+  }
+  const messages: CanonicalMessage[] = [];
+  for (const message of request.messages) {
+    const parts = [];
+    for (const part of message.parts) {
+      if (part.type === 'image' && part.url && !part.data) {
+        parts.push({ type: 'image' as const, ...(await fetchImage(part.url, policy, signal)) });
+      } else parts.push(part);
+    }
+    messages.push({ ...message, parts });
+  }
+  return { ...request, messages };
+}
+
+async function fetchImage(
+  url: string,
+  policy: ImageFetchPolicy,
+  signal: AbortSignal,
+): Promise<{ mediaType: string; data: string }> {
+  const shown = url.length > 80 ? `${url.slice(0, 80)}…` : url;
+  const refuse = (why: string) =>
+    invalidRequest(`The image at ${shown} could not be used: ${why}. Send it inline (base64) instead.`);
+  const parsed = new URL(url);
+  if (!policy.allowPrivateHosts && (await isPrivateHost(parsed.hostname))) {
+    throw refuse('its host is not a public address');
+  }
+  let answer;
+  try {
+    answer = await request(url, {
+      method: 'GET',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
+      headersTimeout: FETCH_TIMEOUT_MS,
+      bodyTimeout: FETCH_TIMEOUT_MS,
+      maxRedirections: 0,
+    } as Parameters<typeof request>[1]);
+  } catch {
+    throw refuse('it could not be fetched');
+  }
+  const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if (answer.statusCode !== 200 || !contentType.startsWith('image/')) {
+    answer.body.destroy();
+    throw refuse(answer.statusCode !== 200 ? `it answered HTTP ${answer.statusCode}` : 'it is not an image');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer.body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_IMAGE_BYTES) {
+      answer.body.destroy();
+      throw refuse(`it is larger than ${MAX_IMAGE_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { mediaType: contentType, data: Buffer.concat(chunks).toString('base64') };
+}
+
+async function isPrivateHost(hostname: string): Promise<boolean> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const addresses = net.isIP(host)
+    ? [host]
+    : await dns.lookup(host, { all: true }).then(
+        (found) => found.map((entry) => entry.address),
+        () => [],
+      );
+  if (addresses.length === 0) return true;
+  return addresses.some(isPrivateAddress);
+}
+
+function isPrivateAddress(address: string): boolean {
+  if (net.isIPv4(address)) {
+    const [a, b] = address.split('.').map(Number) as [number, number];
+    return (
+      a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)
+    );
+  }
+  const lower = address.toLowerCase();
+  if (lower.startsWith('::ffff:')) return isPrivateAddress(lower.slice(7));
+  return lower === '::1' || lower === '::' || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('fe80');
+}

@@ -1,0 +1,132 @@
+/**
+ * The shared engine of every upstream provider kind: it sends the adapter's call through the
+ * provider's pooled agent, reads a whole answer or splits a stream into server-sent events, and
+ * hands each event to the adapter's stream transform as soon as it arrives (never batched). An
+ * abort (the client left) cancels the upstream request at once and ends the stream quietly.
+ */
+import { createParser } from 'eventsource-parser';
+import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import { GatewayError } from '../../errors';
+import type { ModelRoute, Provider } from '../provider';
+import { UpstreamError } from '../upstream-error';
+import type { ProviderAdapter, UpstreamSseEvent } from './adapter';
+import { cleanUpstreamMessage } from './clean-message';
+import {
+  createUpstreamAgent,
+  first,
+  postJson,
+  readText,
+  retryAfterSeconds,
+  toUpstreamError,
+} from './http-client';
+import { inlineImageUrls, type ImageFetchPolicy } from './inline-images';
+import type { ProviderConfig } from './provider-config';
+
+/** Error bodies are read this far; the message is all we need of them. */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** A whole answer larger than this is refused rather than held in memory. */
+const ANSWER_BYTES = 32 * 1024 * 1024;
+
+export type UpstreamProvider = Provider & { close(): Promise<void> };
+
+export function createUpstreamProvider<State>(
+  config: ProviderConfig,
+  adapter: ProviderAdapter<State>,
+  imagePolicy: ImageFetchPolicy = { allowPrivateHosts: false },
+): UpstreamProvider {
+  const agent = createUpstreamAgent(config.timeouts);
+  const secrets = config.apiKey ? [config.apiKey] : [];
+  const clean = (text: string) => cleanUpstreamMessage(text, secrets);
+  const id = config.id;
+
+  async function* stream(
+    request: CanonicalRequest,
+    route: ModelRoute,
+    signal: AbortSignal,
+  ): AsyncGenerator<CanonicalEvent, void, undefined> {
+    const prepared = config.inlineImageUrls
+      ? await inlineImageUrls(request, imagePolicy, signal)
+      : request;
+    const call = adapter.buildCall(prepared, route, config);
+    let answer;
+    try {
+      answer = await postJson(agent, call.url, call.headers, call.body, signal, id);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    const { body } = answer;
+    try {
+      if (answer.status < 200 || answer.status > 299) {
+        const { text } = await readText(body, ERROR_BODY_BYTES);
+        const read = adapter.readError(answer.status, text);
+        throw new UpstreamError('http', id, clean(read.message || `HTTP ${answer.status}`), {
+          status: answer.status,
+          retryAfterSeconds: retryAfterSeconds(answer.headers),
+          upstreamType: read.type,
+        });
+      }
+      const contentType = (first(answer.headers['content-type']) ?? '').toLowerCase();
+
+      if (!request.stream) {
+        if (!contentType.includes('json')) {
+          throw new UpstreamError('malformed', id, `The provider answered with ${describe(contentType)}, not JSON.`);
+        }
+        const { text, truncated } = await readText(body, ANSWER_BYTES);
+        if (truncated) throw new UpstreamError('malformed', id, 'The provider’s answer is larger than the gateway accepts.');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
+        }
+        yield* adapter.fromResponse(parsed, id);
+        return;
+      }
+
+      if (!contentType.includes('text/event-stream')) {
+        throw new UpstreamError('malformed', id, `The provider answered with ${describe(contentType)}, not an event stream.`);
+      }
+      const state = adapter.createStreamState();
+      const pending: UpstreamSseEvent[] = [];
+      const parser = createParser({
+        onEvent: (event) => pending.push({ event: event.event, data: event.data }),
+      });
+      const decoder = new TextDecoder();
+      const drain = function* () {
+        while (pending.length > 0) {
+          yield* adapter.transformStreamEvent(state, pending.shift()!, id);
+        }
+      };
+      for await (const chunk of body) {
+        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+        yield* drain();
+      }
+      parser.feed(decoder.decode());
+      // An upstream that ends without the blank line after its last event still sent that event.
+      parser.reset({ consume: true });
+      yield* drain();
+      yield* adapter.finishStream(state, id);
+    } catch (error) {
+      if (signal.aborted) return;
+      if (error instanceof UpstreamError || error instanceof GatewayError) throw error;
+      if (error instanceof SyntaxError || error instanceof TypeError) {
+        throw new UpstreamError('malformed', id, 'The provider sent a chunk the gateway cannot read.');
+      }
+      throw toUpstreamError(error, id, 'during');
+    } finally {
+      // A stream left early (client gone, error) must not keep the socket busy.
+      if (!body.readableEnded) body.destroy();
+    }
+  }
+
+  return {
+    id,
+    kind: config.kind,
+    stream,
+    close: () => agent.close(),
+  };
+}
+
+const describe = (contentType: string) =>
+  contentType === '' ? 'no content type' : `'${contentType.split(';')[0]}'`;

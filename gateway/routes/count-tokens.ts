@@ -1,0 +1,28 @@
+/**
+ * Token counting (Messages `count_tokens`, Gemini `countTokens`): it runs no model and costs
+ * nothing, but it reads and walks a body, so it is bounded like inference: a key that cannot
+ * spend is refused before the body is read, the request holds one of the key's concurrency slots,
+ * and its body limit is far below the inference routes' (it carries no image the count needs).
+ */
+import { authenticate, type AuthForm } from '../auth/authenticate';
+import { readJsonBody } from '../http/read-body';
+import { sendJson } from '../http/respond';
+import type { RouteContext } from '../http/router';
+import { refuseUnusableKey, type GatewayParts } from './route-kit';
+
+export async function serveCountTokens(
+  parts: GatewayParts,
+  context: RouteContext,
+  auth: AuthForm,
+  count: (body: unknown) => unknown,
+): Promise<void> {
+  const key = authenticate(context.request, context.url, auth, parts.registry);
+  refuseUnusableKey(parts, key);
+  const releaseSlot = parts.slots.acquire(key.id);
+  try {
+    const body = await readJsonBody(context.request, parts.config.maxCountBodyBytes);
+    sendJson(context.response, 200, count(body));
+  } finally {
+    releaseSlot();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The one inference route, whatever the public form: authenticate the form's way, refuse a key
+ * that cannot spend before reading the body, take the key's concurrency slot, read and convert
+ * the body, run the pipeline, then write the answer whole or as the form's stream. The provider
+ * call is aborted as soon as the response closes: the response's close, not the request's, says
+ * the client left, also mid-stream.
+ */
+import { authenticate } from '../auth/authenticate';
+import { gatherResponse } from '../canonical/model';
+import type { PathTarget, PublicForm } from '../forms/public-form';
+import { readJsonBody } from '../http/read-body';
+import { sendJson } from '../http/respond';
+import type { RouteContext, RouteHandler } from '../http/router';
+import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
+
+export function inferenceRoute(
+  parts: GatewayParts,
+  form: PublicForm,
+  /** What the path says (model, streaming); may throw a 404 in the form's shape. */
+  pathTarget: (context: RouteContext) => PathTarget = (context) => ({ url: context.url }),
+): RouteHandler {
+  return withErrors(form.errorBody, async (context) => {
+    await serveInference(parts, form, context, () => pathTarget(context));
+  });
+}
+
+/** The inference steps; `target` is read after the key is checked (it may name a missing model). */
+export async function serveInference(
+  parts: GatewayParts,
+  form: PublicForm,
+  context: RouteContext,
+  target: () => PathTarget,
+): Promise<void> {
+  const { request, response, url, traceId } = context;
+  const key = authenticate(request, url, form.auth, parts.registry);
+  refuseUnusableKey(parts, key);
+  const resolvedTarget = target();
+  const releaseSlot = parts.slots.acquire(key.id);
+  let slotHandedOver = false;
+  try {
+    const canonical = form.toCanonical(await readJsonBody(request, parts.config.maxBodyBytes), resolvedTarget);
+    const abort = new AbortController();
+    response.on('close', () => abort.abort());
+    slotHandedOver = true;
+    const run = await parts.pipeline.start({
+      key,
+      request: canonical,
+      form: form.name,
+      traceId,
+      signal: abort.signal,
+      startedAt: context.startedAt,
+      releaseSlot,
+    });
+    response.setHeader('x-gateway-provider', run.route.providerId);
+    if (run.attempts.length > 1) response.setHeader('x-gateway-attempts', String(run.attempts.length));
+    const meta = {
+      model: run.model.id,
+      traceId,
+      created: Math.floor(Date.now() / 1000),
+      promptTokens: run.promptTokens,
+      request: canonical,
+      url,
+    };
+    if (canonical.stream) {
+      await form.writeStream(response, run.events, meta);
+      return;
+    }
+    const answer = await gatherResponse(run.events);
+    sendJson(response, 200, form.toResponse(answer, meta));
+  } finally {
+    if (!slotHandedOver) releaseSlot();
+  }
+}
