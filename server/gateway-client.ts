@@ -310,11 +310,41 @@ export function createGatewayClient(options: {
   }
 
   async function readText(response: GatewayResponse, signal?: AbortSignal): Promise<string> {
-    void maxAnswerBytes;
+    const tooLarge = () => {
+      // Stops the transfer now: nothing past the cap is read, nor left on the connection.
+      response.abort();
+      return new GatewayCallError(
+        'too_large',
+        `The gateway's answer is larger than ${maxAnswerBytes} bytes, the most the workbench reads.`,
+      );
+    };
+    const declaredBytes = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declaredBytes > maxAnswerBytes) throw tooLarge();
+    let deadlinePassed = false;
+    const deadlineTimer = setTimeout(() => {
+      deadlinePassed = true;
+      response.abort();
+    }, timeouts.bodyDeadlineMs);
     const decoder = new TextDecoder();
     let text = '';
-    for await (const chunk of chunks(response, signal))
-      text += decoder.decode(chunk, { stream: true });
+    let receivedBytes = 0;
+    try {
+      for await (const chunk of chunks(response, signal)) {
+        receivedBytes += chunk.byteLength;
+        if (receivedBytes > maxAnswerBytes) throw tooLarge();
+        text += decoder.decode(chunk, { stream: true });
+      }
+    } catch (error) {
+      if (deadlinePassed && !signal?.aborted) {
+        throw new GatewayCallError(
+          'deadline',
+          `The gateway did not finish its answer within ${timeouts.bodyDeadlineMs} ms of starting it.`,
+        );
+      }
+      throw error;
+    } finally {
+      clearTimeout(deadlineTimer);
+    }
     return text + decoder.decode();
   }
 

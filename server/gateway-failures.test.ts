@@ -259,7 +259,8 @@ describe('a gateway that drip-feeds or floods a non-streamed answer', () => {
         response.writeHead(200, { 'content-type': 'application/json' });
         for (let index = 0; index < mostChunks && !gone() && !response.destroyed; index += 1) {
           sentBytes += chunk.length;
-          if (!response.write(chunk)) await Promise.race([once(response, 'drain'), request.clientGone]);
+          if (!response.write(chunk))
+            await Promise.race([once(response, 'drain'), request.clientGone]);
         }
         if (!gone() && !response.destroyed) response.end('{}');
       }),

@@ -24,7 +24,11 @@ export function countTextTokens(text: string): number {
 
 /** What vendors charge an image at most (a large image on the vendor that charges most per tile). */
 export const IMAGE_TOKENS_RESERVED = 1_600;
-const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Per request and per message, vendors add tokens of their own (roles, separators, priming). */
+const REQUEST_OVERHEAD_TOKENS = 32;
+const MESSAGE_OVERHEAD_TOKENS = 8;
+/** Vendors add a hidden system prompt when tools are defined (Anthropic's is several hundred). */
+const TOOLS_OVERHEAD_TOKENS = 600;
 
 /**
  * An upper bound on what an upstream will count for this prompt, cheap to compute on any size:
@@ -34,7 +38,8 @@ const MESSAGE_OVERHEAD_TOKENS = 4;
  */
 export function conservativePromptTokens(request: CanonicalRequest): number {
   let characters = request.system?.length ?? 0;
-  let fixed = request.system ? MESSAGE_OVERHEAD_TOKENS : 0;
+  let fixed = REQUEST_OVERHEAD_TOKENS + (request.system ? MESSAGE_OVERHEAD_TOKENS : 0);
+  if (request.tools.length > 0) fixed += TOOLS_OVERHEAD_TOKENS;
   for (const message of request.messages) {
     fixed += MESSAGE_OVERHEAD_TOKENS;
     for (const part of message.parts) {

@@ -4,7 +4,11 @@ import { canonicalRequest, providerConfig, route, testKey } from './__fixtures__
 
 describe('Gemini call: URL and headers', () => {
   it('calls generateContent for a whole answer, with the key only in x-goog-api-key', () => {
-    const call = geminiAdapter.buildCall(canonicalRequest({ stream: false }), route, providerConfig());
+    const call = geminiAdapter.buildCall(
+      canonicalRequest({ stream: false }),
+      route,
+      providerConfig(),
+    );
     expect(call.url).toBe(
       'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
     );
@@ -15,7 +19,11 @@ describe('Gemini call: URL and headers', () => {
   });
 
   it('calls streamGenerateContent with alt=sse for a stream', () => {
-    const call = geminiAdapter.buildCall(canonicalRequest({ stream: true }), route, providerConfig());
+    const call = geminiAdapter.buildCall(
+      canonicalRequest({ stream: true }),
+      route,
+      providerConfig(),
+    );
     expect(call.url).toBe(
       'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
     );
@@ -29,7 +37,9 @@ describe('Gemini call: URL and headers', () => {
       { ...route, upstreamModel: 'models/gemini-2.5-pro' },
       providerConfig({ baseUrl: 'http://127.0.0.1:8080/gemini/' }),
     );
-    expect(call.url).toBe('http://127.0.0.1:8080/gemini/v1beta/models/gemini-2.5-pro:generateContent');
+    expect(call.url).toBe(
+      'http://127.0.0.1:8080/gemini/v1beta/models/gemini-2.5-pro:generateContent',
+    );
   });
 
   it('escapes a model name that is not URL-safe instead of changing the path', () => {
@@ -52,6 +62,8 @@ describe('Gemini call: URL and headers', () => {
 
   it('sends no key header for a local server that needs no key', () => {
     const call = geminiAdapter.buildCall(canonicalRequest(), route, providerConfig({ apiKey: '' }));
-    expect(Object.keys(call.headers).map((name) => name.toLowerCase())).not.toContain('x-goog-api-key');
+    expect(Object.keys(call.headers).map((name) => name.toLowerCase())).not.toContain(
+      'x-goog-api-key',
+    );
   });
 });

@@ -31,7 +31,11 @@ describe('Gemini error answers', () => {
   });
 
   it('passes plain text and JSON of another shape on as text, for the engine to clean', () => {
-    expect(geminiAdapter.readError(503, 'upstream connect error')).toEqual({ message: 'upstream connect error' });
-    expect(geminiAdapter.readError(500, '{"detail":"oops"}')).toEqual({ message: '{"detail":"oops"}' });
+    expect(geminiAdapter.readError(503, 'upstream connect error')).toEqual({
+      message: 'upstream connect error',
+    });
+    expect(geminiAdapter.readError(500, '{"detail":"oops"}')).toEqual({
+      message: '{"detail":"oops"}',
+    });
   });
 });

@@ -11,7 +11,10 @@ import { errorBodySchema } from './wire-schema';
 type ErrorStatus = { code?: number; message?: string; status?: string };
 
 /** A non-2xx answer → its message and the vendor's status name (`RESOURCE_EXHAUSTED`…). */
-export function readGeminiError(_status: number, bodyText: string): { message: string; type?: string } {
+export function readGeminiError(
+  _status: number,
+  bodyText: string,
+): { message: string; type?: string } {
   const text = bodyText.trim();
   if (text === '') return { message: '' };
   let parsed: unknown;
@@ -35,7 +38,9 @@ export function inBandError(error: ErrorStatus, providerId: string): UpstreamErr
   return new UpstreamError(
     'in_band',
     providerId,
-    cleanUpstreamMessage(error.message || 'The provider reported an error in the middle of its answer.'),
+    cleanUpstreamMessage(
+      error.message || 'The provider reported an error in the middle of its answer.',
+    ),
     {
       ...(error.code !== undefined ? { status: error.code } : {}),
       ...(error.status ? { upstreamType: error.status } : {}),

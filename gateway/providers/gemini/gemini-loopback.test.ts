@@ -41,7 +41,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       answer(request, response);
     });
   });
@@ -65,7 +69,8 @@ async function run(request: CanonicalRequest) {
   const events: CanonicalEvent[] = [];
   let failure: unknown;
   try {
-    for await (const event of provider.stream(request, route, new AbortController().signal)) events.push(event);
+    for await (const event of provider.stream(request, route, new AbortController().signal))
+      events.push(event);
   } catch (error) {
     failure = error;
   }
@@ -76,7 +81,9 @@ describe('Gemini provider on loopback', () => {
   it('posts to generateContent with the key in its header and reads the whole answer', async () => {
     const recorded = fixtureJson('gemini-text-response.json');
     answer = (_request, response) =>
-      response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(recorded));
+      response
+        .writeHead(200, { 'content-type': 'application/json; charset=UTF-8' })
+        .end(JSON.stringify(recorded));
     const { events, failure } = await run(canonicalRequest({ stream: false, system: 'Be brief.' }));
     expect(failure).toBeUndefined();
     expect(received).toHaveLength(1);
@@ -100,12 +107,14 @@ describe('Gemini provider on loopback', () => {
     };
     const { events, failure } = await run(canonicalRequest({ stream: true }));
     expect(failure).toBeUndefined();
-    expect(received[0]!.url).toBe(`/v1beta/models/${route.upstreamModel}:streamGenerateContent?alt=sse`);
+    expect(received[0]!.url).toBe(
+      `/v1beta/models/${route.upstreamModel}:streamGenerateContent?alt=sse`,
+    );
     expect(received[0]!.url).not.toContain(testKey);
     const chunks = fixtureChunks('gemini-text.chunks.txt');
-    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.text)).toEqual(
-      chunks.map((chunk) => chunk.candidates![0]!.content!.parts![0]!.text),
-    );
+    expect(
+      events.filter((event) => event.type === 'text-delta').map((event) => event.text),
+    ).toEqual(chunks.map((chunk) => chunk.candidates![0]!.content!.parts![0]!.text));
     expect(events.at(-1)).toMatchObject({
       type: 'finish',
       usage: { promptTokens: chunks.at(-1)!.usageMetadata!.promptTokenCount },
@@ -119,7 +128,12 @@ describe('Gemini provider on loopback', () => {
         .end(fixtureText('gemini-text-response.json'));
     await run(
       canonicalRequest({
-        messages: [{ role: 'user', parts: [{ type: 'image', mediaType: 'image/*', url: `${base}/cat.png` }] }],
+        messages: [
+          {
+            role: 'user',
+            parts: [{ type: 'image', mediaType: 'image/*', url: `${base}/cat.png` }],
+          },
+        ],
         inbound: { form: 'chat_completions', body: {}, unmappedFields: [] },
       }),
     );

@@ -26,7 +26,8 @@ function thrownBy(build: () => unknown): unknown {
   throw new Error('expected the call to throw');
 }
 
-const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const png =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('Gemini body from a Gemini-form request', () => {
   // The documented chat request as the Gemini form hands it on (field names in camelCase), with
@@ -105,7 +106,11 @@ describe('Gemini body from a Gemini-form request', () => {
 
   it('does not send a model field: the model is in the URL', () => {
     const request = canonicalRequest({
-      inbound: { form: 'gemini', body: { model: 'google/gemini-2.5-flash', contents: [] }, unmappedFields: [] },
+      inbound: {
+        form: 'gemini',
+        body: { model: 'google/gemini-2.5-flash', contents: [] },
+        unmappedFields: [],
+      },
     });
     expect(sentBody(request)).not.toHaveProperty('model');
   });
@@ -128,7 +133,10 @@ describe('Gemini body from a chat-completions request', () => {
         {
           role: 'user',
           parts: [
-            { type: 'text', text: 'What is in this picture, and what is the weather in Oslo and Bergen?' },
+            {
+              type: 'text',
+              text: 'What is in this picture, and what is the weather in Oslo and Bergen?',
+            },
             { type: 'image', mediaType: 'image/png', data: png },
           ],
         },
@@ -136,12 +144,23 @@ describe('Gemini body from a chat-completions request', () => {
           role: 'assistant',
           parts: [
             { type: 'text', text: 'Let me check.' },
-            { type: 'tool_call', id: 'call_abc', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            {
+              type: 'tool_call',
+              id: 'call_abc',
+              name: 'get_weather',
+              arguments: '{"city":"Oslo"}',
+            },
             { type: 'tool_call', id: 'call_def', name: 'get_time', arguments: '{"city":"Bergen"}' },
           ],
         },
-        { role: 'tool', parts: [{ type: 'tool_result', toolCallId: 'call_abc', content: '{"celsius":4}' }] },
-        { role: 'tool', parts: [{ type: 'tool_result', toolCallId: 'call_def', content: '14:05' }] },
+        {
+          role: 'tool',
+          parts: [{ type: 'tool_result', toolCallId: 'call_abc', content: '{"celsius":4}' }],
+        },
+        {
+          role: 'tool',
+          parts: [{ type: 'tool_result', toolCallId: 'call_def', content: '14:05' }],
+        },
         { role: 'user', parts: [{ type: 'text', text: 'Thanks. And tomorrow?' }] },
       ],
       maxTokens: 500,
@@ -160,10 +179,17 @@ describe('Gemini body from a chat-completions request', () => {
             additionalProperties: false,
           },
         },
-        { name: 'get_time', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        {
+          name: 'get_time',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
       ],
       toolChoice: 'auto',
-      inbound: { form: 'chat_completions', body: { model: 'google/gemini-2.5-flash' }, unmappedFields: [] },
+      inbound: {
+        form: 'chat_completions',
+        body: { model: 'google/gemini-2.5-flash' },
+        unmappedFields: [],
+      },
       ...overrides,
     });
 
@@ -199,7 +225,13 @@ describe('Gemini body from a chat-completions request', () => {
           ],
         },
       ],
-      generationConfig: { maxOutputTokens: 500, temperature: 0.7, topP: 0.9, stopSequences: ['END', 'STOP'], seed: 7 },
+      generationConfig: {
+        maxOutputTokens: 500,
+        temperature: 0.7,
+        topP: 0.9,
+        stopSequences: ['END', 'STOP'],
+        seed: 7,
+      },
       tools: [
         {
           functionDeclarations: [
@@ -235,7 +267,14 @@ describe('Gemini body from a chat-completions request', () => {
           },
           {
             role: 'tool',
-            parts: [{ type: 'tool_result', toolCallId: 'call_1', name: 'weather_lookup', content: 'sunny' }],
+            parts: [
+              {
+                type: 'tool_result',
+                toolCallId: 'call_1',
+                name: 'weather_lookup',
+                content: 'sunny',
+              },
+            ],
           },
         ],
       }),
@@ -251,7 +290,10 @@ describe('Gemini body from a chat-completions request', () => {
     expect(modeFor('auto')).toEqual({ mode: 'AUTO' });
     expect(modeFor('none')).toEqual({ mode: 'NONE' });
     expect(modeFor('required')).toEqual({ mode: 'ANY' });
-    expect(modeFor({ name: 'get_time' })).toEqual({ mode: 'ANY', allowedFunctionNames: ['get_time'] });
+    expect(modeFor({ name: 'get_time' })).toEqual({
+      mode: 'ANY',
+      allowedFunctionNames: ['get_time'],
+    });
   });
 
   it('leaves out what was not asked for: no system, no config, no tools, no tool config', () => {
@@ -314,7 +356,10 @@ describe('Gemini body from a chat-completions request', () => {
         request({
           messages: [
             { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
-            { role: 'tool', parts: [{ type: 'tool_result', toolCallId: 'call_unknown', content: 'sunny' }] },
+            {
+              role: 'tool',
+              parts: [{ type: 'tool_result', toolCallId: 'call_unknown', content: 'sunny' }],
+            },
           ],
         }),
       ),
@@ -345,21 +390,39 @@ describe('Gemini body from a Messages request', () => {
       },
       {
         role: 'tool',
-        parts: [{ type: 'tool_result', toolCallId: 'toolu_01A', content: 'not found', isError: true }],
+        parts: [
+          { type: 'tool_result', toolCallId: 'toolu_01A', content: 'not found', isError: true },
+        ],
       },
       { role: 'user', parts: [{ type: 'text', text: 'Try again.' }] },
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'toolu_01B', name: 'lookup', arguments: 'not json' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'toolu_01B', name: 'lookup', arguments: 'not json' }],
+      },
       {
         role: 'tool',
-        parts: [{ type: 'tool_result', toolCallId: 'toolu_01B', content: '{"reason":"timeout"}', isError: true }],
+        parts: [
+          {
+            type: 'tool_result',
+            toolCallId: 'toolu_01B',
+            content: '{"reason":"timeout"}',
+            isError: true,
+          },
+        ],
       },
       { role: 'assistant', parts: [{ type: 'text', text: '' }] },
     ],
     maxTokens: 1024,
     stop: ['###'],
-    tools: [{ name: 'lookup', parameters: { type: 'object', properties: { sku: { type: 'string' } } } }],
+    tools: [
+      { name: 'lookup', parameters: { type: 'object', properties: { sku: { type: 'string' } } } },
+    ],
     toolChoice: { name: 'lookup' },
-    inbound: { form: 'messages', body: { model: 'google/gemini-2.5-flash', max_tokens: 1024 }, unmappedFields: [] },
+    inbound: {
+      form: 'messages',
+      body: { model: 'google/gemini-2.5-flash', max_tokens: 1024 },
+      unmappedFields: [],
+    },
   });
 
   it('builds the turns, marking failed tool results as errors', () => {
@@ -368,12 +431,18 @@ describe('Gemini body from a Messages request', () => {
     expect(body.contents).toEqual([
       {
         role: 'user',
-        parts: [{ inlineData: { mimeType: 'image/png', data: png } }, { text: 'Look up this product.' }],
+        parts: [
+          { inlineData: { mimeType: 'image/png', data: png } },
+          { text: 'Look up this product.' },
+        ],
       },
       {
         role: 'model',
         parts: [
-          { functionCall: { name: 'lookup', args: { sku: 'X-1' } }, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE },
+          {
+            functionCall: { name: 'lookup', args: { sku: 'X-1' } },
+            thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
+          },
         ],
       },
       {
@@ -386,11 +455,18 @@ describe('Gemini body from a Messages request', () => {
       {
         role: 'model',
         // Arguments that are not a JSON object are sent as an empty one.
-        parts: [{ functionCall: { name: 'lookup', args: {} }, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE }],
+        parts: [
+          {
+            functionCall: { name: 'lookup', args: {} },
+            thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
+          },
+        ],
       },
       {
         role: 'user',
-        parts: [{ functionResponse: { name: 'lookup', response: { error: { reason: 'timeout' } } } }],
+        parts: [
+          { functionResponse: { name: 'lookup', response: { error: { reason: 'timeout' } } } },
+        ],
       },
       // The empty assistant turn is left out: the vendor refuses a content without parts.
     ]);

@@ -4,11 +4,7 @@
  * from the canonical request, refusing (400) what Gemini cannot take rather than dropping it.
  * @see https://ai.google.dev/api/generate-content#request-body
  */
-import type {
-  CanonicalPart,
-  CanonicalRequest,
-  CanonicalToolChoice,
-} from '../../canonical/model';
+import type { CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
   parseToolArguments,
@@ -45,7 +41,11 @@ export function toGeminiBody(
   refuseUnmappedFields(request, config);
 
   if (request.stop.length > MAX_STOP_SEQUENCES) {
-    throw unsupportedField('stop', config, `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`);
+    throw unsupportedField(
+      'stop',
+      config,
+      `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`,
+    );
   }
   const body: GeminiRequestBody = { contents: toContents(request, config) };
   if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };

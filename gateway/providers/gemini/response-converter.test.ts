@@ -53,9 +53,9 @@ describe('Gemini whole answer', () => {
     const calls = recorded.candidates![0]!.content!.parts!.map((part) => part.functionCall!);
     const events = convert(recorded);
     const toolCalls = events.filter((event) => event.type === 'tool-call');
-    expect(toolCalls.map(({ name, arguments: text }) => ({ name, args: JSON.parse(text) }))).toEqual(
-      calls.map(({ name, args }) => ({ name, args })),
-    );
+    expect(
+      toolCalls.map(({ name, arguments: text }) => ({ name, args: JSON.parse(text) })),
+    ).toEqual(calls.map(({ name, args }) => ({ name, args })));
     const ids = toolCalls.map((call) => call.id);
     expect(new Set(ids).size).toBe(calls.length);
     expect(ids).toEqual(calls.map((_call, index) => `call_${index}`));
@@ -97,7 +97,13 @@ describe('Gemini whole answer', () => {
     });
     expect(events).toEqual([
       { type: 'text-delta', text: 'Eight.' },
-      { type: 'finish', finishReason: 'length', rawFinishReason: 'MAX_TOKENS', stopSequence: null, usage: null },
+      {
+        type: 'finish',
+        finishReason: 'length',
+        rawFinishReason: 'MAX_TOKENS',
+        stopSequence: null,
+        usage: null,
+      },
     ]);
   });
 
@@ -134,7 +140,10 @@ describe('Gemini whole answer', () => {
     ['a JSON array', []],
     ['a string', 'hello'],
     ['candidates that are not a list', { candidates: 'many' }],
-    ['a function call without a name', { candidates: [{ content: { parts: [{ functionCall: { args: {} } }] } }] }],
+    [
+      'a function call without a name',
+      { candidates: [{ content: { parts: [{ functionCall: { args: {} } }] } }] },
+    ],
     ['no candidates and no block reason', { usageMetadata: { promptTokenCount: 3 } }],
   ])('refuses %s as malformed', (_what, body) => {
     const error = thrownBy(() => convert(body));

@@ -21,7 +21,8 @@ export function fromGeminiResponse(body: unknown, providerId: string): Canonical
   if (candidate === undefined) {
     // A refused prompt gets no candidate at all, only the reason it was blocked.
     const blockReason = response.promptFeedback?.blockReason;
-    if (blockReason === undefined) throw malformed(providerId, 'The provider answered without a candidate or a block reason.');
+    if (blockReason === undefined)
+      throw malformed(providerId, 'The provider answered without a candidate or a block reason.');
     return [finishEvent(mapBlockReason(blockReason), usage)];
   }
   const events = toEvents(candidate.content?.parts ?? [], createCallIds());
@@ -39,7 +40,8 @@ export function readResponse(
   const error = errorBodySchema.safeParse(body);
   if (error.success) throw inBandError(error.data.error, providerId);
   const parsed = generateContentResponseSchema.safeParse(body);
-  if (!parsed.success) throw malformed(providerId, `The provider sent ${what} the gateway cannot read.`);
+  if (!parsed.success)
+    throw malformed(providerId, `The provider sent ${what} the gateway cannot read.`);
   return parsed.data;
 }
 
@@ -64,7 +66,7 @@ function nextCallId(ids: CallIds, given: string | undefined): string {
 export function toEvents(parts: ResponsePart[], ids: CallIds): CanonicalEvent[] {
   const events: CanonicalEvent[] = [];
   for (const part of parts) {
-
+    if (part.thought) continue;
     if (part.functionCall) {
       events.push({
         type: 'tool-call',

@@ -32,7 +32,9 @@ describe('Gemini stream', () => {
     const { perChunk, events, failure } = replay('gemini-text.chunks.txt');
     expect(failure).toBeUndefined();
     expect(perChunk.slice(0, chunks.length)).toEqual(
-      chunks.map((chunk) => [{ type: 'text-delta', text: chunk.candidates![0]!.content!.parts![0]!.text }]),
+      chunks.map((chunk) => [
+        { type: 'text-delta', text: chunk.candidates![0]!.content!.parts![0]!.text },
+      ]),
     );
     const last = chunks.at(-1)!.usageMetadata!;
     const finish = events.at(-1);
@@ -44,19 +46,24 @@ describe('Gemini stream', () => {
       usage: { promptTokens: last.promptTokenCount, completionTokens: last.candidatesTokenCount },
     });
     // Every chunk of the recording reports usage, so a sum would differ from the last one.
-    const summedPrompt = chunks.reduce((sum, chunk) => sum + chunk.usageMetadata!.promptTokenCount!, 0);
+    const summedPrompt = chunks.reduce(
+      (sum, chunk) => sum + chunk.usageMetadata!.promptTokenCount!,
+      0,
+    );
     expect(summedPrompt).not.toBe(last.promptTokenCount);
   });
 
   it('sends each function call whole, with ids unique across the stream', () => {
     const chunks = fixtureChunks('gemini-function-call.chunks.txt');
-    const calls = chunks.flatMap((chunk) => chunk.candidates![0]!.content!.parts!.map((part) => part.functionCall!));
+    const calls = chunks.flatMap((chunk) =>
+      chunk.candidates![0]!.content!.parts!.map((part) => part.functionCall!),
+    );
     const { events, failure } = replay('gemini-function-call.chunks.txt');
     expect(failure).toBeUndefined();
     const toolCalls = events.filter((event) => event.type === 'tool-call');
-    expect(toolCalls.map(({ name, arguments: text }) => ({ name, args: JSON.parse(text) }))).toEqual(
-      calls.map(({ name, args }) => ({ name, args })),
-    );
+    expect(
+      toolCalls.map(({ name, arguments: text }) => ({ name, args: JSON.parse(text) })),
+    ).toEqual(calls.map(({ name, args }) => ({ name, args })));
     expect(new Set(toolCalls.map((call) => call.id)).size).toBe(calls.length);
     const last = chunks.at(-1)!.usageMetadata!;
     expect(events.at(-1)).toMatchObject({
@@ -84,7 +91,9 @@ describe('Gemini stream', () => {
     const chunks = fixtureChunks('gemini-in-band-error.chunks.txt');
     const reported = chunks.find((chunk) => chunk.error)!.error!;
     const { events, failure } = replay('gemini-in-band-error.chunks.txt');
-    expect(events).toEqual([{ type: 'text-delta', text: chunks[0]!.candidates![0]!.content!.parts![0]!.text }]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: chunks[0]!.candidates![0]!.content!.parts![0]!.text },
+    ]);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({
       failure: 'in_band',
@@ -112,10 +121,15 @@ describe('Gemini stream', () => {
     const state = geminiAdapter.createStreamState();
     const send = (chunk: object) =>
       geminiAdapter.transformStreamEvent(state, { data: JSON.stringify(chunk) }, providerId);
-    send({ candidates: [{ content: { parts: [{ text: 'Hi' }] } }], usageMetadata: { promptTokenCount: 4 } });
+    send({
+      candidates: [{ content: { parts: [{ text: 'Hi' }] } }],
+      usageMetadata: { promptTokenCount: 4 },
+    });
     send({ candidates: [{ content: { parts: [{ text: '' }] }, finishReason: 'MAX_TOKENS' }] });
     // Usage that arrives after the finish reason still counts.
-    send({ usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 9, thoughtsTokenCount: 3 } });
+    send({
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 9, thoughtsTokenCount: 3 },
+    });
     expect(geminiAdapter.finishStream(state, providerId)).toEqual([
       {
         type: 'finish',
@@ -131,7 +145,12 @@ describe('Gemini stream', () => {
     const state = geminiAdapter.createStreamState();
     const events = geminiAdapter.transformStreamEvent(
       state,
-      { data: JSON.stringify({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 7 } }) },
+      {
+        data: JSON.stringify({
+          promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+          usageMetadata: { promptTokenCount: 7 },
+        }),
+      },
       providerId,
     );
     expect(events).toEqual([]);

@@ -70,7 +70,11 @@ export function transformGeminiEvent(
 
 export function finishGeminiStream(state: GeminiStreamState, providerId: string): CanonicalEvent[] {
   if (state.finish === null) {
-    throw new UpstreamError('cut', providerId, 'The provider’s stream ended before its answer did.');
+    throw new UpstreamError(
+      'cut',
+      providerId,
+      'The provider’s stream ended before its answer did.',
+    );
   }
   const reason = state.finish.promptBlocked
     ? mapBlockReason(state.finish.reason)

@@ -28,7 +28,11 @@ export type RecordedBody = {
     finishReason?: string;
   }>;
   promptFeedback?: { blockReason?: string };
-  usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number; thoughtsTokenCount?: number };
+  usageMetadata?: {
+    promptTokenCount?: number;
+    candidatesTokenCount?: number;
+    thoughtsTokenCount?: number;
+  };
   error?: { code: number; message: string; status: string };
 };
 
@@ -37,7 +41,9 @@ export const fixtureJson = (name: string) => JSON.parse(fixtureText(name)) as Re
 /** A `.chunks.txt` stream split into events by the parser the engine uses. */
 export function fixtureEvents(name: string): UpstreamSseEvent[] {
   const events: UpstreamSseEvent[] = [];
-  const parser = createParser({ onEvent: (event) => events.push({ event: event.event, data: event.data }) });
+  const parser = createParser({
+    onEvent: (event) => events.push({ event: event.event, data: event.data }),
+  });
   parser.feed(fixtureText(name));
   parser.reset({ consume: true });
   return events;

@@ -1,0 +1,127 @@
+/**
+ * A fake upstream provider on loopback for the gateway's tests: it records every request it gets
+ * (method, path, headers, body) and answers each with the next scripted reply: a JSON body, a
+ * recorded stream (`.chunks.txt` from a provider's `__fixtures__`) sent event by event, or a
+ * fault (reset, stall, malformed answer, wrong content type). It sees a client's disconnect.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type FakeReply = {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A JSON body (object) or raw text. */
+  body?: unknown;
+  /** Server-sent events, each sent whole (with its trailing blank line) as one write. */
+  events?: string[];
+  /** Milliseconds between events, and before the first one. */
+  eventIntervalMs?: number;
+  /** `reset_before`: close the socket without answering; `reset_mid`: after `cutAfter` events;
+   * `stall_headers`: never answer; `stall_mid`: stop sending after `cutAfter` events. */
+  fault?: 'reset_before' | 'reset_mid' | 'stall_headers' | 'stall_mid';
+  cutAfter?: number;
+};
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+};
+
+export type FakeUpstream = {
+  url: string;
+  requests: RecordedRequest[];
+  /** Requests whose client went away before the reply ended. */
+  disconnects: number;
+  /** Queues replies for the next requests, in order; after the queue, `fallback` answers. */
+  reply(...replies: FakeReply[]): void;
+  fallback: FakeReply;
+  close(): Promise<void>;
+};
+
+/** The events of a recorded `.chunks.txt` stream, each with its terminating blank line. */
+export function eventsOf(fixturePath: string): string[] {
+  return fs
+    .readFileSync(fixturePath, 'utf8')
+    .replace(/\r\n/g, '\n')
+    .split(/\n\n+/)
+    .filter((block) => block.trim() !== '')
+    .map((block) => `${block}\n\n`);
+}
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const queue: FakeReply[] = [];
+  const sockets = new Set<Socket>();
+  const state: FakeUpstream = {
+    url: '',
+    requests: [],
+    disconnects: 0,
+    reply: (...replies) => queue.push(...replies),
+    fallback: { status: 500, body: { error: { message: 'no reply scripted' } } },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+
+  const server = http.createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    state.requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    });
+    const reply = queue.shift() ?? state.fallback;
+    let finished = false;
+    response.on('close', () => {
+      if (!finished) state.disconnects += 1;
+    });
+    if (reply.fault === 'reset_before') {
+      request.socket.destroy();
+      return;
+    }
+    if (reply.fault === 'stall_headers') return;
+
+    if (reply.events) {
+      response.writeHead(reply.status ?? 200, {
+        'content-type': 'text/event-stream',
+        ...reply.headers,
+      });
+      response.flushHeaders();
+      for (const [index, event] of reply.events.entries()) {
+        if (reply.cutAfter !== undefined && index >= reply.cutAfter) {
+          if (reply.fault === 'reset_mid') request.socket.destroy();
+          return; // stall_mid: the stream stays open and silent
+        }
+        if (reply.eventIntervalMs) await sleep(reply.eventIntervalMs);
+        if (response.destroyed) return;
+        response.write(event);
+      }
+      finished = true;
+      response.end();
+      return;
+    }
+    const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+    response.writeHead(reply.status ?? 200, {
+      'content-type': 'application/json',
+      ...reply.headers,
+    });
+    finished = true;
+    response.end(body);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return state;
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
