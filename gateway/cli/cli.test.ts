@@ -116,7 +116,8 @@ describe('gateway keys (command line)', () => {
     const disabled = await cli(['keys', 'disable', allocated.id, '--json']);
     expect(disabled.code).toBe(0);
     expect(JSON.parse(disabled.stdout)).toMatchObject({ id: allocated.id, disabled: true, state: 'disabled' });
-    expect(await reaches(allocated.key, 402)).toBe(402);
+    // At once: the very first request after the command exits is refused, no polling.
+    expect(await chatStatus(allocated.key)).toBe(402);
     expect(await chatStatus(account.key)).toBe(200);
 
     expect((await cli(['keys', 'enable', allocated.id])).code).toBe(0);
@@ -145,7 +146,8 @@ describe('gateway keys (command line)', () => {
     expect(rotated.id).toBe(shared.id);
     expect(rotated).toMatchObject({ kind: 'shared_child', parent_id: account.id });
     expect(rotated.key).not.toBe(shared.key);
-    expect(await reaches(shared.key, 401)).toBe(401);
+    // At once: the very first request after the command exits is refused, no polling.
+    expect(await chatStatus(shared.key)).toBe(401);
     expect(await reaches(rotated.key, 200)).toBe(200);
     shared = rotated;
   });
@@ -154,7 +156,7 @@ describe('gateway keys (command line)', () => {
     const revoked = await cli(['keys', 'revoke', allocated.id, '--json']);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ state: 'revoked' });
-    expect(await reaches(allocated.key, 401)).toBe(401);
+    expect(await chatStatus(allocated.key)).toBe(401);
     const enable = await cli(['keys', 'enable', allocated.id]);
     expect(enable.code).not.toBe(0);
     expect(enable.stderr).toMatch(/revoked/);

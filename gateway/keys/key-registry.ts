@@ -35,8 +35,13 @@ export class KeyRegistry {
     this.byId = new Map(keys.map((key) => [key.id, key]));
   }
 
-  /** The live (not revoked) key for a presented secret, or undefined. */
+  /**
+   * The live (not revoked) key for a presented secret, or undefined. It first checks whether
+   * another process committed (one cheap `data_version` read), so a key the command line rotated,
+   * revoked or disabled is refused by every request that starts after the command exits.
+   */
   findByKey(presented: string): KeyRow | undefined {
+    this.refreshIfChanged();
     const digest = this.digest(presented);
     let key = this.byDigest.get(digest);
     if (!key) {

@@ -164,6 +164,7 @@ export function openSqliteStore(databasePath: string): GatewayStore {
   });
 
   const statements = {
+    dataVersion: database.prepare('PRAGMA data_version').pluck(),
     listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
     getKey: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE id = ?'),
     findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
@@ -244,7 +245,8 @@ export function openSqliteStore(databasePath: string): GatewayStore {
     },
     pendingByFundingKey,
     settlePending: (now) => settle(now),
-    dataVersion: () => database.pragma('data_version', { simple: true }) as number,
+    // On every authenticated request: a prepared statement, a few microseconds.
+    dataVersion: () => statements.dataVersion.get() as number,
     close: () => database.close(),
   };
 }
