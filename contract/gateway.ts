@@ -34,11 +34,46 @@ export const modelEntrySchema = z.looseObject({
     })
     .optional(),
   supported_parameters: z.array(z.string()).optional(),
+  /** Ids of the providers serving the model, in the order the gateway tries them. */
+  providers: z.array(z.string()).optional(),
 });
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 
 export const modelListSchema = z.looseObject({
   object: z.literal('list').optional(),
+  data: z.array(z.unknown()),
+});
+
+/**
+ * One provider of `GET /v1/models/{author}/{model}/endpoints` (spec 4.4's planned "provider
+ * endpoints of a model"). Everything but `provider` is optional for readers.
+ */
+export const modelEndpointSchema = z.looseObject({
+  /** The provider's id, as generation records and `x-gateway-provider` name it. */
+  provider: z.string(),
+  /** `openai-compatible`, `anthropic`, `gemini` or `simulated`. */
+  kind: z.string().nullable().optional(),
+  /** The model name this provider is asked for. */
+  upstream_model: z.string().optional(),
+  /** 1 for the provider tried first; the next takes over when one fails before answering. */
+  order: z.number().optional(),
+  /** This provider's own prices: USD per token, as decimal strings. */
+  pricing: z
+    .looseObject({ prompt: z.string().optional(), completion: z.string().optional() })
+    .optional(),
+  context_length: z.number().nullable().optional(),
+  max_completion_tokens: z.number().nullable().optional(),
+  /** `healthy`, or `cooling_down` after repeated failures (then skipped until `retry_after`). */
+  status: z.string().optional(),
+  /** Seconds until a cooling-down provider is tried again; null when healthy. */
+  retry_after: z.number().nullable().optional(),
+});
+export type ModelEndpoint = z.infer<typeof modelEndpointSchema>;
+
+/** `GET /v1/models/{author}/{model}/endpoints`; each entry is read alone (see above). */
+export const modelEndpointListSchema = z.looseObject({
+  object: z.literal('list').optional(),
+  model: z.string().optional(),
   data: z.array(z.unknown()),
 });
 
@@ -61,6 +96,21 @@ export const balanceSchema = z.looseObject({
   note: z.string(),
 });
 export type Balance = z.infer<typeof balanceSchema>;
+
+/** `GET /v1/key`: the key's state, including a refusal because of its parent (`blocked`). */
+export const keyStatusSchema = z.looseObject({
+  object: z.literal('key'),
+  id: z.string(),
+  key: z.string(),
+  identity: keyKindSchema,
+  state: z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']),
+  can_spend: z.boolean(),
+  blocked_by: z
+    .looseObject({ reason: z.string(), message: z.string() })
+    .nullable(),
+  expires_at: z.number().int().nullable(),
+});
+export type KeyStatus = z.infer<typeof keyStatusSchema>;
 
 /** Where in the request's life an error happened. */
 export const errorStageSchema = z.enum([
@@ -189,3 +239,11 @@ export type GenerationRecord = z.infer<typeof generationRecordSchema>;
 
 /** The `cf-ray` trace id format: 16 hex digits, a dash, a location code. */
 export const cfRayPattern = /^[0-9a-f]{16}-[A-Z]{3}$/;
+
+/** A provider id as the providers file allows it (INTERFACES.md, "Providers file"). */
+export const providerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Inference answers name the provider that answered in this header. */
+export const gatewayProviderHeader = 'x-gateway-provider';
+/** Inference answers that took more than one provider attempt say how many in this header. */
+export const gatewayAttemptsHeader = 'x-gateway-attempts';

@@ -84,6 +84,8 @@ export const catalogModelSchema = z.object({
   input_modalities: z.array(z.string()),
   output_modalities: z.array(z.string()),
   supported_parameters: z.array(z.string()),
+  /** Ids of the providers serving the model, in fallback order; empty when none are listed. */
+  providers: z.array(z.string()),
   /** The entry exactly as the gateway sent it, unknown fields included. */
   raw: z.record(z.string(), z.unknown()),
 });
@@ -97,6 +99,47 @@ export const catalogSchema = z.object({
   skipped: z.number(),
 });
 export type Catalog = z.infer<typeof catalogSchema>;
+
+/** A provider's state at the gateway; `unknown` for a word the workbench does not know yet. */
+export const providerStatusSchema = z.enum(['healthy', 'cooling_down', 'unknown']);
+export type ProviderStatus = z.infer<typeof providerStatusSchema>;
+
+/** One provider serving a model, with its own prices and current status. */
+export const providerEndpointSchema = z.object({
+  provider: z.string(),
+  /** `openai-compatible`, `anthropic`, `gemini`, `simulated`; null when the gateway did not say. */
+  kind: z.string().nullable(),
+  /** The model name this provider is asked for; null when the gateway did not say. */
+  upstream_model: z.string().nullable(),
+  /** 1 for the provider tried first. */
+  order: z.number(),
+  /** USD per token, as decimal strings exactly as the gateway sent them. */
+  prompt_price: z.string().nullable(),
+  completion_price: z.string().nullable(),
+  context_length: z.number().nullable(),
+  max_completion_tokens: z.number().nullable(),
+  status: providerStatusSchema,
+  /** Seconds (from `fetched_at`) until a cooling-down provider is tried again. */
+  retry_after: z.number().nullable(),
+});
+export type ProviderEndpoint = z.infer<typeof providerEndpointSchema>;
+
+/**
+ * `GET /api/catalog/endpoints?model=<id>`: the providers serving a catalog model, in the order
+ * the gateway tries them (its `GET /v1/models/{author}/{model}/endpoints`).
+ */
+export const modelEndpointsSchema = z.object({
+  model: z.string(),
+  endpoints: z.array(providerEndpointSchema),
+  fetched_at: z.number(),
+  cf_ray: z.string().nullable(),
+  /** Entries the BFF could not read (no provider id); kept so the UI can say so. */
+  skipped: z.number(),
+});
+export type ModelEndpoints = z.infer<typeof modelEndpointsSchema>;
+
+/** `GET /api/catalog/endpoints` query. */
+export const modelEndpointsQuerySchema = z.object({ model: z.string().min(1).max(300) });
 
 /** The derived key state (the spec's states, plus `blocked` when inference says 402 anyway). */
 export const keyStateSchema = z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']);
@@ -185,6 +228,16 @@ export const callMetaSchema = z.object({
   cf_ray: z.string().nullable(),
   ttfb_ms: z.number(),
   total_ms: z.number().nullable(),
+  /**
+   * Inference only: the provider that answered (the gateway's `x-gateway-provider`); null when
+   * the gateway named none. Absent from other calls and from runs saved before it existed.
+   */
+  provider: z.string().nullable().optional(),
+  /**
+   * Inference only: provider attempts the answer took (`x-gateway-attempts`, 1 when the gateway
+   * sent none but named a provider); more than 1 means retries or fallbacks happened.
+   */
+  attempts: z.number().int().positive().nullable().optional(),
 });
 export type CallMeta = z.infer<typeof callMetaSchema>;
 
@@ -193,12 +246,13 @@ export type CallMeta = z.infer<typeof callMetaSchema>;
  * error body) and the call's meta.
  *
  * With `stream` true the answer is `text/event-stream`: first `event: meta` with
- * `{upstream_status, cf_ray, ttfb_ms, total_ms: null}`, then the gateway's own `data:` lines
- * unchanged (chat-completion chunks, ending `data: [DONE]`), then `event: done` with the final
- * meta (`total_ms` set). A gateway error before the stream starts comes as a JSON API error.
- * If the gateway breaks off mid-stream (connection lost, silent too long), `event: error` with an
- * `apiErrorSchema` body comes before `event: done`. If the gateway answers a streamed request
- * with plain JSON instead, the answer is this JSON shape (check the `Content-Type`).
+ * `{upstream_status, cf_ray, ttfb_ms, total_ms: null, provider, attempts}`, then the gateway's
+ * own `data:` lines unchanged (chat-completion chunks, ending `data: [DONE]`), then `event: done`
+ * with the final meta (`total_ms` set). A gateway error before the stream starts comes as a JSON
+ * API error. If the gateway breaks off mid-stream (connection lost, silent too long),
+ * `event: error` with an `apiErrorSchema` body comes before `event: done`. If the gateway answers
+ * a streamed request with plain JSON instead, the answer is this JSON shape (check the
+ * `Content-Type`).
  */
 export const chatResultSchema = z.object({
   meta: callMetaSchema,

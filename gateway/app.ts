@@ -31,6 +31,7 @@ import { createSimulatedProvider } from './providers/simulated/simulated-provide
 import { addBalanceRoutes } from './routes/balance';
 import { addChatCompletionRoutes } from './routes/chat-completions';
 import { addGenerationRoutes } from './routes/generation';
+import { addKeyStatusRoutes } from './routes/key-status';
 import { addModelEndpointRoutes } from './routes/model-endpoints';
 import { addModelRoutes } from './routes/models';
 import type { GatewayParts } from './routes/route-kit';
@@ -58,6 +59,7 @@ export const coreRouteFamilies: RouteFamily[] = [
   addModelEndpointRoutes,
   addChatCompletionRoutes,
   addBalanceRoutes,
+  addKeyStatusRoutes,
   addGenerationRoutes,
 ];
 

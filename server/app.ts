@@ -16,6 +16,7 @@ import { createErrorHandler, notFoundHandler } from './errors';
 import { createGatewayClient } from './gateway-client';
 import { createHealthRouter } from './health';
 import { requestLogger, workbenchChildLogger } from './logging';
+import { createModelEndpointsRouter } from './model-endpoints';
 import { ProfileStore } from './profiles';
 import {
   crossSiteGuard,
@@ -100,6 +101,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   });
   api.use(createHealthRouter(context));
   api.use(createCatalogRouter(catalog));
+  api.use(createModelEndpointsRouter(context));
   api.use(createChatRouter(context));
   api.use(createBalanceRouter(context));
   api.use(createValidateKeyRouter(context));

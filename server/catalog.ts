@@ -64,6 +64,7 @@ export function normalizeModelEntry(entry: unknown): CatalogModel | null {
     input_modalities: strings(architecture.input_modalities),
     output_modalities: strings(architecture.output_modalities),
     supported_parameters: strings(raw.supported_parameters),
+    providers: strings(raw.providers),
     raw,
   };
 }

@@ -52,3 +52,60 @@ export function inferenceRefusal(
   }
   return null;
 }
+
+export type KeyStateName = 'active' | 'expired' | 'disabled' | 'depleted' | 'blocked';
+
+export type BlockedBy = {
+  reason: 'parent_disabled' | 'parent_expired' | 'parent_revoked' | 'parent_missing' | 'parent_depleted';
+  message: string;
+};
+
+/**
+ * The key's state as a caller sees it, including what the balance object does not report as its
+ * own field (spec 3): a child refused because of its parent. Pure, like `inferenceRefusal`, and
+ * always agreeing with it: `state` is `active` exactly when the key may spend.
+ */
+export function keyStatus(
+  key: KeyRow,
+  parent: KeyRow | undefined,
+  nowSeconds: number,
+): { state: KeyStateName; blockedBy: BlockedBy | null } {
+  const refusal = inferenceRefusal(key, parent, nowSeconds);
+  if (refusal === null) return { state: 'active', blockedBy: null };
+  switch (refusal.type) {
+    case 'key_expired':
+      return { state: 'expired', blockedBy: null };
+    case 'key_disabled':
+      return { state: 'disabled', blockedBy: null };
+    case 'key_depleted':
+      return key.kind === 'shared_child'
+        ? {
+            state: 'depleted',
+            blockedBy: { reason: 'parent_depleted', message: "The parent key's balance is used up; this shared child spends it. Add balance to the parent key." },
+          }
+        : { state: 'depleted', blockedBy: null };
+    default: {
+      const reason: BlockedBy['reason'] = !parent
+        ? 'parent_missing'
+        : parent.revokedAt !== null
+          ? 'parent_revoked'
+          : parent.disabled
+            ? 'parent_disabled'
+            : 'parent_expired';
+      const what = {
+        parent_missing: 'no longer exists',
+        parent_revoked: 'was revoked',
+        parent_disabled: 'is disabled',
+        parent_expired: 'has expired',
+        parent_depleted: 'is used up',
+      }[reason];
+      return {
+        state: 'blocked',
+        blockedBy: {
+          reason,
+          message: `This key's parent key ${what}, so this key cannot run requests. Ask the parent key's owner to ${reason === 'parent_expired' ? 'extend its expiry' : reason === 'parent_disabled' ? 'enable it' : 'issue you a new key'}.`,
+        },
+      };
+    }
+  }
+}

@@ -21,6 +21,8 @@ export type FakeReply = {
    * `stall_headers`: never answer; `stall_mid`: stop sending after `cutAfter` events. */
   fault?: 'reset_before' | 'reset_mid' | 'stall_headers' | 'stall_mid';
   cutAfter?: number;
+  /** The reply waits for this before anything is sent, so a test decides when it starts. */
+  holdUntil?: Promise<unknown>;
 };
 
 export type RecordedRequest = {
@@ -28,6 +30,8 @@ export type RecordedRequest = {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** `performance.now()` when the request had arrived whole. */
+  receivedAt: number;
 };
 
 export type FakeUpstream = {
@@ -76,12 +80,15 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       path: request.url ?? '',
       headers: request.headers,
       body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      receivedAt: performance.now(),
     });
     const reply = queue.shift() ?? state.fallback;
     let finished = false;
     response.on('close', () => {
       if (!finished) state.disconnects += 1;
     });
+    if (reply.holdUntil) await reply.holdUntil;
+    if (response.destroyed) return;
     if (reply.fault === 'reset_before') {
       request.socket.destroy();
       return;

@@ -1,0 +1,296 @@
+/**
+ * The gateway's three public forms as a test calls them over raw HTTP: each with its own route,
+ * its own key header and its own answer shape, read back into one shape so a test can compare an
+ * answer across forms. Streams are read whole, and whether they ended cleanly or with the form's
+ * error event is part of the answer.
+ */
+import type { PublicFormName } from '../canonical/model';
+
+export const PUBLIC_FORMS: PublicFormName[] = ['chat_completions', 'messages', 'gemini'];
+
+/** Sends `body` (in the form's own shape, without model or stream) to the gateway. */
+export function callForm(
+  form: PublicFormName,
+  gatewayUrl: string,
+  key: string,
+  model: string,
+  body: Record<string, unknown>,
+  options: { stream?: boolean; signal?: AbortSignal } = {},
+): Promise<Response> {
+  const stream = options.stream ?? false;
+  const post = (url: string, headers: Record<string, string>, sent: unknown) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(sent),
+      signal: options.signal,
+    });
+  switch (form) {
+    case 'chat_completions':
+      return post(
+        `${gatewayUrl}/v1/chat/completions`,
+        { authorization: `Bearer ${key}` },
+        {
+          model,
+          ...body,
+          stream,
+          ...(stream && !('stream_options' in body) && { stream_options: { include_usage: true } }),
+        },
+      );
+    case 'messages':
+      return post(
+        `${gatewayUrl}/v1/messages`,
+        { 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+        { model, ...body, stream },
+      );
+    case 'gemini':
+      return post(
+        `${gatewayUrl}/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        { 'x-goog-api-key': key },
+        body,
+      );
+  }
+}
+
+export type FormToolCall = {
+  /** The call's id; null where the form carries none (the Gemini form). */
+  id: string | null;
+  name: string;
+  /** The arguments, parsed (each form has them as an object or as JSON text). */
+  args: unknown;
+};
+
+/** An answer in any form, read into one shape. */
+export type FormAnswer = {
+  text: string;
+  toolCalls: FormToolCall[];
+  /** The form's own finish word (`stop`, `end_turn`, `STOP`…). */
+  finish: string | null;
+  usage: { prompt: number; completion: number } | null;
+  /** The form's cost field (usage `cost` / `cost_usd`); the Gemini form has none. */
+  costUsd: number | null;
+  /** The error a stream ended with, in the form's shape; null for a clean end. */
+  streamError: Record<string, unknown> | null;
+  /** The stream ended the form's clean way: `[DONE]`, `message_stop`, a chunk with a finish reason. */
+  cleanEnd: boolean;
+};
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** One server-sent event: its name (if any) and its data. */
+export function parseSse(text: string): Array<{ event: string | null; data: string }> {
+  return text
+    .replace(/\r\n/g, '\n')
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length) ?? null;
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice('data: '.length))
+        .join('\n');
+      return { event, data };
+    });
+}
+
+/** Reads a 200 answer of the form, plain or streamed. */
+export async function readFormAnswer(
+  form: PublicFormName,
+  response: Response,
+  stream: boolean,
+): Promise<FormAnswer> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${text}`);
+  if (!stream) return readPlain(form, JSON.parse(text) as Json);
+  const events = parseSse(text);
+  switch (form) {
+    case 'chat_completions':
+      return readChatStream(events);
+    case 'messages':
+      return readMessagesStream(events);
+    case 'gemini':
+      return readGeminiStream(events);
+  }
+}
+
+function readPlain(form: PublicFormName, body: Json): FormAnswer {
+  const answer = emptyAnswer();
+  answer.cleanEnd = true;
+  switch (form) {
+    case 'chat_completions': {
+      const choice = body.choices[0];
+      answer.text = choice.message.content ?? '';
+      answer.toolCalls = (choice.message.tool_calls ?? []).map((call: Json) => ({
+        id: call.id,
+        name: call.function.name,
+        args: JSON.parse(call.function.arguments),
+      }));
+      answer.finish = choice.finish_reason;
+      answer.usage = { prompt: body.usage.prompt_tokens, completion: body.usage.completion_tokens };
+      answer.costUsd = body.usage.cost;
+      return answer;
+    }
+    case 'messages':
+      for (const block of body.content) {
+        if (block.type === 'text') answer.text += block.text;
+        if (block.type === 'tool_use') answer.toolCalls.push({ id: block.id, name: block.name, args: block.input });
+      }
+      answer.finish = body.stop_reason;
+      answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
+      answer.costUsd = body.usage.cost_usd;
+      return answer;
+    case 'gemini':
+      addGeminiChunk(answer, body);
+      return answer;
+  }
+}
+
+function readChatStream(events: Array<{ data: string }>): FormAnswer {
+  const answer = emptyAnswer();
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  for (const { data } of events) {
+    if (data === '[DONE]') {
+      answer.cleanEnd = true;
+      continue;
+    }
+    const chunk = JSON.parse(data) as Json;
+    if (chunk.error) answer.streamError = chunk.error;
+    const choice = chunk.choices?.[0];
+    if (choice) {
+      answer.text += choice.delta?.content ?? '';
+      for (const fragment of choice.delta?.tool_calls ?? []) {
+        const open = calls.get(fragment.index);
+        if (open) open.arguments += fragment.function?.arguments ?? '';
+        else
+          calls.set(fragment.index, {
+            id: fragment.id,
+            name: fragment.function.name,
+            arguments: fragment.function.arguments ?? '',
+          });
+      }
+      answer.finish = choice.finish_reason ?? answer.finish;
+    }
+    if (chunk.usage) {
+      answer.usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+      answer.costUsd = chunk.usage.cost;
+    }
+  }
+  answer.toolCalls = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) }));
+  return answer;
+}
+
+function readMessagesStream(events: Array<{ event: string | null; data: string }>): FormAnswer {
+  const answer = emptyAnswer();
+  const calls = new Map<number, { id: string; name: string; json: string }>();
+  for (const { event, data } of events) {
+    const body = JSON.parse(data) as Json;
+    // The vendor's invariant: an event's name is its data's type.
+    if (body.type !== event) throw new Error(`event '${event}' carries type '${body.type}'`);
+    switch (event) {
+      case 'content_block_start':
+        if (body.content_block.type === 'text') answer.text += body.content_block.text;
+        if (body.content_block.type === 'tool_use')
+          calls.set(body.index, { id: body.content_block.id, name: body.content_block.name, json: '' });
+        break;
+      case 'content_block_delta':
+        if (body.delta.type === 'text_delta') answer.text += body.delta.text;
+        if (body.delta.type === 'input_json_delta') calls.get(body.index)!.json += body.delta.partial_json;
+        break;
+      case 'message_delta':
+        answer.finish = body.delta.stop_reason;
+        answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
+        answer.costUsd = body.usage.cost_usd;
+        break;
+      case 'message_stop':
+        answer.cleanEnd = true;
+        break;
+      case 'error':
+        answer.streamError = body;
+        break;
+      default:
+        break;
+    }
+  }
+  answer.toolCalls = [...calls.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, call]) => ({ id: call.id, name: call.name, args: JSON.parse(call.json || '{}') }));
+  return answer;
+}
+
+function readGeminiStream(events: Array<{ data: string }>): FormAnswer {
+  const answer = emptyAnswer();
+  for (const { data } of events) {
+    const chunk = JSON.parse(data) as Json;
+    if (chunk.error) {
+      answer.streamError = chunk;
+      answer.cleanEnd = false;
+      continue;
+    }
+    addGeminiChunk(answer, chunk);
+  }
+  return answer;
+}
+
+function addGeminiChunk(answer: FormAnswer, chunk: Json): void {
+  const candidate = chunk.candidates?.[0];
+  for (const part of candidate?.content?.parts ?? []) {
+    if (typeof part.text === 'string') answer.text += part.text;
+    if (part.functionCall)
+      answer.toolCalls.push({
+        id: part.functionCall.id ?? null,
+        name: part.functionCall.name,
+        args: part.functionCall.args ?? {},
+      });
+  }
+  if (candidate?.finishReason) {
+    answer.finish = candidate.finishReason;
+    answer.cleanEnd = true;
+  }
+  if (chunk.usageMetadata) {
+    answer.usage = {
+      prompt: chunk.usageMetadata.promptTokenCount,
+      completion: chunk.usageMetadata.candidatesTokenCount,
+    };
+  }
+}
+
+const emptyAnswer = (): FormAnswer => ({
+  text: '',
+  toolCalls: [],
+  finish: null,
+  usage: null,
+  costUsd: null,
+  streamError: null,
+  cleanEnd: false,
+});
+
+/** The message of an error body in the form's shape. */
+export function formErrorMessage(form: PublicFormName, body: Json): string {
+  switch (form) {
+    case 'chat_completions':
+      return body.error;
+    case 'messages':
+      return body.error.message;
+    case 'gemini':
+      return body.error.message;
+  }
+}
+
+/** The form's stream error: the message it carries and the status it names. */
+export function streamErrorOf(
+  form: PublicFormName,
+  error: Record<string, unknown>,
+): { message: string; status: number | string } {
+  const body = error as Json;
+  switch (form) {
+    case 'chat_completions':
+      return { message: body.message, status: body.code };
+    case 'messages':
+      return { message: body.error.message, status: body.error.type };
+    case 'gemini':
+      return { message: body.error.message, status: body.error.code };
+  }
+}
