@@ -1,20 +1,9 @@
 import type { CanonicalRequest } from './model';
 import { IMAGE_TOKENS, countPromptTokens, countTokens, tokenize } from './token-count';
+import { canonicalRequest } from '../test-kit/canonical';
 
-const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  model: 'sim/chat-standard',
-  system: null,
-  messages: [],
-  maxTokens: null,
-  temperature: null,
-  topP: null,
-  stop: [],
-  seed: null,
-  tools: [],
-  toolChoice: 'auto',
-  stream: false,
-  ...overrides,
-});
+const request = (overrides: Partial<CanonicalRequest> = {}) =>
+  canonicalRequest({ messages: [], maxTokens: null, ...overrides });
 
 describe('tokenize', () => {
   it('splits words with their leading space and punctuation marks', () => {

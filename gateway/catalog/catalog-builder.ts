@@ -3,7 +3,6 @@
  * plus every model of the providers file. A model listed by several providers is one catalog
  * entry with several routes, tried in file order.
  */
-import type { ModelRoute } from '../providers/provider';
 import type { ProvidersFile } from '../providers/providers-file';
 import { simulatedModels } from '../providers/simulated/models';
 import type { CatalogModel } from './catalog';
@@ -20,16 +19,7 @@ export function buildCatalogModels(file: ProvidersFile | null): CatalogModel[] {
   // File order decides fallback order, whatever the kind.
   for (const provider of orderedProviders(file)) {
     for (const model of provider.models) {
-      const route: ModelRoute = {
-        providerId: model.providerId,
-        upstreamModel: model.upstreamModel,
-        promptNanos: model.promptNanos,
-        completionNanos: model.completionNanos,
-        contextLength: model.contextLength,
-        maxCompletionTokens: model.maxCompletionTokens,
-        inputModalities: model.inputModalities,
-        supportedParameters: model.supportedParameters,
-      };
+      const { id: _id, name: _name, ...route } = model;
       const existing = models.get(model.id);
       if (existing) existing.routes.push(route);
       else {

@@ -35,6 +35,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../testing-support';
+import { canonicalRequest } from '../test-kit/canonical';
 
 const DELIVERED_BEFORE_FAILURE = 3;
 
@@ -152,20 +153,8 @@ function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (
   });
   return { store, registry, ledger, pipeline, issued };
 }
-const request = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  model: 'sim/chat-standard',
-  system: null,
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
-  maxTokens: 8,
-  temperature: 0,
-  topP: null,
-  stop: [],
-  seed: null,
-  tools: [],
-  toolChoice: 'auto',
-  stream: false,
-  ...overrides,
-});
+const request = (overrides: Partial<CanonicalRequest> = {}) =>
+  canonicalRequest({ temperature: 0, ...overrides });
 const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
   key,
   request: canonical,

@@ -28,6 +28,7 @@ import {
   toClientError,
 } from './upstream-failure';
 import { conservativePromptTokens, countTextTokens, promptText } from './usage-estimate';
+import { abortableSleep } from '../shared/abortable-sleep';
 
 export type InferenceInput = {
   key: KeyRow;
@@ -433,18 +434,6 @@ const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
 const clientLeft = () =>
   new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');
 
-function abortableSleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, milliseconds);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
 
 function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {
   const hasImage = request.messages.some((message) => message.parts.some((part) => part.type === 'image'));

@@ -12,6 +12,7 @@ import {
   type ProviderConfig,
 } from '../upstream/provider-config';
 import { anthropicAdapter } from './index';
+import { canonicalRequest } from '../../test-kit/canonical';
 
 export const TEST_KEY = 'sk-ant-test-0123456789abcdef';
 
@@ -41,20 +42,13 @@ export const testRoute: ModelRoute = {
   supportedParameters: ['temperature', 'top_p', 'stop', 'tools', 'tool_choice'],
 };
 
-export const testRequest = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  model: 'anthropic/claude-sonnet-4.5',
-  system: null,
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello, Claude' }] }],
-  maxTokens: 1024,
-  temperature: null,
-  topP: null,
-  stop: [],
-  seed: null,
-  tools: [],
-  toolChoice: 'auto',
-  stream: false,
-  ...overrides,
-});
+export const testRequest = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest =>
+  canonicalRequest({
+    model: 'anthropic/claude-sonnet-4.5',
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello, Claude' }] }],
+    maxTokens: 1024,
+    ...overrides,
+  });
 
 export const readFixture = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');

@@ -13,6 +13,7 @@ import {
   type ProviderConfig,
 } from '../upstream/provider-config';
 import { openAiCompatibleAdapter } from './index';
+import { canonicalRequest } from '../../test-kit/canonical';
 
 const apiKey = 'sk-or-v1-0123456789abcdef0123456789abcdef';
 
@@ -42,20 +43,13 @@ const route: ModelRoute = {
   supportedParameters: ['tools', 'temperature', 'top_p', 'stop', 'seed', 'max_tokens'],
 };
 
-const canonical = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  model: 'openai/gpt-4o-mini',
-  system: null,
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }],
-  maxTokens: 512,
-  temperature: null,
-  topP: null,
-  stop: [],
-  seed: null,
-  tools: [],
-  toolChoice: 'auto',
-  stream: false,
-  ...overrides,
-});
+const canonical = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest =>
+  canonicalRequest({
+    model: 'openai/gpt-4o-mini',
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }],
+    maxTokens: 512,
+    ...overrides,
+  });
 
 const build = (request: CanonicalRequest, providerConfig = config()) =>
   openAiCompatibleAdapter.buildCall(request, route, providerConfig);

@@ -7,6 +7,7 @@ import { countPromptTokens, countTokens } from '../../canonical/token-count';
 import type { ModelRoute, Provider } from '../provider';
 import { SIMULATED_PROVIDER_ID } from './models';
 import { planAnswer } from './answer-plan';
+import { abortableSleep } from '../../shared/abortable-sleep';
 
 export type SimulatedProviderOptions = {
   /** Tokens per second when streaming; 0 sends as fast as possible. */
@@ -45,7 +46,7 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
         if (interval > 0) {
           const wait = started + sent * interval - performance.now();
           // Tokens that are already due go out together rather than one timer each.
-          if (wait >= 1) await sleep(wait, signal);
+          if (wait >= 1) await abortableSleep(wait, signal);
         }
         if (signal.aborted) return;
         sent += 1;
@@ -61,15 +62,3 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
   };
 }
 
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, milliseconds);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}

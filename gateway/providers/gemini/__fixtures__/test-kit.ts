@@ -11,6 +11,7 @@ import {
   defaultTimeouts,
   type ProviderConfig,
 } from '../../upstream/provider-config';
+import { canonicalRequest as baseRequest } from '../../../test-kit/canonical';
 
 export const fixtureText = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, name), 'utf8');
@@ -84,17 +85,10 @@ export const route: ModelRoute = {
   supportedParameters: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'tools'],
 };
 
-export const canonicalRequest = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
-  model: 'google/gemini-2.5-flash',
-  system: null,
-  messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello there' }] }],
-  maxTokens: 1_000,
-  temperature: null,
-  topP: null,
-  stop: [],
-  seed: null,
-  tools: [],
-  toolChoice: 'auto',
-  stream: false,
-  ...overrides,
-});
+export const canonicalRequest = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest =>
+  baseRequest({
+    model: 'google/gemini-2.5-flash',
+    messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello there' }] }],
+    maxTokens: 1_000,
+    ...overrides,
+  });
