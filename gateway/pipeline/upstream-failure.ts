@@ -64,7 +64,7 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
     case 'malformed':
       return new GatewayError(502, 'provider_error', 'provider', `${who} sent an answer the gateway cannot read: ${error.message}`, 5);
     case 'cut':
-      return new GatewayError(502, 'provider_error', 'provider', `${error.message.replace(/^The provider/, who)} Retry later.`, 5);
+      return new GatewayError(502, 'provider_error', 'provider', `${who}: ${error.message} Retry later.`, 5);
     case 'in_band':
     case 'http':
     default:

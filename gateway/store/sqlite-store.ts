@@ -7,7 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
-import type { GatewayStore, GenerationRow, KeyRow, KeyUpdate } from './store';
+import type {
+  ActivityRow,
+  GatewayStore,
+  GenerationQuery,
+  GenerationRow,
+  GenerationScope,
+  KeyEventRow,
+  KeyRow,
+  KeyUpdate,
+} from './store';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS keys (
@@ -56,6 +65,73 @@ const migrations: string[] = [
    ALTER TABLE generations ADD COLUMN attempts TEXT NOT NULL DEFAULT '[]';
    ALTER TABLE generations ADD COLUMN usage_estimated INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE generations ADD COLUMN charge_capped INTEGER NOT NULL DEFAULT 0;`,
+  // Listing a key's records, newest first, in pages. `account_id` is the account a record belongs
+  // to (the key itself, or a child's parent), so an account reads its whole tree through one
+  // index; `seq` is the order records were written in, so a page boundary never moves when new
+  // records arrive within the same second. Per-day totals are kept as records are written.
+  `ALTER TABLE generations ADD COLUMN account_id TEXT;
+   ALTER TABLE generations ADD COLUMN seq INTEGER;
+   UPDATE generations SET seq = rowid,
+     account_id = COALESCE((SELECT parent_id FROM keys WHERE keys.id = generations.key_id), key_id);
+   CREATE UNIQUE INDEX generations_seq ON generations (seq);
+   CREATE INDEX generations_by_key ON generations (key_id, created_at, seq);
+   CREATE INDEX generations_by_account ON generations (account_id, created_at, seq);
+   CREATE TABLE generation_days (
+     key_id TEXT NOT NULL,
+     account_id TEXT NOT NULL,
+     day INTEGER NOT NULL,
+     model TEXT NOT NULL,
+     requests INTEGER NOT NULL,
+     prompt_tokens INTEGER NOT NULL,
+     completion_tokens INTEGER NOT NULL,
+     cost_nanos INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day, model)
+   ) WITHOUT ROWID;
+   CREATE INDEX generation_days_by_account ON generation_days (account_id, day);
+   INSERT INTO generation_days
+     SELECT key_id, account_id, created_at / 86400, model, COUNT(*), SUM(prompt_tokens),
+       SUM(completion_tokens), SUM(cost_nanos)
+     FROM generations GROUP BY key_id, created_at / 86400, model;`,
+  // Key management: an audit row for every change, and a ledger of every change to a limit.
+  // Keys from before the ledger get one opening entry that matches what their balance showed.
+  `CREATE TABLE key_events (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     actor TEXT NOT NULL,
+     action TEXT NOT NULL,
+     changes TEXT NOT NULL,
+     note TEXT,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX key_events_by_key ON key_events (key_id, id);
+   CREATE TABLE key_ledger (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     key_id TEXT NOT NULL REFERENCES keys(id),
+     entry TEXT NOT NULL,
+     recharge_nanos INTEGER NOT NULL,
+     credit_nanos INTEGER NOT NULL,
+     allocated_nanos INTEGER NOT NULL,
+     limit_nanos INTEGER NOT NULL,
+     counterpart_id TEXT,
+     note TEXT,
+     actor TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX key_ledger_by_key ON key_ledger (key_id);
+   INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos, limit_nanos,
+       counterpart_id, note, actor, created_at)
+     SELECT id, 'opening', limit_nanos + given, 0, given, limit_nanos, NULL,
+       'balance before the ledger', 'system', CAST(strftime('%s', 'now') AS INTEGER)
+     FROM (SELECT account.id, account.limit_nanos,
+             (SELECT IFNULL(SUM(child.limit_nanos), 0) FROM keys AS child
+              WHERE child.parent_id = account.id AND child.kind = 'allocated_child'
+                AND child.revoked_at IS NULL) AS given
+           FROM keys AS account WHERE account.kind = 'account');
+   INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos, limit_nanos,
+       counterpart_id, note, actor, created_at)
+     SELECT id, 'opening', 0, 0, limit_nanos, limit_nanos, parent_id, 'balance before the ledger',
+       'system', CAST(strftime('%s', 'now') AS INTEGER)
+     FROM keys WHERE kind = 'allocated_child';`,
 ];
 
 type KeyRecord = {

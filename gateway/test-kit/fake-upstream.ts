@@ -101,14 +101,19 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         ...reply.headers,
       });
       response.flushHeaders();
+      let written: Promise<unknown> = Promise.resolve();
       for (const [index, event] of reply.events.entries()) {
         if (reply.cutAfter !== undefined && index >= reply.cutAfter) {
-          if (reply.fault === 'reset_mid') request.socket.destroy();
+          if (reply.fault === 'reset_mid') {
+            // Node sends writes on the next tick: the reset comes after the events, not instead.
+            await written;
+            request.socket.destroy();
+          }
           return; // stall_mid: the stream stays open and silent
         }
         if (reply.eventIntervalMs) await sleep(reply.eventIntervalMs);
         if (response.destroyed) return;
-        response.write(event);
+        written = new Promise((resolve) => response.write(event, resolve));
       }
       finished = true;
       response.end();

@@ -85,7 +85,8 @@ export function parseSse(text: string): Array<{ event: string | null; data: stri
     .filter((block) => block.trim() !== '')
     .map((block) => {
       const lines = block.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice('event: '.length) ?? null;
+      const event =
+        lines.find((line) => line.startsWith('event: '))?.slice('event: '.length) ?? null;
       const data = lines
         .filter((line) => line.startsWith('data: '))
         .map((line) => line.slice('data: '.length))
@@ -134,7 +135,8 @@ function readPlain(form: PublicFormName, body: Json): FormAnswer {
     case 'messages':
       for (const block of body.content) {
         if (block.type === 'text') answer.text += block.text;
-        if (block.type === 'tool_use') answer.toolCalls.push({ id: block.id, name: block.name, args: block.input });
+        if (block.type === 'tool_use')
+          answer.toolCalls.push({ id: block.id, name: block.name, args: block.input });
       }
       answer.finish = body.stop_reason;
       answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
@@ -172,7 +174,10 @@ function readChatStream(events: Array<{ data: string }>): FormAnswer {
       answer.finish = choice.finish_reason ?? answer.finish;
     }
     if (chunk.usage) {
-      answer.usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens };
+      answer.usage = {
+        prompt: chunk.usage.prompt_tokens,
+        completion: chunk.usage.completion_tokens,
+      };
       answer.costUsd = chunk.usage.cost;
     }
   }
@@ -193,11 +198,16 @@ function readMessagesStream(events: Array<{ event: string | null; data: string }
       case 'content_block_start':
         if (body.content_block.type === 'text') answer.text += body.content_block.text;
         if (body.content_block.type === 'tool_use')
-          calls.set(body.index, { id: body.content_block.id, name: body.content_block.name, json: '' });
+          calls.set(body.index, {
+            id: body.content_block.id,
+            name: body.content_block.name,
+            json: '',
+          });
         break;
       case 'content_block_delta':
         if (body.delta.type === 'text_delta') answer.text += body.delta.text;
-        if (body.delta.type === 'input_json_delta') calls.get(body.index)!.json += body.delta.partial_json;
+        if (body.delta.type === 'input_json_delta')
+          calls.get(body.index)!.json += body.delta.partial_json;
         break;
       case 'message_delta':
         answer.finish = body.delta.stop_reason;

@@ -99,7 +99,11 @@ export function providersFileFor(
     const filePath = path.join(folder, 'providers.json');
     fs.writeFileSync(
       filePath,
-      JSON.stringify({ include_simulated_models: options.includeSimulatedModels ?? false, providers }, null, 2),
+      JSON.stringify(
+        { include_simulated_models: options.includeSimulatedModels ?? false, providers },
+        null,
+        2,
+      ),
     );
     return { providers: loadProvidersFile(filePath, environment), upstreamKeys };
   } finally {

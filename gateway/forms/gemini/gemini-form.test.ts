@@ -120,6 +120,29 @@ describe('Gemini request → canonical request', () => {
     });
   });
 
+  it('pairs results of parallel calls to one function with their calls in order, not all with the last', () => {
+    const call = (location: string) => ({
+      functionCall: { name: 'get_weather', args: { location } },
+    });
+    const result = (temp: number) => ({
+      functionResponse: { name: 'get_weather', response: { temp } },
+    });
+    const canonical = convert({
+      contents: [
+        { role: 'user', parts: [{ text: 'Paris and Rome?' }] },
+        { role: 'model', parts: [call('Paris'), call('Rome')] },
+        { role: 'user', parts: [result(18), result(24)] },
+        // A later turn calls the same function again: its result is its own call's.
+        { role: 'model', parts: [call('Oslo')] },
+        { role: 'user', parts: [result(3)] },
+      ],
+    });
+    const resultIds = canonical.messages
+      .flatMap((message) => message.parts)
+      .flatMap((part) => (part.type === 'tool_result' ? [part.toolCallId] : []));
+    expect(resultIds).toEqual(['call_1_0', 'call_1_1', 'call_3_0']);
+  });
+
   it('reads inline image data in the REST (snake_case) spelling, and a role-less content as the user’s', () => {
     const [message] = convert(json('gemini-image-request.json')).messages;
     expect(message!.role).toBe('user');

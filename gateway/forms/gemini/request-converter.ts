@@ -11,7 +11,9 @@ import type { GeminiContent, GeminiPart, GenerateContentRequest } from './reques
 
 /**
  * Function calls on this form usually carry no id; canonical tool calls need one, so a call gets
- * a stable one from its position, and a response is matched to the latest call of its name.
+ * a stable one from its position. A response without an id answers the first call of its name in
+ * the latest model turn that no response has answered yet, so two calls of one function made in
+ * one turn (parallel calls) each get their own result, in order.
  */
 const callId = (contentIndex: number, partIndex: number) => `call_${contentIndex}_${partIndex}`;
 
@@ -49,8 +51,11 @@ export function toCanonicalRequest(
 export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage[] {
   const messages: CanonicalMessage[] = [];
   const latestCallIdByName = new Map<string, string>();
+  /** Call ids of the latest model turn not answered yet, by function name, in call order. */
+  let unanswered = new Map<string, string[]>();
   contents.forEach((content, contentIndex) => {
     const role = content.role === 'model' ? 'assistant' : 'user';
+    if (role === 'assistant') unanswered = new Map();
     const parts: CanonicalPart[] = [];
     const results: CanonicalPart[] = [];
     content.parts.forEach((part, partIndex) => {
@@ -64,10 +69,15 @@ export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage
           );
         converted.id = part.functionCall?.id ?? callId(contentIndex, partIndex);
         latestCallIdByName.set(converted.name, converted.id);
+        unanswered.set(converted.name, [...(unanswered.get(converted.name) ?? []), converted.id]);
         parts.push(converted);
       } else if (converted.type === 'tool_result') {
+        const waiting = unanswered.get(converted.name!) ?? [];
+        const given = part.functionResponse?.id;
+        if (given !== undefined && waiting.includes(given))
+          waiting.splice(waiting.indexOf(given), 1);
         converted.toolCallId =
-          part.functionResponse?.id ?? latestCallIdByName.get(converted.name!) ?? converted.name!;
+          given ?? waiting.shift() ?? latestCallIdByName.get(converted.name!) ?? converted.name!;
         results.push(converted);
       } else {
         parts.push(converted);

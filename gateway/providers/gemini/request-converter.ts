@@ -84,11 +84,30 @@ function fromSameForm(
   inbound: Record<string, unknown>,
   maxTokens: number | null,
 ): Record<string, unknown> {
-  const body = { ...inbound };
+  const body: Record<string, unknown> = { ...inbound };
   delete body.model;
+  // The gateway's own Gemini-form answers carry no thought signature, so a conversation that went
+  // through it comes back without one; Gemini 3 refuses such history unless the first call of a
+  // model turn without any signature says it is to be skipped (as for history written elsewhere).
+  if (Array.isArray(body.contents)) {
+    body.contents = body.contents.map((content: unknown) => withSignedFirstCall(content));
+  }
   if (maxTokens === null) return body;
   const generationConfig = isRecord(body.generationConfig) ? body.generationConfig : {};
   return { ...body, generationConfig: { ...generationConfig, maxOutputTokens: maxTokens } };
+}
+
+function withSignedFirstCall(content: unknown): unknown {
+  if (!isRecord(content) || content.role !== 'model' || !Array.isArray(content.parts)) return content;
+  const parts = content.parts as unknown[];
+  const first = parts.findIndex((part) => isRecord(part) && isRecord(part.functionCall));
+  if (first === -1) return content;
+  const call = parts[first] as Record<string, unknown>;
+  // A turn that carries a signature anywhere came from Gemini itself: leave it exactly as it is.
+  if (parts.some((part) => isRecord(part) && typeof part.thoughtSignature === 'string')) return content;
+  const signed = [...parts];
+  signed[first] = { ...call, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE };
+  return { ...content, parts: signed };
 }
 
 /**

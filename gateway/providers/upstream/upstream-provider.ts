@@ -44,9 +44,13 @@ export function createUpstreamProvider<State>(
     route: ModelRoute,
     signal: AbortSignal,
   ): AsyncGenerator<CanonicalEvent, void, undefined> {
-    const prepared = config.inlineImageUrls
-      ? await inlineImageUrls(request, imagePolicy, signal)
-      : request;
+    // A Gemini-form request to a Gemini upstream is the caller's own body: its `fileData` URIs
+    // (Files API, or URLs Gemini fetches itself) go through unchanged, and nothing is fetched.
+    const passesThroughAsIs = config.kind === 'gemini' && request.inbound?.form === 'gemini';
+    const prepared =
+      config.inlineImageUrls && !passesThroughAsIs
+        ? await inlineImageUrls(request, imagePolicy, signal)
+        : request;
     const call = adapter.buildCall(prepared, route, config);
     let answer;
     try {
