@@ -302,7 +302,7 @@ describe('a stream that breaks after it began', () => {
         form,
         answer,
         502,
-        "Provider 'reset' closed the connection before its answer ended",
+        "Provider 'reset': The provider closed the connection before its answer ended",
       );
       const record = (await generation(response.headers.get('cf-ray')!))!;
       expect(record).toMatchObject({
@@ -380,7 +380,7 @@ describe('a stream that breaks after it began', () => {
       reply: () => ({ events: fixtureEvents('gemini', 'gemini-no-finish.chunks.txt') }),
       text: 'Once upon a time',
       status: 502,
-      message: "Provider 'inband_gem'’s stream ended before its answer did",
+      message: "Provider 'inband_gem': The provider’s stream ended before its answer did",
     },
   ] as const)(
     'an upstream error inside a 200 stream ($model) becomes the $form form’s error event',
