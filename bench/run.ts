@@ -1,111 +1,505 @@
 /**
- * `npm run bench`: the gateway's added latency and throughput against a bare Node server, and its
- * memory before and after the load. Bounded in count and time; loopback only. Prints a table and
- * writes bench/results/<date>.json and bench/results/latest.json.
+ * `npm run bench`: the side-by-side benchmark (issue 12). One fast mock upstream, and three
+ * targets measured in turn in one run, scenario by scenario: the mock directly, this gateway
+ * (a real gateway process whose providers file routes `bench/mock-16` to the mock) and Portkey's
+ * open-source gateway in front of the same mock (its custom-host header). Then the workbench BFF in
+ * front of this gateway. Load comes from a process of its own (bench/load-worker.ts).
+ *
+ *   npm run bench                    a few minutes
+ *   npm run bench -- --quick         under a minute, rougher figures
+ *   npm run bench -- --rate-engine autocannon   fixed rates with autocannon's overallRate
+ *   npm run bench -- --chunks 16 --interval-ms 20   the mock's streams (these are the defaults)
+ *
+ * Prints a table; writes bench/results/<date>.json and bench/results/latest.json. Everything
+ * listens on 127.0.0.1 and every process started here is stopped at the end, also on failure.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startGatewayProcess } from '../testing/gateway-process';
-import { measureLatency, measureThroughput, type RequestSpec } from './http-load';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { freePort, startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
+import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
+import {
+  peakMemory,
+  residentMegabytes,
+  root,
+  spawnTypeScript,
+  startAnnouncingService,
+  startLoadWorker,
+  startPortkey,
+  type LoadWorker,
+  type Service,
+} from './processes';
+import {
+  added,
+  formatReport,
+  TARGETS,
+  type BenchResults,
+  type BffResults,
+  type GenerationRecords,
+  type MemoryRow,
+  type TargetName,
+} from './report';
 
-const root = path.resolve(import.meta.dirname, '..');
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 2000);
-const WARMUP = 300;
-const WORKERS = 16;
-const PER_WORKER = Math.max(1, Math.round(SAMPLES / 8));
-const SOAK_ROUNDS = 4;
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'rate-engine': { type: 'string', default: 'paced' },
+    chunks: { type: 'string', default: '16' },
+    'interval-ms': { type: 'string', default: '20' },
+  },
+});
+const quick = flags.quick;
+const rateEngine = ((engine: string | undefined) => {
+  if (engine !== 'paced' && engine !== 'autocannon') {
+    throw new Error('--rate-engine: expected paced or autocannon');
+  }
+  return engine;
+})(flags['rate-engine']);
+const streamChunks = Number(flags.chunks);
+const streamIntervalMs = Number(flags['interval-ms']);
 
-function residentMegabytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kilobytes = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round((kilobytes / 1024) * 10) / 10;
+/** Seconds per scenario and target. */
+const seconds = quick
+  ? { warmup: 1, c1: 2, c32: 2, rate: 1.5, streams: 1.5, bffC1: 2, bffStreams: 1.5 }
+  : { warmup: 2, c1: 6, c32: 5, rate: 3, streams: 3, bffC1: 5, bffStreams: 3 };
+const RATES = [500, 1000, 2000];
+const STREAM_CONCURRENCY = [1, 100];
+
+const MODEL = 'bench/mock-16';
+const UPSTREAM_MODEL = 'mock-16';
+/** Not a secret: the mock accepts anything. Sent the way a real upstream key would be. */
+const UPSTREAM_KEY = 'bench-upstream-key';
+const messages = [{ role: 'user', content: 'Say something short.' }];
+
+const gatewayEnvironment = {
+  GATEWAY_LOG_LEVEL: 'warn',
+  // Settles often enough that settlement runs during the measured windows, as in production
+  // under load; the 30 s default would put at most one pass in a run.
+  GATEWAY_SETTLE_INTERVAL_MS: '1000',
+  // One key carries c=100 streams; the default 64 per key would turn the rest into 429s.
+  GATEWAY_MAX_CONCURRENT_PER_KEY: '4096',
+};
+
+function providersFile(mockUrl: string) {
+  return {
+    include_simulated_models: false,
+    providers: [
+      {
+        id: 'mock',
+        kind: 'openai-compatible',
+        base_url: `${mockUrl}/v1`,
+        api_key_env: 'BENCH_UPSTREAM_KEY',
+        models: [
+          {
+            id: MODEL,
+            upstream_model: UPSTREAM_MODEL,
+            name: 'Benchmark mock (16 tokens)',
+            context_length: 8192,
+            max_completion_tokens: 1024,
+            pricing: { prompt: '0.0000001', completion: '0.0000002' },
+            input_modalities: ['text'],
+            supported_parameters: ['max_tokens', 'temperature', 'stream'],
+          },
+        ],
+      },
+    ],
+  };
 }
 
-async function startBaseline(): Promise<{ url: string; pid: number; stop(): void }> {
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'bench', 'baseline-server.ts')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+type Requests = { plain: RequestSpec; stream: RequestSpec };
+
+function chatRequests(url: string, headers: Record<string, string>, model: string): Requests {
+  const base = { model, messages, max_tokens: 16 };
+  const allHeaders = { 'content-type': 'application/json', ...headers };
+  return {
+    plain: { url, headers: allHeaders, body: JSON.stringify(base) },
+    stream: {
+      url,
+      headers: allHeaders,
+      body: JSON.stringify({ ...base, stream: true, stream_options: { include_usage: true } }),
+    },
+  };
+}
+
+function bffRequests(bffUrl: string): Requests {
+  // The BFF takes only same-origin JSON posts: the Origin a workbench page would send.
+  const headers = { 'content-type': 'application/json', origin: bffUrl };
+  const request = { model: MODEL, messages, max_tokens: 16 };
+  return {
+    plain: {
+      url: `${bffUrl}/api/chat`,
+      headers,
+      body: JSON.stringify({ profile: 'bench', request }),
+    },
+    stream: {
+      url: `${bffUrl}/api/chat`,
+      headers,
+      body: JSON.stringify({ profile: 'bench', request: { ...request, stream: true } }),
+    },
+  };
+}
+
+/** One plain and one streamed request through a target before measuring: a wiring error ends
+ * the run with the target's own answer instead of a table of failures. */
+async function checkWiring(name: string, requests: Requests): Promise<void> {
+  for (const spec of [requests.plain, requests.stream]) {
+    const response = await fetch(spec.url, {
+      method: 'POST',
+      headers: spec.headers,
+      body: spec.body,
+    });
+    const text = await response.text();
+    if (!response.ok || !text.includes('quick')) {
+      throw new Error(
+        `${name} is not answering through the mock (${response.status}): ${text.slice(0, 300)}`,
+      );
+    }
+  }
+}
+
+type RecordCounts = { rows: number; settled: number; at: number };
+
+function countRecords(database: Database.Database): RecordCounts {
+  const row = database
+    .prepare('SELECT COUNT(*) AS rows, COALESCE(SUM(settled), 0) AS settled FROM generations')
+    .get() as { rows: number; settled: number };
+  return { ...row, at: performance.now() };
+}
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+const ratio = (value: number, over: number) =>
+  Number.isFinite(value / over) && over !== 0 ? Math.round((value / over) * 100) / 100 : null;
+
+function progress(text: string): void {
+  process.stderr.write(`bench: ${text}\n`);
 }
 
 async function main(): Promise<void> {
-  const gateway = await startGatewayProcess({
-    environment: { GATEWAY_LOG_LEVEL: 'info', GATEWAY_SIM_TOKENS_PER_SECOND: '0', GATEWAY_SETTLE_INTERVAL_MS: '1000' },
-  });
-  const baseline = await startBaseline();
+  const started = Date.now();
+  const loadBefore = os.loadavg()[0]!;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
+  const services: Service[] = [];
+  let gateway: GatewayProcess | null = null;
+  let worker: LoadWorker | null = null;
+  let database: Database.Database | null = null;
+  const stopAll = async () => {
+    database?.close();
+    await Promise.allSettled([
+      worker?.stop(),
+      ...services.map((service) => service.stop()),
+      gateway?.stop(),
+    ]);
+    fs.rmSync(folder, { recursive: true, force: true });
+  };
+  // Ctrl-C still stops every child before the process ends.
+  const interrupted = () => void stopAll().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
   try {
-    const { key } = await gateway.createKey(['--kind', 'account', '--limit-usd', '1000']);
-    const auth = { authorization: `Bearer ${key}` };
-    const chatBody = JSON.stringify({ model: 'sim/echo-mini', messages: [{ role: 'user', content: 'ping' }], max_tokens: 6, temperature: 0 });
-    const chat: RequestSpec = { method: 'POST', path: '/v1/chat/completions', headers: auth, body: chatBody };
-    const gatewayPid = fs.existsSync(`/proc/${gateway.pid}/status`) ? gateway.pid : null;
+    progress('starting the mock upstream, this gateway, Portkey, the BFF and the load worker');
+    const mock = await startAnnouncingService(
+      'mock upstream',
+      spawnTypeScript('bench/mock-upstream.ts', [
+        '--chunks',
+        String(streamChunks),
+        '--interval-ms',
+        String(streamIntervalMs),
+      ]),
+    );
+    services.push(mock);
 
-    const rssBefore = gatewayPid ? residentMegabytes(gatewayPid) : null;
-    const results = {
-      date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-      samples: SAMPLES,
-      latency_ms: {
-        baseline_chat: await measureLatency(baseline.url, chat, SAMPLES, WARMUP),
-        gateway_chat: await measureLatency(gateway.baseUrl, chat, SAMPLES, WARMUP),
-        gateway_models: await measureLatency(gateway.baseUrl, { method: 'GET', path: '/v1/models' }, SAMPLES, WARMUP),
-        gateway_balance: await measureLatency(gateway.baseUrl, { method: 'GET', path: '/v1/balance', headers: auth }, SAMPLES, WARMUP),
+    const providersPath = path.join(folder, 'providers.json');
+    fs.writeFileSync(providersPath, JSON.stringify(providersFile(mock.url), null, 2));
+    gateway = await startGatewayProcess({
+      environment: {
+        ...gatewayEnvironment,
+        GATEWAY_PROVIDERS: providersPath,
+        BENCH_UPSTREAM_KEY: UPSTREAM_KEY,
       },
-      throughput: {
-        baseline_chat: await measureThroughput(baseline.url, chat, WORKERS, PER_WORKER),
-        gateway_chat: await measureThroughput(gateway.baseUrl, chat, WORKERS, PER_WORKER),
-      },
-      gateway_rss_mb: { before: rssBefore, after: gatewayPid ? residentMegabytes(gatewayPid) : null, soak: [] as number[] },
-      added_latency_ms: { p50: 0, p99: 0 },
-    };
-    // Memory must stay flat under sustained load, not grow with the request count.
-    for (let round = 0; round < SOAK_ROUNDS && gatewayPid; round += 1) {
-      await measureThroughput(gateway.baseUrl, chat, WORKERS, PER_WORKER);
-      results.gateway_rss_mb.soak.push(residentMegabytes(gatewayPid));
+    });
+    const { key } = await gateway.createKey([
+      '--kind',
+      'account',
+      '--limit-usd',
+      '100000',
+      '--name',
+      'bench',
+    ]);
+
+    const portkey = await startPortkey(await freePort());
+    services.push(portkey);
+
+    let bff: Service | null = null;
+    let bffSkipReason = '';
+    try {
+      bff = await startAnnouncingService(
+        'BFF',
+        spawnTypeScript('bench/bff-server.ts', [], {
+          ...process.env,
+          BENCH_GATEWAY_URL: gateway.baseUrl,
+          BENCH_GATEWAY_KEY: key,
+        }),
+      );
+      services.push(bff);
+    } catch (error) {
+      bffSkipReason = `the BFF did not start: ${(error as Error).message.slice(0, 200)}`;
     }
-    results.added_latency_ms = {
-      p50: round(results.latency_ms.gateway_chat.p50 - results.latency_ms.baseline_chat.p50),
-      p99: round(results.latency_ms.gateway_chat.p99 - results.latency_ms.baseline_chat.p99),
+    worker = await startLoadWorker();
+    database = new Database(gateway.dbPath, { readonly: true, fileMustExist: true });
+
+    const requests: Record<TargetName, Requests> = {
+      mock: chatRequests(`${mock.url}/v1/chat/completions`, {}, UPSTREAM_MODEL),
+      gateway: chatRequests(
+        `${gateway.baseUrl}/v1/chat/completions`,
+        { authorization: `Bearer ${key}` },
+        MODEL,
+      ),
+      portkey: chatRequests(
+        `${portkey.url}/v1/chat/completions`,
+        {
+          authorization: `Bearer ${UPSTREAM_KEY}`,
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': `${mock.url}/v1`,
+        },
+        UPSTREAM_MODEL,
+      ),
+    };
+    for (const name of TARGETS) await checkWiring(name, requests[name]);
+    if (bff) {
+      try {
+        await checkWiring('the BFF', bffRequests(bff.url));
+      } catch (error) {
+        bffSkipReason = (error as Error).message.slice(0, 300);
+        await bff.stop();
+        bff = null;
+      }
+    }
+
+    const pids: Record<TargetName, number> = {
+      mock: mock.pid,
+      gateway: gateway.pid,
+      portkey: portkey.pid,
+    };
+    const memory = Object.fromEntries(
+      TARGETS.map((name) => [
+        name,
+        { idleMb: residentMegabytes(pids[name]), saturationMb: null, streamsMb: null, endMb: null },
+      ]),
+    ) as Record<TargetName, MemoryRow>;
+    const bffIdleMb = bff ? residentMegabytes(bff.pid) : null;
+    const load = worker;
+
+    for (const name of TARGETS) {
+      progress(`warming up ${name}`);
+      await load.run({
+        kind: 'closed',
+        request: requests[name].plain,
+        connections: 8,
+        seconds: seconds.warmup,
+      });
+      await load.run({
+        kind: 'streams',
+        request: requests[name].stream,
+        concurrency: 4,
+        seconds: 1,
+      });
+    }
+
+    const latencyC1 = {} as Record<TargetName, ClosedResult>;
+    for (const name of TARGETS) {
+      progress(`latency at c=1: ${name}`);
+      latencyC1[name] = await load.run({
+        kind: 'closed',
+        request: requests[name].plain,
+        connections: 1,
+        seconds: seconds.c1,
+      });
+    }
+
+    const throughputC32 = {} as Record<TargetName, ClosedResult>;
+    let generations: GenerationRecords | null = null;
+    for (const name of TARGETS) {
+      progress(`throughput at c=32: ${name}`);
+      const before = name === 'gateway' ? countRecords(database) : null;
+      const { value, peakMb } = await peakMemory({ [name]: pids[name] }, () =>
+        load.run<ClosedResult>({
+          kind: 'closed',
+          request: requests[name].plain,
+          connections: 32,
+          seconds: seconds.c32,
+        }),
+      );
+      throughputC32[name] = value;
+      memory[name].saturationMb = peakMb[name] ?? null;
+      if (before) {
+        // Answers cut at the end of the window may still be writing their record.
+        await pause(300);
+        const after = countRecords(database);
+        const settleIntervalMs = Number(gatewayEnvironment.GATEWAY_SETTLE_INTERVAL_MS);
+        await pause(settleIntervalMs * 1.5);
+        const settled = countRecords(database);
+        generations = {
+          writtenPerSecond: Math.round((after.rows - before.rows) / value.seconds),
+          perAnswer: Math.round(((after.rows - before.rows) / Math.max(1, value.ok)) * 1000) / 1000,
+          settledPerSecond: Math.round(
+            (after.settled - before.settled) / ((after.at - before.at) / 1000),
+          ),
+          pendingAfter: settled.rows - settled.settled,
+          settleIntervalMs,
+        };
+      }
+    }
+
+    const rates: BenchResults['rates'] = [];
+    for (const rate of RATES) {
+      const byTarget = {} as Record<TargetName, RateResult>;
+      for (const name of TARGETS) {
+        progress(`p99 at ${rate} req/s: ${name}`);
+        byTarget[name] = await load.run({
+          kind: 'rate',
+          engine: rateEngine,
+          request: requests[name].plain,
+          rate,
+          seconds: seconds.rate,
+        });
+      }
+      rates.push({ rate, results: byTarget });
+    }
+
+    const streams: BenchResults['streams'] = [];
+    for (const concurrency of STREAM_CONCURRENCY) {
+      const byTarget = {} as Record<TargetName, StreamsResult>;
+      for (const name of TARGETS) {
+        progress(`streams at c=${concurrency}: ${name}`);
+        const { value, peakMb } = await peakMemory({ [name]: pids[name] }, () =>
+          load.run<StreamsResult>({
+            kind: 'streams',
+            request: requests[name].stream,
+            concurrency,
+            seconds: seconds.streams,
+          }),
+        );
+        byTarget[name] = value;
+        if (concurrency === 100) memory[name].streamsMb = peakMb[name] ?? null;
+      }
+      const ttft = (name: 'gateway' | 'portkey') => ({
+        p50: Math.round((byTarget[name].ttft.p50 - byTarget.mock.ttft.p50) * 1000) / 1000,
+        p99: Math.round((byTarget[name].ttft.p99 - byTarget.mock.ttft.p99) * 1000) / 1000,
+      });
+      streams.push({
+        concurrency,
+        results: byTarget,
+        addedTtft: { gateway: ttft('gateway'), portkey: ttft('portkey') },
+      });
+    }
+
+    let bffResults: BffResults = { skipped: true, reason: bffSkipReason };
+    if (bff) {
+      progress('the workbench BFF in front of the gateway');
+      const through = bffRequests(bff.url);
+      await load.run({
+        kind: 'closed',
+        request: through.plain,
+        connections: 8,
+        seconds: seconds.warmup,
+      });
+      const { value, peakMb } = await peakMemory({ bff: bff.pid }, async () => ({
+        latency: await load.run<ClosedResult>({
+          kind: 'closed',
+          request: through.plain,
+          connections: 1,
+          seconds: seconds.bffC1,
+        }),
+        stream: await load.run<StreamsResult>({
+          kind: 'streams',
+          request: through.stream,
+          concurrency: 1,
+          seconds: seconds.bffStreams,
+        }),
+      }));
+      const gatewayStreamC1 = streams.find(({ concurrency }) => concurrency === 1)!.results.gateway;
+      bffResults = {
+        skipped: false,
+        latency: value.latency,
+        stream: value.stream,
+        added: added(value.latency.latency, latencyC1.gateway.latency),
+        addedTtft: {
+          p50: Math.round((value.stream.ttft.p50 - gatewayStreamC1.ttft.p50) * 1000) / 1000,
+          p99: Math.round((value.stream.ttft.p99 - gatewayStreamC1.ttft.p99) * 1000) / 1000,
+        },
+        memory: {
+          idleMb: bffIdleMb,
+          peakMb: peakMb.bff ?? null,
+          endMb: residentMegabytes(bff.pid),
+        },
+      };
+    }
+
+    await pause(1000);
+    for (const name of TARGETS) memory[name].endMb = residentMegabytes(pids[name]);
+
+    const addedC1 = {
+      gateway: added(latencyC1.gateway.latency, latencyC1.mock.latency),
+      portkey: added(latencyC1.portkey.latency, latencyC1.mock.latency),
+    };
+    const streamsC1 = streams.find(({ concurrency }) => concurrency === 1)!;
+    const results: BenchResults = {
+      date: new Date(started).toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      quick,
+      machine: {
+        cpus: os.cpus().length,
+        model: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        loadAverage: { before: loadBefore, after: os.loadavg()[0]! },
+      },
+      setup: {
+        completionTokens: 16,
+        streamChunks,
+        streamIntervalMs,
+        rateEngine,
+        seconds,
+        gatewayEnvironment,
+      },
+      latencyC1,
+      addedC1,
+      throughputC32,
+      rates,
+      streams,
+      bff: bffResults,
+      memory,
+      generations: generations!,
+      ratios: {
+        throughputVsPortkey: ratio(
+          throughputC32.gateway.perSecond,
+          throughputC32.portkey.perSecond,
+        ),
+        throughputVsMock: ratio(throughputC32.gateway.perSecond, throughputC32.mock.perSecond),
+        addedP50VsPortkey: ratio(addedC1.gateway.p50, addedC1.portkey.p50),
+        addedP99VsPortkey: ratio(addedC1.gateway.p99, addedC1.portkey.p99),
+        addedTtftVsPortkey: ratio(streamsC1.addedTtft.gateway.p50, streamsC1.addedTtft.portkey.p50),
+        rssVsPortkey: ratio(memory.gateway.saturationMb ?? NaN, memory.portkey.saturationMb ?? NaN),
+      },
     };
 
-    printTable(results);
-    const folder = path.join(root, 'bench', 'results');
-    fs.mkdirSync(folder, { recursive: true });
+    console.log(formatReport(results));
+    const resultsFolder = path.join(root, 'bench', 'results');
+    fs.mkdirSync(resultsFolder, { recursive: true });
     const text = `${JSON.stringify(results, null, 2)}\n`;
-    fs.writeFileSync(path.join(folder, `${results.date.replace(/[:.]/g, '-')}.json`), text);
-    fs.writeFileSync(path.join(folder, 'latest.json'), text);
+    const file = path.join(resultsFolder, `${results.date.replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(file, text);
+    fs.writeFileSync(path.join(resultsFolder, 'latest.json'), text);
+    console.log(
+      `\nWritten: ${path.relative(root, file)} (and bench/results/latest.json), in ${Math.round((Date.now() - started) / 1000)} s.`,
+    );
   } finally {
-    baseline.stop();
-    await gateway.stop();
+    await stopAll();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
   }
-}
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
-
-function printTable(results: {
-  latency_ms: Record<string, { p50: number; p90: number; p99: number; mean: number }>;
-  throughput: Record<string, { perSecond: number; requests: number; workers: number }>;
-  gateway_rss_mb: { before: number | null; after: number | null; soak: number[] };
-  added_latency_ms: { p50: number; p99: number };
-}): void {
-  const lines = ['scenario                 p50 ms   p90 ms   p99 ms   mean ms'];
-  for (const [name, value] of Object.entries(results.latency_ms)) {
-    lines.push(`${name.padEnd(22)} ${[value.p50, value.p90, value.p99, value.mean].map((n) => n.toFixed(3).padStart(8)).join(' ')}`);
-  }
-  lines.push('', 'throughput               req/s  (requests, workers)');
-  for (const [name, value] of Object.entries(results.throughput)) {
-    lines.push(`${name.padEnd(22)} ${String(value.perSecond).padStart(7)}  (${value.requests}, ${value.workers})`);
-  }
-  lines.push(
-    '',
-    `gateway added latency: p50 ${results.added_latency_ms.p50} ms, p99 ${results.added_latency_ms.p99} ms`,
-    `gateway RSS: ${results.gateway_rss_mb.before ?? '?'} MB before, ${results.gateway_rss_mb.after ?? '?'} MB after the load, ` +
-      `then ${results.gateway_rss_mb.soak.join(' / ') || '?'} MB after each of ${SOAK_ROUNDS} more rounds of ${WORKERS * PER_WORKER} requests`,
-  );
-  console.log(lines.join('\n'));
 }
 
 main().catch((error: unknown) => {

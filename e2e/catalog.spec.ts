@@ -97,6 +97,24 @@ test.describe('catalog', () => {
     await expect(dialog).toHaveCount(0);
     await expect(page).not.toHaveURL(/model=/);
   });
+
+  test('the detail panel lists the providers serving the model, each with its status', async ({
+    page,
+  }) => {
+    await page.goto('/catalog');
+    // The table names the provider too (from the tablet width up).
+    const row = page.getByRole('row').filter({ hasText: 'sim/echo-mini' });
+    await expect(row).toContainText('via simulated');
+
+    await page.getByRole('button', { name: 'Details of Sim: Echo Mini' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.getByRole('heading', { name: 'Providers (1)' })).toBeVisible();
+    const providers = dialog.getByRole('list', { name: /Providers/ }).getByRole('listitem');
+    await expect(providers).toHaveCount(1);
+    await expect(providers.first()).toContainText('simulated');
+    await expect(providers.first()).toContainText('Healthy');
+    await expect(providers.first()).toContainText('$0.10 prompt · $0.40 completion');
+  });
 });
 
 test.describe('catalog keyboard', () => {

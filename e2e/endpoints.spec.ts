@@ -25,6 +25,13 @@ test.describe('endpoints', () => {
     await expect(table.getByRole('row').filter({ hasText: 'Planned' }).first()).toContainText(
       'Planned entry',
     );
+
+    // The provider endpoints route is a real, free check: the embedded gateway serves it.
+    const providers = table.getByRole('row').filter({ hasText: 'Provider endpoints of a model' });
+    await expect(providers).toContainText('Available');
+    await expect(providers.getByRole('cell').nth(1)).toHaveText('200');
+    await expect(providers).toContainText('no key');
+    await expect(providers).toContainText(/1 provider: simulated\./);
   });
 
   test('re-runs one row and exports the results without a full key', async ({ page }) => {

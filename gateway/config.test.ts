@@ -46,8 +46,16 @@ describe('loadGatewayConfig', () => {
     ['GATEWAY_MAX_BODY_BYTES', '10'],
     ['GATEWAY_LOG_LEVEL', 'loud'],
     ['GATEWAY_KEY_PEPPER', 'short'],
+    ['GATEWAY_ADMIN_TOKEN', 'x'.repeat(31)],
   ])('throws naming %s for the bad value %j', (variable, value) => {
     expect(() => loadGatewayConfig({ [variable]: value })).toThrow(ConfigurationError);
     expect(() => loadGatewayConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it('takes an operator token of 32 or more characters, and none by default', () => {
+    expect(loadGatewayConfig({}).adminToken).toBeUndefined();
+    expect(loadGatewayConfig({ GATEWAY_ADMIN_TOKEN: '' }).adminToken).toBeUndefined();
+    const token = 'o'.repeat(32);
+    expect(loadGatewayConfig({ GATEWAY_ADMIN_TOKEN: token }).adminToken).toBe(token);
   });
 });

@@ -33,6 +33,11 @@ const environmentSchema = z.object({
    * upstreams that need images inline). Off by default: a tenant must not read our network.
    */
   GATEWAY_ALLOW_PRIVATE_IMAGE_URLS: z.enum(['0', '1', 'true', 'false']).optional(),
+  /** The operator's token for `/admin/v1/…`; when unset, those routes do not exist (404). */
+  GATEWAY_ADMIN_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters (a long random secret)')
+    .optional(),
 });
 
 export type GatewayConfig = {
@@ -49,6 +54,8 @@ export type GatewayConfig = {
   /** The providers file, validated; null when GATEWAY_PROVIDERS is unset (simulated models only). */
   providers: ProvidersFile | null;
   allowPrivateImageUrls: boolean;
+  /** The operator's token for `/admin/v1/…`; undefined when unset (those routes answer 404). */
+  adminToken: string | undefined;
 };
 
 export class ConfigurationError extends Error {}
@@ -86,5 +93,6 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     maxCountBodyBytes: value.GATEWAY_MAX_COUNT_BODY_BYTES,
     providers,
     allowPrivateImageUrls: ['1', 'true'].includes(value.GATEWAY_ALLOW_PRIVATE_IMAGE_URLS ?? ''),
+    adminToken: value.GATEWAY_ADMIN_TOKEN,
   };
 }

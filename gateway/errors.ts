@@ -17,6 +17,7 @@ export type GatewayErrorType =
   | 'insufficient_balance'
   | 'permission_denied'
   | 'not_found'
+  | 'conflict'
   | 'model_not_found'
   | 'request_too_large'
   | 'unsupported_media_type'

@@ -47,6 +47,7 @@ export function testConfig(
     maxCountBodyBytes: 1024 * 1024,
     providers: null,
     allowPrivateImageUrls: true,
+    adminToken: undefined,
     ...overrides,
   };
 }

@@ -14,6 +14,7 @@ describe('normalizeModelEntry', () => {
       pricing: { prompt: '0', completion: 0.5, image: '1' },
       architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] },
       supported_parameters: ['tools', 7],
+      providers: ['primary', null, 'backup'],
       unknown_field: { deep: [1, 2] },
     };
     expect(normalizeModelEntry(entry)).toEqual({
@@ -29,6 +30,7 @@ describe('normalizeModelEntry', () => {
       input_modalities: ['text', 'image'],
       output_modalities: ['text'],
       supported_parameters: ['tools'],
+      providers: ['primary', 'backup'],
       raw: entry,
     });
   });
@@ -50,6 +52,7 @@ describe('normalizeModelEntry', () => {
       created: null,
       prompt_price: null,
       input_modalities: [],
+      providers: [],
     });
   });
 

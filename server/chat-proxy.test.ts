@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { chatResultSchema, apiErrorSchema } from '../contract/workbench-api';
+import { chatResultSchema, apiErrorSchema, type CallMeta } from '../contract/workbench-api';
 import {
+  cfRayOf,
   chunkLine,
   completionBody,
+  inferenceHeaders,
   sendJson,
   startFakeGateway,
   type FakeGateway,
@@ -49,6 +51,8 @@ describe('POST /api/chat', () => {
     expect(result.meta.cf_ray).toBe('00000000000000c8-TST');
     expect(result.meta.total_ms).not.toBeNull();
     expect(result.body).toEqual(completionBody('sim/echo'));
+    // The provider that answered, from the gateway's header; one attempt when it says no more.
+    expect(result.meta).toMatchObject({ provider: 'primary', attempts: 1 });
     const sent = gateway.requests.at(-1);
     expect(sent?.url).toBe('/v1/chat/completions');
     expect(sent?.headers.authorization).toBe(`Bearer ${key}`);
@@ -104,6 +108,8 @@ describe('POST /api/chat', () => {
       upstream_status: 200,
       cf_ray: '0000000000000007-TST',
       total_ms: null,
+      provider: 'primary',
+      attempts: 1,
     });
     expect(events.slice(1, 4).map((event) => `${event}\n\n`)).toEqual([
       chunkLine('O'),
@@ -113,6 +119,43 @@ describe('POST /api/chat', () => {
     expect(events[4]).toMatch(/^event: done\ndata: /);
     const done = JSON.parse(events[4]!.split('data: ')[1]!) as { total_ms: number | null };
     expect(typeof done.total_ms).toBe('number');
+  });
+
+  it('passes on the provider and the number of attempts when the gateway fell back', async () => {
+    gateway.setHandler((_request, response) => {
+      response.writeHead(
+        200,
+        inferenceHeaders('text/event-stream', cfRayOf(9), {
+          provider: 'backup',
+          attempts: 3,
+        }),
+      );
+      response.end(`${chunkLine('OK')}data: [DONE]\n\n`);
+    });
+    const streamed = await postJson(bff, '/api/chat', chatBody(true));
+    const meta = JSON.parse(streamed.text.split('\n\n')[0]!.split('data: ')[1]!) as CallMeta;
+    expect(meta).toMatchObject({ provider: 'backup', attempts: 3 });
+    expect(streamed.text).toMatch(/event: done\ndata: \{[^\n]*"provider":"backup","attempts":3/);
+  });
+
+  it.each([
+    ['a provider id of another shape', { 'x-gateway-provider': '<script>' }, null, null],
+    [
+      'an attempts count that is not a number',
+      { 'x-gateway-provider': 'primary', 'x-gateway-attempts': 'two' },
+      'primary',
+      1,
+    ],
+    ['no routing headers at all', {}, null, null],
+  ])('keeps only well-formed routing headers: %s', async (_case, headers, provider, attempts) => {
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', ...headers });
+      response.end(JSON.stringify(completionBody()));
+    });
+    const result = chatResultSchema.parse(
+      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+    );
+    expect(result.meta).toMatchObject({ provider, attempts });
   });
 
   it('delivers the first chunk before the gateway has finished', async () => {

@@ -12,12 +12,24 @@ import {
   CallerGoneError,
   GatewayCallError,
   parseJsonOrNull,
+  routingOf,
   type GatewayResponse,
 } from './gateway-client';
 import { maskKnownKeys, redactJson, redactSecretText } from './secrets';
 
 function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The call's meta: status, trace id, timing, and which provider answered after how many tries. */
+function callMetaOf(upstream: GatewayResponse, totalMs: number | null): CallMeta {
+  return {
+    upstream_status: upstream.status,
+    cf_ray: upstream.cfRay,
+    ttfb_ms: upstream.ttfbMs,
+    total_ms: totalMs,
+    ...routingOf(upstream.headers),
+  };
 }
 
 export function createChatRouter(context: WorkbenchContext): Router {
@@ -42,12 +54,7 @@ export function createChatRouter(context: WorkbenchContext): Router {
       );
     }
     if (ok && upstream.cfRay) profiles.rememberTrace(profile, upstream.cfRay);
-    const meta: CallMeta = {
-      upstream_status: upstream.status,
-      cf_ray: upstream.cfRay,
-      ttfb_ms: upstream.ttfbMs,
-      total_ms: upstream.elapsedMs(),
-    };
+    const meta = callMetaOf(upstream, upstream.elapsedMs());
     // An error body is checked for anything key-like; an answer only for the held keys, so a
     // model's text is otherwise passed on exactly.
     const body = redactJson(json.value, profiles.allKeys(), { onlyKnownKeys: ok });
@@ -67,12 +74,7 @@ export function createChatRouter(context: WorkbenchContext): Router {
     response.setHeader('X-Accel-Buffering', 'no');
     response.flushHeaders();
     if (upstream.cfRay) profiles.rememberTrace(profile, upstream.cfRay);
-    const meta: CallMeta = {
-      upstream_status: upstream.status,
-      cf_ray: upstream.cfRay,
-      ttfb_ms: upstream.ttfbMs,
-      total_ms: null,
-    };
+    const meta = callMetaOf(upstream, null);
     response.write(sseEvent('meta', meta));
 
     const keys = profiles.allKeys();

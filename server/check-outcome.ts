@@ -33,6 +33,8 @@ export function explainOutcome(
     planned: boolean;
     expectedStatus?: number;
     gatewayMessage?: string | null;
+    /** What an available answer found, e.g. "2 providers, in fallback order: a, b." */
+    found?: string | null;
   },
 ): string {
   const said = details.gatewayMessage ? ` The gateway said: "${details.gatewayMessage}".` : '';
@@ -41,7 +43,7 @@ export function explainOutcome(
     : '';
   switch (outcome) {
     case 'available':
-      return `Answered with the expected shape.${plannedNote}`;
+      return `Answered with the expected shape.${details.found ? ` ${details.found}` : ''}${plannedNote}`;
     case 'placeholder':
       return details.status === 501
         ? `The route exists but answers 501 Not Implemented: a placeholder. Do not build on it yet.${plannedNote}`

@@ -31,7 +31,6 @@ beforeAll(async () => {
     if (path.startsWith('/v1beta/')) return sendJson(response, 500, { error: 'provider down' });
     if (path === '/v1/generation') return sendJson(response, 404, { error: 'no record' });
     if (path === '/v1/messages') return sendJson(response, 402, { error: 'depleted' });
-    if (path.endsWith('/endpoints')) return sendJson(response, 403, { error: 'forbidden' });
     defaultHandler(request, response);
   });
   bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
@@ -129,7 +128,19 @@ describe('/api/checks', () => {
       outcome: 'expected_error',
       status: 401,
     });
-    expect(checks['model-endpoints']).toMatchObject({ outcome: 'forbidden', status: 403 });
+    // Free and keyless: the providers of the model the checks use (the free variant).
+    expect(checks['model-endpoints']).toMatchObject({
+      outcome: 'available',
+      status: 200,
+      path: '/v1/models/sim/echo:free/endpoints',
+      auth_form: 'none',
+    });
+    expect(checks['model-endpoints']!.explanation).toMatch(
+      /^Answered with the expected shape\. 1 provider: primary\./,
+    );
+    const endpointsCall = gateway.requests.find((request) => request.url.endsWith('/endpoints'));
+    expect(endpointsCall?.url).toBe('/v1/models/sim/echo:free/endpoints');
+    expect(endpointsCall?.headers.authorization).toBeUndefined();
     expect(checks.generation!.outcome).toBe('skipped');
     expect(typeof checks.balance!.latency_ms).toBe('number');
     // The key went in the form each check names.
@@ -159,6 +170,9 @@ describe('/api/checks', () => {
     expect(checks.messages!.explanation).toMatch(/Keys page/);
     expect(checks['gemini-generate-content']).toMatchObject({ outcome: 'failing', status: 500 });
     expect(checks.responses).toMatchObject({ outcome: 'placeholder', status: 501 });
+    expect(checks['model-endpoints']!.explanation).toMatch(
+      /2 providers, in fallback order: primary, backup\./,
+    );
     expect(checks.embeddings).toMatchObject({ outcome: 'placeholder', status: 200 });
     // The generation check asked for this run's chat trace id and was told 404.
     expect(checks.generation).toMatchObject({
@@ -189,6 +203,33 @@ describe('/api/checks', () => {
   });
 });
 
+describe('/api/checks: the provider endpoints check', () => {
+  it('reports the failure when the gateway refuses the route', async () => {
+    const refusing = await startFakeGateway((request, response) =>
+      request.url.endsWith('/endpoints')
+        ? sendJson(response, 500, { error: 'provider table unavailable' })
+        : defaultHandler(request, response),
+    );
+    const workbench = await startTestBff({
+      gatewayBaseUrl: refusing.baseUrl,
+      profiles: { main: key },
+    });
+    try {
+      const report = checksReportSchema.parse(
+        (
+          await postJson(workbench, '/api/checks', { profile: 'main', only: ['model-endpoints'] })
+        ).json(),
+      );
+      const check = byId(report.results)['model-endpoints']!;
+      expect(check).toMatchObject({ outcome: 'failing', status: 500 });
+      expect(check.explanation).toMatch(/provider table unavailable/);
+    } finally {
+      await workbench.close();
+      await refusing.close();
+    }
+  });
+});
+
 describe('/api/checks on a paid model', () => {
   it('skips the inference checks and says what they would cost', async () => {
     const report = checksReportSchema.parse(
@@ -209,7 +250,10 @@ describe('/api/checks when the browser leaves', () => {
       if (request.url.split('?')[0] === '/v1/models') defaultHandler(request, response);
     });
     const held = () => silent.requests.find((sent) => sent.url.split('?')[0] !== '/v1/models');
-    const workbench = await startTestBff({ gatewayBaseUrl: silent.baseUrl, profiles: { main: key } });
+    const workbench = await startTestBff({
+      gatewayBaseUrl: silent.baseUrl,
+      profiles: { main: key },
+    });
     try {
       const request = openRequest(workbench, 'POST', '/api/checks', {
         profile: 'main',

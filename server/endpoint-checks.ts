@@ -5,7 +5,12 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { balanceSchema, generationRecordSchema } from '../contract/gateway';
+import {
+  balanceSchema,
+  generationRecordSchema,
+  modelEndpointListSchema,
+  modelEndpointSchema,
+} from '../contract/gateway';
 import {
   checksReportSchema,
   runChecksRequestSchema,
@@ -25,6 +30,7 @@ import {
   type GatewayRequest,
   type KeyPlacement,
 } from './gateway-client';
+import { modelEndpointsPath } from './model-endpoints';
 import { redactSecretText } from './secrets';
 import { minimalCallCost } from './validate-key';
 
@@ -54,6 +60,8 @@ interface CheckDefinition {
   build(inputs: RunInputs): { call: CheckCall; path: string } | { skip: string };
   /** True when a 2xx answer has the shape the entry promises. */
   shapeOk(answer: CollectedResponse): boolean;
+  /** What an available answer found, for the explanation (e.g. how many providers). */
+  summarize?(answer: CollectedResponse): string | null;
 }
 
 function object(value: unknown): Record<string, unknown> | null {
@@ -101,6 +109,15 @@ const geminiCall = (model: string): CheckCall => ({
 });
 
 const hasModelList = (answer: CollectedResponse) => Array.isArray(jsonOf(answer)?.data);
+/** The provider ids of a model's endpoints list, or null when the answer is not one. */
+const providersOf = (answer: CollectedResponse): string[] | null => {
+  const list = modelEndpointListSchema.safeParse(answer.json?.value);
+  if (!list.success) return null;
+  return list.data.data.flatMap((entry) => {
+    const endpoint = modelEndpointSchema.safeParse(entry);
+    return endpoint.success ? [endpoint.data.provider] : [];
+  });
+};
 const isBalance = (answer: CollectedResponse) =>
   balanceSchema.safeParse(answer.json?.value).success;
 const isChatCompletion = (answer: CollectedResponse) => {
@@ -314,18 +331,23 @@ export const checkDefinitions: CheckDefinition[] = [
     shapeOk: (answer) => generationRecordSchema.safeParse(answer.json?.value).success,
   },
   {
+    // Free and keyless, like the catalog: the providers of the model the checks call.
     id: 'model-endpoints',
     entry: 'Provider endpoints of a model',
     method: 'GET',
     path: '/v1/models/{model}/endpoints',
-    auth_form: 'bearer',
+    auth_form: 'none',
     planned: true,
     paid: false,
     maxTokens: 0,
-    build: withModel((model) => ({ method: 'GET', path: `/v1/models/${model}/endpoints` })),
-    shapeOk: (answer) => {
-      const data = object(jsonOf(answer)?.data);
-      return Array.isArray(data?.endpoints);
+    build: withModel((model) => ({ method: 'GET', path: modelEndpointsPath(model) })),
+    shapeOk: (answer) => providersOf(answer) !== null,
+    summarize: (answer) => {
+      const providers = providersOf(answer);
+      if (!providers) return null;
+      if (providers.length === 0) return 'No provider serves the model.';
+      if (providers.length === 1) return `1 provider: ${providers[0]}.`;
+      return `${providers.length} providers, in fallback order: ${providers.join(', ')}.`;
     },
   },
   {
@@ -407,6 +429,16 @@ function gatewayMessageOf(answer: CollectedResponse, keys: string[]): string | n
   return message === null ? null : redactSecretText(message, keys).slice(0, 200);
 }
 
+/** What an available answer found, with anything key-like in the gateway's text masked. */
+function summaryOf(
+  definition: CheckDefinition,
+  answer: CollectedResponse | null,
+  keys: string[],
+): string | null {
+  const summary = answer ? definition.summarize?.(answer) : null;
+  return summary ? redactSecretText(summary, keys) : null;
+}
+
 async function runOne(
   context: WorkbenchContext,
   definition: CheckDefinition,
@@ -460,6 +492,7 @@ async function runOne(
           planned: definition.planned,
           expectedStatus: definition.expectedStatus,
           gatewayMessage: ok ? null : gatewayMessageOf(answer, keys),
+          found: summaryOf(definition, outcome === 'available' ? answer : null, keys),
         }),
         ran_at: ranAt,
       },

@@ -7,7 +7,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { cfRayPattern } from '../contract/gateway';
+import {
+  cfRayPattern,
+  gatewayAttemptsHeader,
+  gatewayProviderHeader,
+  providerIdPattern,
+} from '../contract/gateway';
 import type { GatewayTimeouts } from './config';
 
 export type GatewayStage = 'connect' | 'first_byte' | 'deadline' | 'too_large' | 'gateway';
@@ -22,6 +27,26 @@ export const defaultMaxAnswerBytes = 16 * 1024 * 1024;
  */
 export function traceIdOf(headerValue: string | null): string | null {
   return headerValue !== null && cfRayPattern.test(headerValue) ? headerValue : null;
+}
+
+/**
+ * Which provider answered an inference call and after how many attempts, from the gateway's
+ * `x-gateway-provider` and `x-gateway-attempts`. Like the trace id, a value of another shape is
+ * dropped here, so nothing odd is echoed to the browser. The gateway sends the attempts only
+ * when there was more than one: a named provider without it means one attempt.
+ */
+export function routingOf(headers: Headers): { provider: string | null; attempts: number | null } {
+  const providerValue = headers.get(gatewayProviderHeader);
+  const provider =
+    providerValue !== null && providerIdPattern.test(providerValue) ? providerValue : null;
+  const attemptsValue = headers.get(gatewayAttemptsHeader);
+  const attempts =
+    attemptsValue !== null && /^[1-9][0-9]{0,2}$/.test(attemptsValue)
+      ? Number(attemptsValue)
+      : provider !== null
+        ? 1
+        : null;
+  return { provider, attempts };
 }
 
 /** How the key travels (spec 5). `none` sends no key at all. */

@@ -10,6 +10,7 @@ import {
   chatResultSchema,
   checksReportSchema,
   healthSchema,
+  modelEndpointsSchema,
   profilesSchema,
   validateKeyResultSchema,
   type CheckResult,
@@ -115,6 +116,19 @@ describe('the BFF against the real gateway', () => {
     const catalog = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
     expect(catalog.models.map((model) => model.id)).toContain('sim/echo-mini');
     expect(catalog.models.every((model) => model.author === 'sim')).toBe(true);
+    expect(catalog.models.find((model) => model.id === 'sim/echo-mini')?.providers).toEqual([
+      'simulated',
+    ]);
+  });
+
+  it('the providers of a model, from the gateway’s endpoints route', async () => {
+    const endpoints = modelEndpointsSchema.parse(
+      (await rawRequest(bff, { path: '/api/catalog/endpoints?model=sim%2Fecho-mini' })).json(),
+    );
+    expect(endpoints.model).toBe('sim/echo-mini');
+    expect(endpoints.endpoints).toMatchObject([
+      { provider: 'simulated', kind: 'simulated', order: 1, status: 'healthy', retry_after: null },
+    ]);
   });
 
   it('profiles with masked keys and identities', async () => {
@@ -138,6 +152,7 @@ describe('the BFF against the real gateway', () => {
     );
     expect(result.meta.upstream_status).toBe(200);
     expect(result.meta.cf_ray).toMatch(cfRayPattern);
+    expect(result.meta).toMatchObject({ provider: 'simulated', attempts: 1 });
     expect(result.body).toMatchObject({
       object: 'chat.completion',
       usage: { completion_tokens: 2 },
@@ -229,6 +244,7 @@ describe('the BFF against the real gateway', () => {
       'chat-completions',
       'chat-completions-stream',
       'generation',
+      'model-endpoints',
     ]) {
       expect(checks[id], id).toMatchObject({ outcome: 'available' });
       expect(checks[id]!.cf_ray, id).toMatch(cfRayPattern);
@@ -239,7 +255,6 @@ describe('the BFF against the real gateway', () => {
       'gemini-generate-content',
       'responses',
       'embeddings',
-      'model-endpoints',
       'gemini-bearer-rejected',
     ]) {
       expect(checks[id]!.outcome, id).not.toBe('skipped');

@@ -1,15 +1,83 @@
 /**
- * Key administration: create, list, show, disable, enable, revoke, set limits and rotate. Used by
- * the command line and by the embedded start-up's demo keys; every check that keeps the key tree
- * sane lives here, so no caller can skip it.
+ * Key administration: create, list, show, change, disable, enable, revoke, rotate and top up keys.
+ * The one home of the rules that keep the key tree and its money sane, used by the command line,
+ * the embedded start-up's demo keys, an account key's `/v1/keys` routes and the operator's
+ * `/admin/v1/keys` routes, so no caller can skip one.
+ *
+ * Every change is one transaction with its audit row (`key_events`: who, what, when, the old and
+ * new values, never a key or a digest) and, when money moves, its ledger entries (`key_ledger`).
+ *
+ * The money (README, "Keys, states and money"): an account key's `limit = recharge + credit -
+ * allocated`. The operator funds accounts (the opening limit and every recharge count as
+ * recharge; credit is granted money, kept apart); an allocated child's limit is money its account
+ * allocated to it. An account key that funds a child gives from its own limit; the operator
+ * funding a child (command line) adds the money to the account as a recharge and allocates it on
+ * at once, so the account's limit does not move. Money taken back from a child (a lower limit, a
+ * revocation) returns to its account's limit, never more than the child has not spent.
  */
 import type { KeyKind } from '../../contract/gateway';
-import { nanosToUsd, usdToNanos } from '../billing/money';
-import type { GatewayStore, KeyRow } from '../store/store';
+import { nanosToUsd, usdToNanos, type Nanos } from '../billing/money';
+import type {
+  GatewayStore,
+  KeyActor,
+  KeyEventRow,
+  KeyRow,
+  KeyUpdate,
+  LedgerEntry,
+} from '../store/store';
 import { generateKey, generateKeyId, maskKey, type KeyDigester } from './key-material';
-import { isExpired, remainingNanos } from './key-state';
+import { keyStatus, remainingNanos, type KeyStateName } from './key-state';
 
-export class KeyAdminError extends Error {}
+export type { KeyActor };
+
+/** Fields a change can be refused for, named as the HTTP API spells them. */
+export type KeyField =
+  | 'kind'
+  | 'parent_id'
+  | 'name'
+  | 'limit_usd'
+  | 'grace_usd'
+  | 'expires_at'
+  | 'disabled'
+  | 'amount_usd'
+  | 'note';
+
+/** The same fields as the command line names them, so its messages stay its own. */
+const cliNames: Record<KeyField, string> = {
+  kind: '--kind',
+  parent_id: '--parent',
+  name: '--name',
+  limit_usd: '--limit-usd',
+  grace_usd: '--grace-usd',
+  expires_at: '--expires-at',
+  disabled: 'disable/enable',
+  amount_usd: 'the amount',
+  note: 'the note',
+};
+
+type Explain = (name: (field: KeyField) => string) => string;
+
+/**
+ * A refused change. `message` names fields as the command line spells them (`--limit-usd`);
+ * `apiMessage` as the HTTP API does (`'limit_usd'`).
+ */
+export class KeyAdminError extends Error {
+  constructor(
+    readonly reason: 'invalid' | 'not_found' | 'conflict',
+    private readonly explain: Explain,
+    readonly field: KeyField | null = null,
+  ) {
+    super(explain((field) => cliNames[field]));
+    this.name = 'KeyAdminError';
+  }
+
+  get apiMessage(): string {
+    return this.explain((field) => `'${field}'`);
+  }
+}
+
+const invalid = (field: KeyField | null, explain: Explain) =>
+  new KeyAdminError('invalid', explain, field);
 
 export type CreateKeyInput = {
   kind: KeyKind;
@@ -20,176 +88,545 @@ export type CreateKeyInput = {
   name?: string;
 };
 
+/** What `set` changes; a field left out stays as it is. */
+export type KeyChange = {
+  name?: string;
+  limitUsd?: number;
+  graceUsd?: number;
+  expiresAt?: number | null;
+  disabled?: boolean;
+};
+
+export type TopUp = { kind: 'recharge' | 'credit'; amountUsd: number; note: string };
+
 /** What `keys create` and `keys rotate` hand out: the only place a full key ever appears. */
 export type IssuedKey = { id: string; key: string; kind: KeyKind; parent_id: string | null };
 
-/** A key as the command line shows it: no secret, only the masked form. */
+/** A key as the command line and the key-management routes show it: only the masked form. */
 export type KeySummary = {
   id: string;
   kind: KeyKind;
   parent_id: string | null;
   name: string;
   key: string;
-  state: 'active' | 'expired' | 'disabled' | 'revoked' | 'depleted';
+  /** As `GET /v1/key` says it (`blocked`: its parent stops it), or `revoked`. */
+  state: KeyStateName | 'revoked';
   limit_usd: number | null;
   grace_usd: number | null;
   consumption_usd: number | null;
   remaining_usd: number | null;
+  /** Account keys: operator-funded part of the limit (plus what was allocated on). */
+  recharge_usd: number | null;
+  /** Account keys: granted credit, part of the limit. */
+  credit_usd: number | null;
+  /** Account keys: given to allocated children; allocated children: their limit. */
+  allocated_usd: number | null;
   expires_at: number | null;
   disabled: boolean;
+  created_at: number;
+  revoked_at: number | null;
+};
+
+/** An audited change as the events routes show it. */
+export type KeyEvent = {
+  object: 'key_event';
+  id: number;
+  key_id: string;
+  /** The acting key's id, `admin` (operator routes), `cli` (command line) or `system`. */
+  actor: KeyActor;
+  action: string;
+  changes: Record<string, { old: unknown; new: unknown }>;
+  note: string | null;
   created_at: number;
 };
 
 /** Default spending limit for a new account or allocated child key when none is given. */
 export const DEFAULT_LIMIT_USD = 10;
+export const MAX_USD = 1_000_000;
+export const MAX_NAME_LENGTH = 100;
+export const MAX_NOTE_LENGTH = 500;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const usd = (nanos: Nanos) => nanosToUsd(nanos);
+const isKeyActor = (actor: KeyActor) => actor.startsWith('key_');
+
+type Changes = Record<string, { old: unknown; new: unknown }>;
 
 export class KeyAdmin {
+  /**
+   * @param onChange called after every committed change, so the gateway's in-memory registry
+   * follows it before the next request (the command line's changes arrive through `data_version`).
+   */
   constructor(
     private readonly store: GatewayStore,
     private readonly digest: KeyDigester,
+    private readonly onChange: () => void = () => {},
   ) {}
 
-  create(input: CreateKeyInput): IssuedKey {
-    const parent = input.parentId === undefined ? undefined : this.require(input.parentId);
-    if (input.kind === 'account' && parent) {
-      throw new KeyAdminError('An account key has no parent: leave out --parent.');
-    }
-    if (input.kind !== 'account') {
-      if (!parent) throw new KeyAdminError(`A ${input.kind} key needs --parent ID (an account key).`);
-      if (parent.kind !== 'account') {
-        throw new KeyAdminError(`The parent ${parent.id} is a ${parent.kind} key; a parent must be an account key.`);
+  create(input: CreateKeyInput, actor: KeyActor = 'cli'): IssuedKey {
+    return this.commit(() => {
+      const parent = input.parentId === undefined ? undefined : this.require(input.parentId);
+      if (input.kind === 'account' && parent) {
+        throw invalid('parent_id', (name) => `An account key has no parent: leave out ${name('parent_id')}.`);
       }
-      if (parent.revokedAt !== null) throw new KeyAdminError(`The parent ${parent.id} is revoked.`);
-    }
-    if (input.kind === 'shared_child' && (input.limitUsd !== undefined || input.graceUsd !== undefined)) {
-      throw new KeyAdminError('A shared_child key spends its parent\'s balance: it takes no --limit-usd or --grace-usd.');
-    }
-    validateMoney('--limit-usd', input.limitUsd);
-    validateMoney('--grace-usd', input.graceUsd);
-    validateExpiry(input.expiresAt);
+      if (input.kind !== 'account') {
+        if (!parent) {
+          throw invalid('parent_id', (name) => `A ${input.kind} key needs ${name('parent_id')} (an account key's id).`);
+        }
+        if (parent.kind !== 'account') {
+          throw invalid('parent_id', () => `The parent ${parent.id} is a ${parent.kind} key; a parent must be an account key.`);
+        }
+        if (parent.revokedAt !== null) {
+          throw new KeyAdminError('conflict', () => `The parent ${parent.id} is revoked.`, 'parent_id');
+        }
+      }
+      if (input.kind === 'shared_child' && (input.limitUsd !== undefined || input.graceUsd !== undefined)) {
+        throw invalid(
+          input.limitUsd !== undefined ? 'limit_usd' : 'grace_usd',
+          (name) => `A shared_child key spends its parent's balance: it takes no ${name('limit_usd')} or ${name('grace_usd')}.`,
+        );
+      }
+      validateMoney('limit_usd', input.limitUsd);
+      validateMoney('grace_usd', input.graceUsd);
+      validateExpiry(input.expiresAt);
+      validateName(input.name);
 
-    const key = generateKey();
-    const row: KeyRow = {
-      id: generateKeyId(),
-      kind: input.kind,
-      parentId: parent?.id ?? null,
-      name: input.name ?? `${input.kind.replace('_', ' ')} key`,
-      digest: this.digest(key),
-      masked: maskKey(key),
-      limitNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.limitUsd ?? DEFAULT_LIMIT_USD),
-      graceNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.graceUsd ?? 0),
-      consumptionNanos: 0,
-      expiresAt: input.expiresAt ?? null,
-      disabled: false,
-      revokedAt: null,
-      createdAt: nowSeconds(),
-    };
-    this.store.insertKey(row);
-    return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
+      const key = generateKey();
+      const row: KeyRow = {
+        id: generateKeyId(),
+        kind: input.kind,
+        parentId: parent?.id ?? null,
+        name: input.name ?? `${input.kind.replace('_', ' ')} key`,
+        digest: this.digest(key),
+        masked: maskKey(key),
+        limitNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.limitUsd ?? DEFAULT_LIMIT_USD),
+        graceNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.graceUsd ?? 0),
+        consumptionNanos: 0,
+        expiresAt: input.expiresAt ?? null,
+        disabled: false,
+        revokedAt: null,
+        createdAt: nowSeconds(),
+      };
+      // A child funded by its account is checked before anything is written.
+      if (row.kind === 'allocated_child') this.requireFunds(parent!, row.limitNanos, actor);
+      this.store.insertKey(row);
+      if (row.kind === 'account' && row.limitNanos > 0) {
+        this.book(row, actor, { entry: 'opening', rechargeNanos: row.limitNanos, limitNanos: row.limitNanos });
+      }
+      this.audit(row.id, actor, 'create', {
+        kind: { old: null, new: row.kind },
+        parent_id: { old: null, new: row.parentId },
+        name: { old: null, new: row.name },
+        key: { old: null, new: row.masked },
+        ...(row.kind === 'shared_child'
+          ? {}
+          : {
+              limit_usd: { old: null, new: usd(row.limitNanos) },
+              grace_usd: { old: null, new: usd(row.graceNanos) },
+            }),
+        expires_at: { old: null, new: row.expiresAt },
+      });
+      if (row.kind === 'allocated_child') this.allocate(parent!, row, row.limitNanos, actor);
+      return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
+    });
   }
 
-  list(): KeySummary[] {
-    return this.store.listKeys().map((row) => this.summarize(row));
+  /** Every key, or those matching the filter; revoked keys only when asked for (or unfiltered). */
+  list(filter: { parentId?: string; kind?: KeyKind; includeRevoked?: boolean } = {}): KeySummary[] {
+    return this.store
+      .listKeys()
+      .filter(
+        (row) =>
+          (filter.parentId === undefined || row.parentId === filter.parentId) &&
+          (filter.kind === undefined || row.kind === filter.kind) &&
+          (filter.includeRevoked !== false || row.revokedAt === null),
+      )
+      .map((row) => this.summarize(row));
   }
 
   show(id: string): KeySummary {
     return this.summarize(this.require(id));
   }
 
-  setDisabled(id: string, disabled: boolean): KeySummary {
-    this.requireLive(id);
-    this.store.updateKey(id, { disabled });
-    return this.show(id);
+  /** The key row itself (no secret in it is ever shown), or undefined. */
+  find(id: string): KeyRow | undefined {
+    return this.store.getKey(id);
   }
 
-  revoke(id: string): KeySummary {
-    const row = this.require(id);
-    if (row.revokedAt === null) this.store.updateKey(id, { revokedAt: nowSeconds() });
-    return this.show(id);
+  setDisabled(id: string, disabled: boolean, actor: KeyActor = 'cli'): KeySummary {
+    return this.apply(id, { disabled }, actor, disabled ? 'disable' : 'enable');
   }
 
-  set(id: string, change: { limitUsd?: number; graceUsd?: number; expiresAt?: number | null }): KeySummary {
-    const row = this.requireLive(id);
-    if (row.kind === 'shared_child' && (change.limitUsd !== undefined || change.graceUsd !== undefined)) {
-      throw new KeyAdminError('A shared_child key spends its parent\'s balance: set the parent\'s limit instead.');
-    }
-    validateMoney('--limit-usd', change.limitUsd);
-    validateMoney('--grace-usd', change.graceUsd);
-    validateExpiry(change.expiresAt);
-    this.store.updateKey(id, {
-      limitNanos: change.limitUsd === undefined ? undefined : usdToNanos(change.limitUsd),
-      graceNanos: change.graceUsd === undefined ? undefined : usdToNanos(change.graceUsd),
-      expiresAt: change.expiresAt,
+  /**
+   * Changes name, limit, grace, expiry or disabled, as one audited change. A limit below what the
+   * key has spent (settled and pending) is refused with the figures, except on the command line,
+   * where an operator may stop a key that way (`--limit-usd 0`).
+   */
+  set(id: string, change: KeyChange, actor: KeyActor = 'cli'): KeySummary {
+    return this.apply(id, change, actor, 'update');
+  }
+
+  /**
+   * Revokes for good. An allocated child's unspent limit goes back to its account; its limit
+   * becomes what it has spent.
+   */
+  revoke(id: string, actor: KeyActor = 'cli'): KeySummary {
+    return this.commit(() => {
+      const row = this.require(id);
+      if (row.revokedAt !== null) return this.summarize(row);
+      const revokedAt = nowSeconds();
+      const changes: Changes = { revoked_at: { old: null, new: revokedAt } };
+      if (row.kind === 'allocated_child') {
+        const parent = this.require(row.parentId!);
+        const kept = Math.min(row.limitNanos, this.spentBy(row).total);
+        if (kept < row.limitNanos) {
+          this.giveBack(parent, row, row.limitNanos - kept, actor, 'unspent limit of a revoked child');
+          this.store.updateKey(id, { limitNanos: kept });
+          changes.limit_usd = { old: usd(row.limitNanos), new: usd(kept) };
+        }
+      }
+      this.store.updateKey(id, { revokedAt });
+      this.audit(id, actor, 'revoke', changes);
+      return this.show(id);
     });
-    return this.show(id);
   }
 
   /**
    * A new secret for the same key: id, balance, limits and children stay; the old secret stops
    * working at once.
    */
-  rotate(id: string): IssuedKey {
-    const row = this.requireLive(id);
-    const key = generateKey();
-    this.store.updateKey(id, { digest: this.digest(key), masked: maskKey(key) });
-    return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
+  rotate(id: string, actor: KeyActor = 'cli'): IssuedKey {
+    return this.commit(() => {
+      const row = this.requireLive(id);
+      const key = generateKey();
+      const masked = maskKey(key);
+      this.store.updateKey(id, { digest: this.digest(key), masked });
+      this.audit(id, actor, 'rotate', { key: { old: row.masked, new: masked } });
+      return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
+    });
+  }
+
+  /**
+   * Adds money to an account key: a recharge (paid) or a credit (granted). Either raises the
+   * limit by the amount; each is a ledger entry and an audit row with its note.
+   */
+  topUp(id: string, topUp: TopUp, actor: KeyActor = 'cli'): KeySummary {
+    return this.commit(() => {
+      const row = this.requireLive(id);
+      if (row.kind !== 'account') {
+        throw invalid(null, () => `Only an account key is topped up; ${row.id} is a ${row.kind} key, funded by its account.`);
+      }
+      if (!Number.isFinite(topUp.amountUsd) || topUp.amountUsd <= 0 || topUp.amountUsd > MAX_USD) {
+        throw invalid('amount_usd', (name) => `${name('amount_usd')} must be a number of USD above 0 and at most ${MAX_USD}.`);
+      }
+      const note = topUp.note.trim();
+      if (note === '' || note.length > MAX_NOTE_LENGTH) {
+        throw invalid('note', (name) => `${name('note')} must say why, in 1 to ${MAX_NOTE_LENGTH} characters.`);
+      }
+      const amount = usdToNanos(topUp.amountUsd);
+      const before = this.moneyOf(row);
+      this.book(row, actor, {
+        entry: topUp.kind,
+        rechargeNanos: topUp.kind === 'recharge' ? amount : 0,
+        creditNanos: topUp.kind === 'credit' ? amount : 0,
+        limitNanos: amount,
+        note,
+      });
+      this.store.updateKey(id, { limitNanos: row.limitNanos + amount });
+      const figure = topUp.kind === 'recharge' ? 'recharge_usd' : 'credit_usd';
+      this.audit(
+        id,
+        actor,
+        topUp.kind,
+        {
+          limit_usd: { old: usd(row.limitNanos), new: usd(row.limitNanos + amount) },
+          [figure]: {
+            old: usd(topUp.kind === 'recharge' ? before.recharge : before.credit),
+            new: usd((topUp.kind === 'recharge' ? before.recharge : before.credit) + amount),
+          },
+        },
+        note,
+      );
+      return this.show(id);
+    });
+  }
+
+  /** A key's audited changes, newest first. */
+  events(id: string, page: { limit: number; beforeId?: number }): KeyEvent[] {
+    return this.store.listKeyEvents(id, page).map(toKeyEvent);
+  }
+
+  private apply(id: string, change: KeyChange, actor: KeyActor, action: string): KeySummary {
+    return this.commit(() => {
+      const row = this.requireLive(id);
+      if (row.kind === 'shared_child' && (change.limitUsd !== undefined || change.graceUsd !== undefined)) {
+        throw invalid(
+          change.limitUsd !== undefined ? 'limit_usd' : 'grace_usd',
+          () => "A shared_child key spends its parent's balance: set the parent's limit instead.",
+        );
+      }
+      validateMoney('limit_usd', change.limitUsd);
+      validateMoney('grace_usd', change.graceUsd);
+      validateExpiry(change.expiresAt);
+      validateName(change.name);
+
+      const update: KeyUpdate = {};
+      const changes: Changes = {};
+      if (change.name !== undefined && change.name !== row.name) {
+        update.name = change.name;
+        changes.name = { old: row.name, new: change.name };
+      }
+      if (change.graceUsd !== undefined && usdToNanos(change.graceUsd) !== row.graceNanos) {
+        update.graceNanos = usdToNanos(change.graceUsd);
+        changes.grace_usd = { old: usd(row.graceNanos), new: usd(update.graceNanos) };
+      }
+      if (change.expiresAt !== undefined && change.expiresAt !== row.expiresAt) {
+        update.expiresAt = change.expiresAt;
+        changes.expires_at = { old: row.expiresAt, new: change.expiresAt };
+      }
+      if (change.disabled !== undefined && change.disabled !== row.disabled) {
+        update.disabled = change.disabled;
+        changes.disabled = { old: row.disabled, new: change.disabled };
+      }
+      if (change.limitUsd !== undefined && usdToNanos(change.limitUsd) !== row.limitNanos) {
+        const limit = usdToNanos(change.limitUsd);
+        this.changeLimit(row, limit, actor);
+        update.limitNanos = limit;
+        changes.limit_usd = { old: usd(row.limitNanos), new: usd(limit) };
+      }
+      if (Object.keys(changes).length > 0) {
+        this.store.updateKey(id, update);
+        this.audit(id, actor, action, changes);
+      }
+      return this.show(id);
+    });
+  }
+
+  /** Checks a new limit and books what it moves; the caller writes the key's own row. */
+  private changeLimit(row: KeyRow, limit: Nanos, actor: KeyActor): void {
+    const spent = this.spentBy(row);
+    if (limit < spent.total && actor !== 'cli') {
+      throw invalid(
+        'limit_usd',
+        (name) =>
+          `${name('limit_usd')} ${usd(limit)} is below what this key has already spent: ${usd(spent.total)} USD ` +
+          `(${usd(spent.settled)} settled, ${usd(spent.pending)} not yet settled). Set it to at least ${usd(spent.total)}.`,
+      );
+    }
+    const delta = limit - row.limitNanos;
+    if (row.kind === 'account') {
+      // Set directly: a rise counts as recharge; a cut comes off recharge first, then credit.
+      const { recharge } = this.moneyOf(row);
+      const fromRecharge = delta >= 0 ? delta : -Math.min(-delta, recharge);
+      this.book(row, actor, {
+        entry: 'adjustment',
+        rechargeNanos: fromRecharge,
+        creditNanos: delta - fromRecharge,
+        limitNanos: delta,
+      });
+      return;
+    }
+    const parent = this.require(row.parentId!);
+    if (delta > 0) {
+      this.requireFunds(parent, delta, actor);
+      this.allocate(parent, row, delta, actor);
+    } else {
+      // Only what the child has not spent goes back (the command line may cut below the spend).
+      const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, spent.total));
+      if (returned > 0) this.giveBack(parent, row, returned, actor, 'limit lowered');
+      if (-delta > returned) {
+        this.book(row, actor, { entry: 'adjustment', allocatedNanos: delta + returned, limitNanos: delta + returned });
+      }
+    }
+  }
+
+  /** Refuses a child's funding its account key cannot give (the operator funds it instead). */
+  private requireFunds(parent: KeyRow, amount: Nanos, actor: KeyActor): void {
+    if (actor !== parent.id || amount === 0) return;
+    const spent = this.spentBy(parent);
+    const available = Math.max(parent.limitNanos - spent.total, 0);
+    if (amount > available) {
+      throw invalid(
+        'limit_usd',
+        (name) =>
+          `${name('limit_usd')} needs ${usd(amount)} USD from the account key, which has ${usd(available)} USD left to give ` +
+          `(limit ${usd(parent.limitNanos)}, spent ${usd(spent.total)}).`,
+      );
+    }
+  }
+
+  /** Moves `amount` to a child: from its account's limit, or (operator) as new money through it. */
+  private allocate(parent: KeyRow, child: KeyRow, amount: Nanos, actor: KeyActor): void {
+    if (amount === 0) return;
+    const byAccount = actor === parent.id;
+    const before = this.moneyOf(parent);
+    this.book(parent, actor, {
+      entry: 'allocation',
+      rechargeNanos: byAccount ? 0 : amount,
+      allocatedNanos: amount,
+      limitNanos: byAccount ? -amount : 0,
+      counterpartId: child.id,
+    });
+    this.book(child, actor, { entry: 'allocation', allocatedNanos: amount, limitNanos: amount, counterpartId: parent.id });
+    const changes: Changes = { allocated_usd: { old: usd(before.allocated), new: usd(before.allocated + amount) } };
+    if (byAccount) {
+      this.store.updateKey(parent.id, { limitNanos: parent.limitNanos - amount });
+      changes.limit_usd = { old: usd(parent.limitNanos), new: usd(parent.limitNanos - amount) };
+    } else {
+      changes.recharge_usd = { old: usd(before.recharge), new: usd(before.recharge + amount) };
+    }
+    this.audit(parent.id, actor, 'allocate', changes, `to ${child.id}`);
+  }
+
+  /** Returns `amount` of a child's limit to its account's limit. */
+  private giveBack(parent: KeyRow, child: KeyRow, amount: Nanos, actor: KeyActor, why: string): void {
+    const before = this.moneyOf(parent);
+    this.book(parent, actor, {
+      entry: 'return',
+      allocatedNanos: -amount,
+      limitNanos: amount,
+      counterpartId: child.id,
+      note: why,
+    });
+    this.book(child, actor, { entry: 'return', allocatedNanos: -amount, limitNanos: -amount, counterpartId: parent.id, note: why });
+    this.store.updateKey(parent.id, { limitNanos: parent.limitNanos + amount });
+    this.audit(
+      parent.id,
+      actor,
+      'return',
+      {
+        limit_usd: { old: usd(parent.limitNanos), new: usd(parent.limitNanos + amount) },
+        allocated_usd: { old: usd(before.allocated), new: usd(before.allocated - amount) },
+      },
+      `from ${child.id}: ${why}`,
+    );
+  }
+
+  private book(
+    row: KeyRow,
+    actor: KeyActor,
+    entry: Partial<LedgerEntry> & Pick<LedgerEntry, 'entry' | 'limitNanos'>,
+  ): void {
+    this.store.insertLedgerEntry({
+      keyId: row.id,
+      rechargeNanos: 0,
+      creditNanos: 0,
+      allocatedNanos: 0,
+      counterpartId: null,
+      note: null,
+      actor,
+      createdAt: nowSeconds(),
+      ...entry,
+    });
+  }
+
+  private audit(keyId: string, actor: KeyActor, action: string, changes: Changes, note: string | null = null): void {
+    this.store.insertKeyEvent({ keyId, actor, action, changes, note, createdAt: nowSeconds() });
+  }
+
+  /** What a key has spent: settled consumption plus charges not yet settled. */
+  private spentBy(row: KeyRow): { settled: Nanos; pending: Nanos; total: Nanos } {
+    const pending = this.store.pendingFor(row.id);
+    return { settled: row.consumptionNanos, pending, total: row.consumptionNanos + pending };
+  }
+
+  private moneyOf(row: KeyRow): MoneyFigures {
+    return moneyFigures(this.store, row);
+  }
+
+  /** Runs a change in one transaction, then lets the gateway's registry follow it. */
+  private commit<T>(work: () => T): T {
+    const result = this.store.transaction(work);
+    this.onChange();
+    return result;
   }
 
   private require(id: string): KeyRow {
     const row = this.store.getKey(id);
-    if (!row) throw new KeyAdminError(`No key with id ${id}. List the keys with: keys list`);
+    if (!row) throw new KeyAdminError('not_found', () => `No key with id ${id}. List the keys with: keys list`);
     return row;
   }
 
   private requireLive(id: string): KeyRow {
     const row = this.require(id);
-    if (row.revokedAt !== null) throw new KeyAdminError(`The key ${id} is revoked; a revoked key cannot change.`);
+    if (row.revokedAt !== null) {
+      throw new KeyAdminError('conflict', () => `The key ${id} is revoked; a revoked key cannot change.`);
+    }
     return row;
   }
 
   private summarize(row: KeyRow): KeySummary {
     const shared = row.kind === 'shared_child';
-    const funding = shared ? this.store.getKey(row.parentId!) ?? row : row;
-    const state: KeySummary['state'] =
-      row.revokedAt !== null
-        ? 'revoked'
-        : isExpired(row, nowSeconds())
-          ? 'expired'
-          : row.disabled
-            ? 'disabled'
-            : remainingNanos(funding) === 0
-              ? 'depleted'
-              : 'active';
+    const parent = row.parentId === null ? undefined : this.store.getKey(row.parentId);
+    const funding = shared ? (parent ?? row) : row;
+    const money = this.moneyOf(row);
     return {
       id: row.id,
       kind: row.kind,
       parent_id: row.parentId,
       name: row.name,
       key: row.masked,
-      state,
-      limit_usd: shared ? null : nanosToUsd(row.limitNanos),
-      grace_usd: shared ? null : nanosToUsd(row.graceNanos),
-      consumption_usd: shared ? null : nanosToUsd(row.consumptionNanos),
-      remaining_usd: nanosToUsd(remainingNanos(funding)),
+      state: row.revokedAt !== null ? 'revoked' : keyStatus(row, parent, nowSeconds()).state,
+      limit_usd: shared ? null : usd(row.limitNanos),
+      grace_usd: shared ? null : usd(row.graceNanos),
+      consumption_usd: shared ? null : usd(row.consumptionNanos),
+      remaining_usd: usd(remainingNanos(funding)),
+      recharge_usd: shared ? null : usd(money.recharge),
+      credit_usd: shared ? null : usd(money.credit),
+      allocated_usd: shared ? null : usd(money.allocated),
       expires_at: row.expiresAt,
       disabled: row.disabled,
       created_at: row.createdAt,
+      revoked_at: row.revokedAt,
     };
   }
 }
 
-function validateMoney(flag: string, value: number | undefined): void {
+export type MoneyFigures = { recharge: Nanos; credit: Nanos; allocated: Nanos };
+
+/**
+ * The balance figures of spec 2.1 beside `limit_usd`. An account key: credit and allocated from
+ * its ledger, recharge the rest, so `limit = recharge + credit - allocated` holds exactly whatever
+ * wrote the limit. An allocated child: its limit is what was allocated to it.
+ */
+export function moneyFigures(store: GatewayStore, row: KeyRow): MoneyFigures {
+  if (row.kind !== 'account') return { recharge: 0, credit: 0, allocated: row.limitNanos };
+  const totals = store.ledgerTotals(row.id);
+  return {
+    recharge: row.limitNanos + totals.allocatedNanos - totals.creditNanos,
+    credit: totals.creditNanos,
+    allocated: totals.allocatedNanos,
+  };
+}
+
+const toKeyEvent = (row: KeyEventRow): KeyEvent => ({
+  object: 'key_event',
+  id: row.id,
+  key_id: row.keyId,
+  actor: row.actor,
+  action: row.action,
+  changes: row.changes,
+  note: row.note,
+  created_at: row.createdAt,
+});
+
+function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefined): void {
   if (value === undefined) return;
-  if (!Number.isFinite(value) || value < 0 || value > 1_000_000) {
-    throw new KeyAdminError(`${flag} must be a number of USD from 0 to 1000000.`);
+  if (!Number.isFinite(value) || value < 0 || value > MAX_USD) {
+    throw invalid(field, (name) => `${name(field)} must be a number of USD from 0 to ${MAX_USD}.`);
   }
 }
 
 function validateExpiry(value: number | null | undefined): void {
   if (value === undefined || value === null) return;
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new KeyAdminError('--expires-at must be a Unix time in whole seconds (or none).');
+    throw invalid('expires_at', (name) => `${name('expires_at')} must be a Unix time in whole seconds (or none).`);
+  }
+}
+
+function validateName(value: string | undefined): void {
+  if (value === undefined) return;
+  if (value.trim() === '' || value.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(value)) {
+    throw invalid('name', (name) => `${name('name')} must be 1 to ${MAX_NAME_LENGTH} characters, without control characters.`);
   }
 }

@@ -1,17 +1,43 @@
 /**
- * `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. Visible
- * to the key that made the request and to its parent; to any other key it does not exist (404),
- * so ids cannot be probed.
+ * Generation records: `GET /v1/generation?id=<trace id>`, one record, and `GET /v1/generations`,
+ * the key's records newest first in pages. A key sees its own records; an account key also its
+ * children's, each marked with the child. To any other key a record does not exist (404), so ids
+ * cannot be probed.
  */
+import { z } from 'zod';
 import { authenticate } from '../auth/authenticate';
-import { nanosToUsd } from '../billing/money';
-import { invalidRequest, notFound } from '../errors';
+import { GenerationRecords, MAX_PAGE } from '../billing/generation-records';
+import { invalidRequest } from '../errors';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
 import { chatErrorBody } from '../forms/openai/error-shape';
-import { withErrors, type GatewayParts } from './route-kit';
+import {
+  decodeCursor,
+  encodeCursor,
+  parseOrRefuse,
+  queryOf,
+  withErrors,
+  type GatewayParts,
+} from './route-kit';
+
+const unixSeconds = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The listing's query; other parameters (`key`) are not its business. */
+const listQuerySchema = z.object({
+  model: z.string().min(1).max(200).optional(),
+  outcome: z.enum(['completed', 'ended_early']).optional(),
+  /** Unix seconds, inclusive. */
+  from: unixSeconds.optional(),
+  /** Unix seconds, exclusive. */
+  to: unixSeconds.optional(),
+  key_id: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(50),
+  cursor: z.string().max(200).optional(),
+});
 
 export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
+  const records = new GenerationRecords(parts.store, parts.registry);
+
   router.add(
     'GET',
     '/v1/generation',
@@ -22,36 +48,40 @@ export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
         throw invalidRequest(
           "Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.",
         );
-      const record = parts.store.getGeneration(id);
-      const owner = record ? parts.store.getKey(record.keyId) : undefined;
-      if (!record || !owner || (owner.id !== key.id && owner.parentId !== key.id)) {
-        throw notFound(`No generation record ${id.slice(0, 64)} is visible to this key.`);
-      }
-      sendJson(response, 200, {
-        object: 'generation',
-        id: record.id,
-        model: record.model,
-        provider: record.provider,
-        upstream_model: record.upstreamModel,
-        form: record.form,
-        streamed: record.streamed,
-        prompt_tokens: record.promptTokens,
-        completion_tokens: record.completionTokens,
-        cost_usd: nanosToUsd(record.costNanos),
-        finish_reason: record.finishReason,
-        outcome: record.outcome,
-        settlement: record.settled ? 'settled' : 'pending',
-        created_at: record.createdAt,
-        settled_at: record.settledAt,
-        latency_ms: record.latencyMs,
-        attempts: record.attempts.map((attempt) => ({
-          provider: attempt.provider,
-          status: attempt.status,
-          latency_ms: attempt.latencyMs,
-        })),
-        usage_estimated: record.usageEstimated,
-        charge_capped: record.chargeCapped,
-      });
+      sendJson(response, 200, records.get(key, id));
+    }),
+  );
+
+  router.add(
+    'GET',
+    '/v1/generations',
+    withErrors(chatErrorBody, ({ request, response, url }) => {
+      const key = authenticate(request, url, 'chat_completions', parts.registry);
+      const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
+      const page = records.page(
+        key,
+        {
+          model: query.model,
+          outcome: query.outcome,
+          from: query.from,
+          to: query.to,
+          keyId: query.key_id,
+        },
+        query.limit,
+        after && { createdAt: after[0]!, seq: after[1]! },
+      );
+      sendJson(
+        response,
+        200,
+        {
+          object: 'list',
+          data: page.data,
+          has_more: page.next !== null,
+          next_cursor: page.next && encodeCursor([page.next.createdAt, page.next.seq]),
+        },
+        { 'cache-control': 'no-store' },
+      );
     }),
   );
 }

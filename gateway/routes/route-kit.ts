@@ -5,12 +5,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog';
 import type { Ledger } from '../billing/ledger';
 import type { GatewayConfig } from '../config';
-import { toGatewayError, type GatewayError } from '../errors';
+import { invalidRequest, toGatewayError, type GatewayError } from '../errors';
 import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
+import type { KeyAdmin } from '../keys/key-admin';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
 import type { InferencePipeline } from '../pipeline/inference-pipeline';
@@ -22,6 +24,8 @@ export type GatewayParts = {
   store: GatewayStore;
   catalog: Catalog;
   registry: KeyRegistry;
+  /** Every change to a key goes through here (rules, audit, ledger). */
+  admin: KeyAdmin;
   ledger: Ledger;
   pipeline: InferencePipeline;
   slots: KeySlots;
@@ -65,4 +69,53 @@ export function refuseUnusableKey(parts: GatewayParts, presented: KeyRow): void 
   const key = parts.registry.get(presented.id) ?? presented;
   const refusal = inferenceRefusal(key, parts.registry.get(key.parentId), Math.floor(Date.now() / 1000));
   if (refusal) throw refusal;
+}
+
+/**
+ * `value` parsed by `schema`, or a 400 naming the first field (or query parameter) that failed,
+ * as the other routes do: "Invalid field 'limit_usd': …".
+ */
+export function parseOrRefuse<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  what: 'field' | 'query parameter' = 'field',
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name =
+    issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
+  const message =
+    issue.code === 'unrecognized_keys' ? 'not a known field here' : issue.message.replace(/\.$/, '');
+  throw invalidRequest(`Invalid ${what} '${name || 'body'}': ${message}.`);
+}
+
+/** The query string as an object of its first values (a repeated parameter counts once). */
+export function queryOf(url: URL): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) if (!(name in query)) query[name] = value;
+  return query;
+}
+
+/** An opaque page cursor over a few integers (a position in a listing). */
+export function encodeCursor(values: number[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, length: number): number[] {
+  try {
+    const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(values) &&
+      values.length === length &&
+      values.every((value) => Number.isSafeInteger(value))
+    ) {
+      return values as number[];
+    }
+  } catch {
+    // Refused below, as any other malformed cursor.
+  }
+  throw invalidRequest(
+    "Invalid query parameter 'cursor': not a cursor this gateway gave; pass next_cursor as it came.",
+  );
 }

@@ -213,6 +213,7 @@ const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
 });
 
 const keyColumns: Record<keyof KeyUpdate, string> = {
+  name: 'name',
   limitNanos: 'limit_nanos',
   graceNanos: 'grace_nanos',
   expiresAt: 'expires_at',
@@ -221,6 +222,84 @@ const keyColumns: Record<keyof KeyUpdate, string> = {
   digest: 'digest',
   masked: 'masked',
 };
+
+type KeyEventRecord = {
+  id: number;
+  key_id: string;
+  actor: KeyEventRow['actor'];
+  action: string;
+  changes: string;
+  note: string | null;
+  created_at: number;
+};
+
+const toKeyEventRow = (record: KeyEventRecord): KeyEventRow => ({
+  id: record.id,
+  keyId: record.key_id,
+  actor: record.actor,
+  action: record.action,
+  changes: JSON.parse(record.changes) as KeyEventRow['changes'],
+  note: record.note,
+  createdAt: record.created_at,
+});
+
+const SECONDS_PER_DAY = 86_400;
+
+/** The WHERE terms and parameters of a scope (one key, an account's tree, or one child of it). */
+function scopeTerms(scope: GenerationScope): { terms: string[]; params: Record<string, string> } {
+  const terms: string[] = [];
+  const params: Record<string, string> = {};
+  if (scope.keyId !== undefined) {
+    terms.push('key_id = @keyId');
+    params.keyId = scope.keyId;
+  }
+  if (scope.accountId !== undefined) {
+    terms.push('account_id = @accountId');
+    params.accountId = scope.accountId;
+  }
+  if (terms.length === 0) throw new Error('A generation query needs a keyId or an accountId.');
+  return { terms, params };
+}
+
+/**
+ * The SQL of a generation listing. Every shape it takes reads one index in order
+ * (`generations_by_key` or `generations_by_account`: scope, then time, then `seq`), so a page costs
+ * the same with a million records as with ten. Exported so a test can check the query plan.
+ */
+export function generationListQuery(query: GenerationQuery): {
+  sql: string;
+  params: Record<string, string | number>;
+} {
+  const { terms, params } = scopeTerms(query);
+  const values: Record<string, string | number> = { ...params, limit: query.limit };
+  if (query.model !== undefined) {
+    terms.push('model = @model');
+    values.model = query.model;
+  }
+  if (query.outcome !== undefined) {
+    terms.push('outcome = @outcome');
+    values.outcome = query.outcome;
+  }
+  if (query.from !== undefined) {
+    terms.push('created_at >= @from');
+    values.from = query.from;
+  }
+  if (query.to !== undefined) {
+    terms.push('created_at < @to');
+    values.to = query.to;
+  }
+  if (query.after !== undefined) {
+    // The first term bounds the index range; the second drops what the last page already gave.
+    terms.push('created_at <= @afterTime AND (created_at < @afterTime OR seq < @afterSeq)');
+    values.afterTime = query.after.createdAt;
+    values.afterSeq = query.after.seq;
+  }
+  return {
+    sql: `SELECT * FROM generations WHERE ${terms.join(' AND ')}
+      ORDER BY created_at DESC, seq DESC LIMIT @limit`,
+    params: values,
+  };
+}
 
 export function openSqliteStore(databasePath: string): GatewayStore {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
@@ -250,13 +329,54 @@ export function openSqliteStore(databasePath: string): GatewayStore {
        VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
          @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt)`,
     ),
+    // `account_id`: the key's parent, or the key itself; `seq`: one more than the last written.
     insertGeneration: database.prepare(
       `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
          prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped)
+         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
+         account_id, seq)
        VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
          @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
-         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped)`,
+         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped,
+         COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
+         (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))`,
+    ),
+    addToDay: database.prepare(
+      `INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
+         completion_tokens, cost_nanos)
+       VALUES (@keyId, COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId), @day,
+         @model, 1, @promptTokens, @completionTokens, @costNanos)
+       ON CONFLICT (key_id, day, model) DO UPDATE SET
+         requests = requests + 1,
+         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = completion_tokens + excluded.completion_tokens,
+         cost_nanos = cost_nanos + excluded.cost_nanos`,
+    ),
+    pendingFor: database
+      .prepare<[string], number>(
+        'SELECT IFNULL(SUM(cost_nanos), 0) FROM generations WHERE settled = 0 AND funding_key_id = ?',
+      )
+      .pluck(),
+    insertKeyEvent: database.prepare(
+      `INSERT INTO key_events (key_id, actor, action, changes, note, created_at)
+       VALUES (@keyId, @actor, @action, @changes, @note, @createdAt)`,
+    ),
+    listKeyEvents: database.prepare<[string, number, number], KeyEventRecord>(
+      'SELECT * FROM key_events WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    ),
+    insertLedgerEntry: database.prepare(
+      `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
+         limit_nanos, counterpart_id, note, actor, created_at)
+       VALUES (@keyId, @entry, @rechargeNanos, @creditNanos, @allocatedNanos, @limitNanos,
+         @counterpartId, @note, @actor, @createdAt)`,
+    ),
+    ledgerTotals: database.prepare<
+      [string],
+      { rechargeNanos: number; creditNanos: number; allocatedNanos: number }
+    >(
+      `SELECT IFNULL(SUM(recharge_nanos), 0) AS rechargeNanos, IFNULL(SUM(credit_nanos), 0) AS creditNanos,
+         IFNULL(SUM(allocated_nanos), 0) AS allocatedNanos
+       FROM key_ledger WHERE key_id = ?`,
     ),
     getGeneration: database.prepare<[string], GenerationRecord>(
       'SELECT * FROM generations WHERE id = ?',
@@ -275,6 +395,36 @@ export function openSqliteStore(databasePath: string): GatewayStore {
 
   const pendingByFundingKey = (): Map<string, Nanos> =>
     new Map(statements.pending.all().map((row) => [row.funding_key_id, row.total]));
+
+  // Statements of listings, one per shape of filter, prepared once each.
+  const prepared = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = prepared.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+
+  const insertGeneration = database.transaction((row: GenerationRow) => {
+    statements.insertGeneration.run({
+      ...row,
+      streamed: row.streamed ? 1 : 0,
+      settled: row.settled ? 1 : 0,
+      attempts: JSON.stringify(row.attempts),
+      usageEstimated: row.usageEstimated ? 1 : 0,
+      chargeCapped: row.chargeCapped ? 1 : 0,
+    });
+    statements.addToDay.run({
+      keyId: row.keyId,
+      day: Math.floor(row.createdAt / SECONDS_PER_DAY),
+      model: row.model,
+      promptTokens: row.promptTokens,
+      completionTokens: row.completionTokens,
+      costNanos: row.costNanos,
+    });
+  });
 
   const settle = database.transaction((now: number) => {
     const moved = pendingByFundingKey();
@@ -305,20 +455,41 @@ export function openSqliteStore(databasePath: string): GatewayStore {
       );
       database.prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
     },
-    insertGeneration: (row) => {
-      statements.insertGeneration.run({
-        ...row,
-        streamed: row.streamed ? 1 : 0,
-        settled: row.settled ? 1 : 0,
-        attempts: JSON.stringify(row.attempts),
-        usageEstimated: row.usageEstimated ? 1 : 0,
-        chargeCapped: row.chargeCapped ? 1 : 0,
-      });
-    },
+    insertGeneration: (row) => insertGeneration(row),
     getGeneration: (id) => {
       const record = statements.getGeneration.get(id);
       return record ? toGenerationRow(record) : undefined;
     },
+    listGenerations: (query) => {
+      const { sql, params } = generationListQuery(query);
+      return (prepare(sql).all(params) as Array<GenerationRecord & { seq: number }>).map(
+        (record) => ({
+          row: toGenerationRow(record),
+          position: { createdAt: record.created_at, seq: record.seq },
+        }),
+      );
+    },
+    activity: (scope, fromDay, toDay) => {
+      const { terms, params } = scopeTerms(scope);
+      const sql = `SELECT day, model, SUM(requests) AS requests, SUM(prompt_tokens) AS promptTokens,
+          SUM(completion_tokens) AS completionTokens, SUM(cost_nanos) AS costNanos
+        FROM generation_days WHERE ${terms.join(' AND ')} AND day BETWEEN @fromDay AND @toDay
+        GROUP BY day, model ORDER BY day, model`;
+      return prepare(sql).all({ ...params, fromDay, toDay }) as ActivityRow[];
+    },
+    pendingFor: (fundingKeyId) => statements.pendingFor.get(fundingKeyId) ?? 0,
+    insertKeyEvent: (event) => {
+      statements.insertKeyEvent.run({ ...event, changes: JSON.stringify(event.changes) });
+    },
+    listKeyEvents: (keyId, { limit, beforeId }) =>
+      statements.listKeyEvents
+        .all(keyId, beforeId ?? Number.MAX_SAFE_INTEGER, limit)
+        .map(toKeyEventRow),
+    insertLedgerEntry: (entry) => {
+      statements.insertLedgerEntry.run(entry);
+    },
+    ledgerTotals: (keyId) => statements.ledgerTotals.get(keyId)!,
+    transaction: (work) => database.transaction(work).immediate(),
     pendingByFundingKey,
     settlePending: (now) => settle(now),
     // On every authenticated request: a prepared statement, a few microseconds.

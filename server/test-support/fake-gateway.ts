@@ -37,9 +37,10 @@ export const fakeModels = [
     pricing: { prompt: '0.000001', completion: '0.000002' },
     architecture: { input_modalities: ['text'], output_modalities: ['text'] },
     supported_parameters: ['max_tokens', 'stream'],
+    providers: ['primary', 'backup'],
     brand_new_field: { nested: true },
   },
-  { id: 'sim/echo:free', pricing: { prompt: '0', completion: '0' } },
+  { id: 'sim/echo:free', pricing: { prompt: '0', completion: '0' }, providers: ['primary'] },
   { name: 'entry without an id' },
 ];
 
@@ -61,6 +62,55 @@ export function balanceBody(overrides: Record<string, unknown> = {}): Record<str
     settlement: 'asynchronous',
     note: 'Consumption settles asynchronously.',
     ...overrides,
+  };
+}
+
+/** One provider entry of `GET /v1/models/{author}/{model}/endpoints`. */
+export function endpointEntry(
+  provider: string,
+  order: number,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    provider,
+    kind: 'openai-compatible',
+    upstream_model: `${provider}-echo`,
+    order,
+    pricing: { prompt: '0.000001', completion: '0.000002' },
+    context_length: 8192,
+    max_completion_tokens: 1024,
+    input_modalities: ['text'],
+    supported_parameters: ['max_tokens'],
+    status: 'healthy',
+    retry_after: null,
+    ...overrides,
+  };
+}
+
+/** The endpoints list of a fake model: its `providers`, each healthy. */
+export function endpointsBody(modelId: string): Record<string, unknown> | null {
+  const model = fakeModels.find((entry) => entry.id === modelId);
+  if (!model) return null;
+  return {
+    object: 'list',
+    model: modelId,
+    data: (model.providers ?? []).map((provider, index) => endpointEntry(provider, index + 1)),
+  };
+}
+
+/** The headers an inference answer carries: trace id, and the provider that answered. */
+export function inferenceHeaders(
+  contentType: string,
+  cfRay: string,
+  routing: { provider: string; attempts?: number } = { provider: 'primary' },
+): Record<string, string> {
+  return {
+    'content-type': contentType,
+    'cf-ray': cfRay,
+    'x-gateway-provider': routing.provider,
+    ...(routing.attempts && routing.attempts > 1
+      ? { 'x-gateway-attempts': String(routing.attempts) }
+      : {}),
   };
 }
 
@@ -96,23 +146,39 @@ export function sendJson(
   response.end(JSON.stringify(body));
 }
 
-/** Answers like a healthy gateway: catalog, balance, completions (plain and streamed). */
+const endpointsPathPattern = /^\/v1\/models\/([^/]+\/[^/]+)\/endpoints$/;
+
+/**
+ * Answers like a healthy gateway: catalog, a model's providers, balance, completions (plain and
+ * streamed, answered by the model's first provider).
+ */
 export const defaultHandler: FakeHandler = (request, response) => {
-  const path = request.url.split('?')[0];
+  const path = request.url.split('?')[0] ?? '';
   if (request.method === 'GET' && path === '/v1/models')
     return sendJson(response, 200, { object: 'list', data: fakeModels });
+  const endpointsOf = endpointsPathPattern.exec(path)?.[1];
+  if (request.method === 'GET' && endpointsOf !== undefined) {
+    const body = endpointsBody(decodeURIComponent(endpointsOf));
+    if (body) return sendJson(response, 200, body);
+    return sendJson(response, 404, {
+      error: 'The model is not in the catalog.',
+      type: 'not_found',
+    });
+  }
   if (request.method === 'GET' && path === '/v1/balance')
     return sendJson(response, 200, balanceBody());
   if (request.method === 'POST' && path === '/v1/chat/completions') {
     const body = JSON.parse(request.body) as { stream?: boolean; model?: string };
     if (body.stream) {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cf-ray': cfRayOf(7) });
+      response.writeHead(200, inferenceHeaders('text/event-stream', cfRayOf(7)));
       response.write(chunkLine('O'));
       response.write(chunkLine('K'));
       response.end('data: [DONE]\n\n');
       return;
     }
-    return sendJson(response, 200, completionBody(body.model));
+    response.writeHead(200, inferenceHeaders('application/json', cfRayOf(200)));
+    response.end(JSON.stringify(completionBody(body.model)));
+    return;
   }
   sendJson(response, 404, { error: `No route ${request.method} ${path}`, type: 'not_found' });
 };

@@ -6,6 +6,8 @@ const stageNames: Record<string, string> = {
   profile: 'key profile lookup',
   connect: 'connecting to the gateway',
   first_byte: 'waiting for the gateway’s first byte',
+  deadline: 'receiving the gateway’s answer (too slow)',
+  too_large: 'receiving the gateway’s answer (too large)',
   gateway: 'the gateway',
   authentication: 'authentication',
   admission: 'admission (balance and key state)',

@@ -23,6 +23,7 @@ export function makeModel(overrides: Partial<CatalogModel> & { id: string }): Ca
     input_modalities: ['text'],
     output_modalities: ['text'],
     supported_parameters: ['max_tokens', 'temperature'],
+    providers: ['simulated'],
     raw: {},
     ...overrides,
   };

@@ -6,6 +6,28 @@ import { jsonResponse, mockPageApi, renderRoute } from '../../test/render-app';
 function mockCatalog(models = makeCatalog(2000), skipped = 0) {
   return mockPageApi({
     'GET /api/catalog': () => ({ models, fetched_at: 1_760_000_000_000, skipped }),
+    // Each model's providers, all healthy, as the catalog lists them.
+    'GET /api/catalog/endpoints': (request) => {
+      const model = models.find((entry) => entry.id === request.url.searchParams.get('model'));
+      return {
+        model: model?.id,
+        endpoints: (model?.providers ?? []).map((provider, index) => ({
+          provider,
+          kind: 'openai-compatible',
+          upstream_model: `${provider}-upstream`,
+          order: index + 1,
+          prompt_price: model?.prompt_price ?? null,
+          completion_price: model?.completion_price ?? null,
+          context_length: model?.context_length ?? null,
+          max_completion_tokens: 4096,
+          status: index === 0 ? 'healthy' : 'cooling_down',
+          retry_after: index === 0 ? null : 20,
+        })),
+        fetched_at: 1_760_000_000_000,
+        cf_ray: null,
+        skipped: 0,
+      };
+    },
   });
 }
 
@@ -137,6 +159,40 @@ describe('CatalogPage', () => {
       '/playground?model=openai%2Fgpt-4o',
     );
     expect(within(dialog).getByRole('button', { name: 'Copy model id' })).toBeInTheDocument();
+  });
+
+  it('shows who serves each model, and each provider with its status in the panel', async () => {
+    mockCatalog([
+      makeModel({
+        id: 'openai/gpt-4o',
+        name: 'GPT-4o',
+        providers: ['openai', 'azure', 'backup'],
+        raw: { id: 'openai/gpt-4o', providers: ['openai', 'azure', 'backup'] },
+      }),
+      makeModel({ id: 'sim/echo', name: 'Echo', providers: ['simulated'] }),
+    ]);
+    renderRoute('/catalog');
+    const table = await screen.findByRole('table', { name: 'Models' });
+    const gpt = within(table).getByRole('row', { name: /GPT-4o/ });
+    expect(gpt).toHaveTextContent(/via openai\s*\+2 and 2 more/);
+    expect(
+      within(gpt).getByTitle('Providers, in fallback order: openai, azure, backup'),
+    ).toBeVisible();
+    expect(within(table).getByRole('row', { name: /Echo/ })).toHaveTextContent('via simulated');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Details of GPT-4o' }));
+    const dialog = await screen.findByRole('dialog');
+    const providers = await within(dialog).findByRole('list', { name: /Providers/ });
+    const items = within(providers).getAllByRole('listitem');
+    expect(items.map((item) => item.querySelector('.font-mono')?.textContent)).toEqual([
+      'openai',
+      'azure',
+      'backup',
+    ]);
+    expect(items[0]).toHaveTextContent('Healthy');
+    expect(items[1]).toHaveTextContent(/Cooling down · retry in \d+ s/);
+    // The providers are listed in their own section, not again among the unknown fields.
+    expect(within(dialog).queryByText('providers', { exact: true })).not.toBeInTheDocument();
   });
 
   it('opens the panel from a bookmarked ?model= and says when the model is unknown', async () => {

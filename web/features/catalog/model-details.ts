@@ -13,6 +13,8 @@ const knownTopLevelFields = new Set([
   'pricing',
   'architecture',
   'supported_parameters',
+  // Shown, with each provider's details, in the panel's Providers section.
+  'providers',
 ]);
 const knownNestedFields: Record<string, Set<string>> = {
   pricing: new Set(['prompt', 'completion']),

@@ -1,24 +1,9 @@
 import { createSession } from './conversation-state';
-import { computeRunMetrics, estimateCostUsd, formatTokensPerSecond } from './metrics';
+import { computeRunMetrics, describeAttempts, estimateCostUsd, formatTokensPerSecond } from './metrics';
 import type { RunRecord } from './playground-types';
-import { toolModel } from './test-fixtures';
+import { finishedRun, toolModel } from './test-fixtures';
 
-const baseRun: RunRecord = {
-  model: 'sim/chat-standard',
-  status: 'done',
-  streamed: true,
-  startedAt: 0,
-  firstTokenMs: 200,
-  totalMs: 1200,
-  cfRay: '0123456789abcdef-AMS',
-  upstreamStatus: 200,
-  meta: null,
-  finishReason: 'stop',
-  usage: { prompt_tokens: 10, completion_tokens: 50, total_tokens: 60, cost: 0.0002 },
-  error: null,
-  request: { profile: 'p', request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] } },
-  response: null,
-};
+const baseRun: RunRecord = finishedRun;
 
 describe('computeRunMetrics', () => {
   it('measures speed after the first token and takes the gateway’s cost as is', () => {
@@ -90,5 +75,17 @@ describe('computeRunMetrics for a refused request', () => {
     expect(computeRunMetrics({ ...refusedRun, firstTokenMs: 30 }, 'partial', toolModel).refused).toBe(false);
     const fault = { ...refusedRun, error: { ...refusedRun.error!, status: 502, upstreamStatus: 502 } };
     expect(computeRunMetrics(fault, '', toolModel).refused).toBe(false);
+  });
+});
+
+describe('describeAttempts', () => {
+  it.each([
+    [undefined, null],
+    [null, null],
+    [1, null],
+    [2, '2 attempts (1 fallback/retry)'],
+    [4, '4 attempts (3 fallbacks/retries)'],
+  ])('%s → %s', (attempts, text) => {
+    expect(describeAttempts(attempts)).toBe(text);
   });
 });

@@ -129,3 +129,14 @@ export function formatTokensPerSecond(value: number | null): string {
   if (value === null || !Number.isFinite(value)) return '—';
   return value < 100 ? `${value.toFixed(1)} tok/s` : `${Math.round(value)} tok/s`;
 }
+
+/**
+ * The gateway's attempt count in words, or null for a first-try answer: "2 attempts (1
+ * fallback/retry)". The headers do not say whether a retry went to the same provider or the
+ * next one, so neither is claimed.
+ */
+export function describeAttempts(attempts: number | null | undefined): string | null {
+  if (attempts === null || attempts === undefined || attempts <= 1) return null;
+  const extra = attempts - 1;
+  return `${attempts} attempts (${extra} ${extra === 1 ? 'fallback/retry' : 'fallbacks/retries'})`;
+}

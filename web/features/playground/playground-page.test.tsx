@@ -112,19 +112,22 @@ describe('PlaygroundPage', () => {
 
     const stream = await waitForStream(streams, 1);
     expect(await screen.findByRole('button', { name: 'Stop' })).toBeInTheDocument();
-    stream.push(`event: meta\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: null })}\n\n`);
+    const routing = { provider: 'backup', attempts: 2 };
+    stream.push(`event: meta\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: null, ...routing })}\n\n`);
     stream.push(chunk({ role: 'assistant', content: 'Hi, **friend**' }));
     expect(await screen.findByText('friend')).toBeInTheDocument();
 
     stream.push(chunk({}, 'stop', { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7, cost: 0.000013 }));
     stream.push('data: [DONE]\n\n');
-    stream.push(`event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: 30 })}\n\n`);
+    stream.push(`event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: 30, ...routing })}\n\n`);
     stream.close();
 
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument());
     expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument();
     const reply = screen.getByRole('listitem', { name: 'assistant turn 2' });
     expect(within(reply).getByLabelText('Trace ID')).toHaveTextContent(cfRay);
+    expect(within(reply).getByLabelText('Provider')).toHaveTextContent('backup');
+    expect(within(reply).getByText('2 attempts (1 fallback/retry)')).toBeInTheDocument();
     expect(within(reply).getByText('$0.000013')).toBeInTheDocument();
     expect(within(reply).getByText('stop')).toBeInTheDocument();
     expect(chatBodies[0]).toEqual({

@@ -6,6 +6,7 @@ import { Badge } from '../../../components/badge';
 import { CopyButton } from '../../../components/copy-button';
 import { formatContextLength, formatDateTime, formatPricePerMillion } from '../../../lib/format';
 import { buildCurlRequest, unknownFields } from '../model-details';
+import { ProvidersSection } from './providers-section';
 import { VariantBadge } from './variant-badge';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -152,6 +153,7 @@ export function ModelDetailDialog({
                     <List values={model.supported_parameters} />
                   </Field>
                 </dl>
+                <ProvidersSection model={model} />
                 {extraFields.length > 0 && (
                   <section>
                     <h3 className="mb-1 text-sm font-semibold">Other fields</h3>

@@ -168,11 +168,23 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
                     {model.id}
                   </div>
                 </div>
-                <div
-                  role="cell"
-                  className="hidden truncate text-zinc-700 md:block dark:text-zinc-300"
-                >
-                  {model.author}
+                <div role="cell" className="hidden min-w-0 md:block">
+                  <div className="truncate text-zinc-700 dark:text-zinc-300">{model.author}</div>
+                  {model.providers.length > 0 && (
+                    // The count stays visible when a long first provider id is cut short.
+                    <div
+                      className="flex min-w-0 text-xs text-zinc-600 dark:text-zinc-400"
+                      title={`Providers, in fallback order: ${model.providers.join(', ')}`}
+                    >
+                      <span className="truncate">via {model.providers[0]}</span>
+                      {model.providers.length > 1 && (
+                        <span className="shrink-0 pl-1">
+                          <span aria-hidden="true">+{model.providers.length - 1}</span>
+                          <span className="sr-only"> and {model.providers.length - 1} more</span>
+                        </span>
+                      )}
+                    </div>
+                  )}
                 </div>
                 <div role="cell" className="hidden text-right tabular-nums md:block">
                   {formatContextLength(model.context_length)}

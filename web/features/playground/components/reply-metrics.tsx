@@ -1,13 +1,15 @@
 /**
- * Under each reply: the trace id (the gateway's `cf-ray`, copyable), time to first token, total
+ * Under each reply: the trace id (the gateway's `cf-ray`, copyable), the provider that answered
+ * (with the attempts it took when there were retries or fallbacks), time to first token, total
  * time, speed, tokens, cost and finish reason. Estimates say they are estimates.
  */
 import { useId } from 'react';
 import type { CatalogModel } from '../../../../contract/workbench-api';
+import { Badge } from '../../../components/badge';
 import { CopyButton } from '../../../components/copy-button';
 import { formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
-import { computeRunMetrics, formatTokensPerSecond } from '../metrics';
+import { computeRunMetrics, describeAttempts, formatTokensPerSecond } from '../metrics';
 import type { RunRecord } from '../playground-types';
 
 function Metric({ label, children, title }: { label: string; children: React.ReactNode; title?: string }) {
@@ -29,6 +31,9 @@ export function ReplyMetrics({
   model: CatalogModel | undefined;
 }) {
   const traceLabelId = useId();
+  const providerLabelId = useId();
+  const provider = run.meta?.provider ?? null;
+  const attempts = describeAttempts(run.meta?.attempts);
   const streaming = run.status === 'streaming';
   const now = useNow(streaming ? 200 : null);
   const metrics = computeRunMetrics(run, replyText, model, streaming ? Math.max(0, now - run.startedAt) : undefined);
@@ -37,20 +42,37 @@ export function ReplyMetrics({
 
   return (
     <div className="@container mt-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
-      <div className="mb-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs">
-        <span id={traceLabelId} className="font-medium text-zinc-600 dark:text-zinc-400">
-          Trace ID
+      <div className="mb-1.5 flex flex-wrap items-center gap-x-4 gap-y-1 text-xs">
+        <span className="inline-flex flex-wrap items-center gap-x-2">
+          <span id={traceLabelId} className="font-medium text-zinc-600 dark:text-zinc-400">
+            Trace ID
+          </span>
+          {run.cfRay ? (
+            <>
+              <code aria-labelledby={traceLabelId} className="font-mono select-all">
+                {run.cfRay}
+              </code>
+              <CopyButton text={run.cfRay} label="Copy cf-ray" variant="ghost" className="h-6" />
+            </>
+          ) : (
+            <span aria-labelledby={traceLabelId} className="text-zinc-500">
+              {streaming ? 'waiting…' : 'none (no gateway answer)'}
+            </span>
+          )}
         </span>
-        {run.cfRay ? (
-          <>
-            <code aria-labelledby={traceLabelId} className="font-mono select-all">
-              {run.cfRay}
+        {provider && (
+          <span className="inline-flex flex-wrap items-center gap-x-2 gap-y-1">
+            <span id={providerLabelId} className="font-medium text-zinc-600 dark:text-zinc-400">
+              Provider
+            </span>
+            <code aria-labelledby={providerLabelId} className="font-mono">
+              {provider}
             </code>
-            <CopyButton text={run.cfRay} label="Copy cf-ray" variant="ghost" className="h-6" />
-          </>
-        ) : (
-          <span aria-labelledby={traceLabelId} className="text-zinc-500">
-            {streaming ? 'waiting…' : 'none (no gateway answer)'}
+            {attempts && (
+              <span title="The gateway tried more than once before this answer started: a provider failed or was cooling down, so it retried or fell back to the next one.">
+                <Badge tone="amber">{attempts}</Badge>
+              </span>
+            )}
           </span>
         )}
       </div>

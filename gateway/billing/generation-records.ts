@@ -1,0 +1,157 @@
+/**
+ * Generation records as a key sees them: one record, a page of them, or daily totals. A key sees
+ * its own records; an account key also sees its children's, each marked with the child (id, name,
+ * masked key). Any other record does not exist for it (404), so ids cannot be probed. The routes
+ * ask here and never read storage themselves.
+ */
+import { notFound } from '../errors';
+import type { KeyRegistry } from '../keys/key-registry';
+import type {
+  GatewayStore,
+  GenerationOutcome,
+  GenerationPosition,
+  GenerationRow,
+  GenerationScope,
+} from '../store/store';
+import { nanosToUsd } from './money';
+
+/** The child a record belongs to, when an account key reads a child's record. */
+export type ChildMark = { id: string; name: string; key: string };
+
+/** The one wire form of a generation record (`GET /v1/generation` and `GET /v1/generations`). */
+export function generationToWire(record: GenerationRow, child: ChildMark | null) {
+  return {
+    object: 'generation' as const,
+    id: record.id,
+    model: record.model,
+    provider: record.provider,
+    upstream_model: record.upstreamModel,
+    form: record.form,
+    streamed: record.streamed,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    cost_usd: nanosToUsd(record.costNanos),
+    finish_reason: record.finishReason,
+    outcome: record.outcome,
+    settlement: record.settled ? ('settled' as const) : ('pending' as const),
+    created_at: record.createdAt,
+    settled_at: record.settledAt,
+    latency_ms: record.latencyMs,
+    attempts: record.attempts.map((attempt) => ({
+      provider: attempt.provider,
+      status: attempt.status,
+      latency_ms: attempt.latencyMs,
+    })),
+    usage_estimated: record.usageEstimated,
+    charge_capped: record.chargeCapped,
+    /** Null for the presenting key's own records. */
+    child,
+  };
+}
+
+export type GenerationFilters = {
+  model?: string;
+  outcome?: GenerationOutcome;
+  from?: number;
+  to?: number;
+  /** Only this key's records: the presenting key itself or one of its children. */
+  keyId?: string;
+};
+
+export const MAX_PAGE = 200;
+export const MAX_ACTIVITY_DAYS = 90;
+const SECONDS_PER_DAY = 86_400;
+
+/** The key a viewer is: only what visibility needs. */
+type Viewer = { id: string; kind: string };
+
+export class GenerationRecords {
+  constructor(
+    private readonly store: GatewayStore,
+    private readonly registry: KeyRegistry,
+  ) {}
+
+  /** One record, if the viewer made it or is the parent of the key that did. */
+  get(viewer: Viewer, id: string) {
+    const record = this.store.getGeneration(id);
+    const owner = record ? this.registry.get(record.keyId) : undefined;
+    if (!record || !owner || (owner.id !== viewer.id && owner.parentId !== viewer.id)) {
+      throw notFound(`No generation record ${id.slice(0, 64)} is visible to this key.`);
+    }
+    return generationToWire(record, this.childMark(viewer, record.keyId));
+  }
+
+  /** A page of records, newest first, after `after` (the previous page's last position). */
+  page(viewer: Viewer, filters: GenerationFilters, limit: number, after?: GenerationPosition) {
+    const listed = this.store.listGenerations({
+      ...this.scope(viewer, filters.keyId),
+      model: filters.model,
+      outcome: filters.outcome,
+      from: filters.from,
+      to: filters.to,
+      after,
+      limit: limit + 1,
+    });
+    const page = listed.slice(0, limit);
+    return {
+      data: page.map(({ row }) => generationToWire(row, this.childMark(viewer, row.keyId))),
+      next: listed.length > limit ? page[page.length - 1]!.position : null,
+    };
+  }
+
+  /**
+   * Requests, tokens and cost per UTC day and model over the last `days` days (today included),
+   * every day present, oldest first. Costs are summed in nanos and turned into USD once.
+   */
+  activity(viewer: Viewer, days: number, now: number, keyId?: string) {
+    const today = Math.floor(now / SECONDS_PER_DAY);
+    const firstDay = today - days + 1;
+    const rows = this.store.activity(this.scope(viewer, keyId), firstDay, today);
+    const byDay = new Map<number, typeof rows>();
+    for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
+    const sum = (list: typeof rows) => ({
+      requests: list.reduce((total, row) => total + row.requests, 0),
+      prompt_tokens: list.reduce((total, row) => total + row.promptTokens, 0),
+      completion_tokens: list.reduce((total, row) => total + row.completionTokens, 0),
+      cost_usd: nanosToUsd(list.reduce((total, row) => total + row.costNanos, 0)),
+    });
+    const data = Array.from({ length: days }, (_, index) => {
+      const day = firstDay + index;
+      const models = byDay.get(day) ?? [];
+      return {
+        date: isoDate(day),
+        ...sum(models),
+        models: models.map((row) => ({ model: row.model, ...sum([row]) })),
+      };
+    });
+    return {
+      object: 'activity' as const,
+      days,
+      from: isoDate(firstDay),
+      to: isoDate(today),
+      data,
+      totals: sum(rows),
+    };
+  }
+
+  /** What a viewer may read: its own records, or (an account) its tree or one child of it. */
+  private scope(viewer: Viewer, keyId: string | undefined): GenerationScope {
+    if (keyId === undefined || keyId === viewer.id) {
+      return viewer.kind === 'account' && keyId === undefined
+        ? { accountId: viewer.id }
+        : { keyId: viewer.id };
+    }
+    if (viewer.kind === 'account' && this.registry.get(keyId)?.parentId === viewer.id) {
+      return { keyId, accountId: viewer.id };
+    }
+    throw notFound(`No key ${keyId.slice(0, 64)} is visible to this key (key_id).`);
+  }
+
+  private childMark(viewer: Viewer, keyId: string): ChildMark | null {
+    if (keyId === viewer.id) return null;
+    const child = this.registry.get(keyId);
+    return child ? { id: child.id, name: child.name, key: child.masked } : null;
+  }
+}
+
+const isoDate = (day: number) => new Date(day * SECONDS_PER_DAY * 1000).toISOString().slice(0, 10);
