@@ -28,9 +28,12 @@ import type { Provider } from './providers/provider';
 import { createUpstreamProviders } from './providers/upstream-providers';
 import { defaultBreaker, defaultRetry } from './providers/upstream/provider-config';
 import { createSimulatedProvider } from './providers/simulated/simulated-provider';
+import { addActivityRoutes } from './routes/activity';
+import { addAdminKeyRoutes } from './routes/admin-keys';
 import { addBalanceRoutes } from './routes/balance';
 import { addChatCompletionRoutes } from './routes/chat-completions';
 import { addGenerationRoutes } from './routes/generation';
+import { addKeyRoutes } from './routes/keys';
 import { addKeyStatusRoutes } from './routes/key-status';
 import { addModelEndpointRoutes } from './routes/model-endpoints';
 import { addModelRoutes } from './routes/models';
@@ -61,6 +64,9 @@ export const coreRouteFamilies: RouteFamily[] = [
   addBalanceRoutes,
   addKeyStatusRoutes,
   addGenerationRoutes,
+  addActivityRoutes,
+  addKeyRoutes,
+  addAdminKeyRoutes,
 ];
 
 export function createGateway(
@@ -76,6 +82,8 @@ export function createGateway(
   const store = openSqliteStore(config.databasePath);
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
   const registry = new KeyRegistry(store, digest);
+  // Changes made in this process reach the registry at once (the next request sees them).
+  const admin = new KeyAdmin(store, digest, () => registry.reload());
   const ledger = new Ledger(store.pendingByFundingKey());
   const catalog = new Catalog(options.models ?? buildCatalogModels(config.providers));
   const upstream = createUpstreamProviders(config.providers, {
@@ -110,7 +118,17 @@ export function createGateway(
   }
   const pipeline = new InferencePipeline({ catalog, registry, ledger, store, providers, logger });
   const slots = new KeySlots(config.maxConcurrentPerKey);
-  const parts: GatewayParts = { config, store, catalog, registry, ledger, pipeline, slots, logger };
+  const parts: GatewayParts = {
+    config,
+    store,
+    catalog,
+    registry,
+    admin,
+    ledger,
+    pipeline,
+    slots,
+    logger,
+  };
 
   const router = new Router();
   for (const addRoutes of options.routeFamilies ?? coreRouteFamilies) addRoutes(router, parts);
@@ -158,7 +176,7 @@ export function createGateway(
               404,
               'not_found',
               'validation',
-              `No route ${request.method} ${url.pathname}. The API's routes are under /v1.`,
+              `No route ${request.method} ${url.pathname}.${url.pathname.startsWith('/v1/') ? ' List the models with GET /v1/models; see the README for every route.' : " The API's routes are under /v1."}`,
             )
           : new GatewayError(
               405,
@@ -218,7 +236,7 @@ export function createGateway(
 
   return {
     parts,
-    admin: new KeyAdmin(store, digest),
+    admin,
     settlement,
     handle,
     handleClientError,

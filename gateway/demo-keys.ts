@@ -23,9 +23,12 @@ export function ensureDemoKeys(admin: KeyAdmin, registry: KeyRegistry, file: str
   if (existing && DEMO_PROFILE_NAMES.every((name) => existing[name] && registry.findByKey(existing[name]))) {
     return existing;
   }
-  const account = admin.create({ kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 });
-  const allocated = admin.create({ kind: 'allocated_child', parentId: account.id, name: 'demo-allocated-child', limitUsd: 5 });
-  const shared = admin.create({ kind: 'shared_child', parentId: account.id, name: 'demo-shared-child' });
+  const account = admin.create({ kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 }, 'system');
+  const allocated = admin.create(
+    { kind: 'allocated_child', parentId: account.id, name: 'demo-allocated-child', limitUsd: 5 },
+    'system',
+  );
+  const shared = admin.create({ kind: 'shared_child', parentId: account.id, name: 'demo-shared-child' }, 'system');
   const keys = { 'demo-account': account.key, 'demo-allocated-child': allocated.key, 'demo-shared-child': shared.key };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });

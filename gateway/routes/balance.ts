@@ -4,6 +4,7 @@
  */
 import { authenticate } from '../auth/authenticate';
 import { nanosToUsd } from '../billing/money';
+import { moneyFigures } from '../keys/key-admin';
 import { isExpired, remainingNanos } from '../keys/key-state';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
@@ -26,18 +27,9 @@ export function balanceOf(key: KeyRow, parts: GatewayParts) {
   const { registry } = parts;
   // A shared child spends, and so reports, its parent's money (never the parent's key).
   const funding = registry.fundingKeyOf(key);
-  const allocatedToChildren =
-    funding.kind === 'account'
-      ? parts.store
-          .listKeys()
-          .filter(
-            (child) =>
-              child.parentId === funding.id &&
-              child.kind === 'allocated_child' &&
-              child.revokedAt === null,
-          )
-          .reduce((sum, child) => sum + child.limitNanos, 0)
-      : funding.limitNanos;
+  // limit = recharge + credit - allocated for an account; an allocated child's limit is its
+  // allocation (README, "Keys, states and money").
+  const money = moneyFigures(parts.store, funding);
   const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
   const notes = [
     `consumption_usd settles asynchronously (here about every ${lagSeconds || 1} s; in general it can lag recent requests by several minutes), so remaining_usd can be higher than what is really left.`,
@@ -54,9 +46,9 @@ export function balanceOf(key: KeyRow, parts: GatewayParts) {
     identity: key.kind,
     remaining_usd: nanosToUsd(remainingNanos(funding)),
     limit_usd: nanosToUsd(funding.limitNanos),
-    recharge_usd: funding.kind === 'account' ? nanosToUsd(funding.limitNanos) : 0,
-    credit_usd: 0,
-    allocated_usd: nanosToUsd(allocatedToChildren),
+    recharge_usd: nanosToUsd(money.recharge),
+    credit_usd: nanosToUsd(money.credit),
+    allocated_usd: nanosToUsd(money.allocated),
     consumption_usd: nanosToUsd(funding.consumptionNanos),
     grace_usd: nanosToUsd(funding.graceNanos),
     expires_at: key.expiresAt,

@@ -17,7 +17,8 @@ import { serveCountTokens } from './count-tokens';
 import { serveInference } from './inference';
 import { withErrors, type GatewayParts } from './route-kit';
 
-const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>.+)$/;
+/** Only `models/{model}:{method}`: other paths under `/v1/models/` are the catalog's (404 there). */
+const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>[^?#]+:[A-Za-z]*)$/;
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 

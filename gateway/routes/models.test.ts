@@ -65,4 +65,24 @@ describe('GET /v1/models', () => {
     expect(withQuery.status).toBe(200);
     expect(await withQuery.text()).toBe(plain);
   });
+
+  it('answers 404, not 405, for a path under /v1/models it does not serve, without a wrong hint', async () => {
+    for (const path of ['/v1/models/sim/chat-standard', '/v1/models/sim/chat-standard/pricing']) {
+      const response = await fetch(`${gateway.url}${path}`);
+      expect(response.status).toBe(404);
+      const body = (await response.json()) as { error: string };
+      expect(body.error).not.toContain('are under /v1');
+    }
+  });
+
+  it('lists the providers of a model on its endpoints route, and 404s an unknown model there', async () => {
+    const response = await fetch(`${gateway.url}/v1/models/sim/chat-standard:free/endpoints`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { model: string; data: Array<Record<string, unknown>> };
+    expect(body.model).toBe('sim/chat-standard:free');
+    expect(body.data).toEqual([
+      expect.objectContaining({ provider: 'simulated', kind: 'simulated', order: 1, status: 'healthy', pricing: { prompt: '0', completion: '0' } }),
+    ]);
+    expect((await fetch(`${gateway.url}/v1/models/sim/nope/endpoints`)).status).toBe(404);
+  });
 });

@@ -1,0 +1,104 @@
+/**
+ * `/admin/v1/keys`: the operator manages account keys as an account key manages its children
+ * (list, create, show, change, rotate, revoke, events), and tops them up:
+ * `POST /admin/v1/keys/{id}/recharge` and `/credit` with `{amount_usd, note}`. Each raises the
+ * limit by the amount and is a ledger entry and an audit row with the note (see KeyAdmin).
+ *
+ * Only with `GATEWAY_ADMIN_TOKEN` set: without it these routes do not exist (404). With it, a
+ * missing or wrong `Authorization: Bearer <token>` is 401. The token is compared in constant time
+ * (digests of equal length), and never logged: request lines carry no headers.
+ */
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { GatewayError } from '../errors';
+import { sendJson } from '../http/respond';
+import type { Router } from '../http/router';
+import {
+  addKeyManagementRoutes,
+  createFields,
+  keyPath,
+  managed,
+  managedKey,
+  reachableKey,
+  readKeyBody,
+  type Manager,
+} from './key-management';
+import { parseOrRefuse, type GatewayParts } from './route-kit';
+
+const createAccountSchema = z.strictObject({
+  kind: z.literal('account').optional(),
+  ...createFields,
+});
+
+const topUpSchema = z.strictObject({
+  amount_usd: z.number(),
+  /** Why: an invoice, a refund, a goodwill credit. */
+  note: z.string(),
+});
+
+const PREFIX = '/admin/v1/keys';
+
+const digestOf = (text: string) => crypto.createHash('sha256').update(text).digest();
+
+const unauthorized = (message: string) =>
+  new GatewayError(401, 'authentication_error', 'authentication', message);
+
+/** Throws 401 unless the request carries the operator token. */
+function requireOperator(request: IncomingMessage, expected: Buffer): void {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match) {
+    throw unauthorized('The operator routes need Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.');
+  }
+  // Equal-length digests, so the comparison's time says nothing of the token.
+  if (!crypto.timingSafeEqual(digestOf(match[1]!), expected)) {
+    throw unauthorized('The operator token is wrong.');
+  }
+}
+
+export function addAdminKeyRoutes(router: Router, parts: GatewayParts): void {
+  const token = parts.config.adminToken;
+  if (token === undefined) return;
+  const expected = digestOf(token);
+
+  const operator: Manager = {
+    actor: 'admin',
+    reaches: (key) => key.kind === 'account',
+    listFilter: { kind: 'account' },
+  };
+  const authorize = ({ request }: { request: IncomingMessage }) => {
+    requireOperator(request, expected);
+    return operator;
+  };
+
+  addKeyManagementRoutes(router, parts, {
+    prefix: PREFIX,
+    authorize,
+    createSchema: createAccountSchema,
+    createInput: (body) => ({
+      kind: 'account',
+      name: body.name,
+      limitUsd: body.limit_usd,
+      graceUsd: body.grace_usd,
+      expiresAt: body.expires_at,
+    }),
+  });
+
+  for (const kind of ['recharge', 'credit'] as const) {
+    router.add(
+      'POST',
+      keyPath(PREFIX, `/${kind}`),
+      managed(async (context) => {
+        const manager = authorize(context);
+        const key = reachableKey(parts, manager, context.params.id!);
+        const body = parseOrRefuse(topUpSchema, await readKeyBody(context.request));
+        const summary = parts.admin.topUp(
+          key.id,
+          { kind, amountUsd: body.amount_usd, note: body.note },
+          manager.actor,
+        );
+        sendJson(context.response, 200, managedKey(summary), { 'cache-control': 'no-store' });
+      }),
+    );
+  }
+}

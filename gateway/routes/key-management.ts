@@ -1,0 +1,242 @@
+/**
+ * The key-management routes, shared by an account key managing its children (`/v1/keys`) and the
+ * operator managing account keys (`/admin/v1/keys`): list, show, create, change, rotate, revoke,
+ * and each key's audited changes. Every change goes through the one KeyAdmin, so both follow the
+ * same rules. A key outside the manager's reach answers 404, whether it exists or not.
+ *
+ * The full key appears in exactly two answers, create and rotate, marked `no-store`.
+ */
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import type { KeyKind } from '../../contract/gateway';
+import { chatErrorBody } from '../forms/openai/error-shape';
+import { GatewayError, invalidRequest, notFound } from '../errors';
+import { readJsonBody } from '../http/read-body';
+import { sendJson } from '../http/respond';
+import type { RouteContext, RouteHandler, Router } from '../http/router';
+import {
+  KeyAdminError,
+  type CreateKeyInput,
+  type IssuedKey,
+  type KeyActor,
+  type KeySummary,
+} from '../keys/key-admin';
+import type { KeyRow } from '../store/store';
+import {
+  decodeCursor,
+  encodeCursor,
+  parseOrRefuse,
+  queryOf,
+  withErrors,
+  type GatewayParts,
+} from './route-kit';
+
+/** Bodies here are a handful of fields. */
+export const MAX_KEY_BODY_BYTES = 16 * 1024;
+const MAX_EVENTS_PAGE = 200;
+
+/** Who is acting, on which keys. */
+export type Manager = {
+  actor: KeyActor;
+  /** Whether this manager may see and change `key`. */
+  reaches(key: KeyRow): boolean;
+  /** The keys it lists. */
+  listFilter: { parentId?: string; kind?: KeyKind };
+};
+
+export type KeyManagementOptions<CreateBody> = {
+  /** `/v1/keys` or `/admin/v1/keys`. */
+  prefix: string;
+  /** Checks the caller (401, 403) and says what it may manage. */
+  authorize(context: RouteContext): Manager;
+  createSchema: z.ZodType<CreateBody>;
+  createInput(body: CreateBody, manager: Manager): CreateKeyInput;
+};
+
+/** Optional fields shared by create and change: given values only, null only for the expiry. */
+const keyFields = {
+  name: z.string().optional(),
+  limit_usd: z.number().optional(),
+  grace_usd: z.number().optional(),
+  /** Unix seconds; null for no expiry. */
+  expires_at: z.number().int().nullable().optional(),
+};
+
+export const changeSchema = z
+  .strictObject({ ...keyFields, disabled: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'give at least one of name, limit_usd, grace_usd, expires_at, disabled',
+  });
+
+export const createFields = keyFields;
+
+const listQuerySchema = z.object({ include_revoked: z.enum(['true', 'false']).default('false') });
+const eventsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+/** A managed key on the wire: the summary, never more than the masked key. */
+export const managedKey = (summary: KeySummary) => ({ object: 'api_key' as const, ...summary });
+
+/** The one answer that carries a full key (create, rotate). */
+const issuedKey = (issued: IssuedKey, summary: KeySummary) => ({
+  object: 'issued_key' as const,
+  key: issued.key,
+  data: managedKey(summary),
+  note: 'The full key is shown in this answer only; store it now. The gateway keeps only its digest.',
+});
+
+const noStore = { 'cache-control': 'no-store' };
+
+export function readKeyBody(request: IncomingMessage): Promise<unknown> {
+  return readJsonBody(request, MAX_KEY_BODY_BYTES);
+}
+
+/** A KeyAdmin refusal in the gateway's one error shape, naming the field. */
+export function fromKeyAdminError(error: unknown): unknown {
+  if (!(error instanceof KeyAdminError)) return error;
+  if (error.reason === 'not_found') return notFound(error.apiMessage);
+  if (error.reason === 'conflict') {
+    return new GatewayError(409, 'conflict', 'validation', error.apiMessage);
+  }
+  return invalidRequest(error.apiMessage);
+}
+
+/** A route handler with the gateway's error shape, KeyAdmin's refusals included. */
+export function managed(handler: RouteHandler): RouteHandler {
+  return withErrors(chatErrorBody, async (context) => {
+    try {
+      await handler(context);
+    } catch (error) {
+      throw fromKeyAdminError(error);
+    }
+  });
+}
+
+/** The pattern of `<prefix>/{id}` plus `suffix`. */
+export function keyPath(prefix: string, suffix = ''): RegExp {
+  const escaped = `${prefix}/`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return new RegExp(`^${escaped}(?<id>[^/]+)${suffix.replace(/\//g, '\\/')}$`);
+}
+
+/** The key `{id}` of the path, if the manager reaches it; otherwise 404 (no probing). */
+export function reachableKey(parts: GatewayParts, manager: Manager, id: string): KeyRow {
+  const key = parts.admin.find(id);
+  if (!key || !manager.reaches(key)) {
+    throw notFound(`No key ${id.slice(0, 64)} is managed by this caller.`);
+  }
+  return key;
+}
+
+export function addKeyManagementRoutes<CreateBody>(
+  router: Router,
+  parts: GatewayParts,
+  options: KeyManagementOptions<CreateBody>,
+): void {
+  const { prefix, authorize } = options;
+  const { admin } = parts;
+
+  router.add(
+    'GET',
+    prefix,
+    managed((context) => {
+      const manager = authorize(context);
+      const query = parseOrRefuse(listQuerySchema, queryOf(context.url), 'query parameter');
+      const keys = admin.list({
+        ...manager.listFilter,
+        includeRevoked: query.include_revoked === 'true',
+      });
+      sendJson(context.response, 200, { object: 'list', data: keys.map(managedKey) }, noStore);
+    }),
+  );
+
+  router.add(
+    'POST',
+    prefix,
+    managed(async (context) => {
+      const manager = authorize(context);
+      const body = parseOrRefuse(options.createSchema, await readKeyBody(context.request));
+      const issued = admin.create(options.createInput(body, manager), manager.actor);
+      sendJson(context.response, 201, issuedKey(issued, admin.show(issued.id)), noStore);
+    }),
+  );
+
+  router.add(
+    'GET',
+    keyPath(prefix),
+    managed((context) => {
+      const manager = authorize(context);
+      const key = reachableKey(parts, manager, context.params.id!);
+      sendJson(context.response, 200, managedKey(admin.show(key.id)), noStore);
+    }),
+  );
+
+  router.add(
+    'PATCH',
+    keyPath(prefix),
+    managed(async (context) => {
+      const manager = authorize(context);
+      const key = reachableKey(parts, manager, context.params.id!);
+      const body = parseOrRefuse(changeSchema, await readKeyBody(context.request));
+      const summary = admin.set(
+        key.id,
+        {
+          name: body.name,
+          limitUsd: body.limit_usd,
+          graceUsd: body.grace_usd,
+          expiresAt: body.expires_at,
+          disabled: body.disabled,
+        },
+        manager.actor,
+      );
+      sendJson(context.response, 200, managedKey(summary), noStore);
+    }),
+  );
+
+  router.add(
+    'DELETE',
+    keyPath(prefix),
+    managed((context) => {
+      const manager = authorize(context);
+      const key = reachableKey(parts, manager, context.params.id!);
+      sendJson(context.response, 200, managedKey(admin.revoke(key.id, manager.actor)), noStore);
+    }),
+  );
+
+  router.add(
+    'POST',
+    keyPath(prefix, '/rotate'),
+    managed((context) => {
+      const manager = authorize(context);
+      const key = reachableKey(parts, manager, context.params.id!);
+      const issued = admin.rotate(key.id, manager.actor);
+      sendJson(context.response, 200, issuedKey(issued, admin.show(issued.id)), noStore);
+    }),
+  );
+
+  router.add(
+    'GET',
+    keyPath(prefix, '/events'),
+    managed((context) => {
+      const manager = authorize(context);
+      const key = reachableKey(parts, manager, context.params.id!);
+      const query = parseOrRefuse(eventsQuerySchema, queryOf(context.url), 'query parameter');
+      const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
+      const events = admin.events(key.id, { limit: query.limit + 1, beforeId });
+      const page = events.slice(0, query.limit);
+      const more = events.length > query.limit;
+      sendJson(
+        context.response,
+        200,
+        {
+          object: 'list',
+          data: page,
+          has_more: more,
+          next_cursor: more ? encodeCursor([page[page.length - 1]!.id]) : null,
+        },
+        noStore,
+      );
+    }),
+  );
+}
