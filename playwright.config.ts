@@ -28,9 +28,9 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    // A fresh build (never a stale UI) and a fresh database each run: the start script creates
-    // the demo keys on it.
-    command: 'rm -rf .tmp/e2e-data && npx vite build --logLevel warn && npx tsx scripts/start.ts',
+    // A fresh build of the UI and the compiled server (what `npm start` runs), and a fresh
+    // database each run: the start script creates the demo keys on it.
+    command: 'rm -rf .tmp/e2e-data && node scripts/build.mjs && node scripts/start.mjs',
     url: `${e2eWorkbenchUrl}/api/health`,
     env: e2eEnvironment,
     reuseExistingServer: false,

@@ -1,12 +1,12 @@
 /**
- * `npm start`: builds the UI when it is missing, starts the embedded gateway unless
+ * The workbench process (compiled to dist/start.js; `npm start` builds it first, see
+ * scripts/build.mjs): starts the embedded gateway unless
  * GATEWAY_BASE_URL points at a real one (creating the demo keys on first run), then starts the
  * workbench. `--dev` serves the UI through Vite with hot reload instead of the build.
  *
  * This is the one place that wires the boxes together: the workbench still reaches the gateway
  * only over HTTP, even when both run in this process.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { loadGatewayConfig } from '../gateway/config';
 import { demoKeysFile, ensureDemoKeys } from '../gateway/demo-keys';
@@ -23,11 +23,6 @@ async function main(): Promise<void> {
   const gatewayConfig = workbenchConfig.gatewayBaseUrl === null ? loadGatewayConfig() : null;
   const logger = createWorkbenchLogger();
 
-  if (!dev && !fs.existsSync(path.join(webBuild, 'index.html'))) {
-    logger.info('building the workbench UI (first run only)…');
-    const { build } = await import('vite');
-    await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
-  }
 
   let gateway: RunningGateway | null = null;
   let demoKeys: Record<string, string> | undefined;

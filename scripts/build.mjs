@@ -1,0 +1,94 @@
+/**
+ * The production build: the workbench UI (Vite, into dist/web) and the two Node entry points
+ * (the workbench with its embedded gateway, and the gateway's command line) bundled by esbuild
+ * into dist/start.js and dist/gateway.js, run with plain `node`. Dependencies stay in
+ * node_modules. `ensureBuilt` rebuilds only what is missing or older than its sources, so the
+ * first `npm start` on a fresh checkout builds, and later ones start at once. Plain JavaScript,
+ * so it runs without tsx.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dist = path.join(root, 'dist');
+const serverStamp = path.join(dist, '.server-build');
+const serverSources = ['gateway', 'server', 'contract', 'scripts'];
+const webSources = ['web', 'contract', 'vite.config.ts', 'package.json'];
+
+/** The newest modification time of the (non-test) sources under `entries`. */
+function newestSource(entries) {
+  let newest = 0;
+  const visit = (target) => {
+    let stat;
+    try {
+      stat = fs.statSync(target);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(target)) {
+        if (name === 'node_modules' || name === '__fixtures__' || name.startsWith('.')) continue;
+        visit(path.join(target, name));
+      }
+    } else if (!/\.test\.tsx?$/.test(target)) {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  for (const entry of entries) visit(path.join(root, entry));
+  return newest;
+}
+
+const modifiedAt = (file) => {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
+/** Bundles the Node entry points; written beside and renamed, so a concurrent start never reads half a file. */
+export async function buildServer() {
+  const { build } = await import('esbuild');
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { start: 'scripts/start.ts', gateway: 'gateway/cli/main.ts' },
+    outdir: dist,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    packages: 'external',
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'error',
+  });
+  fs.mkdirSync(dist, { recursive: true });
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, file.contents);
+    fs.renameSync(temporary, file.path);
+  }
+  fs.writeFileSync(serverStamp, new Date().toISOString());
+}
+
+export async function buildWeb() {
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+/** Builds what is missing or stale; says so on standard error (standard output may be JSON). */
+export async function ensureBuilt({ web }) {
+  if (modifiedAt(serverStamp) < newestSource(serverSources)) {
+    process.stderr.write('building the gateway and workbench server…\n');
+    await buildServer();
+  }
+  if (web && modifiedAt(path.join(dist, 'web', 'index.html')) < newestSource(webSources)) {
+    process.stderr.write('building the workbench UI (first run, or its sources changed)…\n');
+    await buildWeb();
+  }
+}
+
+if (process.argv[1] === import.meta.filename) {
+  await buildServer();
+  await buildWeb();
+}
