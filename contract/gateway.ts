@@ -234,8 +234,130 @@ export const generationRecordSchema = z.looseObject({
   usage_estimated: z.boolean().optional(),
   /** The upstream's usage cost more than was reserved; the charge stopped at the reservation. */
   charge_capped: z.boolean().optional(),
+  /**
+   * The child key that made the request, when an account key reads a child's record (its id,
+   * name and masked key); null for the presenting key's own records.
+   */
+  child: z
+    .looseObject({ id: z.string(), name: z.string(), key: z.string() })
+    .nullable()
+    .optional(),
 });
 export type GenerationRecord = z.infer<typeof generationRecordSchema>;
+
+/**
+ * `GET /v1/generations`: a page of records, newest first. Pass `next_cursor` back as `?cursor=`
+ * (with the same filters) for the next page; it is null on the last one.
+ */
+export const generationListSchema = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(generationRecordSchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+export type GenerationList = z.infer<typeof generationListSchema>;
+
+/** Requests, tokens and cost (USD, exact to the nano) of some records. */
+const activityFiguresShape = {
+  requests: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  cost_usd: z.number(),
+};
+
+/** One UTC day of `GET /v1/activity`: its totals and one entry per model used that day. */
+export const activityDaySchema = z.looseObject({
+  /** `YYYY-MM-DD`, UTC. */
+  date: z.string(),
+  ...activityFiguresShape,
+  models: z.array(z.looseObject({ model: z.string(), ...activityFiguresShape })),
+});
+export type ActivityDay = z.infer<typeof activityDaySchema>;
+
+/** `GET /v1/activity?days=N`: every day of the range, oldest first, days without requests too. */
+export const activitySchema = z.looseObject({
+  object: z.literal('activity'),
+  days: z.number(),
+  from: z.string(),
+  to: z.string(),
+  data: z.array(activityDaySchema),
+  totals: z.looseObject(activityFiguresShape),
+});
+export type Activity = z.infer<typeof activitySchema>;
+
+/** A key's state as the key-management routes report it. */
+export const managedKeyStateSchema = z.enum([
+  'active',
+  'expired',
+  'disabled',
+  'depleted',
+  'blocked',
+  'revoked',
+]);
+
+/**
+ * A key as `GET /v1/keys` and `/admin/v1/keys` show it: masked, never in full. Money fields are
+ * null for a shared child (it spends its parent's balance; `remaining_usd` is the parent's).
+ */
+export const managedKeySchema = z.looseObject({
+  object: z.literal('api_key'),
+  id: z.string(),
+  kind: keyKindSchema,
+  parent_id: z.string().nullable(),
+  name: z.string(),
+  /** Masked: prefix and a short tail. */
+  key: z.string(),
+  state: z.string(),
+  limit_usd: z.number().nullable(),
+  grace_usd: z.number().nullable(),
+  consumption_usd: z.number().nullable(),
+  remaining_usd: z.number().nullable(),
+  recharge_usd: z.number().nullable().optional(),
+  credit_usd: z.number().nullable().optional(),
+  allocated_usd: z.number().nullable().optional(),
+  expires_at: z.number().int().nullable(),
+  disabled: z.boolean(),
+  created_at: z.number(),
+  revoked_at: z.number().nullable().optional(),
+});
+export type ManagedKey = z.infer<typeof managedKeySchema>;
+
+export const managedKeyListSchema = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(managedKeySchema),
+});
+
+/** The answer of create and rotate: the only answers that ever carry a full key. */
+export const issuedKeySchema = z.looseObject({
+  object: z.literal('issued_key'),
+  /** The full key, shown once. */
+  key: z.string(),
+  data: managedKeySchema,
+});
+export type IssuedKeyAnswer = z.infer<typeof issuedKeySchema>;
+
+/** One audited change of a key: who, what, when, the old and new values (never a key). */
+export const keyEventSchema = z.looseObject({
+  object: z.literal('key_event'),
+  id: z.number(),
+  key_id: z.string(),
+  /** The acting key's id, `admin` (operator routes), `cli` (command line) or `system`. */
+  actor: z.string(),
+  /** `create`, `update`, `disable`, `enable`, `rotate`, `revoke`, `recharge`, `credit`, `allocate`, `return`. */
+  action: z.string(),
+  changes: z.record(z.string(), z.looseObject({ old: z.unknown(), new: z.unknown() })),
+  note: z.string().nullable(),
+  created_at: z.number(),
+});
+export type KeyEvent = z.infer<typeof keyEventSchema>;
+
+/** `GET /v1/keys/{id}/events`: newest first, paged like the generations. */
+export const keyEventListSchema = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(keyEventSchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
 
 /** The `cf-ray` trace id format: 16 hex digits, a dash, a location code. */
 export const cfRayPattern = /^[0-9a-f]{16}-[A-Z]{3}$/;

@@ -142,7 +142,7 @@ export class GenerationRecords {
         : { keyId: viewer.id };
     }
     if (viewer.kind === 'account' && this.registry.get(keyId)?.parentId === viewer.id) {
-      return { keyId, accountId: viewer.id };
+      return { keyId };
     }
     throw notFound(`No key ${keyId.slice(0, 64)} is visible to this key (key_id).`);
   }

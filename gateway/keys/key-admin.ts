@@ -148,7 +148,6 @@ export const MAX_NOTE_LENGTH = 500;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const usd = (nanos: Nanos) => nanosToUsd(nanos);
-const isKeyActor = (actor: KeyActor) => actor.startsWith('key_');
 
 type Changes = Record<string, { old: unknown; new: unknown }>;
 
@@ -167,23 +166,41 @@ export class KeyAdmin {
     return this.commit(() => {
       const parent = input.parentId === undefined ? undefined : this.require(input.parentId);
       if (input.kind === 'account' && parent) {
-        throw invalid('parent_id', (name) => `An account key has no parent: leave out ${name('parent_id')}.`);
+        throw invalid(
+          'parent_id',
+          (name) => `An account key has no parent: leave out ${name('parent_id')}.`,
+        );
       }
       if (input.kind !== 'account') {
         if (!parent) {
-          throw invalid('parent_id', (name) => `A ${input.kind} key needs ${name('parent_id')} (an account key's id).`);
+          throw invalid(
+            'parent_id',
+            (name) => `A ${input.kind} key needs ${name('parent_id')} (an account key's id).`,
+          );
         }
         if (parent.kind !== 'account') {
-          throw invalid('parent_id', () => `The parent ${parent.id} is a ${parent.kind} key; a parent must be an account key.`);
+          throw invalid(
+            'parent_id',
+            () =>
+              `The parent ${parent.id} is a ${parent.kind} key; a parent must be an account key.`,
+          );
         }
         if (parent.revokedAt !== null) {
-          throw new KeyAdminError('conflict', () => `The parent ${parent.id} is revoked.`, 'parent_id');
+          throw new KeyAdminError(
+            'conflict',
+            () => `The parent ${parent.id} is revoked.`,
+            'parent_id',
+          );
         }
       }
-      if (input.kind === 'shared_child' && (input.limitUsd !== undefined || input.graceUsd !== undefined)) {
+      if (
+        input.kind === 'shared_child' &&
+        (input.limitUsd !== undefined || input.graceUsd !== undefined)
+      ) {
         throw invalid(
           input.limitUsd !== undefined ? 'limit_usd' : 'grace_usd',
-          (name) => `A shared_child key spends its parent's balance: it takes no ${name('limit_usd')} or ${name('grace_usd')}.`,
+          (name) =>
+            `A shared_child key spends its parent's balance: it takes no ${name('limit_usd')} or ${name('grace_usd')}.`,
         );
       }
       validateMoney('limit_usd', input.limitUsd);
@@ -199,7 +216,8 @@ export class KeyAdmin {
         name: input.name ?? `${input.kind.replace('_', ' ')} key`,
         digest: this.digest(key),
         masked: maskKey(key),
-        limitNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.limitUsd ?? DEFAULT_LIMIT_USD),
+        limitNanos:
+          input.kind === 'shared_child' ? 0 : usdToNanos(input.limitUsd ?? DEFAULT_LIMIT_USD),
         graceNanos: input.kind === 'shared_child' ? 0 : usdToNanos(input.graceUsd ?? 0),
         consumptionNanos: 0,
         expiresAt: input.expiresAt ?? null,
@@ -211,7 +229,11 @@ export class KeyAdmin {
       if (row.kind === 'allocated_child') this.requireFunds(parent!, row.limitNanos, actor);
       this.store.insertKey(row);
       if (row.kind === 'account' && row.limitNanos > 0) {
-        this.book(row, actor, { entry: 'opening', rechargeNanos: row.limitNanos, limitNanos: row.limitNanos });
+        this.book(row, actor, {
+          entry: 'opening',
+          rechargeNanos: row.limitNanos,
+          limitNanos: row.limitNanos,
+        });
       }
       this.audit(row.id, actor, 'create', {
         kind: { old: null, new: row.kind },
@@ -280,7 +302,13 @@ export class KeyAdmin {
         const parent = this.require(row.parentId!);
         const kept = Math.min(row.limitNanos, this.spentBy(row).total);
         if (kept < row.limitNanos) {
-          this.giveBack(parent, row, row.limitNanos - kept, actor, 'unspent limit of a revoked child');
+          this.giveBack(
+            parent,
+            row,
+            row.limitNanos - kept,
+            actor,
+            'unspent limit of a revoked child',
+          );
           this.store.updateKey(id, { limitNanos: kept });
           changes.limit_usd = { old: usd(row.limitNanos), new: usd(kept) };
         }
@@ -314,14 +342,24 @@ export class KeyAdmin {
     return this.commit(() => {
       const row = this.requireLive(id);
       if (row.kind !== 'account') {
-        throw invalid(null, () => `Only an account key is topped up; ${row.id} is a ${row.kind} key, funded by its account.`);
+        throw invalid(
+          null,
+          () =>
+            `Only an account key is topped up; ${row.id} is a ${row.kind} key, funded by its account.`,
+        );
       }
       if (!Number.isFinite(topUp.amountUsd) || topUp.amountUsd <= 0 || topUp.amountUsd > MAX_USD) {
-        throw invalid('amount_usd', (name) => `${name('amount_usd')} must be a number of USD above 0 and at most ${MAX_USD}.`);
+        throw invalid(
+          'amount_usd',
+          (name) => `${name('amount_usd')} must be a number of USD above 0 and at most ${MAX_USD}.`,
+        );
       }
       const note = topUp.note.trim();
       if (note === '' || note.length > MAX_NOTE_LENGTH) {
-        throw invalid('note', (name) => `${name('note')} must say why, in 1 to ${MAX_NOTE_LENGTH} characters.`);
+        throw invalid(
+          'note',
+          (name) => `${name('note')} must say why, in 1 to ${MAX_NOTE_LENGTH} characters.`,
+        );
       }
       const amount = usdToNanos(topUp.amountUsd);
       const before = this.moneyOf(row);
@@ -359,7 +397,10 @@ export class KeyAdmin {
   private apply(id: string, change: KeyChange, actor: KeyActor, action: string): KeySummary {
     return this.commit(() => {
       const row = this.requireLive(id);
-      if (row.kind === 'shared_child' && (change.limitUsd !== undefined || change.graceUsd !== undefined)) {
+      if (
+        row.kind === 'shared_child' &&
+        (change.limitUsd !== undefined || change.graceUsd !== undefined)
+      ) {
         throw invalid(
           change.limitUsd !== undefined ? 'limit_usd' : 'grace_usd',
           () => "A shared_child key spends its parent's balance: set the parent's limit instead.",
@@ -435,7 +476,11 @@ export class KeyAdmin {
       const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, spent.total));
       if (returned > 0) this.giveBack(parent, row, returned, actor, 'limit lowered');
       if (-delta > returned) {
-        this.book(row, actor, { entry: 'adjustment', allocatedNanos: delta + returned, limitNanos: delta + returned });
+        this.book(row, actor, {
+          entry: 'adjustment',
+          allocatedNanos: delta + returned,
+          limitNanos: delta + returned,
+        });
       }
     }
   }
@@ -467,8 +512,15 @@ export class KeyAdmin {
       limitNanos: byAccount ? -amount : 0,
       counterpartId: child.id,
     });
-    this.book(child, actor, { entry: 'allocation', allocatedNanos: amount, limitNanos: amount, counterpartId: parent.id });
-    const changes: Changes = { allocated_usd: { old: usd(before.allocated), new: usd(before.allocated + amount) } };
+    this.book(child, actor, {
+      entry: 'allocation',
+      allocatedNanos: amount,
+      limitNanos: amount,
+      counterpartId: parent.id,
+    });
+    const changes: Changes = {
+      allocated_usd: { old: usd(before.allocated), new: usd(before.allocated + amount) },
+    };
     if (byAccount) {
       this.store.updateKey(parent.id, { limitNanos: parent.limitNanos - amount });
       changes.limit_usd = { old: usd(parent.limitNanos), new: usd(parent.limitNanos - amount) };
@@ -479,7 +531,13 @@ export class KeyAdmin {
   }
 
   /** Returns `amount` of a child's limit to its account's limit. */
-  private giveBack(parent: KeyRow, child: KeyRow, amount: Nanos, actor: KeyActor, why: string): void {
+  private giveBack(
+    parent: KeyRow,
+    child: KeyRow,
+    amount: Nanos,
+    actor: KeyActor,
+    why: string,
+  ): void {
     const before = this.moneyOf(parent);
     this.book(parent, actor, {
       entry: 'return',
@@ -488,7 +546,13 @@ export class KeyAdmin {
       counterpartId: child.id,
       note: why,
     });
-    this.book(child, actor, { entry: 'return', allocatedNanos: -amount, limitNanos: -amount, counterpartId: parent.id, note: why });
+    this.book(child, actor, {
+      entry: 'return',
+      allocatedNanos: -amount,
+      limitNanos: -amount,
+      counterpartId: parent.id,
+      note: why,
+    });
     this.store.updateKey(parent.id, { limitNanos: parent.limitNanos + amount });
     this.audit(
       parent.id,
@@ -520,7 +584,13 @@ export class KeyAdmin {
     });
   }
 
-  private audit(keyId: string, actor: KeyActor, action: string, changes: Changes, note: string | null = null): void {
+  private audit(
+    keyId: string,
+    actor: KeyActor,
+    action: string,
+    changes: Changes,
+    note: string | null = null,
+  ): void {
     this.store.insertKeyEvent({ keyId, actor, action, changes, note, createdAt: nowSeconds() });
   }
 
@@ -543,14 +613,21 @@ export class KeyAdmin {
 
   private require(id: string): KeyRow {
     const row = this.store.getKey(id);
-    if (!row) throw new KeyAdminError('not_found', () => `No key with id ${id}. List the keys with: keys list`);
+    if (!row)
+      throw new KeyAdminError(
+        'not_found',
+        () => `No key with id ${id}. List the keys with: keys list`,
+      );
     return row;
   }
 
   private requireLive(id: string): KeyRow {
     const row = this.require(id);
     if (row.revokedAt !== null) {
-      throw new KeyAdminError('conflict', () => `The key ${id} is revoked; a revoked key cannot change.`);
+      throw new KeyAdminError(
+        'conflict',
+        () => `The key ${id} is revoked; a revoked key cannot change.`,
+      );
     }
     return row;
   }
@@ -620,13 +697,20 @@ function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefin
 function validateExpiry(value: number | null | undefined): void {
   if (value === undefined || value === null) return;
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw invalid('expires_at', (name) => `${name('expires_at')} must be a Unix time in whole seconds (or none).`);
+    throw invalid(
+      'expires_at',
+      (name) => `${name('expires_at')} must be a Unix time in whole seconds (or none).`,
+    );
   }
 }
 
 function validateName(value: string | undefined): void {
   if (value === undefined) return;
   if (value.trim() === '' || value.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(value)) {
-    throw invalid('name', (name) => `${name('name')} must be 1 to ${MAX_NAME_LENGTH} characters, without control characters.`);
+    throw invalid(
+      'name',
+      (name) =>
+        `${name('name')} must be 1 to ${MAX_NAME_LENGTH} characters, without control characters.`,
+    );
   }
 }

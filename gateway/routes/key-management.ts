@@ -100,7 +100,10 @@ export function fromKeyAdminError(error: unknown): unknown {
   if (error.reason === 'conflict') {
     return new GatewayError(409, 'conflict', 'validation', error.apiMessage);
   }
-  return invalidRequest(error.apiMessage);
+  const named = error.field === null || error.apiMessage.includes(`'${error.field}'`);
+  return invalidRequest(
+    named ? error.apiMessage : `Invalid field '${error.field}': ${error.apiMessage}`,
+  );
 }
 
 /** A route handler with the gateway's error shape, KeyAdmin's refusals included. */

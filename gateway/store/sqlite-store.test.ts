@@ -91,4 +91,60 @@ describe('the SQLite store', () => {
     cliSide.close();
     fs.rmSync(folder, { recursive: true, force: true });
   });
+
+  it('brings a database from before the key console up to date, its history included', () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'gateway.db');
+    openSqliteStore(file).close();
+    // Back to the first migration's schema, with keys and records written by that version.
+    const old = new Database(file);
+    old.exec(`
+      DROP INDEX generations_seq; DROP INDEX generations_by_key; DROP INDEX generations_by_account;
+      DROP TABLE generation_days; DROP TABLE key_events; DROP TABLE key_ledger;
+      ALTER TABLE generations DROP COLUMN seq; ALTER TABLE generations DROP COLUMN account_id;
+      PRAGMA user_version = 1;
+      INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, created_at) VALUES
+        ('key_account', 'account', NULL, 'a', 'v1$a', 'sk-…', 10000000000, 1),
+        ('key_child', 'allocated_child', 'key_account', 'c', 'v1$c', 'sk-…', 2000000000, 1),
+        ('key_gone', 'allocated_child', 'key_account', 'g', 'v1$g', 'sk-…', 5000000000, 1),
+        ('key_shared', 'shared_child', 'key_account', 's', 'v1$s', 'sk-…', 0, 1);
+      UPDATE keys SET revoked_at = 5 WHERE id = 'key_gone';
+    `);
+    const insert = old.prepare(
+      `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
+         prompt_tokens, completion_tokens, cost_nanos, outcome, created_at, latency_ms)
+       VALUES (?, ?, ?, 'sim/chat-standard', 'simulated', 'chat_completions', 0, 10, 2, ?, 'completed', ?, 1)`,
+    );
+    insert.run('0000000000000001-OLD', 'key_shared', 'key_account', 5, 86_400 * 3 + 10);
+    insert.run('0000000000000002-OLD', 'key_account', 'key_account', 7, 86_400 * 3 + 20);
+    insert.run('0000000000000003-OLD', 'key_child', 'key_child', 11, 86_400 * 4);
+    old.close();
+
+    const store = openSqliteStore(file);
+    const listed = store.listGenerations({ accountId: 'key_account', limit: 10 });
+    expect(listed.map(({ row }) => row.id)).toEqual([
+      '0000000000000003-OLD',
+      '0000000000000002-OLD',
+      '0000000000000001-OLD',
+    ]);
+    expect(listed.map(({ position }) => position.seq)).toEqual([3, 2, 1]);
+    expect(store.listGenerations({ keyId: 'key_shared', limit: 10 })).toHaveLength(1);
+    expect(store.activity({ accountId: 'key_account' }, 3, 4)).toEqual([
+      { day: 3, model: 'sim/chat-standard', requests: 2, promptTokens: 20, completionTokens: 4, costNanos: 12 },
+      { day: 4, model: 'sim/chat-standard', requests: 1, promptTokens: 10, completionTokens: 2, costNanos: 11 },
+    ]);
+    // The ledger opens with what the balance showed: the live allocated child counted as given.
+    expect(store.ledgerTotals('key_account')).toEqual({
+      rechargeNanos: 12_000_000_000,
+      creditNanos: 0,
+      allocatedNanos: 2_000_000_000,
+    });
+    expect(store.ledgerTotals('key_child').allocatedNanos).toBe(2_000_000_000);
+    // New records continue the sequence.
+    const next = { ...listed[0]!.row, id: '0000000000000004-NEW', createdAt: 86_400 * 4 };
+    store.insertGeneration(next);
+    expect(store.listGenerations({ keyId: 'key_child', limit: 1 })[0]!.position.seq).toBe(4);
+    store.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
 });

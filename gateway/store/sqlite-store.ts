@@ -245,15 +245,15 @@ const toKeyEventRow = (record: KeyEventRecord): KeyEventRow => ({
 
 const SECONDS_PER_DAY = 86_400;
 
-/** The WHERE terms and parameters of a scope (one key, an account's tree, or one child of it). */
+/** The WHERE terms and parameters of a scope (one key, or an account's tree). */
 function scopeTerms(scope: GenerationScope): { terms: string[]; params: Record<string, string> } {
   const terms: string[] = [];
   const params: Record<string, string> = {};
+  // One term, so the planner has one index to read in order (a key's own is the narrower).
   if (scope.keyId !== undefined) {
     terms.push('key_id = @keyId');
     params.keyId = scope.keyId;
-  }
-  if (scope.accountId !== undefined) {
+  } else if (scope.accountId !== undefined) {
     terms.push('account_id = @accountId');
     params.accountId = scope.accountId;
   }

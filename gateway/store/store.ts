@@ -67,8 +67,8 @@ export type KeyUpdate = Partial<
 >;
 
 /**
- * Which records a query reads: one key's (`keyId`), an account's and all its children's
- * (`accountId`), or both (one child of that account). At least one is given.
+ * Which records a query reads: one key's (`keyId`, which wins when both are given) or an
+ * account's and all its children's (`accountId`). At least one is given.
  */
 export type GenerationScope = { keyId?: string; accountId?: string };
 

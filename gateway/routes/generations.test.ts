@@ -1,0 +1,307 @@
+/**
+ * `GET /v1/generations`: a key's records newest first, in pages that stay stable while new
+ * records arrive; an account key also sees its children's, marked; a child sees only its own.
+ * The listing reads one index in order, whatever the filters (checked on the query plan).
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  gatewayErrorBodySchema,
+  generationListSchema,
+  generationRecordSchema,
+  type GenerationRecord,
+} from '../../contract/gateway';
+import type { GenerationQuery, GenerationRow } from '../store/store';
+import { generationListQuery, openSqliteStore } from '../store/sqlite-store';
+import {
+  chatBody,
+  expectCfRay,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  tempFolder,
+  type TestGateway,
+} from '../testing-support';
+
+let gateway: TestGateway;
+let sequence = 0;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ settleIntervalMs: 600_000 });
+});
+afterAll(async () => {
+  await gateway.stop();
+});
+
+/** A record as the pipeline writes it, with a fresh trace id. */
+function generation(keyId: string, overrides: Partial<GenerationRow> = {}): GenerationRow {
+  sequence += 1;
+  return {
+    id: `${sequence.toString(16).padStart(16, '0')}-TST`,
+    keyId,
+    fundingKeyId: keyId,
+    model: 'sim/chat-standard',
+    provider: 'simulated',
+    upstreamModel: 'chat-standard',
+    form: 'chat_completions',
+    streamed: false,
+    promptTokens: 10,
+    completionTokens: 5,
+    costNanos: 1_250,
+    finishReason: 'stop',
+    outcome: 'completed',
+    settled: false,
+    createdAt: 1_800_000_000,
+    settledAt: null,
+    latencyMs: 12.5,
+    attempts: [{ provider: 'simulated', status: 200, latencyMs: 1 }],
+    usageEstimated: false,
+    chargeCapped: false,
+    ...overrides,
+  };
+}
+
+const insert = (...rows: GenerationRow[]) => {
+  for (const row of rows) gateway.gateway.parts.store.insertGeneration(row);
+  return rows;
+};
+
+async function list(key: string, query = '') {
+  const response = await getWithKey(`${gateway.url}/v1/generations${query}`, key);
+  expectCfRay(response);
+  const body: unknown = await response.json();
+  if (response.status !== 200) {
+    return { status: response.status, error: gatewayErrorBodySchema.parse(body) };
+  }
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  return { status: 200, page: generationListSchema.parse(body) };
+}
+
+/** Every record of a listing, page by page, calling `between` after each page. */
+async function walk(key: string, query: string, between: () => void = () => {}) {
+  const seen: GenerationRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const suffix: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const { page } = await list(key, `${query}${suffix}`);
+    seen.push(...page!.data);
+    cursor = page!.next_cursor;
+    expect(page!.has_more).toBe(cursor !== null);
+    between();
+  } while (cursor !== null);
+  return seen;
+}
+
+describe('GET /v1/generations', () => {
+  it("lists an account's records and its children's, marked; a child sees only its own", async () => {
+    const account = gateway.createKey({ kind: 'account' });
+    const allocated = gateway.createKey({
+      kind: 'allocated_child',
+      parentId: account.id,
+      name: 'ci',
+    });
+    const shared = gateway.createKey({
+      kind: 'shared_child',
+      parentId: account.id,
+      name: 'intern',
+    });
+    const stranger = gateway.createKey({ kind: 'account' });
+    const [own] = insert(generation(account.id, { createdAt: 1_800_000_001 }));
+    const [byAllocated] = insert(generation(allocated.id, { createdAt: 1_800_000_002 }));
+    const [byShared] = insert(
+      generation(shared.id, { fundingKeyId: account.id, createdAt: 1_800_000_003 }),
+    );
+    insert(generation(stranger.id, { createdAt: 1_800_000_004 }));
+
+    const { page } = await list(account.key);
+    expect(page!.data.map((record) => record.id)).toEqual([byShared!.id, byAllocated!.id, own!.id]);
+    expect(page!.data[0]!.child).toEqual({
+      id: shared.id,
+      name: 'intern',
+      key: `${shared.key.slice(0, 7)}…${shared.key.slice(-4)}`,
+    });
+    expect(page!.data[1]!.child).toMatchObject({ id: allocated.id, name: 'ci' });
+    expect(page!.data[2]!.child).toBeNull();
+
+    // A child: its own records only, never its parent's or its sibling's.
+    const fromAllocated = await list(allocated.key);
+    expect(fromAllocated.page!.data.map((record) => record.id)).toEqual([byAllocated!.id]);
+    expect(fromAllocated.page!.data[0]!.child).toBeNull();
+    const fromShared = await list(shared.key);
+    expect(fromShared.page!.data.map((record) => record.id)).toEqual([byShared!.id]);
+    // Asking for another key's records is a 404, the same for a sibling, a parent and a stranger.
+    for (const other of [account.id, allocated.id, stranger.id, 'key_doesnotexist']) {
+      const refused = await list(shared.key, `?key_id=${other}`);
+      expect(refused.status).toBe(404);
+      expect(refused.error!.type).toBe('not_found');
+    }
+    expect((await list(account.key, `?key_id=${stranger.id}`)).status).toBe(404);
+
+    // An account narrows to one child, or to its own records.
+    const narrowed = await list(account.key, `?key_id=${allocated.id}`);
+    expect(narrowed.page!.data.map((record) => record.id)).toEqual([byAllocated!.id]);
+    const ownOnly = await list(account.key, `?key_id=${account.id}`);
+    expect(ownOnly.page!.data.map((record) => record.id)).toEqual([own!.id]);
+    const stranger_ = await list(stranger.key);
+    expect(stranger_.page!.data).toHaveLength(1);
+  });
+
+  it('shows each record exactly as GET /v1/generation does', async () => {
+    const account = gateway.createKey({ kind: 'account' });
+    const child = gateway.createKey({ kind: 'allocated_child', parentId: account.id });
+    const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
+      key: child.key,
+    });
+    expect(response.status).toBe(200);
+    const ray = expectCfRay(response);
+    await response.text();
+    const one = generationRecordSchema.parse(
+      await (await getWithKey(`${gateway.url}/v1/generation?id=${ray}`, account.key)).json(),
+    );
+    const { page } = await list(account.key);
+    expect(page!.data).toEqual([one]);
+    expect(one.child).toMatchObject({ id: child.id });
+  });
+
+  it('filters by model, outcome and time (from inclusive, to exclusive)', async () => {
+    const account = gateway.createKey({ kind: 'account' });
+    const rows = insert(
+      generation(account.id, { createdAt: 1_800_000_100, model: 'sim/echo-mini' }),
+      generation(account.id, { createdAt: 1_800_000_200, outcome: 'ended_early' }),
+      generation(account.id, { createdAt: 1_800_000_300 }),
+      generation(account.id, { createdAt: 1_800_000_400, model: 'sim/echo-mini' }),
+    );
+    const ids = async (query: string) =>
+      (await list(account.key, query)).page!.data.map((record) => record.id);
+    expect(await ids('?model=sim/echo-mini')).toEqual([rows[3]!.id, rows[0]!.id]);
+    expect(await ids('?outcome=ended_early')).toEqual([rows[1]!.id]);
+    expect(await ids('?from=1800000200&to=1800000400')).toEqual([rows[2]!.id, rows[1]!.id]);
+    expect(await ids('?model=sim/echo-mini&from=1800000101')).toEqual([rows[3]!.id]);
+  });
+
+  it('pages stay stable while new records arrive, in the same second too', async () => {
+    const account = gateway.createKey({ kind: 'account' });
+    const child = gateway.createKey({ kind: 'shared_child', parentId: account.id });
+    const second = Math.floor(Date.now() / 1000);
+    // Twenty records, many in the same second, by the account and its child.
+    const before = insert(
+      ...Array.from({ length: 20 }, (_, index) =>
+        generation(index % 3 === 0 ? child.id : account.id, {
+          fundingKeyId: account.id,
+          createdAt: second - Math.floor(index / 6),
+        }),
+      ),
+    );
+    const expected = [...before]
+      .map((row, index) => ({ row, index }))
+      .sort((a, b) => b.row.createdAt - a.row.createdAt || b.index - a.index)
+      .map(({ row }) => row.id);
+
+    const arrived: string[] = [];
+    const seen = await walk(account.key, '?limit=3', () => {
+      // New records (same second as the newest, and later) land while the pages are read.
+      for (const row of insert(
+        generation(account.id, { createdAt: second }),
+        generation(child.id, { fundingKeyId: account.id, createdAt: second + 1 }),
+      )) {
+        arrived.push(row.id);
+      }
+    });
+    expect(seen.map((record) => record.id)).toEqual(expected);
+    expect(new Set(seen.map((record) => record.id)).size).toBe(seen.length);
+
+    // A fresh listing shows the new ones first.
+    const fresh = await walk(account.key, '?limit=200');
+    expect(fresh).toHaveLength(before.length + arrived.length);
+    expect(fresh[0]!.id).toBe(arrived[arrived.length - 1]);
+  });
+
+  it.each([
+    ['?limit=201', 'limit'],
+    ['?limit=0', 'limit'],
+    ['?limit=ten', 'limit'],
+    ['?outcome=failed', 'outcome'],
+    ['?from=yesterday', 'from'],
+    ['?cursor=bm90LWEtY3Vyc29y', 'cursor'],
+    ['?cursor=%%%', 'cursor'],
+  ])('refuses %s with a 400 naming %s', async (query, field) => {
+    const account = gateway.createKey({ kind: 'account' });
+    const refused = await list(account.key, query);
+    expect(refused.status).toBe(400);
+    expect(refused.error!.error).toContain(`'${field}'`);
+    expect(refused.error!.type).toBe('invalid_request');
+  });
+
+  it('answers 401 without a key', async () => {
+    const response = await fetch(`${gateway.url}/v1/generations`);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('the generations index', () => {
+  it('serves every listing shape from one index in order, with 50,000 records in the table', () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'gateway.db');
+    const store = openSqliteStore(file);
+    store.transaction(() => {
+      for (let index = 0; index < 50_000; index += 1) {
+        const keyId = ['key_a', 'key_b', 'key_c', 'key_d'][index % 4]!;
+        store.insertGeneration(
+          generation(keyId, {
+            createdAt: 1_700_000_000 + Math.floor(index / 10),
+            model: index % 7 === 0 ? 'sim/echo-mini' : 'sim/chat-standard',
+          }),
+        );
+      }
+    });
+
+    const database = new Database(file, { readonly: true });
+    const plan = (query: GenerationQuery) => {
+      const { sql, params } = generationListQuery(query);
+      return database
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(params)
+        .map((row) => (row as { detail: string }).detail)
+        .join(' | ');
+    };
+    const after = { createdAt: 1_700_002_000, seq: 20_000 };
+    for (const [query, index] of [
+      [{ accountId: 'key_a', limit: 51 }, 'generations_by_account'],
+      [{ keyId: 'key_b', limit: 51 }, 'generations_by_key'],
+      [{ accountId: 'key_a', after, limit: 51 }, 'generations_by_account'],
+      [{ accountId: 'key_a', keyId: 'key_b', after, limit: 51 }, 'generations_by_key'],
+      [
+        { keyId: 'key_b', from: 1_700_000_100, to: 1_700_003_000, after, limit: 51 },
+        'generations_by_key',
+      ],
+      [
+        { accountId: 'key_a', model: 'sim/echo-mini', outcome: 'completed', limit: 51 },
+        'generations_by_account',
+      ],
+    ] as Array<[GenerationQuery, string]>) {
+      const detail = plan(query);
+      expect(detail, JSON.stringify(query)).toContain(`USING INDEX ${index}`);
+      expect(detail, JSON.stringify(query)).not.toContain('TEMP B-TREE');
+      expect(detail, JSON.stringify(query)).not.toMatch(/SCAN generations(?! USING)/);
+    }
+    database.close();
+
+    // And the pages are right: newest first, each page after the last.
+    const first = store.listGenerations({ accountId: 'key_c', limit: 3 });
+    expect(first.map(({ row }) => row.createdAt)).toEqual([
+      1_700_004_999, 1_700_004_999, 1_700_004_999,
+    ]);
+    const second = store.listGenerations({
+      accountId: 'key_c',
+      limit: 3,
+      after: first[2]!.position,
+    });
+    expect(second.map(({ row }) => row.createdAt)).toEqual([
+      1_700_004_998, 1_700_004_998, 1_700_004_997,
+    ]);
+    expect(second[0]!.position.seq).toBeLessThan(first[2]!.position.seq);
+    store.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+});
