@@ -25,8 +25,17 @@ export type LoadJob =
       rate: number;
       seconds: number;
     }
-  /** `concurrency` streams open at once, each followed by the next until `seconds` are over. */
-  | { kind: 'streams'; request: RequestSpec; concurrency: number; seconds: number };
+  /**
+   * `concurrency` streams open at once, each followed by the next until `seconds` are over,
+   * after one unmeasured round; the clients' starts are spread over `staggerMs`.
+   */
+  | {
+      kind: 'streams';
+      request: RequestSpec;
+      concurrency: number;
+      seconds: number;
+      staggerMs: number;
+    };
 
 export type Percentiles = {
   count: number;

@@ -216,9 +216,14 @@ async function runStreams(job: Extract<LoadJob, { kind: 'streams' }>): Promise<S
   let contentChunks = 0;
   let coalesced = 0;
 
-  const oneStream = async () => {
+  /** One stream, read to its end; counted only when `record` (not during the warm-up round). */
+  const oneStream = async (record: boolean) => {
     const started = performance.now();
     const answer = await send(pool, job.request);
+    if (!record) {
+      await answer.body.arrayBuffer();
+      return;
+    }
     if (!isOk(answer.statusCode)) {
       await answer.body.arrayBuffer();
       failed += 1;
@@ -251,11 +256,15 @@ async function runStreams(job: Extract<LoadJob, { kind: 'streams' }>): Promise<S
     streams += 1;
   };
 
-  const end = performance.now() + job.seconds * 1000;
+  let end = 0;
   const client = async () => {
+    // Each client starts at its own moment within one chunk interval: streams begun in lock
+    // step would send every chunk of every stream in the same millisecond, a burst no real
+    // traffic makes.
+    await sleep(Math.random() * job.staggerMs);
     while (performance.now() < end) {
       try {
-        await oneStream();
+        await oneStream(true);
       } catch {
         failed += 1;
         countStatus(statuses, 'error');
@@ -263,6 +272,9 @@ async function runStreams(job: Extract<LoadJob, { kind: 'streams' }>): Promise<S
     }
   };
   try {
+    // One unmeasured round opens every connection, so TTFT is not a TCP handshake.
+    await Promise.all(Array.from({ length: job.concurrency }, () => oneStream(false)));
+    end = performance.now() + job.seconds * 1000;
     await Promise.all(Array.from({ length: job.concurrency }, client));
   } finally {
     await pool.close();

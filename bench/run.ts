@@ -62,8 +62,8 @@ const streamIntervalMs = Number(flags['interval-ms']);
 
 /** Seconds per scenario and target. */
 const seconds = quick
-  ? { warmup: 1, c1: 2, c32: 2, rate: 1.5, streams: 1.5, bffC1: 2, bffStreams: 1.5 }
-  : { warmup: 2, c1: 6, c32: 5, rate: 3, streams: 3, bffC1: 5, bffStreams: 3 };
+  ? { warmup: 1, c1: 2, c32: 2, rate: 1.5, streamsC1: 2, streams: 1.5, bffC1: 2, bffStreams: 2 }
+  : { warmup: 2, c1: 6, c32: 5, rate: 3, streamsC1: 6, streams: 3, bffC1: 5, bffStreams: 6 };
 const RATES = [500, 1000, 2000];
 const STREAM_CONCURRENCY = [1, 100];
 
@@ -172,6 +172,12 @@ const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 const ratio = (value: number, over: number) =>
   Number.isFinite(value / over) && over !== 0 ? Math.round((value / over) * 100) / 100 : null;
 
+/** The line of a child's error output that says what went wrong, not its stack. */
+function gist(message: string): string {
+  const line = /^\w*Error\b.*$/m.exec(message)?.[0] ?? message.split('\n')[0]!;
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line;
+}
+
 function progress(text: string): void {
   process.stderr.write(`bench: ${text}\n`);
 }
@@ -245,7 +251,7 @@ async function main(): Promise<void> {
       );
       services.push(bff);
     } catch (error) {
-      bffSkipReason = `the BFF did not start: ${(error as Error).message.slice(0, 200)}`;
+      bffSkipReason = `the BFF did not start: ${gist((error as Error).message)}`;
     }
     worker = await startLoadWorker();
     database = new Database(gateway.dbPath, { readonly: true, fileMustExist: true });
@@ -272,7 +278,7 @@ async function main(): Promise<void> {
       try {
         await checkWiring('the BFF', bffRequests(bff.url));
       } catch (error) {
-        bffSkipReason = (error as Error).message.slice(0, 300);
+        bffSkipReason = gist((error as Error).message);
         await bff.stop();
         bff = null;
       }
@@ -305,6 +311,7 @@ async function main(): Promise<void> {
         request: requests[name].stream,
         concurrency: 4,
         seconds: 1,
+        staggerMs: streamIntervalMs,
       });
     }
 
@@ -379,7 +386,8 @@ async function main(): Promise<void> {
             kind: 'streams',
             request: requests[name].stream,
             concurrency,
-            seconds: seconds.streams,
+            seconds: concurrency === 1 ? seconds.streamsC1 : seconds.streams,
+            staggerMs: streamIntervalMs,
           }),
         );
         byTarget[name] = value;
@@ -418,6 +426,7 @@ async function main(): Promise<void> {
           request: through.stream,
           concurrency: 1,
           seconds: seconds.bffStreams,
+          staggerMs: streamIntervalMs,
         }),
       }));
       const gatewayStreamC1 = streams.find(({ concurrency }) => concurrency === 1)!.results.gateway;
