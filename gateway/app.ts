@@ -5,6 +5,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { GenerationWriter } from './billing/generation-writer';
 import { Ledger } from './billing/ledger';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
 import { Catalog, type CatalogModel } from './catalog/catalog';
@@ -23,7 +24,6 @@ import { buildCatalogModels } from './catalog/catalog-builder';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
 import { KeySlots } from './pipeline/key-slots';
-import { loadTokenizer } from './pipeline/usage-estimate';
 import type { Provider } from './providers/provider';
 import { createUpstreamProviders } from './providers/upstream-providers';
 import { defaultBreaker, defaultRetry } from './providers/upstream/provider-config';
@@ -79,7 +79,17 @@ export function createGateway(
   } = {},
 ): Gateway {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = openSqliteStore(config.databasePath);
+  const store = openSqliteStore(config.databasePath, { autoCheckpoint: false });
+  // The write-ahead log is folded into the database once a second, off the request path; PASSIVE
+  // never waits for (or blocks) a writer.
+  const checkpoints = setInterval(() => {
+    try {
+      store.checkpoint();
+    } catch (error) {
+      logger.warn({ err: error }, 'checkpoint failed; will retry');
+    }
+  }, 1_000);
+  checkpoints.unref();
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
   const registry = new KeyRegistry(store, digest);
   // Changes made in this process reach the registry at once (the next request sees them).
@@ -110,13 +120,8 @@ export function createGateway(
       breaker: new CircuitBreaker(providerConfig.breaker),
     });
   }
-  // Counting an upstream's unreported usage needs the tokenizer; the embedded gateway does not.
-  if (upstream.length > 0) {
-    loadTokenizer().catch((error: unknown) =>
-      logger.warn({ err: error }, 'tokenizer not loaded; unreported usage is estimated by length'),
-    );
-  }
-  const pipeline = new InferencePipeline({ catalog, registry, ledger, store, providers, logger });
+  const writer = new GenerationWriter(store);
+  const pipeline = new InferencePipeline({ catalog, registry, ledger, writer, providers, logger });
   const slots = new KeySlots(config.maxConcurrentPerKey);
   const parts: GatewayParts = {
     config,
@@ -243,6 +248,8 @@ export function createGateway(
     close() {
       for (const { provider } of upstream) void provider.close();
       clearInterval(refresh);
+      clearInterval(checkpoints);
+      writer.flush();
       settlement.stop();
       settlement.settleNow();
       store.close();

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { GenerationWriter } from '../billing/generation-writer';
 import { Ledger } from '../billing/ledger';
 import { Catalog } from '../catalog/catalog';
 import { KeyAdmin } from '../keys/key-admin';
@@ -138,7 +139,7 @@ function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (
     catalog: new Catalog(simulatedModels),
     registry,
     ledger,
-    store: wrap(store),
+    writer: new GenerationWriter(wrap(store)),
     providers: new Map([
       [
         'simulated',
@@ -173,7 +174,7 @@ describe('a generation record that cannot be written', () => {
   it('fails the request without delivering the end, and still frees the reservation', async () => {
     const { store, registry, ledger, pipeline, issued } = setUp(1, (real) => ({
       ...real,
-      insertGeneration: () => {
+      insertGenerations: () => {
         throw new Error('disk full');
       },
     }));

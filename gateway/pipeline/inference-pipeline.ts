@@ -17,7 +17,8 @@ import { inferenceRefusal } from '../keys/key-state';
 import type { ModelRoute, Provider } from '../providers/provider';
 import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
-import type { GatewayStore, GenerationAttempt, GenerationOutcome, KeyRow } from '../store/store';
+import type { GenerationWriter } from '../billing/generation-writer';
+import type { GenerationAttempt, GenerationOutcome, GenerationRow, KeyRow } from '../store/store';
 import { CircuitBreaker } from './circuit-breaker';
 import type { SlotRelease } from './key-slots';
 import {
@@ -27,7 +28,7 @@ import {
   isRetryable,
   toClientError,
 } from './upstream-failure';
-import { conservativePromptTokens, countTextTokens, promptText } from './usage-estimate';
+import { conservativePromptTokens, countTextTokens, loadTokenizer, promptText } from './usage-estimate';
 import { abortableSleep } from '../shared/abortable-sleep';
 
 export type InferenceInput = {
@@ -77,7 +78,8 @@ export class InferencePipeline {
       catalog: Catalog;
       registry: KeyRegistry;
       ledger: Ledger;
-      store: GatewayStore;
+      /** Writes generation records in group commits. */
+      writer: GenerationWriter;
       providers: Map<string, ProviderEntry>;
       logger: Logger;
       /** Test hook: how the pipeline waits between attempts. */
@@ -142,7 +144,7 @@ export class InferencePipeline {
     const onAbort = () => {
       if (started) return;
       void connected.iterator.return?.(undefined)?.catch(() => undefined);
-      this.recordAndFinish(input, admission, connected, finish);
+      void this.recordAndFinish(input, admission, connected, finish);
     };
     input.signal.addEventListener('abort', onAbort, { once: true });
     const events = this.run(input, admission, connected, () => (started = true), finish);
@@ -239,7 +241,7 @@ export class InferencePipeline {
           }
           entry.breaker.succeeded();
           attempts.push({ provider: route.providerId, status: 200, latencyMs });
-          return { route, entry, iterator, first, attempts, tally: { textDeltas: 0, text: [], toolText: [] }, recorded: false };
+          return { route, entry, iterator, first, attempts, tally: { textDeltas: 0, text: [], toolText: [] }, recorded: false, recordError: null };
         } catch (error) {
           const latencyMs = round(performance.now() - began);
           if (!(error instanceof UpstreamError)) {
@@ -298,7 +300,7 @@ export class InferencePipeline {
         const event = next.value;
         if (event.type === 'finish') {
           // The record is on disk before the client sees the end of the answer.
-          const charged = this.record(input, admission, connected, 'completed', event);
+          const charged = await this.record(input, admission, connected, 'completed', event);
           yield {
             type: 'finish',
             finishReason: event.finishReason,
@@ -318,7 +320,9 @@ export class InferencePipeline {
         next = await connected.iterator.next();
       }
     } catch (error) {
-      if (!connected.recorded) this.record(input, admission, connected, 'ended_early', null, 'error');
+      // A record that could not be written fails the request as it is: nothing was charged.
+      if (connected.recordError !== null) throw error;
+      if (!connected.recorded) await this.record(input, admission, connected, 'ended_early', null, 'error');
       if (error instanceof UpstreamError && countsAgainstProvider(error)) connected.entry.breaker.failed();
       if (error instanceof UpstreamError) {
         this.deps.logger.warn({ cfRay: input.traceId, provider: error.providerId, failure: error.failure }, 'provider failed mid-answer');
@@ -328,14 +332,21 @@ export class InferencePipeline {
       throw new GatewayError(502, 'provider_error', 'provider', 'The provider failed while answering. Retry later.', 5);
     } finally {
       // The client left (or stopped reading) before the end: charge what was delivered.
-      this.recordAndFinish(input, admission, connected, finish);
+      await this.recordAndFinish(input, admission, connected, finish);
       await connected.iterator.return?.(undefined)?.catch(() => undefined);
     }
   }
 
-  private recordAndFinish(input: InferenceInput, admission: Admission, connected: Connected, finish: () => void) {
+  private async recordAndFinish(
+    input: InferenceInput,
+    admission: Admission,
+    connected: Connected,
+    finish: () => void,
+  ): Promise<void> {
     try {
-      if (!connected.recorded) this.record(input, admission, connected, 'ended_early', null);
+      if (!connected.recorded) await this.record(input, admission, connected, 'ended_early', null);
+    } catch (error) {
+      this.deps.logger.error({ err: error, cfRay: input.traceId }, 'generation record not written');
     } finally {
       // Even if the record cannot be written, the reservation must not stay held forever.
       finish();
@@ -349,14 +360,16 @@ export class InferencePipeline {
    * never exceeds the reservation, so limit + grace holds even when an upstream counts more than
    * the gateway reserved for.
    */
-  private record(
+  private async record(
     input: InferenceInput,
     admission: Admission,
     connected: Connected,
     outcome: GenerationOutcome,
     finishEvent: Extract<CanonicalEvent, { type: 'finish' }> | null,
     finishReason: FinishReason | null = finishEvent?.finishReason ?? null,
-  ): { usage: { promptTokens: number; completionTokens: number }; costNanos: number } {
+  ): Promise<{ usage: { promptTokens: number; completionTokens: number }; costNanos: number }> {
+    // Set first, so no other path records the same request while this one is being written.
+    connected.recorded = true;
     const { route, tally } = connected;
     const simulated = connected.entry.provider.kind === 'simulated';
     const delivered = tally.textDeltas > 0 || tally.toolText.length > 0;
@@ -372,6 +385,8 @@ export class InferencePipeline {
       promptTokens = admission.promptTokens;
       producedTokens = tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0);
     } else {
+      // The tokenizer is large; it is loaded the first time an upstream leaves the count to us.
+      await loadTokenizer();
       const prompt = promptText(input.request);
       promptTokens = countTextTokens(prompt.text) + prompt.images * IMAGE_TOKENS;
       producedTokens = countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join(''));
@@ -388,7 +403,7 @@ export class InferencePipeline {
         'usage above the reservation: charge capped at what was reserved',
       );
     }
-    this.deps.store.insertGeneration({
+    const row: GenerationRow = {
       id: input.traceId,
       keyId: admission.key.id,
       fundingKeyId: admission.funding.id,
@@ -409,8 +424,15 @@ export class InferencePipeline {
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: costNanos < fullNanos,
-    });
-    connected.recorded = true;
+    };
+    try {
+      // Group commit: the records of requests ending in the same turn share one transaction, and
+      // this answer's end goes out only once its record is on disk.
+      await this.deps.writer.write(row);
+    } catch (error) {
+      connected.recordError = error;
+      throw error;
+    }
     this.deps.ledger.addPending(admission.funding.id, costNanos);
     return { usage: { promptTokens, completionTokens }, costNanos };
   }
@@ -426,6 +448,8 @@ type Connected = {
   /** What has been delivered so far, for a charge the gateway must count itself. */
   tally: { textDeltas: number; text: string[]; toolText: string[] };
   recorded: boolean;
+  /** Why the record could not be written, if it could not. */
+  recordError: unknown;
 };
 
 const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;

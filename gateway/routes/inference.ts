@@ -40,7 +40,11 @@ export async function serveInference(
   try {
     const canonical = form.toCanonical(await readJsonBody(request, parts.config.maxBodyBytes), resolvedTarget);
     const abort = new AbortController();
-    response.on('close', () => abort.abort());
+    // Only a response that closes before it finished means the client left; aborting after a
+    // normal end would build an error and wake every listener for nothing.
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort();
+    });
     slotHandedOver = true;
     const run = await parts.pipeline.start({
       key,

@@ -301,10 +301,21 @@ export function generationListQuery(query: GenerationQuery): {
   };
 }
 
-export function openSqliteStore(databasePath: string): GatewayStore {
+export function openSqliteStore(
+  databasePath: string,
+  options: {
+    /**
+     * SQLite checkpoints the write-ahead log inside whichever commit fills it, which puts a
+     * burst of page copies on some unlucky request. The gateway turns that off and checkpoints
+     * on a timer instead (`checkpoint()`); the command line keeps the default.
+     */
+    autoCheckpoint?: boolean;
+  } = {},
+): GatewayStore {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
   const database = new Database(databasePath);
   database.pragma('journal_mode = WAL');
+  if (options.autoCheckpoint === false) database.pragma('wal_autocheckpoint = 0');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   // The command line and a running gateway share the file: wait for the other's lock briefly.
@@ -407,7 +418,7 @@ export function openSqliteStore(databasePath: string): GatewayStore {
     return statement;
   };
 
-  const insertGeneration = database.transaction((row: GenerationRow) => {
+  const insertOneGeneration = (row: GenerationRow) => {
     statements.insertGeneration.run({
       ...row,
       streamed: row.streamed ? 1 : 0,
@@ -424,6 +435,10 @@ export function openSqliteStore(databasePath: string): GatewayStore {
       completionTokens: row.completionTokens,
       costNanos: row.costNanos,
     });
+  };
+  const insertGeneration = database.transaction(insertOneGeneration);
+  const insertGenerations = database.transaction((rows: GenerationRow[]) => {
+    for (const row of rows) insertOneGeneration(row);
   });
 
   const settle = database.transaction((now: number) => {
@@ -456,6 +471,10 @@ export function openSqliteStore(databasePath: string): GatewayStore {
       database.prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
     },
     insertGeneration: (row) => insertGeneration(row),
+    insertGenerations: (rows) => insertGenerations(rows),
+    checkpoint: () => {
+      database.pragma('wal_checkpoint(PASSIVE)');
+    },
     getGeneration: (id) => {
       const record = statements.getGeneration.get(id);
       return record ? toGenerationRow(record) : undefined;

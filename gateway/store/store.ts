@@ -144,6 +144,10 @@ export interface GatewayStore {
   insertKey(row: KeyRow): void;
   updateKey(id: string, update: KeyUpdate): void;
   insertGeneration(row: GenerationRow): void;
+  /** Several records in one transaction (group commit); all or none. */
+  insertGenerations(rows: GenerationRow[]): void;
+  /** Moves what the write-ahead log holds into the database without blocking writers. */
+  checkpoint(): void;
   getGeneration(id: string): GenerationRow | undefined;
   /** Records newest first (by time, then by the order they were written), filtered. */
   listGenerations(query: GenerationQuery): ListedGeneration[];
