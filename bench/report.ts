@@ -77,6 +77,17 @@ export type BenchResults = {
     addedTtft: Record<Exclude<TargetName, 'mock'>, { p50: number; p99: number }>;
   }>;
   bff: BffResults;
+  /**
+   * One tenant must not stall the others: the gateway's c=1 latency for one key's small requests,
+   * alone and while another key floods it with large bodies from a second load worker.
+   */
+  noisyNeighbour: {
+    bodyBytes: number;
+    floodConnections: number;
+    alone: Percentiles;
+    duringFlood: Percentiles;
+    flood: { perSecond: number; statuses: Record<string, number> };
+  };
   memory: Record<TargetName, MemoryRow>;
   generations: GenerationRecords;
   ratios: Record<string, number | null>;
@@ -269,6 +280,27 @@ export function formatReport(results: BenchResults): string {
             ],
           ],
         ),
+  );
+
+  const { noisyNeighbour: neighbour } = results;
+  sections.push(
+    table(
+      `One key's small requests at c=1 while another key sends ${megabytes(neighbour.bodyBytes / 1e6)} MB bodies on ${neighbour.floodConnections} connections, ms`,
+      ['small requests', 'p50', 'p99', 'p99.9', 'flood answers/s', 'flood statuses'],
+      [
+        ['alone', ms(neighbour.alone.p50), ms(neighbour.alone.p99), ms(neighbour.alone.p999), '—', '—'],
+        [
+          'during the flood',
+          ms(neighbour.duringFlood.p50),
+          ms(neighbour.duringFlood.p99),
+          ms(neighbour.duringFlood.p999),
+          count(neighbour.flood.perSecond),
+          Object.entries(neighbour.flood.statuses)
+            .map(([status, times]) => `${status}×${times}`)
+            .join(' ') || '2xx only',
+        ],
+      ],
+    ),
   );
 
   sections.push(

@@ -219,7 +219,9 @@ async function main(): Promise<void> {
 
     const providersPath = path.join(folder, 'providers.json');
     fs.writeFileSync(providersPath, JSON.stringify(providersFile(mock.url), null, 2));
+    // What ships: the compiled gateway under plain node, not the development loader.
     gateway = await startGatewayProcess({
+      compiled: true,
       environment: {
         ...gatewayEnvironment,
         GATEWAY_PROVIDERS: providersPath,
@@ -447,6 +449,41 @@ async function main(): Promise<void> {
       };
     }
 
+    // One tenant floods the gateway with large bodies (parsed, converted and counted before
+    // the model's context limit refuses them) while another tenant's small requests are timed.
+    progress('small requests while another key floods the gateway with large bodies');
+    const { key: floodKey } = await gateway.createKey(['--kind', 'account', '--limit-usd', '1000', '--name', 'flood']);
+    const floodBodyBytes = 2 * 1024 * 1024;
+    const floodRequest = {
+      url: `${gateway.baseUrl}/v1/chat/completions`,
+      headers: { authorization: `Bearer ${floodKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'lorem ipsum '.repeat(floodBodyBytes / 12) }],
+        max_tokens: 16,
+      }),
+    };
+    const floodWorker = await startLoadWorker();
+    let noisyNeighbour: BenchResults['noisyNeighbour'];
+    try {
+      const floodConnections = 8;
+      const [flood, duringFlood] = await Promise.all([
+        floodWorker.run<ClosedResult>({ kind: 'closed', request: floodRequest, connections: floodConnections, seconds: seconds.c1 + 1 }),
+        pause(500).then(() =>
+          load.run<ClosedResult>({ kind: 'closed', request: requests.gateway.plain, connections: 1, seconds: seconds.c1 }),
+        ),
+      ]);
+      noisyNeighbour = {
+        bodyBytes: floodRequest.body.length,
+        floodConnections,
+        alone: latencyC1.gateway.latency,
+        duringFlood: duringFlood.latency,
+        flood: { perSecond: flood.perSecond + flood.failed / flood.seconds, statuses: flood.statuses },
+      };
+    } finally {
+      await floodWorker.stop();
+    }
+
     await pause(1000);
     for (const name of TARGETS) memory[name].endMb = residentMegabytes(pids[name]);
 
@@ -479,6 +516,7 @@ async function main(): Promise<void> {
       rates,
       streams,
       bff: bffResults,
+      noisyNeighbour,
       memory,
       generations: generations!,
       ratios: {

@@ -39,7 +39,12 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startGatewayProcess(
-  options: { environment?: Record<string, string>; dbPath?: string } = {},
+  options: {
+    environment?: Record<string, string>;
+    dbPath?: string;
+    /** Run the compiled gateway (dist/gateway.js, built when stale) with plain node, as `npm start` does. */
+    compiled?: boolean;
+  } = {},
 ): Promise<GatewayProcess> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   const dbPath = options.dbPath ?? path.join(folder, 'gateway.db');
@@ -64,7 +69,14 @@ export async function startGatewayProcess(
   };
 
   // Node with tsx's loader, not the tsx wrapper: one process, so `pid` is the gateway's own.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', cliEntry, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
+  if (options.compiled) {
+    const { ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
+      ensureBuilt(options: { web: boolean }): Promise<void>;
+    };
+    await ensureBuilt({ web: false });
+  }
+  const entry = options.compiled ? [path.join(root, 'dist', 'gateway.js')] : ['--import', 'tsx', cliEntry];
+  const child: ChildProcess = spawn(process.execPath, [...entry, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     env: environment,
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
