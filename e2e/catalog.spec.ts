@@ -132,3 +132,89 @@ test.describe('catalog keyboard', () => {
     await expect(page.getByRole('dialog')).toBeVisible();
   });
 });
+
+test.describe('catalog: what a new user trips over', () => {
+  test('Refresh fetches past the workbench’s cache', async ({ page }) => {
+    await page.goto('/catalog');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    const first = await (await page.request.get('/api/catalog')).json();
+    const refreshed = page.waitForResponse((response) => response.url().includes('/api/catalog?'));
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const response = await refreshed;
+    expect(new URL(response.url()).searchParams.get('refresh')).toBe('1');
+    // A new catalog from the gateway, not the copy the workbench keeps for 30 s.
+    expect((await response.json()).fetched_at).toBeGreaterThan(first.fetched_at);
+  });
+
+  test('Back undoes a filter, one step per change', async ({ page }) => {
+    await page.goto('/catalog');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    await chooseOption(page, 'Variant', ':free');
+    await expect(page).toHaveURL(/[?&]variant=free/);
+    await page.getByRole('searchbox', { name: 'Search models' }).fill('chat');
+    await expect(page).toHaveURL(/[?&]q=chat/);
+
+    await page.goBack();
+    await expect(page).not.toHaveURL(/q=chat/);
+    await expect(page).toHaveURL(/variant=free/);
+    await expect(page.getByRole('searchbox', { name: 'Search models' })).toHaveValue('');
+    await page.goBack();
+    await expect(page).not.toHaveURL(/variant=/);
+    await expect(page.getByRole('combobox', { name: 'Variant' })).toContainText('Any variant');
+  });
+
+  test('Esc closes the detail panel and gives the focus back to its row', async ({ page }) => {
+    await page.goto('/catalog');
+    const opener = page.getByRole('button', { name: 'Details of Sim: Echo Mini' });
+    await opener.click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await expect(opener).toBeFocused();
+  });
+
+  test('prices: "1,5" is 1.5, "/" stays in the field, and From above To is explained', async ({
+    page,
+  }) => {
+    await page.goto('/catalog?sort=prompt');
+    await expect(page.getByText('sim/echo-mini', { exact: true })).toBeVisible();
+    await page.getByRole('button', { name: /^Price/ }).click();
+    const from = page.getByLabel('From', { exact: true });
+    const to = page.getByLabel('To', { exact: true });
+
+    // Typed at a person's pace and faster: every key lands, "/" included.
+    await from.pressSequentially('1/2');
+    await expect(from).toHaveValue('1/2');
+    await expect(from).toBeFocused();
+    await expect(page.getByText(/“1\/2” is not an amount/)).toBeVisible();
+
+    await from.fill('');
+    await from.pressSequentially('1,5');
+    await expect(page).toHaveURL(/min=1%2C5/);
+    // 1.5 per million, not 15: Chat Standard ($1) is out, Vision Pro ($3) in, Reasoner ($15) in.
+    await expect.poll(() => visibleIds(page)).toContain('sim/vision-pro');
+    expect(await visibleIds(page)).not.toContain('sim/chat-standard');
+    expect(await visibleIds(page)).toContain('sim/reasoner-large');
+
+    await from.fill('20');
+    await to.fill('5');
+    await expect(
+      page.getByRole('alert').filter({ hasText: 'From ($20) is above To ($5)' }),
+    ).toBeVisible();
+    await page.getByRole('button', { name: 'Swap From and To' }).click();
+    await expect(from).toHaveValue('5');
+    await expect(to).toHaveValue('20');
+    await expect.poll(() => visibleIds(page)).toEqual(['sim/reasoner-large']);
+  });
+
+  test('a link with unknown filter values shows every model, and says what it ignored', async ({
+    page,
+  }) => {
+    await page.goto('/catalog?in=foo&variant=nope');
+    await expect(page.getByText(/Ignored from the link/)).toContainText('in=foo');
+    await expect(page.getByText(/Ignored from the link/)).toContainText('variant=nope');
+    await expect.poll(async () => (await visibleIds(page)).length).toBeGreaterThan(3);
+    await expect(page.getByRole('button', { name: /Clear filters/ })).toHaveCount(0);
+    await expect(page.getByRole('combobox', { name: 'Variant' })).toContainText('Any variant');
+  });
+});

@@ -15,16 +15,22 @@ const gatewayUrl = `http://127.0.0.1:${e2eGatewayPort}`;
 
 /** The gateway's command line on the e2e database; `--json` commands print one object. */
 function gatewayCli(args: string[]): unknown {
-  const output = execFileSync('npm', ['run', '--silent', 'gateway', '--', ...args, '--db', e2eDatabase], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const output = execFileSync(
+    'npm',
+    ['run', '--silent', 'gateway', '--', ...args, '--db', e2eDatabase],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return args.includes('--json') ? (JSON.parse(output) as unknown) : output;
 }
 
 /** The demo keys the start script created; the test needs one to read generation records. */
 function demoKey(profile: string): string {
-  const keys = JSON.parse(fs.readFileSync(path.join(e2eDataDir, 'demo-keys.json'), 'utf8')) as Record<string, string>;
+  const keys = JSON.parse(
+    fs.readFileSync(path.join(e2eDataDir, 'demo-keys.json'), 'utf8'),
+  ) as Record<string, string>;
   const key = keys[profile];
   if (!key) throw new Error(`No demo key ${profile} in ${e2eDataDir}/demo-keys.json`);
   return key;
@@ -33,7 +39,10 @@ function demoKey(profile: string): string {
 async function chooseModel(page: Page, label: string, modelId: string) {
   const combobox = page.getByRole('combobox', { name: label, exact: true });
   await combobox.fill(modelId);
-  await page.getByRole('option', { name: new RegExp(`^${modelId.replace(/[/:.]/g, '\\$&')}\\b`) }).first().click();
+  await page
+    .getByRole('option', { name: new RegExp(`^${modelId.replace(/[/:.]/g, '\\$&')}\\b`) })
+    .first()
+    .click();
   await expect(combobox).toHaveValue(modelId);
 }
 
@@ -49,7 +58,9 @@ async function sendMessage(page: Page, text: string) {
 /** Waits for the reply at `turn` to finish and returns its trace id. */
 async function finishedTraceId(page: Page, turn: number): Promise<string> {
   const reply = page.getByRole('listitem', { name: `assistant turn ${turn}` });
-  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0, {
+    timeout: 30_000,
+  });
   await expect(reply.getByText('Trace ID', { exact: true })).toBeVisible();
   const traceId = reply.getByLabel('Trace ID', { exact: true });
   await expect(traceId).toHaveText(cfRayPattern);
@@ -57,9 +68,13 @@ async function finishedTraceId(page: Page, turn: number): Promise<string> {
 }
 
 test.describe('playground', () => {
-  test('sends a message and shows the streamed reply with its Trace ID and metrics', async ({ page }) => {
+  test('sends a message and shows the streamed reply with its Trace ID and metrics', async ({
+    page,
+  }) => {
     await page.goto('/playground?model=sim/chat-standard');
-    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue('sim/chat-standard');
+    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue(
+      'sim/chat-standard',
+    );
     await setMaxTokens(page, 40);
     const chatRequest = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
     await sendMessage(page, 'Hello from the end-to-end test');
@@ -91,7 +106,10 @@ test.describe('playground', () => {
     await expect(code).not.toContainText(demoKey('demo-account'));
   });
 
-  test('Stop keeps the partial reply and the gateway records the request as ended early', async ({ page, request }) => {
+  test('Stop keeps the partial reply and the gateway records the request as ended early', async ({
+    page,
+    request,
+  }) => {
     await page.goto('/playground?model=sim/chat-standard');
     await setMaxTokens(page, 3000);
     // "Write N words" makes the simulated model answer at length: Stop lands mid-stream.
@@ -112,9 +130,12 @@ test.describe('playground', () => {
     const key = demoKey('demo-account');
     await expect
       .poll(async () => {
-        const response = await request.get(`${gatewayUrl}/v1/generation?id=${encodeURIComponent(traceId)}`, {
-          headers: { Authorization: `Bearer ${key}` },
-        });
+        const response = await request.get(
+          `${gatewayUrl}/v1/generation?id=${encodeURIComponent(traceId)}`,
+          {
+            headers: { Authorization: `Bearer ${key}` },
+          },
+        );
         if (!response.ok()) return `HTTP ${response.status()}`;
         return generationRecordSchema.parse(await response.json()).outcome;
       })
@@ -135,17 +156,20 @@ test.describe('playground', () => {
     const results = page.getByRole('region', { name: 'Compare results' });
     for (const model of ['sim/chat-standard', 'sim/echo-mini']) {
       const lane = results.getByRole('listitem', { name: `Reply of ${model}` });
-      await expect(lane.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern, { timeout: 30_000 });
+      await expect(lane.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern, {
+        timeout: 30_000,
+      });
       await expect(lane.getByText('Finish reason')).toBeVisible();
     }
     await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0);
-    expect(chatRequests.map((body) => (body as { request: { model: string } }).request.model).sort()).toEqual([
-      'sim/chat-standard',
-      'sim/echo-mini',
-    ]);
+    expect(
+      chatRequests.map((body) => (body as { request: { model: string } }).request.model).sort(),
+    ).toEqual(['sim/chat-standard', 'sim/echo-mini']);
 
     await results.getByRole('button', { name: 'Continue with sim/echo-mini' }).click();
-    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue('sim/echo-mini');
+    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue(
+      'sim/echo-mini',
+    );
     await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toBeVisible();
   });
 
@@ -164,11 +188,19 @@ test.describe('playground', () => {
     await result.fill('{"temperature_c": 21, "sky": "clear"}');
     const continued = page.waitForRequest((sent) => sent.url().endsWith('/api/chat'));
     await page.getByRole('button', { name: 'Submit tool results' }).click();
-    const body = (await continued).postDataJSON() as { request: { messages: { role: string; tool_call_id?: string }[] } };
-    expect(body.request.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    const body = (await continued).postDataJSON() as {
+      request: { messages: { role: string; tool_call_id?: string }[] };
+    };
+    expect(body.request.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+    ]);
     expect(body.request.messages[2]?.tool_call_id).toMatch(/^call_/);
 
-    await expect(page.getByRole('listitem', { name: 'tool turn 3' })).toContainText('temperature_c');
+    await expect(page.getByRole('listitem', { name: 'tool turn 3' })).toContainText(
+      'temperature_c',
+    );
     await finishedTraceId(page, 4);
     await expect(page.getByRole('listitem', { name: 'assistant turn 4' })).toContainText(/\w+/);
   });
@@ -196,14 +228,18 @@ test.describe('playground', () => {
     expect(parts[1]?.image_url?.url).toMatch(/^data:image\/png;base64,/);
 
     await finishedTraceId(page, 2);
-    await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toContainText('I received 1 image');
+    await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toContainText(
+      'I received 1 image',
+    );
     await expect(page.getByRole('img', { name: 'Attached image 1' })).toBeVisible();
   });
 
   test('a depleted key shows the 402 advice in place', async ({ page, request }) => {
     // Profiles are fixed when the workbench starts, so a new key cannot become one at run time:
     // the demo allocated child is depleted for this test (limit 0) and restored afterwards.
-    const list = gatewayCli(['keys', 'list', '--json']) as { data: { id: string; name: string | null; limit_usd: number | null }[] };
+    const list = gatewayCli(['keys', 'list', '--json']) as {
+      data: { id: string; name: string | null; limit_usd: number | null }[];
+    };
     const child = list.data.find((key) => key.name === 'demo-allocated-child');
     if (!child) throw new Error('The demo allocated child key is missing from the e2e database.');
     const originalLimit = child.limit_usd ?? 5;
@@ -212,12 +248,16 @@ test.describe('playground', () => {
       await expect
         .poll(async () => {
           const response = await request.get('/api/balance?profile=demo-allocated-child');
-          return response.ok() ? balanceViewSchema.parse(await response.json()).state : `HTTP ${response.status()}`;
+          return response.ok()
+            ? balanceViewSchema.parse(await response.json()).state
+            : `HTTP ${response.status()}`;
         })
         .toBe('depleted');
 
       await page.goto('/playground?model=sim/chat-standard&profile=demo-allocated-child');
-      await expect(page.getByRole('combobox', { name: 'Key' })).toContainText('demo-allocated-child');
+      await expect(page.getByRole('combobox', { name: 'Key' })).toContainText(
+        'demo-allocated-child',
+      );
       await setMaxTokens(page, 20);
       await sendMessage(page, 'This should not be admitted');
 
@@ -231,7 +271,9 @@ test.describe('playground', () => {
     }
   });
 
-  test('the exported code runs against the gateway with the key from the environment', async ({ page }) => {
+  test('the exported code runs against the gateway with the key from the environment', async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     await page.goto('/playground?model=sim/echo-mini');
     await setMaxTokens(page, 12);
@@ -243,14 +285,16 @@ test.describe('playground', () => {
     fs.mkdirSync(snippetDir, { recursive: true });
     const key = demoKey('demo-account');
 
+    // Saved under the name the dialog gives and run as it says: plain Node for the JavaScript.
     const runs: { tab: string; file: string; command: string[] }[] = [
       { tab: 'curl', file: 'request.sh', command: ['bash'] },
-      { tab: 'TypeScript (openai)', file: 'openai.mts', command: ['npx', 'tsx'] },
-      { tab: 'Messages (@anthropic-ai/sdk)', file: 'anthropic.mts', command: ['npx', 'tsx'] },
-      { tab: 'Gemini (@google/genai)', file: 'gemini.mts', command: ['npx', 'tsx'] },
+      { tab: 'TypeScript (openai)', file: 'openai.mjs', command: ['node'] },
+      { tab: 'Messages (@anthropic-ai/sdk)', file: 'anthropic.mjs', command: ['node'] },
+      { tab: 'Gemini (@google/genai)', file: 'gemini.mjs', command: ['node'] },
     ];
     for (const run of runs) {
       await dialog.getByRole('tab', { name: run.tab }).click();
+      await expect(dialog.getByRole('tabpanel')).toContainText(`Save as ${run.file}`);
       const code = (await dialog.getByRole('tabpanel').locator('pre').textContent()) ?? '';
       expect(code).not.toContain(key);
       const file = path.join(snippetDir, run.file);
@@ -279,8 +323,197 @@ test.describe('playground', () => {
     await expect(entry).toContainText('sim/echo-mini');
     await entry.getByRole('button', { name: `Open ${words}` }).click();
     await expect(page.getByRole('listitem', { name: 'user turn 1' })).toContainText(words);
-    await expect(page.getByRole('listitem', { name: 'assistant turn 2' }).getByLabel('Trace ID', { exact: true })).toHaveText(
-      cfRayPattern,
+    await expect(
+      page
+        .getByRole('listitem', { name: 'assistant turn 2' })
+        .getByLabel('Trace ID', { exact: true }),
+    ).toHaveText(cfRayPattern);
+  });
+
+  test('with tools defined, every exported snippet prints the tool calls', async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 40);
+    await page.getByRole('button', { name: 'Insert example' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('What is the weather in Oslo?');
+    await page.getByRole('button', { name: 'Get code' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Get code' });
+    const snippetDir = path.resolve('.tmp/e2e-snippets');
+    fs.mkdirSync(snippetDir, { recursive: true });
+    for (const [tab, file] of [
+      ['TypeScript (openai)', 'tools-openai.mjs'],
+      ['Messages (@anthropic-ai/sdk)', 'tools-anthropic.mjs'],
+      ['Gemini (@google/genai)', 'tools-gemini.mjs'],
+    ] as const) {
+      await dialog.getByRole('tab', { name: tab }).click();
+      const code = (await dialog.getByRole('tabpanel').locator('pre').textContent()) ?? '';
+      fs.writeFileSync(path.join(snippetDir, file), code);
+      const output = execFileSync('node', [path.join(snippetDir, file)], {
+        encoding: 'utf8',
+        env: { ...process.env, GATEWAY_API_KEY: demoKey('demo-account') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(output, tab).toMatch(/tool call.*get_weather.*Oslo/);
+    }
+  });
+
+  test('a stopped reply shows what the gateway charged, labelled as charged', async ({
+    page,
+    request,
+  }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 3000);
+    await sendMessage(page, 'Write 3000 words about budgets');
+    const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+    await expect(reply).toContainText('You said');
+    // While it streams, the figures are estimates and say so.
+    await expect(reply.getByText('Cost (estimate)')).toBeVisible();
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await expect(reply.getByText('Charged', { exact: true })).toBeVisible({ timeout: 10_000 });
+    await expect(reply).toContainText('from the gateway’s generation record · ended early');
+
+    const traceId = (await reply.getByLabel('Trace ID', { exact: true }).textContent()) ?? '';
+    const response = await request.get(
+      `${gatewayUrl}/v1/generation?id=${encodeURIComponent(traceId)}`,
+      {
+        headers: { Authorization: `Bearer ${demoKey('demo-account')}` },
+      },
+    );
+    const record = generationRecordSchema.parse(await response.json());
+    const figures = reply.locator('dl');
+    await expect(
+      figures.locator('div').filter({ hasText: 'Prompt tokens' }).locator('dd'),
+    ).toHaveText(record.prompt_tokens.toLocaleString('en-US'));
+    await expect(
+      figures.locator('div').filter({ hasText: 'Completion tokens' }).locator('dd'),
+    ).toHaveText(record.completion_tokens.toLocaleString('en-US'));
+    const charged =
+      (await figures.locator('div').filter({ hasText: 'Charged' }).locator('dd').textContent()) ??
+      '';
+    expect(Number(charged.replace('$', ''))).toBeCloseTo(record.cost_usd, 5);
+  });
+
+  test('a request the gateway never received shows no cost', async ({ page }) => {
+    // The workbench's answer when the gateway is down: it never got the request.
+    await page.route('**/api/chat', (route) =>
+      route.fulfill({
+        status: 502,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          error: {
+            message: `Cannot connect to the gateway at ${gatewayUrl} (ECONNREFUSED).`,
+            stage: 'connect',
+          },
+        }),
+      }),
+    );
+    await page.goto('/playground?model=sim/chat-standard');
+    await sendMessage(page, 'Anybody there?');
+    const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+    await expect(reply.getByText('$0.00 · not sent')).toBeVisible();
+    await expect(reply).toContainText('never reached the gateway: nothing was charged');
+    await expect(reply.getByText(/≈/)).toHaveCount(0);
+  });
+
+  test('the tool role is offered only to answer an open tool call', async ({ page }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 40);
+    const role = page.getByRole('combobox', { name: 'Role', exact: true });
+    await expect(role.locator('option', { hasText: 'tool' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Insert example' }).click();
+    await sendMessage(page, 'What is the weather in Oslo?');
+    await expect(
+      page.getByRole('listitem', { name: 'assistant turn 2' }).getByText('tool_calls'),
+    ).toBeVisible();
+
+    await role.selectOption('tool');
+    const answers = page.getByRole('combobox', { name: 'Answers' });
+    const callId = await answers.inputValue();
+    expect(callId).toMatch(/^call_/);
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
+    await sendMessage(page, '{"temperature_c": 21}');
+    const body = (await sent).postDataJSON() as {
+      request: { messages: { role: string; tool_call_id?: string }[] };
+    };
+    expect(body.request.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: callId });
+    await finishedTraceId(page, 4);
+    await expect(
+      page.getByRole('listitem', { name: 'assistant turn 4' }).getByRole('alert'),
+    ).toHaveCount(0);
+  });
+
+  test('a file that is not an image is refused before it is attached', async ({ page }) => {
+    await page.goto('/playground?model=sim/vision-pro');
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Attach image' }).click();
+    await (
+      await chooser
+    ).setFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('plain text') });
+    await expect(
+      page
+        .getByRole('alert')
+        .filter({ hasText: '“notes.png” is not a PNG, JPEG, GIF or WebP image' }),
+    ).toBeVisible();
+    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toHaveCount(0);
+  });
+
+  test('a reload brings back the conversation and its system prompt', async ({ page }) => {
+    await page.goto('/playground?model=sim/echo-mini');
+    await setMaxTokens(page, 20);
+    await page.getByRole('textbox', { name: 'System prompt' }).fill('Answer in one line.');
+    await sendMessage(page, 'Remember me after a reload');
+    await finishedTraceId(page, 2);
+    await page.reload();
+    await expect(page.getByText(/conversation from before the reload is back/)).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'System prompt' })).toHaveValue(
+      'Answer in one line.',
+    );
+    await expect(page.getByRole('listitem', { name: 'user turn 1' })).toContainText(
+      'Remember me after a reload',
+    );
+    await expect(
+      page
+        .getByRole('listitem', { name: 'assistant turn 2' })
+        .getByLabel('Trace ID', { exact: true }),
+    ).toHaveText(cfRayPattern);
+    const stored = await page.evaluate(() =>
+      window.localStorage.getItem('workbench.playground.current.v1'),
+    );
+    expect(stored).not.toContain(demoKey('demo-account'));
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await expect(page.getByRole('listitem', { name: 'user turn 1' })).toHaveCount(0);
+  });
+
+  test('after a compare run, a new message asks which reply it follows', async ({ page }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 20);
+    await page.getByRole('checkbox', { name: 'Compare' }).check();
+    await chooseModel(page, 'Compare with', 'sim/echo-mini');
+    await sendMessage(page, 'Compare these two');
+    const results = page.getByRole('region', { name: 'Compare results' });
+    await expect(
+      results
+        .getByRole('listitem', { name: 'Reply of sim/echo-mini' })
+        .getByLabel('Trace ID', { exact: true }),
+    ).toHaveText(cfRayPattern, { timeout: 30_000 });
+    await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0);
+
+    await sendMessage(page, 'And a follow-up');
+    const question = page.getByRole('group', { name: 'Which reply should your message follow?' });
+    await expect(question).toBeVisible();
+    // Nothing was thrown away while the question is open.
+    await expect(results.getByRole('listitem')).toHaveCount(2);
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
+    await question.getByRole('button', { name: 'Follow the reply of sim/echo-mini' }).click();
+    const body = (await sent).postDataJSON() as { request: { messages: { role: string }[] } };
+    expect(body.request.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+    await expect(page.getByRole('listitem', { name: 'assistant turn 2' })).toBeVisible();
+    await expect(page.getByRole('listitem', { name: 'user turn 3' })).toContainText(
+      'And a follow-up',
     );
   });
 });

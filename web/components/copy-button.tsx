@@ -29,8 +29,15 @@ export function CopyButton({
     }
   }
 
+  // While it says "Copied", the visible word is the name: a label it does not contain would fail
+  // WCAG 2.5.3 (label in name) for people who speak to their computer.
   return (
-    <Button size="small" aria-label={label} onClick={() => void copy()} {...props}>
+    <Button
+      size="small"
+      aria-label={status === 'idle' ? label : undefined}
+      onClick={() => void copy()}
+      {...props}
+    >
       {status === 'copied' ? 'Copied' : status === 'failed' ? 'Copy failed' : (children ?? 'Copy')}
       <span role="status" className="sr-only">
         {status === 'copied'

@@ -1,6 +1,7 @@
 /** Renders the workbench's routes in memory with a mocked BFF, for page tests. */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { render, type RenderResult } from '@testing-library/react';
+import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import { routes } from '../app/router';
@@ -83,4 +84,11 @@ export function renderRoute(path: string, options: { storage?: Record<string, st
     </QueryClientProvider>,
   );
   return { ...view, router, queryClient };
+}
+
+/** Renders one component with a query client of its own (no retries unless a query asks). */
+export function renderWithQueries(ui: ReactElement): RenderResult & { queryClient: QueryClient } {
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const view = render(<QueryClientProvider client={queryClient}>{ui}</QueryClientProvider>);
+  return { ...view, queryClient };
 }

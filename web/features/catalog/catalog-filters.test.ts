@@ -5,7 +5,10 @@ import {
   defaultFilters,
   filterModels,
   indexModels,
+  priceRangeProblem,
   readFilters,
+  readPriceBound,
+  sanitizeFilters,
   sortModels,
   writeFilters,
   type CatalogFilters,
@@ -206,5 +209,68 @@ describe('collectFacets', () => {
     expect(facets.inputModalities).toEqual(['image', 'text']);
     expect(facets.variants).toEqual(['batch', 'free']);
     expect(facets.parameters).toContain('response_format');
+  });
+});
+
+describe('price bounds as typed', () => {
+  it('reads a decimal comma as a decimal point, not as a thousands separator', () => {
+    expect(ids(withFilters({ priceMinimum: '2,6' }))).toEqual(['anthropic/claude-sonnet']);
+    expect(readPriceBound('1,5')).toEqual({ value: { digits: 15n, scale: 1 }, problem: null });
+    expect(readPriceBound('$ 0,25').value).toEqual({ digits: 25n, scale: 2 });
+  });
+
+  it('reads thousands separators when they cannot be decimals, and asks when they could be', () => {
+    expect(readPriceBound('1,000.5').value).toEqual({ digits: 10005n, scale: 1 });
+    expect(readPriceBound('1,000,000').value).toEqual({ digits: 1000000n, scale: 0 });
+    expect(readPriceBound('1,000')).toEqual({
+      value: null,
+      problem: expect.stringContaining('could mean 1000 or 1.000') as unknown as string,
+    });
+  });
+
+  it('says what is wrong with text that is not an amount', () => {
+    for (const text of ['cheap', '-1', '1,2,3', '1e3', '1.2.3']) {
+      expect(readPriceBound(text).problem, text).toMatch(/is not an amount/);
+    }
+    expect(readPriceBound('  ')).toEqual({ value: null, problem: null });
+  });
+
+  it('explains a range whose From is above its To', () => {
+    expect(priceRangeProblem('20', '5')).toMatch(/From \(\$20\) is above To \(\$5\)/);
+    expect(priceRangeProblem('5', '20')).toBeNull();
+    expect(priceRangeProblem('5', '5')).toBeNull();
+    expect(priceRangeProblem('20', '')).toBeNull();
+  });
+});
+
+describe('sanitizeFilters', () => {
+  const facets = collectFacets(models.map((entry) => entry.model));
+
+  it('drops values no model has and reports them, keeping the rest', () => {
+    const { filters, ignored } = sanitizeFilters(
+      readFilters(
+        new URLSearchParams('in=foo&variant=nope&author=openai&params=tools,bogus&out=text'),
+      ),
+      facets,
+    );
+    expect(ignored).toEqual([
+      { name: 'variant', value: 'nope' },
+      { name: 'params', value: 'bogus' },
+      { name: 'in', value: 'foo' },
+    ]);
+    expect(filters).toMatchObject({
+      inputModality: null,
+      variant: 'any',
+      author: 'openai',
+      parameters: ['tools'],
+      outputModality: 'text',
+    });
+    expect(countActiveFilters(filters)).toBe(3);
+  });
+
+  it('keeps the special variants', () => {
+    for (const variant of ['any', 'none', 'free', 'batch']) {
+      expect(sanitizeFilters({ ...defaultFilters, variant }, facets).ignored).toEqual([]);
+    }
   });
 });

@@ -3,7 +3,7 @@
  * filtered view is bookmarkable and the logic is testable without a browser.
  */
 import type { CatalogModel } from '../../../contract/workbench-api';
-import { compareDecimal, parseDecimal, type Decimal } from '../../lib/decimal';
+import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../../lib/decimal';
 import { pricePerMillion } from '../../lib/format';
 
 export const sortFields = ['name', 'prompt', 'completion', 'context', 'newest'] as const;
@@ -157,12 +157,101 @@ export function indexModels(models: CatalogModel[]): IndexedModel[] {
   }));
 }
 
-/** A price bound as typed by a person ("$3", "0.5", " 2 "); null when empty or not a number. */
-export function parsePriceBound(text: string): Decimal | null {
-  const cleaned = text.trim().replace(/^\$/, '').replaceAll(',', '');
-  if (cleaned === '') return null;
+/** A price bound as typed, read: its value, or what is wrong with the text. */
+export interface PriceBound {
+  /** Null when the text is empty or cannot be read. */
+  value: Decimal | null;
+  /** Why the text cannot be read; null when it is empty or fine. */
+  problem: string | null;
+}
+
+/**
+ * Reads a price bound as a person types it: "$3", "0.5", " 2 ", a decimal comma ("1,5" is 1.5)
+ * or thousands separators ("1,000.5"). "1,000" alone could be either, so it is refused with a
+ * question rather than guessed.
+ */
+export function readPriceBound(text: string): PriceBound {
+  const trimmed = text.trim().replace(/^\$\s*/, '');
+  if (trimmed === '') return { value: null, problem: null };
+  let cleaned = trimmed;
+  if (trimmed.includes(',')) {
+    if (/^\d+,\d{3}$/.test(trimmed)) {
+      return {
+        value: null,
+        problem: `“${text.trim()}” could mean ${trimmed.replace(',', '')} or ${trimmed.replace(',', '.')}: write it without the comma, or with a dot for decimals.`,
+      };
+    }
+    if (/^\d*,\d+$/.test(trimmed)) cleaned = trimmed.replace(',', '.');
+    else if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(trimmed)) cleaned = trimmed.replaceAll(',', '');
+  }
   const value = parseDecimal(cleaned);
-  return value && value.digits >= 0n ? value : null;
+  if (!value || !/^[\d.]+$/.test(cleaned)) {
+    return { value: null, problem: `“${text.trim()}” is not an amount: write it like 0.5 or 3.` };
+  }
+  return { value, problem: null };
+}
+
+/** A price bound's value; null when empty or unreadable (see `readPriceBound` for why). */
+export function parsePriceBound(text: string): Decimal | null {
+  return readPriceBound(text).value;
+}
+
+/**
+ * Why the price range can match nothing: From above To. Null when the range is fine (or a bound
+ * is empty or unreadable, which its own message explains).
+ */
+export function priceRangeProblem(priceMinimum: string, priceMaximum: string): string | null {
+  const minimum = parsePriceBound(priceMinimum);
+  const maximum = parsePriceBound(priceMaximum);
+  if (!minimum || !maximum || compareDecimal(minimum, maximum) <= 0) return null;
+  // The amounts as read, so "1,5" shows as the 1.5 it was taken for.
+  return `From ($${decimalToString(minimum)}) is above To ($${decimalToString(maximum)}): no price is in this range. Swap them, or lower From.`;
+}
+
+/** A filter value from the URL that the catalog does not have, and so was ignored. */
+export interface IgnoredFilter {
+  /** The URL parameter, e.g. `in`. */
+  name: string;
+  value: string;
+}
+
+/**
+ * Drops filter values no model has (a mistyped or outdated link: `?in=foo&variant=nope`), so
+ * they neither empty the list nor count as active filters. Returns what was dropped, so the page
+ * can say so. Call it only with the loaded catalog's facets.
+ */
+export function sanitizeFilters(
+  filters: CatalogFilters,
+  facets: CatalogFacets,
+): { filters: CatalogFilters; ignored: IgnoredFilter[] } {
+  const ignored: IgnoredFilter[] = [];
+  const keep = (name: string, value: string | null, known: string[]): string | null => {
+    if (value === null || known.includes(value)) return value;
+    ignored.push({ name, value });
+    return null;
+  };
+  const knownVariant =
+    filters.variant === 'any' ||
+    filters.variant === 'none' ||
+    facets.variants.includes(filters.variant);
+  if (!knownVariant) ignored.push({ name: 'variant', value: filters.variant });
+  const variant = knownVariant ? filters.variant : 'any';
+  const parameters = filters.parameters.filter((parameter) => {
+    if (facets.parameters.includes(parameter)) return true;
+    ignored.push({ name: 'params', value: parameter });
+    return false;
+  });
+  return {
+    filters: {
+      ...filters,
+      author: keep('author', filters.author, facets.authors),
+      inputModality: keep('in', filters.inputModality, facets.inputModalities),
+      outputModality: keep('out', filters.outputModality, facets.outputModalities),
+      variant,
+      parameters,
+    },
+    ignored,
+  };
 }
 
 /** The models that pass every filter, in catalog order. */

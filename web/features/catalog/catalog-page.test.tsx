@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { makeCatalog, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, renderRoute } from '../../test/render-app';
@@ -81,7 +81,10 @@ describe('CatalogPage', () => {
     await screen.findByText('openai/gpt-4o');
     await userEvent.type(screen.getByRole('searchbox', { name: 'Search models' }), 'writer');
     await waitFor(() => expect(visibleIds()).toEqual(['anthropic/claude-sonnet']));
-    expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer');
+    // The URL follows once typing pauses.
+    await waitFor(() =>
+      expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer'),
+    );
     expect(screen.getByText('1 of 3 models', { exact: false })).toBeInTheDocument();
   });
 
@@ -222,6 +225,140 @@ describe('CatalogPage', () => {
     expect(alert).toHaveTextContent('0123456789abcdef-AMS');
     expect(alert).toHaveTextContent('Try again in a minute.');
     expect(alert).toHaveTextContent('gateway HTTP 500');
+  });
+
+  it('Refresh asks past the workbench’s cache, and a failed refresh says so above the old list', async () => {
+    const models = [makeModel({ id: 'openai/gpt-4o' })];
+    let gatewayDown = false;
+    const requests = mockPageApi({
+      'GET /api/catalog': () =>
+        gatewayDown
+          ? jsonResponse(502, {
+              error: { message: 'Cannot connect to the gateway.', stage: 'connect' },
+            })
+          : { models, fetched_at: 1_760_000_000_000, skipped: 0 },
+    });
+    renderRoute('/catalog');
+    await screen.findByText('openai/gpt-4o');
+    gatewayDown = true;
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Refreshing the catalog failed.');
+    expect(alert).toHaveTextContent('Cannot connect to the gateway.');
+    const catalogCalls = requests.filter((request) => request.url.pathname === '/api/catalog');
+    expect(catalogCalls[0]?.url.search).toBe('');
+    expect(catalogCalls.slice(1).every((request) => request.url.search === '?refresh=1')).toBe(
+      true,
+    );
+    expect(catalogCalls.length).toBeGreaterThan(1);
+    // The catalog already shown stays, marked as possibly out of date.
+    expect(screen.getByText('openai/gpt-4o')).toBeInTheDocument();
+    expect(screen.getByText(/may be out of date/)).toBeInTheDocument();
+  });
+
+  it('pushes one history entry per search, so Back undoes it', async () => {
+    mockCatalog([
+      makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o' }),
+      makeModel({ id: 'anthropic/claude', name: 'Claude', description: 'careful writer' }),
+    ]);
+    const { router } = renderRoute('/catalog');
+    await screen.findByText('openai/gpt-4o');
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Search models' }), 'writer');
+    await waitFor(() =>
+      expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer'),
+    );
+    expect(visibleIds()).toEqual(['anthropic/claude']);
+
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('');
+    await waitFor(() => expect(visibleIds()).toHaveLength(2));
+    expect(screen.getByRole('searchbox', { name: 'Search models' })).toHaveValue('');
+  });
+
+  it('gives the focus back to the row when Esc closes the detail panel', async () => {
+    mockCatalog([makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o' }), makeModel({ id: 'x/y' })]);
+    renderRoute('/catalog');
+    const opener = await screen.findByRole('button', { name: 'Details of GPT-4o' });
+    await userEvent.click(opener);
+    await screen.findByRole('dialog');
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: 'Details of GPT-4o' })).toHaveFocus(),
+    );
+  });
+
+  it('reads a decimal comma as a decimal point, and says when From is above To', async () => {
+    mockCatalog([
+      makeModel({ id: 'a/cheap', prompt_price: '0.000001' }),
+      makeModel({ id: 'b/mid', prompt_price: '0.000002' }),
+      makeModel({ id: 'c/dear', prompt_price: '0.00002' }),
+    ]);
+    const { router } = renderRoute('/catalog');
+    await screen.findByText('a/cheap');
+    await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
+    await userEvent.type(screen.getByLabelText('From'), '1,5');
+    // 1.5, not 15: only the $2 and $20 models remain.
+    await waitFor(() => expect(visibleIds()).toEqual(['c/dear', 'b/mid']));
+    await waitFor(() =>
+      expect(new URLSearchParams(router.state.location.search).get('min')).toBe('1,5'),
+    );
+
+    await userEvent.clear(screen.getByLabelText('From'));
+    await userEvent.type(screen.getByLabelText('From'), '20');
+    await userEvent.type(screen.getByLabelText('To'), '5');
+    // Said in the price panel, and in the empty list's explanation.
+    const messages = await screen.findAllByText(/From \(\$20\) is above To \(\$5\)/);
+    expect(messages.some((message) => message.closest('[role="alert"]') !== null)).toBe(true);
+    expect(screen.getByText('No model matches').parentElement).toHaveTextContent(
+      'no price is in this range',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Swap From and To' }));
+    expect(screen.getByLabelText('From')).toHaveValue('5');
+    expect(screen.getByLabelText('To')).toHaveValue('20');
+    await waitFor(() => expect(visibleIds()).toEqual(['c/dear']));
+  });
+
+  it('refuses an ambiguous price with a message instead of guessing', async () => {
+    mockCatalog([makeModel({ id: 'a/cheap' })]);
+    renderRoute('/catalog');
+    await screen.findByText('a/cheap');
+    await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
+    await userEvent.type(screen.getByLabelText('To'), '1,000');
+    expect(await screen.findByText(/could mean 1000 or 1\.000/)).toBeInTheDocument();
+    expect(screen.getByLabelText('To')).toHaveAttribute('aria-invalid', 'true');
+  });
+
+  it('keeps a "/" typed into a field: the shortcut only focuses the search from elsewhere', async () => {
+    mockCatalog([makeModel({ id: 'a/cheap' })]);
+    renderRoute('/catalog');
+    await screen.findByText('a/cheap');
+    await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
+    const from = screen.getByLabelText('From');
+    await userEvent.type(from, '1/2');
+    expect(from).toHaveValue('1/2');
+    expect(from).toHaveFocus();
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByLabelText('From')).not.toBeInTheDocument());
+    (document.activeElement as HTMLElement | null)?.blur();
+    await userEvent.keyboard('/');
+    expect(screen.getByRole('searchbox', { name: 'Search models' })).toHaveFocus();
+    expect(screen.getByRole('searchbox', { name: 'Search models' })).toHaveValue('');
+  });
+
+  it('ignores filter values no model has, and says which', async () => {
+    mockCatalog([
+      makeModel({ id: 'openai/gpt-4o' }),
+      makeModel({ id: 'meta/llama:free', variant: 'free' }),
+    ]);
+    renderRoute('/catalog?in=foo&variant=nope&author=openai');
+    await screen.findByText('openai/gpt-4o');
+    expect(visibleIds()).toEqual(['openai/gpt-4o']);
+    const note = screen.getByText(/Ignored from the link/);
+    expect(note).toHaveTextContent('in=foo');
+    expect(note).toHaveTextContent('variant=nope');
+    expect(note).not.toHaveTextContent('author');
+    expect(screen.getByRole('button', { name: 'Clear filters (1)' })).toBeInTheDocument();
   });
 
   it('shows an empty state when nothing matches, and clearing brings the rows back', async () => {

@@ -1,19 +1,21 @@
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
-import { useCatalog } from '../../api/catalog';
+import { useDeferredValue, useEffect, useMemo, useRef } from 'react';
+import { useCatalog, useRefreshCatalog } from '../../api/catalog';
 import { useHealth } from '../../api/health';
 import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
 import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime } from '../../lib/format';
+import { useSearchParamState, useUrlBoundText } from '../../lib/use-search-param-state';
 import {
   collectFacets,
   defaultDirection,
   defaultFilters,
   filterModels,
   indexModels,
+  priceRangeProblem,
   readFilters,
+  sanitizeFilters,
   sortModels,
   writeFilters,
   type CatalogFilters,
@@ -23,52 +25,90 @@ import { CatalogToolbar } from './components/catalog-toolbar';
 import { ModelDetailDialog } from './components/model-detail-dialog';
 import { ModelList } from './components/model-list';
 
+/** True when a key press lands in something that takes text (or in a dialog): `/` is typed there. */
+function takesTyping(event: KeyboardEvent): boolean {
+  const elements = [event.target, document.activeElement].filter(
+    (candidate): candidate is HTMLElement => candidate instanceof HTMLElement,
+  );
+  return elements.some(
+    (element) =>
+      element.isContentEditable ||
+      element.closest(
+        'input, textarea, select, [contenteditable], [role="combobox"], [role="textbox"], [role="searchbox"], [role="spinbutton"], [role="dialog"], [role="listbox"], [role="menu"]',
+      ) !== null,
+  );
+}
+
 /** `/catalog`: every model, searchable, filterable and sortable, with a detail panel. */
 export function CatalogPage() {
   const catalogQuery = useCatalog();
+  const refreshCatalog = useRefreshCatalog();
   const health = useHealth();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const filters = useMemo(() => readFilters(searchParams), [searchParams]);
+  const { searchParams, update } = useSearchParamState();
+  const urlFilters = useMemo(() => readFilters(searchParams), [searchParams]);
   const selectedId = searchParams.get('model');
   const searchRef = useRef<HTMLInputElement>(null);
 
-  // The search box keeps its own text so typing never waits for the URL; the URL follows it.
-  const [searchText, setSearchText] = useState(filters.search);
-  const lastWrittenSearch = useRef(filters.search);
-  useEffect(() => {
-    // Only a change that did not come from typing here (back button, a link) resets the box.
-    if (filters.search !== lastWrittenSearch.current) {
-      lastWrittenSearch.current = filters.search;
-      setSearchText(filters.search);
-    }
-  }, [filters.search]);
-  const deferredSearch = useDeferredValue(searchText);
+  const models = catalogQuery.data?.models;
+  const facets = useMemo(() => collectFacets(models ?? []), [models]);
+  // Values no model has (a stale or mistyped link) are ignored, and the page says which.
+  const { filters, ignored } = useMemo(
+    () =>
+      models && models.length > 0
+        ? sanitizeFilters(urlFilters, facets)
+        : { filters: urlFilters, ignored: [] },
+    [urlFilters, facets, models],
+  );
+
+  /** One deliberate change, one history entry: Back undoes it. */
+  function updateFilters(change: Partial<CatalogFilters>) {
+    update((current) => {
+      const known =
+        models && models.length > 0 ? sanitizeFilters(readFilters(current), facets) : null;
+      return writeFilters(current, { ...(known?.filters ?? readFilters(current)), ...change });
+    });
+  }
+
+  // Typed text stays here so no keystroke waits for the URL; the URL follows after a pause.
+  const search = useUrlBoundText(filters.search, (text) => updateFilters({ search: text }));
+  const priceMinimum = useUrlBoundText(filters.priceMinimum, (text) =>
+    updateFilters({ priceMinimum: text }),
+  );
+  const priceMaximum = useUrlBoundText(filters.priceMaximum, (text) =>
+    updateFilters({ priceMaximum: text }),
+  );
+  const deferredSearch = useDeferredValue(search.text);
+  const shownFilters: CatalogFilters = {
+    ...filters,
+    search: search.text,
+    priceMinimum: priceMinimum.text,
+    priceMaximum: priceMaximum.text,
+  };
+  const rangeProblem = priceRangeProblem(priceMinimum.text, priceMaximum.text);
 
   useEffect(() => {
     function focusSearch(event: KeyboardEvent) {
-      const target = event.target as HTMLElement | null;
-      const typing = target?.closest(
-        'input, textarea, select, [contenteditable="true"], [role="dialog"]',
-      );
-      if (event.key === '/' && !typing && !event.metaKey && !event.ctrlKey && !event.altKey) {
-        event.preventDefault();
-        searchRef.current?.focus();
-      }
+      if (event.key !== '/' || event.defaultPrevented || event.isComposing) return;
+      if (event.metaKey || event.ctrlKey || event.altKey || takesTyping(event)) return;
+      event.preventDefault();
+      searchRef.current?.focus();
     }
     window.addEventListener('keydown', focusSearch);
     return () => window.removeEventListener('keydown', focusSearch);
   }, []);
 
-  function updateFilters(change: Partial<CatalogFilters>) {
-    setSearchParams((current) => writeFilters(current, { ...readFilters(current), ...change }), {
-      replace: true,
-    });
+  function clearFilters() {
+    search.reset('');
+    priceMinimum.reset('');
+    priceMaximum.reset('');
+    updateFilters({ ...defaultFilters, sort: filters.sort, direction: filters.direction });
   }
 
-  function changeSearchText(text: string) {
-    setSearchText(text);
-    lastWrittenSearch.current = text;
-    updateFilters({ search: text });
+  function swapPrices() {
+    const [minimum, maximum] = [priceMaximum.text, priceMinimum.text];
+    priceMinimum.reset(minimum);
+    priceMaximum.reset(maximum);
+    updateFilters({ priceMinimum: minimum, priceMaximum: maximum });
   }
 
   function sortBy(field: SortField) {
@@ -81,36 +121,47 @@ export function CatalogPage() {
     updateFilters({ sort: field, direction });
   }
 
+  // The row that opened the panel gets the focus back when it closes.
+  const openedFrom = useRef<string | null>(selectedId);
   function openModel(id: string) {
-    setSearchParams((current) => {
-      const next = new URLSearchParams(current);
-      next.set('model', id);
-      return next;
+    openedFrom.current = id;
+    update((current) => {
+      current.set('model', id);
+      return current;
     });
   }
 
   function closeModel() {
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        next.delete('model');
-        return next;
-      },
-      { replace: true },
-    );
+    update((current) => {
+      current.delete('model');
+      return current;
+    }, 'replace');
   }
 
-  const models = catalogQuery.data?.models;
+  function returnFocus() {
+    const id = openedFrom.current;
+    const row = id
+      ? document.querySelector<HTMLElement>(`[data-model-id="${CSS.escape(id)}"] button`)
+      : null;
+    (row ?? searchRef.current)?.focus();
+  }
+
   const indexed = useMemo(() => indexModels(models ?? []), [models]);
-  const facets = useMemo(() => collectFacets(models ?? []), [models]);
+  const minimumText = priceMinimum.text;
+  const maximumText = priceMaximum.text;
   const visible = useMemo(
     () =>
       sortModels(
-        filterModels(indexed, { ...filters, search: deferredSearch }),
+        filterModels(indexed, {
+          ...filters,
+          search: deferredSearch,
+          priceMinimum: minimumText,
+          priceMaximum: maximumText,
+        }),
         filters.sort,
         filters.direction,
       ),
-    [indexed, filters, deferredSearch],
+    [indexed, filters, deferredSearch, minimumText, maximumText],
   );
   const selected = selectedId ? (models?.find((model) => model.id === selectedId) ?? null) : null;
 
@@ -134,57 +185,76 @@ export function CatalogPage() {
         )
       }
       actions={
-        <Button onClick={() => void catalogQuery.refetch()} disabled={catalogQuery.isFetching}>
+        <Button
+          onClick={() => void refreshCatalog()}
+          disabled={catalogQuery.isFetching}
+          title="Fetch the catalog from the gateway now (the workbench otherwise reuses it for a short while)"
+        >
           {catalogQuery.isFetching && catalogQuery.data ? 'Refreshing…' : 'Refresh'}
         </Button>
       }
     >
       <CatalogToolbar
         ref={searchRef}
-        filters={filters}
-        searchText={searchText}
-        onSearchTextChange={changeSearchText}
+        filters={shownFilters}
+        onSearchTextChange={search.type}
+        onSearchClear={() => search.set('')}
+        onPriceMinimumChange={priceMinimum.type}
+        onPriceMaximumChange={priceMaximum.type}
+        rangeProblem={rangeProblem}
+        onSwapPrices={swapPrices}
         facets={facets}
         onChange={updateFilters}
-        onClear={() => {
-          setSearchText('');
-          lastWrittenSearch.current = '';
-          updateFilters({ ...defaultFilters, sort: filters.sort, direction: filters.direction });
-        }}
+        onClear={clearFilters}
       />
+      {ignored.length > 0 && (
+        <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
+          Ignored from the link, because no model in the catalog has{' '}
+          {ignored.length === 1 ? 'it' : 'them'}:{' '}
+          {ignored.map((entry, index) => (
+            <span key={`${entry.name}=${entry.value}`}>
+              {index > 0 && ', '}
+              <code className="font-mono">
+                {entry.name}={entry.value}
+              </code>
+            </span>
+          ))}
+          .
+        </p>
+      )}
       {skipped > 0 && (
         <p className="text-xs text-amber-800 dark:text-amber-300">
           {skipped} catalog {skipped === 1 ? 'entry was' : 'entries were'} left out because{' '}
           {skipped === 1 ? 'it has' : 'they have'} no id.
         </p>
       )}
+      {catalogQuery.isError && (
+        <ErrorPanel
+          what={catalogQuery.data ? 'Refreshing the catalog' : 'Loading the catalog'}
+          error={catalogQuery.error}
+          onRetry={() => void refreshCatalog()}
+        />
+      )}
+      {catalogQuery.isError && catalogQuery.data && (
+        <p className="text-xs text-amber-800 dark:text-amber-300">
+          Below is the catalog as fetched at {formatTime(catalogQuery.data.fetched_at)}: it may be
+          out of date.
+        </p>
+      )}
       {catalogQuery.isPending ? (
         <LoadingState>Loading the catalog…</LoadingState>
-      ) : catalogQuery.isError ? (
-        <ErrorPanel
-          what="Loading the catalog"
-          error={catalogQuery.error}
-          onRetry={() => void catalogQuery.refetch()}
-        />
-      ) : total === 0 ? (
+      ) : !catalogQuery.data ? null : total === 0 ? (
         <EmptyState title="The catalog is empty">
           The gateway lists no models. Check its catalog configuration, then refresh.
         </EmptyState>
       ) : visible.length === 0 ? (
         <EmptyState title="No model matches">
+          {rangeProblem ? `${rangeProblem} ` : null}
           Change the search or{' '}
           <button
             type="button"
             className="text-sky-700 underline dark:text-sky-400"
-            onClick={() => {
-              setSearchText('');
-              lastWrittenSearch.current = '';
-              updateFilters({
-                ...defaultFilters,
-                sort: filters.sort,
-                direction: filters.direction,
-              });
-            }}
+            onClick={clearFilters}
           >
             clear every filter
           </button>
@@ -204,6 +274,10 @@ export function CatalogPage() {
         missingId={selectedId && models && !selected ? selectedId : null}
         gatewayBaseUrl={health.data?.gateway_base_url}
         onClose={closeModel}
+        onCloseAutoFocus={(event) => {
+          event.preventDefault();
+          returnFocus();
+        }}
       />
     </PageLayout>
   );

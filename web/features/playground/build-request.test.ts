@@ -1,10 +1,22 @@
-import { buildChatRequest, exampleToolsText, parseToolsText, toWireMessages } from './build-request';
+import {
+  buildChatRequest,
+  exampleToolsText,
+  parseToolsText,
+  toWireMessages,
+} from './build-request';
 import { createMessage } from './conversation-state';
 import { defaultParameters, type Parameters } from './playground-types';
 import { parameterSupport } from './parameters';
 import { textModel, toolModel, visionModel } from './test-fixtures';
 
-const parameters: Parameters = { ...defaultParameters, max_tokens: 64, temperature: 0.5, top_p: 0.9, stop: ['END'], seed: 3 };
+const parameters: Parameters = {
+  ...defaultParameters,
+  max_tokens: 64,
+  temperature: 0.5,
+  top_p: 0.9,
+  stop: ['END'],
+  seed: 3,
+};
 
 describe('parameter support', () => {
   it('follows the catalog’s supported_parameters and says why a parameter is disabled', () => {
@@ -65,10 +77,46 @@ describe('buildChatRequest', () => {
       toolsText: exampleToolsText,
     });
     if (!result.ok) throw new Error(result.problems.join());
-    expect(Object.keys(result.body.request).sort()).toEqual(['max_tokens', 'messages', 'model', 'stop', 'stream']);
+    expect(Object.keys(result.body.request).sort()).toEqual([
+      'max_tokens',
+      'messages',
+      'model',
+      'stop',
+      'stream',
+    ]);
     expect(result.notes).toHaveLength(4);
     expect(result.notes.join(' ')).toMatch(/temperature is not sent/);
     expect(result.notes.join(' ')).toMatch(/Tools are not sent/);
+  });
+
+  it('sends the tools to a model the catalog does not list, and never says it "does not list tools"', () => {
+    const result = buildChatRequest({
+      profile: 'p',
+      model: 'acme/brand-new',
+      catalogModel: undefined,
+      systemPrompt: '',
+      messages,
+      parameters: defaultParameters,
+      toolsText: exampleToolsText,
+    });
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(result.body.request.tools).toHaveLength(1);
+    expect(result.notes.join(' ')).not.toMatch(/does not list/);
+  });
+
+  it('refuses a tool message that answers no tool call', () => {
+    const result = buildChatRequest({
+      profile: 'p',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages: [...messages, createMessage('tool', '{"temperature_c": 21}')],
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect(result.problems.join()).toMatch(/A tool message needs the tool call it answers/);
   });
 
   it('refuses out-of-range values and invalid tools with words a person can act on', () => {
@@ -85,11 +133,15 @@ describe('buildChatRequest', () => {
     if (result.ok) return;
     expect(result.problems).toContain('temperature must be between 0 and 2.');
     expect(result.problems).toContain('max_tokens must be a whole number above 0.');
-    expect(result.problems.some((problem) => problem.startsWith('Tools must be an array'))).toBe(true);
+    expect(result.problems.some((problem) => problem.startsWith('Tools must be an array'))).toBe(
+      true,
+    );
   });
 
   it('sends images as image_url parts, and refuses them for a text-only model', () => {
-    const withImage = [createMessage('user', 'What is this?', { images: ['data:image/png;base64,AAAA'] })];
+    const withImage = [
+      createMessage('user', 'What is this?', { images: ['data:image/png;base64,AAAA'] }),
+    ];
     const accepted = buildChatRequest({
       profile: 'p',
       model: visionModel.id,
@@ -117,7 +169,11 @@ describe('buildChatRequest', () => {
   });
 
   it('writes tool calls and tool results in the chat-completion form', () => {
-    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } };
+    const call = {
+      id: 'call_1',
+      type: 'function' as const,
+      function: { name: 'get_weather', arguments: '{}' },
+    };
     expect(
       toWireMessages('', [
         createMessage('assistant', '', { toolCalls: [call] }),

@@ -10,7 +10,13 @@ import {
   type ChatMessage,
   type ChatRequest,
 } from '../../../contract/workbench-api';
-import { parameterProblem, parameterSupport, supportsImages, supportsTools, tunableParameters } from './parameters';
+import {
+  parameterProblem,
+  parameterSupport,
+  supportsImages,
+  supportsTools,
+  tunableParameters,
+} from './parameters';
 import type { ConversationMessage, Parameters } from './playground-types';
 
 /** A message in the chat-completion form: images become `image_url` parts with data URLs. */
@@ -31,7 +37,10 @@ export function toWireMessage(message: ConversationMessage): ChatMessage {
   return wire;
 }
 
-export function toWireMessages(systemPrompt: string, messages: ConversationMessage[]): ChatMessage[] {
+export function toWireMessages(
+  systemPrompt: string,
+  messages: ConversationMessage[],
+): ChatMessage[] {
   const wire: ChatMessage[] = [];
   if (systemPrompt.trim() !== '') wire.push({ role: 'system', content: systemPrompt });
   for (const message of messages) wire.push(toWireMessage(message));
@@ -102,8 +111,7 @@ export interface BuildRequestInput {
 }
 
 export type BuildRequestResult =
-  | { ok: true; body: ChatRequest; notes: string[] }
-  | { ok: false; problems: string[] };
+  { ok: true; body: ChatRequest; notes: string[] } | { ok: false; problems: string[] };
 
 /**
  * The `POST /api/chat` body for one model. Unsupported parameters are left out (with a note);
@@ -132,24 +140,44 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
       continue;
     }
     if (parameter === 'stop') request.stop = input.parameters.stop;
-    else if (parameter === 'max_tokens' && input.parameters.max_tokens !== null) request.max_tokens = input.parameters.max_tokens;
-    else if (parameter === 'temperature' && input.parameters.temperature !== null) request.temperature = input.parameters.temperature;
-    else if (parameter === 'top_p' && input.parameters.top_p !== null) request.top_p = input.parameters.top_p;
-    else if (parameter === 'seed' && input.parameters.seed !== null) request.seed = input.parameters.seed;
+    else if (parameter === 'max_tokens' && input.parameters.max_tokens !== null)
+      request.max_tokens = input.parameters.max_tokens;
+    else if (parameter === 'temperature' && input.parameters.temperature !== null)
+      request.temperature = input.parameters.temperature;
+    else if (parameter === 'top_p' && input.parameters.top_p !== null)
+      request.top_p = input.parameters.top_p;
+    else if (parameter === 'seed' && input.parameters.seed !== null)
+      request.seed = input.parameters.seed;
   }
   request.stream = input.parameters.stream;
 
+  // A model the catalog does not list may well take tools: they are sent and the gateway decides,
+  // as for the other parameters (see `parameterSupport`).
+  const toolsAllowed = input.catalogModel === undefined || supportsTools(input.catalogModel);
   const tools = parseToolsText(input.toolsText);
   if (tools.problem !== null) {
-    if (supportsTools(input.catalogModel)) problems.push(tools.problem);
+    if (toolsAllowed) problems.push(tools.problem);
   } else if (tools.tools.length > 0) {
-    if (supportsTools(input.catalogModel)) request.tools = tools.tools;
-    else notes.push(`Tools are not sent: ${input.model} does not list “tools” in its supported parameters.`);
+    if (toolsAllowed) request.tools = tools.tools;
+    else
+      notes.push(
+        `Tools are not sent: ${input.model} does not list “tools” in its supported parameters.`,
+      );
   }
 
   const hasImages = input.messages.some((message) => message.images.length > 0);
   if (hasImages && input.catalogModel && !supportsImages(input.catalogModel)) {
-    problems.push(`${input.model} does not take image input; remove the images or choose a model that does.`);
+    problems.push(
+      `${input.model} does not take image input; remove the images or choose a model that does.`,
+    );
+  }
+  for (const message of input.messages) {
+    if (message.role === 'tool' && !message.toolCallId) {
+      problems.push(
+        'A tool message needs the tool call it answers; change its role, or answer a call the model made.',
+      );
+      break;
+    }
   }
   if (request.messages.length === 0) problems.push('Write a message first.');
 

@@ -1,5 +1,12 @@
-import { createMessage, createSession, playgroundReducer, rerunCut } from './conversation-state';
+import {
+  createMessage,
+  createSession,
+  openToolCalls,
+  playgroundReducer,
+  rerunCut,
+} from './conversation-state';
 import type { ConversationMessage } from './playground-types';
+import { finishedRun } from './test-fixtures';
 
 function sessionWith(messages: ConversationMessage[]) {
   return { ...createSession('sim/chat-standard'), messages };
@@ -12,7 +19,11 @@ describe('playgroundReducer', () => {
 
   it('adds, edits (text and role) and deletes messages', () => {
     let state = playgroundReducer(createSession(), { type: 'messageAdded', message: first });
-    state = playgroundReducer(state, { type: 'messageEdited', id: first.id, changes: { text: 'uno', role: 'system' } });
+    state = playgroundReducer(state, {
+      type: 'messageEdited',
+      id: first.id,
+      changes: { text: 'uno', role: 'system' },
+    });
     expect(state.messages).toEqual([{ ...first, text: 'uno', role: 'system' }]);
     state = playgroundReducer(state, { type: 'messageDeleted', id: first.id });
     expect(state.messages).toEqual([]);
@@ -20,8 +31,12 @@ describe('playgroundReducer', () => {
 
   it('cuts the conversation at a point, keeping or dropping that message', () => {
     const state = sessionWith([first, reply, second]);
-    expect(playgroundReducer(state, { type: 'conversationCut', id: reply.id, keep: false }).messages).toEqual([first]);
-    expect(playgroundReducer(state, { type: 'conversationCut', id: reply.id, keep: true }).messages).toEqual([first, reply]);
+    expect(
+      playgroundReducer(state, { type: 'conversationCut', id: reply.id, keep: false }).messages,
+    ).toEqual([first]);
+    expect(
+      playgroundReducer(state, { type: 'conversationCut', id: reply.id, keep: true }).messages,
+    ).toEqual([first, reply]);
   });
 
   it('re-runs a reply by dropping it, and a user message by keeping it', () => {
@@ -35,8 +50,14 @@ describe('playgroundReducer', () => {
     expect(state.messages[1]?.text).toBe('two!');
 
     const laneReply = createMessage('assistant', '');
-    state = playgroundReducer(state, { type: 'compareStarted', lanes: [{ model: 'sim/echo-mini', reply: laneReply }] });
-    state = playgroundReducer(state, { type: 'replyUpdated', reply: { ...laneReply, text: 'lane' } });
+    state = playgroundReducer(state, {
+      type: 'compareStarted',
+      lanes: [{ model: 'sim/echo-mini', reply: laneReply }],
+    });
+    state = playgroundReducer(state, {
+      type: 'replyUpdated',
+      reply: { ...laneReply, text: 'lane' },
+    });
     expect(state.compareLanes[0]?.reply?.text).toBe('lane');
     expect(state.messages).toHaveLength(2);
   });
@@ -56,6 +77,21 @@ describe('playgroundReducer', () => {
     expect(state.compareLanes).toEqual([]);
   });
 
+  it('keeps comparing the same models after a compared reply is kept', () => {
+    const kept = createMessage('assistant', 'kept');
+    let state = { ...createSession('sim/chat-standard'), compareModels: ['sim/echo-mini'] };
+    state = playgroundReducer(state, {
+      type: 'compareStarted',
+      lanes: [
+        { model: 'sim/chat-standard', reply: createMessage('assistant', 'other') },
+        { model: 'sim/echo-mini', reply: kept },
+      ],
+    });
+    state = playgroundReducer(state, { type: 'compareReplyKept', replyId: kept.id });
+    expect(state.model).toBe('sim/echo-mini');
+    expect(state.compareModels).toEqual(['sim/chat-standard']);
+  });
+
   it('chooses at most two compare models beside the chosen one', () => {
     let state = createSession('sim/chat-standard');
     state = playgroundReducer(state, { type: 'compareModelChosen', index: 0, model: 'a/one' });
@@ -64,5 +100,31 @@ describe('playgroundReducer', () => {
     expect(state.compareModels).toEqual(['a/one', 'b/two']);
     state = playgroundReducer(state, { type: 'compareModelRemoved', index: 0 });
     expect(state.compareModels).toEqual(['b/two']);
+  });
+});
+
+describe('openToolCalls', () => {
+  const call = (id: string) => ({
+    id,
+    type: 'function' as const,
+    function: { name: 'get_weather', arguments: '{}' },
+  });
+
+  it('lists the calls no tool message answers yet, oldest first', () => {
+    const messages = [
+      createMessage('user', 'Weather in Oslo and Bergen?'),
+      createMessage('assistant', '', { toolCalls: [call('call_1'), call('call_2')] }),
+      createMessage('tool', '{"c":3}', { toolCallId: 'call_1' }),
+    ];
+    expect(openToolCalls(messages).map((open) => open.id)).toEqual(['call_2']);
+    expect(openToolCalls(messages.slice(0, 1))).toEqual([]);
+  });
+
+  it('ignores the partial calls of a reply still streaming', () => {
+    const streaming = createMessage('assistant', '', {
+      toolCalls: [call('call_9')],
+      run: { ...finishedRun, status: 'streaming' },
+    });
+    expect(openToolCalls([streaming])).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import {
   type MessageRole,
   type Parameters,
   type PlaygroundSession,
+  type ToolCall,
 } from './playground-types';
 
 export type PlaygroundAction =
@@ -79,7 +80,10 @@ function replaceMessage(
   return next;
 }
 
-export function playgroundReducer(state: PlaygroundSession, action: PlaygroundAction): PlaygroundSession {
+export function playgroundReducer(
+  state: PlaygroundSession,
+  action: PlaygroundAction,
+): PlaygroundSession {
   switch (action.type) {
     case 'modelChosen':
       return { ...state, model: action.model };
@@ -133,9 +137,18 @@ export function playgroundReducer(state: PlaygroundSession, action: PlaygroundAc
     case 'compareReplyKept': {
       const lane = state.compareLanes.find((candidate) => candidate.reply?.id === action.replyId);
       if (!lane?.reply) return state;
+      // The model chosen before takes the kept one's place among the compared models, so the
+      // comparison goes on with the same models.
+      const compareModels =
+        lane.model === state.model
+          ? state.compareModels
+          : state.compareModels
+              .map((id) => (id === lane.model ? state.model : id))
+              .filter((id) => id !== '');
       return {
         ...state,
         model: lane.model,
+        compareModels,
         messages: [...state.messages, lane.reply],
         compareLanes: [],
       };
@@ -155,4 +168,23 @@ export function playgroundReducer(state: PlaygroundSession, action: PlaygroundAc
  */
 export function rerunCut(message: ConversationMessage): { id: string; keep: boolean } {
   return { id: message.id, keep: message.role !== 'assistant' };
+}
+
+/**
+ * The tool calls of the conversation that no `tool` message answers yet, oldest first: what a
+ * `tool` message may answer (a tool message needs the id of the call it answers).
+ */
+export function openToolCalls(messages: ConversationMessage[]): ToolCall[] {
+  const answered = new Set(
+    messages.flatMap((message) =>
+      message.role === 'tool' && message.toolCallId ? [message.toolCallId] : [],
+    ),
+  );
+  return messages
+    .flatMap((message) =>
+      message.role === 'assistant' && message.run?.status !== 'streaming'
+        ? (message.toolCalls ?? [])
+        : [],
+    )
+    .filter((call) => !answered.has(call.id));
 }

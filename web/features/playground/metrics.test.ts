@@ -1,5 +1,12 @@
 import { createSession } from './conversation-state';
-import { computeRunMetrics, describeAttempts, estimateCostUsd, formatTokensPerSecond } from './metrics';
+import {
+  chargeLookup,
+  computeRunMetrics,
+  describeAttempts,
+  estimateCostUsd,
+  formatTokensPerSecond,
+  neverSent,
+} from './metrics';
 import type { RunRecord } from './playground-types';
 import { finishedRun, toolModel } from './test-fixtures';
 
@@ -25,7 +32,11 @@ describe('computeRunMetrics', () => {
   });
 
   it('estimates tokens from the text after Stop (no usage), marked as estimates', () => {
-    const metrics = computeRunMetrics({ ...baseRun, status: 'stopped', usage: null }, 'x'.repeat(400), toolModel);
+    const metrics = computeRunMetrics(
+      { ...baseRun, status: 'stopped', usage: null },
+      'x'.repeat(400),
+      toolModel,
+    );
     expect(metrics.tokensEstimated).toBe(true);
     expect(metrics.completionTokens).toBe(100);
     expect(metrics.promptTokens).toBe(1);
@@ -33,7 +44,10 @@ describe('computeRunMetrics', () => {
   });
 
   it('reports no speed for a reply that arrived in one piece', () => {
-    expect(computeRunMetrics({ ...baseRun, firstTokenMs: 40, totalMs: 41 }, '', toolModel).tokensPerSecond).toBeNull();
+    expect(
+      computeRunMetrics({ ...baseRun, firstTokenMs: 40, totalMs: 41 }, '', toolModel)
+        .tokensPerSecond,
+    ).toBeNull();
   });
 
   it('has no cost estimate without prices', () => {
@@ -72,8 +86,13 @@ describe('computeRunMetrics for a refused request', () => {
   });
 
   it('still estimates a failure after output arrived, or a gateway fault, since those may be charged', () => {
-    expect(computeRunMetrics({ ...refusedRun, firstTokenMs: 30 }, 'partial', toolModel).refused).toBe(false);
-    const fault = { ...refusedRun, error: { ...refusedRun.error!, status: 502, upstreamStatus: 502 } };
+    expect(
+      computeRunMetrics({ ...refusedRun, firstTokenMs: 30 }, 'partial', toolModel).refused,
+    ).toBe(false);
+    const fault = {
+      ...refusedRun,
+      error: { ...refusedRun.error!, status: 502, upstreamStatus: 502 },
+    };
     expect(computeRunMetrics(fault, '', toolModel).refused).toBe(false);
   });
 });
@@ -87,5 +106,77 @@ describe('describeAttempts', () => {
     [4, '4 attempts (3 fallbacks/retries)'],
   ])('%s → %s', (attempts, text) => {
     expect(describeAttempts(attempts)).toBe(text);
+  });
+});
+
+describe('the charge of a run', () => {
+  const charge = {
+    id: baseRun.cfRay!,
+    model: 'sim/chat-standard',
+    provider: 'simulated',
+    prompt_tokens: 11,
+    completion_tokens: 98,
+    cost_usd: 0.000305,
+    outcome: 'ended_early',
+    finish_reason: null,
+    usage_estimated: false,
+    charge_capped: false,
+    settlement: 'pending',
+    attempts: 1,
+    fetched_at: 1,
+  };
+  const stopped: RunRecord = { ...baseRun, status: 'stopped', usage: null, finishReason: null };
+
+  it('takes tokens and cost from the generation record, over the page’s own estimate', () => {
+    const estimate = computeRunMetrics(stopped, 'x'.repeat(476), toolModel);
+    expect(estimate.basis).toBe('estimate');
+    const charged = computeRunMetrics(stopped, 'x'.repeat(476), toolModel, undefined, charge);
+    expect(charged).toMatchObject({
+      basis: 'charged',
+      promptTokens: 11,
+      completionTokens: 98,
+      costUsd: 0.000305,
+      tokensEstimated: false,
+      costEstimated: false,
+    });
+  });
+
+  it('looks the record up for a finished run with a trace id, and for nothing else', () => {
+    expect(chargeLookup(stopped, 'text')).toEqual({ profile: 'p', id: baseRun.cfRay });
+    expect(chargeLookup({ ...stopped, status: 'streaming' }, 'text')).toBeNull();
+    expect(chargeLookup({ ...stopped, cfRay: null }, 'text')).toBeNull();
+  });
+
+  it('knows a request the gateway never received: nothing to look up, nothing charged', () => {
+    const notSent: RunRecord = {
+      ...stopped,
+      status: 'error',
+      cfRay: null,
+      firstTokenMs: null,
+      error: {
+        message: 'Cannot connect to the gateway.',
+        status: 502,
+        stage: 'connect',
+        upstreamStatus: null,
+        cfRay: null,
+        advice: null,
+        type: null,
+      },
+    };
+    expect(neverSent(notSent)).toBe(true);
+    expect(chargeLookup(notSent, '')).toBeNull();
+    expect(computeRunMetrics(notSent, '', toolModel)).toMatchObject({
+      basis: 'not_sent',
+      costUsd: 0,
+      costEstimated: false,
+    });
+    // A gateway that answered (a 502 with its trace id) may have charged: not "not sent".
+    expect(
+      neverSent({
+        ...notSent,
+        cfRay: baseRun.cfRay,
+        error: { ...notSent.error!, upstreamStatus: 502, stage: 'provider' },
+      }),
+    ).toBe(false);
   });
 });

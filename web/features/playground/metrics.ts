@@ -1,11 +1,21 @@
 /**
  * What a reply cost and how fast it came: time to first token, total time, tokens per second,
- * tokens and USD. The gateway's `usage.cost` is the truth; without it the cost is estimated from
- * the catalog's prices and labelled so, because a made-up number must never pass for a bill.
+ * tokens and USD. The gateway's generation record is the truth (what the key was charged); the
+ * usage the gateway sent with the reply comes next; without either, tokens and cost are
+ * estimated from the text and the catalog's prices and labelled so, because a made-up number
+ * must never pass for a bill. A request the gateway refused or never received cost nothing.
  */
-import type { CatalogModel } from '../../../contract/workbench-api';
+import type { CatalogModel, GenerationCharge } from '../../../contract/workbench-api';
 import { contentText } from './code-export/shared';
 import type { RunRecord } from './playground-types';
+
+/**
+ * Where the tokens and cost come from: the gateway's generation record (`charged`), the usage it
+ * sent with the reply (`reported`), a guess from the text and catalog prices (`estimate`), or
+ * nothing at all because the gateway refused the request (`refused`) or never got it
+ * (`not_sent`).
+ */
+export type CostBasis = 'charged' | 'reported' | 'estimate' | 'refused' | 'not_sent';
 
 export interface RunMetrics {
   firstTokenMs: number | null;
@@ -18,12 +28,59 @@ export interface RunMetrics {
   costUsd: number | null;
   /** True when the cost is computed from catalog prices rather than reported by the gateway. */
   costEstimated: boolean;
+  basis: CostBasis;
   finishReason: string | null;
   /**
    * True when the gateway refused the request (a 4xx before any output): nothing ran, so no
    * tokens were used and nothing was charged. Estimating a cost for it would invent a bill.
    */
   refused: boolean;
+}
+
+/** BFF stages that mean the gateway never received the request (or the browser never sent it). */
+const neverSentStages = new Set(['connect', 'first_byte', 'network', 'validation', 'profile']);
+
+/**
+ * True when the request never reached the gateway: the workbench could not connect to it (or
+ * it did not start answering), the workbench server itself was unreachable, or the workbench
+ * refused the request. Nothing can have been charged.
+ */
+export function neverSent(run: RunRecord): boolean {
+  return (
+    run.status === 'error' &&
+    run.error !== null &&
+    run.cfRay === null &&
+    run.error.upstreamStatus === null &&
+    run.firstTokenMs === null &&
+    neverSentStages.has(run.error.stage)
+  );
+}
+
+/** True when the gateway refused the request before running it (a 4xx before any output). */
+export function refusedByGateway(run: RunRecord, replyText: string): boolean {
+  const status = run.error ? (run.error.upstreamStatus ?? run.error.status) : null;
+  return (
+    run.status === 'error' &&
+    run.usage === null &&
+    replyText === '' &&
+    run.firstTokenMs === null &&
+    status !== null &&
+    status >= 400 &&
+    status < 500
+  );
+}
+
+/**
+ * The generation record to read for a run's charge, or null when there is none to read: the
+ * reply still streams, the request was refused or never sent, or no trace id came back.
+ */
+export function chargeLookup(
+  run: RunRecord,
+  replyText: string,
+): { profile: string; id: string } | null {
+  if (run.status === 'streaming' || run.cfRay === null) return null;
+  if (neverSent(run) || refusedByGateway(run, replyText)) return null;
+  return { profile: run.request.profile, id: run.cfRay };
 }
 
 /** Below this much generation time a tokens-per-second figure is noise, not speed. */
@@ -54,27 +111,23 @@ export function estimateCostUsd(
 }
 
 /**
- * Metrics for one run. `now` (milliseconds since the request was sent) gives live values while
- * the reply still streams.
+ * Metrics for one run. `elapsedMs` (milliseconds since the request was sent) gives live values
+ * while the reply still streams; `charge` is the run's generation record, once read.
  */
 export function computeRunMetrics(
   run: RunRecord,
   replyText: string,
   model: CatalogModel | undefined,
   elapsedMs?: number,
+  charge: GenerationCharge | null = null,
 ): RunMetrics {
   const totalMs = run.totalMs ?? (run.status === 'streaming' ? (elapsedMs ?? null) : null);
-  const usage = run.usage;
-  const refusedStatus = run.error ? (run.error.upstreamStatus ?? run.error.status) : null;
-  const refused =
-    run.status === 'error' &&
-    usage === null &&
-    replyText === '' &&
-    run.firstTokenMs === null &&
-    refusedStatus !== null &&
-    refusedStatus >= 400 &&
-    refusedStatus < 500;
-  if (refused) {
+  const nothingCharged = neverSent(run)
+    ? 'not_sent'
+    : refusedByGateway(run, replyText)
+      ? 'refused'
+      : null;
+  if (nothingCharged) {
     return {
       firstTokenMs: null,
       totalMs,
@@ -84,21 +137,37 @@ export function computeRunMetrics(
       tokensEstimated: false,
       costUsd: 0,
       costEstimated: false,
+      basis: nothingCharged,
       finishReason: run.finishReason,
-      refused: true,
+      refused: nothingCharged === 'refused',
     };
   }
+  const usage = charge
+    ? {
+        prompt_tokens: charge.prompt_tokens,
+        completion_tokens: charge.completion_tokens,
+        cost: charge.cost_usd,
+      }
+    : run.usage;
   const tokensEstimated = usage === null;
-  const completionTokens = usage ? usage.completion_tokens : replyText !== '' ? estimateTokens(replyText) : null;
-  const promptText = run.request.request.messages.map((message) => contentText(message.content)).join('\n');
+  const completionTokens = usage
+    ? usage.completion_tokens
+    : replyText !== ''
+      ? estimateTokens(replyText)
+      : null;
+  const promptText = run.request.request.messages
+    .map((message) => contentText(message.content))
+    .join('\n');
   const promptTokens = usage ? usage.prompt_tokens : estimateTokens(promptText);
 
   let tokensPerSecond: number | null = null;
   if (completionTokens !== null && completionTokens > 0 && totalMs !== null) {
     // Streaming speed is measured after the first token: the wait before it is latency, not speed.
-    const generationMs = run.streamed && run.firstTokenMs !== null ? totalMs - run.firstTokenMs : totalMs;
+    const generationMs =
+      run.streamed && run.firstTokenMs !== null ? totalMs - run.firstTokenMs : totalMs;
     // A reply that arrives in one piece (a tool call, a short answer) has no measurable speed.
-    if (generationMs >= minimumMeasurableMs) tokensPerSecond = (completionTokens * 1000) / generationMs;
+    if (generationMs >= minimumMeasurableMs)
+      tokensPerSecond = (completionTokens * 1000) / generationMs;
   }
 
   let costUsd: number | null = null;
@@ -119,7 +188,8 @@ export function computeRunMetrics(
     tokensEstimated,
     costUsd,
     costEstimated,
-    finishReason: run.finishReason,
+    basis: charge ? 'charged' : costEstimated || tokensEstimated ? 'estimate' : 'reported',
+    finishReason: run.finishReason ?? charge?.finish_reason ?? null,
     refused: false,
   };
 }

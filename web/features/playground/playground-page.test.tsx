@@ -14,7 +14,11 @@ import { textModel, toolModel, visionModel } from './test-fixtures';
 
 const cfRay = '0123456789abcdef-AMS';
 
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null, usage?: Record<string, number>) {
+function chunk(
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+  usage?: Record<string, number>,
+) {
   return `data: ${JSON.stringify({
     id: 'gen-1',
     object: 'chat.completion.chunk',
@@ -34,9 +38,14 @@ function controllableStream(signal: AbortSignal | null | undefined) {
       controller = streamController;
     },
   });
-  signal?.addEventListener('abort', () => controller.error(new DOMException('aborted', 'AbortError')));
+  signal?.addEventListener('abort', () =>
+    controller.error(new DOMException('aborted', 'AbortError')),
+  );
   return {
-    response: new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }),
+    response: new Response(stream, {
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream' },
+    }),
     push: (text: string) => controller.enqueue(encoder.encode(text)),
     close: () => controller.close(),
   };
@@ -44,16 +53,30 @@ function controllableStream(signal: AbortSignal | null | undefined) {
 
 type StreamHandle = ReturnType<typeof controllableStream>;
 
-function installFakeBff() {
+function installFakeBff(options: { charge?: (id: string) => unknown } = {}) {
   const chatBodies: unknown[] = [];
   const streams: StreamHandle[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input);
+    if (url.startsWith('/api/generation')) {
+      const id = new URL(url, 'http://workbench.test').searchParams.get('id') ?? '';
+      const charge = options.charge?.(id);
+      // Without a record, a 403: the page shows its estimate at once instead of asking again.
+      return charge
+        ? Response.json(charge)
+        : Response.json({ error: { message: 'No record.', stage: 'gateway' } }, { status: 403 });
+    }
     if (url.startsWith('/api/catalog')) {
-      return Response.json({ models: [toolModel, textModel, visionModel], fetched_at: 1, skipped: 0 });
+      return Response.json({
+        models: [toolModel, textModel, visionModel],
+        fetched_at: 1,
+        skipped: 0,
+      });
     }
     if (url.startsWith('/api/profiles')) {
-      return Response.json({ profiles: [{ name: 'demo-account', masked_key: 'sk-…a1b2', identity: 'account' }] });
+      return Response.json({
+        profiles: [{ name: 'demo-account', masked_key: 'sk-…a1b2', identity: 'account' }],
+      });
     }
     if (url.startsWith('/api/health')) {
       return Response.json(reachableHealth);
@@ -70,7 +93,7 @@ function installFakeBff() {
   return { chatBodies, streams };
 }
 
-function renderPage(path = '/playground') {
+function renderPage(path = '/playground'): { unmount(): void } {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const router = createMemoryRouter(
     [
@@ -85,11 +108,28 @@ function renderPage(path = '/playground') {
     ],
     { initialEntries: [path] },
   );
-  render(
+  return render(
     <QueryClientProvider client={queryClient}>
       <RouterProvider router={router} />
     </QueryClientProvider>,
   );
+}
+
+/** Ends a stream the way the BFF does: usage, `[DONE]`, the final meta. */
+function finish(stream: StreamHandle, ray = cfRay, usage?: Record<string, number>) {
+  stream.push(chunk({}, 'stop', usage));
+  stream.push('data: [DONE]\n\n');
+  stream.push(
+    `event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: ray, ttfb_ms: 5, total_ms: 30 })}\n\n`,
+  );
+  stream.close();
+}
+
+function startReply(stream: StreamHandle, text: string, ray = cfRay) {
+  stream.push(
+    `event: meta\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: ray, ttfb_ms: 5, total_ms: null })}\n\n`,
+  );
+  stream.push(chunk({ role: 'assistant', content: text }));
 }
 
 async function waitForStream(streams: StreamHandle[], count: number) {
@@ -106,23 +146,38 @@ describe('PlaygroundPage', () => {
     const { chatBodies, streams } = installFakeBff();
     renderPage('/playground?model=sim/chat-standard');
 
-    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('sim/chat-standard'));
+    await waitFor(() =>
+      expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('sim/chat-standard'),
+    );
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello there');
     await user.click(screen.getByRole('button', { name: 'Send' }));
 
     const stream = await waitForStream(streams, 1);
     expect(await screen.findByRole('button', { name: 'Stop' })).toBeInTheDocument();
     const routing = { provider: 'backup', attempts: 2 };
-    stream.push(`event: meta\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: null, ...routing })}\n\n`);
+    stream.push(
+      `event: meta\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: null, ...routing })}\n\n`,
+    );
     stream.push(chunk({ role: 'assistant', content: 'Hi, **friend**' }));
     expect(await screen.findByText('friend')).toBeInTheDocument();
 
-    stream.push(chunk({}, 'stop', { prompt_tokens: 4, completion_tokens: 3, total_tokens: 7, cost: 0.000013 }));
+    stream.push(
+      chunk({}, 'stop', {
+        prompt_tokens: 4,
+        completion_tokens: 3,
+        total_tokens: 7,
+        cost: 0.000013,
+      }),
+    );
     stream.push('data: [DONE]\n\n');
-    stream.push(`event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: 30, ...routing })}\n\n`);
+    stream.push(
+      `event: done\ndata: ${JSON.stringify({ upstream_status: 200, cf_ray: cfRay, ttfb_ms: 5, total_ms: 30, ...routing })}\n\n`,
+    );
     stream.close();
 
-    await waitFor(() => expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
     expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument();
     const reply = screen.getByRole('listitem', { name: 'assistant turn 2' });
     expect(within(reply).getByLabelText('Trace ID')).toHaveTextContent(cfRay);
@@ -139,7 +194,9 @@ describe('PlaygroundPage', () => {
         stream: true,
       },
     });
-    await waitFor(() => expect(window.localStorage.getItem(historyStorageKey)).toContain('Hello there'));
+    await waitFor(() =>
+      expect(window.localStorage.getItem(historyStorageKey)).toContain('Hello there'),
+    );
   });
 
   it('stops mid-stream and keeps the partial reply, marked as stopped', async () => {
@@ -166,7 +223,14 @@ describe('PlaygroundPage', () => {
     fetchMock.mockImplementation(async (input, init) =>
       String(input).startsWith('/api/chat')
         ? Response.json(
-            { error: { message: 'The key has no remaining balance.', stage: 'admission', upstream_status: 402, cf_ray: cfRay } },
+            {
+              error: {
+                message: 'The key has no remaining balance.',
+                stage: 'admission',
+                upstream_status: 402,
+                cf_ray: cfRay,
+              },
+            },
             { status: 402 },
           )
         : (original as typeof fetch)(input, init),
@@ -184,9 +248,13 @@ describe('PlaygroundPage', () => {
     const user = userEvent.setup();
     installFakeBff();
     renderPage('/playground?model=sim/chat-standard');
-    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('sim/chat-standard'));
+    await waitFor(() =>
+      expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('sim/chat-standard'),
+    );
     expect(screen.getByRole('spinbutton', { name: 'temperature' })).toBeEnabled();
-    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Tool definitions (JSON array)' })).toBeEnabled());
+    await waitFor(() =>
+      expect(screen.getByRole('textbox', { name: 'Tool definitions (JSON array)' })).toBeEnabled(),
+    );
 
     await user.clear(screen.getByRole('combobox', { name: 'Model' }));
     await user.type(screen.getByRole('combobox', { name: 'Model' }), 'echo');
@@ -206,7 +274,19 @@ describe('PlaygroundPage', () => {
     await user.click(screen.getByRole('button', { name: 'Send' }));
     const first = await waitForStream(streams, 1);
     first.push(
-      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] }, 'tool_calls'),
+      chunk(
+        {
+          tool_calls: [
+            {
+              index: 0,
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            },
+          ],
+        },
+        'tool_calls',
+      ),
     );
     first.push('data: [DONE]\n\n');
     first.close();
@@ -220,10 +300,238 @@ describe('PlaygroundPage', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          },
+        ],
       },
       { role: 'tool', content: '{"temperature_c": 21}', tool_call_id: 'call_1' },
     ]);
     expect(second.request.tools).toHaveLength(1);
+  });
+});
+
+describe('PlaygroundPage: what the issue found', () => {
+  it('shows what the gateway charged once the reply ends, not its own estimate', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({
+      charge: (id) => ({
+        id,
+        model: 'sim/chat-standard',
+        provider: 'simulated',
+        prompt_tokens: 11,
+        completion_tokens: 98,
+        cost_usd: 0.000305,
+        outcome: 'ended_early',
+        finish_reason: null,
+        usage_estimated: false,
+        charge_capped: false,
+        settlement: 'pending',
+        attempts: 1,
+        fetched_at: 1,
+      }),
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Write a story');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const stream = await waitForStream(streams, 1);
+    startReply(stream, 'Once upon a time');
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    expect(await within(reply).findByText('Cost (estimate)')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(await within(reply).findByText('Charged')).toBeInTheDocument();
+    expect(within(reply).getByText('$0.000305')).toBeInTheDocument();
+    expect(within(reply).getByText('98')).toBeInTheDocument();
+    expect(within(reply).queryByText(/^≈/)).not.toBeInTheDocument();
+  });
+
+  it('offers the tool role only with an open tool call, and sends the call’s id with it', async () => {
+    const user = userEvent.setup();
+    const { chatBodies, streams } = installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    const role = await screen.findByRole('combobox', { name: 'Role' });
+    expect(within(role).queryByRole('option', { name: 'tool' })).not.toBeInTheDocument();
+
+    await user.click(await screen.findByRole('button', { name: 'Insert example' }));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Weather in Oslo?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const first = await waitForStream(streams, 1);
+    first.push(
+      chunk(
+        {
+          tool_calls: [
+            {
+              index: 0,
+              id: 'call_7',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+            },
+          ],
+        },
+        'tool_calls',
+      ),
+    );
+    first.push('data: [DONE]\n\n');
+    first.close();
+
+    await waitFor(() =>
+      expect(within(role).getByRole('option', { name: 'tool' })).toBeInTheDocument(),
+    );
+    await user.selectOptions(role, 'tool');
+    expect(screen.getByRole('combobox', { name: 'Answers' })).toHaveValue('call_7');
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveAttribute(
+      'placeholder',
+      expect.stringMatching(/^Write a tool message/) as unknown as string,
+    );
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), '{{"temperature_c": 21}');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 2);
+    const second = chatBodies[1] as { request: { messages: Record<string, unknown>[] } };
+    expect(second.request.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: '{"temperature_c": 21}',
+      tool_call_id: 'call_7',
+    });
+    // Answered: the role is no longer offered.
+    await waitFor(() =>
+      expect(within(role).queryByRole('option', { name: 'tool' })).not.toBeInTheDocument(),
+    );
+  });
+
+  it('says "an assistant message" and "a user message"', async () => {
+    installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    expect(
+      (await screen.findByRole('textbox', { name: 'Message' })).getAttribute('placeholder'),
+    ).toMatch(/^Write a user message/);
+    await userEvent.selectOptions(
+      await screen.findByRole('combobox', { name: 'Role' }),
+      'assistant',
+    );
+    expect(screen.getByRole('textbox', { name: 'Message' }).getAttribute('placeholder')).toMatch(
+      /^Write an assistant message/,
+    );
+  });
+
+  it('refuses a file that is not an image, and clears or flags draft images', async () => {
+    const user = userEvent.setup({ applyAccept: false });
+    installFakeBff();
+    renderPage('/playground?model=sim/vision-pro');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled());
+    const fileInput = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+
+    await user.upload(fileInput, new File(['not an image'], 'notes.png', { type: 'image/png' }));
+    expect(
+      await screen.findByText(/“notes.png” is not a PNG, JPEG, GIF or WebP image/),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('img', { name: 'Image 1 to send' })).not.toBeInTheDocument();
+
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+    await user.upload(fileInput, new File([png], 'pixel.png', { type: 'image/png' }));
+    expect(await screen.findByRole('img', { name: 'Image 1 to send' })).toBeInTheDocument();
+
+    // A text-only model: the image is flagged, with a way to remove it.
+    const modelBox = screen.getByRole('combobox', { name: 'Model' });
+    await user.clear(modelBox);
+    await user.type(modelBox, 'echo');
+    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    expect(
+      await screen.findByText(
+        /This image cannot be sent: sim\/echo-mini does not take image input/,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Remove the image' })).toBeInTheDocument();
+
+    // A new conversation starts without the old draft's images.
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'x');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await user.click(screen.getByRole('button', { name: 'New conversation' }));
+    expect(screen.queryByRole('img', { name: 'Image 1 to send' })).not.toBeInTheDocument();
+  });
+
+  it('brings the conversation and its system prompt back after a reload, and says so', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff();
+    const first = renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'System prompt' }), 'Be brief.');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello there');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const stream = await waitForStream(streams, 1);
+    startReply(stream, 'Hi!');
+    finish(stream);
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    first.unmount();
+
+    renderPage('/playground');
+    expect(await screen.findByRole('textbox', { name: 'System prompt' })).toHaveValue('Be brief.');
+    expect(screen.getByRole('listitem', { name: 'user turn 1' })).toHaveTextContent('Hello there');
+    expect(screen.getByRole('listitem', { name: 'assistant turn 2' })).toHaveTextContent('Hi!');
+    expect(screen.getByText(/conversation from before the reload is back/)).toBeInTheDocument();
+    expect(window.localStorage.getItem('workbench.playground.current.v1')).not.toMatch(/sk-/);
+  });
+
+  it('after a compare run, asks which reply a new message follows: never two user turns in a row', async () => {
+    const user = userEvent.setup();
+    const { chatBodies, streams } = installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    await user.click(await screen.findByRole('checkbox', { name: 'Compare' }));
+    await user.type(screen.getByRole('combobox', { name: 'Compare with' }), 'echo');
+    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Compare these');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 2);
+    const [left, right] = streams as [StreamHandle, StreamHandle];
+    startReply(left, 'Left answer', '0123456789abcdef-AAA');
+    finish(left, '0123456789abcdef-AAA');
+    startReply(right, 'Right answer', '0123456789abcdef-BBB');
+    finish(right, '0123456789abcdef-BBB');
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
+
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'And now?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const question = screen.getByRole('group', { name: 'Which reply should your message follow?' });
+    expect(streams).toHaveLength(2);
+    // The replies are all still there while the person decides.
+    expect(screen.getByRole('listitem', { name: 'Reply of sim/echo-mini' })).toHaveTextContent(
+      'Right answer',
+    );
+
+    await user.click(
+      within(question).getByRole('button', { name: 'Follow the reply of sim/echo-mini' }),
+    );
+    await waitForStream(streams, 4);
+    const next = chatBodies[2] as {
+      request: { model: string; messages: { role: string; content: string }[] };
+    };
+    expect(next.request.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+    expect(next.request.messages[1]?.content).toBe('Right answer');
+    expect(screen.getByRole('combobox', { name: 'Model' })).toHaveValue('sim/echo-mini');
+  });
+
+  it('drops the "Not sent" alert once the value it names is fixed', async () => {
+    const user = userEvent.setup();
+    installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    const temperature = await screen.findByRole('spinbutton', { name: 'temperature' });
+    await user.type(temperature, '5');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hi');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    expect(await screen.findByText('Not sent:')).toBeInTheDocument();
+    await user.clear(temperature);
+    await user.type(temperature, '0.5');
+    await waitFor(() => expect(screen.queryByText('Not sent:')).not.toBeInTheDocument());
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The playground: try a model through the gateway before writing code. A conversation with a
  * system prompt and editable messages, the parameters the model supports, streamed replies with
- * their metrics, the raw exchange, code export, compare, tools and images, history and presets.
- * It talks only to the BFF (`/api`); keys stay there.
+ * their metrics and charge, the raw exchange, code export, compare, tools and images, history and
+ * presets. It talks only to the BFF (`/api`); keys stay there. The pieces live beside it: sending
+ * (`use-playground-runs`), saving (`use-history-autosave`), keys (`use-playground-shortcuts`),
+ * and the URL's `?model=` (`useSearchParamState`).
  */
-import { useCallback, useEffect, useEffectEvent, useId, useMemo, useReducer, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useCallback, useId, useMemo, useReducer, useState } from 'react';
 import type { ChatRequest } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
 import { useHealth } from '../../api/health';
@@ -14,10 +15,11 @@ import { Badge } from '../../components/badge';
 import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
 import { PageLayout } from '../../components/page-layout';
+import { useSearchParamState } from '../../lib/use-search-param-state';
 import { buildChatRequest } from './build-request';
 import { CodeDialog } from './components/code-dialog';
-import { CompareLanes } from './components/compare-lanes';
-import { Composer, type ComposerDraft } from './components/composer';
+import { CompareLanes, ContinueChoicePanel } from './components/compare-lanes';
+import { Composer, resolveDraft, type ComposerDraft } from './components/composer';
 import { HistoryDialog } from './components/history-dialog';
 import { MessageItem } from './components/message-item';
 import { ModelCombobox } from './components/model-combobox';
@@ -28,45 +30,64 @@ import { ToolResultsForm } from './components/tool-results-form';
 import { ToolsEditor } from './components/tools-editor';
 import {
   createMessage,
-  createMessageId,
   createSession,
-  maximumCompareModels,
+  openToolCalls as findOpenToolCalls,
   playgroundReducer,
-  rerunCut,
 } from './conversation-state';
-import { createHistoryId, saveHistoryEntry, type HistoryEntry } from './history-store';
+import { hasConversation, readCurrentSession } from './current-session-store';
+import { createHistoryId, type HistoryEntry } from './history-store';
 import { supportsImages, supportsTools } from './parameters';
-import type { ConversationMessage, RunRecord } from './playground-types';
-import { pendingReply, useChatRunner } from './use-chat-runner';
+import type { PlaygroundSession, RunRecord } from './playground-types';
+import { useHistoryAutosave } from './use-history-autosave';
+import { usePlaygroundRuns } from './use-playground-runs';
+import { usePlaygroundShortcuts } from './use-playground-shortcuts';
 import './playground.css';
-
-/** How long edits settle before the session is written to history. */
-const historySaveDelayMs = 400;
 
 const emptyDraft: ComposerDraft = { role: 'user', text: '', images: [] };
 
-/** True while a dialog is open: Esc then belongs to the dialog, not to Stop. */
-function dialogIsOpen(): boolean {
-  return document.querySelector('[role="dialog"][data-state="open"]') !== null;
+/**
+ * The session to start with: the conversation on screen before a reload (a `?model=` in the URL
+ * still wins, as a link's deliberate choice), else a new one.
+ */
+function initialState(urlModel: string | null): {
+  session: PlaygroundSession;
+  historyId: string;
+  restored: boolean;
+} {
+  const saved = readCurrentSession();
+  if (saved && hasConversation(saved.session)) {
+    return {
+      session: urlModel ? { ...saved.session, model: urlModel } : saved.session,
+      historyId: saved.historyId,
+      restored: true,
+    };
+  }
+  return {
+    session: saved
+      ? { ...createSession(urlModel ?? saved.session.model), parameters: saved.session.parameters }
+      : createSession(urlModel ?? ''),
+    historyId: saved?.historyId ?? createHistoryId(),
+    restored: false,
+  };
 }
 
 export function PlaygroundPage() {
   const catalogQuery = useCatalog();
   const healthQuery = useHealth();
   const { profile, profiles } = useProfile();
-  const [searchParams, setSearchParams] = useSearchParams();
+  const { searchParams, setParam } = useSearchParamState();
   const urlModel = searchParams.get('model');
 
-  const [session, dispatch] = useReducer(playgroundReducer, urlModel ?? '', createSession);
-  const [historyId, setHistoryId] = useState(createHistoryId);
+  const [initial] = useState(() => initialState(urlModel));
+  const [session, dispatch] = useReducer(playgroundReducer, initial.session);
+  const [historyId, setHistoryId] = useState(initial.historyId);
+  const [restoredNote, setRestoredNote] = useState(initial.restored);
   const [draft, setDraft] = useState<ComposerDraft>(emptyDraft);
-  const [problems, setProblems] = useState<string[]>([]);
-  const [notes, setNotes] = useState<string[]>([]);
   const [rawRun, setRawRun] = useState<RunRecord | null>(null);
-  const [codeRequest, setCodeRequest] = useState<ChatRequest['request'] | null | undefined>(undefined);
+  const [codeRequest, setCodeRequest] = useState<ChatRequest['request'] | null | undefined>(
+    undefined,
+  );
   const [historyOpen, setHistoryOpen] = useState(false);
-  const [historyNote, setHistoryNote] = useState<string | null>(null);
-  const runner = useChatRunner(dispatch);
   const systemPromptId = useId();
 
   // A `?model=` that changes while the page is open (a link from the catalog) is followed.
@@ -81,116 +102,62 @@ export function PlaygroundPage() {
   // Until a model is chosen, the catalog's first one is used (and becomes the choice on send).
   const model = session.model || models[0]?.id || '';
   const catalogModel = findModel(model);
-  const toolsSupported = supportsTools(catalogModel);
+  const catalogKnown = catalogQuery.isSuccess;
+  const toolsSupported =
+    supportsTools(catalogModel) || (catalogKnown && !catalogModel && model !== '');
   const imagesSupported = supportsImages(catalogModel);
+  const imagesReason = imagesSupported
+    ? null
+    : catalogModel
+      ? `${model} does not take image input.`
+      : model
+        ? `${model} is not in the catalog, so whether it takes images is unknown.`
+        : 'Choose a model that takes image input first.';
   const gatewayBaseUrl = healthQuery.data?.gateway_base_url ?? null;
-  const maskedKeyFor = (profileName: string) => profiles.find((candidate) => candidate.name === profileName)?.masked_key ?? null;
-
-  const compareModels = session.compareEnabled ? session.compareModels.filter((id) => id !== '') : [];
-  const runModels = [model, ...compareModels.filter((id) => id !== model)].slice(0, maximumCompareModels);
+  const maskedKeyFor = (profileName: string) =>
+    profiles.find((candidate) => candidate.name === profileName)?.masked_key ?? null;
+  const openCalls = useMemo(() => findOpenToolCalls(session.messages), [session.messages]);
 
   function chooseModel(id: string) {
     dispatch({ type: 'modelChosen', model: id });
-    setSearchParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        next.set('model', id);
-        return next;
-      },
-      { replace: true },
-    );
+    setParam('model', id, 'replace');
     setFollowedUrlModel(id);
   }
 
-  const hasDraft = draft.text.trim() !== '' || draft.images.length > 0;
+  const runs = usePlaygroundRuns({
+    session,
+    dispatch,
+    profile,
+    model,
+    findModel,
+    draft,
+    setDraft,
+    openToolCalls: openCalls,
+    onModelChosen: chooseModel,
+  });
+  const { historyNote } = useHistoryAutosave({ session, historyId, running: runs.running });
+  usePlaygroundShortcuts({ running: runs.running, onStop: runs.stop, onSend: runs.send });
+
   const sendDisabledReason = !profile
     ? 'No key profile: the BFF holds none (see Keys).'
     : !model
       ? 'Choose a model first.'
       : null;
 
-  /**
-   * Sends `messages` (by default the conversation plus the draft) to the chosen model, or to
-   * every compared model at once.
-   */
-  async function send(explicitMessages?: ConversationMessage[]) {
-    if (runner.running || !profile || !model) return;
-    let messages = explicitMessages ?? session.messages;
-    let draftMessage: ConversationMessage | null = null;
-    if (!explicitMessages && hasDraft) {
-      draftMessage = createMessage(draft.role, draft.text, { images: draft.images });
-      messages = [...messages, draftMessage];
-    }
-    const builds = runModels.map((runModel) => ({
-      model: runModel,
-      result: buildChatRequest({
-        profile,
-        model: runModel,
-        catalogModel: findModel(runModel),
-        systemPrompt: session.systemPrompt,
-        messages,
-        parameters: session.parameters,
-        toolsText: session.toolsText,
-      }),
-    }));
-    const failed = builds.flatMap((build) =>
-      build.result.ok ? [] : build.result.problems.map((problem) => (builds.length > 1 ? `${build.model}: ${problem}` : problem)),
-    );
-    if (failed.length > 0) {
-      setProblems([...new Set(failed)]);
-      return;
-    }
-    setProblems([]);
-    setNotes([...new Set(builds.flatMap((build) => (build.result.ok ? build.result.notes : [])))]);
-    if (session.model !== model) dispatch({ type: 'modelChosen', model });
-    if (draftMessage) {
-      dispatch({ type: 'messageAdded', message: draftMessage });
-      setDraft({ ...emptyDraft, role: draft.role === 'tool' ? 'user' : draft.role });
-    }
-
-    const runs = builds.flatMap((build) =>
-      build.result.ok ? [{ model: build.model, body: build.result.body, reply: pendingReply(createMessageId(), build.result.body) }] : [],
-    );
-    if (runs.length > 1) {
-      dispatch({ type: 'compareStarted', lanes: runs.map((run) => ({ model: run.model, reply: run.reply })) });
-    } else {
-      dispatch({ type: 'compareStarted', lanes: [] });
-      const only = runs[0];
-      if (only) dispatch({ type: 'messageAdded', message: only.reply });
-    }
-    await Promise.all(runs.map((run) => runner.run(run.reply, run.body)));
-  }
-
-  function addDraftWithoutSending() {
-    if (!hasDraft) return;
-    dispatch({ type: 'messageAdded', message: createMessage(draft.role, draft.text, { images: draft.images }) });
-    setDraft({ ...emptyDraft, role: draft.role });
-  }
-
-  function rerunFrom(message: ConversationMessage) {
-    const cut = rerunCut(message);
-    const index = session.messages.findIndex((candidate) => candidate.id === cut.id);
-    if (index === -1) return;
-    const kept = session.messages.slice(0, cut.keep ? index + 1 : index);
-    dispatch({ type: 'conversationCut', ...cut });
-    void send(kept);
-  }
-
-  function submitToolResults(results: { call: { id: string; function: { name: string } }; content: string }[]) {
-    const toolMessages = results.map((result) =>
-      createMessage('tool', result.content, { toolCallId: result.call.id, name: result.call.function.name }),
-    );
-    for (const message of toolMessages) dispatch({ type: 'messageAdded', message });
-    void send([...session.messages, ...toolMessages]);
-  }
-
   function openCode() {
     if (!profile || !model) {
       setCodeRequest(null);
       return;
     }
-    const messages = hasDraft
-      ? [...session.messages, createMessage(draft.role, draft.text, { images: draft.images })]
+    const resolved = resolveDraft(draft, openCalls);
+    const messages = runs.hasDraft
+      ? [
+          ...session.messages,
+          createMessage(resolved.role, draft.text, {
+            images: draft.images,
+            ...(resolved.toolCallId ? { toolCallId: resolved.toolCallId } : {}),
+          }),
+        ]
       : session.messages;
     const build = buildChatRequest({
       profile,
@@ -205,79 +172,35 @@ export function PlaygroundPage() {
   }
 
   function openHistoryEntry(entry: HistoryEntry) {
-    runner.stop();
+    runs.stop();
     dispatch({ type: 'sessionLoaded', session: entry.session });
     setHistoryId(entry.id);
     setHistoryOpen(false);
-    setProblems([]);
-    setNotes([]);
-    if (entry.session.model) {
-      setSearchParams(
-        (current) => {
-          const next = new URLSearchParams(current);
-          next.set('model', entry.session.model);
-          return next;
-        },
-        { replace: true },
-      );
-      setFollowedUrlModel(entry.session.model);
-    }
+    setRestoredNote(false);
+    runs.reset();
+    if (entry.session.model) chooseModel(entry.session.model);
   }
 
   function newConversation() {
-    runner.stop();
+    runs.stop();
     dispatch({ type: 'conversationCleared' });
     setHistoryId(createHistoryId());
-    setProblems([]);
-    setNotes([]);
+    // Images picked for the old conversation do not belong to the new one.
+    setDraft((current) => ({
+      ...current,
+      images: [],
+      role: current.role === 'tool' ? 'user' : current.role,
+    }));
+    setRestoredNote(false);
+    runs.reset();
   }
-
-  // Every run is saved under this conversation's id: at once when a run ends, after a pause for
-  // edits, and when the page goes away, so a reload right after a reply never loses it.
-  const hasRun = session.messages.some((message) => message.run) || session.compareLanes.length > 0;
-  const wasRunning = useRef(false);
-  useEffect(() => {
-    const runJustEnded = wasRunning.current && !runner.running;
-    wasRunning.current = runner.running;
-    if (!hasRun || runner.running) return;
-    const save = () => {
-      const saved = saveHistoryEntry(historyId, session);
-      setHistoryNote(
-        saved === null
-          ? 'History could not be saved: the browser’s storage is full or blocked.'
-          : saved.imagesOmitted
-            ? 'Saved to history without the images: they did not fit in the browser’s storage.'
-            : null,
-      );
-    };
-    const timer = window.setTimeout(save, runJustEnded ? 0 : historySaveDelayMs);
-    window.addEventListener('pagehide', save);
-    return () => {
-      window.clearTimeout(timer);
-      window.removeEventListener('pagehide', save);
-    };
-  }, [session, historyId, hasRun, runner.running]);
-
-  // Esc stops a streaming reply (unless a dialog is open); Ctrl/Cmd+Enter sends from anywhere.
-  const onKeyDown = useEffectEvent((event: KeyboardEvent) => {
-    if (event.defaultPrevented) return;
-    if (event.key === 'Escape' && runner.running && !dialogIsOpen()) {
-      event.preventDefault();
-      runner.stop();
-    } else if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !runner.running && !dialogIsOpen()) {
-      event.preventDefault();
-      void send();
-    }
-  });
-  useEffect(() => {
-    const listener = (event: KeyboardEvent) => onKeyDown(event);
-    document.addEventListener('keydown', listener);
-    return () => document.removeEventListener('keydown', listener);
-  }, []);
 
   const lastMessage = session.messages.at(-1);
   const pendingToolCalls =
-    lastMessage?.role === 'assistant' && lastMessage.toolCalls && lastMessage.toolCalls.length > 0 && lastMessage.run?.status !== 'streaming'
+    lastMessage?.role === 'assistant' &&
+    lastMessage.toolCalls &&
+    lastMessage.toolCalls.length > 0 &&
+    lastMessage.run?.status !== 'streaming'
       ? lastMessage.toolCalls
       : null;
 
@@ -302,16 +225,44 @@ export function PlaygroundPage() {
           <Button size="small" onClick={openCode}>
             Get code
           </Button>
-          <Button size="small" variant="ghost" onClick={newConversation} disabled={session.messages.length === 0 && session.compareLanes.length === 0}>
+          <Button
+            size="small"
+            variant="ghost"
+            onClick={newConversation}
+            disabled={session.messages.length === 0 && session.compareLanes.length === 0}
+          >
             New conversation
           </Button>
         </>
       }
     >
+      {restoredNote && (
+        <div
+          role="status"
+          className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
+        >
+          <span>
+            Your conversation from before the reload is back (kept in this browser, never with a
+            key). New conversation starts afresh; History keeps every run.
+          </span>
+          <Button size="small" variant="ghost" onClick={() => setRestoredNote(false)}>
+            Dismiss
+          </Button>
+        </div>
+      )}
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_17rem]">
         <div className="flex min-w-0 flex-col gap-3">
-          <section aria-label="Model choice" className="flex flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
-            {catalogQuery.isError && <ErrorPanel what="Loading the catalog" error={catalogQuery.error} onRetry={() => void catalogQuery.refetch()} />}
+          <section
+            aria-label="Model choice"
+            className="flex flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+          >
+            {catalogQuery.isError && (
+              <ErrorPanel
+                what="Loading the catalog"
+                error={catalogQuery.error}
+                onRetry={() => void catalogQuery.refetch()}
+              />
+            )}
             <div className="flex flex-wrap items-end gap-3">
               <ModelCombobox
                 label="Model"
@@ -325,7 +276,9 @@ export function PlaygroundPage() {
                 <input
                   type="checkbox"
                   checked={session.compareEnabled}
-                  onChange={(event) => dispatch({ type: 'compareToggled', enabled: event.target.checked })}
+                  onChange={(event) =>
+                    dispatch({ type: 'compareToggled', enabled: event.target.checked })
+                  }
                   className="size-4 accent-sky-700"
                 />
                 Compare
@@ -334,11 +287,17 @@ export function PlaygroundPage() {
             <div className="flex flex-wrap gap-1.5 text-xs">
               {catalogModel && (
                 <>
-                  <Badge tone={toolsSupported ? 'violet' : 'neutral'}>{toolsSupported ? 'tools' : 'no tools'}</Badge>
-                  <Badge tone={imagesSupported ? 'sky' : 'neutral'}>{imagesSupported ? 'image input' : 'text input only'}</Badge>
+                  <Badge tone={toolsSupported ? 'violet' : 'neutral'}>
+                    {toolsSupported ? 'tools' : 'no tools'}
+                  </Badge>
+                  <Badge tone={imagesSupported ? 'sky' : 'neutral'}>
+                    {imagesSupported ? 'image input' : 'text input only'}
+                  </Badge>
                 </>
               )}
-              {!catalogModel && model && !catalogQuery.isPending && <Badge tone="amber">not in the catalog</Badge>}
+              {!catalogModel && model && !catalogQuery.isPending && (
+                <Badge tone="amber">not in the catalog</Badge>
+              )}
             </div>
             {session.compareEnabled && (
               <div className="flex flex-col gap-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
@@ -353,7 +312,9 @@ export function PlaygroundPage() {
                           label={index === 0 ? 'Compare with' : 'And with'}
                           value={session.compareModels[index] ?? ''}
                           models={models}
-                          onChange={(id) => dispatch({ type: 'compareModelChosen', index, model: id })}
+                          onChange={(id) =>
+                            dispatch({ type: 'compareModelChosen', index, model: id })
+                          }
                           placeholder="Search models…"
                           className="min-w-0 flex-1"
                         />
@@ -377,13 +338,18 @@ export function PlaygroundPage() {
           </section>
 
           <div className="flex flex-col gap-1">
-            <label htmlFor={systemPromptId} className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
+            <label
+              htmlFor={systemPromptId}
+              className="text-xs font-medium text-zinc-600 dark:text-zinc-400"
+            >
               System prompt
             </label>
             <textarea
               id={systemPromptId}
               value={session.systemPrompt}
-              onChange={(event) => dispatch({ type: 'systemPromptChanged', text: event.target.value })}
+              onChange={(event) =>
+                dispatch({ type: 'systemPromptChanged', text: event.target.value })
+              }
               rows={2}
               placeholder="Optional instructions sent first, as a system message"
               className="w-full resize-y rounded-md border border-zinc-300 bg-white p-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
@@ -398,15 +364,17 @@ export function PlaygroundPage() {
                   message={message}
                   position={index + 1}
                   model={findModel(message.run?.model ?? model)}
-                  locked={runner.running}
+                  locked={runs.running}
                   onEdit={(changes) => dispatch({ type: 'messageEdited', id: message.id, changes })}
                   onDelete={() => dispatch({ type: 'messageDeleted', id: message.id })}
-                  onRerun={() => rerunFrom(message)}
+                  onRerun={() => runs.rerunFrom(message)}
                   onRemoveImage={(imageIndex) =>
                     dispatch({
                       type: 'messageEdited',
                       id: message.id,
-                      changes: { images: message.images.filter((_, other) => other !== imageIndex) },
+                      changes: {
+                        images: message.images.filter((_, other) => other !== imageIndex),
+                      },
                     })
                   }
                   onShowRaw={setRawRun}
@@ -417,15 +385,22 @@ export function PlaygroundPage() {
           )}
 
           {pendingToolCalls && (
-            <ToolResultsForm key={lastMessage?.id} toolCalls={pendingToolCalls} disabled={runner.running} onSubmit={submitToolResults} />
+            <ToolResultsForm
+              key={lastMessage?.id}
+              toolCalls={pendingToolCalls}
+              disabled={runs.running}
+              onSubmit={runs.submitToolResults}
+            />
           )}
 
           <CompareLanes
             lanes={session.compareLanes}
             findModel={findModel}
-            running={runner.running}
+            running={runs.running}
             onKeep={(replyId) => {
-              const lane = session.compareLanes.find((candidate) => candidate.reply?.id === replyId);
+              const lane = session.compareLanes.find(
+                (candidate) => candidate.reply?.id === replyId,
+              );
               dispatch({ type: 'compareReplyKept', replyId });
               if (lane) chooseModel(lane.model);
             }}
@@ -433,39 +408,56 @@ export function PlaygroundPage() {
             onShowCode={(run) => setCodeRequest(run.request.request)}
           />
 
-          {problems.length > 0 && (
-            <div role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100">
+          {runs.continueChoice && (
+            <ContinueChoicePanel
+              lanes={runs.keepableLanes}
+              action={runs.continueChoice}
+              onChoose={runs.continueWith}
+              onCancel={runs.cancelContinue}
+            />
+          )}
+          {runs.problems.length > 0 && (
+            <div
+              role="alert"
+              className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100"
+            >
               <p className="font-semibold">Not sent:</p>
               <ul className="mt-1 list-disc pl-5">
-                {problems.map((problem) => (
+                {runs.problems.map((problem) => (
                   <li key={problem}>{problem}</li>
                 ))}
               </ul>
             </div>
           )}
-          {notes.length > 0 && (
+          {runs.notes.length > 0 && (
             <ul className="text-xs text-amber-800 dark:text-amber-300">
-              {notes.map((note) => (
+              {runs.notes.map((note) => (
                 <li key={note}>{note}</li>
               ))}
             </ul>
           )}
-          {historyNote && <p className="text-xs text-amber-800 dark:text-amber-300">{historyNote}</p>}
+          {historyNote && (
+            <p className="text-xs text-amber-800 dark:text-amber-300">{historyNote}</p>
+          )}
 
           <Composer
             draft={draft}
             onDraftChange={setDraft}
-            running={runner.running}
+            running={runs.running}
             imagesSupported={imagesSupported}
-            imagesReason={imagesSupported ? null : `${model || 'This model'} does not list image input.`}
+            imagesReason={imagesReason}
+            openToolCalls={openCalls}
             sendDisabledReason={sendDisabledReason}
-            onSend={() => void send()}
-            onAdd={addDraftWithoutSending}
-            onStop={runner.stop}
+            onSend={runs.send}
+            onAdd={runs.addDraft}
+            onStop={runs.stop}
           />
         </div>
 
-        <aside aria-label="Request settings" className="flex flex-col gap-5 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto">
+        <aside
+          aria-label="Request settings"
+          className="flex flex-col gap-5 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
+        >
           <ParametersPanel
             parameters={session.parameters}
             model={catalogModel}
@@ -476,6 +468,7 @@ export function PlaygroundPage() {
             onChange={(text) => dispatch({ type: 'toolsTextChanged', text })}
             supported={toolsSupported}
             modelId={model}
+            inCatalog={catalogModel !== undefined}
           />
         </aside>
       </div>
@@ -495,7 +488,12 @@ export function PlaygroundPage() {
         gatewayBaseUrl={gatewayBaseUrl}
         model={codeRequest ? findModel(codeRequest.model) : catalogModel}
       />
-      <HistoryDialog open={historyOpen} onOpenChange={setHistoryOpen} currentId={historyId} onOpen={openHistoryEntry} />
+      <HistoryDialog
+        open={historyOpen}
+        onOpenChange={setHistoryOpen}
+        currentId={historyId}
+        onOpen={openHistoryEntry}
+      />
     </PageLayout>
   );
 }

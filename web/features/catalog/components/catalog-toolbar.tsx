@@ -5,7 +5,7 @@ import { SelectField } from '../../../components/select-field';
 import {
   countActiveFilters,
   defaultDirection,
-  parsePriceBound,
+  readPriceBound,
   type CatalogFacets,
   type CatalogFilters,
   type SortField,
@@ -64,9 +64,16 @@ function FilterPopover({
 }
 
 export interface CatalogToolbarProps {
+  /** The filters as shown: search and price bounds as typed, the rest from the URL. */
   filters: CatalogFilters;
-  searchText: string;
   onSearchTextChange(text: string): void;
+  /** Escape in a search box with text: clear it at once. */
+  onSearchClear(): void;
+  onPriceMinimumChange(text: string): void;
+  onPriceMaximumChange(text: string): void;
+  /** Why the price range matches nothing (From above To), or null. */
+  rangeProblem: string | null;
+  onSwapPrices(): void;
   facets: CatalogFacets;
   onChange(change: Partial<CatalogFilters>): void;
   onClear(): void;
@@ -75,7 +82,18 @@ export interface CatalogToolbarProps {
 /** Search, filters and sorting for the catalog; every change lands in the URL. */
 export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
   function CatalogToolbar(
-    { filters, searchText, onSearchTextChange, facets, onChange, onClear },
+    {
+      filters,
+      onSearchTextChange,
+      onSearchClear,
+      onPriceMinimumChange,
+      onPriceMaximumChange,
+      rangeProblem,
+      onSwapPrices,
+      facets,
+      onChange,
+      onClear,
+    },
     searchRef,
   ) {
     const priceMinimumId = useId();
@@ -83,9 +101,11 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
     const [filtersOpen, setFiltersOpen] = useState(false);
     const priceMaximumId = useId();
     const activeFilters = countActiveFilters(filters);
-    const priceInvalid =
-      (filters.priceMinimum !== '' && !parsePriceBound(filters.priceMinimum)) ||
-      (filters.priceMaximum !== '' && !parsePriceBound(filters.priceMaximum));
+    const searchText = filters.search;
+    const priceProblems = [
+      readPriceBound(filters.priceMinimum).problem,
+      readPriceBound(filters.priceMaximum).problem,
+    ].filter((problem): problem is string => problem !== null);
     const options = (values: string[], anyLabel: string) => [
       { value: all, label: anyLabel },
       ...values.map((value) => ({ value, label: value })),
@@ -106,7 +126,7 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
               onKeyDown={(event) => {
                 if (event.key === 'Escape' && searchText !== '') {
                   event.preventDefault();
-                  onSearchTextChange('');
+                  onSearchClear();
                 }
               }}
               className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2.5 text-sm placeholder:text-zinc-500 dark:border-zinc-700 dark:bg-zinc-900 dark:placeholder:text-zinc-400"
@@ -245,7 +265,8 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
                     inputMode="decimal"
                     placeholder="0"
                     value={filters.priceMinimum}
-                    onChange={(event) => onChange({ priceMinimum: event.target.value })}
+                    aria-invalid={readPriceBound(filters.priceMinimum).problem !== null}
+                    onChange={(event) => onPriceMinimumChange(event.target.value)}
                     className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
                   />
                 </div>
@@ -258,14 +279,26 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
                     inputMode="decimal"
                     placeholder="no limit"
                     value={filters.priceMaximum}
-                    onChange={(event) => onChange({ priceMaximum: event.target.value })}
+                    aria-invalid={readPriceBound(filters.priceMaximum).problem !== null}
+                    onChange={(event) => onPriceMaximumChange(event.target.value)}
                     className="h-8 w-full rounded-md border border-zinc-300 bg-white px-2 dark:border-zinc-700 dark:bg-zinc-950"
                   />
                 </div>
-                {priceInvalid && (
-                  <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-                    Enter amounts like 0.5 or 3; this one is ignored.
+                {priceProblems.map((problem) => (
+                  <p key={problem} role="alert" className="text-xs text-red-700 dark:text-red-300">
+                    {problem} This bound is ignored.
                   </p>
+                ))}
+                {rangeProblem && (
+                  <div
+                    role="alert"
+                    className="flex flex-col items-start gap-1 text-xs text-red-700 dark:text-red-300"
+                  >
+                    <p>{rangeProblem}</p>
+                    <Button size="small" onClick={onSwapPrices}>
+                      Swap From and To
+                    </Button>
+                  </div>
                 )}
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
                   Models without a known price are left out while a range is set.

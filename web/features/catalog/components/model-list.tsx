@@ -141,6 +141,7 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
                 role="row"
                 aria-rowindex={item.index + 2}
                 data-index={item.index}
+                data-model-id={model.id}
                 ref={virtualizer.measureElement}
                 onClick={(event) => {
                   // Clicks on the row open the panel too; keyboard users use the name button.

@@ -89,19 +89,39 @@ export function generateAnthropicTypeScript(input: CodeExportInput): string {
     '',
   ];
   if (request.seed !== undefined) lines.push('// The Messages form has no `seed`; it is left out.');
+  const printToolCalls =
+    tools.length > 0
+      ? [
+          'for (const block of message.content) {',
+          "  if (block.type === 'tool_use') {",
+          '    console.info(`tool call ${block.id}: ${block.name}(${JSON.stringify(block.input)})`);',
+          '  }',
+          '}',
+        ]
+      : [];
   if (request.stream) {
     lines.push(
       `const stream = client.messages.stream(${bodyText});`,
       '',
       "stream.on('text', (text) => process.stdout.write(text));",
       'const message = await stream.finalMessage();',
+      // The streamed text ends without a newline: the usage must not be glued to it.
+      "process.stdout.write('\\n');",
+      ...printToolCalls,
       'console.info(message.usage);',
     );
   } else {
     lines.push(
       `const message = await client.messages.create(${bodyText});`,
       '',
-      'console.info(message.content);',
+      ...(tools.length > 0
+        ? [
+            'for (const block of message.content) {',
+            "  if (block.type === 'text') console.info(block.text);",
+            '}',
+            ...printToolCalls,
+          ]
+        : ['console.info(message.content);']),
       'console.info(message.usage);',
     );
   }

@@ -34,7 +34,13 @@ const toolRequest: ChatRequest['request'] = {
     {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        },
+      ],
     },
     { role: 'tool', content: '{"temperature_c":21}', tool_call_id: 'call_1' },
   ],
@@ -47,7 +53,11 @@ const toolRequest: ChatRequest['request'] = {
       function: {
         name: 'get_weather',
         description: 'Current weather for a city.',
-        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+        },
       },
     },
   ],
@@ -60,7 +70,9 @@ describe('base addresses', () => {
   });
 
   it('drops credentials and a ?key= from the configured address', () => {
-    expect(gatewayRoot('https://user:secret@gw.example.com/v1?key=sk-abcdefghijklmnop')).toBe('https://gw.example.com');
+    expect(gatewayRoot('https://user:secret@gw.example.com/v1?key=sk-abcdefghijklmnop')).toBe(
+      'https://gw.example.com',
+    );
   });
 });
 
@@ -125,256 +137,278 @@ describe('generators', () => {
 
       for await (const chunk of stream) {
         process.stdout.write(chunk.choices[0]?.delta?.content ?? '');
-      }"
+      }
+      process.stdout.write('\\n');"
     `);
   });
 
   it('Python with openai', () => {
-    expect(generateOpenAiPython({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
-      "import os
+    expect(generateOpenAiPython({ gatewayBaseUrl: baseUrl, request: toolRequest }))
+      .toMatchInlineSnapshot(`
+        "import os
 
-      from openai import OpenAI
+        from openai import OpenAI
 
-      client = OpenAI(
-          api_key=os.environ["GATEWAY_API_KEY"],
-          base_url="http://127.0.0.1:8787/v1",
-      )
+        client = OpenAI(
+            api_key=os.environ["GATEWAY_API_KEY"],
+            base_url="http://127.0.0.1:8787/v1",
+        )
 
-      completion = client.chat.completions.create(
-          model="sim/vision-pro",
-          messages=[
-              {
-                  "role": "user",
-                  "content": [
-                      {
-                          "type": "text",
-                          "text": "Weather here?",
-                      },
-                      {
-                          "type": "image_url",
-                          "image_url": {
-                              "url": "data:image/png;base64,iVBORw0KGgo=",
-                          },
-                      },
-                  ],
-              },
-              {
-                  "role": "assistant",
-                  "content": None,
-                  "tool_calls": [
-                      {
-                          "id": "call_1",
-                          "type": "function",
-                          "function": {
-                              "name": "get_weather",
-                              "arguments": "{\\"city\\":\\"Oslo\\"}",
-                          },
-                      },
-                  ],
-              },
-              {
-                  "role": "tool",
-                  "content": "{\\"temperature_c\\":21}",
-                  "tool_call_id": "call_1",
-              },
-          ],
-          max_tokens=128,
-          seed=7,
-          stream=False,
-          tools=[
-              {
-                  "type": "function",
-                  "function": {
-                      "name": "get_weather",
-                      "description": "Current weather for a city.",
-                      "parameters": {
-                          "type": "object",
-                          "properties": {
-                              "city": {
-                                  "type": "string",
-                              },
-                          },
-                          "required": [
-                              "city",
-                          ],
-                      },
-                  },
-              },
-          ],
-      )
+        completion = client.chat.completions.create(
+            model="sim/vision-pro",
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": "Weather here?",
+                        },
+                        {
+                            "type": "image_url",
+                            "image_url": {
+                                "url": "data:image/png;base64,iVBORw0KGgo=",
+                            },
+                        },
+                    ],
+                },
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {
+                                "name": "get_weather",
+                                "arguments": "{\\"city\\":\\"Oslo\\"}",
+                            },
+                        },
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "content": "{\\"temperature_c\\":21}",
+                    "tool_call_id": "call_1",
+                },
+            ],
+            max_tokens=128,
+            seed=7,
+            stream=False,
+            tools=[
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "get_weather",
+                        "description": "Current weather for a city.",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {
+                                "city": {
+                                    "type": "string",
+                                },
+                            },
+                            "required": [
+                                "city",
+                            ],
+                        },
+                    },
+                },
+            ],
+        )
 
-      print(completion.choices[0].message)
-      print(completion.usage)"
-    `);
+        message = completion.choices[0].message
+        print(message.content or "")
+        for call in message.tool_calls or []:
+            print(f"tool call {call.id}: {call.function.name}({call.function.arguments})")
+        print(completion.usage)"
+      `);
   });
 
   it('Messages form with @anthropic-ai/sdk', () => {
-    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
-      "import Anthropic from '@anthropic-ai/sdk';
+    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest }))
+      .toMatchInlineSnapshot(`
+        "import Anthropic from '@anthropic-ai/sdk';
 
-      const client = new Anthropic({
-        apiKey: process.env.GATEWAY_API_KEY,
-        baseURL: "http://127.0.0.1:8787",
-      });
+        const client = new Anthropic({
+          apiKey: process.env.GATEWAY_API_KEY,
+          baseURL: "http://127.0.0.1:8787",
+        });
 
-      // The Messages form has no \`seed\`; it is left out.
-      const message = await client.messages.create({
-        "model": "sim/vision-pro",
-        "max_tokens": 128,
-        "messages": [
-          {
-            "role": "user",
-            "content": [
-              {
-                "type": "text",
-                "text": "Weather here?"
-              },
-              {
-                "type": "image",
-                "source": {
-                  "type": "base64",
-                  "media_type": "image/png",
-                  "data": "iVBORw0KGgo="
+        // The Messages form has no \`seed\`; it is left out.
+        const message = await client.messages.create({
+          "model": "sim/vision-pro",
+          "max_tokens": 128,
+          "messages": [
+            {
+              "role": "user",
+              "content": [
+                {
+                  "type": "text",
+                  "text": "Weather here?"
+                },
+                {
+                  "type": "image",
+                  "source": {
+                    "type": "base64",
+                    "media_type": "image/png",
+                    "data": "iVBORw0KGgo="
+                  }
                 }
-              }
-            ]
-          },
-          {
-            "role": "assistant",
-            "content": [
-              {
-                "type": "tool_use",
-                "id": "call_1",
-                "name": "get_weather",
-                "input": {
-                  "city": "Oslo"
-                }
-              }
-            ]
-          },
-          {
-            "role": "user",
-            "content": [
-              {
-                "type": "tool_result",
-                "tool_use_id": "call_1",
-                "content": "{\\"temperature_c\\":21}"
-              }
-            ]
-          }
-        ],
-        "tools": [
-          {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "input_schema": {
-              "type": "object",
-              "properties": {
-                "city": {
-                  "type": "string"
-                }
-              },
-              "required": [
-                "city"
               ]
-            }
-          }
-        ]
-      });
-
-      console.info(message.content);
-      console.info(message.usage);"
-    `);
-  });
-
-  it('Gemini form with @google/genai', () => {
-    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest })).toMatchInlineSnapshot(`
-      "import { GoogleGenAI } from '@google/genai';
-
-      const ai = new GoogleGenAI({
-        apiKey: process.env.GATEWAY_API_KEY,
-        httpOptions: { baseUrl: "http://127.0.0.1:8787" },
-      });
-
-      const response = await ai.models.generateContent({
-        "model": "sim/vision-pro",
-        "contents": [
-          {
-            "role": "user",
-            "parts": [
-              {
-                "text": "Weather here?"
-              },
-              {
-                "inlineData": {
-                  "mimeType": "image/png",
-                  "data": "iVBORw0KGgo="
-                }
-              }
-            ]
-          },
-          {
-            "role": "model",
-            "parts": [
-              {
-                "functionCall": {
+            },
+            {
+              "role": "assistant",
+              "content": [
+                {
+                  "type": "tool_use",
+                  "id": "call_1",
                   "name": "get_weather",
-                  "args": {
+                  "input": {
                     "city": "Oslo"
                   }
                 }
-              }
-            ]
-          },
-          {
-            "role": "user",
-            "parts": [
-              {
-                "functionResponse": {
-                  "name": "get_weather",
-                  "response": {
-                    "temperature_c": 21
-                  }
+              ]
+            },
+            {
+              "role": "user",
+              "content": [
+                {
+                  "type": "tool_result",
+                  "tool_use_id": "call_1",
+                  "content": "{\\"temperature_c\\":21}"
                 }
-              }
-            ]
-          }
-        ],
-        "config": {
-          "maxOutputTokens": 128,
-          "seed": 7,
+              ]
+            }
+          ],
           "tools": [
             {
-              "functionDeclarations": [
+              "name": "get_weather",
+              "description": "Current weather for a city.",
+              "input_schema": {
+                "type": "object",
+                "properties": {
+                  "city": {
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "city"
+                ]
+              }
+            }
+          ]
+        });
+
+        for (const block of message.content) {
+          if (block.type === 'text') console.info(block.text);
+        }
+        for (const block of message.content) {
+          if (block.type === 'tool_use') {
+            console.info(\`tool call \${block.id}: \${block.name}(\${JSON.stringify(block.input)})\`);
+          }
+        }
+        console.info(message.usage);"
+      `);
+  });
+
+  it('Gemini form with @google/genai', () => {
+    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request: toolRequest }))
+      .toMatchInlineSnapshot(`
+        "import { GoogleGenAI } from '@google/genai';
+
+        const ai = new GoogleGenAI({
+          apiKey: process.env.GATEWAY_API_KEY,
+          httpOptions: { baseUrl: "http://127.0.0.1:8787" },
+        });
+
+        const response = await ai.models.generateContent({
+          "model": "sim/vision-pro",
+          "contents": [
+            {
+              "role": "user",
+              "parts": [
                 {
-                  "name": "get_weather",
-                  "description": "Current weather for a city.",
-                  "parametersJsonSchema": {
-                    "type": "object",
-                    "properties": {
-                      "city": {
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "city"
-                    ]
+                  "text": "Weather here?"
+                },
+                {
+                  "inlineData": {
+                    "mimeType": "image/png",
+                    "data": "iVBORw0KGgo="
+                  }
+                }
+              ]
+            },
+            {
+              "role": "model",
+              "parts": [
+                {
+                  "functionCall": {
+                    "name": "get_weather",
+                    "args": {
+                      "city": "Oslo"
+                    }
+                  }
+                }
+              ]
+            },
+            {
+              "role": "user",
+              "parts": [
+                {
+                  "functionResponse": {
+                    "name": "get_weather",
+                    "response": {
+                      "temperature_c": 21
+                    }
                   }
                 }
               ]
             }
-          ]
-        }
-      });
+          ],
+          "config": {
+            "maxOutputTokens": 128,
+            "seed": 7,
+            "tools": [
+              {
+                "functionDeclarations": [
+                  {
+                    "name": "get_weather",
+                    "description": "Current weather for a city.",
+                    "parametersJsonSchema": {
+                      "type": "object",
+                      "properties": {
+                        "city": {
+                          "type": "string"
+                        }
+                      },
+                      "required": [
+                        "city"
+                      ]
+                    }
+                  }
+                ]
+              }
+            ]
+          }
+        });
 
-      console.info(response.text);
-      console.info(response.usageMetadata);"
-    `);
+        console.info(response.text ?? '');
+        const functionCalls = response.functionCalls ?? [];
+        for (const call of functionCalls) {
+          console.info(\`tool call: \${call.name}(\${JSON.stringify(call.args)})\`);
+        }
+        console.info(response.usageMetadata);"
+      `);
   });
 
   it('streams in the native forms when the request streams', () => {
-    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain('client.messages.stream(');
-    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain('generateContentStream(');
+    expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain(
+      'client.messages.stream(',
+    );
+    expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain(
+      'generateContentStream(',
+    );
   });
 });
 
@@ -389,28 +423,80 @@ describe('no key in any snippet', () => {
     ],
   };
 
-  it.each(codeTargets.map((target) => [target.label, target] as const))('%s reads the key from the environment only', (_label, target) => {
-    const code = target.generate({
-      gatewayBaseUrl: `https://gw.example.com/v1?key=${fakeKey}`,
-      request: leakyRequest,
-    });
-    expect(code).not.toContain(fakeKey);
-    expect(code).not.toContain('4f9a8b7c6d5e');
-    expect(code).toContain('GATEWAY_API_KEY');
-    expect(code).toContain('sk-…redacted');
-  });
+  it.each(codeTargets.map((target) => [target.label, target] as const))(
+    '%s reads the key from the environment only',
+    (_label, target) => {
+      const code = target.generate({
+        gatewayBaseUrl: `https://gw.example.com/v1?key=${fakeKey}`,
+        request: leakyRequest,
+      });
+      expect(code).not.toContain(fakeKey);
+      expect(code).not.toContain('4f9a8b7c6d5e');
+      expect(code).toContain('GATEWAY_API_KEY');
+      expect(code).toContain('sk-…redacted');
+    },
+  );
 
   it('redacts only key-shaped text', () => {
-    expect(redactKeys('ask-me-anything-please and sk-abcdefgh1234')).toBe('ask-me-anything-please and sk-…redacted');
+    expect(redactKeys('ask-me-anything-please and sk-abcdefgh1234')).toBe(
+      'ask-me-anything-please and sk-…redacted',
+    );
   });
 });
 
 describe('codeTargetFit', () => {
   it('offers the native forms only for the models they fit', () => {
-    expect(codeTargetFit('anthropic-typescript', undefined, 'anthropic/claude-sonnet').fits).toBe(true);
+    expect(codeTargetFit('anthropic-typescript', undefined, 'anthropic/claude-sonnet').fits).toBe(
+      true,
+    );
     expect(codeTargetFit('anthropic-typescript', undefined, 'openai/gpt-4o').fits).toBe(false);
     expect(codeTargetFit('gemini-typescript', undefined, 'google/gemini-2.5-pro').fits).toBe(true);
     expect(codeTargetFit('gemini-typescript', undefined, 'openai/gpt-4o').reason).toMatch(/google/);
     expect(codeTargetFit('curl', undefined, 'openai/gpt-4o').fits).toBe(true);
+  });
+});
+
+describe('snippets with tools, as saved and run', () => {
+  const streamedTools: ChatRequest['request'] = {
+    ...toolRequest,
+    messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    stream: true,
+  };
+
+  it('print the tool calls the model makes, streamed or not', () => {
+    for (const request of [streamedTools, { ...streamedTools, stream: false }]) {
+      expect(generateOpenAiTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain(
+        'console.info(`tool call ${toolCall.id}',
+      );
+      expect(generateOpenAiPython({ gatewayBaseUrl: baseUrl, request })).toContain(
+        'print(f"tool call',
+      );
+      expect(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain(
+        "block.type === 'tool_use'",
+      );
+      expect(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request })).toContain(
+        'console.info(`tool call: ${call.name}',
+      );
+    }
+    expect(generateOpenAiTypeScript({ gatewayBaseUrl: baseUrl, request: streamedTools })).toContain(
+      'delta?.tool_calls',
+    );
+  });
+
+  it('end the streamed text with a newline before the usage', () => {
+    const code = generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request });
+    const newline = code.indexOf("process.stdout.write('\\n');");
+    expect(newline).toBeGreaterThan(code.indexOf('stream.finalMessage()'));
+    expect(newline).toBeLessThan(code.indexOf('console.info(message.usage)'));
+  });
+
+  it('name the JavaScript snippets .mjs, which Node 20 runs as written', () => {
+    for (const target of codeTargets) {
+      if (target.language === 'typescript') expect(target.fileName).toMatch(/\.mjs$/);
+      const code = target.generate({ gatewayBaseUrl: baseUrl, request: streamedTools });
+      // Plain JavaScript: no type annotations a .mjs file could not run.
+      if (target.fileName.endsWith('.mjs'))
+        expect(code).not.toMatch(/\bas const\b|: string\b|<[A-Z]\w*>/);
+    }
   });
 });

@@ -26,7 +26,10 @@ interface GeminiContent {
 /** A tool result's text as the object `functionResponse.response` requires. */
 function toolResponse(text: string): unknown {
   const parsed = parseArguments(text);
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && !('_raw' in parsed)
+  return typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    !('_raw' in parsed)
     ? parsed
     : { result: text };
 }
@@ -34,7 +37,9 @@ function toolResponse(text: string): unknown {
 const geminiFormParts: BlockWriter<Part> = {
   text: (text) => ({ text }),
   image: (url, data) =>
-    data ? { inlineData: { mimeType: data.mediaType, data: data.data } } : { fileData: { fileUri: url } },
+    data
+      ? { inlineData: { mimeType: data.mediaType, data: data.data } }
+      : { fileData: { fileUri: url } },
   toolCall: (call) => ({
     functionCall: { name: call.function.name, args: parseArguments(call.function.arguments) },
   }),
@@ -54,7 +59,10 @@ export function toGeminiForm(request: ChatRequest['request']): {
   const { system, turns } = alternatingTurns(request.messages, geminiFormParts);
   return {
     systemInstruction: system,
-    contents: turns.map((turn) => ({ role: turn.role === 'assistant' ? 'model' : 'user', parts: turn.blocks })),
+    contents: turns.map((turn) => ({
+      role: turn.role === 'assistant' ? 'model' : 'user',
+      parts: turn.blocks,
+    })),
   };
 }
 
@@ -97,19 +105,40 @@ export function generateGeminiTypeScript(input: CodeExportInput): string {
     '});',
     '',
   ];
+  const printFunctionCalls = [
+    'for (const call of functionCalls) {',
+    '  console.info(`tool call: ${call.name}(${JSON.stringify(call.args)})`);',
+    '}',
+  ];
   if (request.stream) {
     lines.push(
       `const stream = await ai.models.generateContentStream(${bodyText});`,
       '',
-      'for await (const chunk of stream) {',
-      "  process.stdout.write(chunk.text ?? '');",
-      '}',
+      ...(tools.length > 0
+        ? [
+            'const functionCalls = [];',
+            'for await (const chunk of stream) {',
+            "  process.stdout.write(chunk.text ?? '');",
+            '  functionCalls.push(...(chunk.functionCalls ?? []));',
+            '}',
+            "process.stdout.write('\\n');",
+            ...printFunctionCalls,
+          ]
+        : [
+            'for await (const chunk of stream) {',
+            "  process.stdout.write(chunk.text ?? '');",
+            '}',
+            "process.stdout.write('\\n');",
+          ]),
     );
   } else {
     lines.push(
       `const response = await ai.models.generateContent(${bodyText});`,
       '',
-      'console.info(response.text);',
+      "console.info(response.text ?? '');",
+      ...(tools.length > 0
+        ? ['const functionCalls = response.functionCalls ?? [];', ...printFunctionCalls]
+        : []),
       'console.info(response.usageMetadata);',
     );
   }

@@ -12,27 +12,65 @@ import type { CodeExportInput } from './shared';
 
 export type { CodeExportInput } from './shared';
 
-export type CodeTargetId = 'curl' | 'openai-typescript' | 'openai-python' | 'anthropic-typescript' | 'gemini-typescript';
+export type CodeTargetId =
+  'curl' | 'openai-typescript' | 'openai-python' | 'anthropic-typescript' | 'gemini-typescript';
 
 export interface CodeTarget {
   id: CodeTargetId;
   label: string;
-  /** The language, for highlighting and the file a person would paste into. */
+  /** The language, for highlighting. */
   language: 'bash' | 'typescript' | 'python';
+  /**
+   * The file to save the snippet as, so it runs as written. The JavaScript ones are ES modules
+   * (`import`, top-level `await`): Node 20 runs them as `.mjs`, with no TypeScript tooling.
+   */
+  fileName: string;
+  /** How to run the saved file, with what to install first. */
+  howToRun: string;
   generate(input: CodeExportInput): string;
 }
 
 export const codeTargets: readonly CodeTarget[] = [
-  { id: 'curl', label: 'curl', language: 'bash', generate: generateCurl },
-  { id: 'openai-typescript', label: 'TypeScript (openai)', language: 'typescript', generate: generateOpenAiTypeScript },
-  { id: 'openai-python', label: 'Python (openai)', language: 'python', generate: generateOpenAiPython },
+  {
+    id: 'curl',
+    label: 'curl',
+    language: 'bash',
+    fileName: 'request.sh',
+    howToRun: 'bash request.sh',
+    generate: generateCurl,
+  },
+  {
+    id: 'openai-typescript',
+    label: 'TypeScript (openai)',
+    language: 'typescript',
+    fileName: 'openai.mjs',
+    howToRun: 'npm install openai && node openai.mjs',
+    generate: generateOpenAiTypeScript,
+  },
+  {
+    id: 'openai-python',
+    label: 'Python (openai)',
+    language: 'python',
+    fileName: 'request.py',
+    howToRun: 'pip install openai && python request.py',
+    generate: generateOpenAiPython,
+  },
   {
     id: 'anthropic-typescript',
     label: 'Messages (@anthropic-ai/sdk)',
     language: 'typescript',
+    fileName: 'anthropic.mjs',
+    howToRun: 'npm install @anthropic-ai/sdk && node anthropic.mjs',
     generate: generateAnthropicTypeScript,
   },
-  { id: 'gemini-typescript', label: 'Gemini (@google/genai)', language: 'typescript', generate: generateGeminiTypeScript },
+  {
+    id: 'gemini-typescript',
+    label: 'Gemini (@google/genai)',
+    language: 'typescript',
+    fileName: 'gemini.mjs',
+    howToRun: 'npm install @google/genai && node gemini.mjs',
+    generate: generateGeminiTypeScript,
+  },
 ];
 
 /** Whether a target fits a model, and why not when it does not. */
@@ -49,11 +87,17 @@ export function codeTargetFit(
       // which the embedded gateway serves in every form).
       return author === 'anthropic' || author === 'sim' || id.includes('claude')
         ? { fits: true, reason: null }
-        : { fits: false, reason: `The Messages form is offered for anthropic/… models; ${modelId} is not one.` };
+        : {
+            fits: false,
+            reason: `The Messages form is offered for anthropic/… models; ${modelId} is not one.`,
+          };
     case 'gemini-typescript':
       return author === 'google' || author === 'sim' || id.includes('gemini')
         ? { fits: true, reason: null }
-        : { fits: false, reason: `The Gemini form is offered for google/… models; ${modelId} is not one.` };
+        : {
+            fits: false,
+            reason: `The Gemini form is offered for google/… models; ${modelId} is not one.`,
+          };
     default:
       return { fits: true, reason: null };
   }

@@ -14,7 +14,9 @@ export function toPythonLiteral(value: unknown, indent = 0): string {
     if (value.length === 0) return '[]';
     return `[\n${value.map((item) => `${padding}${toPythonLiteral(item, indent + 1)},`).join('\n')}\n${closing}]`;
   }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, item]) => item !== undefined,
+  );
   if (entries.length === 0) return '{}';
   return `{\n${entries
     .map(([key, item]) => `${padding}${JSON.stringify(key)}: ${toPythonLiteral(item, indent + 1)},`)
@@ -38,7 +40,30 @@ export function generateOpenAiPython(input: CodeExportInput): string {
     ')',
     '',
   ];
-  if (input.request.stream) {
+  const hasTools = (input.request.tools ?? []).length > 0;
+  if (input.request.stream && hasTools) {
+    lines.push(
+      `stream = client.chat.completions.create(\n${argumentsText}\n)`,
+      '',
+      '# Tool calls arrive in pieces: their id and name first, the arguments bit by bit.',
+      'tool_calls = {}',
+      'for chunk in stream:',
+      '    if not chunk.choices:',
+      '        continue',
+      '    delta = chunk.choices[0].delta',
+      '    if delta.content:',
+      '        print(delta.content, end="", flush=True)',
+      '    for part in delta.tool_calls or []:',
+      '        call = tool_calls.setdefault(part.index, {"id": part.id, "name": "", "arguments": ""})',
+      '        if part.function and part.function.name:',
+      '            call["name"] += part.function.name',
+      '        if part.function and part.function.arguments:',
+      '            call["arguments"] += part.function.arguments',
+      'print()',
+      'for call in tool_calls.values():',
+      "    print(f\"tool call {call['id']}: {call['name']}({call['arguments']})\")",
+    );
+  } else if (input.request.stream) {
     lines.push(
       `stream = client.chat.completions.create(\n${argumentsText}\n)`,
       '',
@@ -46,6 +71,16 @@ export function generateOpenAiPython(input: CodeExportInput): string {
       '    if chunk.choices and chunk.choices[0].delta.content:',
       '        print(chunk.choices[0].delta.content, end="", flush=True)',
       'print()',
+    );
+  } else if (hasTools) {
+    lines.push(
+      `completion = client.chat.completions.create(\n${argumentsText}\n)`,
+      '',
+      'message = completion.choices[0].message',
+      'print(message.content or "")',
+      'for call in message.tool_calls or []:',
+      '    print(f"tool call {call.id}: {call.function.name}({call.function.arguments})")',
+      'print(completion.usage)',
     );
   } else {
     lines.push(

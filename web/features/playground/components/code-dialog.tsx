@@ -31,10 +31,15 @@ export function CodeDialog({
       description={`The same request against the gateway at ${baseUrl}. Set ${defaultKeyVariable} in your environment; no snippet contains a key.`}
     >
       {!request ? (
-        <p className="text-sm">Choose a model and write a message first: the code is built from them.</p>
+        <p className="text-sm">
+          Choose a model and write a message first: the code is built from them.
+        </p>
       ) : (
         <Tabs.Root defaultValue="curl" className="flex flex-col gap-3">
-          <Tabs.List aria-label="Language" className="flex flex-wrap gap-1 border-b border-zinc-200 pb-2 dark:border-zinc-800">
+          <Tabs.List
+            aria-label="Language"
+            className="flex flex-wrap gap-1 border-b border-zinc-200 pb-2 dark:border-zinc-800"
+          >
             {codeTargets.map((target) => {
               const fit = codeTargetFit(target.id, model, request.model);
               return (
@@ -55,11 +60,20 @@ export function CodeDialog({
             return (
               <Tabs.Content key={target.id} value={target.id} className="min-w-0">
                 {fit.fits ? (
-                  <CodeBlock
-                    code={target.generate({ gatewayBaseUrl: baseUrl, request })}
-                    language={target.language}
-                    copyLabel={`Copy ${target.label} code`}
-                  />
+                  <div className="flex flex-col gap-1.5">
+                    <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                      Save as <code className="font-mono">{target.fileName}</code>, then run{' '}
+                      <code className="font-mono">{target.howToRun}</code>
+                      {target.fileName.endsWith('.mjs')
+                        ? ' (Node 20 or later: it is plain JavaScript, no TypeScript tools needed).'
+                        : '.'}
+                    </p>
+                    <CodeBlock
+                      code={target.generate({ gatewayBaseUrl: baseUrl, request })}
+                      language={target.language === 'typescript' ? 'javascript' : target.language}
+                      copyLabel={`Copy ${target.label} code`}
+                    />
+                  </div>
                 ) : (
                   <p className="text-sm">{fit.reason}</p>
                 )}

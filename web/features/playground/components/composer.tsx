@@ -1,36 +1,39 @@
 /**
  * The box at the bottom of the conversation: a message with any role, images (file or paste)
  * for models that take them, and Send (Ctrl/Cmd+Enter) or, while a reply streams, Stop (Esc).
+ * A `tool` message answers one of the conversation's open tool calls, so that role is offered
+ * only while there is one.
  */
 import { useId, useRef, useState, type ClipboardEvent } from 'react';
 import { Button } from '../../../components/button';
-import type { MessageRole } from '../playground-types';
-import { RoleSelect } from './message-item';
-
-/** Images bigger than this are refused: a data URL this size already strains a request. */
-export const maximumImageBytes = 5 * 1024 * 1024;
-
-export function readImageAsDataUrl(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (!file.type.startsWith('image/')) {
-      reject(new Error(`${file.name || 'The file'} is not an image.`));
-      return;
-    }
-    if (file.size > maximumImageBytes) {
-      reject(new Error(`${file.name || 'The image'} is larger than 5 MB.`));
-      return;
-    }
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(new Error(`${file.name || 'The image'} could not be read.`));
-    reader.readAsDataURL(file);
-  });
-}
+import { readImageAsDataUrl } from '../image-files';
+import type { MessageRole, ToolCall } from '../playground-types';
+import { messageRoles, RoleSelect } from './message-item';
 
 export interface ComposerDraft {
   role: MessageRole;
   text: string;
   images: string[];
+  /** For the `tool` role: the open tool call this message answers. */
+  toolCallId?: string;
+}
+
+/**
+ * The draft as it would be sent: a `tool` draft answers the call it chose while that call is
+ * still open, else the oldest open one; with no open call left it is a user message.
+ */
+export function resolveDraft(draft: ComposerDraft, openToolCalls: ToolCall[]): ComposerDraft {
+  if (draft.role !== 'tool') return { ...draft, toolCallId: undefined };
+  const call =
+    openToolCalls.find((candidate) => candidate.id === draft.toolCallId) ?? openToolCalls[0];
+  return call
+    ? { ...draft, toolCallId: call.id }
+    : { ...draft, role: 'user', toolCallId: undefined };
+}
+
+/** "a user message", "an assistant message": by the sound, so "a user", not "an user". */
+function withArticle(role: MessageRole): string {
+  return `${role === 'assistant' ? 'an' : 'a'} ${role}`;
 }
 
 export function Composer({
@@ -43,6 +46,7 @@ export function Composer({
   onSend,
   onAdd,
   onStop,
+  openToolCalls,
 }: {
   draft: ComposerDraft;
   onDraftChange(draft: ComposerDraft): void;
@@ -50,6 +54,8 @@ export function Composer({
   imagesSupported: boolean;
   /** Why images cannot be attached, when they cannot. */
   imagesReason: string | null;
+  /** Tool calls of the conversation no `tool` message answers yet. */
+  openToolCalls: ToolCall[];
   /** Why Send would not work now (no model, no profile…), shown beside it. */
   sendDisabledReason: string | null;
   onSend(): void;
@@ -58,24 +64,39 @@ export function Composer({
 }) {
   const textId = useId();
   const fileId = useId();
+  const toolCallSelectId = useId();
   const fileInput = useRef<HTMLInputElement>(null);
   const [imageProblem, setImageProblem] = useState<string | null>(null);
+  const roles =
+    openToolCalls.length > 0 ? messageRoles : messageRoles.filter((role) => role !== 'tool');
+  const resolved = resolveDraft(draft, openToolCalls);
+  const imagesUnsendable = draft.images.length > 0 && !imagesSupported;
+
+  function changeRole(role: MessageRole) {
+    onDraftChange(resolveDraft({ ...draft, role }, openToolCalls));
+  }
 
   async function attach(files: File[]) {
     setImageProblem(null);
     const urls: string[] = [];
+    const problems: string[] = [];
     for (const file of files) {
       try {
         urls.push(await readImageAsDataUrl(file));
       } catch (error) {
-        setImageProblem((error as Error).message);
+        problems.push((error as Error).message);
       }
     }
+    setImageProblem(problems.length > 0 ? problems.join(' ') : null);
     if (urls.length > 0) onDraftChange({ ...draft, images: [...draft.images, ...urls] });
   }
 
   function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
-    const images = Array.from(event.clipboardData.files).filter((file) => file.type.startsWith('image/'));
+    // Pasted files are checked by their content when attached; the type here only tells an
+    // image paste from a text paste.
+    const images = Array.from(event.clipboardData.files).filter((file) =>
+      file.type.startsWith('image/'),
+    );
     if (images.length === 0) return;
     if (!imagesSupported) {
       setImageProblem(imagesReason ?? 'This model does not take images.');
@@ -96,7 +117,7 @@ export function Composer({
       <textarea
         id={textId}
         value={draft.text}
-        placeholder={`Write a ${draft.role} message… (Ctrl+Enter sends, Esc stops)`}
+        placeholder={`Write ${withArticle(resolved.role)} message… (Ctrl+Enter sends, Esc stops)`}
         rows={3}
         onChange={(event) => onDraftChange({ ...draft, text: event.target.value })}
         onPaste={onPaste}
@@ -112,10 +133,19 @@ export function Composer({
         <ul className="flex flex-wrap gap-2" aria-label="Images to send">
           {draft.images.map((url, index) => (
             <li key={index} className="relative">
-              <img src={url} alt={`Image ${index + 1} to send`} className="h-16 w-16 rounded border border-zinc-200 object-cover dark:border-zinc-700" />
+              <img
+                src={url}
+                alt={`Image ${index + 1} to send`}
+                className="h-16 w-16 rounded border border-zinc-200 object-cover dark:border-zinc-700"
+              />
               <button
                 type="button"
-                onClick={() => onDraftChange({ ...draft, images: draft.images.filter((_, other) => other !== index) })}
+                onClick={() =>
+                  onDraftChange({
+                    ...draft,
+                    images: draft.images.filter((_, other) => other !== index),
+                  })
+                }
                 aria-label={`Remove image ${index + 1}`}
                 className="absolute -top-1.5 -right-1.5 rounded-full bg-zinc-800 px-1.5 text-xs text-white dark:bg-zinc-200 dark:text-zinc-900"
               >
@@ -125,13 +155,44 @@ export function Composer({
           ))}
         </ul>
       )}
+      {imagesUnsendable && (
+        <div
+          role="alert"
+          className="flex flex-wrap items-center gap-2 text-xs text-amber-900 dark:text-amber-200"
+        >
+          <span>
+            {draft.images.length === 1 ? 'This image' : `These ${draft.images.length} images`}{' '}
+            cannot be sent: {imagesReason ?? 'this model does not take images.'}
+          </span>
+          <Button size="small" onClick={() => onDraftChange({ ...draft, images: [] })}>
+            Remove {draft.images.length === 1 ? 'the image' : 'the images'}
+          </Button>
+        </div>
+      )}
       {imageProblem && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
           {imageProblem}
         </p>
       )}
       <div className="flex flex-wrap items-center gap-2">
-        <RoleSelect label="Role" value={draft.role} onChange={(role) => onDraftChange({ ...draft, role })} />
+        <RoleSelect label="Role" value={resolved.role} roles={roles} onChange={changeRole} />
+        {resolved.role === 'tool' && (
+          <span className="flex items-center gap-1.5 text-xs">
+            <label htmlFor={toolCallSelectId}>Answers</label>
+            <select
+              id={toolCallSelectId}
+              value={resolved.toolCallId}
+              onChange={(event) => onDraftChange({ ...draft, toolCallId: event.target.value })}
+              className="h-8 max-w-56 rounded-md border border-zinc-300 bg-white px-1.5 font-mono text-xs dark:border-zinc-700 dark:bg-zinc-900"
+            >
+              {openToolCalls.map((call) => (
+                <option key={call.id} value={call.id}>
+                  {call.function.name} ({call.id})
+                </option>
+              ))}
+            </select>
+          </span>
+        )}
         <input
           ref={fileInput}
           id={fileId}
@@ -155,12 +216,20 @@ export function Composer({
         >
           Attach image
         </Button>
-        <Button size="small" variant="ghost" disabled={!canAdd || running} onClick={onAdd} title="Add to the conversation without a reply">
+        <Button
+          size="small"
+          variant="ghost"
+          disabled={!canAdd || running}
+          onClick={onAdd}
+          title="Add to the conversation without a reply"
+        >
           Add
         </Button>
         <div className="ml-auto flex items-center gap-2">
           {sendDisabledReason && !running && (
-            <span className="max-w-64 text-right text-xs text-zinc-500 dark:text-zinc-400">{sendDisabledReason}</span>
+            <span className="max-w-64 text-right text-xs text-zinc-500 dark:text-zinc-400">
+              {sendDisabledReason}
+            </span>
           )}
           {/* Stop appears beside a disabled Send rather than in its place, so a double click on
               Send can never land on Stop and cut the reply it just started. */}

@@ -39,7 +39,8 @@ function HistoryRow({
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(entryTitle(entry));
   const title = entryTitle(entry);
-  const turns = entry.session.messages.length;
+  // Messages, not turns: a turn is a question with its answer, and tool calls add more.
+  const messageCount = entry.session.messages.length;
   return (
     <li className="flex flex-col gap-1.5 border-b border-zinc-200 py-2.5 last:border-b-0 sm:flex-row sm:items-center dark:border-zinc-800">
       <div className="min-w-0 flex-1">
@@ -65,16 +66,26 @@ function HistoryRow({
         ) : (
           <p className="truncate text-sm font-medium">
             {title}
-            {current && <span className="ml-2 text-xs font-normal text-sky-700 dark:text-sky-400">(open now)</span>}
+            {current && (
+              <span className="ml-2 text-xs font-normal text-sky-700 dark:text-sky-400">
+                (open now)
+              </span>
+            )}
           </p>
         )}
         <p className="truncate text-xs text-zinc-500 dark:text-zinc-400">
-          <span className="font-mono">{sessionModels(entry.session).join(', ') || 'no model'}</span> ·{' '}
-          {formatDateTime(entry.updatedAt, 'milliseconds')} · {turns} turn{turns === 1 ? '' : 's'}
+          <span className="font-mono">{sessionModels(entry.session).join(', ') || 'no model'}</span>{' '}
+          · {formatDateTime(entry.updatedAt, 'milliseconds')} · {messageCount}{' '}
+          {messageCount === 1 ? 'message' : 'messages'}
         </p>
       </div>
       <div className="flex shrink-0 gap-1">
-        <Button size="small" variant="primary" onClick={() => onOpen(entry)} aria-label={`Open ${title}`}>
+        <Button
+          size="small"
+          variant="primary"
+          onClick={() => onOpen(entry)}
+          aria-label={`Open ${title}`}
+        >
           Open
         </Button>
         {!renaming && (
@@ -89,7 +100,12 @@ function HistoryRow({
             Rename
           </Button>
         )}
-        <Button size="small" variant="ghost" onClick={() => deleteHistoryEntry(entry.id)} aria-label={`Delete ${title}`}>
+        <Button
+          size="small"
+          variant="ghost"
+          onClick={() => deleteHistoryEntry(entry.id)}
+          aria-label={`Delete ${title}`}
+        >
           Delete
         </Button>
         <Button
@@ -125,17 +141,27 @@ export function HistoryDialog({
       description="Every run is saved in this browser (never a key). Newest first."
     >
       {entries.length === 0 ? (
-        <EmptyState title="No runs yet">Send a message: the conversation is saved here after each run.</EmptyState>
+        <EmptyState title="No runs yet">
+          Send a message: the conversation is saved here after each run.
+        </EmptyState>
       ) : (
         <>
           <div className="mb-2 flex justify-end">
-            <Button size="small" onClick={() => downloadJson('playground-history.json', exportHistoryJson(entries))}>
+            <Button
+              size="small"
+              onClick={() => downloadJson('playground-history.json', exportHistoryJson(entries))}
+            >
               Export all as JSON
             </Button>
           </div>
           <ul aria-label="Saved runs">
             {entries.map((entry) => (
-              <HistoryRow key={entry.id} entry={entry} current={entry.id === currentId} onOpen={onOpen} />
+              <HistoryRow
+                key={entry.id}
+                entry={entry}
+                current={entry.id === currentId}
+                onOpen={onOpen}
+              />
             ))}
           </ul>
         </>

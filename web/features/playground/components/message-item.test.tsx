@@ -1,5 +1,6 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { jsonResponse, mockApi, renderWithQueries } from '../../../test/render-app';
 import { createMessage } from '../conversation-state';
 import { toolModel } from '../test-fixtures';
 import { MessageItem, type MessageItemProps } from './message-item';
@@ -18,7 +19,7 @@ function renderItem(overrides: Partial<MessageItemProps> = {}) {
     onShowCode: vi.fn(),
     ...overrides,
   };
-  render(
+  renderWithQueries(
     <ol>
       <MessageItem {...props} />
     </ol>,
@@ -27,12 +28,26 @@ function renderItem(overrides: Partial<MessageItemProps> = {}) {
 }
 
 describe('MessageItem', () => {
+  beforeEach(() => {
+    // No generation record: a finished reply keeps its estimate, labelled so.
+    mockApi({
+      'GET /api/generation': () =>
+        jsonResponse(403, { error: { message: 'No record.', stage: 'gateway' } }),
+    });
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
   it('edits the text and the role in place', async () => {
     const user = userEvent.setup();
     const props = renderItem();
     await user.click(screen.getByRole('button', { name: 'Edit turn 2' }));
     const editor = screen.getByRole('textbox', { name: 'Text of turn 2' });
     expect(editor).toHaveValue('What is a gateway?');
+    // The role shows once, in its select: no badge beside it saying it again.
+    expect(screen.getAllByText('user')).toHaveLength(1);
+    const role = screen.getByRole('combobox', { name: 'Role of turn 2' });
+    // A message cannot become a tool result in an edit: it would answer no call.
+    expect(within(role).queryByRole('option', { name: 'tool' })).not.toBeInTheDocument();
     await user.clear(editor);
     await user.type(editor, 'Explain budgets.');
     await user.selectOptions(screen.getByRole('combobox', { name: 'Role of turn 2' }), 'system');
@@ -81,7 +96,10 @@ describe('MessageItem', () => {
         finishReason: null,
         usage: null,
         error: null,
-        request: { profile: 'p', request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] } },
+        request: {
+          profile: 'p',
+          request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] },
+        },
         response: null,
       },
     });

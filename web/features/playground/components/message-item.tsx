@@ -24,11 +24,14 @@ export function RoleSelect({
   value,
   onChange,
   label,
+  roles = messageRoles,
   className,
 }: {
   value: MessageRole;
   onChange(role: MessageRole): void;
   label: string;
+  /** The roles offered; `tool` only where there is a tool call to answer. */
+  roles?: readonly MessageRole[];
   className?: string;
 }) {
   return (
@@ -41,7 +44,7 @@ export function RoleSelect({
         className,
       )}
     >
-      {messageRoles.map((role) => (
+      {roles.map((role) => (
         <option key={role} value={role}>
           {role}
         </option>
@@ -101,8 +104,13 @@ export function MessageItem({
       )}
     >
       <div className="mb-1.5 flex flex-wrap items-center gap-2">
-        <Badge tone={roleTones[message.role]}>{message.role}</Badge>
-        {message.run && <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{message.run.model}</span>}
+        {/* While editing, the role select below says the role: the badge would say it twice. */}
+        {!editing && <Badge tone={roleTones[message.role]}>{message.role}</Badge>}
+        {message.run && (
+          <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">
+            {message.run.model}
+          </span>
+        )}
         {message.role === 'tool' && (message.name || message.toolCallId) && (
           <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">
             {message.name ?? ''} {message.toolCallId ? `← ${message.toolCallId}` : ''}
@@ -111,17 +119,33 @@ export function MessageItem({
         <div className="ml-auto flex flex-wrap gap-1">
           {message.run && message.run.status !== 'streaming' && (
             <>
-              <Button size="small" variant="ghost" onClick={() => message.run && onShowRaw(message.run)} aria-label={`Raw request and response of ${turn}`}>
+              <Button
+                size="small"
+                variant="ghost"
+                onClick={() => message.run && onShowRaw(message.run)}
+                aria-label={`Raw request and response of ${turn}`}
+              >
                 Raw
               </Button>
-              <Button size="small" variant="ghost" onClick={() => message.run && onShowCode(message.run)} aria-label={`Code for ${turn}`}>
+              <Button
+                size="small"
+                variant="ghost"
+                onClick={() => message.run && onShowCode(message.run)}
+                aria-label={`Code for ${turn}`}
+              >
                 Code
               </Button>
             </>
           )}
           {!editing && (
             <>
-              <Button size="small" variant="ghost" disabled={locked} onClick={startEditing} aria-label={`Edit ${turn}`}>
+              <Button
+                size="small"
+                variant="ghost"
+                disabled={locked}
+                onClick={startEditing}
+                aria-label={`Edit ${turn}`}
+              >
                 Edit
               </Button>
               <Button
@@ -130,11 +154,21 @@ export function MessageItem({
                 disabled={locked}
                 onClick={onRerun}
                 aria-label={`Re-run from ${turn}`}
-                title={isReply ? 'Regenerate this reply' : 'Answer again from this point; later turns are dropped'}
+                title={
+                  isReply
+                    ? 'Regenerate this reply'
+                    : 'Answer again from this point; later turns are dropped'
+                }
               >
                 Re-run
               </Button>
-              <Button size="small" variant="ghost" disabled={locked} onClick={onDelete} aria-label={`Delete ${turn}`}>
+              <Button
+                size="small"
+                variant="ghost"
+                disabled={locked}
+                onClick={onDelete}
+                aria-label={`Delete ${turn}`}
+              >
                 Delete
               </Button>
             </>
@@ -152,7 +186,18 @@ export function MessageItem({
           }}
         >
           <div className="flex items-center gap-2">
-            <RoleSelect label={`Role of ${turn}`} value={draftRole} onChange={setDraftRole} />
+            <RoleSelect
+              label={`Role of ${turn}`}
+              value={draftRole}
+              onChange={setDraftRole}
+              // A message becomes a tool result only with the call it answers, which an edit
+              // cannot give: `tool` is offered only to a message that already is one.
+              roles={
+                message.role === 'tool'
+                  ? messageRoles
+                  : messageRoles.filter((role) => role !== 'tool')
+              }
+            />
           </div>
           <label htmlFor={editorId} className="sr-only">
             Text of {turn}
@@ -195,7 +240,11 @@ export function MessageItem({
         <ul className="mt-2 flex flex-wrap gap-2" aria-label={`Images of ${turn}`}>
           {message.images.map((url, index) => (
             <li key={index} className="relative">
-              <img src={url} alt={`Attached image ${index + 1}`} className="h-20 w-20 rounded border border-zinc-200 object-cover dark:border-zinc-700" />
+              <img
+                src={url}
+                alt={`Attached image ${index + 1}`}
+                className="h-20 w-20 rounded border border-zinc-200 object-cover dark:border-zinc-700"
+              />
               {!locked && (
                 <button
                   type="button"

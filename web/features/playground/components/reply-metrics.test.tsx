@@ -1,4 +1,7 @@
-import { render, screen } from '@testing-library/react';
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { GenerationCharge } from '../../../../contract/workbench-api';
+import { jsonResponse, mockApi, renderWithQueries } from '../../../test/render-app';
 import type { RunRecord } from '../playground-types';
 import { finishedRun, toolModel } from '../test-fixtures';
 import { ReplyMetrics } from './reply-metrics';
@@ -12,9 +15,45 @@ function run(meta: Partial<NonNullable<RunRecord['meta']>> | null): RunRecord {
   };
 }
 
+/** The gateway's record of a reply stopped by the person (the issue's own figures). */
+const stoppedCharge: GenerationCharge = {
+  id: cfRay,
+  model: 'sim/chat-standard',
+  provider: 'simulated',
+  prompt_tokens: 11,
+  completion_tokens: 98,
+  cost_usd: 0.000305,
+  outcome: 'ended_early',
+  finish_reason: null,
+  usage_estimated: false,
+  charge_capped: false,
+  settlement: 'pending',
+  attempts: 1,
+  fetched_at: 1,
+};
+
+/** A stopped reply: no usage arrived, so the page alone could only estimate. */
+const stoppedRun: RunRecord = {
+  ...finishedRun,
+  status: 'stopped',
+  finishReason: null,
+  usage: null,
+  request: {
+    profile: 'demo-account',
+    request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Write a story' }] },
+  },
+};
+
+const stoppedText = 'Once upon a time '.repeat(28);
+
 describe('ReplyMetrics', () => {
+  beforeEach(() => {
+    mockApi({ 'GET /api/generation': () => stoppedCharge });
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
   it('names the provider that answered, and no attempts when the first one did', () => {
-    render(
+    renderWithQueries(
       <ReplyMetrics
         run={run({ provider: 'simulated', attempts: 1 })}
         replyText="Hello"
@@ -27,7 +66,7 @@ describe('ReplyMetrics', () => {
   });
 
   it('says how many attempts it took when there were retries or fallbacks', () => {
-    render(
+    renderWithQueries(
       <ReplyMetrics
         run={run({ provider: 'backup', attempts: 3 })}
         replyText="Hello"
@@ -43,8 +82,107 @@ describe('ReplyMetrics', () => {
     ['an answer that named no provider', { provider: null, attempts: null }],
     ['a run without any meta', null],
   ])('shows no provider for %s', (_case, meta) => {
-    render(<ReplyMetrics run={run(meta)} replyText="Hello" model={toolModel} />);
+    renderWithQueries(<ReplyMetrics run={run(meta)} replyText="Hello" model={toolModel} />);
     expect(screen.queryByText('Provider')).not.toBeInTheDocument();
     expect(screen.getByLabelText('Trace ID')).toHaveTextContent(cfRay);
+  });
+});
+
+describe('ReplyMetrics: what was charged', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows the charged figures of a stopped reply from the gateway’s record, labelled as charged', async () => {
+    const requests = mockApi({ 'GET /api/generation': () => stoppedCharge });
+    renderWithQueries(<ReplyMetrics run={stoppedRun} replyText={stoppedText} model={toolModel} />);
+
+    expect(await screen.findByText('Charged')).toBeInTheDocument();
+    expect(screen.getByText('$0.000305')).toBeInTheDocument();
+    expect(screen.getByText('11')).toBeInTheDocument();
+    expect(screen.getByText('98')).toBeInTheDocument();
+    expect(
+      screen.getByText(/from the gateway’s generation record · ended early/),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/≈/)).not.toBeInTheDocument();
+    expect(requests[0]?.url.search).toBe(`?profile=demo-account&id=${cfRay}`);
+  });
+
+  it('estimates while the reply streams, says so, and asks for no record yet', () => {
+    const requests = mockApi({ 'GET /api/generation': () => stoppedCharge });
+    renderWithQueries(
+      <ReplyMetrics
+        run={{ ...stoppedRun, status: 'streaming', totalMs: null }}
+        replyText={stoppedText}
+        model={toolModel}
+      />,
+    );
+    expect(screen.getByText('Cost (estimate)')).toBeInTheDocument();
+    expect(screen.getByText(/Estimates while the reply streams/)).toBeInTheDocument();
+    expect(requests).toHaveLength(0);
+  });
+
+  it('keeps the estimate, saying the record is unavailable, and can check again', async () => {
+    let recordWritten = false;
+    mockApi({
+      'GET /api/generation': () =>
+        recordWritten
+          ? stoppedCharge
+          : jsonResponse(403, { error: { message: 'Not your record.', stage: 'gateway' } }),
+    });
+    renderWithQueries(<ReplyMetrics run={stoppedRun} replyText={stoppedText} model={toolModel} />);
+    expect(await screen.findByText(/generation record is unavailable/)).toHaveTextContent(
+      'figures are estimates',
+    );
+    expect(screen.getByText('Cost (estimate)')).toBeInTheDocument();
+
+    recordWritten = true;
+    await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
+    expect(await screen.findByText('Charged')).toBeInTheDocument();
+    expect(screen.getByText('$0.000305')).toBeInTheDocument();
+  });
+
+  it('shows no cost for a request the gateway never received', () => {
+    const requests = mockApi({ 'GET /api/generation': () => stoppedCharge });
+    const notSent: RunRecord = {
+      ...stoppedRun,
+      status: 'error',
+      cfRay: null,
+      upstreamStatus: null,
+      firstTokenMs: null,
+      error: {
+        message: 'Cannot connect to the gateway at http://127.0.0.1:8787 (ECONNREFUSED).',
+        status: 502,
+        stage: 'connect',
+        upstreamStatus: null,
+        cfRay: null,
+        advice: null,
+        type: null,
+      },
+    };
+    renderWithQueries(<ReplyMetrics run={notSent} replyText="" model={toolModel} />);
+    expect(screen.getByText('$0.00 · not sent')).toBeInTheDocument();
+    expect(screen.getByText(/never reached the gateway: nothing was charged/)).toBeInTheDocument();
+    expect(screen.queryByText(/≈/)).not.toBeInTheDocument();
+    expect(requests).toHaveLength(0);
+  });
+
+  it('shows no cost for a request the gateway refused (402)', () => {
+    mockApi({});
+    const refused: RunRecord = {
+      ...stoppedRun,
+      status: 'error',
+      firstTokenMs: null,
+      upstreamStatus: 402,
+      error: {
+        message: 'The key is disabled.',
+        status: 402,
+        stage: 'authentication',
+        upstreamStatus: 402,
+        cfRay,
+        advice: null,
+        type: 'key_disabled',
+      },
+    };
+    renderWithQueries(<ReplyMetrics run={refused} replyText="" model={toolModel} />);
+    expect(screen.getByText('$0.00 · refused')).toBeInTheDocument();
   });
 });

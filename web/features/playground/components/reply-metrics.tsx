@@ -1,23 +1,114 @@
 /**
  * Under each reply: the trace id (the gateway's `cf-ray`, copyable), the provider that answered
  * (with the attempts it took when there were retries or fallbacks), time to first token, total
- * time, speed, tokens, cost and finish reason. Estimates say they are estimates.
+ * time, speed, tokens, cost and finish reason. Once the reply ends, the tokens and cost are the
+ * ones the gateway charged (its generation record); estimates appear only while the reply
+ * streams or when the record cannot be read, and say so.
  */
 import { useId } from 'react';
-import type { CatalogModel } from '../../../../contract/workbench-api';
+import type { CatalogModel, GenerationCharge } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
+import { Button } from '../../../components/button';
 import { CopyButton } from '../../../components/copy-button';
 import { formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
-import { computeRunMetrics, describeAttempts, formatTokensPerSecond } from '../metrics';
+import { useGenerationCharge } from '../api/generation';
+import {
+  chargeLookup,
+  computeRunMetrics,
+  describeAttempts,
+  formatTokensPerSecond,
+  type RunMetrics,
+} from '../metrics';
 import type { RunRecord } from '../playground-types';
 
-function Metric({ label, children, title }: { label: string; children: React.ReactNode; title?: string }) {
+function Metric({
+  label,
+  children,
+  title,
+}: {
+  label: string;
+  children: React.ReactNode;
+  title?: string;
+}) {
   return (
     <div className="flex min-w-0 flex-col" title={title}>
-      <dt className="text-[11px] tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{label}</dt>
+      <dt className="text-[11px] tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
+        {label}
+      </dt>
       <dd className="truncate font-mono text-xs">{children}</dd>
     </div>
+  );
+}
+
+const costLabels: Record<RunMetrics['basis'], string> = {
+  charged: 'Charged',
+  reported: 'Cost (reported)',
+  estimate: 'Cost (estimate)',
+  refused: 'Cost',
+  not_sent: 'Cost',
+};
+
+/** One line saying where the figures come from, so an estimate never passes for a bill. */
+function ChargeNote({
+  run,
+  metrics,
+  charge,
+  lookupState,
+  onCheckAgain,
+}: {
+  run: RunRecord;
+  metrics: RunMetrics;
+  charge: GenerationCharge | undefined;
+  lookupState: 'none' | 'checking' | 'unavailable' | 'found';
+  onCheckAgain(): void;
+}) {
+  const estimated = metrics.tokensEstimated || metrics.costEstimated;
+  const reportedOrEstimated = estimated
+    ? '≈ figures are estimates from the text and the catalog’s prices'
+    : 'figures as the gateway reported them with the reply';
+  let text: string;
+  switch (metrics.basis) {
+    case 'not_sent':
+      text = 'The request never reached the gateway: nothing was charged.';
+      break;
+    case 'refused':
+      text = 'The gateway refused the request before running it: nothing was charged.';
+      break;
+    case 'charged':
+      text = [
+        'Charged, from the gateway’s generation record',
+        charge?.outcome === 'ended_early' ? 'ended early' : null,
+        charge?.usage_estimated
+          ? 'tokens counted by the gateway (the provider reported none)'
+          : null,
+        charge?.charge_capped ? 'capped at the amount reserved' : null,
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      break;
+    default:
+      text =
+        run.status === 'streaming'
+          ? '≈ Estimates while the reply streams; the charge follows when it ends.'
+          : lookupState === 'checking'
+            ? `Reading the charge from the gateway… (until then, ${reportedOrEstimated}).`
+            : lookupState === 'unavailable'
+              ? `The gateway’s generation record is unavailable: ${reportedOrEstimated}.`
+              : `No trace id came back, so the charge cannot be looked up: ${reportedOrEstimated}.`;
+  }
+  return (
+    <p
+      role="status"
+      className="mt-1.5 flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400"
+    >
+      <span>{text}</span>
+      {lookupState === 'unavailable' && (
+        <Button size="small" variant="ghost" className="h-6" onClick={onCheckAgain}>
+          Check again
+        </Button>
+      )}
+    </p>
   );
 }
 
@@ -36,9 +127,22 @@ export function ReplyMetrics({
   const attempts = describeAttempts(run.meta?.attempts);
   const streaming = run.status === 'streaming';
   const now = useNow(streaming ? 200 : null);
-  const metrics = computeRunMetrics(run, replyText, model, streaming ? Math.max(0, now - run.startedAt) : undefined);
+  const lookup = chargeLookup(run, replyText);
+  const chargeQuery = useGenerationCharge(lookup);
+  const charge = chargeQuery.data;
+  const lookupState =
+    lookup === null ? 'none' : charge ? 'found' : chargeQuery.isError ? 'unavailable' : 'checking';
+  const metrics = computeRunMetrics(
+    run,
+    replyText,
+    model,
+    streaming ? Math.max(0, now - run.startedAt) : undefined,
+    charge ?? null,
+  );
+  const approximate = metrics.tokensEstimated ? '≈' : '';
   const tokens = (value: number | null) =>
-    value === null ? '—' : `${metrics.tokensEstimated ? '≈' : ''}${value.toLocaleString('en-US')}`;
+    value === null ? '—' : `${approximate}${value.toLocaleString('en-US')}`;
+  const nothingCharged = metrics.basis === 'refused' || metrics.basis === 'not_sent';
 
   return (
     <div className="@container mt-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
@@ -84,33 +188,30 @@ export function ReplyMetrics({
         <Metric label="Speed" title="Completion tokens per second after the first token">
           {formatTokensPerSecond(metrics.tokensPerSecond)}
         </Metric>
-        <Metric label="Prompt tokens" title={metrics.tokensEstimated ? 'No usage reported' : undefined}>
-          {tokens(metrics.promptTokens)}
+        <Metric label="Prompt tokens">{nothingCharged ? '0' : tokens(metrics.promptTokens)}</Metric>
+        <Metric label="Completion tokens">
+          {nothingCharged ? '0' : tokens(metrics.completionTokens)}
         </Metric>
-        <Metric
-          label="Completion tokens"
-          title={metrics.tokensEstimated ? 'Estimated from the text: no usage was reported' : undefined}
-        >
-          {tokens(metrics.completionTokens)}
-        </Metric>
-        <Metric
-          label={metrics.costEstimated ? 'Cost (estimate)' : 'Cost'}
-          title={
-            metrics.refused
-              ? 'The gateway refused the request before running it: nothing was charged'
-              : metrics.costEstimated
-                ? 'Estimated from the catalog prices: the gateway reported no cost'
-                : 'As reported by the gateway (usage.cost)'
-          }
-        >
-          {metrics.refused
+        <Metric label={costLabels[metrics.basis]}>
+          {metrics.basis === 'refused'
             ? `${formatUsd(0)} · refused`
-            : metrics.costUsd === null
-              ? '—'
-              : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
+            : metrics.basis === 'not_sent'
+              ? `${formatUsd(0)} · not sent`
+              : metrics.costUsd === null
+                ? '—'
+                : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
         </Metric>
-        <Metric label="Finish reason">{metrics.finishReason ?? (run.status === 'stopped' ? 'stopped' : '—')}</Metric>
+        <Metric label="Finish reason">
+          {metrics.finishReason ?? (run.status === 'stopped' ? 'stopped' : '—')}
+        </Metric>
       </dl>
+      <ChargeNote
+        run={run}
+        metrics={metrics}
+        charge={charge}
+        lookupState={lookupState}
+        onCheckAgain={() => void chargeQuery.refetch()}
+      />
     </div>
   );
 }

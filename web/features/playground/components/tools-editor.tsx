@@ -11,11 +11,14 @@ export function ToolsEditor({
   onChange,
   supported,
   modelId,
+  inCatalog,
 }: {
   text: string;
   onChange(text: string): void;
   supported: boolean;
   modelId: string;
+  /** False for a model the catalog does not list: its tools support is unknown, not absent. */
+  inCatalog: boolean;
 }) {
   const id = useId();
   const parsed = parseToolsText(text);
@@ -40,7 +43,9 @@ export function ToolsEditor({
         value={text}
         disabled={!supported}
         spellCheck={false}
-        placeholder={supported ? '[{"type": "function", "function": {"name": …, "parameters": {…}}}]' : ''}
+        placeholder={
+          supported ? '[{"type": "function", "function": {"name": …, "parameters": {…}}}]' : ''
+        }
         aria-describedby={`${id}-note`}
         aria-invalid={supported && parsed.problem !== null}
         onChange={(event) => onChange(event.target.value)}
@@ -49,14 +54,20 @@ export function ToolsEditor({
       <p id={`${id}-note`} className="text-xs text-zinc-500 dark:text-zinc-400">
         {!supported ? (
           <span className="text-amber-800 dark:text-amber-300">
-            Disabled: {modelId || 'this model'} does not list “tools” in its supported parameters.
+            {modelId
+              ? `Disabled: ${modelId} does not list “tools” in its supported parameters.`
+              : 'Choose a model first.'}
           </span>
         ) : parsed.problem ? (
           <span role="alert" className="text-red-700 dark:text-red-300">
             {parsed.problem}
           </span>
         ) : parsed.tools && parsed.tools.length > 0 ? (
-          `${parsed.tools.length} tool${parsed.tools.length === 1 ? '' : 's'}: ${parsed.tools.map((tool) => tool.function.name).join(', ')}`
+          `${parsed.tools.length} tool${parsed.tools.length === 1 ? '' : 's'}: ${parsed.tools.map((tool) => tool.function.name).join(', ')}${
+            inCatalog
+              ? ''
+              : ` · ${modelId} is not in the catalog, so whether it takes tools is unknown: they are sent, and the gateway decides.`
+          }`
         ) : (
           'No tools: the model answers in text.'
         )}

@@ -1,0 +1,119 @@
+/**
+ * State kept in the URL's query string, shared by the catalog and the playground: a view can be
+ * bookmarked and shared, and Back undoes a deliberate change.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+
+/**
+ * `push` adds a history entry (a deliberate change, which Back undoes); `replace` changes the
+ * current one (a correction nobody would want to go back to, such as following a link's model).
+ */
+export type HistoryMode = 'push' | 'replace';
+
+export interface SearchParamState {
+  searchParams: URLSearchParams;
+  /** Changes the query string; `change` gets a copy to edit and returns the next one. */
+  update(change: (current: URLSearchParams) => URLSearchParams, history?: HistoryMode): void;
+  /** Sets one parameter; null or empty removes it. */
+  setParam(name: string, value: string | null, history?: HistoryMode): void;
+}
+
+export function useSearchParamState(): SearchParamState {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const update = useCallback(
+    (change: (current: URLSearchParams) => URLSearchParams, history: HistoryMode = 'push') => {
+      setSearchParams((current) => change(new URLSearchParams(current)), {
+        replace: history === 'replace',
+      });
+    },
+    [setSearchParams],
+  );
+  const setParam = useCallback(
+    (name: string, value: string | null, history: HistoryMode = 'push') => {
+      update((current) => {
+        if (value === null || value === '') current.delete(name);
+        else current.set(name, value);
+        return current;
+      }, history);
+    },
+    [update],
+  );
+  return { searchParams, update, setParam };
+}
+
+/** How long typing pauses before the URL follows, as one history entry. */
+export const typingPauseMs = 400;
+
+export interface UrlBoundText {
+  /** The text as typed: shown in the field, and usable at once (filtering as one types). */
+  text: string;
+  /** A keystroke: the URL follows after a pause. */
+  type(text: string): void;
+  /** A deliberate value (Escape): the URL follows at once. */
+  set(text: string): void;
+  /** Shows `text` and drops a pending write, without writing: for a caller that writes the URL itself. */
+  reset(text: string): void;
+}
+
+/**
+ * A text field whose value lives in the URL. The typed text is kept here, so no keystroke waits
+ * for the router: a field fed straight from the URL drops keys typed faster than the URL
+ * updates. The URL gets the text once typing pauses, as one history entry; a URL change from
+ * elsewhere (Back, a link) replaces the text, unless the person is still typing.
+ */
+export function useUrlBoundText(
+  urlValue: string,
+  write: (text: string) => void,
+  pauseMs = typingPauseMs,
+): UrlBoundText {
+  const [text, setText] = useState(urlValue);
+  const [followedUrlValue, setFollowedUrlValue] = useState(urlValue);
+  const [typing, setTyping] = useState(false);
+  const timer = useRef<number | null>(null);
+  const latestWrite = useRef(write);
+  useEffect(() => {
+    latestWrite.current = write;
+  });
+  // Leaving the page drops a write still waiting: navigating from a page that is gone would
+  // bring it back.
+  useEffect(
+    () => () => {
+      if (timer.current !== null) window.clearTimeout(timer.current);
+    },
+    [],
+  );
+
+  if (urlValue !== followedUrlValue) {
+    setFollowedUrlValue(urlValue);
+    if (!typing && urlValue !== text) setText(urlValue);
+  }
+
+  const type = useCallback(
+    (next: string) => {
+      setText(next);
+      setTyping(true);
+      if (timer.current !== null) window.clearTimeout(timer.current);
+      timer.current = window.setTimeout(() => {
+        timer.current = null;
+        setTyping(false);
+        latestWrite.current(next);
+      }, pauseMs);
+    },
+    [pauseMs],
+  );
+  const reset = useCallback((next: string) => {
+    if (timer.current !== null) window.clearTimeout(timer.current);
+    timer.current = null;
+    setText(next);
+    setTyping(false);
+  }, []);
+  const set = useCallback(
+    (next: string) => {
+      reset(next);
+      latestWrite.current(next);
+    },
+    [reset],
+  );
+  return { text, type, set, reset };
+}
