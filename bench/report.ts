@@ -89,6 +89,8 @@ export type BenchResults = {
     flood: { perSecond: number; statuses: Record<string, number> };
   };
   memory: Record<TargetName, MemoryRow>;
+  /** The workbench's catalog filter on 2,000 models, per keystroke (bench/catalog-filter.ts). */
+  catalogFilter: { models: number; keystrokes: number; p50: number; p99: number; max: number; budget: number };
   generations: GenerationRecords;
   ratios: Record<string, number | null>;
 };
@@ -318,6 +320,12 @@ export function formatReport(results: BenchResults): string {
         ];
       }),
     ),
+  );
+
+  const filter = results.catalogFilter;
+  sections.push(
+    `Workbench catalog filter: ${count(filter.models)} models, ${filter.keystrokes} keystrokes: p50 ${ms(filter.p50)} ms, ` +
+      `p99 ${ms(filter.p99)} ms, max ${ms(filter.max)} ms per keystroke (budget ${filter.budget} ms).`,
   );
 
   const records = results.generations;

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { freePort, startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
+import { measureCatalogFilter } from './catalog-filter';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
@@ -517,6 +518,7 @@ async function main(): Promise<void> {
       streams,
       bff: bffResults,
       noisyNeighbour,
+      catalogFilter: measureCatalogFilter(),
       memory,
       generations: generations!,
       ratios: {

@@ -30,7 +30,8 @@ describe('app shell', () => {
     mockShell();
     for (const path of ['/keys', '/endpoints']) {
       const view = renderRoute(path);
-      const navigation = screen.getByRole('navigation', { name: 'Main' });
+      // Pages other than the catalog load when first visited: wait for the route.
+      const navigation = await screen.findByRole('navigation', { name: 'Main' });
       for (const name of ['Catalog', 'Playground', 'Keys', 'Endpoints']) {
         expect(within(navigation).getByRole('link', { name })).toBeInTheDocument();
       }
@@ -76,6 +77,85 @@ describe('app shell', () => {
     await waitFor(() =>
       expect(screen.getByRole('combobox', { name: 'Key' })).toHaveTextContent('demo-shared-child'),
     );
+  });
+
+  it('writes the chosen profile to the URL', async () => {
+    mockShell();
+    const { router } = renderRoute('/keys');
+    const combobox = await screen.findByRole('combobox', { name: 'Key' });
+    await waitFor(() => expect(combobox).toHaveTextContent('demo-account'));
+    await userEvent.click(combobox);
+    await userEvent.click(await screen.findByRole('option', { name: /demo-allocated-child/ }));
+    await waitFor(() => expect(router.state.location.search).toBe('?profile=demo-allocated-child'));
+  });
+
+  it('says that a ?profile= in the URL is unknown, and which profile it shows instead', async () => {
+    mockShell();
+    renderRoute('/keys?profile=nope');
+    const notice = await screen.findByText(/asks for the key profile/);
+    expect(notice).toHaveTextContent('“nope”, which is unknown: showing “demo-account” instead.');
+    expect(notice).toHaveTextContent('demo-allocated-child');
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    await waitFor(() =>
+      expect(screen.queryByText(/asks for the key profile/)).not.toBeInTheDocument(),
+    );
+  });
+
+  it('shows the banner when the gateway stops while the page is open, and removes it when it is back', async () => {
+    let reachable = true;
+    mockPageApi({
+      'GET /api/health': () =>
+        reachable
+          ? reachableHealth
+          : {
+              ...reachableHealth,
+              mode: 'external',
+              reachable: false,
+              latency_ms: null,
+              error: 'Cannot connect (ECONNREFUSED) (stage: connect)',
+              advice: 'Check that the gateway is running and that GATEWAY_BASE_URL points at it.',
+            },
+      'GET /api/checks': () => ({ profile: 'demo-account', ran_at: null, results: [] }),
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('combobox', { name: 'Key' });
+    expect(screen.queryByText(/does not answer/)).not.toBeInTheDocument();
+    reachable = false;
+    const started = Date.now();
+    const banner = await screen.findByText(/does not answer/, {}, { timeout: 2_500 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(banner).toHaveTextContent('GATEWAY_BASE_URL');
+    expect(banner).not.toHaveTextContent('embedded');
+    reachable = true;
+    const back = Date.now();
+    await waitFor(() => expect(screen.queryByText(/does not answer/)).not.toBeInTheDocument(), {
+      timeout: 2_500,
+    });
+    expect(Date.now() - back).toBeLessThan(2_000);
+  });
+
+  it('says the embedded gateway is being restarted, with the attempt', async () => {
+    mockPageApi({
+      'GET /api/health': () => ({
+        ...reachableHealth,
+        reachable: false,
+        latency_ms: null,
+        error: 'The embedded gateway stopped (signal SIGKILL); restarting it (attempt 2).',
+        advice: 'The workbench runs the embedded gateway and restarts it when it stops.',
+        embedded_gateway: {
+          state: 'restarting',
+          attempt: 2,
+          restarts: 1,
+          last_exit: 'signal SIGKILL',
+          retry_in_ms: 3000,
+        },
+      }),
+      'GET /api/checks': () => ({ profile: 'demo-account', ran_at: null, results: [] }),
+    });
+    renderRoute('/endpoints');
+    expect(
+      await screen.findByText('The embedded gateway stopped; restarting (attempt 2)…'),
+    ).toBeInTheDocument();
   });
 
   it('says so when the gateway does not answer', async () => {

@@ -4,12 +4,12 @@
  */
 import { memo } from 'react';
 import Markdown from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
 import remarkGfm from 'remark-gfm';
+import { rehypeCodeHighlight } from './rehype-code-highlight';
 
 const remarkPlugins = [remarkGfm];
-// `detect: false`: only fenced code with a language is highlighted; guessing is slow on long streams.
-const rehypePlugins: Parameters<typeof Markdown>[0]['rehypePlugins'] = [[rehypeHighlight, { detect: false }]];
+// Only fenced code with a language is highlighted; guessing is slow on long streams.
+const rehypePlugins: Parameters<typeof Markdown>[0]['rehypePlugins'] = [rehypeCodeHighlight];
 
 export const MarkdownContent = memo(function MarkdownContent({ text }: { text: string }) {
   return (
