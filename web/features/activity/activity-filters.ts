@@ -1,0 +1,168 @@
+/**
+ * The Activity page's filters as they live in the URL, so a view can be bookmarked and shared:
+ * - `days=N`: the last N UTC days, today included (a preset; 30 when nothing is set);
+ * - `from=YYYY-MM-DD&to=YYYY-MM-DD`: a fixed range of UTC days, both included (wins over `days`);
+ * - `model=<id>`, `outcome=completed|ended_early`.
+ * The gateway counts activity per UTC day for at most the last 90 days, so ranges stay inside
+ * those: one range feeds the table, the charts, the totals and the CSV alike.
+ */
+import {
+  generationOutcomeSchema,
+  maxActivityDays,
+  type GenerationOutcome,
+} from '../../../contract/workbench-api';
+
+const secondsPerDay = 86_400;
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The UTC day number (days since 1970-01-01) of a time in milliseconds. */
+export function dayNumberOf(timeMs: number): number {
+  return Math.floor(timeMs / 1000 / secondsPerDay);
+}
+
+/** `YYYY-MM-DD` of a UTC day number. */
+export function isoDateOf(day: number): string {
+  return new Date(day * secondsPerDay * 1000).toISOString().slice(0, 10);
+}
+
+/** The UTC day number of `YYYY-MM-DD`, or null when it is not a real date. */
+export function dayNumberOfIso(text: string | null | undefined): number | null {
+  if (!text || !datePattern.test(text)) return null;
+  const time = Date.parse(`${text}T00:00:00Z`);
+  if (!Number.isFinite(time) || isoDateOf(time / 1000 / secondsPerDay) !== text) return null;
+  return time / 1000 / secondsPerDay;
+}
+
+/** The presets offered as buttons, in days. */
+export const rangePresets = [
+  { days: 1, label: 'Today' },
+  { days: 7, label: '7 days' },
+  { days: 30, label: '30 days' },
+  { days: 90, label: '90 days' },
+] as const;
+
+export const defaultDays = 30;
+
+export interface ActivityFilters {
+  /** First UTC day, `YYYY-MM-DD`, included. */
+  from: string;
+  /** Last UTC day, `YYYY-MM-DD`, included. */
+  to: string;
+  /** The preset in use (`days=`), or null for a fixed range. */
+  presetDays: number | null;
+  model: string | null;
+  outcome: GenerationOutcome | null;
+  /** Something in the URL was out of range or malformed and was corrected; says what. */
+  corrected: string | null;
+}
+
+/** Reads the filters from the URL, correcting what the gateway cannot answer. */
+export function readActivityFilters(search: URLSearchParams, nowMs: number): ActivityFilters {
+  const today = dayNumberOf(nowMs);
+  const earliest = today - maxActivityDays + 1;
+  const model = search.get('model')?.trim() || null;
+  const outcomeResult = generationOutcomeSchema.safeParse(search.get('outcome'));
+  const outcome = outcomeResult.success ? outcomeResult.data : null;
+  const corrections: string[] = [];
+  if (search.get('outcome') && !outcome) corrections.push('an unknown outcome was ignored');
+
+  let from = dayNumberOfIso(search.get('from'));
+  let to = dayNumberOfIso(search.get('to'));
+  if ((search.get('from') && from === null) || (search.get('to') && to === null)) {
+    corrections.push('a date that is not YYYY-MM-DD was ignored');
+  }
+  let presetDays: number | null = null;
+  if (from === null && to === null) {
+    const asked = Number(search.get('days') ?? defaultDays);
+    presetDays =
+      Number.isInteger(asked) && asked >= 1 && asked <= maxActivityDays ? asked : defaultDays;
+    if (search.get('days') !== null && presetDays !== asked) {
+      corrections.push(`days must be 1 to ${maxActivityDays}; showing ${presetDays}`);
+    }
+    from = today - presetDays + 1;
+    to = today;
+  } else {
+    from ??= Math.max(earliest, (to ?? today) - defaultDays + 1);
+    to ??= today;
+    if (to > today) {
+      to = today;
+      corrections.push('the range cannot end after today');
+    }
+    if (from < earliest) {
+      from = earliest;
+      corrections.push(`activity goes back ${maxActivityDays} days at most`);
+    }
+    if (from > to) {
+      from = to;
+      corrections.push('the range started after it ended');
+    }
+  }
+  return {
+    from: isoDateOf(from),
+    to: isoDateOf(to),
+    presetDays,
+    model,
+    outcome,
+    corrected: corrections.length > 0 ? `${corrections.join('; ')}.` : null,
+  };
+}
+
+/** How many days back `GET /api/activity` must read for the range (today included). */
+export function activityDaysFor(filters: ActivityFilters, nowMs: number): number {
+  const from = dayNumberOfIso(filters.from) ?? dayNumberOf(nowMs);
+  return Math.min(maxActivityDays, Math.max(1, dayNumberOf(nowMs) - from + 1));
+}
+
+/** The range as `GET /api/generations` takes it: Unix seconds, `from` included, `to` excluded. */
+export function generationsWindow(filters: ActivityFilters): { from: number; to: number } {
+  const from = dayNumberOfIso(filters.from) ?? 0;
+  const to = (dayNumberOfIso(filters.to) ?? from) + 1;
+  return { from: from * secondsPerDay, to: to * secondsPerDay };
+}
+
+/** The URL after choosing a preset: `days=N`, without a fixed range. */
+export function withPreset(search: URLSearchParams, days: number): URLSearchParams {
+  const next = new URLSearchParams(search);
+  next.delete('from');
+  next.delete('to');
+  if (days === defaultDays) next.delete('days');
+  else next.set('days', String(days));
+  return next;
+}
+
+/** The URL after choosing fixed dates; the other end keeps its current value. */
+export function withRange(
+  search: URLSearchParams,
+  filters: ActivityFilters,
+  change: { from?: string; to?: string },
+): URLSearchParams {
+  const next = new URLSearchParams(search);
+  next.delete('days');
+  next.set('from', change.from ?? filters.from);
+  next.set('to', change.to ?? filters.to);
+  return next;
+}
+
+/** A day for people: "Nov 22" (UTC), with the year when `withYear`. */
+export function formatDay(iso: string, withYear = false): string {
+  const day = dayNumberOfIso(iso);
+  if (day === null) return iso;
+  return new Intl.DateTimeFormat('en-US', {
+    month: 'short',
+    day: 'numeric',
+    ...(withYear ? { year: 'numeric' } : {}),
+    timeZone: 'UTC',
+  }).format(new Date(day * secondsPerDay * 1000));
+}
+
+/** The range for people: "Nov 1 – Nov 22, 2026 (UTC)", or one day. */
+export function describeRange(filters: Pick<ActivityFilters, 'from' | 'to'>): string {
+  if (filters.from === filters.to) return `${formatDay(filters.from, true)} (UTC)`;
+  return `${formatDay(filters.from)} – ${formatDay(filters.to, true)} (UTC)`;
+}
+
+/** The earliest and latest day a date field may take. */
+export function dateBounds(nowMs: number): { min: string; max: string } {
+  const today = dayNumberOf(nowMs);
+  return { min: isoDateOf(today - maxActivityDays + 1), max: isoDateOf(today) };
+}

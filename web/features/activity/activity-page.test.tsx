@@ -1,0 +1,360 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { vi } from 'vitest';
+import type {
+  ActivityRequest,
+  ActivityView,
+  GenerationsPage,
+} from '../../../contract/workbench-api';
+import {
+  jsonResponse,
+  mockPageApi,
+  renderRoute,
+  type RecordedRequest,
+} from '../../test/render-app';
+import { dayNumberOf, isoDateOf } from './activity-filters';
+
+// jsdom has no canvas: stand in for uPlot, recording what it was asked to draw.
+const plots = vi.hoisted(() => [] as Array<{ data: number[][]; options: { hooks: unknown } }>);
+vi.mock('uplot', () => {
+  class FakePlot {
+    static paths = { bars: () => () => null };
+    cursor: { idx: number | null } = { idx: null };
+    bbox = { left: 0, top: 0, width: 600, height: 200 };
+    constructor(
+      readonly options: { hooks: { setCursor: Array<(plot: FakePlot) => void> } },
+      readonly data: number[][],
+    ) {
+      plots.push(this as never);
+    }
+    setSize() {}
+    destroy() {}
+    valToPos(value: number) {
+      return value * 10;
+    }
+    setCursor({ left }: { left: number }) {
+      this.cursor.idx = Math.round(left / 10);
+      for (const hook of this.options.hooks.setCursor) hook(this);
+    }
+  }
+  return { default: FakePlot };
+});
+
+const today = isoDateOf(dayNumberOf(Date.now()));
+const yesterday = isoDateOf(dayNumberOf(Date.now()) - 1);
+const nowSeconds = Math.floor(Date.now() / 1000);
+
+function request(index: number, overrides: Partial<ActivityRequest> = {}): ActivityRequest {
+  return {
+    id: `${index.toString(16).padStart(16, '0')}-AMS`,
+    created_at: nowSeconds - index * 60,
+    model: 'sim/chat-standard',
+    provider: 'simulated',
+    form: 'chat_completions',
+    streamed: true,
+    prompt_tokens: 12,
+    completion_tokens: 40,
+    cost_usd: 0.000132,
+    latency_ms: 820,
+    outcome: 'completed',
+    finish_reason: 'stop',
+    settlement: 'settled',
+    usage_estimated: false,
+    charge_capped: false,
+    attempts: 1,
+    child: null,
+    ...overrides,
+  };
+}
+
+function activity(days: number, withRequests = true): ActivityView {
+  const first = dayNumberOf(Date.now()) - days + 1;
+  const data = Array.from({ length: days }, (_, index) => {
+    const date = isoDateOf(first + index);
+    const models =
+      withRequests && date === today
+        ? [
+            {
+              model: 'sim/chat-standard',
+              requests: 2,
+              prompt_tokens: 24,
+              completion_tokens: 80,
+              cost_usd: 0.000264,
+            },
+            {
+              model: 'sim/echo-mini',
+              requests: 1,
+              prompt_tokens: 5,
+              completion_tokens: 7,
+              cost_usd: 3.3e-7,
+            },
+          ]
+        : withRequests && date === yesterday
+          ? [
+              {
+                model: 'sim/chat-standard',
+                requests: 1,
+                prompt_tokens: 1,
+                completion_tokens: 1,
+                cost_usd: 0.1,
+              },
+            ]
+          : [];
+    const sum = (field: 'requests' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd') =>
+      models.reduce((total, entry) => total + entry[field], 0);
+    return {
+      date,
+      requests: sum('requests'),
+      prompt_tokens: sum('prompt_tokens'),
+      completion_tokens: sum('completion_tokens'),
+      cost_usd: sum('cost_usd'),
+      models,
+    };
+  });
+  const sum = (field: 'requests' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd') =>
+    data.reduce((total, entry) => total + entry[field], 0);
+  return {
+    profile: 'demo-account',
+    days,
+    from: data[0]!.date,
+    to: today,
+    data,
+    totals: {
+      requests: sum('requests'),
+      prompt_tokens: sum('prompt_tokens'),
+      completion_tokens: sum('completion_tokens'),
+      cost_usd: sum('cost_usd'),
+    },
+    fetched_at: Date.now(),
+  };
+}
+
+function page(rows: ActivityRequest[], nextCursor: string | null = null): GenerationsPage {
+  return { profile: 'demo-account', data: rows, next_cursor: nextCursor, fetched_at: Date.now() };
+}
+
+function mockActivity(options: { withRequests?: boolean; pages?: GenerationsPage[] } = {}) {
+  const withRequests = options.withRequests ?? true;
+  const pages = options.pages ?? [
+    page(
+      withRequests ? [request(1), request(2, { cost_usd: 3.3e-7, model: 'sim/echo-mini' })] : [],
+    ),
+  ];
+  return mockPageApi({
+    'GET /api/activity': (call: RecordedRequest) =>
+      activity(Number(call.url.searchParams.get('days')), withRequests),
+    'GET /api/generations': (call: RecordedRequest) => {
+      const cursor = call.url.searchParams.get('cursor');
+      return cursor ? pages[Number(cursor)] : pages[0];
+    },
+  });
+}
+
+const calls = (requests: RecordedRequest[], path: string) =>
+  requests.filter((entry) => entry.url.pathname === path);
+
+beforeEach(() => {
+  plots.length = 0;
+});
+
+// jsdom lays nothing out: give the scroll box a viewport and each row a height, as a browser
+// would, so the virtualiser renders what is in view.
+const sizes = { clientHeight: 560, clientWidth: 1024, offsetHeight: 44, offsetWidth: 1024 };
+const originals = Object.keys(sizes).map(
+  (name) => [name, Object.getOwnPropertyDescriptor(HTMLElement.prototype, name)] as const,
+);
+beforeAll(() => {
+  for (const [name, value] of Object.entries(sizes)) {
+    Object.defineProperty(HTMLElement.prototype, name, { configurable: true, get: () => value });
+  }
+});
+afterAll(() => {
+  for (const [name, descriptor] of originals) {
+    if (descriptor) Object.defineProperty(HTMLElement.prototype, name, descriptor);
+  }
+});
+
+describe('the Activity page', () => {
+  it('shows the requests with cost and cf-ray, the totals and the charts, from the chosen profile', async () => {
+    const requests = mockActivity();
+    renderRoute('/activity');
+    expect(
+      within(await screen.findByRole('navigation', { name: 'Main' })).getByRole('link', {
+        name: 'Activity',
+      }),
+    ).toHaveAttribute('href', '/activity');
+    expect(await screen.findByRole('heading', { name: 'Activity', level: 1 })).toBeInTheDocument();
+
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    const first = within(table).getAllByRole('row')[1]!;
+    expect(first).toHaveTextContent('0000000000000001-AMS');
+    expect(first).toHaveTextContent('$0.000132');
+    expect(within(table).getAllByRole('row')[2]).toHaveTextContent('$0.00000033');
+    expect(
+      within(first).getAllByRole('button', { name: 'Copy cf-ray 0000000000000001-AMS' }).length,
+    ).toBeGreaterThan(0);
+
+    // Totals: exact, over 30 days by default.
+    const totals = screen.getByRole('region', { name: /Totals for/ });
+    expect(within(totals).getByText('$0.10026433')).toBeInTheDocument();
+    expect(within(totals).getByText('4')).toBeInTheDocument();
+
+    // The charts (lazy) show the same total.
+    expect(await screen.findByTestId('chart-spend-total', {}, { timeout: 5000 })).toHaveTextContent(
+      '$0.10026433',
+    );
+    expect(screen.getByTestId('chart-requests-total')).toHaveTextContent('4');
+    await waitFor(() => expect(plots).toHaveLength(2));
+    // The spend chart stacks two models over 30 days: top layer first, ending today.
+    expect(plots[0]!.data).toHaveLength(3);
+    expect(plots[0]!.data[1]).toHaveLength(30);
+    expect(plots[0]!.data[1]![29]).toBeCloseTo(0.00026433, 12);
+
+    const [activityCall] = calls(requests, '/api/activity');
+    expect(activityCall?.url.searchParams.get('profile')).toBe('demo-account');
+    expect(activityCall?.url.searchParams.get('days')).toBe('30');
+    const [listCall] = calls(requests, '/api/generations');
+    expect(listCall?.url.searchParams.get('profile')).toBe('demo-account');
+    expect(
+      Number(listCall?.url.searchParams.get('to')) - Number(listCall?.url.searchParams.get('from')),
+    ).toBe(30 * 86_400);
+  });
+
+  it('shows a day’s exact figures when the chart is hovered or moved through with the keys', async () => {
+    mockActivity();
+    renderRoute('/activity');
+    // The page and its charts are loaded on demand: allow for that under a busy test run.
+    const chart = await screen.findByRole(
+      'group',
+      { name: /^Spend per day, by model/ },
+      { timeout: 5000 },
+    );
+    await waitFor(() => expect(plots).toHaveLength(2));
+    chart.focus();
+    await userEvent.keyboard('{End}');
+    const tooltip = await screen.findByTestId('chart-tooltip');
+    expect(tooltip).toHaveTextContent('sim/chat-standard$0.000264');
+    expect(tooltip).toHaveTextContent('sim/echo-mini$0.00000033');
+    expect(tooltip).toHaveTextContent('Total$0.00026433');
+    await userEvent.keyboard('{ArrowLeft}');
+    expect(screen.getByTestId('chart-tooltip')).toHaveTextContent('Total$0.10');
+  });
+
+  it('exports a CSV whose total is the total of the page and of the chart', async () => {
+    mockActivity();
+    const blobs: Blob[] = [];
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: (blob: Blob) => {
+          blobs.push(blob);
+          return 'blob:activity';
+        },
+        revokeObjectURL: () => undefined,
+      }),
+    );
+    const click = vi
+      .spyOn(HTMLAnchorElement.prototype, 'click')
+      .mockImplementation(() => undefined);
+    renderRoute('/activity');
+    const button = await screen.findByRole('button', { name: 'Export CSV' });
+    await waitFor(() => expect(button).toBeEnabled());
+    await userEvent.click(button);
+    expect(click).toHaveBeenCalled();
+    const csv = await blobs[0]!.text();
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('date,model,requests,prompt_tokens,completion_tokens,cost_usd');
+    expect(lines).toContain(`${today},sim/echo-mini,1,5,7,0.00000033`);
+    expect(lines.at(-1)).toMatch(/^total,.* to .*,4,30,88,0\.10026433$/);
+    expect(await screen.findByTestId('chart-spend-total')).toHaveTextContent('$0.10026433');
+    click.mockRestore();
+  });
+
+  it('keeps the range and filters in the URL, and asks with them', async () => {
+    const requests = mockActivity();
+    const { router } = renderRoute('/activity?model=sim%2Fecho-mini&outcome=ended_early');
+    await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    const listCall = calls(requests, '/api/generations')[0];
+    expect(listCall?.url.searchParams.get('model')).toBe('sim/echo-mini');
+    expect(listCall?.url.searchParams.get('outcome')).toBe('ended_early');
+    expect(screen.getByText(/narrows the table of requests only/)).toBeInTheDocument();
+    // Totals follow the model filter.
+    const totals = screen.getByRole('region', { name: /Totals for/ });
+    expect(within(totals).getByText('$0.00000033')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: '7 days' }));
+    await waitFor(() => expect(router.state.location.search).toContain('days=7'));
+    expect(router.state.location.search).toContain('model=sim%2Fecho-mini');
+    await waitFor(() =>
+      expect(
+        calls(requests, '/api/activity').some((call) => call.url.searchParams.get('days') === '7'),
+      ).toBe(true),
+    );
+    expect(screen.getByRole('button', { name: '7 days' })).toHaveAttribute('aria-pressed', 'true');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?days=7'));
+  });
+
+  it('loads the next page on the cursor', async () => {
+    const requests = mockActivity({
+      pages: [page([request(1), request(2)], '1'), page([request(3)], null)],
+    });
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    // The rows in view reach the end of the first page, so the next one is asked for at once.
+    await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(4));
+    expect(within(table).getAllByRole('row')[3]).toHaveTextContent('0000000000000003-AMS');
+    const cursors = calls(requests, '/api/generations').map((call) =>
+      call.url.searchParams.get('cursor'),
+    );
+    expect(cursors).toEqual([null, '1']);
+    expect(screen.queryByRole('button', { name: 'Load more requests' })).not.toBeInTheDocument();
+  });
+
+  it('says how to make the first request when there is none', async () => {
+    mockActivity({ withRequests: false });
+    renderRoute('/activity');
+    const empty = await screen.findByText('No requests by demo-account in this range');
+    expect(within(empty.parentElement!).getByRole('link', { name: 'Playground' })).toHaveAttribute(
+      'href',
+      '/playground',
+    );
+    expect(screen.queryByRole('table', { name: 'Requests' })).not.toBeInTheDocument();
+  });
+
+  it('shows the gateway’s refusal with its advice', async () => {
+    mockPageApi({
+      'GET /api/activity': () =>
+        jsonResponse(502, {
+          error: {
+            message: 'Cannot connect to the gateway.',
+            stage: 'connect',
+            advice: 'Start it.',
+          },
+        }),
+      'GET /api/generations': () => page([]),
+    });
+    renderRoute('/activity');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Loading the activity of “demo-account” failed.');
+    expect(alert).toHaveTextContent('Cannot connect to the gateway.');
+  });
+
+  it('shows which key made each request for an account profile', async () => {
+    mockActivity({
+      pages: [
+        page([
+          request(1, { child: { id: 'key_1', name: 'intern', masked_key: 'sk-gw-…e5f6' } }),
+          request(2),
+        ]),
+      ],
+    });
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    expect(within(table).getAllByRole('columnheader', { name: 'Model · key' })).toHaveLength(1);
+    expect(within(table).getAllByRole('row')[1]).toHaveTextContent('key: intern');
+    expect(within(table).getAllByRole('row')[2]).not.toHaveTextContent('key:');
+    await act(async () => undefined);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * `/activity`: where the chosen profile's money went. The requests (newest first, with their
+ * cf-ray) in an infinite table; spend per day by model and requests per day in charts; the
+ * range's totals; Export CSV. The filters live in the URL (activity-filters.ts). The charts, the
+ * totals and the CSV come from one summary of the gateway's daily activity, so they agree to the
+ * nano-dollar; the charting library loads only here (React.lazy).
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useMemo } from 'react';
+import { Link } from 'react-router';
+import type { GenerationOutcome } from '../../../contract/workbench-api';
+import { useProfiles } from '../../api/profiles';
+import { useProfile } from '../../app/profile-context';
+import { Button } from '../../components/button';
+import { ErrorPanel } from '../../components/error-panel';
+import { PageLayout } from '../../components/page-layout';
+import { EmptyState, LoadingState } from '../../components/states';
+import { useNow } from '../../lib/use-now';
+import { useSearchParamState } from '../../lib/use-search-param-state';
+import {
+  activityDaysFor,
+  generationsWindow,
+  readActivityFilters,
+  withPreset,
+  withRange,
+} from './activity-filters';
+import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activity-summary';
+import { useActivity } from './api/activity';
+import { useGenerations } from './api/generations';
+import { ActivityToolbar } from './components/activity-toolbar';
+import { ActivityTotals } from './components/activity-totals';
+import { RequestsTable } from './components/requests-table';
+
+const ActivityCharts = lazy(() => import('./components/activity-charts'));
+
+function download(fileName: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  // Let the download start before the URL goes away.
+  window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function ActivityPage() {
+  const { profile, profiles } = useProfile();
+  const profilesQuery = useProfiles();
+  const { searchParams, update, setParam } = useSearchParamState();
+  // The range is counted in UTC days; a minute's precision is enough to roll over at midnight.
+  const now = useNow(60_000);
+  const filters = useMemo(() => readActivityFilters(searchParams, now), [searchParams, now]);
+  const days = activityDaysFor(filters, now);
+  const window_ = generationsWindow(filters);
+  const generationFilters = useMemo(
+    () => ({
+      from: window_.from,
+      to: window_.to,
+      model: filters.model,
+      outcome: filters.outcome,
+    }),
+    [window_.from, window_.to, filters.model, filters.outcome],
+  );
+
+  const activity = useActivity(profile, days);
+  const generations = useGenerations(profile, generationFilters);
+  const queryClient = useQueryClient();
+
+  const summary = useMemo(
+    () =>
+      activity.data
+        ? summarizeActivity(activity.data, { from: filters.from, to: filters.to }, filters.model)
+        : null,
+    [activity.data, filters.from, filters.to, filters.model],
+  );
+  const models = useMemo(() => modelsOf(activity.data), [activity.data]);
+  const rows = useMemo(
+    () => generations.data?.pages.flatMap((page) => page.data) ?? [],
+    [generations.data],
+  );
+  const identity = profiles.find((candidate) => candidate.name === profile)?.identity ?? null;
+  const showKey = identity === 'account' || rows.some((row) => row.child !== null);
+
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = generations;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  function refresh() {
+    void queryClient.invalidateQueries({ queryKey: ['activity'] });
+    void queryClient.invalidateQueries({ queryKey: ['generations'] });
+  }
+
+  function exportCsv() {
+    if (!summary || !profile) return;
+    download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
+  }
+
+  const filtered = filters.model !== null || filters.outcome !== null;
+  const clearFilters = () =>
+    update((current) => {
+      current.delete('model');
+      current.delete('outcome');
+      return current;
+    });
+  const nothingInRange =
+    summary !== null && summary.totals.requests === 0 && generations.isSuccess && rows.length === 0;
+
+  return (
+    <PageLayout
+      title="Activity"
+      description="Where the chosen key’s money went: every request with its cost and cf-ray, spend per day by model, and totals. Days are UTC."
+      actions={
+        <>
+          <Button onClick={refresh} disabled={activity.isFetching || generations.isFetching}>
+            Refresh
+          </Button>
+          <Button variant="primary" onClick={exportCsv} disabled={!summary}>
+            Export CSV
+          </Button>
+        </>
+      }
+    >
+      {profile === null ? (
+        profilesQuery.isPending ? (
+          <LoadingState>Loading key profiles…</LoadingState>
+        ) : profilesQuery.isError ? (
+          <ErrorPanel
+            what="Loading the key profiles"
+            error={profilesQuery.error}
+            onRetry={() => void profilesQuery.refetch()}
+          />
+        ) : (
+          <EmptyState title="No key profiles">
+            Start the workbench with <code className="font-mono">WORKBENCH_KEYS_FILE</code> or{' '}
+            <code className="font-mono">GATEWAY_API_KEY</code> set.
+          </EmptyState>
+        )
+      ) : (
+        <>
+          <ActivityToolbar
+            filters={filters}
+            nowMs={now}
+            models={models}
+            onPreset={(presetDays) => update((current) => withPreset(current, presetDays))}
+            onDates={(change) => update((current) => withRange(current, filters, change))}
+            onModel={(model) => setParam('model', model)}
+            onOutcome={(outcome: GenerationOutcome | null) => setParam('outcome', outcome)}
+            onClear={clearFilters}
+          />
+          {filters.corrected && (
+            <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
+              The address asked for something the gateway cannot show: {filters.corrected}
+            </p>
+          )}
+
+          {activity.isPending ? (
+            <LoadingState>Loading the activity of {profile}…</LoadingState>
+          ) : activity.isError ? (
+            <ErrorPanel
+              what={`Loading the activity of “${profile}”`}
+              error={activity.error}
+              onRetry={() => void activity.refetch()}
+            />
+          ) : nothingInRange && !filtered ? (
+            <EmptyState title={`No requests by ${profile} in this range`}>
+              <p>
+                Each request made with this key shows here with its cost and cf-ray. Make the first
+                one in the{' '}
+                <Link
+                  to="/playground"
+                  className="font-medium text-sky-700 underline dark:text-sky-400"
+                >
+                  Playground
+                </Link>
+                : pick a model, type a message and press Send. Or choose a longer range above.
+              </p>
+            </EmptyState>
+          ) : summary ? (
+            <>
+              <ActivityTotals summary={summary} model={filters.model} />
+              {filters.outcome && (
+                <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                  The totals and charts count every outcome; the outcome filter narrows the table of
+                  requests only.
+                </p>
+              )}
+              <Suspense fallback={<LoadingState>Loading the charts…</LoadingState>}>
+                <ActivityCharts summary={summary} />
+              </Suspense>
+            </>
+          ) : null}
+
+          {!(nothingInRange && !filtered) && (
+            <section aria-labelledby="requests-heading" className="flex flex-col gap-2">
+              <h2 id="requests-heading" className="text-sm font-semibold">
+                Requests
+              </h2>
+              {generations.isPending ? (
+                <LoadingState>Loading the requests of {profile}…</LoadingState>
+              ) : generations.isError && rows.length === 0 ? (
+                <ErrorPanel
+                  what={`Loading the requests of “${profile}”`}
+                  error={generations.error}
+                  onRetry={() => void generations.refetch()}
+                />
+              ) : rows.length === 0 ? (
+                filtered ? (
+                  <EmptyState title="No requests match these filters">
+                    <Button variant="ghost" onClick={clearFilters}>
+                      Clear filters
+                    </Button>
+                  </EmptyState>
+                ) : (
+                  <EmptyState title="No requests in this range" />
+                )
+              ) : (
+                <>
+                  <RequestsTable
+                    rows={rows}
+                    showKey={showKey}
+                    hasMore={hasNextPage}
+                    loadingMore={isFetchingNextPage}
+                    onLoadMore={loadMore}
+                  />
+                  {generations.isFetchNextPageError && (
+                    <ErrorPanel
+                      what="Loading more requests"
+                      error={generations.error}
+                      onRetry={loadMore}
+                    />
+                  )}
+                </>
+              )}
+            </section>
+          )}
+        </>
+      )}
+    </PageLayout>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * What the charts draw, from the one `ActivitySummary`: the spend of each day split into its
+ * models (the biggest few named, the rest as "Other models", so colours stay tellable apart),
+ * and the requests of each day. Pure, so the figures a chart shows can be tested without one.
+ */
+import type { ActivitySummary } from './activity-summary';
+
+/** Models named in the spend chart; the rest are stacked together as "Other models". */
+export const namedModelLimit = 7;
+
+export const otherModelsLabel = 'Other models';
+
+/** One layer of the stacked spend chart, bottom first. */
+export interface SpendLayer {
+  label: string;
+  /** The catalog model ids this layer adds up (one, or several for "Other models"). */
+  models: string[];
+  /** Nano-dollars per day, in the summary's day order. */
+  nanos: number[];
+}
+
+export function spendLayers(summary: ActivitySummary, limit = namedModelLimit): SpendLayer[] {
+  const named = summary.models.length > limit + 1 ? summary.models.slice(0, limit) : summary.models;
+  const rest = summary.models.slice(named.length);
+  const layer = (label: string, models: string[]): SpendLayer => ({
+    label,
+    models,
+    nanos: summary.days.map((day) =>
+      models.reduce((total, model) => total + (day.models[model]?.costNanos ?? 0), 0),
+    ),
+  });
+  return [
+    ...named.map((model) => layer(model, [model])),
+    ...(rest.length > 0 ? [layer(otherModelsLabel, rest)] : []),
+  ];
+}
+
+/**
+ * Colours for the layers, bottom first (eight: seven named models and an eighth model named when
+ * it is the only one left); "Other models" is grey. Darker in light mode.
+ */
+const palettes = {
+  light: ['#0369a1', '#b45309', '#047857', '#6d28d9', '#be123c', '#0f766e', '#4d7c0f', '#a21caf'],
+  dark: ['#38bdf8', '#fbbf24', '#34d399', '#a78bfa', '#fb7185', '#2dd4bf', '#a3e635', '#e879f9'],
+};
+const otherColours = { light: '#71717a', dark: '#a1a1aa' };
+
+export function layerColour(layer: SpendLayer, index: number, dark: boolean): string {
+  if (layer.label === otherModelsLabel && layer.models.length > 1) {
+    return otherColours[dark ? 'dark' : 'light'];
+  }
+  const palette = palettes[dark ? 'dark' : 'light'];
+  return palette[index % palette.length]!;
+}
+
+/**
+ * The tops of stacked bars, top layer first: bars drawn in this order, each from zero, leave
+ * every layer's own share visible under the next. Values in USD, for drawing only.
+ */
+export function stackedTops(layers: SpendLayer[]): number[][] {
+  const tops: number[][] = [];
+  let running = layers[0]?.nanos.map(() => 0) ?? [];
+  for (const layer of layers) {
+    running = running.map((value, index) => value + (layer.nanos[index] ?? 0));
+    tops.push(running);
+  }
+  return tops.reverse().map((values) => values.map((nanos) => nanos / 1_000_000_000));
+}

@@ -1,0 +1,125 @@
+/** The Activity page's filters: a range (presets or dates, UTC), a model and an outcome. */
+import type { GenerationOutcome } from '../../../../contract/workbench-api';
+import { Button } from '../../../components/button';
+import { classNames } from '../../../components/class-names';
+import { SelectField } from '../../../components/select-field';
+import { dateBounds, rangePresets, type ActivityFilters } from '../activity-filters';
+
+const allModels = 'all';
+const allOutcomes = 'all';
+
+export interface ActivityToolbarProps {
+  filters: ActivityFilters;
+  nowMs: number;
+  /** Models to offer, the most spent on first. */
+  models: string[];
+  onPreset(days: number): void;
+  onDates(change: { from?: string; to?: string }): void;
+  onModel(model: string | null): void;
+  onOutcome(outcome: GenerationOutcome | null): void;
+  onClear(): void;
+}
+
+const dateInputClass =
+  'h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900 dark:[color-scheme:dark]';
+
+export function ActivityToolbar({
+  filters,
+  nowMs,
+  models,
+  onPreset,
+  onDates,
+  onModel,
+  onOutcome,
+  onClear,
+}: ActivityToolbarProps) {
+  const bounds = dateBounds(nowMs);
+  const modelOptions = [
+    { value: allModels, label: 'All models' },
+    ...[...new Set([...(filters.model ? [filters.model] : []), ...models])].map((model) => ({
+      value: model,
+      label: model,
+    })),
+  ];
+  const filtered = filters.model !== null || filters.outcome !== null;
+  return (
+    <div className="flex flex-wrap items-end gap-x-4 gap-y-3">
+      <div className="flex flex-col gap-0.5">
+        <span
+          id="range-presets-label"
+          className="text-xs font-medium text-zinc-600 dark:text-zinc-400"
+        >
+          Range (UTC days)
+        </span>
+        <div role="group" aria-labelledby="range-presets-label" className="flex gap-1">
+          {rangePresets.map((preset) => {
+            const active = filters.presetDays === preset.days;
+            return (
+              <button
+                key={preset.days}
+                type="button"
+                aria-pressed={active}
+                onClick={() => onPreset(preset.days)}
+                className={classNames(
+                  'inline-flex h-8 items-center rounded-md border px-3 text-sm font-medium whitespace-nowrap transition-colors',
+                  active
+                    ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
+                    : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+                )}
+              >
+                {preset.label}
+              </button>
+            );
+          })}
+        </div>
+      </div>
+      <div className="flex items-end gap-2">
+        <label className="flex flex-col gap-0.5 text-xs font-medium text-zinc-600 dark:text-zinc-400">
+          From
+          <input
+            type="date"
+            className={dateInputClass}
+            min={bounds.min}
+            max={filters.to}
+            value={filters.from}
+            onChange={(event) => event.target.value && onDates({ from: event.target.value })}
+          />
+        </label>
+        <label className="flex flex-col gap-0.5 text-xs font-medium text-zinc-600 dark:text-zinc-400">
+          To
+          <input
+            type="date"
+            className={dateInputClass}
+            min={filters.from}
+            max={bounds.max}
+            value={filters.to}
+            onChange={(event) => event.target.value && onDates({ to: event.target.value })}
+          />
+        </label>
+      </div>
+      <SelectField
+        label="Model"
+        className="w-56 max-w-full"
+        value={filters.model ?? allModels}
+        options={modelOptions}
+        onChange={(value) => onModel(value === allModels ? null : value)}
+      />
+      <SelectField
+        label="Outcome"
+        className="w-40"
+        value={filters.outcome ?? allOutcomes}
+        options={[
+          { value: allOutcomes, label: 'All outcomes' },
+          { value: 'completed', label: 'Completed' },
+          { value: 'ended_early', label: 'Ended early' },
+        ]}
+        onChange={(value) => onOutcome(value === allOutcomes ? null : (value as GenerationOutcome))}
+      />
+      {filtered && (
+        <Button variant="ghost" onClick={onClear}>
+          Clear filters
+        </Button>
+      )}
+    </div>
+  );
+}

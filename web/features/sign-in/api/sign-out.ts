@@ -1,0 +1,12 @@
+/** `POST /api/sign-out`: ends the session on the server and clears its cookie. */
+import { useMutation } from '@tanstack/react-query';
+import { sessionStateSchema, type SessionState } from '../../../../contract/workbench-api';
+import { apiPost } from '../../../lib/api-client';
+
+export function signOut(): Promise<SessionState> {
+  return apiPost('/api/sign-out', {}, sessionStateSchema);
+}
+
+export function useSignOut() {
+  return useMutation({ mutationFn: signOut });
+}
