@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { e2eEnvironment, e2eWorkbenchUrl } from './e2e/environment';
+import { e2eDataDir, e2eEnvironment, e2eWorkbenchUrl } from './e2e/environment';
 
 /**
  * End-to-end tests run Debian's Chromium (never a downloaded browser) against the real BFF and
@@ -30,7 +30,7 @@ export default defineConfig({
   webServer: {
     // A fresh build of the UI and the compiled server (what `npm start` runs), and a fresh
     // database each run: the start script creates the demo keys on it.
-    command: 'rm -rf .tmp/e2e-data && node scripts/build.mjs && node scripts/start.mjs',
+    command: `rm -rf '${e2eDataDir}' && node scripts/build.mjs && node scripts/start.mjs`,
     url: `${e2eWorkbenchUrl}/api/health`,
     env: e2eEnvironment,
     reuseExistingServer: false,

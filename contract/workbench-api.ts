@@ -3,7 +3,7 @@
  * them. No shape here ever carries a full key; keys appear only masked.
  */
 import { z } from 'zod';
-import { balanceSchema, keyKindSchema } from './gateway';
+import { balanceSchema, cfRayPattern, keyKindSchema } from './gateway';
 
 /**
  * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
@@ -25,6 +25,8 @@ export const apiStageSchema = z.enum([
   'provider',
   'settlement',
   'internal',
+  /** The workbench's own sign-in (WORKBENCH_ACCESS_TOKEN): no session, or a wrong token. */
+  'session',
 ]);
 export type ApiStage = z.infer<typeof apiStageSchema>;
 
@@ -46,6 +48,23 @@ export const apiErrorSchema = z.object({
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
+/**
+ * The embedded gateway's process, which the workbench runs as a child and restarts with backoff
+ * when it stops: `running`, or `restarting` (waiting `retry_in_ms` before attempt `attempt`).
+ */
+export const embeddedGatewaySchema = z.object({
+  state: z.enum(['running', 'restarting', 'stopped']),
+  /** The restart attempt under way (1 for the first restart after a stop); 0 while running. */
+  attempt: z.number().int().min(0),
+  /** Restarts since the workbench started. */
+  restarts: z.number().int().min(0),
+  /** How the last process ended, e.g. `signal SIGKILL` or `exit code 1`; null before any stop. */
+  last_exit: z.string().nullable(),
+  /** Milliseconds until the next start attempt, while `restarting`. */
+  retry_in_ms: z.number().nullable(),
+});
+export type EmbeddedGatewayStatus = z.infer<typeof embeddedGatewaySchema>;
+
 /** `GET /api/health` */
 export const healthSchema = z.object({
   mode: z.enum(['embedded', 'external']),
@@ -53,6 +72,10 @@ export const healthSchema = z.object({
   reachable: z.boolean(),
   latency_ms: z.number().nullable(),
   error: z.string().optional(),
+  /** What to do while the gateway does not answer, in plain words (written by the BFF). */
+  advice: z.string().optional(),
+  /** Embedded mode only: the gateway process the workbench supervises. */
+  embedded_gateway: embeddedGatewaySchema.nullable().optional(),
 });
 export type Health = z.infer<typeof healthSchema>;
 
@@ -141,7 +164,10 @@ export type ModelEndpoints = z.infer<typeof modelEndpointsSchema>;
 /** `GET /api/catalog/endpoints` query. */
 export const modelEndpointsQuerySchema = z.object({ model: z.string().min(1).max(300) });
 
-/** The derived key state (the spec's states, plus `blocked` when inference says 402 anyway). */
+/**
+ * The key state (the spec's states, plus `blocked` when the gateway refuses the key because of
+ * its parent, which the balance does not show).
+ */
 export const keyStateSchema = z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']);
 export type KeyState = z.infer<typeof keyStateSchema>;
 
@@ -158,6 +184,13 @@ export const balanceViewSchema = z.object({
   guidance: z.string(),
   cf_ray: z.string().nullable(),
   fetched_at: z.number(),
+  /**
+   * Why the key is refused although its own figures look usable: its parent key (from the
+   * gateway's `GET /v1/key`). `reason` is the gateway's word (`parent_disabled`,
+   * `parent_expired`, `parent_revoked`, `parent_missing`, `parent_depleted`); `summary` says it
+   * in a few words. Null when nothing blocks the key, or the gateway has no `GET /v1/key`.
+   */
+  blocked_by: z.object({ reason: z.string(), summary: z.string() }).nullable().optional(),
   /**
    * Present only from `POST /api/balance/probe` on an active-looking key: the minimal inference
    * call (`max_tokens: 1`) made to tell `blocked` (402 while the balance looks active) from
@@ -260,6 +293,41 @@ export const chatResultSchema = z.object({
 });
 export type ChatResult = z.infer<typeof chatResultSchema>;
 
+/** `GET /api/generation?profile=&id=` query: whose key reads the record, and the request's trace id. */
+export const generationQuerySchema = z.object({
+  profile: z.string().min(1),
+  id: z.string().regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS'),
+});
+
+/**
+ * `GET /api/generation`: what the gateway charged for one request, from its generation record
+ * (`GET /v1/generation?id=`). The record is written when the request ends; a 404 a moment after
+ * the reply may only mean it is not there yet.
+ */
+export const generationChargeSchema = z.object({
+  /** The request's trace id (its cf-ray). */
+  id: z.string(),
+  model: z.string(),
+  provider: z.string(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  /** What the key was charged, in USD. */
+  cost_usd: z.number(),
+  /** `completed`, or `ended_early` (stopped, or the provider failed mid-answer). */
+  outcome: z.string(),
+  finish_reason: z.string().nullable(),
+  /** The provider reported no usage: the gateway counted the tokens itself. */
+  usage_estimated: z.boolean(),
+  /** The usage cost more than was reserved; the charge stopped at the reservation. */
+  charge_capped: z.boolean(),
+  /** `pending` until the charge is settled against the balance, then `settled`. */
+  settlement: z.string(),
+  /** Provider attempts before the answer started; 1 when the first one answered. */
+  attempts: z.number(),
+  fetched_at: z.number(),
+});
+export type GenerationCharge = z.infer<typeof generationChargeSchema>;
+
 /** `GET /api/validate-key/estimate?profile=&model=&max_tokens=`: the cost before it runs. */
 export const validationEstimateSchema = z.object({
   model: z.string(),
@@ -336,5 +404,171 @@ export const checksReportSchema = z.object({
   profile: z.string(),
   ran_at: z.number().nullable(),
   results: z.array(checkResultSchema),
+  /** The catalog model the checks that need one call (the cheapest by default); null if none. */
+  model: z.object({ id: z.string(), free: z.boolean() }).nullable().optional(),
 });
 export type ChecksReport = z.infer<typeof checksReportSchema>;
+
+/** Unix seconds in a query string: whole, non-negative. */
+const unixSecondsQuery = z
+  .string()
+  .regex(/^\d{1,12}$/, 'must be Unix seconds (a whole number)')
+  .transform(Number);
+
+/** How a generation ended, as the gateway's listing filters it. */
+export const generationOutcomeSchema = z.enum(['completed', 'ended_early']);
+export type GenerationOutcome = z.infer<typeof generationOutcomeSchema>;
+
+/** The most records one page of `GET /api/generations` may hold (the gateway's own cap). */
+export const maxGenerationsPage = 200;
+
+/**
+ * `GET /api/generations` query: whose key reads the records, and the gateway's filters
+ * (`from` inclusive, `to` exclusive, Unix seconds), page size and the previous page's cursor.
+ */
+export const generationsQuerySchema = z
+  .object({
+    profile: z.string().min(1),
+    model: z.string().min(1).max(200).optional(),
+    outcome: generationOutcomeSchema.optional(),
+    from: unixSecondsQuery.optional(),
+    to: unixSecondsQuery.optional(),
+    /** An account profile: only this key's records (its own id, or one of its children's). */
+    key_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a key id')
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be a whole number')
+      .transform(Number)
+      .refine((value) => value >= 1 && value <= maxGenerationsPage, {
+        message: `must be between 1 and ${maxGenerationsPage}`,
+      })
+      .optional(),
+    /** `next_cursor` of the previous page, as it came. */
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,200}={0,2}$/, 'must be the next_cursor of a previous page')
+      .optional(),
+  })
+  .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, {
+    message: 'must be later than from',
+    path: ['to'],
+  });
+
+/** The child key a record belongs to, when an account profile reads a child's record. */
+export const recordChildSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Masked: prefix and a short tail. */
+  masked_key: z.string(),
+});
+
+/** One request of the Activity page: what the gateway recorded and charged for it. */
+export const activityRequestSchema = z.object({
+  /** The request's trace id (its cf-ray). */
+  id: z.string(),
+  /** When the request started, Unix seconds. */
+  created_at: z.number(),
+  model: z.string(),
+  /** The provider that answered. */
+  provider: z.string(),
+  /** The public form it came in: `chat_completions`, `messages`, `gemini`… */
+  form: z.string(),
+  streamed: z.boolean(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  /** What the key was charged, in USD (exact to the nano-dollar). */
+  cost_usd: z.number(),
+  latency_ms: z.number(),
+  /** `completed`, or `ended_early` (stopped, or the provider failed mid-answer). */
+  outcome: z.string(),
+  finish_reason: z.string().nullable(),
+  /** `pending` until the charge is settled against the balance, then `settled`. */
+  settlement: z.string(),
+  usage_estimated: z.boolean(),
+  charge_capped: z.boolean(),
+  /** Provider attempts before the answer started; 1 when the first one answered. */
+  attempts: z.number(),
+  /** Null for the profile key's own requests. */
+  child: recordChildSchema.nullable(),
+});
+export type ActivityRequest = z.infer<typeof activityRequestSchema>;
+
+/** `GET /api/generations`: a page of the profile's requests, newest first. */
+export const generationsPageSchema = z.object({
+  profile: z.string(),
+  data: z.array(activityRequestSchema),
+  /** Pass back as `cursor` (with the same filters) for the next page; null on the last one. */
+  next_cursor: z.string().nullable(),
+  fetched_at: z.number(),
+});
+export type GenerationsPage = z.infer<typeof generationsPageSchema>;
+
+/** The most days `GET /api/activity` covers (the gateway's own cap). */
+export const maxActivityDays = 90;
+
+/** `GET /api/activity` query: whose key, and how many days back (today included). */
+export const activityQuerySchema = z.object({
+  profile: z.string().min(1),
+  days: z
+    .string()
+    .regex(/^\d{1,3}$/, 'must be a whole number')
+    .transform(Number)
+    .refine((value) => value >= 1 && value <= maxActivityDays, {
+      message: `must be between 1 and ${maxActivityDays}`,
+    })
+    .optional(),
+  key_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a key id')
+    .optional(),
+});
+
+/** Requests, tokens and cost (USD, exact to the nano-dollar) of some requests. */
+export const activityFiguresSchema = z.object({
+  requests: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  cost_usd: z.number(),
+});
+export type ActivityFigures = z.infer<typeof activityFiguresSchema>;
+
+/** One UTC day: its figures, and one entry per model used that day. */
+export const activityDayViewSchema = activityFiguresSchema.extend({
+  /** `YYYY-MM-DD`, UTC. */
+  date: z.string(),
+  models: z.array(activityFiguresSchema.extend({ model: z.string() })),
+});
+export type ActivityDayView = z.infer<typeof activityDayViewSchema>;
+
+/** `GET /api/activity`: every UTC day of the range, oldest first, days without requests too. */
+export const activityViewSchema = z.object({
+  profile: z.string(),
+  days: z.number(),
+  /** First and last day, `YYYY-MM-DD` (UTC), both included. */
+  from: z.string(),
+  to: z.string(),
+  data: z.array(activityDayViewSchema),
+  totals: activityFiguresSchema,
+  fetched_at: z.number(),
+});
+export type ActivityView = z.infer<typeof activityViewSchema>;
+
+/**
+ * `GET /api/session` (and the answer of sign-in and sign-out): whether the workbench asks for a
+ * sign-in (WORKBENCH_ACCESS_TOKEN is set) and whether this browser has a session.
+ */
+export const sessionStateSchema = z.object({
+  required: z.boolean(),
+  signed_in: z.boolean(),
+  /** When the session ends, Unix milliseconds; null without one. */
+  expires_at: z.number().nullable(),
+});
+export type SessionState = z.infer<typeof sessionStateSchema>;
+
+/** `POST /api/sign-in` body: the workbench access token, as the person typed it. */
+export const signInRequestSchema = z.object({
+  token: z.string().min(1, 'enter the access token').max(1024),
+});

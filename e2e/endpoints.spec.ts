@@ -22,9 +22,15 @@ test.describe('endpoints', () => {
     const catalog = table.getByRole('row').filter({ hasText: 'Model catalog (no key)' });
     await expect(catalog).toContainText('Available');
     await expect(catalog).toContainText('200');
-    await expect(table.getByRole('row').filter({ hasText: 'Planned' }).first()).toContainText(
+    // A planned entry says so once: a badge, and one sentence in its explanation.
+    const responses = table.getByRole('row').filter({ hasText: 'Responses form' });
+    await expect(responses.getByText('Planned', { exact: true })).toBeVisible();
+    await expect(responses.getByRole('cell').last().locator('xpath=..')).not.toContainText(
       'Planned entry',
     );
+    // The generation record is documented and served: an ordinary check, not a planned one.
+    const generation = table.getByRole('row').filter({ hasText: 'Generation record' });
+    await expect(generation.getByText('Planned', { exact: true })).toHaveCount(0);
 
     // The provider endpoints route is a real, free check: the embedded gateway serves it.
     const providers = table.getByRole('row').filter({ hasText: 'Provider endpoints of a model' });
@@ -42,9 +48,10 @@ test.describe('endpoints', () => {
     const rerun = page.waitForRequest(
       (request) => request.method() === 'POST' && request.url().endsWith('/api/checks'),
     );
-    await balanceRow.getByRole('button', { name: /^Re-run/ }).click();
+    await balanceRow.getByRole('button', { name: /^(Re-run|Run) / }).click();
     expect((await rerun).postDataJSON()).toMatchObject({ only: ['balance'], include_paid: false });
     await expect(balanceRow).toContainText('Available');
+    await expect(balanceRow.getByRole('button', { name: /^Re-run / })).toBeVisible();
 
     await page.getByRole('button', { name: /Export results/ }).click();
     const downloading = page.waitForEvent('download');
@@ -68,15 +75,51 @@ test.describe('endpoints', () => {
     expect(JSON.stringify(json)).not.toMatch(fullKeyPattern);
   });
 
-  test('paid checks need an explicit choice that shows their estimated cost', async ({ page }) => {
+  test('inference checks need an explicit choice that says what they cost: $0 on the free model', async ({
+    page,
+  }) => {
     await page.goto('/endpoints');
-    const paid = page.getByRole('checkbox', { name: /Include paid checks/ });
+    // The embedded gateway's cheapest model is free, and the label says so instead of "paid".
+    const paid = page.getByRole('checkbox', { name: /^Include inference checks/ });
     await expect(paid).not.toBeChecked();
-    await expect(page.getByText(/inference calls?, /)).toBeVisible();
+    await expect(
+      page.getByText(/\d+ calls to sim\/chat-standard:free, a free model: \$0/),
+    ).toBeVisible();
+    await expect(page.getByText('Include paid checks')).toHaveCount(0);
     const request = page.waitForRequest(
       (candidate) => candidate.method() === 'POST' && candidate.url().endsWith('/api/checks'),
     );
     await page.getByRole('button', { name: 'Run checks' }).click();
     expect((await request).postDataJSON()).toMatchObject({ include_paid: false });
+  });
+
+  test('a profile with no run yet offers Run on each row, and Re-run only after it ran', async ({
+    page,
+  }) => {
+    await page.goto('/endpoints?profile=demo-allocated-child');
+    const table = page.getByRole('table', { name: 'Endpoint checks' });
+    const balanceRow = table.getByRole('row').filter({ hasText: 'Balance (Bearer)' });
+    await expect(balanceRow.getByRole('button', { name: /^Run / })).toBeVisible();
+    await expect(table.getByRole('button', { name: /^Re-run / })).toHaveCount(0);
+    await balanceRow.getByRole('button', { name: /^Run / }).click();
+    await expect(balanceRow).toContainText('Available');
+    await expect(balanceRow.getByRole('button', { name: /^Re-run / })).toBeVisible();
+  });
+
+  test('on a phone, each row keeps its endpoint, outcome and run button on screen', async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/endpoints');
+    const table = page.getByRole('table', { name: 'Endpoint checks' });
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    const catalog = table.getByRole('row').filter({ hasText: 'Model catalog (no key)' });
+    await expect(catalog).toContainText('Available');
+    await expect(table.getByRole('columnheader', { name: 'Outcome' })).toBeInViewport();
+    await expect(catalog.getByText('Available', { exact: true })).toBeInViewport();
+    await expect(catalog.getByRole('button', { name: /^Re-run / })).toBeInViewport();
+    // The folded columns' facts are still there, under the endpoint.
+    await expect(catalog.getByText(/HTTP 200 · /)).toBeVisible();
+    await expect(table.getByRole('columnheader', { name: 'cf-ray' })).toBeHidden();
   });
 });

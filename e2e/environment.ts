@@ -1,11 +1,17 @@
-/** Ports, data folder and settlement interval of the workbench that the end-to-end tests start. */
+/**
+ * Ports, data folder and settlement interval of the workbench that the end-to-end tests start.
+ * E2E_WORKBENCH_PORT, E2E_GATEWAY_PORT and E2E_DATA_DIR move them, so two runs on one machine
+ * do not meet.
+ */
 import path from 'node:path';
 
-export const e2eDataDir = path.resolve('.tmp/e2e-data');
+export const e2eDataDir = path.resolve(process.env.E2E_DATA_DIR ?? '.tmp/e2e-data');
 export const e2eDatabase = path.join(e2eDataDir, 'gateway.db');
-export const e2eWorkbenchPort = 5291;
-export const e2eGatewayPort = 8891;
+export const e2eWorkbenchPort = Number(process.env.E2E_WORKBENCH_PORT ?? 5291);
+export const e2eGatewayPort = Number(process.env.E2E_GATEWAY_PORT ?? 8891);
 export const e2eWorkbenchUrl = `http://127.0.0.1:${e2eWorkbenchPort}`;
+/** Where the workbench writes its embedded gateway's process id (beside the database). */
+export const e2eGatewayPidFile = path.join(e2eDataDir, 'embedded-gateway.pid');
 
 export const e2eEnvironment: Record<string, string> = {
   WORKBENCH_PORT: String(e2eWorkbenchPort),

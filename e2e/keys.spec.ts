@@ -1,25 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { expect, test, type Page } from '@playwright/test';
-import { e2eDatabase } from './environment';
-
-interface ListedKey {
-  id: string;
-  name: string | null;
-}
-
-/** The gateway's command line, on the end-to-end database. */
-function gatewayCli(...args: string[]): string {
-  return execFileSync('npm', ['run', '--silent', 'gateway', '--', ...args, '--db', e2eDatabase], {
-    encoding: 'utf8',
-  });
-}
-
-function keyIdOf(name: string): string {
-  const listed = JSON.parse(gatewayCli('keys', 'list', '--json')) as { data: ListedKey[] };
-  const key = listed.data.find((candidate) => candidate.name === name);
-  if (!key) throw new Error(`no key named ${name} in the e2e database`);
-  return key.id;
-}
+import { gatewayCli, keyIdOf } from './gateway-cli';
 
 function balancePanel(page: Page, profile: string) {
   return page.getByRole('region', { name: profile });
@@ -115,5 +95,121 @@ test.describe('keys', () => {
     await dialog.getByRole('button', { name: /Run check/ }).click();
     await expect(dialog.getByRole('status').filter({ hasText: /Valid|Not valid/ })).toBeVisible();
     await expect(dialog.getByText('Valid', { exact: true })).toBeVisible();
+  });
+});
+
+test.describe('keys: the truth at once', () => {
+  test('disabling the parent shows Blocked on both children, without a reload', async ({
+    page,
+  }) => {
+    await page.goto('/keys?profile=demo-allocated-child');
+    const panel = balancePanel(page, 'demo-allocated-child');
+    await expect(panel.getByText('Active', { exact: true })).toBeVisible();
+    const table = page.getByRole('table');
+    const rowOf = (profile: string) =>
+      table.getByRole('row').filter({ has: page.getByRole('button', { name: profile }) });
+
+    const parent = keyIdOf('demo-account');
+    gatewayCli('keys', 'disable', parent);
+    try {
+      // No Refresh, no reload: the page keeps itself current.
+      await expect(panel.getByText('Blocked', { exact: true })).toBeVisible({ timeout: 8_000 });
+      await expect(panel.getByText('because its parent key is disabled')).toBeVisible();
+      await expect(panel.getByRole('note')).toContainText('keys enable');
+      for (const child of ['demo-allocated-child', 'demo-shared-child']) {
+        await expect(rowOf(child).locator('[data-text="Blocked"]')).toBeVisible({
+          timeout: 8_000,
+        });
+        await expect(rowOf(child)).toContainText('its parent key is disabled');
+      }
+    } finally {
+      gatewayCli('keys', 'enable', parent);
+    }
+    await expect(panel.getByText('Active', { exact: true })).toBeVisible({ timeout: 8_000 });
+  });
+
+  test('a key that expires shows Expired within a second', async ({ page }) => {
+    await page.goto('/keys?profile=demo-allocated-child');
+    const panel = balancePanel(page, 'demo-allocated-child');
+    await expect(panel.getByText('Active', { exact: true })).toBeVisible();
+
+    const id = keyIdOf('demo-allocated-child');
+    const expiresAt = Math.floor(Date.now() / 1000) + 8;
+    gatewayCli('keys', 'set', id, '--expires-at', String(expiresAt));
+    try {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect(panel.getByText(/^in [\d.]+ s$/)).toBeVisible();
+      await expect(panel.getByText('Active', { exact: true })).toBeVisible();
+      const untilExpiry = expiresAt * 1000 - Date.now();
+      expect(untilExpiry).toBeGreaterThan(0);
+      await page.waitForTimeout(untilExpiry);
+      await expect(panel.getByText('Expired', { exact: true })).toBeVisible({ timeout: 1_000 });
+      // Then the gateway's own word arrives, with its guidance.
+      await expect(panel.getByRole('note')).toContainText('expired', { timeout: 8_000 });
+    } finally {
+      gatewayCli('keys', 'set', id, '--expires-at', 'none');
+    }
+    await expect(panel.getByText('Active', { exact: true })).toBeVisible({ timeout: 8_000 });
+  });
+
+  test('the picker and a click on a table row choose a profile, in the URL; an unknown one is named', async ({
+    page,
+  }) => {
+    await page.goto('/keys');
+    await expect(balancePanel(page, 'demo-account')).toBeVisible();
+    await chooseProfile(page, 'demo-shared-child');
+    await expect(page).toHaveURL(/\?profile=demo-shared-child$/);
+
+    // A click anywhere on a row, not only on its name.
+    await page
+      .getByRole('table')
+      .getByRole('row')
+      .filter({ has: page.getByRole('button', { name: 'demo-allocated-child' }) })
+      .getByRole('cell')
+      .first()
+      .click();
+    await expect(balancePanel(page, 'demo-allocated-child')).toBeVisible();
+    await expect(page).toHaveURL(/\?profile=demo-allocated-child$/);
+
+    await page.goto('/keys?profile=nope');
+    await expect(page.getByText(/asks for the key profile “nope”, which is unknown/)).toBeVisible();
+    await expect(page.getByRole('combobox', { name: 'Key' })).not.toHaveText(/nope/);
+  });
+
+  test('a depleted key on a :free model is not told to pick a cheaper or :free model', async ({
+    page,
+  }) => {
+    const id = keyIdOf('demo-allocated-child');
+    gatewayCli('keys', 'set', id, '--limit-usd', '0');
+    try {
+      await page.goto('/keys?profile=demo-allocated-child');
+      const panel = balancePanel(page, 'demo-allocated-child');
+      await expect(panel.getByText('Depleted', { exact: true })).toBeVisible();
+      await expect(panel.getByRole('note')).toContainText('on every model');
+      await page.getByRole('button', { name: 'Validate key' }).click();
+      const dialog = page.getByRole('dialog');
+      const model = dialog.getByRole('combobox', { name: 'Model for the check' });
+      await model.fill('sim/chat-standard:free');
+      await dialog.getByRole('button', { name: /Run check/ }).click();
+      const result = dialog.getByRole('status').filter({ hasText: 'Not valid' });
+      await expect(result).toContainText('state: Depleted');
+      await expect(result).toContainText('on every model');
+      await expect(result).not.toContainText(/cheaper/i);
+    } finally {
+      gatewayCli('keys', 'set', id, '--limit-usd', '5');
+    }
+  });
+
+  test('on a phone, the State and Remaining columns stay on screen', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/keys');
+    const table = page.getByRole('table');
+    await expect(table.locator('[data-text="Active"]').first()).toBeVisible();
+    await table.scrollIntoViewIfNeeded();
+    for (const header of ['Profile', 'State']) {
+      await expect(table.getByRole('columnheader', { name: header })).toBeInViewport();
+    }
+    await expect(table.locator('[data-text="Active"]').first()).toBeInViewport();
+    await expect(table.getByRole('columnheader', { name: 'Expires' })).toBeHidden();
   });
 });

@@ -1,10 +1,10 @@
 /**
- * The production build: the workbench UI (Vite, into dist/web) and the two Node entry points
- * (the workbench with its embedded gateway, and the gateway's command line) bundled by esbuild
- * into dist/start.js and dist/gateway.js, run with plain `node`. Dependencies stay in
- * node_modules. `ensureBuilt` rebuilds only what is missing or older than its sources, so the
- * first `npm start` on a fresh checkout builds, and later ones start at once. Plain JavaScript,
- * so it runs without tsx.
+ * The production build: the workbench UI (Vite, into dist/web) and the Node entry points (the
+ * workbench, the embedded gateway's process it supervises, and the gateway's command line)
+ * bundled by esbuild into dist/start.js, dist/embedded-gateway.js and dist/gateway.js, run with
+ * plain `node`. Dependencies stay in node_modules. `ensureBuilt` rebuilds only what is missing
+ * or older than its sources, so the first `npm start` on a fresh checkout builds, and later ones
+ * start at once. Plain JavaScript, so it runs without tsx.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,7 +51,11 @@ export async function buildServer() {
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { start: 'scripts/start.ts', gateway: 'gateway/cli/main.ts' },
+    entryPoints: {
+      start: 'scripts/start.ts',
+      'embedded-gateway': 'scripts/embedded-gateway.ts',
+      gateway: 'gateway/cli/main.ts',
+    },
     outdir: dist,
     bundle: true,
     platform: 'node',

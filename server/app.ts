@@ -4,16 +4,20 @@
  */
 import type { Server } from 'node:http';
 import express from 'express';
+import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
 import type { Logger } from 'pino';
+import { createAccessControl } from './access';
+import { createActivityRouter } from './activity';
 import { createBalanceRouter } from './balance';
 import { bodyDepthLimit } from './body-depth';
 import { createCatalogRouter, createCatalogService } from './catalog';
 import { createChatRouter } from './chat-proxy';
 import type { GatewayTimeouts } from './config';
 import type { WorkbenchContext } from './context';
-import { createChecksRouter } from './endpoint-checks';
-import { createErrorHandler, notFoundHandler } from './errors';
+import { createChecksRouter } from './endpoint-checks/router';
+import { createErrorHandler, notFoundHandler, type AdviceSituation } from './errors';
 import { createGatewayClient } from './gateway-client';
+import { createGenerationRouter } from './generation';
 import { createHealthRouter } from './health';
 import { requestLogger, workbenchChildLogger } from './logging';
 import { createModelEndpointsRouter } from './model-endpoints';
@@ -51,6 +55,10 @@ export interface WorkbenchOptions {
   bodyLimitBytes?: number;
   /** Largest non-streamed gateway answer the BFF reads (defaults to 16 MiB). */
   gatewayAnswerLimitBytes?: number;
+  /** Embedded mode: the state of the gateway process the start script supervises. */
+  embeddedGateway?: () => EmbeddedGatewayStatus;
+  /** WORKBENCH_ACCESS_TOKEN: with it, every page and API call needs a session (access.ts). */
+  accessToken?: string | null;
 }
 
 export interface WorkbenchApp {
@@ -68,6 +76,26 @@ export const defaultTimeouts: GatewayTimeouts = {
   bodyDeadlineMs: 15_000,
 };
 
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The model and key a request is about, read from its body (`{profile, request: {model}}` for a
+ * chat, `{profile, model}` elsewhere) or query, for advice that fits them.
+ */
+function situationOf(request: express.Request, profiles: ProfileStore): AdviceSituation {
+  const body: Record<string, unknown> =
+    request.body !== null && typeof request.body === 'object' ? request.body : {};
+  const inner: Record<string, unknown> =
+    body.request !== null && typeof body.request === 'object'
+      ? (body.request as Record<string, unknown>)
+      : {};
+  const query = request.query as Record<string, unknown>;
+  return {
+    model: text(inner.model) ?? text(body.model) ?? text(query.model),
+    identity: profiles.identityOf(text(body.profile) ?? text(query.profile)),
+  };
+}
+
 export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const logger = workbenchChildLogger(options.logger);
   const gateway = createGatewayClient({
@@ -77,10 +105,18 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   });
   const profiles = new ProfileStore(options.profiles);
   const catalog = createCatalogService(gateway, options.catalogTtlMs ?? 30_000);
-  const context: WorkbenchContext = { mode: options.mode, gateway, profiles, catalog, logger };
+  const context: WorkbenchContext = {
+    mode: options.mode,
+    gateway,
+    profiles,
+    catalog,
+    logger,
+    embeddedGateway: options.embeddedGateway ?? null,
+  };
   const listen: ListenAddress = { host: options.listenHost, port: options.listenPort };
   const allowedHosts = (options.allowedHosts ?? []).map((name) => name.toLowerCase());
   const dev = options.dev ?? false;
+  const access = createAccessControl({ token: options.accessToken });
 
   const app = express();
   app.disable('x-powered-by');
@@ -93,21 +129,27 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const api = express.Router();
   api.use(crossSiteGuard());
   api.use(stateChangeGuard());
+  // Before the body is read: without a session only the sign-in routes get that far.
+  api.use(access.requireSession);
   api.use(express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, strict: true }));
   api.use(bodyDepthLimit());
   api.use((_request, response, next) => {
     response.setHeader('Cache-Control', 'no-store');
     next();
   });
+  api.use(access.router);
   api.use(createHealthRouter(context));
   api.use(createCatalogRouter(catalog));
   api.use(createModelEndpointsRouter(context));
   api.use(createChatRouter(context));
+  api.use(createGenerationRouter(context));
   api.use(createBalanceRouter(context));
   api.use(createValidateKeyRouter(context));
   api.use(createChecksRouter(context));
+  api.use(createActivityRouter(context));
   api.use(notFoundHandler);
   app.use('/api', api);
+  app.use(access.requirePageSession);
 
   let closeUi = async () => {};
   if (dev) {
@@ -122,6 +164,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
     createErrorHandler(
       () => profiles.allKeys(),
       (error) => logger.error({ err: error }, 'unexpected error'),
+      { mode: options.mode, situationOf: (request) => situationOf(request, profiles) },
     ),
   );
 

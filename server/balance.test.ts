@@ -28,6 +28,23 @@ let gateway: FakeGateway;
 let bff: TestBff;
 let balanceOverrides: Record<string, unknown>;
 let inferenceStatus: number;
+/** The gateway's `GET /v1/key` answer; null answers 404, as a gateway without the route. */
+let keyStatus: Record<string, unknown> | null;
+
+function keyStatusBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    object: 'key',
+    id: 'key_child',
+    key: 'sk-abcd…wxyz',
+    name: 'child',
+    identity: 'allocated_child',
+    state: 'active',
+    can_spend: true,
+    blocked_by: null,
+    expires_at: null,
+    ...overrides,
+  };
+}
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
@@ -40,10 +57,12 @@ beforeAll(async () => {
 beforeEach(() => {
   balanceOverrides = {};
   inferenceStatus = 200;
+  keyStatus = null;
   gateway.requests.length = 0;
   gateway.setHandler((request, response) => {
     const path = request.url.split('?')[0];
     if (path === '/v1/balance') return sendJson(response, 200, balanceBody(balanceOverrides));
+    if (path === '/v1/key' && keyStatus) return sendJson(response, 200, keyStatus);
     if (path === '/v1/chat/completions' && inferenceStatus !== 200) {
       return sendJson(response, inferenceStatus, {
         error: 'Key refused',
@@ -79,9 +98,12 @@ describe('key state', () => {
     expect(deriveKeyState(view.balance)).toBe(state);
   });
 
-  it('makes no inference call on the GET', async () => {
+  it('makes no inference call on the GET: the balance and the key status only', async () => {
     await rawRequest(bff, { path: '/api/balance?profile=main' });
-    expect(gateway.requests.map((request) => request.url)).toEqual(['/v1/balance']);
+    expect(gateway.requests.map((request) => request.url).sort()).toEqual([
+      '/v1/balance',
+      '/v1/key',
+    ]);
   });
 
   it('refuses ?probe=1 on the GET with a 400 naming the POST route, and spends nothing', async () => {
@@ -177,6 +199,82 @@ describe('key state', () => {
     const response = await rawRequest(bff, { path: '/api/balance?profile=main' });
     expect(response.status).toBe(502);
     expect(apiErrorSchema.parse(response.json()).error.stage).toBe('gateway');
+  });
+});
+
+describe('key state from the gateway’s GET /v1/key', () => {
+  it.each([
+    ['parent_disabled', /parent key is disabled.*keys enable/],
+    ['parent_expired', /parent key has expired.*--expires-at/],
+    ['parent_revoked', /was revoked.*Ask for a new key/],
+  ])(
+    'a child whose parent blocks it (%s) is blocked at once, with the reason and what to do',
+    async (reason, guidance) => {
+      balanceOverrides = { identity: 'allocated_child' };
+      keyStatus = keyStatusBody({
+        state: 'blocked',
+        can_spend: false,
+        blocked_by: { reason, message: 'The gateway’s own words.' },
+      });
+      const view = balanceViewSchema.parse(
+        (await rawRequest(bff, { path: '/api/balance?profile=main' })).json(),
+      );
+      expect(view.state).toBe('blocked');
+      expect(view.blocked_by?.reason).toBe(reason);
+      expect(view.blocked_by?.summary).toMatch(/^its parent key /);
+      expect(view.guidance).toMatch(guidance);
+      // The balance object itself is passed on exactly as the spec gives it.
+      expect(view.balance).toEqual(balanceBody({ identity: 'allocated_child' }));
+      // No paid probe was needed.
+      expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(
+        false,
+      );
+    },
+  );
+
+  it('a shared child whose parent is used up is depleted, saying it is the parent', async () => {
+    balanceOverrides = { identity: 'shared_child', remaining_usd: 0 };
+    keyStatus = keyStatusBody({
+      identity: 'shared_child',
+      state: 'depleted',
+      can_spend: false,
+      blocked_by: { reason: 'parent_depleted', message: '…' },
+    });
+    const view = balanceViewSchema.parse(
+      (await rawRequest(bff, { path: '/api/balance?profile=main' })).json(),
+    );
+    expect(view).toMatchObject({ state: 'depleted', blocked_by: { reason: 'parent_depleted' } });
+    expect(view.guidance).toMatch(/parent key's limit/);
+  });
+
+  it('the gateway’s state wins over the balance flags', async () => {
+    keyStatus = keyStatusBody({ state: 'expired', can_spend: false });
+    const view = balanceViewSchema.parse(
+      (await rawRequest(bff, { path: '/api/balance?profile=main' })).json(),
+    );
+    expect(view).toMatchObject({ state: 'expired', blocked_by: null });
+  });
+
+  it('a gateway without GET /v1/key leaves the state to the balance', async () => {
+    balanceOverrides = { disabled: true };
+    const view = balanceViewSchema.parse(
+      (await rawRequest(bff, { path: '/api/balance?profile=main' })).json(),
+    );
+    expect(view).toMatchObject({ state: 'disabled', blocked_by: null });
+  });
+
+  it('key validation names the parent that blocks a refused key', async () => {
+    inferenceStatus = 402;
+    keyStatus = keyStatusBody({
+      state: 'blocked',
+      can_spend: false,
+      blocked_by: { reason: 'parent_disabled', message: '…' },
+    });
+    const result = validateKeyResultSchema.parse(
+      (await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' })).json(),
+    );
+    expect(result).toMatchObject({ valid: false, state: 'blocked' });
+    expect(result.message).toMatch(/its parent key is disabled/);
   });
 });
 

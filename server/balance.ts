@@ -1,15 +1,15 @@
 /**
- * `GET /api/balance?profile=`: the gateway's balance for a profile's key, the key state derived
- * from it, and the spec's guidance for that state.
+ * `GET /api/balance?profile=`: the gateway's balance for a profile's key, the key state, and the
+ * spec's guidance for that state.
  *
- * `blocked` (an allocated child whose parent is disabled or expired: spec 3, "not reported as
- * its own field") cannot be seen in the balance. It is detected only by `POST
- * /api/balance/probe`: then, if the balance looks active, a minimal inference call (`max_tokens:
- * 1` on the cheapest catalog model, or the body's `model`) is made, and a 402 from it means
- * `blocked`. The probe costs a tiny amount, so it never runs by default, and never on a GET: a
- * cross-site `<img>` could send a GET, while a JSON POST passes the same-origin guard first. An
- * invalid-body call is not used: whether the gateway rejects it at admission or at validation
- * first is not specified.
+ * The state comes from the gateway's `GET /v1/key`, called beside the balance: it reports
+ * `blocked` (a child refused because its parent is disabled, expired or revoked), which the
+ * balance cannot show (spec 3: "not reported as its own field"), at no cost. A gateway without
+ * that route leaves the state to the balance alone; then `POST /api/balance/probe` can still tell
+ * `blocked` with a minimal inference call (`max_tokens: 1` on the cheapest catalog model, or the
+ * body's `model`), a 402 from it meaning `blocked`. The probe costs a tiny amount, so it never
+ * runs by default, and never on a GET: a cross-site `<img>` could send a GET, while a JSON POST
+ * passes the same-origin guard first.
  */
 import { Router, type Response } from 'express';
 import { z } from 'zod';
@@ -29,6 +29,7 @@ import {
   parseInput,
 } from './errors';
 import { GatewayCallError, type CollectedResponse } from './gateway-client';
+import { blockedByOf, fetchKeyStatus } from './key-status';
 import { redactJson } from './secrets';
 
 /** The key state the balance shows (spec 3). Disabled first: it is the deliberate decision. */
@@ -39,23 +40,37 @@ export function deriveKeyState(balance: Balance): KeyState {
   return 'active';
 }
 
-/** The spec's guidance per state, in plain words. */
-export function guidanceFor(state: KeyState, balance: Balance | null): string {
-  const shared =
-    balance?.identity === 'shared_child'
-      ? " This is a shared child key: it reports its parent key's balance."
-      : '';
+/** What to do about a key its parent blocks, per reason. */
+const blockedGuidance: Record<string, string> = {
+  parent_disabled:
+    "This key's parent key is disabled, so the gateway refuses this key's requests with HTTP 402 although its own figures look usable. Ask the parent key's owner to enable it (gateway command line: keys enable PARENT_ID), or use another key. Do not retry unchanged.",
+  parent_expired:
+    "This key's parent key has expired, so the gateway refuses this key's requests with HTTP 402 although its own figures look usable. Ask the parent key's owner to extend its expiry (keys set PARENT_ID --expires-at …), or use another key. Do not retry unchanged.",
+  parent_revoked:
+    "This key's parent key was revoked, so this key can never run requests again (HTTP 402). Ask for a new key.",
+  parent_missing:
+    "This key's parent key no longer exists, so this key can never run requests again (HTTP 402). Ask for a new key.",
+  parent_depleted:
+    "The parent key's balance, which this shared child key spends, is used up: requests return HTTP 402. Raise the parent key's limit or recharge it, then try again.",
+};
+
+/**
+ * The spec's guidance per state, in plain words; for a key its parent blocks, the reason the
+ * gateway gave. A shared child's "parent's balance" is said once, on the card, not here.
+ */
+export function guidanceFor(state: KeyState, blockedReason: string | null = null): string {
+  if (blockedReason && blockedGuidance[blockedReason]) return blockedGuidance[blockedReason];
   switch (state) {
     case 'active':
-      return `Requests are served while balance remains. Consumption settles asynchronously and can lag recent requests by several minutes; the grace amount is an admission allowance, not spendable balance.${shared}`;
+      return 'Requests are served while balance remains. Consumption settles asynchronously and can lag recent requests by several minutes; the grace amount is an admission allowance, not spendable balance.';
     case 'expired':
-      return `The key has expired: requests return HTTP 402. Do not retry unchanged; create a replacement key, update the server secret, verify one request, then revoke the old key.${shared}`;
+      return 'The key has expired: requests return HTTP 402. Do not retry unchanged; create a replacement key, update the server secret, verify one request, then revoke the old key.';
     case 'disabled':
-      return `The key is disabled: requests return HTTP 402. Do not retry unchanged; re-enable it in key management or use another key.${shared}`;
+      return 'The key is disabled: requests return HTTP 402. Do not retry unchanged; re-enable it in key management or use another key.';
     case 'depleted':
-      return `No remaining balance: requests return HTTP 402. The grace amount is not spendable; raise the limit or recharge before retrying.${shared}`;
+      return 'No remaining balance: requests return HTTP 402, on every model. The grace amount is not spendable; raise the limit or recharge before retrying.';
     case 'blocked':
-      return 'The balance looks active, but inference answers HTTP 402. For an allocated child key this means its parent key is disabled or expired (the balance does not report it): check the parent key. Do not retry unchanged.';
+      return 'The balance looks usable, but the gateway refuses this key (HTTP 402): for a child key, its parent key is disabled, expired or revoked. Check the parent key. Do not retry unchanged.';
     default:
       return 'Unknown state.';
   }
@@ -74,7 +89,7 @@ export async function fetchBalance(
   try {
     answer = await context.gateway.collect({ method: 'GET', path: '/v1/balance', key, ...options });
   } catch (error) {
-    if (error instanceof GatewayCallError) throw gatewayCallFailure(error);
+    if (error instanceof GatewayCallError) throw gatewayCallFailure(error, context.mode);
     throw error;
   }
   if (answer.status < 200 || answer.status >= 300) {
@@ -141,10 +156,22 @@ async function balanceView(
 ): Promise<BalanceView> {
   const key = context.profiles.keyOf(profile);
   const signal = abortOnClientClose(response);
-  const { balance, cfRay } = await fetchBalance(context, key, { signal });
+  // When one of the two calls fails, the other is not waited for: it stops too.
+  const both = new AbortController();
+  signal.addEventListener('abort', () => both.abort(), { once: true });
+  const stopOther = (error: unknown): never => {
+    both.abort();
+    throw error;
+  };
+  const [{ balance, cfRay }, keyStatus] = await Promise.all([
+    fetchBalance(context, key, { signal: both.signal }).catch(stopOther),
+    fetchKeyStatus(context, key, { signal: both.signal }).catch(stopOther),
+  ]);
   context.profiles.rememberIdentity(profile, balance.identity);
   response.locals.cfRay = cfRay;
-  let state = deriveKeyState(balance);
+  // The gateway's own word wins; the balance decides only when the gateway has no /v1/key.
+  let state: KeyState = keyStatus?.state ?? deriveKeyState(balance);
+  const blockedBy = blockedByOf(keyStatus);
   let probe: BalanceView['probe'];
   if (probeRequest && state === 'active') {
     // A model the catalog does not have is a 400 naming `model`, as on the other routes.
@@ -166,9 +193,10 @@ async function balanceView(
     // The gateway masks the key itself; masking again guards against one that does not.
     balance: redactJson(balance, context.profiles.allKeys()) as Balance,
     state,
-    guidance: guidanceFor(state, balance),
+    guidance: guidanceFor(state, blockedBy?.reason ?? null),
     cf_ray: cfRay,
     fetched_at: Date.now(),
+    blocked_by: blockedBy,
     ...(probe ? { probe } : {}),
   };
 }

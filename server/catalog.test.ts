@@ -100,4 +100,23 @@ describe('GET /api/catalog', () => {
     );
     expect(refreshed.models[0]?.id).toBe('sim/v2');
   });
+
+  it('drops the cached catalog when a refresh fails, so a reload reports the outage too', async () => {
+    const cached = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+    gateway.setHandler((_request, response) =>
+      sendJson(response, 500, { error: 'The catalog store is down.' }),
+    );
+    try {
+      expect((await rawRequest(bff, { path: '/api/catalog?refresh=1' })).status).toBe(502);
+      // Before the fix, this plain reload answered 200 with the cached catalog.
+      expect((await rawRequest(bff, { path: '/api/catalog' })).status).toBe(502);
+    } finally {
+      gateway.setHandler((_request, response) =>
+        sendJson(response, 200, { object: 'list', data: [{ id: 'sim/back' }] }),
+      );
+    }
+    const back = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+    expect(back.fetched_at).toBeGreaterThanOrEqual(cached.fetched_at);
+    expect(back.models[0]?.id).toBe('sim/back');
+  });
 });

@@ -119,10 +119,18 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
     if (!options.refresh && cached && cached.until > Date.now()) return cached.catalog;
     if (!pending) {
       pending = fetchCatalog()
-        .then((catalog) => {
-          cached = { catalog, until: Date.now() + ttlMs };
-          return catalog;
-        })
+        .then(
+          (catalog) => {
+            cached = { catalog, until: Date.now() + ttlMs };
+            return catalog;
+          },
+          (error: unknown) => {
+            // A gateway that cannot give the catalog now is not served from the cache to the
+            // next reader either: the page then says the gateway fails instead of looking fine.
+            cached = null;
+            throw error;
+          },
+        )
         .finally(() => {
           pending = null;
         });

@@ -31,6 +31,8 @@ export interface WorkbenchConfig {
   timeouts: GatewayTimeouts;
   /** How long a fetched model catalog is reused. */
   catalogTtlMs: number;
+  /** WORKBENCH_ACCESS_TOKEN: the sign-in secret; undefined means no sign-in (loopback only). */
+  accessToken?: string;
 }
 
 /** Thrown for a bad variable; the message names it so a person can fix it. */
@@ -70,7 +72,7 @@ const integer = (minimum: number, maximum: number) =>
     });
 
 /** Variables whose value may be shown in an error message (never the key). */
-const secretVariables = new Set(['GATEWAY_API_KEY']);
+const secretVariables = new Set(['GATEWAY_API_KEY', 'WORKBENCH_ACCESS_TOKEN']);
 
 const variableSchemas = {
   WORKBENCH_HOST: z.string().min(1),
@@ -97,6 +99,12 @@ const variableSchemas = {
   WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS: integer(100, 290_000),
   WORKBENCH_GATEWAY_BODY_DEADLINE_MS: integer(100, 290_000),
   WORKBENCH_CATALOG_TTL_MS: integer(0, 3_600_000),
+  // As long as GATEWAY_ADMIN_TOKEN: a sign-in secret that cannot be guessed, even without throttling.
+  WORKBENCH_ACCESS_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)')
+    .max(1024, 'must be at most 1024 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
 } as const;
 
 type VariableName = keyof typeof variableSchemas;
@@ -147,5 +155,6 @@ export function loadWorkbenchConfig(
       bodyDeadlineMs: read(env, 'WORKBENCH_GATEWAY_BODY_DEADLINE_MS') ?? 15_000,
     },
     catalogTtlMs: read(env, 'WORKBENCH_CATALOG_TTL_MS') ?? 30_000,
+    accessToken: read(env, 'WORKBENCH_ACCESS_TOKEN'),
   };
 }

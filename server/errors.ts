@@ -2,14 +2,17 @@
  * The BFF's one error type and its single JSON form (`apiErrorSchema`). Every failure, from bad
  * input to a gateway that is down, becomes an ApiFailure and is written by `errorHandler`.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { z } from 'zod';
 import { apiStageSchema, type ApiError } from '../contract/workbench-api';
-import { gatewayErrorBodySchema } from '../contract/gateway';
+import { gatewayErrorBodySchema, type KeyKind } from '../contract/gateway';
 import { redactSecretText } from './secrets';
 import { CallerGoneError, GatewayCallError } from './gateway-client';
 
 export type ApiErrorDetail = ApiError['error'];
+
+/** Who runs the gateway: the workbench itself (embedded) or someone else (external). */
+export type WorkbenchMode = 'embedded' | 'external';
 
 export class ApiFailure extends Error {
   constructor(
@@ -39,23 +42,64 @@ export function parseInput<Schema extends z.ZodType>(
   throw validationFailure(field, issue?.message ?? 'is not valid');
 }
 
-const retryNote = 'The Keys page shows its state and balance. Do not retry unchanged.';
+/** What advice may take into account besides the status and the gateway's error type. */
+export interface AdviceSituation {
+  /** The catalog model the request named, when it named one. */
+  model?: string | undefined;
+  /** The kind of the key the request used, when the BFF knows it. */
+  identity?: KeyKind | null | undefined;
+}
 
-/** Advice for the gateway's own error types, more precise than the status alone. */
-const adviceForType: Record<string, string> = {
-  key_expired: `The key has expired. Set a new expiry or use another key. ${retryNote}`,
-  key_disabled: `The key is disabled. Enable it or use another key. ${retryNote}`,
-  parent_key_unavailable: `The key's parent key is disabled or expired, so this key is refused too. Fix the parent key. ${retryNote}`,
-  key_depleted: `The balance is used up (remaining_usd is 0). Add balance or use another key. ${retryNote}`,
-  insufficient_balance: `The key cannot afford this request's worst case. Lower max_tokens or add balance. ${retryNote}`,
-};
+const retryNote = "The Keys page shows the key's state and balance. Do not retry unchanged.";
+
+const isFreeModel = (model: string | undefined) => model !== undefined && model.endsWith(':free');
 
 /**
- * The spec's advice per gateway status (section 7), in plain words. Shared by the chat proxy,
- * key validation and the endpoint checks.
+ * Advice for the gateway's own error types, which name the cause more precisely than the status.
+ * It fits the situation: a used-up balance is not helped by a cheaper or `:free` model (the
+ * gateway refuses a depleted key on every model), and a `:free` model is not made cheaper.
  */
-export function adviceForStatus(status: number, type?: string): string | undefined {
-  const specific = type === undefined ? undefined : adviceForType[type];
+function adviceForType(type: string, situation: AdviceSituation): string | undefined {
+  const sharedChild = situation.identity === 'shared_child';
+  switch (type) {
+    case 'key_expired':
+      return `The key has expired. Extend its expiry (gateway command line: keys set ID --expires-at …) or choose another key profile. ${retryNote}`;
+    case 'key_disabled':
+      return `The key is disabled. Enable it (gateway command line: keys enable ID) or choose another key profile. ${retryNote}`;
+    case 'parent_key_unavailable':
+      return `The key's parent key is disabled, expired or revoked, so this key is refused too; the Keys page says which. Enable or extend the parent key, or choose another key profile. ${retryNote}`;
+    case 'key_depleted': {
+      const whose = sharedChild
+        ? "The parent key's balance, which this shared child key spends, is used up"
+        : "The key's balance is used up";
+      const anyModel = isFreeModel(situation.model)
+        ? 'The gateway refuses a key with nothing left on every model, :free ones included'
+        : 'The gateway refuses a key with nothing left on every model, so a cheaper or :free model does not help';
+      const fix = sharedChild
+        ? "raise the parent key's limit or recharge it"
+        : "raise the key's limit or recharge it";
+      return `${whose} (remaining_usd is 0). ${anyModel}: ${fix}, or choose another key profile. ${retryNote}`;
+    }
+    case 'insufficient_balance':
+      return isFreeModel(situation.model)
+        ? `The key's remaining balance and grace are already taken by requests in flight. Wait for them to finish, or raise the key's limit. ${retryNote}`
+        : `The key cannot afford this request's worst case (max_tokens at the model's prices). Lower max_tokens, pick a cheaper or :free model, or raise the key's limit. ${retryNote}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The spec's advice per gateway status (section 7), in plain words, made precise by the gateway's
+ * error type and the situation where they say more. The one author of advice for gateway errors:
+ * the chat proxy, key validation and the endpoint checks all get theirs here.
+ */
+export function adviceForStatus(
+  status: number,
+  type?: string,
+  situation: AdviceSituation = {},
+): string | undefined {
+  const specific = type === undefined ? undefined : adviceForType(type, situation);
   if (specific) return specific;
   if (status === 401) {
     return 'The key is missing or unknown to the gateway. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter.';
@@ -72,6 +116,26 @@ export function adviceForStatus(status: number, type?: string): string | undefin
     return 'A fault of the gateway or a provider: keep the trace id (cf-ray) as evidence and retry later.';
   }
   return undefined;
+}
+
+/**
+ * What to do when the gateway does not answer: it depends on who runs it. `banner` is the
+ * health check's advice, shown in the banner that already says the embedded gateway's state.
+ */
+export function unreachableAdvice(
+  mode: WorkbenchMode | undefined,
+  where: 'error' | 'banner' = 'error',
+): string {
+  switch (mode) {
+    case 'embedded':
+      return where === 'banner'
+        ? 'Requests that need it fail until it answers again; the workbench restarts its process when it stops. If it does not come back, restart the workbench.'
+        : 'The workbench runs the embedded gateway and restarts it when it stops; the banner at the top shows its state. Try again in a few seconds.';
+    case 'external':
+      return 'Check that the gateway is running and that GATEWAY_BASE_URL points at it.';
+    default:
+      return 'Check that the gateway is running.';
+  }
 }
 
 /** A gateway answer that is an error, turned into the BFF's error (status mirrored for 4xx). */
@@ -113,11 +177,13 @@ export function gatewayShapeFailure(
   });
 }
 
-/** A call that got no usable answer (down, slow, garbage), with the stage it failed in. */
-export function gatewayCallFailure(error: GatewayCallError): ApiFailure {
+/**
+ * A call that got no usable answer (down, slow, garbage), with the stage it failed in. The advice
+ * for an unreachable gateway depends on the mode: only the embedded one is the workbench's own.
+ */
+export function gatewayCallFailure(error: GatewayCallError, mode?: WorkbenchMode): ApiFailure {
   const advice: Record<GatewayCallError['stage'], string> = {
-    connect:
-      'The gateway is not reachable: check GATEWAY_BASE_URL, or that the embedded gateway is running.',
+    connect: `The gateway is not reachable. ${unreachableAdvice(mode)}`,
     first_byte: 'The gateway accepted the connection but did not answer in time; retry later.',
     deadline:
       'The gateway started answering but sent its answer too slowly; retry later, or raise WORKBENCH_GATEWAY_BODY_DEADLINE_MS for a slow link.',
@@ -155,14 +221,20 @@ interface BodyParserError {
 export function createErrorHandler(
   knownKeys: () => Iterable<string>,
   onUnexpected: (error: unknown) => void,
+  options: {
+    mode?: WorkbenchMode;
+    /** The model and key kind a request is about, so gateway errors get advice that fits. */
+    situationOf?: (request: Request) => AdviceSituation;
+  } = {},
 ): ErrorRequestHandler {
-  return (thrown: unknown, _request, response, next) => {
+  return (thrown: unknown, request, response, next) => {
     // The browser left: nobody is there to answer, and nothing went wrong.
     if (thrown instanceof CallerGoneError) {
       response.end();
       return;
     }
-    const error = thrown instanceof GatewayCallError ? gatewayCallFailure(thrown) : thrown;
+    const error =
+      thrown instanceof GatewayCallError ? gatewayCallFailure(thrown, options.mode) : thrown;
     if (response.headersSent) {
       // A stream already under way cannot change its status; end it so the client notices.
       if (!(error instanceof ApiFailure)) onUnexpected(error);
@@ -204,6 +276,13 @@ export function createErrorHandler(
       ...failure.detail,
       message: redactSecretText(failure.detail.message, knownKeys()),
     };
+    // A gateway error's type is advised on with what the request was about (its model, the
+    // key's kind), which the route that threw it need not know.
+    const { type, upstream_status: upstreamStatus } = failure.detail;
+    if (type !== undefined && upstreamStatus !== undefined && options.situationOf) {
+      detail.advice =
+        adviceForStatus(upstreamStatus, type, options.situationOf(request)) ?? detail.advice;
+    }
     response.status(failure.status).json({ error: detail } satisfies ApiError);
     void next;
   };

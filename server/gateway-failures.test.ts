@@ -106,6 +106,56 @@ describe('gateway down, slow or answering garbage', () => {
     expect(health.error).toMatch(/connect/);
   });
 
+  it('down: the advice names the embedded gateway only in embedded mode', async () => {
+    const baseUrl = await closedPort();
+    const external = await bffFor(baseUrl);
+    const externalError = apiErrorSchema.parse(
+      (await postJson(external, '/api/chat', chat)).json(),
+    ).error;
+    expect(externalError.advice).toMatch(/GATEWAY_BASE_URL/);
+    expect(externalError.advice).not.toMatch(/embedded/);
+    const externalHealth = healthSchema.parse(
+      (await rawRequest(external, { path: '/api/health' })).json(),
+    );
+    expect(externalHealth.advice).not.toMatch(/embedded/);
+
+    const embedded = await bffFor(baseUrl, {}, { mode: 'embedded' });
+    const embeddedError = apiErrorSchema.parse(
+      (await postJson(embedded, '/api/chat', chat)).json(),
+    ).error;
+    expect(embeddedError.advice).toMatch(/embedded gateway/);
+    expect(embeddedError.advice).not.toMatch(/GATEWAY_BASE_URL/);
+  });
+
+  it('health reports the embedded gateway restarting without calling it', async () => {
+    const gateway = await fake();
+    const restarting = {
+      state: 'restarting' as const,
+      attempt: 2,
+      restarts: 1,
+      last_exit: 'signal SIGKILL',
+      retry_in_ms: 1500,
+    };
+    let status: typeof restarting | ReturnType<typeof running> = restarting;
+    const running = () => ({ ...restarting, state: 'running' as const, attempt: 0 });
+    const bff = await bffFor(
+      gateway.baseUrl,
+      {},
+      { mode: 'embedded', embeddedGateway: () => status },
+    );
+    const down = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(down).toMatchObject({ reachable: false, embedded_gateway: restarting });
+    expect(down.error).toBe(
+      'The embedded gateway stopped (signal SIGKILL); restarting it (attempt 2).',
+    );
+    expect(gateway.requests).toHaveLength(0);
+
+    status = running();
+    const up = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(up).toMatchObject({ reachable: true, embedded_gateway: { state: 'running' } });
+    expect(up.error).toBeUndefined();
+  });
+
   it('an address that cannot be reached: stage connect (by timeout or by refusal, whichever the network gives)', async () => {
     // 10.255.255.1 is not routable: the handshake either never completes or is refused at once.
     const bff = await bffFor('http://10.255.255.1:9', { connectMs: 200 });
@@ -209,6 +259,12 @@ function goneFlag(request: RecordedRequest): () => boolean {
 /**
  * The catalog and the balance answered by `misbehave`; everything else as a healthy gateway.
  */
+/** The calls `onCatalogAndBalance` answered badly (not the key status beside the balance). */
+const misbehaving = (gateway: FakeGateway) =>
+  gateway.requests.filter((request) =>
+    ['/v1/models', '/v1/balance'].includes(request.url.split('?')[0] ?? ''),
+  );
+
 function onCatalogAndBalance(misbehave: FakeHandler): FakeHandler {
   return (request, response) => {
     const path = request.url.split('?')[0];
@@ -241,7 +297,7 @@ describe('a gateway that drip-feeds or floods a non-streamed answer', () => {
       expect(error.stage, path).toBe('deadline');
       expect(error.message).toMatch(/within 300 ms/);
     }
-    await Promise.all(gateway.requests.map((request) => request.clientGone));
+    await Promise.all(misbehaving(gateway).map((request) => request.clientGone));
     gateway.setHandler(defaultHandler);
     const catalog = await rawRequest(bff, { path: '/api/catalog?refresh=1' });
     expect(catalog.status).toBe(200);
@@ -273,7 +329,7 @@ describe('a gateway that drip-feeds or floods a non-streamed answer', () => {
       expect(error.stage, path).toBe('too_large');
       expect(error.message).toMatch(/larger than 262144 bytes/);
     }
-    await Promise.all(gateway.requests.map((request) => request.clientGone));
+    await Promise.all(misbehaving(gateway).map((request) => request.clientGone));
     expect(sentBytes).toBeLessThan(mostChunks * chunk.length);
     gateway.setHandler(defaultHandler);
     expect((await rawRequest(bff, { path: '/api/catalog?refresh=1' })).status).toBe(200);

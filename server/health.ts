@@ -1,8 +1,12 @@
-/** `GET /api/health` and `GET /api/profiles`: is the gateway reachable, and which keys are held. */
+/**
+ * `GET /api/health` and `GET /api/profiles`: is the gateway reachable (and, in embedded mode, is
+ * its process running or being restarted), and which keys are held.
+ */
 import { Router } from 'express';
 import type { Health, Profile } from '../contract/workbench-api';
 import { fetchBalance } from './balance';
 import type { WorkbenchContext } from './context';
+import { unreachableAdvice } from './errors';
 import { GatewayCallError } from './gateway-client';
 
 /** Status pages must answer quickly even when the gateway does not. */
@@ -13,12 +17,24 @@ export function createHealthRouter(context: WorkbenchContext): Router {
   const quick = () => Math.min(quickTimeoutMs, context.gateway.timeouts.firstByteMs);
 
   router.get('/health', async (_request, response) => {
+    const embedded = context.embeddedGateway?.() ?? null;
     const health: Health = {
       mode: context.mode,
       gateway_base_url: context.gateway.baseUrl,
       reachable: false,
       latency_ms: null,
+      ...(embedded ? { embedded_gateway: embedded } : {}),
     };
+    if (embedded && embedded.state !== 'running') {
+      // The supervisor already knows: no call needed to say the gateway is down.
+      health.error =
+        embedded.state === 'restarting'
+          ? `The embedded gateway stopped (${embedded.last_exit ?? 'it exited'}); restarting it (attempt ${embedded.attempt}).`
+          : 'The embedded gateway has stopped.';
+      health.advice = unreachableAdvice(context.mode, 'banner');
+      response.json(health);
+      return;
+    }
     try {
       // The catalog needs no key (spec 4.1), so this confirms connectivity without spending one.
       const answer = await context.gateway.request({
@@ -33,7 +49,8 @@ export function createHealthRouter(context: WorkbenchContext): Router {
         health.error = `The gateway answers, but with HTTP ${answer.status}.`;
     } catch (error) {
       if (!(error instanceof GatewayCallError)) throw error;
-      health.error = `${error.message} (stage: ${error.stage})`;
+      health.error = `${error.message.replace(/\.$/, '')}; stage: ${error.stage}.`;
+      health.advice = unreachableAdvice(context.mode, 'banner');
     }
     response.json(health);
   });

@@ -4,6 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkListenAddress } from './access';
 import { createWorkbenchApp, type WorkbenchOptions } from './app';
 
 export type StartWorkbenchOptions = Omit<WorkbenchOptions, 'httpServer'>;
@@ -24,6 +25,8 @@ export { readKeysFile } from './keys-file';
 export { createWorkbenchApp, type WorkbenchOptions } from './app';
 
 export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {
+  // Off loopback, a workbench without sign-in would hand its keys to anyone who can reach it.
+  checkListenAddress(options.listenHost, options.accessToken);
   const server = createServer();
   const workbench = createWorkbenchApp({ ...options, httpServer: server });
   server.on('request', workbench.app);

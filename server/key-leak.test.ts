@@ -67,6 +67,9 @@ beforeAll(async () => {
     rawRequest(bff, { path: `/api/validate-key/estimate?profile=main&model=${pastedKey}` }),
     rawRequest(bff, { path: '/api/validate-key/estimate?profile=main&model=sim/echo' }),
     rawRequest(bff, { path: '/api/checks?profile=main' }),
+    // The gateway answers a generation lookup with an error echoing the key: it is masked.
+    rawRequest(bff, { path: '/api/generation?profile=main&id=00000000000000aa-TST' }),
+    rawRequest(bff, { path: `/api/generation?profile=${pastedKey}&id=00000000000000aa-TST` }),
     rawRequest(bff, { path: `/api/nothing?key=${pastedKey}` }),
     rawRequest(bff, { path: `/some/page?key=${pastedKey}` }),
     rawRequest(bff, {

@@ -82,6 +82,12 @@ export class ProfileStore {
     return { name, masked_key: maskKey(key), identity: this.identities.get(key) ?? null };
   }
 
+  /** The kind of a profile's key, once a balance call has told it; null before, or unknown. */
+  identityOf(name: string | undefined): KeyKind | null {
+    const key = name === undefined ? undefined : this.keys.get(name);
+    return key === undefined ? null : (this.identities.get(key) ?? null);
+  }
+
   hasIdentity(name: string): boolean {
     const key = this.keys.get(name);
     return key !== undefined && this.identities.has(key);

@@ -190,7 +190,8 @@ describe('the BFF against the real gateway', () => {
     ['disabled', 'disabled'],
     ['expired', 'expired'],
     ['depleted', 'depleted'],
-    ['child', 'active'],
+    // Its parent is disabled: the gateway's GET /v1/key says so, no probe needed.
+    ['child', 'blocked'],
   ])('balance state of %s is %s', async (profile, state) => {
     const view = balanceViewSchema.parse(
       (await rawRequest(bff, { path: `/api/balance?profile=${profile}` })).json(),
@@ -199,11 +200,16 @@ describe('the BFF against the real gateway', () => {
     expect(view.balance.key).not.toBe(keys[profile]);
   });
 
-  it('the probe tells a child of a disabled parent is blocked', async () => {
+  it('a child of a disabled parent is blocked with the reason, and no probe is spent', async () => {
     const view = balanceViewSchema.parse(
       (await postJson(bff, '/api/balance/probe', { profile: 'child' })).json(),
     );
-    expect(view).toMatchObject({ state: 'blocked', probe: { upstream_status: 402 } });
+    expect(view).toMatchObject({
+      state: 'blocked',
+      blocked_by: { reason: 'parent_disabled', summary: 'its parent key is disabled' },
+    });
+    expect(view.guidance).toMatch(/keys enable/);
+    expect(view.probe).toBeUndefined();
   });
 
   it('validates keys with a minimal call', async () => {

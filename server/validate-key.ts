@@ -21,6 +21,7 @@ import { pricePerToken, type CatalogService } from './catalog';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
 import { adviceForStatus, ApiFailure, parseInput } from './errors';
+import { blockedByOf, fetchKeyStatus } from './key-status';
 import { redactSecretText } from './secrets';
 
 /**
@@ -121,20 +122,29 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
       message = 'The key works: the gateway served a minimal request with it.';
       if (answer.cfRay) context.profiles.rememberTrace(input.profile, answer.cfRay);
     } else if (answer.status === 402) {
-      // Which of the 402 causes it is, the balance tells; an active-looking balance means blocked.
+      // Which of the 402 causes it is, the gateway's key status tells (the balance alone cannot
+      // show a parent that blocks the key); an active-looking key is then blocked.
       try {
-        const { balance } = await fetchBalance(context, key, { signal });
+        const [{ balance }, keyStatus] = await Promise.all([
+          fetchBalance(context, key, { signal }),
+          fetchKeyStatus(context, key, { signal }),
+        ]);
         context.profiles.rememberIdentity(input.profile, balance.identity);
-        state = deriveKeyState(balance);
+        state = keyStatus?.state ?? deriveKeyState(balance);
         if (state === 'active') state = 'blocked';
-        message = `The gateway knows the key but refuses work with it (HTTP 402). ${guidanceFor(state, balance)}`;
+        const blockedBy = blockedByOf(keyStatus);
+        message = `The gateway knows the key but refuses work with it (HTTP 402)${blockedBy ? `: ${blockedBy.summary}` : ''}. ${guidanceFor(state, blockedBy?.reason ?? null)}`;
       } catch (error) {
         if (!(error instanceof ApiFailure)) throw error;
-        message = `The gateway refuses work with this key (HTTP 402), and its balance could not be read: ${error.detail.message}`;
+        message = `The gateway refuses work with this key (HTTP 402), and its state could not be read: ${error.detail.message}`;
       }
     } else {
+      const type = (answer.json?.value as { type?: unknown } | undefined)?.type;
       const advice =
-        adviceForStatus(answer.status) ?? 'The gateway rejected the request; see its message.';
+        adviceForStatus(answer.status, typeof type === 'string' ? type : undefined, {
+          model: input.model,
+          identity: context.profiles.identityOf(input.profile),
+        }) ?? 'The gateway rejected the request; see its message.';
       message = `HTTP ${answer.status}${gatewayMessage ? `: ${gatewayMessage}` : ''}. ${advice}`;
     }
     const result: ValidateKeyResult = {

@@ -1,7 +1,13 @@
-/** `GET /api/balance?profile=`: one profile's balance and derived state. */
+/** `GET /api/balance?profile=`: one profile's balance and key state. */
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { balanceViewSchema, type BalanceView } from '../../contract/workbench-api';
 import { apiGet, withQuery } from '../lib/api-client';
+
+/**
+ * How often a live view asks again: a key change made with the gateway's command line (a parent
+ * disabled, an expiry moved) shows within this long, without a reload.
+ */
+export const balancePollIntervalMs = 5_000;
 
 export function fetchBalance(profile: string, signal?: AbortSignal): Promise<BalanceView> {
   return apiGet(withQuery('/api/balance', { profile }), balanceViewSchema, { signal });
@@ -13,14 +19,18 @@ export function balanceQueryOptions(profile: string) {
     queryFn: ({ signal }) => fetchBalance(profile, signal),
     // Consumption settles asynchronously anyway; a short stale time keeps the figure fresh
     // without hammering the gateway on every render.
-    staleTime: 10_000,
+    staleTime: 4_000,
   });
 }
 
-/** The balance of `profile`; idle while no profile is chosen. */
-export function useBalance(profile: string | null) {
+/**
+ * The balance of `profile`; idle while no profile is chosen. `live` keeps it current while the
+ * page is visible: polled, and asked again when the window gets the focus back.
+ */
+export function useBalance(profile: string | null, options: { live?: boolean } = {}) {
   return useQuery({
     ...balanceQueryOptions(profile ?? ''),
     enabled: profile !== null && profile !== '',
+    ...(options.live ? { refetchInterval: balancePollIntervalMs, refetchOnWindowFocus: true } : {}),
   });
 }

@@ -1,7 +1,9 @@
 import { NavLink, Outlet } from 'react-router';
-import { useHealth } from '../api/health';
 import { classNames } from '../components/class-names';
+import { SignOutButton } from '../features/sign-in/components/sign-out-button';
+import { GatewayStatus } from './gateway-status';
 import { ProfileProvider } from './profile-context';
+import { UnknownProfileNotice } from './unknown-profile-notice';
 import { ProfileSelect } from './profile-select';
 
 const navigation = [
@@ -9,26 +11,10 @@ const navigation = [
   { to: '/playground', label: 'Playground' },
   { to: '/keys', label: 'Keys' },
   { to: '/endpoints', label: 'Endpoints' },
+  { to: '/activity', label: 'Activity' },
 ];
 
 /** The frame of every page: navigation, the key profile chooser, and the page itself. */
-/** A line under the header when the BFF cannot reach the gateway, so every page's errors make sense. */
-function GatewayStatus() {
-  const health = useHealth();
-  if (!health.data || health.data.reachable) return null;
-  return (
-    <div
-      role="status"
-      className="border-b border-amber-300 bg-amber-50 px-3 py-1.5 text-sm text-amber-950 sm:px-6 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100"
-    >
-      The gateway at <span className="font-mono">{health.data.gateway_base_url}</span> does not
-      answer
-      {health.data.error ? `: ${health.data.error}` : '.'} Check that it is running; pages that need
-      it will fail until it answers.
-    </div>
-  );
-}
-
 export function AppShell() {
   return (
     <ProfileProvider>
@@ -71,9 +57,11 @@ export function AppShell() {
             <div className="ml-auto">
               <ProfileSelect />
             </div>
+            <SignOutButton />
           </div>
         </header>
         <GatewayStatus />
+        <UnknownProfileNotice />
         <main id="main" className="flex flex-1 flex-col">
           <Outlet />
         </main>

@@ -1,7 +1,8 @@
 /**
  * The chosen key profile, shared by every page. Only the profile's name is stored (localStorage
  * `workbench.profile`): the key itself stays with the BFF. A `?profile=` in the URL wins, so a
- * bookmarked page opens on the same profile.
+ * bookmarked page opens on the same profile, and choosing one writes it there (one history
+ * entry per choice). A `?profile=` the BFF does not hold is reported, not silently replaced.
  */
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
@@ -15,6 +16,10 @@ export interface ProfileContextValue {
   profile: string | null;
   setProfile(name: string): void;
   profiles: Profile[];
+  /** The URL's `?profile=` when the BFF holds no profile of that name; null otherwise. */
+  unknownProfile: string | null;
+  /** Removes an unknown `?profile=` from the URL. */
+  forgetUnknownProfile(): void;
 }
 
 const ProfileContext = createContext<ProfileContextValue | null>(null);
@@ -43,34 +48,50 @@ export function ProfileProvider({ children }: { children: ReactNode }) {
   const profiles = profilesQuery.data?.profiles ?? noProfiles;
   const [searchParams, setSearchParams] = useSearchParams();
   const urlProfile = searchParams.get('profile');
-  const [chosen, setChosen] = useState<string | null>(() => urlProfile ?? readStoredProfile());
+  const [chosen, setChosen] = useState<string | null>(readStoredProfile);
 
-  const wanted = urlProfile ?? chosen;
+  const known = useCallback(
+    (name: string | null) => name !== null && profiles.some((candidate) => candidate.name === name),
+    [profiles],
+  );
+  const unknownProfile =
+    profilesQuery.isSuccess && urlProfile !== null && !known(urlProfile) ? urlProfile : null;
+
   const profile = useMemo(() => {
     if (profiles.length === 0) return null;
-    if (wanted && profiles.some((candidate) => candidate.name === wanted)) return wanted;
+    if (known(urlProfile)) return urlProfile;
+    if (known(chosen)) return chosen;
     return profiles[0]?.name ?? null;
-  }, [profiles, wanted]);
+  }, [profiles, urlProfile, chosen, known]);
 
   const setProfile = useCallback(
     (name: string) => {
       setChosen(name);
       storeProfile(name);
-      if (urlProfile !== null) {
-        setSearchParams(
-          (current) => {
-            const next = new URLSearchParams(current);
-            next.set('profile', name);
-            return next;
-          },
-          { replace: true },
-        );
-      }
+      setSearchParams((current) => {
+        const next = new URLSearchParams(current);
+        next.set('profile', name);
+        return next;
+      });
     },
-    [setSearchParams, urlProfile],
+    [setSearchParams, setChosen],
   );
 
-  const value = useMemo(() => ({ profile, setProfile, profiles }), [profile, setProfile, profiles]);
+  const forgetUnknownProfile = useCallback(() => {
+    setSearchParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete('profile');
+        return next;
+      },
+      { replace: true },
+    );
+  }, [setSearchParams]);
+
+  const value = useMemo(
+    () => ({ profile, setProfile, profiles, unknownProfile, forgetUnknownProfile }),
+    [profile, setProfile, profiles, unknownProfile, forgetUnknownProfile],
+  );
   return <ProfileContext.Provider value={value}>{children}</ProfileContext.Provider>;
 }
 

@@ -8,6 +8,22 @@ export interface TableColumn {
   header: ReactNode;
   /** Numbers line up on the right. */
   align?: 'left' | 'right';
+  /**
+   * Hides the column on screens narrower than this breakpoint (phones), so the columns that
+   * matter most stay on screen; its cells must use `columnVisibility` with the same value.
+   */
+  hideBelow?: 'sm' | 'md' | 'lg';
+}
+
+const visibilityClasses: Record<NonNullable<TableColumn['hideBelow']>, string> = {
+  sm: 'hidden sm:table-cell',
+  md: 'hidden md:table-cell',
+  lg: 'hidden lg:table-cell',
+};
+
+/** The classes that hide a cell where its column is hidden (see `TableColumn.hideBelow`). */
+export function columnVisibility(hideBelow: TableColumn['hideBelow']): string | undefined {
+  return hideBelow ? visibilityClasses[hideBelow] : undefined;
 }
 
 /**
@@ -40,6 +56,7 @@ export function DataTable({
                   'px-2 py-1.5',
                   column.align === 'right' ? 'text-right' : 'text-left',
                   'font-medium',
+                  columnVisibility(column.hideBelow),
                 )}
               >
                 {column.header}

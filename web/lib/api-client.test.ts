@@ -67,6 +67,27 @@ describe('api client', () => {
     expect(shouldRetry(2, error)).toBe(false);
   });
 
+  it.each(['connect', 'first_byte', 'deadline', 'too_large'])(
+    'does not retry a 5xx the BFF already diagnosed (stage %s): it is shown at once',
+    async (stage) => {
+      vi.stubGlobal('fetch', async () =>
+        jsonResponse(502, { error: { message: 'No gateway.', stage, advice: 'Start it.' } }),
+      );
+      const error = await failure(apiGet('/api/balance?profile=x', schema));
+      expect(error.isDiagnosedGatewayFailure).toBe(true);
+      expect(shouldRetry(0, error)).toBe(false);
+    },
+  );
+
+  it('still retries a gateway fault the BFF did not diagnose', async () => {
+    vi.stubGlobal('fetch', async () =>
+      jsonResponse(502, { error: { message: 'Upstream 500.', stage: 'provider' } }),
+    );
+    const error = await failure(apiGet('/api/thing', schema));
+    expect(error.isDiagnosedGatewayFailure).toBe(false);
+    expect(shouldRetry(0, error)).toBe(true);
+  });
+
   it('rejects an answer the contract does not describe', async () => {
     vi.stubGlobal('fetch', async () => jsonResponse(200, { value: 'three' }));
     const error = await failure(apiGet('/api/thing', schema));

@@ -58,7 +58,24 @@ export class ApiRequestError extends Error {
   get isClientError(): boolean {
     return this.status >= 400 && this.status < 500;
   }
+
+  /**
+   * True for a gateway failure the BFF already diagnosed (no connection, no first byte, an
+   * answer too slow or too large): asking again at once gives the same answer, so it is shown
+   * at once, with Try again, instead of being retried.
+   */
+  get isDiagnosedGatewayFailure(): boolean {
+    return this.status >= 500 && diagnosedStages.has(this.stage);
+  }
 }
+
+/** The stages of a gateway call the BFF names itself when it gets no usable answer. */
+const diagnosedStages = new Set<ApiRequestStage>([
+  'connect',
+  'first_byte',
+  'deadline',
+  'too_large',
+]);
 
 /** The error for a failed answer: the contract's error body when it is one, else a plain one. */
 export function apiErrorFromBody(status: number, body: unknown, label: string): ApiRequestError {

@@ -107,9 +107,11 @@ describe('EndpointsPage', () => {
     renderRoute('/endpoints');
     await screen.findByRole('table', { name: 'Endpoint checks' });
     const checkbox = screen.getByRole('checkbox', { name: /Include paid checks/ });
-    expect(screen.getByText(/1 inference call, about \$0\.00002 in total/)).toBeInTheDocument();
     expect(
-      within(rowOf('Chat completions')).getByRole('button', { name: /Re-run/ }),
+      screen.getByText(/1 inference call to .*, about \$0\.00002 in total/),
+    ).toBeInTheDocument();
+    expect(
+      within(rowOf('Chat completions')).getByRole('button', { name: /^Run Chat completions/ }),
     ).toBeDisabled();
     await userEvent.click(checkbox);
     await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
@@ -140,7 +142,7 @@ describe('EndpointsPage', () => {
     renderRoute('/endpoints');
     await screen.findByRole('table', { name: 'Endpoint checks' });
     await userEvent.click(
-      within(rowOf('Model list')).getByRole('button', { name: /Re-run Model list/ }),
+      within(rowOf('Model list')).getByRole('button', { name: /^Run Model list/ }),
     );
     await waitFor(() =>
       expect(within(rowOf('Model list')).getByText('Failing')).toBeInTheDocument(),
@@ -151,6 +153,75 @@ describe('EndpointsPage', () => {
       only: ['models'],
     });
     expect(within(rowOf('Balance')).getByText('Not run')).toBeInTheDocument();
+    // A row that ran offers to run again; one that never ran just to run.
+    expect(
+      within(rowOf('Model list')).getByRole('button', { name: /^Re-run Model list/ }),
+    ).toBeEnabled();
+    expect(within(rowOf('Balance')).getByRole('button', { name: /^Run Balance/ })).toBeEnabled();
+  });
+
+  it('says a planned entry is planned once, not in the badge and twice in the text', async () => {
+    mockEndpoints(() => ({
+      ...makeChecksReport(true),
+      results: [
+        makeCheck({
+          id: 'responses',
+          entry: 'Responses form',
+          planned: true,
+          outcome: 'placeholder',
+          status: 501,
+          ran_at: 1,
+          explanation:
+            'The route exists but answers 501. This entry is planned (spec 4.4) and carries no production commitment.',
+        }),
+      ],
+    }));
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
+    const row = await waitFor(() => {
+      const found = rowOf('Responses form');
+      expect(found).toHaveTextContent('Placeholder');
+      return found;
+    });
+    expect(within(row).getByText('Planned')).toBeInTheDocument();
+    // The explanation says it (the BFF wrote it once); the row adds no second sentence.
+    expect(row).not.toHaveTextContent('Planned entry');
+  });
+
+  it('says the inference checks cost nothing when they call a free model', async () => {
+    mockPageApi({
+      'GET /api/checks': () => ({
+        ...makeChecksReport(false),
+        model: { id: 'sim/chat-standard:free', free: true },
+        results: makeChecksReport(false).results.map((result) =>
+          result.paid ? { ...result, estimated_cost_usd: 0 } : result,
+        ),
+      }),
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    expect(screen.getByRole('checkbox', { name: /^Include inference checks/ })).toBeInTheDocument();
+    expect(
+      screen.getByText(/1 call to sim\/chat-standard:free, a free model: \$0/),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Include paid checks/)).not.toBeInTheDocument();
+  });
+
+  it('keeps the endpoint, its outcome and its run button on a phone, folding the rest', async () => {
+    mockEndpoints();
+    renderRoute('/endpoints');
+    const table = await screen.findByRole('table', { name: 'Endpoint checks' });
+    const headers = within(table).getAllByRole('columnheader');
+    const hiddenOnPhones = headers.filter((header) => header.classList.contains('hidden'));
+    expect(hiddenOnPhones.map((header) => header.textContent)).toEqual([
+      'HTTP',
+      'Latency',
+      'Auth',
+      'cf-ray',
+      'Explanation',
+    ]);
+    expect(table.className).not.toMatch(/(^| )min-w-/);
   });
 
   it('says what failed when a run fails', async () => {

@@ -23,6 +23,9 @@ export function EndpointsPage() {
 
   const report = checks.data;
   const paid = paidChecksCost(report?.results ?? []);
+  const model = report?.model ?? null;
+  // The checks call the cheapest model; when it is free, running them costs nothing.
+  const costsNothing = paid.cost === 0 && (model === null || model.free);
   const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
   const running = runChecks.isPending ? runChecks.variables : undefined;
   const runningIds = new Set<string>(
@@ -76,22 +79,24 @@ export function EndpointsPage() {
             onChange={(event) => setIncludePaid(event.target.checked)}
           />
           <label htmlFor={paidCheckboxId}>
-            Include paid checks
+            {costsNothing ? 'Include inference checks' : 'Include paid checks'}
             <span className="text-zinc-600 dark:text-zinc-400">
-              {paid.count > 0
-                ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'}, ${paid.cost > 0 ? `about ${formatUsd(paid.cost)} in total` : 'on free models: $0 estimated'})`
-                : ' (none planned)'}
+              {paid.count === 0
+                ? ' (none planned)'
+                : costsNothing
+                  ? ` (${paid.count} call${paid.count === 1 ? '' : 's'} to ${model ? model.id : 'a model'}, a free model: $0)`
+                  : ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to ${model?.id ?? 'the cheapest model'}, about ${formatUsd(paid.cost)} in total)`}
             </span>
           </label>
         </div>
         <p className="text-xs text-zinc-600 dark:text-zinc-400 sm:ml-auto">
-          Free checks send no inference. Results show masked keys only.
+          The other checks send no inference. Results show masked keys only.
         </p>
       </div>
 
       {runChecks.isError && (
         <ErrorPanel
-          what={lastRun?.only ? 'Re-running the check' : 'Running the checks'}
+          what={lastRun?.only ? 'Running the check' : 'Running the checks'}
           error={runChecks.error}
           onRetry={lastRun ? () => run(lastRun) : undefined}
         />

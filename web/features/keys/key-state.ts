@@ -1,5 +1,5 @@
-/** How each key state reads on the page. */
-import type { KeyState } from '../../../contract/workbench-api';
+/** How each key state reads on the page, and the state to show now. */
+import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import type { BadgeTone } from '../../components/badge';
 
 export const keyStateLabels: Record<KeyState, string> = {
@@ -25,7 +25,7 @@ export const keyStateMeanings: Record<KeyState, string> = {
   disabled: 'The key is disabled: requests answer HTTP 402.',
   depleted: 'No balance remains: requests answer HTTP 402.',
   blocked:
-    'The balance looks usable, but inference answers HTTP 402 (for example, the parent key is disabled or expired).',
+    'The gateway refuses this key (HTTP 402) although its own figures look usable: its parent key cannot be used.',
 };
 
 export const identityLabels: Record<string, string> = {
@@ -38,4 +38,26 @@ export const identityLabels: Record<string, string> = {
 export function remainingShare(remaining: number, limit: number): number | null {
   if (!(limit > 0)) return null;
   return Math.min(100, Math.max(0, (remaining / limit) * 100));
+}
+
+/**
+ * A share as people read it, the same everywhere on the page: one decimal below 10 % (where a
+ * tenth still matters), whole numbers above; never "100%" for a balance that is not whole.
+ */
+export function formatShare(share: number): string {
+  if (share > 99 && share < 100) return '99%';
+  if (share > 0 && share < 0.1) return '<0.1%';
+  return share < 10 ? `${Number(share.toFixed(1))}%` : `${Math.round(share)}%`;
+}
+
+/**
+ * The state to show now: the BFF's, except that a key whose expiry has passed on this clock is
+ * Expired at once, before the next refresh says so (a disabled key stays Disabled: the
+ * deliberate decision comes first, as on the gateway).
+ */
+export function liveKeyState(view: BalanceView, nowMs: number): KeyState {
+  if (view.state === 'disabled' || view.state === 'expired') return view.state;
+  const expiresAt = view.balance.expires_at;
+  if (expiresAt !== null && expiresAt * 1000 <= nowMs) return 'expired';
+  return view.state;
 }

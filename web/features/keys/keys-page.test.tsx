@@ -1,11 +1,11 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import { makeBalanceView, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, renderRoute, type MockHandler } from '../../test/render-app';
 import { KeyStateBadge } from './components/key-state-badge';
-import { chartPoints } from './components/balance-chart';
-import { remainingShare } from './key-state';
+import { BalanceChart, chartPoints, keepsSample } from './components/balance-chart';
+import { formatShare, liveKeyState, remainingShare } from './key-state';
 
 function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, MockHandler> = {}) {
   return mockPageApi({
@@ -54,7 +54,40 @@ describe('KeyStateBadge', () => {
   });
 });
 
+/** Visible to a person: not inside a closed `<details>` (jsdom has no layout to ask). */
+function isVisible(element: HTMLElement): boolean {
+  const details = element.closest('details');
+  return !details || details.open || element.tagName === 'SUMMARY';
+}
+
 describe('balance helpers', () => {
+  it('formats shares the same way everywhere', () => {
+    expect([75, 7.52, 0.05, 99.6, 100, 0].map(formatShare)).toEqual([
+      '75%',
+      '7.5%',
+      '<0.1%',
+      '99%',
+      '100%',
+      '0%',
+    ]);
+  });
+
+  it('derives Expired from the expiry on this clock, Disabled first', () => {
+    const expiring = makeBalanceView({ balance: { expires_at: 1_000 } });
+    expect(liveKeyState(expiring, 999_999)).toBe('active');
+    expect(liveKeyState(expiring, 1_000_000)).toBe('expired');
+    expect(liveKeyState({ ...expiring, state: 'blocked' }, 1_000_000)).toBe('expired');
+    expect(liveKeyState({ ...expiring, state: 'disabled' }, 1_000_000)).toBe('disabled');
+  });
+
+  it('keeps a chart sample when the balance moves or half a minute passed', () => {
+    const samples = [{ time: 1_000, remaining: 5 }];
+    expect(keepsSample(samples, { time: 6_000, remaining: 5 })).toBe(false);
+    expect(keepsSample(samples, { time: 6_000, remaining: 4 })).toBe(true);
+    expect(keepsSample(samples, { time: 31_000, remaining: 5 })).toBe(true);
+    expect(keepsSample([], { time: 1, remaining: 5 })).toBe(true);
+  });
+
   it('computes the remaining share of the limit, clamped', () => {
     expect(remainingShare(7.5, 10)).toBe(75);
     expect(remainingShare(12, 10)).toBe(100);
@@ -136,18 +169,115 @@ describe('KeysPage', () => {
     expect(within(panel).getByText(/shows its parent’s balance/)).toBeInTheDocument();
   });
 
-  it('tells a child key that looks active how to find out whether its parent blocks it', async () => {
-    mockKeys(allBalances);
+  it('shows a child its parent blocks as Blocked, with the reason and what to do, in the card and the table', async () => {
+    const blocked = (profile: string, identity: 'allocated_child' | 'shared_child') =>
+      makeBalanceView({
+        profile,
+        state: 'blocked',
+        blocked_by: { reason: 'parent_disabled', summary: 'its parent key is disabled' },
+        guidance: 'This key’s parent key is disabled… keys enable PARENT_ID…',
+        balance: { identity },
+      });
+    mockKeys({
+      ...allBalances,
+      'demo-allocated-child': blocked('demo-allocated-child', 'allocated_child'),
+      'demo-shared-child': blocked('demo-shared-child', 'shared_child'),
+    });
     renderRoute('/keys?profile=demo-allocated-child');
     const panel = await screen.findByRole('region', { name: 'demo-allocated-child' });
-    expect(within(panel).getByText(/while its parent key is disabled or expired/)).toBeInTheDocument();
+    expect(within(panel).getByText('Blocked')).toBeInTheDocument();
+    expect(within(panel).getByText('because its parent key is disabled')).toBeInTheDocument();
+    expect(within(panel).getByRole('note')).toHaveTextContent('keys enable PARENT_ID');
+    expect(
+      within(panel).getByText(/not expired, enabled; its parent key is disabled/),
+    ).toBeInTheDocument();
+    const table = screen.getByRole('table');
+    for (const child of ['demo-allocated-child', 'demo-shared-child']) {
+      const row = within(table).getByRole('button', { name: child }).closest('tr')!;
+      await waitFor(() => expect(row.querySelector('[data-text="Blocked"]')).not.toBeNull());
+      expect(row).toHaveTextContent('its parent key is disabled');
+    }
+  });
+
+  it('turns Blocked without a reload when the gateway starts refusing the key', async () => {
+    let state: BalanceView = allBalances['demo-allocated-child'];
+    mockKeys({}, { 'GET /api/balance': () => state });
+    renderRoute('/keys?profile=demo-allocated-child');
+    const panel = await screen.findByRole('region', { name: 'demo-allocated-child' });
+    expect(within(panel).getByText('Active')).toBeInTheDocument();
+    state = {
+      ...state,
+      state: 'blocked',
+      blocked_by: { reason: 'parent_disabled', summary: 'its parent key is disabled' },
+    };
+    // The page polls every few seconds while it is open.
+    expect(await within(panel).findByText('Blocked', {}, { timeout: 7_000 })).toBeInTheDocument();
   });
 
   it('says nothing about parents for an account key', async () => {
     mockKeys(allBalances);
     renderRoute('/keys?profile=demo-account');
     const panel = await screen.findByRole('region', { name: 'demo-account' });
-    expect(within(panel).queryByText(/while its parent key is disabled or expired/)).not.toBeInTheDocument();
+    expect(within(panel).queryByText(/parent/)).not.toBeInTheDocument();
+  });
+
+  it('turns Expired at the moment the key expires, and asks the gateway again then', async () => {
+    const expiresAt = Math.ceil(Date.now() / 1000) + 2;
+    const requests = mockKeys({
+      ...allBalances,
+      'demo-account': makeBalanceView({ balance: { expires_at: expiresAt } }),
+    });
+    renderRoute('/keys');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    expect(within(panel).getByText('Active')).toBeInTheDocument();
+    const asked = () =>
+      requests.filter(
+        (request) =>
+          request.url.pathname === '/api/balance' &&
+          request.url.searchParams.get('profile') === 'demo-account',
+      ).length;
+    const before = asked();
+    expect(await within(panel).findByText('Expired', {}, { timeout: 3_500 })).toBeInTheDocument();
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
+    expect(Date.now()).toBeLessThan(expiresAt * 1000 + 1_000);
+    await waitFor(() => expect(asked()).toBeGreaterThan(before));
+    // The spec's words stand in until the BFF's guidance for the new state comes.
+    expect(within(panel).getByRole('note')).toHaveTextContent('The key has expired');
+  });
+
+  it('marks old figures stale, with their time, when a refresh fails', async () => {
+    let failing = false;
+    mockKeys(
+      {},
+      {
+        'GET /api/balance': (request) =>
+          failing
+            ? jsonResponse(502, {
+                error: {
+                  message: 'Cannot connect to the gateway.',
+                  stage: 'connect',
+                  advice: 'Check that the gateway is running.',
+                },
+              })
+            : allBalances[request.url.searchParams.get('profile') as keyof typeof allBalances],
+      },
+    );
+    renderRoute('/keys');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    const table = screen.getByRole('table');
+    await waitFor(() => expect(within(table).getAllByText('$1.00')).toHaveLength(1));
+    failing = true;
+    await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    expect(
+      await screen.findByText('Loading the balance of “demo-account” failed.'),
+    ).toBeInTheDocument();
+    expect(within(panel).getByRole('note', { name: 'Stale figures' })).toHaveTextContent(
+      /these figures are from \d{2}:\d{2}:\d{2}/,
+    );
+    const row = within(table).getByRole('button', { name: 'demo-allocated-child' }).closest('tr')!;
+    await waitFor(() => expect(row).toHaveTextContent('could not load'));
+    expect(row).toHaveTextContent(/\$1\.00stale · \d{2}:\d{2}:\d{2}/);
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument();
   });
 
   it('shows the expiry as a date and a countdown', async () => {
@@ -159,6 +289,57 @@ describe('KeysPage', () => {
     renderRoute('/keys');
     const panel = await screen.findByRole('region', { name: 'demo-account' });
     expect(within(panel).getByText(/^in 2 d 1 h$/)).toBeInTheDocument();
+  });
+
+  it('chooses a profile by a click anywhere on its row, and writes it to the URL', async () => {
+    mockKeys(allBalances);
+    const { router } = renderRoute('/keys');
+    const table = await screen.findByRole('table');
+    await userEvent.click(within(table).getByText('sk-gw-…e5f6'));
+    expect(await screen.findByRole('region', { name: 'demo-shared-child' })).toBeInTheDocument();
+    expect(router.state.location.search).toBe('?profile=demo-shared-child');
+  });
+
+  it('keeps Profile, State and Remaining on a phone; the other columns fold away', async () => {
+    mockKeys(allBalances);
+    renderRoute('/keys');
+    const table = await screen.findByRole('table');
+    const visible = within(table)
+      .getAllByRole('columnheader')
+      .filter((header) => !header.classList.contains('hidden'));
+    expect(
+      visible.map(
+        (header) => header.textContent || header.firstElementChild?.getAttribute('data-text'),
+      ),
+    ).toEqual(['Profile', 'State', 'Remaining']);
+  });
+
+  it('explains the shared child once, Recharge, and gives one percentage everywhere', async () => {
+    mockKeys({
+      ...allBalances,
+      'demo-shared-child': makeBalanceView({
+        profile: 'demo-shared-child',
+        guidance: 'Requests are served while balance remains.',
+        balance: {
+          identity: 'shared_child',
+          remaining_usd: 0.5,
+          limit_usd: 10,
+          note: 'This is a shared child key: the figures are its parent key’s balance.',
+        },
+      }),
+    });
+    renderRoute('/keys?profile=demo-shared-child');
+    const panel = await screen.findByRole('region', { name: 'demo-shared-child' });
+    const explanations = within(panel)
+      .getAllByText(/shared child key:/i)
+      .filter((element) => isVisible(element));
+    expect(explanations).toHaveLength(1);
+    expect(within(panel).getByText(/money paid in \(top-ups\)/)).toBeInTheDocument();
+    expect(within(panel).getByText(/· 5% left/)).toBeInTheDocument();
+    expect(within(panel).getByRole('meter')).toHaveAttribute(
+      'aria-valuetext',
+      '5% of the limit remaining',
+    );
   });
 
   it('lists every profile at a glance and switches on click', async () => {
@@ -226,5 +407,25 @@ describe('KeysPage', () => {
     expect(post?.body).toEqual({ profile: 'demo-account', model: 'acme/cheap', max_tokens: 1 });
     expect(post?.headers.get('Content-Type')).toBe('application/json');
     expect(within(dialog).getByText('0123456789abcdef-AMS')).toBeInTheDocument();
+  });
+});
+
+describe('BalanceChart', () => {
+  it('labels its axes and reads out the value under the pointer', () => {
+    const samples = [
+      { time: new Date(2026, 0, 1, 12, 0, 0).getTime(), remaining: 10 },
+      { time: new Date(2026, 0, 1, 12, 0, 30).getTime(), remaining: 7.5 },
+    ];
+    render(<BalanceChart samples={samples} />);
+    expect(screen.getByText('$10.00')).toBeInTheDocument();
+    expect(screen.getByText('$7.50')).toBeInTheDocument();
+    expect(screen.getByText('12:00:00')).toBeInTheDocument();
+    expect(screen.getByText('12:00:30')).toBeInTheDocument();
+    const chart = screen.getByRole('img');
+    chart.getBoundingClientRect = () => ({ left: 0, width: 320 }) as DOMRect;
+    fireEvent.pointerMove(chart, { clientX: 310 });
+    expect(screen.getByText('12:00:30 · $7.50')).toBeInTheDocument();
+    fireEvent.pointerLeave(chart);
+    expect(screen.getByText('2 samples')).toBeInTheDocument();
   });
 });

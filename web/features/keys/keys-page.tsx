@@ -1,6 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { balanceQueryOptions } from '../../api/balance';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useBalance } from '../../api/balance';
 import { useProfiles } from '../../api/profiles';
 import { useProfile } from '../../app/profile-context';
 import { Button } from '../../components/button';
@@ -8,28 +8,30 @@ import { ErrorPanel } from '../../components/error-panel';
 import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, toMilliseconds } from '../../lib/format';
-import { BalanceChart, type BalanceSample } from './components/balance-chart';
+import { BalanceChart, keepsSample, type BalanceSample } from './components/balance-chart';
 import { BalancePanel } from './components/balance-panel';
 import { ProfilesTable } from './components/profiles-table';
 import { ValidateKeyDialog } from './components/validate-key-dialog';
+import { useLiveKeyState } from './use-live-key-state';
 
 /** Balance samples per profile, kept for as long as the page is open. */
 type SampleHistory = Record<string, BalanceSample[]>;
 
-/** `/keys`: the chosen profile's identity, state and balance, and every profile at a glance. */
+/**
+ * `/keys`: the chosen profile's identity, state and balance, and every profile at a glance. The
+ * state stays current without a reload: polled while the page is visible, asked again on focus,
+ * and turned Expired at the moment the key expires.
+ */
 export function KeysPage() {
   const { profile, setProfile, profiles } = useProfile();
   const profilesQuery = useProfiles();
   const queryClient = useQueryClient();
-  const balance = useQuery({
-    ...balanceQueryOptions(profile ?? ''),
-    enabled: profile !== null,
-    // A sample every half minute feeds the chart while the page is open.
-    refetchInterval: 30_000,
-  });
+  const balance = useBalance(profile, { live: true });
   const [history, setHistory] = useState<SampleHistory>({});
+  const panelRef = useRef<HTMLDivElement>(null);
 
   const view = balance.data;
+  const state = useLiveKeyState(view);
   useEffect(() => {
     if (!view) return;
     const sample = { time: toMilliseconds(view.fetched_at), remaining: view.balance.remaining_usd };
@@ -37,17 +39,27 @@ export function KeysPage() {
     // eslint-disable-next-line react-hooks/set-state-in-effect
     setHistory((current) => {
       const samples = current[view.profile] ?? [];
-      if (samples.some((existing) => existing.time === sample.time)) return current;
+      if (!keepsSample(samples, sample)) return current;
       return { ...current, [view.profile]: [...samples, sample].slice(-200) };
     });
   }, [view]);
 
   const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
   const lastRefresh = balance.dataUpdatedAt || null;
+  // The last refresh failed but an earlier answer is still shown: its figures are that old.
+  const staleSince = balance.isError && view ? balance.dataUpdatedAt : null;
 
   function refresh() {
     void queryClient.invalidateQueries({ queryKey: ['balance'] });
     void queryClient.invalidateQueries({ queryKey: ['profiles'] });
+  }
+
+  /** A profile chosen in the table is shown above: brought into view on a small screen. */
+  function chooseFromTable(name: string) {
+    setProfile(name);
+    window.requestAnimationFrame(() =>
+      panelRef.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' }),
+    );
   }
 
   return (
@@ -59,9 +71,11 @@ export function KeysPage() {
           <span className="text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
             {balance.isFetching
               ? 'Refreshing…'
-              : lastRefresh
-                ? `Last refresh ${formatTime(lastRefresh)}`
-                : ''}
+              : balance.isError
+                ? `Refresh failed at ${formatTime(balance.errorUpdatedAt)}`
+                : lastRefresh
+                  ? `Last refresh ${formatTime(lastRefresh)}`
+                  : ''}
           </span>
           <Button onClick={refresh} disabled={balance.isFetching}>
             Refresh
@@ -85,24 +99,30 @@ export function KeysPage() {
         </EmptyState>
       ) : (
         <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
-          <div className="flex min-w-0 flex-col gap-4">
-            {balance.isPending ? (
-              <LoadingState>Loading the balance of {profile}…</LoadingState>
-            ) : balance.isError ? (
+          <div ref={panelRef} className="flex min-w-0 scroll-mt-16 flex-col gap-4">
+            {balance.isError && (
               <ErrorPanel
                 what={`Loading the balance of “${profile}”`}
                 error={balance.error}
                 onRetry={() => void balance.refetch()}
               />
-            ) : (
-              <BalancePanel view={balance.data} maskedKey={maskedKey} />
             )}
+            {balance.isPending ? (
+              <LoadingState>Loading the balance of {profile}…</LoadingState>
+            ) : view && state ? (
+              <BalancePanel
+                view={view}
+                state={state}
+                maskedKey={maskedKey}
+                staleSince={staleSince}
+              />
+            ) : null}
           </div>
           <div className="flex min-w-0 flex-col gap-4">
             <BalanceChart samples={history[profile] ?? []} />
           </div>
           <div className="min-w-0 lg:col-span-2">
-            <ProfilesTable profiles={profiles} chosen={profile} onChoose={setProfile} />
+            <ProfilesTable profiles={profiles} chosen={profile} onChoose={chooseFromTable} />
           </div>
         </div>
       )}

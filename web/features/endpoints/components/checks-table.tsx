@@ -1,22 +1,28 @@
 import type { CheckResult } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
-import { DataTable, type TableColumn } from '../../../components/data-table';
+import { classNames } from '../../../components/class-names';
+import { DataTable, columnVisibility, type TableColumn } from '../../../components/data-table';
 import { formatDuration } from '../../../lib/format';
 import { authFormLabel, formatCheckCost, outcomeLabel, outcomeTones } from '../checks-report';
 
-const columns: TableColumn[] = [
+// On a phone the endpoint, its outcome and its run button stay; the rest fold into the
+// endpoint's cell.
+const columns = [
   { key: 'endpoint', header: 'Endpoint' },
   { key: 'outcome', header: 'Outcome' },
-  { key: 'http', header: 'HTTP', align: 'right' },
-  { key: 'latency', header: 'Latency', align: 'right' },
-  { key: 'auth', header: 'Auth' },
-  { key: 'cf-ray', header: 'cf-ray' },
-  { key: 'explanation', header: 'Explanation' },
+  { key: 'http', header: 'HTTP', align: 'right', hideBelow: 'md' },
+  { key: 'latency', header: 'Latency', align: 'right', hideBelow: 'md' },
+  { key: 'auth', header: 'Auth', hideBelow: 'lg' },
+  { key: 'cf-ray', header: 'cf-ray', hideBelow: 'lg' },
+  { key: 'explanation', header: 'Explanation', hideBelow: 'md' },
   { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right' },
-];
+] satisfies TableColumn[];
 
-/** One row per checked endpoint and auth form, with a re-run button each. */
+const hidden = (key: string) =>
+  columnVisibility(columns.find((column) => column.key === key)?.hideBelow);
+
+/** One row per checked endpoint and auth form, with a button to run (or re-run) it alone. */
 export function ChecksTable({
   results,
   includePaid,
@@ -30,16 +36,26 @@ export function ChecksTable({
   onRerun(result: CheckResult): void;
 }) {
   return (
-    <DataTable columns={columns} label="Endpoint checks" className="w-full min-w-[60rem] text-sm">
+    <DataTable
+      columns={columns}
+      label="Endpoint checks"
+      className="w-full text-sm lg:min-w-[60rem]"
+    >
       {results.map((result) => {
         const running = runningIds.has(result.id);
         const blockedByCost = result.paid && !includePaid;
+        const ran = result.ran_at !== null || result.status !== null;
+        const verb = ran ? 'Re-run' : 'Run';
         return (
           <tr key={result.id} className="border-t border-zinc-100 align-top dark:border-zinc-800">
             <th scope="row" className="px-2 py-1.5 text-left font-normal">
               <div className="flex flex-wrap items-center gap-1.5">
                 <span className="font-medium">{result.entry}</span>
-                {result.planned && <Badge tone="violet">Planned</Badge>}
+                {result.planned && (
+                  <Badge tone="violet">
+                    <span title="Spec 4.4: no production contract yet">Planned</span>
+                  </Badge>
+                )}
                 {result.paid && (
                   <Badge tone="amber">
                     {result.estimated_cost_usd > 0
@@ -48,8 +64,21 @@ export function ChecksTable({
                   </Badge>
                 )}
               </div>
-              <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">
+              <div className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">
                 {result.method} {result.path}
+              </div>
+              {/* What the hidden columns say, on a phone. */}
+              <div className="mt-1 flex flex-col gap-0.5 text-xs text-zinc-700 md:hidden dark:text-zinc-300">
+                <span className="text-zinc-600 dark:text-zinc-400">
+                  {[
+                    result.status === null ? null : `HTTP ${result.status}`,
+                    result.latency_ms === null ? null : formatDuration(result.latency_ms),
+                    authFormLabel(result.auth_form),
+                  ]
+                    .filter(Boolean)
+                    .join(' · ')}
+                </span>
+                <span>{result.explanation}</span>
               </div>
             </th>
             <td className="px-2 py-1.5">
@@ -62,18 +91,29 @@ export function ChecksTable({
                 </Badge>
               )}
             </td>
-            <td className="px-2 py-1.5 text-right tabular-nums">{result.status ?? '—'}</td>
-            <td className="px-2 py-1.5 text-right tabular-nums whitespace-nowrap">
+            <td className={classNames('px-2 py-1.5 text-right tabular-nums', hidden('http'))}>
+              {result.status ?? '—'}
+            </td>
+            <td
+              className={classNames(
+                'px-2 py-1.5 text-right tabular-nums whitespace-nowrap',
+                hidden('latency'),
+              )}
+            >
               {formatDuration(result.latency_ms)}
             </td>
-            <td className="px-2 py-1.5 text-xs">{authFormLabel(result.auth_form)}</td>
-            <td className="px-2 py-1.5 font-mono text-xs whitespace-nowrap select-all">
+            <td className={classNames('px-2 py-1.5 text-xs', hidden('auth'))}>
+              {authFormLabel(result.auth_form)}
+            </td>
+            <td
+              className={classNames(
+                'px-2 py-1.5 font-mono text-xs whitespace-nowrap select-all',
+                hidden('cf-ray'),
+              )}
+            >
               {result.cf_ray ?? '—'}
             </td>
-            <td className="max-w-md px-2 py-1.5 text-xs">
-              {result.planned && (
-                <span className="font-medium">Planned entry (no production contract). </span>
-              )}
+            <td className={classNames('max-w-md px-2 py-1.5 text-xs', hidden('explanation'))}>
               {result.explanation}
             </td>
             <td className="px-2 py-1.5 text-right">
@@ -81,11 +121,11 @@ export function ChecksTable({
                 size="small"
                 variant="ghost"
                 disabled={running || blockedByCost}
-                title={blockedByCost ? 'Tick “Include paid checks” to run this one' : undefined}
-                aria-label={`Re-run ${result.entry} (${authFormLabel(result.auth_form)})`}
+                title={blockedByCost ? 'Tick the inference checks box to run this one' : undefined}
+                aria-label={`${verb} ${result.entry} (${authFormLabel(result.auth_form)})`}
                 onClick={() => onRerun(result)}
               >
-                Re-run
+                {verb}
               </Button>
             </td>
           </tr>

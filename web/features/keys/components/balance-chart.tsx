@@ -1,3 +1,5 @@
+import { useState, type PointerEvent } from 'react';
+import { classNames } from '../../../components/class-names';
 import { formatTime, formatUsd } from '../../../lib/format';
 
 export interface BalanceSample {
@@ -33,15 +35,52 @@ export function chartPoints(samples: BalanceSample[]): Array<{ x: number; y: num
   }));
 }
 
-/** Remaining balance over the samples taken while the page was open. */
+/**
+ * Whether a new sample is worth keeping: the balance moved, or half a minute passed since the
+ * last one kept (the page polls more often than that, mostly for the key's state).
+ */
+export function keepsSample(samples: BalanceSample[], sample: BalanceSample): boolean {
+  const last = samples[samples.length - 1];
+  if (!last) return true;
+  if (sample.time <= last.time) return false;
+  return sample.remaining !== last.remaining || sample.time - last.time >= 30_000;
+}
+
+/** The index of the sample nearest to `x` (in the SVG's units). */
+function nearestIndex(points: Array<{ x: number }>, x: number): number {
+  let best = 0;
+  points.forEach((point, index) => {
+    if (Math.abs(point.x - x) < Math.abs((points[best]?.x ?? 0) - x)) best = index;
+  });
+  return best;
+}
+
+/**
+ * Remaining balance over the samples taken while the page was open, with its range on the axes
+ * and the value under the pointer.
+ */
 export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
+  const [hovered, setHovered] = useState<number | null>(null);
   const points = chartPoints(samples);
   const first = samples[0];
   const last = samples[samples.length - 1];
+  const values = samples.map((sample) => sample.remaining);
+  const high = values.length ? Math.max(...values) : null;
+  const low = values.length ? Math.min(...values) : null;
   const summary =
     first && last
       ? `${samples.length} sample${samples.length === 1 ? '' : 's'} from ${formatTime(first.time)} to ${formatTime(last.time)}: ${formatUsd(first.remaining)} to ${formatUsd(last.remaining)}`
       : 'No samples yet';
+  const shown = hovered !== null ? samples[hovered] : undefined;
+  const shownPoint = hovered !== null ? points[hovered] : undefined;
+
+  function onPointerMove(event: PointerEvent<SVGSVGElement>) {
+    if (points.length === 0) return;
+    const box = event.currentTarget.getBoundingClientRect();
+    if (box.width === 0) return;
+    setHovered(nearestIndex(points, ((event.clientX - box.left) / box.width) * width));
+  }
+
   return (
     <figure className="flex flex-col gap-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
       <figcaption className="flex items-baseline justify-between gap-2 text-sm">
@@ -50,42 +89,86 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
           {samples.length} sample{samples.length === 1 ? '' : 's'}
         </span>
       </figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        role="img"
-        aria-label={summary}
-        className="h-24 w-full"
-        preserveAspectRatio="none"
+      <p
+        className="h-4 text-right text-xs text-zinc-700 tabular-nums dark:text-zinc-300"
+        aria-live="polite"
       >
-        <line
-          x1={0}
-          x2={width}
-          y1={height - 1}
-          y2={height - 1}
-          className="stroke-zinc-200 dark:stroke-zinc-800"
-        />
-        {points.length > 1 && (
-          <polyline
-            fill="none"
-            strokeWidth={2}
-            vectorEffect="non-scaling-stroke"
-            className="stroke-sky-600 dark:stroke-sky-400"
-            points={points.map((point) => `${point.x},${point.y}`).join(' ')}
+        {shown ? `${formatTime(shown.time)} · ${formatUsd(shown.remaining)}` : ''}
+      </p>
+      <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2">
+        {/* The value axis: the highest and lowest balance seen. */}
+        <div
+          aria-hidden="true"
+          className={classNames(
+            'flex h-24 flex-col text-right text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400',
+            // A flat series is drawn across the middle: its one value sits there too.
+            low === high ? 'justify-center' : 'justify-between',
+          )}
+        >
+          <span>{high === null ? '' : formatUsd(high)}</span>
+          {low !== null && low !== high && <span>{formatUsd(low)}</span>}
+        </div>
+        <svg
+          viewBox={`0 0 ${width} ${height}`}
+          role="img"
+          aria-label={summary}
+          className="h-24 w-full touch-none"
+          preserveAspectRatio="none"
+          onPointerMove={onPointerMove}
+          onPointerLeave={() => setHovered(null)}
+        >
+          <line
+            x1={0}
+            x2={width}
+            y1={height - 1}
+            y2={height - 1}
+            className="stroke-zinc-300 dark:stroke-zinc-700"
           />
-        )}
-        {points.map((point, index) => (
-          <circle
-            key={index}
-            cx={point.x}
-            cy={point.y}
-            r={2.5}
-            className="fill-sky-600 dark:fill-sky-400"
-          />
-        ))}
-      </svg>
+          <line x1={0} x2={0} y1={0} y2={height} className="stroke-zinc-300 dark:stroke-zinc-700" />
+          {shownPoint && (
+            <line
+              x1={shownPoint.x}
+              x2={shownPoint.x}
+              y1={0}
+              y2={height}
+              vectorEffect="non-scaling-stroke"
+              className="stroke-zinc-400 dark:stroke-zinc-500"
+              strokeDasharray="3 3"
+            />
+          )}
+          {points.length > 1 && (
+            <polyline
+              fill="none"
+              strokeWidth={2}
+              vectorEffect="non-scaling-stroke"
+              className="stroke-sky-600 dark:stroke-sky-400"
+              points={points.map((point) => `${point.x},${point.y}`).join(' ')}
+            />
+          )}
+          {points.map((point, index) => (
+            <circle
+              key={index}
+              cx={point.x}
+              cy={point.y}
+              r={index === hovered ? 4 : 2.5}
+              className="fill-sky-600 dark:fill-sky-400"
+            >
+              <title>{`${formatTime(samples[index]!.time)}: ${formatUsd(samples[index]!.remaining)}`}</title>
+            </circle>
+          ))}
+        </svg>
+        {/* The time axis: when the first and the last sample were taken. */}
+        <div
+          aria-hidden="true"
+          className="col-start-2 flex justify-between text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400"
+        >
+          <span>{first ? formatTime(first.time) : ''}</span>
+          <span>{last && last !== first ? formatTime(last.time) : ''}</span>
+        </div>
+      </div>
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
         {samples.length < 2
-          ? 'A sample is taken on every refresh (and every 30 s while this page is open).'
+          ? 'A sample is kept when the balance changes, and every 30 s while this page is open. Point at the line to read a value.'
           : summary}
       </p>
     </figure>

@@ -1,10 +1,16 @@
 import type { ReactNode } from 'react';
-import type { BalanceView } from '../../../../contract/workbench-api';
+import type { BalanceView, KeyState } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { classNames } from '../../../components/class-names';
-import { formatDateTime, formatDuration, formatUsd } from '../../../lib/format';
+import { formatDateTime, formatDuration, formatTime, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
-import { identityLabels, keyStateLabels, keyStateMeanings, remainingShare } from '../key-state';
+import {
+  formatShare,
+  identityLabels,
+  keyStateLabels,
+  keyStateMeanings,
+  remainingShare,
+} from '../key-state';
 import { KeyStateBadge } from './key-state-badge';
 
 function Figure({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
@@ -34,30 +40,52 @@ export function ExpiryText({ expiresAt, expired }: { expiresAt: number | null; e
         )}
       >
         {expired || left <= 0
-          ? `expired ${formatDuration(-left)} ago`
+          ? `expired ${formatDuration(Math.max(0, -left))} ago`
           : `in ${formatDuration(left)}`}
       </span>
     </>
   );
 }
 
-/** One profile's balance: state, remaining against the limit, every figure, and what to do. */
+/**
+ * One profile's balance: state, remaining against the limit, every figure, and what to do.
+ * `state` is the state to show now (the key's expiry may have passed since the view was
+ * fetched); `staleSince` is set when the last refresh failed, and the figures are that old.
+ */
 export function BalancePanel({
   view,
+  state,
   maskedKey,
+  staleSince,
 }: {
   view: BalanceView;
+  state: KeyState;
   maskedKey: string | undefined;
+  staleSince?: number | null;
 }) {
-  const { balance, state } = view;
+  const { balance } = view;
   const share = remainingShare(balance.remaining_usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
-  const childKey = sharedChild || balance.identity === 'allocated_child';
+  const blockedBy = view.blocked_by ?? null;
+  // The BFF's guidance is for the state it saw; a key that expired since gets the spec's words
+  // until the refresh under way brings the BFF's.
+  const guidance = state === view.state && view.guidance ? view.guidance : null;
+  const expired = balance.expired || state === 'expired';
   return (
     <section
       aria-labelledby="balance-heading"
       className="flex flex-col gap-4 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
     >
+      {staleSince ? (
+        <p
+          role="note"
+          aria-label="Stale figures"
+          className="-mx-1 rounded-md border border-zinc-300 bg-zinc-100 px-2 py-1 text-xs text-zinc-800 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200"
+        >
+          <strong>Stale:</strong> these figures are from {formatTime(staleSince)}; the latest
+          refresh failed (see above).
+        </p>
+      ) : null}
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
           <h2 id="balance-heading" className="text-base font-semibold">
@@ -74,15 +102,22 @@ export function BalancePanel({
             </span>
           </p>
         </div>
-        <div className="flex flex-col items-end gap-1">
-          <span className="text-xs text-zinc-600 dark:text-zinc-400">Key state</span>
+        <div className="flex max-w-full flex-col items-start gap-1 sm:items-end sm:text-right">
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">
+            Key state{staleSince ? ` (as of ${formatTime(staleSince)})` : ''}
+          </span>
           <KeyStateBadge state={state} />
+          {blockedBy && (
+            <span className="text-xs text-red-800 dark:text-red-300">
+              because {blockedBy.summary}
+            </span>
+          )}
         </div>
       </div>
 
-      <div>
+      <div className={classNames(staleSince ? 'opacity-70' : undefined)}>
         <div className="flex flex-wrap items-baseline justify-between gap-2">
-          <dl className="flex items-baseline gap-2">
+          <dl className="flex flex-wrap items-baseline gap-2">
             <dt className="text-sm text-zinc-600 dark:text-zinc-400">Remaining</dt>
             <dd className="text-3xl font-semibold tracking-tight tabular-nums">
               {formatUsd(balance.remaining_usd)}
@@ -92,10 +127,15 @@ export function BalancePanel({
                 <Badge tone="sky">parent’s balance</Badge>
               </dd>
             )}
+            {staleSince ? (
+              <dd>
+                <Badge>stale · {formatTime(staleSince)}</Badge>
+              </dd>
+            ) : null}
           </dl>
           <span className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400">
             of {formatUsd(balance.limit_usd)} limit
-            {share !== null ? ` · ${share.toFixed(share < 10 ? 1 : 0)}%` : ''}
+            {share !== null ? ` · ${formatShare(share)} left` : ''}
             {state !== 'active' &&
               state !== 'depleted' &&
               ` · not usable while ${keyStateLabels[state].toLowerCase()}`}
@@ -108,7 +148,7 @@ export function BalancePanel({
           aria-valuemax={100}
           aria-valuenow={share ?? 0}
           aria-valuetext={
-            share === null ? 'no limit set' : `${share.toFixed(1)}% of the limit remaining`
+            share === null ? 'no limit set' : `${formatShare(share)} of the limit remaining`
           }
           className="mt-2 h-2.5 w-full overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
         >
@@ -129,14 +169,23 @@ export function BalancePanel({
         </div>
       </div>
 
-      <dl className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-4">
+      <dl
+        className={classNames(
+          'grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-4',
+          staleSince ? 'opacity-70' : undefined,
+        )}
+      >
         <Figure label="Limit" value={formatUsd(balance.limit_usd)} />
         <Figure
           label="Consumption"
           value={formatUsd(balance.consumption_usd)}
           hint="settles asynchronously; can lag minutes"
         />
-        <Figure label="Recharge" value={formatUsd(balance.recharge_usd)} />
+        <Figure
+          label="Recharge"
+          value={formatUsd(balance.recharge_usd)}
+          hint="money paid in (top-ups); Remaining counts against the limit"
+        />
         <Figure label="Credit" value={formatUsd(balance.credit_usd)} />
         <Figure label="Allocated" value={formatUsd(balance.allocated_usd)} />
         <Figure
@@ -146,11 +195,11 @@ export function BalancePanel({
         />
         <Figure
           label="Expires"
-          value={<ExpiryText expiresAt={balance.expires_at} expired={balance.expired} />}
+          value={<ExpiryText expiresAt={balance.expires_at} expired={expired} />}
         />
         <Figure
           label="Flags"
-          value={`${balance.expired ? 'expired' : 'not expired'}, ${balance.disabled ? 'disabled' : 'enabled'}`}
+          value={`${expired ? 'expired' : 'not expired'}, ${balance.disabled ? 'disabled' : 'enabled'}${blockedBy ? `; ${blockedBy.summary}` : ''}`}
         />
       </dl>
 
@@ -163,10 +212,10 @@ export function BalancePanel({
         )}
         role={state === 'active' ? undefined : 'note'}
       >
-        {view.guidance ? (
-          <p>{view.guidance}</p>
+        {guidance ? (
+          <p>{guidance}</p>
         ) : (
-          // The BFF always sends guidance; this is the spec's own wording should it ever not.
+          // The BFF always sends guidance; this is the spec's own wording while it is on its way.
           <>
             <p>{keyStateMeanings[state]}</p>
             {state !== 'active' && (
@@ -175,13 +224,6 @@ export function BalancePanel({
               </p>
             )}
           </>
-        )}
-        {state === 'active' && childKey && (
-          <p className="mt-2">
-            A child key is also refused (HTTP 402) while its parent key is disabled or expired,
-            and its balance does not show that. <strong>Validate key</strong> checks it with one
-            minimal call and reports <em>Blocked</em> when that happens.
-          </p>
         )}
       </div>
 
@@ -192,13 +234,18 @@ export function BalancePanel({
             the parent.
           </li>
         )}
-        {balance.note && <li>Gateway note: {balance.note}</li>}
         {view.cf_ray && (
           <li>
             Balance call cf-ray: <span className="font-mono select-all">{view.cf_ray}</span>
           </li>
         )}
       </ul>
+      {balance.note && (
+        <details className="text-xs text-zinc-600 dark:text-zinc-400">
+          <summary className="cursor-pointer">The gateway’s note</summary>
+          <p className="mt-1">{balance.note}</p>
+        </details>
+      )}
     </section>
   );
 }

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checksReportSchema, type CheckResult } from '../contract/workbench-api';
-import { classifyOutcome } from './check-outcome';
+import { checksReportSchema, type CheckResult } from '../../contract/workbench-api';
+import { classifyOutcome } from './outcome';
 import {
   cfRayOf,
   defaultHandler,
   sendJson,
   startFakeGateway,
   type FakeGateway,
-} from './test-support/fake-gateway';
+} from '../test-support/fake-gateway';
 import {
   fakeKey,
   openRequest,
@@ -15,7 +15,7 @@ import {
   rawRequest,
   startTestBff,
   type TestBff,
-} from './test-support/harness';
+} from '../test-support/harness';
 
 let gateway: FakeGateway;
 let bff: TestBff;
@@ -93,6 +93,16 @@ describe('/api/checks', () => {
     });
     expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
     expect(checks.responses).toMatchObject({ planned: true });
+    // Documented and served by this project's gateway: not planned any more (spec 4.4 aside).
+    expect(checks.generation).toMatchObject({ planned: false });
+    expect(checks['model-endpoints']).toMatchObject({ planned: false });
+    // A planned row says what "planned" means once, not twice.
+    expect(checks.responses!.explanation.match(/planned/g)).toHaveLength(1);
+    expect(checks.embeddings!.explanation).toBe(
+      'Not run yet. This entry is planned (spec 4.4) and carries no production commitment.',
+    );
+    // The checks call the cheapest model, here a free one, and the report says so.
+    expect(report.model).toEqual({ id: 'sim/echo:free', free: true });
     const authForms = new Set(report.results.map((result) => result.auth_form));
     for (const form of [
       'none',
@@ -115,7 +125,12 @@ describe('/api/checks', () => {
     expect(checks['chat-completions']).toMatchObject({ outcome: 'skipped', paid: true });
     // The cheapest model is the free variant: nothing to pay, but still opt-in.
     expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
-    expect(checks['chat-completions']!.explanation).toMatch(/free model, so \$0 estimated/);
+    expect(checks['chat-completions']!.explanation).toMatch(
+      /^Runs inference \(on sim\/echo:free, a free model, so \$0 estimated\)/,
+    );
+    expect(checks.embeddings!.explanation).toBe(
+      'Runs inference (on sim/echo:free, a free model, so $0 estimated): run it with inference checks included. This entry is planned (spec 4.4) and carries no production commitment.',
+    );
     expect(checks['models-anonymous']).toMatchObject({
       outcome: 'available',
       status: 200,
@@ -239,6 +254,7 @@ describe('/api/checks on a paid model', () => {
     expect(chat).toMatchObject({ outcome: 'skipped', paid: true });
     expect(chat.estimated_cost_usd).toBeGreaterThan(0);
     expect(chat.explanation).toMatch(/^Costs money \(it runs inference, about \$/);
+    expect(report.model).toEqual({ id: 'sim/echo', free: false });
   });
 });
 

@@ -2,7 +2,7 @@
  * What an endpoint check's answer means: a small pure mapping from status and shape to an
  * outcome, and the plain-language explanation with the spec's advice for it.
  */
-import type { CheckOutcome } from '../contract/workbench-api';
+import type { CheckOutcome } from '../../contract/workbench-api';
 
 /**
  * 2xx with the expected shape is `available`; 2xx with another shape, or 501, is a
@@ -26,6 +26,10 @@ export function classifyOutcome(
   return 'failing';
 }
 
+/** Said once per planned row, in its explanation (the row's badge only names it). */
+export const plannedEntryNote =
+  ' This entry is planned (spec 4.4) and carries no production commitment.';
+
 export function explainOutcome(
   outcome: CheckOutcome,
   details: {
@@ -38,9 +42,7 @@ export function explainOutcome(
   },
 ): string {
   const said = details.gatewayMessage ? ` The gateway said: "${details.gatewayMessage}".` : '';
-  const plannedNote = details.planned
-    ? ' This entry is planned (spec 4.4) and carries no production commitment.'
-    : '';
+  const plannedNote = details.planned ? plannedEntryNote : '';
   switch (outcome) {
     case 'available':
       return `Answered with the expected shape.${details.found ? ` ${details.found}` : ''}${plannedNote}`;

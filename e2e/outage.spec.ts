@@ -1,0 +1,188 @@
+/**
+ * A gateway that stops and starts again while the workbench is open, seen from the browser. The
+ * spec runs its own gateway process and a workbench in external mode pointed at it (the suite's
+ * embedded one is left alone), so it can kill the gateway and bring it back on the same port.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+
+const root = path.resolve(import.meta.dirname, '..');
+const gatewayEntry = path.join(root, 'dist', 'gateway.js');
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-outage-'));
+const database = path.join(folder, 'gateway.db');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what} did not come up within 30 s`);
+}
+
+let gatewayPort = 0;
+let gateway: ChildProcess | null = null;
+let workbench: ChildProcess | null = null;
+let workbenchUrl = '';
+
+const gatewayEnvironment = {
+  PATH: process.env.PATH ?? '',
+  GATEWAY_LOG_LEVEL: 'warn',
+  GATEWAY_SETTLE_INTERVAL_MS: '200',
+};
+
+async function startGateway(): Promise<number> {
+  gateway = spawn(
+    process.execPath,
+    [gatewayEntry, 'serve', '--host', '127.0.0.1', '--port', String(gatewayPort), '--db', database],
+    { env: gatewayEnvironment, stdio: 'ignore' },
+  );
+  await waitUntil(
+    async () => (await fetch(`http://127.0.0.1:${gatewayPort}/v1/models`)).ok,
+    'the gateway',
+  );
+  return Date.now();
+}
+
+/** Kills the gateway outright (no graceful close), as a crash would. */
+async function killGateway(): Promise<void> {
+  const running = gateway;
+  gateway = null;
+  if (!running || running.exitCode !== null) return;
+  const exited = new Promise((resolve) => running.once('exit', resolve));
+  running.kill('SIGKILL');
+  await exited;
+}
+
+const banner = (page: Page) => page.getByTestId('gateway-banner');
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  gatewayPort = await freePort();
+  await startGateway();
+  const issued = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        gatewayEntry,
+        'keys',
+        'create',
+        '--kind',
+        'account',
+        '--name',
+        'outage',
+        '--json',
+        '--db',
+        database,
+      ],
+      { env: gatewayEnvironment, encoding: 'utf8' },
+    ),
+  ) as { key: string };
+  const workbenchPort = await freePort();
+  workbenchUrl = `http://127.0.0.1:${workbenchPort}`;
+  workbench = spawn(process.execPath, [path.join(root, 'dist', 'start.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      WORKBENCH_PORT: String(workbenchPort),
+      GATEWAY_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+      GATEWAY_API_KEY: issued.key,
+    },
+    cwd: root,
+    stdio: 'ignore',
+  });
+  await waitUntil(async () => (await fetch(`${workbenchUrl}/api/health`)).ok, 'the workbench');
+});
+
+test.afterAll(async () => {
+  await killGateway();
+  if (workbench && workbench.exitCode === null) {
+    const exited = new Promise((resolve) => workbench!.once('exit', resolve));
+    workbench.kill('SIGTERM');
+    await exited;
+  }
+  fs.rmSync(folder, { recursive: true, force: true });
+});
+
+test.describe('a gateway that stops while the workbench is open', () => {
+  test('the banner shows within 2 s of the gateway dying and goes within 2 s of its return', async ({
+    page,
+  }) => {
+    await page.goto(`${workbenchUrl}/keys`);
+    await expect(page.getByRole('region', { name: 'default' })).toBeVisible();
+    await expect(banner(page)).toBeHidden();
+
+    await killGateway();
+    await expect(banner(page)).toBeVisible({ timeout: 2_000 });
+    await expect(banner(page)).toContainText('does not answer');
+    // External mode: there is no embedded gateway to speak of.
+    await expect(banner(page)).toContainText('GATEWAY_BASE_URL');
+    await expect(banner(page)).not.toContainText('embedded');
+
+    await startGateway();
+    await expect(banner(page)).toBeHidden({ timeout: 2_000 });
+  });
+
+  test('during the outage, old figures are marked stale with their time', async ({ page }) => {
+    await page.goto(`${workbenchUrl}/keys`);
+    const panel = page.getByRole('region', { name: 'default' });
+    await expect(panel.getByText('Active', { exact: true })).toBeVisible();
+    const row = page.getByRole('table').getByRole('row').filter({ hasText: 'default' });
+    await expect(row).toContainText('$10.00');
+
+    await killGateway();
+    try {
+      await expect(row).toContainText('could not load', { timeout: 8_000 });
+      await expect(row).toContainText(/\$10\.00\s*stale · \d{2}:\d{2}:\d{2}/);
+      await expect(panel.getByRole('note', { name: 'Stale figures' })).toContainText(
+        /these figures are from \d{2}:\d{2}:\d{2}/,
+      );
+    } finally {
+      await startGateway();
+    }
+    await expect(row).not.toContainText('stale', { timeout: 8_000 });
+  });
+
+  test('an error the workbench diagnosed is shown at once, not retried, with Try again', async ({
+    page,
+  }) => {
+    await killGateway();
+    try {
+      const balanceCalls: number[] = [];
+      page.on('response', (response) => {
+        if (new URL(response.url()).pathname === '/api/balance') balanceCalls.push(Date.now());
+      });
+      await page.goto(`${workbenchUrl}/keys`);
+      const failure = page.getByRole('alert').filter({ hasText: 'Loading the balance of' });
+      await expect(failure).toBeVisible();
+      const shownAt = Date.now();
+      // Shown as soon as the one answer came: no retries (they took seconds) in between.
+      expect(balanceCalls).toHaveLength(1);
+      expect(shownAt - balanceCalls[0]!).toBeLessThan(1_000);
+      await expect(failure).toContainText('connecting to the gateway');
+      await expect(failure).toContainText('GATEWAY_BASE_URL');
+      await expect(failure).not.toContainText('embedded');
+
+      await startGateway();
+      await failure.getByRole('button', { name: 'Try again' }).click();
+      await expect(page.getByRole('region', { name: 'default' })).toBeVisible();
+    } finally {
+      if (!gateway) await startGateway();
+    }
+  });
+});
