@@ -23,6 +23,9 @@ describe('run error advice', () => {
     expect(runErrorFromThrown(refusal('parent_key_unavailable')).advice).toMatch(/parent key is disabled or expired/);
     expect(runErrorFromThrown(refusal('key_expired')).advice).toMatch(/has expired/);
     expect(adviceForType('insufficient_balance')).toMatch(/max_tokens/);
+    // A used-up key is refused on every model: never advise a cheaper or :free one.
+    expect(adviceForType('key_depleted')).not.toMatch(/cheaper|pick a .*:free/);
+    expect(adviceForType('key_depleted')).toMatch(/:free included/);
     for (const type of ['key_disabled', 'key_expired', 'parent_key_unavailable', 'key_depleted', 'insufficient_balance']) {
       expect(adviceForType(type)).toMatch(/Do not retry unchanged/);
     }

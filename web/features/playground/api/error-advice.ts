@@ -49,8 +49,10 @@ export function adviceForType(type: string | null | undefined): string | null {
     case 'parent_key_unavailable':
       return 'This child key’s parent key is disabled or expired, so it is refused although its own balance looks usable. Re-enable or extend the parent key, or choose another profile in the Key picker. Do not retry unchanged.';
     case 'key_depleted':
+      // A used-up key is refused on every model, :free included: a cheaper model would not help.
+      return 'The key’s balance is used up, so every model (:free included) is refused. Raise the key’s limit (or the parent’s, for a shared child) or choose another profile; the Keys page shows what is left. Do not retry unchanged.';
     case 'insufficient_balance':
-      return 'The key’s remaining balance does not cover this request. Lower max_tokens, pick a cheaper or :free model, raise the key’s limit, or choose another profile; the Keys page shows what is left. Do not retry unchanged: the same request will fail again.';
+      return 'The key’s remaining balance does not cover this request’s worst case. Lower max_tokens, pick a cheaper model, raise the key’s limit, or choose another profile; the Keys page shows what is left. Do not retry unchanged: the same request will fail again.';
     case 'model_not_found':
       return 'The gateway does not know this model id. Pick a model from the catalog.';
     default:
