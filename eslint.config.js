@@ -28,13 +28,26 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
     rules: {
       'no-console': ['error', { allow: ['warn', 'error'] }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
-  { files: ['web/**/*.{ts,tsx}'], plugins: { 'react-hooks': reactHooks }, rules: { ...reactHooks.configs.recommended.rules, ...boundary(['server', 'gateway']).valueOf() } },
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      ...boundary(['server', 'gateway']).valueOf(),
+    },
+  },
   { files: ['server/**/*.ts'], rules: boundary(['web', 'gateway']) },
   { files: ['gateway/**/*.ts'], rules: boundary(['web', 'server']) },
   { files: ['contract/**/*.ts'], rules: boundary(['web', 'server', 'gateway']) },
   // Command lines, scripts, benchmarks and tests talk to people on the terminal.
-  { files: ['gateway/cli/**', 'scripts/**', 'bench/**', 'e2e/**', '**/*.test.ts', '**/*.test.tsx'], rules: { 'no-console': 'off' } },
+  {
+    files: ['gateway/cli/**', 'scripts/**', 'bench/**', 'e2e/**', '**/*.test.ts', '**/*.test.tsx'],
+    rules: { 'no-console': 'off' },
+  },
 );

@@ -39,8 +39,16 @@ export function measureCatalogFilter(models = 2_000, rounds = 20) {
     }
   }
   timings.sort((a, b) => a - b);
-  const at = (fraction: number) => timings[Math.min(timings.length - 1, Math.floor(fraction * timings.length))]!;
-  return { models, keystrokes: timings.length, p50: at(0.5), p99: at(0.99), max: timings.at(-1)!, budget: BUDGET_MS };
+  const at = (fraction: number) =>
+    timings[Math.min(timings.length - 1, Math.floor(fraction * timings.length))]!;
+  return {
+    models,
+    keystrokes: timings.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: timings.at(-1)!,
+    budget: BUDGET_MS,
+  };
 }
 
 if (process.argv[1]?.endsWith('catalog-filter.ts')) {

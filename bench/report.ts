@@ -90,7 +90,14 @@ export type BenchResults = {
   };
   memory: Record<TargetName, MemoryRow>;
   /** The workbench's catalog filter on 2,000 models, per keystroke (bench/catalog-filter.ts). */
-  catalogFilter: { models: number; keystrokes: number; p50: number; p99: number; max: number; budget: number };
+  catalogFilter: {
+    models: number;
+    keystrokes: number;
+    p50: number;
+    p99: number;
+    max: number;
+    budget: number;
+  };
   generations: GenerationRecords;
   ratios: Record<string, number | null>;
 };
@@ -290,7 +297,14 @@ export function formatReport(results: BenchResults): string {
       `One key's small requests at c=1 while another key sends ${megabytes(neighbour.bodyBytes / 1e6)} MB bodies on ${neighbour.floodConnections} connections, ms`,
       ['small requests', 'p50', 'p99', 'p99.9', 'flood answers/s', 'flood statuses'],
       [
-        ['alone', ms(neighbour.alone.p50), ms(neighbour.alone.p99), ms(neighbour.alone.p999), '—', '—'],
+        [
+          'alone',
+          ms(neighbour.alone.p50),
+          ms(neighbour.alone.p99),
+          ms(neighbour.alone.p999),
+          '—',
+          '—',
+        ],
         [
           'during the flood',
           ms(neighbour.duringFlood.p50),

@@ -453,7 +453,14 @@ async function main(): Promise<void> {
     // One tenant floods the gateway with large bodies (parsed, converted and counted before
     // the model's context limit refuses them) while another tenant's small requests are timed.
     progress('small requests while another key floods the gateway with large bodies');
-    const { key: floodKey } = await gateway.createKey(['--kind', 'account', '--limit-usd', '1000', '--name', 'flood']);
+    const { key: floodKey } = await gateway.createKey([
+      '--kind',
+      'account',
+      '--limit-usd',
+      '1000',
+      '--name',
+      'flood',
+    ]);
     const floodBodyBytes = 2 * 1024 * 1024;
     const floodRequest = {
       url: `${gateway.baseUrl}/v1/chat/completions`,
@@ -469,9 +476,19 @@ async function main(): Promise<void> {
     try {
       const floodConnections = 8;
       const [flood, duringFlood] = await Promise.all([
-        floodWorker.run<ClosedResult>({ kind: 'closed', request: floodRequest, connections: floodConnections, seconds: seconds.c1 + 1 }),
+        floodWorker.run<ClosedResult>({
+          kind: 'closed',
+          request: floodRequest,
+          connections: floodConnections,
+          seconds: seconds.c1 + 1,
+        }),
         pause(500).then(() =>
-          load.run<ClosedResult>({ kind: 'closed', request: requests.gateway.plain, connections: 1, seconds: seconds.c1 }),
+          load.run<ClosedResult>({
+            kind: 'closed',
+            request: requests.gateway.plain,
+            connections: 1,
+            seconds: seconds.c1,
+          }),
         ),
       ]);
       noisyNeighbour = {
@@ -479,7 +496,10 @@ async function main(): Promise<void> {
         floodConnections,
         alone: latencyC1.gateway.latency,
         duringFlood: duringFlood.latency,
-        flood: { perSecond: flood.perSecond + flood.failed / flood.seconds, statuses: flood.statuses },
+        flood: {
+          perSecond: flood.perSecond + flood.failed / flood.seconds,
+          statuses: flood.statuses,
+        },
       };
     } finally {
       await floodWorker.stop();

@@ -105,9 +105,7 @@ export const keyStatusSchema = z.looseObject({
   identity: keyKindSchema,
   state: z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']),
   can_spend: z.boolean(),
-  blocked_by: z
-    .looseObject({ reason: z.string(), message: z.string() })
-    .nullable(),
+  blocked_by: z.looseObject({ reason: z.string(), message: z.string() }).nullable(),
   expires_at: z.number().int().nullable(),
 });
 export type KeyStatus = z.infer<typeof keyStatusSchema>;
@@ -238,10 +236,7 @@ export const generationRecordSchema = z.looseObject({
    * The child key that made the request, when an account key reads a child's record (its id,
    * name and masked key); null for the presenting key's own records.
    */
-  child: z
-    .looseObject({ id: z.string(), name: z.string(), key: z.string() })
-    .nullable()
-    .optional(),
+  child: z.looseObject({ id: z.string(), name: z.string(), key: z.string() }).nullable().optional(),
 });
 export type GenerationRecord = z.infer<typeof generationRecordSchema>;
 

@@ -4,7 +4,11 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { loadProvidersFile, ProvidersFileError, type ProvidersFile } from './providers/providers-file';
+import {
+  loadProvidersFile,
+  ProvidersFileError,
+  type ProvidersFile,
+} from './providers/providers-file';
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -21,11 +25,19 @@ const environmentSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
   /** Largest request body accepted, in bytes (images arrive inline as base64). */
-  GATEWAY_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(20 * 1024 * 1024),
+  GATEWAY_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(20 * 1024 * 1024),
   /** Inference requests one key may have running at once; more get 429. */
   GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Largest body of the token-counting routes, which carry no image the count depends on. */
-  GATEWAY_MAX_COUNT_BODY_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  GATEWAY_MAX_COUNT_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** The providers file: upstream providers and the models they serve. */
   GATEWAY_PROVIDERS: z.string().min(1).optional(),
   /**

@@ -9,7 +9,11 @@ import { z } from 'zod';
 import type { KeyAdmin } from './keys/key-admin';
 import type { KeyRegistry } from './keys/key-registry';
 
-export const DEMO_PROFILE_NAMES = ['demo-account', 'demo-allocated-child', 'demo-shared-child'] as const;
+export const DEMO_PROFILE_NAMES = [
+  'demo-account',
+  'demo-allocated-child',
+  'demo-shared-child',
+] as const;
 
 const demoKeysSchema = z.record(z.string(), z.string().startsWith('sk-'));
 
@@ -18,18 +22,35 @@ export function demoKeysFile(databasePath: string): string {
 }
 
 /** Returns the demo keys, creating them (again) when the file is missing or its keys are gone. */
-export function ensureDemoKeys(admin: KeyAdmin, registry: KeyRegistry, file: string): Record<string, string> {
+export function ensureDemoKeys(
+  admin: KeyAdmin,
+  registry: KeyRegistry,
+  file: string,
+): Record<string, string> {
   const existing = readDemoKeys(file);
-  if (existing && DEMO_PROFILE_NAMES.every((name) => existing[name] && registry.findByKey(existing[name]))) {
+  if (
+    existing &&
+    DEMO_PROFILE_NAMES.every((name) => existing[name] && registry.findByKey(existing[name]))
+  ) {
     return existing;
   }
-  const account = admin.create({ kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 }, 'system');
+  const account = admin.create(
+    { kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 },
+    'system',
+  );
   const allocated = admin.create(
     { kind: 'allocated_child', parentId: account.id, name: 'demo-allocated-child', limitUsd: 5 },
     'system',
   );
-  const shared = admin.create({ kind: 'shared_child', parentId: account.id, name: 'demo-shared-child' }, 'system');
-  const keys = { 'demo-account': account.key, 'demo-allocated-child': allocated.key, 'demo-shared-child': shared.key };
+  const shared = admin.create(
+    { kind: 'shared_child', parentId: account.id, name: 'demo-shared-child' },
+    'system',
+  );
+  const keys = {
+    'demo-account': account.key,
+    'demo-allocated-child': allocated.key,
+    'demo-shared-child': shared.key,
+  };
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);

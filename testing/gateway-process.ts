@@ -60,7 +60,10 @@ export async function startGatewayProcess(
 
   const cli = async (args: string[]) => {
     try {
-      const { stdout, stderr } = await run(tsx, [cliEntry, ...args, '--db', dbPath], { env: environment, cwd: root });
+      const { stdout, stderr } = await run(tsx, [cliEntry, ...args, '--db', dbPath], {
+        env: environment,
+        cwd: root,
+      });
       return { stdout, stderr, code: 0 };
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string; code?: number };
@@ -75,12 +78,18 @@ export async function startGatewayProcess(
     };
     await ensureBuilt({ web: false });
   }
-  const entry = options.compiled ? [path.join(root, 'dist', 'gateway.js')] : ['--import', 'tsx', cliEntry];
-  const child: ChildProcess = spawn(process.execPath, [...entry, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
-    env: environment,
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const entry = options.compiled
+    ? [path.join(root, 'dist', 'gateway.js')]
+    : ['--import', 'tsx', cliEntry];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...entry, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    {
+      env: environment,
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -109,7 +118,11 @@ export async function startGatewayProcess(
   };
 }
 
-async function waitUntilUp(baseUrl: string, child: ChildProcess, stderr: () => string): Promise<void> {
+async function waitUntilUp(
+  baseUrl: string,
+  child: ChildProcess,
+  stderr: () => string,
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited (${child.exitCode}): ${stderr()}`);

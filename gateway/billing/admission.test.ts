@@ -58,12 +58,20 @@ describe('admission', () => {
   it('refuses a request the key cannot afford with 402 saying how many output tokens it can', async () => {
     const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.0001, graceUsd: 0.00002 });
     const messages = [{ role: 'user', content: 'Hi' }];
-    const affordable = await refusal(await postJson(chatUrl(), chatBody({ messages, max_tokens: 1000 }), { key }));
+    const affordable = await refusal(
+      await postJson(chatUrl(), chatBody({ messages, max_tokens: 1000 }), { key }),
+    );
     expect(affordable).toBeGreaterThan(0);
     expect(affordable).toBeLessThan(1000);
     // The number is exact: one token more is refused, that many is admitted.
-    expect(await refusal(await postJson(chatUrl(), chatBody({ messages, max_tokens: affordable + 1 }), { key }))).toBe(affordable);
-    const admitted = await postJson(chatUrl(), chatBody({ messages, max_tokens: affordable }), { key });
+    expect(
+      await refusal(
+        await postJson(chatUrl(), chatBody({ messages, max_tokens: affordable + 1 }), { key }),
+      ),
+    ).toBe(affordable);
+    const admitted = await postJson(chatUrl(), chatBody({ messages, max_tokens: affordable }), {
+      key,
+    });
     expect(admitted.status).toBe(200);
     const usage = ((await admitted.json()) as { usage: { cost: number } }).usage;
     expect(toNanos(usage.cost)).toBeLessThanOrEqual(toNanos(0.0001 + 0.00002));
@@ -101,17 +109,26 @@ describe('admission', () => {
     expect(total).toBeLessThanOrEqual(toNanos(limitUsd + graceUsd));
 
     gateway.gateway.settlement.settleNow();
-    const balance = balanceSchema.parse(await (await getWithKey(`${gateway.url}/v1/balance`, parent.key)).json());
+    const balance = balanceSchema.parse(
+      await (await getWithKey(`${gateway.url}/v1/balance`, parent.key)).json(),
+    );
     expect(toNanos(balance.consumption_usd)).toBe(total);
     expect(toNanos(balance.consumption_usd)).toBeLessThanOrEqual(toNanos(limitUsd + graceUsd));
   });
 
   it('releases the reservation when the client leaves a stream, charging only the tokens delivered', async () => {
     const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.0065 });
-    const body = chatBody({ messages: [{ role: 'user', content: 'Please write 500 words about gateways' }], max_tokens: 2000 });
+    const body = chatBody({
+      messages: [{ role: 'user', content: 'Please write 500 words about gateways' }],
+      max_tokens: 2000,
+    });
 
     const abort = new AbortController();
-    const streaming = await postJson(chatUrl(), { ...body, stream: true }, { key, signal: abort.signal });
+    const streaming = await postJson(
+      chatUrl(),
+      { ...body, stream: true },
+      { key, signal: abort.signal },
+    );
     expect(streaming.status).toBe(200);
     const ray = expectCfRay(streaming);
     const reader = streaming.body!.getReader();
@@ -141,12 +158,19 @@ describe('admission', () => {
     expect(record.streamed).toBe(true);
     expect(record.completion_tokens).toBeGreaterThanOrEqual(received);
     expect(record.completion_tokens).toBeLessThan(400);
-    expect(toNanos(record.cost_usd)).toBe(record.prompt_tokens * PROMPT_NANOS + record.completion_tokens * COMPLETION_NANOS);
+    expect(toNanos(record.cost_usd)).toBe(
+      record.prompt_tokens * PROMPT_NANOS + record.completion_tokens * COMPLETION_NANOS,
+    );
 
     // Released: what is left now is the limit minus what was delivered, and all of it is admitted.
-    const affordable = await refusal(await postJson(chatUrl(), { ...body, max_tokens: 4000 }, { key }));
+    const affordable = await refusal(
+      await postJson(chatUrl(), { ...body, max_tokens: 4000 }, { key }),
+    );
     expect(affordable).toBe(
-      Math.floor((toNanos(0.0065) - toNanos(record.cost_usd) - record.prompt_tokens * PROMPT_NANOS) / COMPLETION_NANOS),
+      Math.floor(
+        (toNanos(0.0065) - toNanos(record.cost_usd) - record.prompt_tokens * PROMPT_NANOS) /
+          COMPLETION_NANOS,
+      ),
     );
     expect(affordable).toBeGreaterThan(2000);
     const whole = await postJson(chatUrl(), { ...body, max_tokens: affordable }, { key });
@@ -170,10 +194,18 @@ describe('concurrency per key', () => {
     const running = [new AbortController(), new AbortController()];
     const streams = await Promise.all(
       running.map((controller) =>
-        postJson(url, chatBody({ stream: true, max_tokens: 500, messages: [{ role: 'user', content: 'write 300 words' }] }), {
-          key,
-          signal: controller.signal,
-        }),
+        postJson(
+          url,
+          chatBody({
+            stream: true,
+            max_tokens: 500,
+            messages: [{ role: 'user', content: 'write 300 words' }],
+          }),
+          {
+            key,
+            signal: controller.signal,
+          },
+        ),
       ),
     );
     expect(streams.map((response) => response.status)).toEqual([200, 200]);
@@ -195,8 +227,13 @@ describe('concurrency per key', () => {
     // Both left streams are recorded as ended early.
     for (const stream of streams) {
       const record = await eventually(async () => {
-        const response = await getWithKey(`${limited.url}/v1/generation?id=${stream.headers.get('cf-ray')}`, key);
-        return response.status === 200 ? generationRecordSchema.parse(await response.json()) : undefined;
+        const response = await getWithKey(
+          `${limited.url}/v1/generation?id=${stream.headers.get('cf-ray')}`,
+          key,
+        );
+        return response.status === 200
+          ? generationRecordSchema.parse(await response.json())
+          : undefined;
       });
       expect(record.outcome).toBe('ended_early');
     }

@@ -8,7 +8,8 @@ function recordingStore(failOn: string | null = null) {
   const batches: string[][] = [];
   const store = {
     insertGenerations(rows: GenerationRow[]) {
-      if (rows.some((candidate) => candidate.id === failOn)) throw new Error(`cannot write ${failOn}`);
+      if (rows.some((candidate) => candidate.id === failOn))
+        throw new Error(`cannot write ${failOn}`);
       batches.push(rows.map((candidate) => candidate.id));
     },
   } as unknown as GatewayStore;

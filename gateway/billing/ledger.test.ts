@@ -91,7 +91,12 @@ describe('Ledger', () => {
   });
 
   it('moves pending amounts out when they settle, per key', () => {
-    const ledger = new Ledger(new Map([['key_a', 500], ['key_b', 700]]));
+    const ledger = new Ledger(
+      new Map([
+        ['key_a', 500],
+        ['key_b', 700],
+      ]),
+    );
     ledger.addPending('key_a', 250);
     ledger.settled(new Map([['key_a', 750]]));
     expect(ledger.pendingFor('key_a')).toBe(0);

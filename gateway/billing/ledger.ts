@@ -38,13 +38,15 @@ export class Ledger {
 
   /** Reserves the worst case or throws the 402 that says how much the key can still afford. */
   reserve(funding: KeyRow, worstcase: Worstcase): Reservation {
-    const spent = funding.consumptionNanos + this.pendingFor(funding.id) + this.reservedFor(funding.id);
+    const spent =
+      funding.consumptionNanos + this.pendingFor(funding.id) + this.reservedFor(funding.id);
     const ceiling = funding.limitNanos + funding.graceNanos;
     if (spent + worstcase.nanos > ceiling) {
       const left = Math.max(ceiling - spent - worstcase.promptNanos, 0);
       const affordable =
         worstcase.completionTokenNanos > 0 ? Math.floor(left / worstcase.completionTokenNanos) : 0;
-      const inFlight = this.reservedFor(funding.id) > 0 ? ' (including requests still running)' : '';
+      const inFlight =
+        this.reservedFor(funding.id) > 0 ? ' (including requests still running)' : '';
       throw new GatewayError(
         402,
         'insufficient_balance',
@@ -82,4 +84,5 @@ export class Ledger {
   }
 }
 
-const formatUsd = (nanos: Nanos) => nanosToUsd(nanos).toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
+const formatUsd = (nanos: Nanos) =>
+  nanosToUsd(nanos).toFixed(6).replace(/0+$/, '').replace(/\.$/, '');

@@ -29,6 +29,8 @@ export function nanosToUsd(nanos: Nanos): number {
 /** Nanos per token as the catalog's decimal string ("0.000003"). */
 export function nanosToDecimalString(nanos: Nanos): string {
   const whole = Math.floor(nanos / NANOS_PER_USD);
-  const fraction = String(nanos % NANOS_PER_USD).padStart(9, '0').replace(/0+$/, '');
+  const fraction = String(nanos % NANOS_PER_USD)
+    .padStart(9, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }

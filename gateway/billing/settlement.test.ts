@@ -82,9 +82,21 @@ describe('the settlement loop', () => {
     charge('key_b', 'key_b', 7);
     expect(ledger.pendingFor('key_a')).toBe(7_500);
 
-    loop = startSettlementLoop({ store, registry, ledger, intervalMs: 60_000, logger: createLogger('silent'), now: () => 1234 });
+    loop = startSettlementLoop({
+      store,
+      registry,
+      ledger,
+      intervalMs: 60_000,
+      logger: createLogger('silent'),
+      now: () => 1234,
+    });
     const moved = loop.settleNow();
-    expect(moved).toEqual(new Map([['key_a', 7_500], ['key_b', 7]]));
+    expect(moved).toEqual(
+      new Map([
+        ['key_a', 7_500],
+        ['key_b', 7],
+      ]),
+    );
     expect(store.getKey('key_a')!.consumptionNanos).toBe(7_500);
     expect(store.getKey('key_b')!.consumptionNanos).toBe(1_007);
     expect(store.getKey('key_c')!.consumptionNanos).toBe(0);
@@ -109,7 +121,13 @@ describe('the settlement loop', () => {
   it('settles on its own timer', async () => {
     ledger = new Ledger(new Map());
     const id = charge('key_b', 'key_b', 500);
-    loop = startSettlementLoop({ store, registry, ledger, intervalMs: 100, logger: createLogger('silent') });
+    loop = startSettlementLoop({
+      store,
+      registry,
+      ledger,
+      intervalMs: 100,
+      logger: createLogger('silent'),
+    });
     await eventually(() => (store.getGeneration(id)!.settled ? true : undefined));
     expect(registry.get('key_b')!.consumptionNanos).toBe(1_500);
     expect(ledger.pendingFor('key_b')).toBe(0);
@@ -117,7 +135,13 @@ describe('the settlement loop', () => {
 
   it('stops when asked', async () => {
     ledger = new Ledger(new Map());
-    loop = startSettlementLoop({ store, registry, ledger, intervalMs: 100, logger: createLogger('silent') });
+    loop = startSettlementLoop({
+      store,
+      registry,
+      ledger,
+      intervalMs: 100,
+      logger: createLogger('silent'),
+    });
     loop.stop();
     const id = charge('key_b', 'key_b', 500);
     await new Promise((resolve) => setTimeout(resolve, 350));

@@ -56,7 +56,8 @@ export type CanonicalRequest = {
   inbound?: InboundRequest;
 };
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'content_filter' | 'error';
+export type FinishReason =
+  'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'content_filter' | 'error';
 
 export type Usage = { promptTokens: number; completionTokens: number };
 
@@ -89,13 +90,16 @@ export type CanonicalResponse = {
   finish: PricedFinish;
 };
 
-export async function gatherResponse(events: AsyncIterable<PipelineEvent>): Promise<CanonicalResponse> {
+export async function gatherResponse(
+  events: AsyncIterable<PipelineEvent>,
+): Promise<CanonicalResponse> {
   let text = '';
   const toolCalls: CanonicalResponse['toolCalls'] = [];
   let finish: PricedFinish | undefined;
   for await (const event of events) {
     if (event.type === 'text-delta') text += event.text;
-    else if (event.type === 'tool-call') toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
+    else if (event.type === 'tool-call')
+      toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
     else finish = event;
   }
   if (!finish) throw new Error('The answer ended without a finish event');

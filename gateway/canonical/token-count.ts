@@ -27,7 +27,8 @@ export function countPromptTokens(request: CanonicalRequest): number {
     for (const part of message.parts) {
       if (part.type === 'text') total += countTokens(part.text);
       else if (part.type === 'image') total += IMAGE_TOKENS;
-      else if (part.type === 'tool_call') total += countTokens(part.name) + countTokens(part.arguments);
+      else if (part.type === 'tool_call')
+        total += countTokens(part.name) + countTokens(part.arguments);
       else total += countTokens(part.content);
     }
   }

@@ -4,20 +4,25 @@ import { loadProvidersFile } from '../providers/providers-file';
 import { buildCatalogModels } from './catalog-builder';
 import { toWireEntry } from './catalog';
 
-const example = loadProvidersFile(path.join(import.meta.dirname, '..', '..', 'providers.example.json'), {
-  OPENAI_API_KEY: 'a',
-  ANTHROPIC_API_KEY: 'b',
-  GEMINI_API_KEY: 'c',
-  OPENROUTER_API_KEY: 'd',
-  VLLM_API_KEY: '',
-  LLAMA_CPP_API_KEY: '',
-});
+const example = loadProvidersFile(
+  path.join(import.meta.dirname, '..', '..', 'providers.example.json'),
+  {
+    OPENAI_API_KEY: 'a',
+    ANTHROPIC_API_KEY: 'b',
+    GEMINI_API_KEY: 'c',
+    OPENROUTER_API_KEY: 'd',
+    VLLM_API_KEY: '',
+    LLAMA_CPP_API_KEY: '',
+  },
+);
 
 describe('the catalog built from the providers file', () => {
   it('is the simulated models alone without a file', () => {
     const models = buildCatalogModels(null);
     expect(models.length).toBeGreaterThan(0);
-    expect(models.every((model) => model.routes.map((route) => route.providerId).join() === 'simulated')).toBe(true);
+    expect(
+      models.every((model) => model.routes.map((route) => route.providerId).join() === 'simulated'),
+    ).toBe(true);
   });
 
   it('lists a model served by two providers once, with both routes in file order and their own prices', () => {

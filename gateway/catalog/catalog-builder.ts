@@ -13,7 +13,8 @@ const startedAt = Math.floor(Date.now() / 1000);
 export function buildCatalogModels(file: ProvidersFile | null): CatalogModel[] {
   const models = new Map<string, CatalogModel>();
   if (!file || file.includeSimulatedModels) {
-    for (const model of simulatedModels) models.set(model.id, { ...model, routes: [...model.routes] });
+    for (const model of simulatedModels)
+      models.set(model.id, { ...model, routes: [...model.routes] });
   }
   if (!file) return [...models.values()];
   // File order decides fallback order, whatever the kind.

@@ -49,7 +49,8 @@ export class Catalog {
 
   /** Resolves a model named by full id or, where unambiguous, by its bare name; else a 404. */
   resolve(name: string, options: { allowBareName?: boolean } = {}): CatalogModel {
-    const model = this.byId.get(name) ?? (options.allowBareName ? this.byBareName.get(name) : undefined);
+    const model =
+      this.byId.get(name) ?? (options.allowBareName ? this.byBareName.get(name) : undefined);
     if (model) return model;
     throw new GatewayError(
       404,

@@ -19,13 +19,19 @@ type Result = { stdout: string; stderr: string; code: number };
 
 /** The command line exactly as `npm run gateway` runs it (tsx on cli/main.ts), in one process. */
 async function cli(args: string[], options: { db?: boolean } = {}): Promise<Result> {
-  const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')));
+  const environment = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
+  );
   const fullArgs = options.db === false ? args : [...args, '--db', gateway.dbPath];
   try {
-    const { stdout, stderr } = await execute(process.execPath, ['--import', 'tsx', entry, ...fullArgs], {
-      cwd: root,
-      env: environment,
-    });
+    const { stdout, stderr } = await execute(
+      process.execPath,
+      ['--import', 'tsx', entry, ...fullArgs],
+      {
+        cwd: root,
+        env: environment,
+      },
+    );
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };
@@ -48,7 +54,11 @@ async function issue(args: string[]): Promise<Issued> {
 }
 
 const chatStatus = async (key: string) => {
-  const response = await postJson(`${gateway.baseUrl}/v1/chat/completions`, chatBody({ max_tokens: 4 }), { key });
+  const response = await postJson(
+    `${gateway.baseUrl}/v1/chat/completions`,
+    chatBody({ max_tokens: 4 }),
+    { key },
+  );
   await response.text();
   return response.status;
 };
@@ -70,22 +80,48 @@ afterAll(async () => {
 
 describe('gateway keys (command line)', () => {
   it('creates each kind with --json, and the running gateway accepts the new keys within a second', async () => {
-    account = await issue(['keys', 'create', '--kind', 'account', '--limit-usd', '3', '--grace-usd', '0.1', '--name', 'team']);
+    account = await issue([
+      'keys',
+      'create',
+      '--kind',
+      'account',
+      '--limit-usd',
+      '3',
+      '--grace-usd',
+      '0.1',
+      '--name',
+      'team',
+    ]);
     expect(account).toMatchObject({ kind: 'account', parent_id: null });
     [allocated, shared] = await Promise.all([
-      issue(['keys', 'create', '--kind', 'allocated_child', '--parent', account.id, '--limit-usd', '1']),
+      issue([
+        'keys',
+        'create',
+        '--kind',
+        'allocated_child',
+        '--parent',
+        account.id,
+        '--limit-usd',
+        '1',
+      ]),
       issue(['keys', 'create', '--kind', 'shared_child', '--parent', account.id]),
     ]);
     expect(allocated).toMatchObject({ kind: 'allocated_child', parent_id: account.id });
     expect(shared).toMatchObject({ kind: 'shared_child', parent_id: account.id });
 
-    for (const issued of [account, allocated, shared]) expect(await reaches(issued.key, 200)).toBe(200);
-    const balance = balanceSchema.parse(await (await getWithKey(`${gateway.baseUrl}/v1/balance`, shared.key)).json());
+    for (const issued of [account, allocated, shared])
+      expect(await reaches(issued.key, 200)).toBe(200);
+    const balance = balanceSchema.parse(
+      await (await getWithKey(`${gateway.baseUrl}/v1/balance`, shared.key)).json(),
+    );
     expect(balance).toMatchObject({ identity: 'shared_child', limit_usd: 3, grace_usd: 0.1 });
   });
 
   it('lists and shows keys with --json, never a full key', async () => {
-    const [list, show] = await Promise.all([cli(['keys', 'list', '--json']), cli(['keys', 'show', allocated.id, '--json'])]);
+    const [list, show] = await Promise.all([
+      cli(['keys', 'list', '--json']),
+      cli(['keys', 'show', allocated.id, '--json']),
+    ]);
     for (const result of [list, show]) {
       expect(result.code).toBe(0);
       expect(result.stdout.trim().split('\n')).toHaveLength(1);
@@ -94,20 +130,48 @@ describe('gateway keys (command line)', () => {
         expect(result.stdout).not.toContain(issued.key.slice(7, -4));
       }
     }
-    const listed = JSON.parse(list.stdout) as { object: string; data: Array<{ id: string; key: string; kind: string; state: string }> };
+    const listed = JSON.parse(list.stdout) as {
+      object: string;
+      data: Array<{ id: string; key: string; kind: string; state: string }>;
+    };
     expect(listed.object).toBe('list');
-    expect(listed.data.map((key) => key.id)).toEqual(expect.arrayContaining([account.id, allocated.id, shared.id]));
+    expect(listed.data.map((key) => key.id)).toEqual(
+      expect.arrayContaining([account.id, allocated.id, shared.id]),
+    );
     const shown = JSON.parse(show.stdout) as Record<string, unknown>;
-    expect(shown).toMatchObject({ id: allocated.id, kind: 'allocated_child', parent_id: account.id, state: 'active', limit_usd: 1 });
+    expect(shown).toMatchObject({
+      id: allocated.id,
+      kind: 'allocated_child',
+      parent_id: account.id,
+      state: 'active',
+      limit_usd: 1,
+    });
     expect(shown.key).toBe(`${allocated.key.slice(0, 7)}…${allocated.key.slice(-4)}`);
   });
 
   it('runs through npm run gateway as documented', async () => {
-    const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')));
-    const { stdout } = await execute('npm', ['run', '--silent', 'gateway', '--', 'keys', 'show', account.id, '--json', '--db', gateway.dbPath], {
-      cwd: root,
-      env: environment,
-    });
+    const environment = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
+    );
+    const { stdout } = await execute(
+      'npm',
+      [
+        'run',
+        '--silent',
+        'gateway',
+        '--',
+        'keys',
+        'show',
+        account.id,
+        '--json',
+        '--db',
+        gateway.dbPath,
+      ],
+      {
+        cwd: root,
+        env: environment,
+      },
+    );
     expect(JSON.parse(stdout)).toMatchObject({ id: account.id, kind: 'account', name: 'team' });
     expect(stdout).not.toContain(account.key);
   });
@@ -115,7 +179,11 @@ describe('gateway keys (command line)', () => {
   it('disables and enables a key, which the running gateway follows', async () => {
     const disabled = await cli(['keys', 'disable', allocated.id, '--json']);
     expect(disabled.code).toBe(0);
-    expect(JSON.parse(disabled.stdout)).toMatchObject({ id: allocated.id, disabled: true, state: 'disabled' });
+    expect(JSON.parse(disabled.stdout)).toMatchObject({
+      id: allocated.id,
+      disabled: true,
+      state: 'disabled',
+    });
     // At once: the very first request after the command exits is refused, no polling.
     expect(await chatStatus(allocated.key)).toBe(402);
     expect(await chatStatus(account.key)).toBe(200);
@@ -125,11 +193,22 @@ describe('gateway keys (command line)', () => {
   });
 
   it('sets limits and expiry', async () => {
-    const set = await cli(['keys', 'set', account.id, '--limit-usd', '7.5', '--grace-usd', '0.2', '--json']);
+    const set = await cli([
+      'keys',
+      'set',
+      account.id,
+      '--limit-usd',
+      '7.5',
+      '--grace-usd',
+      '0.2',
+      '--json',
+    ]);
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ limit_usd: 7.5, grace_usd: 0.2 });
     await eventually(async () => {
-      const balance = balanceSchema.parse(await (await getWithKey(`${gateway.baseUrl}/v1/balance`, account.key)).json());
+      const balance = balanceSchema.parse(
+        await (await getWithKey(`${gateway.baseUrl}/v1/balance`, account.key)).json(),
+      );
       return balance.limit_usd === 7.5 ? balance : undefined;
     }, 1_000);
 
@@ -164,32 +243,81 @@ describe('gateway keys (command line)', () => {
 
   // Independent of each other, so they run side by side.
   it.concurrent.for<[string, string[] | (() => string[]), RegExp]>([
-    ['an unknown kind', ['keys', 'create', '--kind', 'root', '--json'], /--kind account, allocated_child or shared_child/],
-    ['a child without --parent', ['keys', 'create', '--kind', 'allocated_child', '--json'], /needs --parent/],
-    ['a shared child with --limit-usd', () => ['keys', 'create', '--kind', 'shared_child', '--parent', account.id, '--limit-usd', '1', '--json'], /no --limit-usd/],
-    ['a bad number', ['keys', 'create', '--kind', 'account', '--limit-usd', 'lots', '--json'], /--limit-usd must be a number/],
-    ['a negative amount', ['keys', 'create', '--kind', 'account', '--grace-usd=-1', '--json'], /--grace-usd must be a number of USD from 0/],
-    ['a bad expiry', ['keys', 'create', '--kind', 'account', '--expires-at', 'tomorrow', '--json'], /--expires-at must be Unix seconds/],
-    ['an unknown id to show', ['keys', 'show', 'key_doesnotexist', '--json'], /No key with id key_doesnotexist/],
+    [
+      'an unknown kind',
+      ['keys', 'create', '--kind', 'root', '--json'],
+      /--kind account, allocated_child or shared_child/,
+    ],
+    [
+      'a child without --parent',
+      ['keys', 'create', '--kind', 'allocated_child', '--json'],
+      /needs --parent/,
+    ],
+    [
+      'a shared child with --limit-usd',
+      () => [
+        'keys',
+        'create',
+        '--kind',
+        'shared_child',
+        '--parent',
+        account.id,
+        '--limit-usd',
+        '1',
+        '--json',
+      ],
+      /no --limit-usd/,
+    ],
+    [
+      'a bad number',
+      ['keys', 'create', '--kind', 'account', '--limit-usd', 'lots', '--json'],
+      /--limit-usd must be a number/,
+    ],
+    [
+      'a negative amount',
+      ['keys', 'create', '--kind', 'account', '--grace-usd=-1', '--json'],
+      /--grace-usd must be a number of USD from 0/,
+    ],
+    [
+      'a bad expiry',
+      ['keys', 'create', '--kind', 'account', '--expires-at', 'tomorrow', '--json'],
+      /--expires-at must be Unix seconds/,
+    ],
+    [
+      'an unknown id to show',
+      ['keys', 'show', 'key_doesnotexist', '--json'],
+      /No key with id key_doesnotexist/,
+    ],
     ['an unknown id to rotate', ['keys', 'rotate', 'key_doesnotexist', '--json'], /No key with id/],
     ['an unknown id to disable', ['keys', 'disable', 'key_doesnotexist'], /No key with id/],
-    ['a parent that is a child', () => ['keys', 'create', '--kind', 'shared_child', '--parent', shared.id, '--json'], /parent must be an account key/],
+    [
+      'a parent that is a child',
+      () => ['keys', 'create', '--kind', 'shared_child', '--parent', shared.id, '--json'],
+      /parent must be an account key/,
+    ],
     ['an unknown flag', ['keys', 'list', '--colour'], /Unknown option/],
     ['an unknown command', ['keys', 'explode'], /Unknown keys command 'explode'/],
     ['no command at all', [], /No command given/],
-  ])('fails on %s: non-zero exit, a message on stderr, nothing on stdout', async ([, args, message], { expect }) => {
-    const result = await cli(typeof args === 'function' ? args() : args);
-    expect(result.code).not.toBe(0);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(message);
-  });
+  ])(
+    'fails on %s: non-zero exit, a message on stderr, nothing on stdout',
+    async ([, args, message], { expect }) => {
+      const result = await cli(typeof args === 'function' ? args() : args);
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+    },
+  );
 
   it('fails naming the variable when the environment is bad', async () => {
     const environment = { ...process.env, GATEWAY_SETTLE_INTERVAL_MS: '50' };
-    const failed = await execute(process.execPath, ['--import', 'tsx', entry, 'keys', 'list', '--db', gateway.dbPath], {
-      cwd: root,
-      env: environment,
-    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const failed = await execute(
+      process.execPath,
+      ['--import', 'tsx', entry, 'keys', 'list', '--db', gateway.dbPath],
+      {
+        cwd: root,
+        env: environment,
+      },
+    ).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect('code' in failed && failed.code).not.toBe(0);
     expect(failed.stdout).toBe('');
     expect(failed.stderr).toMatch(/GATEWAY_SETTLE_INTERVAL_MS/);

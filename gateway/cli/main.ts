@@ -39,7 +39,9 @@ const options = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+type Flags = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>['values'];
 
 async function main(argv: string[]): Promise<void> {
   let parsed;
@@ -75,23 +77,33 @@ async function main(argv: string[]): Promise<void> {
 
   const store = openSqliteStore(config.databasePath);
   try {
-    const admin = new KeyAdmin(store, createKeyDigester(loadPepper(config.databasePath, config.keyPepper)));
+    const admin = new KeyAdmin(
+      store,
+      createKeyDigester(loadPepper(config.databasePath, config.keyPepper)),
+    );
     runKeysCommand(admin, subcommand, id, flags);
   } finally {
     store.close();
   }
 }
 
-function runKeysCommand(admin: KeyAdmin, subcommand: string | undefined, id: string | undefined, flags: Flags): void {
+function runKeysCommand(
+  admin: KeyAdmin,
+  subcommand: string | undefined,
+  id: string | undefined,
+  flags: Flags,
+): void {
   const needId = () => {
     if (!id) throw new UsageError(`keys ${subcommand} needs a key ID (see: keys list).`);
     return id;
   };
   switch (subcommand) {
     case 'create': {
-      if (id) throw new UsageError(`keys create takes no positional argument ('${id}'); use flags.`);
+      if (id)
+        throw new UsageError(`keys create takes no positional argument ('${id}'); use flags.`);
       const kind = keyKindSchema.safeParse(flags.kind);
-      if (!kind.success) throw new UsageError('keys create needs --kind account, allocated_child or shared_child.');
+      if (!kind.success)
+        throw new UsageError('keys create needs --kind account, allocated_child or shared_child.');
       const issued = admin.create({
         kind: kind.data,
         parentId: flags.parent,
@@ -110,7 +122,9 @@ function runKeysCommand(admin: KeyAdmin, subcommand: string | undefined, id: str
     case 'rotate': {
       const issued = admin.rotate(needId());
       if (flags.json) return printJson(issued);
-      process.stdout.write(`Rotated ${issued.id}: the old secret no longer works.\nNew key (shown once): ${issued.key}\n`);
+      process.stdout.write(
+        `Rotated ${issued.id}: the old secret no longer works.\nNew key (shown once): ${issued.key}\n`,
+      );
       return;
     }
     case 'list': {
@@ -139,14 +153,17 @@ function runKeysCommand(admin: KeyAdmin, subcommand: string | undefined, id: str
       return printSummary(admin.set(needId(), change), flags.json);
     }
     default:
-      throw new UsageError(subcommand ? `Unknown keys command '${subcommand}'.` : 'keys needs a command.');
+      throw new UsageError(
+        subcommand ? `Unknown keys command '${subcommand}'.` : 'keys needs a command.',
+      );
   }
 }
 
 function money(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number)) throw new UsageError(`${flag} must be a number of USD, got '${value}'.`);
+  if (value.trim() === '' || !Number.isFinite(number))
+    throw new UsageError(`${flag} must be a number of USD, got '${value}'.`);
   return number;
 }
 
@@ -154,7 +171,8 @@ function money(flag: string, value: string | undefined): number | undefined {
 function expiry(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 'none') return null;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--expires-at must be Unix seconds or 'none', got '${value}'.`);
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`--expires-at must be Unix seconds or 'none', got '${value}'.`);
   return Number(value);
 }
 
@@ -187,7 +205,16 @@ function formatTable(keys: KeySummary[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -5,7 +5,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { AuthForm } from '../auth/authenticate';
-import type { CanonicalRequest, CanonicalResponse, PipelineEvent, PublicFormName } from '../canonical/model';
+import type {
+  CanonicalRequest,
+  CanonicalResponse,
+  PipelineEvent,
+  PublicFormName,
+} from '../canonical/model';
 import type { GatewayError } from '../errors';
 
 /** What the path says about the request, for forms that put the model or mode in the URL. */
@@ -31,7 +36,11 @@ export interface PublicForm {
   toCanonical(body: unknown, target: PathTarget): CanonicalRequest;
   toResponse(answer: CanonicalResponse, meta: AnswerMeta): unknown;
   /** Writes the answer as the form's stream; a failure mid-way ends it with the form's error event. */
-  writeStream(response: ServerResponse, events: AsyncIterable<PipelineEvent>, meta: AnswerMeta): Promise<void>;
+  writeStream(
+    response: ServerResponse,
+    events: AsyncIterable<PipelineEvent>,
+    meta: AnswerMeta,
+  ): Promise<void>;
   errorBody(error: GatewayError, traceId: string): unknown;
 }
 
@@ -39,6 +48,11 @@ export interface PublicForm {
  * The top-level fields of `body` the canonical request does not carry (minus those that change
  * nothing about the answer), so a provider of another form can refuse them by name.
  */
-export function unmappedFields(body: Record<string, unknown>, mapped: ReadonlySet<string>): string[] {
-  return Object.keys(body).filter((field) => !mapped.has(field) && body[field] !== undefined && body[field] !== null);
+export function unmappedFields(
+  body: Record<string, unknown>,
+  mapped: ReadonlySet<string>,
+): string[] {
+  return Object.keys(body).filter(
+    (field) => !mapped.has(field) && body[field] !== undefined && body[field] !== null,
+  );
 }

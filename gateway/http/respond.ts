@@ -1,7 +1,12 @@
 /** Writing answers: JSON bodies and the headers of an event stream. */
 import type { ServerResponse } from 'node:http';
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -26,7 +31,11 @@ export function startEventStream(response: ServerResponse): void {
 }
 
 /** Writes one server-sent event (see `writeChunk`). */
-export function writeEvent(response: ServerResponse, data: string, event?: string): Promise<boolean> {
+export function writeEvent(
+  response: ServerResponse,
+  data: string,
+  event?: string,
+): Promise<boolean> {
   return writeChunk(response, event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
 }
 

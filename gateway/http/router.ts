@@ -35,10 +35,14 @@ export class Router {
     return this;
   }
 
-  match(method: string, pathname: string): { handler: RouteHandler; params: Record<string, string> } | 'wrong_method' | null {
+  match(
+    method: string,
+    pathname: string,
+  ): { handler: RouteHandler; params: Record<string, string> } | 'wrong_method' | null {
     // HEAD is GET without the body (RFC 9110 9.3.2); Node leaves the body out by itself.
     const handler =
-      this.exact.get(`${method} ${pathname}`) ?? (method === 'HEAD' ? this.exact.get(`GET ${pathname}`) : undefined);
+      this.exact.get(`${method} ${pathname}`) ??
+      (method === 'HEAD' ? this.exact.get(`GET ${pathname}`) : undefined);
     if (handler) return { handler, params: {} };
     let wrongMethod = this.knownPaths.has(pathname);
     for (const route of this.patterns) {

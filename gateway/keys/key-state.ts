@@ -27,10 +27,20 @@ export function inferenceRefusal(
 ): GatewayError | null {
   if (isExpired(key, nowSeconds)) {
     const when = new Date(key.expiresAt! * 1000).toISOString();
-    return new GatewayError(402, 'key_expired', 'authentication', `This key expired at ${when}. ${advice}`);
+    return new GatewayError(
+      402,
+      'key_expired',
+      'authentication',
+      `This key expired at ${when}. ${advice}`,
+    );
   }
   if (key.disabled) {
-    return new GatewayError(402, 'key_disabled', 'authentication', `This key is disabled. ${advice}`);
+    return new GatewayError(
+      402,
+      'key_disabled',
+      'authentication',
+      `This key is disabled. ${advice}`,
+    );
   }
   if (key.kind !== 'account' && parentUnusable(parent, nowSeconds)) {
     return new GatewayError(
@@ -56,7 +66,8 @@ export function inferenceRefusal(
 export type KeyStateName = 'active' | 'expired' | 'disabled' | 'depleted' | 'blocked';
 
 export type BlockedBy = {
-  reason: 'parent_disabled' | 'parent_expired' | 'parent_revoked' | 'parent_missing' | 'parent_depleted';
+  reason:
+    'parent_disabled' | 'parent_expired' | 'parent_revoked' | 'parent_missing' | 'parent_depleted';
   message: string;
 };
 
@@ -81,7 +92,11 @@ export function keyStatus(
       return key.kind === 'shared_child'
         ? {
             state: 'depleted',
-            blockedBy: { reason: 'parent_depleted', message: "The parent key's balance is used up; this shared child spends it. Add balance to the parent key." },
+            blockedBy: {
+              reason: 'parent_depleted',
+              message:
+                "The parent key's balance is used up; this shared child spends it. Add balance to the parent key.",
+            },
           }
         : { state: 'depleted', blockedBy: null };
     default: {

@@ -1,6 +1,14 @@
 /** Key states (spec 3) and their exact effect on inference, over real HTTP. */
 import { balanceSchema, gatewayErrorBodySchema } from '../../contract/gateway';
-import { chatBody, expectCfRay, getWithKey, postJson, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import {
+  chatBody,
+  expectCfRay,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../testing-support';
 
 let gateway: TestGateway;
 const past = 1_000_000;
@@ -13,7 +21,9 @@ afterAll(async () => {
 });
 
 async function infer(key: string, overrides: Record<string, unknown> = {}) {
-  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), { key });
+  const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), {
+    key,
+  });
   expectCfRay(response);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -33,7 +43,10 @@ async function balance(key: string) {
   return balanceSchema.parse(await response.json());
 }
 
-function change(id: string, update: { disabled?: boolean; expiresAt?: number | null; limitUsd?: number }) {
+function change(
+  id: string,
+  update: { disabled?: boolean; expiresAt?: number | null; limitUsd?: number },
+) {
   if (update.disabled !== undefined) gateway.gateway.admin.setDisabled(id, update.disabled);
   if (update.expiresAt !== undefined || update.limitUsd !== undefined) {
     gateway.gateway.admin.set(id, { expiresAt: update.expiresAt, limitUsd: update.limitUsd });
@@ -75,7 +88,7 @@ describe('key states', () => {
     expect((await infer(key.key)).status).toBe(200);
   });
 
-  it("refuses an allocated child whose parent is disabled, though its own balance says it is fine", async () => {
+  it('refuses an allocated child whose parent is disabled, though its own balance says it is fine', async () => {
     const parent = gateway.createKey({ kind: 'account' });
     const child = gateway.createKey({ kind: 'allocated_child', parentId: parent.id });
     change(parent.id, { disabled: true });

@@ -199,7 +199,9 @@ describe('admission is checked against the key as it is now', () => {
     const { store, registry, ledger, pipeline, issued } = setUp(0.0001);
     const authenticated = registry.findByKey(issued.key)!;
     // One request spends ~29k nanos of the 100k limit; it is pending.
-    await drain((await pipeline.start(input(authenticated, request(), '0000000000000001-TST'))).events);
+    await drain(
+      (await pipeline.start(input(authenticated, request(), '0000000000000001-TST'))).events,
+    );
     // Meanwhile another process commits (the registry swaps its rows) and settlement runs.
     registry.reload();
     const moved = store.settlePending(0);

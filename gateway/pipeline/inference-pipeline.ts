@@ -7,7 +7,13 @@
  */
 import type { Logger } from 'pino';
 import type { CatalogModel, Catalog } from '../catalog/catalog';
-import type { CanonicalEvent, CanonicalRequest, FinishReason, PipelineEvent, PublicFormName } from '../canonical/model';
+import type {
+  CanonicalEvent,
+  CanonicalRequest,
+  FinishReason,
+  PipelineEvent,
+  PublicFormName,
+} from '../canonical/model';
 import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
 import type { Ledger, Reservation } from '../billing/ledger';
 import { nanosToUsd } from '../billing/money';
@@ -28,7 +34,12 @@ import {
   isRetryable,
   toClientError,
 } from './upstream-failure';
-import { conservativePromptTokens, countTextTokens, loadTokenizer, promptText } from './usage-estimate';
+import {
+  conservativePromptTokens,
+  countTextTokens,
+  loadTokenizer,
+  promptText,
+} from './usage-estimate';
 import { abortableSleep } from '../shared/abortable-sleep';
 
 export type InferenceInput = {
@@ -164,7 +175,12 @@ export class InferencePipeline {
     // the fresh one, or what settled meanwhile would be missed.
     const key = registry.get(input.key.id) ?? input.key;
     if (key.revokedAt !== null) {
-      throw new GatewayError(401, 'authentication_error', 'authentication', 'This key was revoked. Use another key.');
+      throw new GatewayError(
+        401,
+        'authentication_error',
+        'authentication',
+        'This key was revoked. Use another key.',
+      );
     }
     const model = catalog.resolve(request.model);
     checkCapabilities(model, request);
@@ -192,9 +208,14 @@ export class InferencePipeline {
     let worstNanos = 0;
     for (const route of model.routes) {
       const simulated = this.deps.providers.get(route.providerId)?.provider.kind === 'simulated';
-      const reservedPrompt = simulated ? promptTokens : Math.max(promptTokens, conservativePromptTokens(request));
+      const reservedPrompt = simulated
+        ? promptTokens
+        : Math.max(promptTokens, conservativePromptTokens(request));
       promptNanos = Math.max(promptNanos, reservedPrompt * route.promptNanos);
-      worstNanos = Math.max(worstNanos, reservedPrompt * route.promptNanos + maxOutputTokens * route.completionNanos);
+      worstNanos = Math.max(
+        worstNanos,
+        reservedPrompt * route.promptNanos + maxOutputTokens * route.completionNanos,
+      );
     }
     const funding = registry.fundingKeyOf(key);
     const reservation = ledger.reserve(funding, {
@@ -230,7 +251,8 @@ export class InferencePipeline {
       const policy = entry.provider.kind === 'simulated' ? NO_RETRY : entry.retry;
       for (let attempt = 1; attempt <= policy.maxAttempts; attempt += 1) {
         const began = performance.now();
-        const iterator = entry.provider.stream(request, route, input.signal)[Symbol.asyncIterator]();
+        const answer = entry.provider.stream(request, route, input.signal);
+        const iterator = answer[Symbol.asyncIterator]();
         try {
           const first = await iterator.next();
           const latencyMs = round(performance.now() - began);
@@ -241,7 +263,16 @@ export class InferencePipeline {
           }
           entry.breaker.succeeded();
           attempts.push({ provider: route.providerId, status: 200, latencyMs });
-          return { route, entry, iterator, first, attempts, tally: { textDeltas: 0, text: [], toolText: [] }, recorded: false, recordError: null };
+          return {
+            route,
+            entry,
+            iterator,
+            first,
+            attempts,
+            tally: { textDeltas: 0, text: [], toolText: [] },
+            recorded: false,
+            recordError: null,
+          };
         } catch (error) {
           const latencyMs = round(performance.now() - began);
           if (!(error instanceof UpstreamError)) {
@@ -249,12 +280,31 @@ export class InferencePipeline {
             // the client left: neither is the provider's fault.
             entry.breaker.abandoned();
             if (error instanceof GatewayError) throw error;
-            this.deps.logger.error({ err: error, cfRay: input.traceId, provider: route.providerId }, 'provider failed unexpectedly');
-            throw new GatewayError(502, 'provider_error', 'provider', `Provider '${route.providerId}' failed unexpectedly. Retry later.`, 5);
+            this.deps.logger.error(
+              { err: error, cfRay: input.traceId, provider: route.providerId },
+              'provider failed unexpectedly',
+            );
+            throw new GatewayError(
+              502,
+              'provider_error',
+              'provider',
+              `Provider '${route.providerId}' failed unexpectedly. Retry later.`,
+              5,
+            );
           }
-          attempts.push({ provider: route.providerId, status: error.details.status ?? error.failure, latencyMs });
+          attempts.push({
+            provider: route.providerId,
+            status: error.details.status ?? error.failure,
+            latencyMs,
+          });
           this.deps.logger.warn(
-            { cfRay: input.traceId, provider: route.providerId, failure: error.failure, status: error.details.status, attempt },
+            {
+              cfRay: input.traceId,
+              provider: route.providerId,
+              failure: error.failure,
+              status: error.details.status,
+              attempt,
+            },
             'provider attempt failed',
           );
           if (countsAgainstProvider(error)) entry.breaker.failed();
@@ -265,16 +315,21 @@ export class InferencePipeline {
           const retryAfter = error.details.retryAfterSeconds;
           const wait = backoffMs(attempt, policy, retryAfter);
           // A Retry-After longer than the policy allows is better spent on the next provider.
-          if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs) break;
+          if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs)
+            break;
           if (!entry.breaker.tryAcquire()) break;
           await sleep(wait, input.signal);
           if (input.signal.aborted) throw clientLeft();
         }
       }
     }
-    if (lastError) throw toClientError(lastError, everyFailureRateLimited && admission.model.routes.length > 1);
+    if (lastError)
+      throw toClientError(lastError, everyFailureRateLimited && admission.model.routes.length > 1);
     const cooling = admission.model.routes
-      .map((route) => this.deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null)
+      .map(
+        (route) =>
+          this.deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null,
+      )
       .filter((seconds): seconds is number => seconds !== null);
     throw new GatewayError(
       503,
@@ -322,14 +377,25 @@ export class InferencePipeline {
     } catch (error) {
       // A record that could not be written fails the request as it is: nothing was charged.
       if (connected.recordError !== null) throw error;
-      if (!connected.recorded) await this.record(input, admission, connected, 'ended_early', null, 'error');
-      if (error instanceof UpstreamError && countsAgainstProvider(error)) connected.entry.breaker.failed();
+      if (!connected.recorded)
+        await this.record(input, admission, connected, 'ended_early', null, 'error');
+      if (error instanceof UpstreamError && countsAgainstProvider(error))
+        connected.entry.breaker.failed();
       if (error instanceof UpstreamError) {
-        this.deps.logger.warn({ cfRay: input.traceId, provider: error.providerId, failure: error.failure }, 'provider failed mid-answer');
+        this.deps.logger.warn(
+          { cfRay: input.traceId, provider: error.providerId, failure: error.failure },
+          'provider failed mid-answer',
+        );
         throw toClientError(error, false);
       }
       this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
-      throw new GatewayError(502, 'provider_error', 'provider', 'The provider failed while answering. Retry later.', 5);
+      throw new GatewayError(
+        502,
+        'provider_error',
+        'provider',
+        'The provider failed while answering. Retry later.',
+        5,
+      );
     } finally {
       // The client left (or stopped reading) before the end: charge what was delivered.
       await this.recordAndFinish(input, admission, connected, finish);
@@ -383,13 +449,15 @@ export class InferencePipeline {
     } else if (simulated) {
       // The simulated provider streams one token per text event: its own count, exactly.
       promptTokens = admission.promptTokens;
-      producedTokens = tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0);
+      producedTokens =
+        tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0);
     } else {
       // The tokenizer is large; it is loaded the first time an upstream leaves the count to us.
       await loadTokenizer();
       const prompt = promptText(input.request);
       promptTokens = countTextTokens(prompt.text) + prompt.images * IMAGE_TOKENS;
-      producedTokens = countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join(''));
+      producedTokens =
+        countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join(''));
     }
     const usageEstimated = !trustworthy && !simulated;
     // Only the reserved output is billable: a provider that overshoots max_tokens must not take
@@ -458,9 +526,10 @@ const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
 const clientLeft = () =>
   new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');
 
-
 function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {
-  const hasImage = request.messages.some((message) => message.parts.some((part) => part.type === 'image'));
+  const hasImage = request.messages.some((message) =>
+    message.parts.some((part) => part.type === 'image'),
+  );
   if (hasImage && !model.inputModalities.includes('image')) {
     throw invalidRequest(
       `${model.id} does not accept image input (its input modalities are: ${model.inputModalities.join(', ')}). ` +
@@ -468,6 +537,8 @@ function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void
     );
   }
   if (request.tools.length > 0 && !model.supportedParameters.includes('tools')) {
-    throw invalidRequest(`${model.id} does not support tools. Remove tools or pick a model that lists them.`);
+    throw invalidRequest(
+      `${model.id} does not support tools. Remove tools or pick a model that lists them.`,
+    );
   }
 }

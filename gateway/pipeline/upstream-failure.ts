@@ -56,15 +56,39 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
   const retryAfter = error.details.retryAfterSeconds;
   switch (error.failure) {
     case 'connect':
-      return new GatewayError(502, 'provider_error', 'provider', `${who} could not be reached. Retry later.`, 5);
+      return new GatewayError(
+        502,
+        'provider_error',
+        'provider',
+        `${who} could not be reached. Retry later.`,
+        5,
+      );
     case 'connect_timeout':
     case 'first_byte_timeout':
     case 'idle_timeout':
-      return new GatewayError(504, 'provider_error', 'provider', `${who} timed out: ${error.message} Retry later.`, 5);
+      return new GatewayError(
+        504,
+        'provider_error',
+        'provider',
+        `${who} timed out: ${error.message} Retry later.`,
+        5,
+      );
     case 'malformed':
-      return new GatewayError(502, 'provider_error', 'provider', `${who} sent an answer the gateway cannot read: ${error.message}`, 5);
+      return new GatewayError(
+        502,
+        'provider_error',
+        'provider',
+        `${who} sent an answer the gateway cannot read: ${error.message}`,
+        5,
+      );
     case 'cut':
-      return new GatewayError(502, 'provider_error', 'provider', `${who}: ${error.message} Retry later.`, 5);
+      return new GatewayError(
+        502,
+        'provider_error',
+        'provider',
+        `${who}: ${error.message} Retry later.`,
+        5,
+      );
     case 'in_band':
     case 'http':
     default:
@@ -72,25 +96,71 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
   }
   if (isRateLimit(error)) {
     return everyProviderLimited
-      ? new GatewayError(503, 'provider_error', 'provider', `Every provider of this model is rate limited (${who}: ${error.message}). Retry after the delay given.`, retryAfter ?? 5)
-      : new GatewayError(429, 'rate_limited', 'provider', `${who} is rate limiting: ${error.message}`, retryAfter ?? 5);
+      ? new GatewayError(
+          503,
+          'provider_error',
+          'provider',
+          `Every provider of this model is rate limited (${who}: ${error.message}). Retry after the delay given.`,
+          retryAfter ?? 5,
+        )
+      : new GatewayError(
+          429,
+          'rate_limited',
+          'provider',
+          `${who} is rate limiting: ${error.message}`,
+          retryAfter ?? 5,
+        );
   }
   if (status === 400 || status === 413 || status === 422) {
-    return new GatewayError(400, 'invalid_request', 'provider', `${who} refused the request: ${error.message}`);
+    return new GatewayError(
+      400,
+      'invalid_request',
+      'provider',
+      `${who} refused the request: ${error.message}`,
+    );
   }
   if (status === 403) {
-    return new GatewayError(403, 'permission_denied', 'provider', `${who} denied the request: ${error.message}`);
+    return new GatewayError(
+      403,
+      'permission_denied',
+      'provider',
+      `${who} denied the request: ${error.message}`,
+    );
   }
   if (status === 401) {
-    return new GatewayError(502, 'provider_error', 'provider', `${who} refused the gateway's own credentials. This is the gateway's configuration, not your key: tell its operator.`, 30);
+    return new GatewayError(
+      502,
+      'provider_error',
+      'provider',
+      `${who} refused the gateway's own credentials. This is the gateway's configuration, not your key: tell its operator.`,
+      30,
+    );
   }
   if (status === 404) {
-    return new GatewayError(502, 'provider_error', 'provider', `${who} does not serve the configured upstream model: ${error.message}`, 30);
+    return new GatewayError(
+      502,
+      'provider_error',
+      'provider',
+      `${who} does not serve the configured upstream model: ${error.message}`,
+      30,
+    );
   }
   if (status === 503 || status === 529) {
-    return new GatewayError(503, 'provider_error', 'provider', `${who} is overloaded: ${error.message} Retry later.`, retryAfter ?? 5);
+    return new GatewayError(
+      503,
+      'provider_error',
+      'provider',
+      `${who} is overloaded: ${error.message} Retry later.`,
+      retryAfter ?? 5,
+    );
   }
-  return new GatewayError(502, 'provider_error', 'provider', `${who} failed (HTTP ${status ?? 'error'}): ${error.message} Retry later.`, retryAfter ?? 5);
+  return new GatewayError(
+    502,
+    'provider_error',
+    'provider',
+    `${who} failed (HTTP ${status ?? 'error'}): ${error.message} Retry later.`,
+    retryAfter ?? 5,
+  );
 }
 
 /** Full-jitter exponential backoff, or the upstream's `Retry-After` when it gave one. */

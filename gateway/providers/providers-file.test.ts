@@ -45,9 +45,20 @@ function writeFile(content: unknown): string {
 describe('the providers file', () => {
   it('ships an example that loads, with each provider in file order and the fallback model twice', () => {
     const loaded = loadProvidersFile(example, exampleEnvironment);
-    expect(loaded.order).toEqual(['openai', 'anthropic', 'gemini', 'openrouter', 'local-vllm', 'local-llama-cpp']);
-    expect(loaded.upstream.find((provider) => provider.id === 'gemini')?.inlineImageUrls).toBe(true);
-    const servingMini = loaded.upstream.filter((provider) => provider.models.some((model) => model.id === 'openai/gpt-4o-mini'));
+    expect(loaded.order).toEqual([
+      'openai',
+      'anthropic',
+      'gemini',
+      'openrouter',
+      'local-vllm',
+      'local-llama-cpp',
+    ]);
+    expect(loaded.upstream.find((provider) => provider.id === 'gemini')?.inlineImageUrls).toBe(
+      true,
+    );
+    const servingMini = loaded.upstream.filter((provider) =>
+      provider.models.some((model) => model.id === 'openai/gpt-4o-mini'),
+    );
     expect(servingMini.map((provider) => provider.id)).toEqual(['openai', 'openrouter']);
     // 0.00000015 USD per token is 150 nanos, exactly.
     expect(servingMini[0]!.models[0]!.promptNanos).toBe(150);
@@ -55,14 +66,53 @@ describe('the providers file', () => {
   });
 
   it.each([
-    ['a model without a price', { providers: [{ ...validProvider, models: [{ ...validModel, pricing: { prompt: '0.000001' } }] }] }, 'providers[0].models[0].pricing.completion'],
-    ['a price that is not a decimal string', { providers: [{ ...validProvider, models: [{ ...validModel, pricing: { prompt: '1e-6', completion: '0.000002' } }] }] }, 'providers[0].models[0].pricing.prompt'],
+    [
+      'a model without a price',
+      {
+        providers: [
+          { ...validProvider, models: [{ ...validModel, pricing: { prompt: '0.000001' } }] },
+        ],
+      },
+      'providers[0].models[0].pricing.completion',
+    ],
+    [
+      'a price that is not a decimal string',
+      {
+        providers: [
+          {
+            ...validProvider,
+            models: [{ ...validModel, pricing: { prompt: '1e-6', completion: '0.000002' } }],
+          },
+        ],
+      },
+      'providers[0].models[0].pricing.prompt',
+    ],
     ['an unknown kind', { providers: [{ ...validProvider, kind: 'azure' }] }, 'providers[0].kind'],
-    ['a base URL that is not http(s)', { providers: [{ ...validProvider, base_url: 'ftp://example.com' }] }, 'providers[0].base_url'],
-    ['a key in the headers', { providers: [{ ...validProvider, headers: { Authorization: 'Bearer x' } }] }, 'providers[0].headers'],
-    ['a model id without an author', { providers: [{ ...validProvider, models: [{ ...validModel, id: 'model-one' }] }] }, 'providers[0].models[0].id'],
-    ['a provider id used twice', { providers: [validProvider, validProvider] }, "providers[1].id: 'acme' is used twice"],
-    ['a retry policy with an unknown field', { providers: [{ ...validProvider, retry: { attempts: 3 } }] }, 'providers[0].retry'],
+    [
+      'a base URL that is not http(s)',
+      { providers: [{ ...validProvider, base_url: 'ftp://example.com' }] },
+      'providers[0].base_url',
+    ],
+    [
+      'a key in the headers',
+      { providers: [{ ...validProvider, headers: { Authorization: 'Bearer x' } }] },
+      'providers[0].headers',
+    ],
+    [
+      'a model id without an author',
+      { providers: [{ ...validProvider, models: [{ ...validModel, id: 'model-one' }] }] },
+      'providers[0].models[0].id',
+    ],
+    [
+      'a provider id used twice',
+      { providers: [validProvider, validProvider] },
+      "providers[1].id: 'acme' is used twice",
+    ],
+    [
+      'a retry policy with an unknown field',
+      { providers: [{ ...validProvider, retry: { attempts: 3 } }] },
+      'providers[0].retry',
+    ],
   ])('refuses %s, naming the file and the JSON path', (_case, content, expected) => {
     const file = writeFile(content);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(file);
@@ -71,13 +121,17 @@ describe('the providers file', () => {
 
   it('says which variable is missing when a provider key is not set', () => {
     const file = writeFile({ providers: [validProvider] });
-    expect(() => loadProvidersFile(file, {})).toThrow(/provider 'acme' reads its upstream key from the environment variable ACME_KEY, which is not set/);
+    expect(() => loadProvidersFile(file, {})).toThrow(
+      /provider 'acme' reads its upstream key from the environment variable ACME_KEY, which is not set/,
+    );
   });
 
   it('stops the gateway configuration with the variable name, for a file that is not JSON', () => {
     const file = writeFile('{ "providers": [');
     expect(() => loadGatewayConfig({ GATEWAY_PROVIDERS: file })).toThrow(ConfigurationError);
-    expect(() => loadGatewayConfig({ GATEWAY_PROVIDERS: file })).toThrow(/^GATEWAY_PROVIDERS: .*providers\.json: not valid JSON/);
+    expect(() => loadGatewayConfig({ GATEWAY_PROVIDERS: file })).toThrow(
+      /^GATEWAY_PROVIDERS: .*providers\.json: not valid JSON/,
+    );
   });
 
   it('leaves the simulated models alone without the variable', () => {

@@ -17,11 +17,9 @@ import {
 
 export class ProvidersFileError extends Error {}
 
-const decimalUsd = z
-  .string()
-  .refine((value) => parseUsdToNanos(value) !== null, {
-    message: 'expected a decimal USD string with at most 9 decimals, e.g. "0.0000025"',
-  });
+const decimalUsd = z.string().refine((value) => parseUsdToNanos(value) !== null, {
+  message: 'expected a decimal USD string with at most 9 decimals, e.g. "0.0000025"',
+});
 
 const positiveInteger = z.number().int().positive();
 const milliseconds = z.number().int().min(1).max(3_600_000);
@@ -86,10 +84,17 @@ const providerSchema = z
       })
       .optional(),
     headers: z
-      .record(z.string().regex(/^[A-Za-z0-9-]+$/, { message: 'expected a header name' }), z.string())
+      .record(
+        z.string().regex(/^[A-Za-z0-9-]+$/, { message: 'expected a header name' }),
+        z.string(),
+      )
       .refine(
-        (headers) => !Object.keys(headers).some((name) => CREDENTIAL_HEADERS.includes(name.toLowerCase())),
-        { message: 'must not hold credentials: the key comes from the variable named in api_key_env' },
+        (headers) =>
+          !Object.keys(headers).some((name) => CREDENTIAL_HEADERS.includes(name.toLowerCase())),
+        {
+          message:
+            'must not hold credentials: the key comes from the variable named in api_key_env',
+        },
       )
       .optional(),
     inline_image_urls: z.boolean().optional(),
@@ -99,7 +104,11 @@ const providerSchema = z
     if (provider.kind === 'simulated') return;
     for (const field of ['base_url', 'api_key_env'] as const) {
       if (provider[field] === undefined) {
-        context.addIssue({ code: 'custom', path: [field], message: `required for kind '${provider.kind}'` });
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `required for kind '${provider.kind}'`,
+        });
       }
     }
   });
@@ -131,7 +140,9 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
   try {
     text = fs.readFileSync(shown, 'utf8');
   } catch (error) {
-    throw new ProvidersFileError(`${shown}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    throw new ProvidersFileError(
+      `${shown}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
   }
   let json: unknown;
   try {
@@ -158,7 +169,9 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
     const seenModels = new Set<string>();
     const models = provider.models.map((model, modelIndex) => {
       if (seenModels.has(model.id)) {
-        throw new ProvidersFileError(`${shown}: providers[${index}].models[${modelIndex}].id: '${model.id}' is listed twice by this provider.`);
+        throw new ProvidersFileError(
+          `${shown}: providers[${index}].models[${modelIndex}].id: '${model.id}' is listed twice by this provider.`,
+        );
       }
       seenModels.add(model.id);
       return {

@@ -59,7 +59,8 @@ export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
           const model = resolve();
           const body = parseBody(countTokensRequestSchema, raw);
           const counted =
-            body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
+            body.generateContentRequest ??
+            (body.contents ? { contents: body.contents } : undefined);
           if (!counted)
             throw invalidRequest(
               "Invalid field 'contents': give contents or a generateContentRequest to count.",

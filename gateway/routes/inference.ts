@@ -38,7 +38,10 @@ export async function serveInference(
   const releaseSlot = parts.slots.acquire(key.id);
   let slotHandedOver = false;
   try {
-    const canonical = form.toCanonical(await readJsonBody(request, parts.config.maxBodyBytes), resolvedTarget);
+    const canonical = form.toCanonical(
+      await readJsonBody(request, parts.config.maxBodyBytes),
+      resolvedTarget,
+    );
     const abort = new AbortController();
     // Only a response that closes before it finished means the client left; aborting after a
     // normal end would build an error and wake every listener for nothing.
@@ -56,7 +59,8 @@ export async function serveInference(
       releaseSlot,
     });
     response.setHeader('x-gateway-provider', run.route.providerId);
-    if (run.attempts.length > 1) response.setHeader('x-gateway-attempts', String(run.attempts.length));
+    if (run.attempts.length > 1)
+      response.setHeader('x-gateway-attempts', String(run.attempts.length));
     const meta = {
       model: run.model.id,
       traceId,

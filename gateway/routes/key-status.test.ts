@@ -3,7 +3,13 @@
  * blocks a child, without any paid request.
  */
 import { keyStatusSchema } from '../../contract/gateway';
-import { chatBody, getWithKey, postJson, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  chatBody,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../testing-support';
 
 let gateway: TestGateway;
 beforeAll(async () => {
@@ -24,14 +30,22 @@ const chatStatus = async (key: string) =>
 describe('GET /v1/key', () => {
   it('says blocked, with the reason, for both kinds of child of a disabled parent', async () => {
     const parent = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    const allocated = gateway.createKey({ kind: 'allocated_child', parentId: parent.id, limitUsd: 1 });
+    const allocated = gateway.createKey({
+      kind: 'allocated_child',
+      parentId: parent.id,
+      limitUsd: 1,
+    });
     const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
     expect((await status(allocated.key)).state).toBe('active');
     gateway.gateway.admin.setDisabled(parent.id, true);
     gateway.refreshKeys();
     for (const child of [allocated, shared]) {
       const body = await status(child.key);
-      expect(body).toMatchObject({ state: 'blocked', can_spend: false, blocked_by: { reason: 'parent_disabled' } });
+      expect(body).toMatchObject({
+        state: 'blocked',
+        can_spend: false,
+        blocked_by: { reason: 'parent_disabled' },
+      });
       // It agrees with inference.
       expect(await chatStatus(child.key)).toBe(402);
     }
@@ -46,7 +60,11 @@ describe('GET /v1/key', () => {
     expect((await status(empty.key)).state).toBe('depleted');
     expect(await chatStatus(empty.key)).toBe(402);
     const fine = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    expect(await status(fine.key)).toMatchObject({ state: 'active', can_spend: true, blocked_by: null });
+    expect(await status(fine.key)).toMatchObject({
+      state: 'active',
+      can_spend: true,
+      blocked_by: null,
+    });
     expect(await chatStatus(fine.key)).toBe(200);
   });
 

@@ -17,7 +17,11 @@ export function addKeyStatusRoutes(router: Router, parts: GatewayParts): void {
     withErrors(chatErrorBody, ({ request, response, url }) => {
       const presented = authenticate(request, url, 'chat_completions', parts.registry);
       const key = parts.registry.get(presented.id) ?? presented;
-      const status = keyStatus(key, parts.registry.get(key.parentId), Math.floor(Date.now() / 1000));
+      const status = keyStatus(
+        key,
+        parts.registry.get(key.parentId),
+        Math.floor(Date.now() / 1000),
+      );
       sendJson(
         response,
         200,

@@ -81,7 +81,13 @@ describe('GET /v1/models', () => {
     const body = (await response.json()) as { model: string; data: Array<Record<string, unknown>> };
     expect(body.model).toBe('sim/chat-standard:free');
     expect(body.data).toEqual([
-      expect.objectContaining({ provider: 'simulated', kind: 'simulated', order: 1, status: 'healthy', pricing: { prompt: '0', completion: '0' } }),
+      expect.objectContaining({
+        provider: 'simulated',
+        kind: 'simulated',
+        order: 1,
+        status: 'healthy',
+        pricing: { prompt: '0', completion: '0' },
+      }),
     ]);
     expect((await fetch(`${gateway.url}/v1/models/sim/nope/endpoints`)).status).toBe(404);
   });

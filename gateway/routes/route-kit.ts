@@ -57,7 +57,8 @@ export function sendError(response: ServerResponse, error: GatewayError, body: u
     return;
   }
   const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(error.retryAfterSeconds);
   sendJson(response, error.status, body, headers);
 }
 
@@ -67,7 +68,11 @@ export function sendError(response: ServerResponse, error: GatewayError, body: u
  */
 export function refuseUnusableKey(parts: GatewayParts, presented: KeyRow): void {
   const key = parts.registry.get(presented.id) ?? presented;
-  const refusal = inferenceRefusal(key, parts.registry.get(key.parentId), Math.floor(Date.now() / 1000));
+  const refusal = inferenceRefusal(
+    key,
+    parts.registry.get(key.parentId),
+    Math.floor(Date.now() / 1000),
+  );
   if (refusal) throw refusal;
 }
 
@@ -86,7 +91,9 @@ export function parseOrRefuse<T>(
   const name =
     issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.map(String).join('.');
   const message =
-    issue.code === 'unrecognized_keys' ? 'not a known field here' : issue.message.replace(/\.$/, '');
+    issue.code === 'unrecognized_keys'
+      ? 'not a known field here'
+      : issue.message.replace(/\.$/, '');
   throw invalidRequest(`Invalid ${what} '${name || 'body'}': ${message}.`);
 }
 

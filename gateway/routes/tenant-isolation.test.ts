@@ -24,7 +24,11 @@ function answerBeforeBody(
         port: target.port,
         path: target.pathname + target.search,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': declaredBytes, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': declaredBytes,
+          ...headers,
+        },
       },
       (response) => {
         let body = '';
@@ -53,20 +57,35 @@ describe('a key that cannot spend', () => {
     ['chat completions', '/v1/chat/completions', (key) => ({ authorization: `Bearer ${key}` })],
     ['messages', '/v1/messages', (key) => ({ 'x-api-key': key })],
     ['messages count_tokens', '/v1/messages/count_tokens', (key) => ({ 'x-api-key': key })],
-    ['gemini', '/v1beta/models/sim/chat-standard:generateContent', (key) => ({ 'x-goog-api-key': key })],
-    ['gemini countTokens', '/v1beta/models/sim/chat-standard:countTokens', (key) => ({ 'x-goog-api-key': key })],
+    [
+      'gemini',
+      '/v1beta/models/sim/chat-standard:generateContent',
+      (key) => ({ 'x-goog-api-key': key }),
+    ],
+    [
+      'gemini countTokens',
+      '/v1beta/models/sim/chat-standard:countTokens',
+      (key) => ({ 'x-goog-api-key': key }),
+    ],
   ];
 
-  it.each(routes)('gets its 402 on %s before its 20 MiB body is read', async (_name, path, headers) => {
-    const { id, key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    gateway.gateway.admin.setDisabled(id, true);
-    gateway.refreshKeys();
-    const answer = await answerBeforeBody(`${gateway.url}${path}`, headers(key), 20 * 1024 * 1024 - 1);
-    expect(answer.status).toBe(402);
-    // Only the head of the body was ever sent: the refusal did not wait for (or parse) the rest.
-    expect(answer.sentBytes).toBeLessThan(1024);
-    expect(answer.body).not.toContain(key);
-  });
+  it.each(routes)(
+    'gets its 402 on %s before its 20 MiB body is read',
+    async (_name, path, headers) => {
+      const { id, key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+      gateway.gateway.admin.setDisabled(id, true);
+      gateway.refreshKeys();
+      const answer = await answerBeforeBody(
+        `${gateway.url}${path}`,
+        headers(key),
+        20 * 1024 * 1024 - 1,
+      );
+      expect(answer.status).toBe(402);
+      // Only the head of the body was ever sent: the refusal did not wait for (or parse) the rest.
+      expect(answer.sentBytes).toBeLessThan(1024);
+      expect(answer.body).not.toContain(key);
+    },
+  );
 
   it('gets its 402 on count_tokens when depleted, like every other route', async () => {
     const { id, key } = gateway.createKey({ kind: 'account', limitUsd: 0 });
@@ -77,7 +96,9 @@ describe('a key that cannot spend', () => {
       { headers: { 'x-api-key': key } },
     );
     expect(response.status).toBe(402);
-    expect(((await response.json()) as { error: { type: string } }).error.type).toBe('billing_error');
+    expect(((await response.json()) as { error: { type: string } }).error.type).toBe(
+      'billing_error',
+    );
   });
 });
 
@@ -108,7 +129,11 @@ describe('token counting is bounded', () => {
     const other = gateway.createKey({ kind: 'account', limitUsd: 1 });
     // Two count requests hold both of the greedy key's slots: their bodies never finish.
     const held = [0, 1].map(() =>
-      answerBeforeBody(`${gateway.url}/v1/messages/count_tokens`, { 'x-api-key': greedy.key }, 60_000),
+      answerBeforeBody(
+        `${gateway.url}/v1/messages/count_tokens`,
+        { 'x-api-key': greedy.key },
+        60_000,
+      ),
     );
     // Wait until the gateway holds both slots, by asking for a third.
     let third: Response | undefined;
@@ -129,7 +154,9 @@ describe('token counting is bounded', () => {
       { headers: { 'x-api-key': other.key } },
     );
     expect(counted.status).toBe(200);
-    const chat = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), { key: other.key });
+    const chat = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
+      key: other.key,
+    });
     expect(chat.status).toBe(200);
     void held;
   });
@@ -149,7 +176,12 @@ describe('a client that stops reading', () => {
         // Let the socket's buffers fill and `drain` be missed, as a real upstream would.
         if (index % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      yield { type: 'finish', finishReason: 'stop', stopSequence: null, usage: { promptTokens: 1, completionTokens: TOTAL_EVENTS } } satisfies CanonicalEvent;
+      yield {
+        type: 'finish',
+        finishReason: 'stop',
+        stopSequence: null,
+        usage: { promptTokens: 1, completionTokens: TOTAL_EVENTS },
+      } satisfies CanonicalEvent;
     },
   };
   let gateway: TestGateway;

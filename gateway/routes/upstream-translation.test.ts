@@ -477,12 +477,17 @@ function sameFormBody(kind: UpstreamKind): Record<string, unknown> {
     case 'anthropic':
       return { ...richBody('messages'), model: KIND_PROVIDERS[kind].upstreamModel, stream: false };
     case 'gemini': {
-      const body = richBody('gemini') as { contents: Array<{ parts: Array<Record<string, unknown>> }> };
+      const body = richBody('gemini') as {
+        contents: Array<{ parts: Array<Record<string, unknown>> }>;
+      };
       // The caller's own `fileData` URI goes through as sent (Gemini fetches Files-API URIs
       // itself); the first call of a model turn that carries no thought signature gets the
       // vendor's skip value, since the gateway's own answers cannot carry one.
       const contents = structuredClone(body.contents);
-      contents[1]!.parts[0] = { ...contents[1]!.parts[0], thoughtSignature: FOREIGN_THOUGHT_SIGNATURE };
+      contents[1]!.parts[0] = {
+        ...contents[1]!.parts[0],
+        thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
+      };
       return { ...body, contents };
     }
   }

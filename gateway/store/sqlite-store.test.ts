@@ -2,7 +2,15 @@ import path from 'node:path';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { balanceSchema, generationRecordSchema } from '../../contract/gateway';
-import { chatBody, getWithKey, postJson, startTestGateway, tempFolder, testConfig, toNanos } from '../testing-support';
+import {
+  chatBody,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  tempFolder,
+  testConfig,
+  toNanos,
+} from '../testing-support';
 import { createGateway } from '../app';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
@@ -25,8 +33,13 @@ describe('the SQLite store', () => {
     try {
       const record = await getWithKey(`${second.url}/v1/generation?id=${ray}`, key);
       expect(record.status).toBe(200);
-      expect(generationRecordSchema.parse(await record.json())).toMatchObject({ id: ray, settlement: 'settled' });
-      const balance = balanceSchema.parse(await (await getWithKey(`${second.url}/v1/balance`, key)).json());
+      expect(generationRecordSchema.parse(await record.json())).toMatchObject({
+        id: ray,
+        settlement: 'settled',
+      });
+      const balance = balanceSchema.parse(
+        await (await getWithKey(`${second.url}/v1/balance`, key)).json(),
+      );
       expect(toNanos(balance.consumption_usd)).toBe(cost);
       expect(second.gateway.admin.show(id).kind).toBe('account');
     } finally {
@@ -38,7 +51,10 @@ describe('the SQLite store', () => {
   it('rebuilds pending charges from unsettled records after a crash', async () => {
     const folder = tempFolder();
     const config = testConfig({ settleIntervalMs: 600_000 }, folder);
-    const gateway = await startTestGateway({ settleIntervalMs: 600_000, databasePath: config.databasePath });
+    const gateway = await startTestGateway({
+      settleIntervalMs: 600_000,
+      databasePath: config.databasePath,
+    });
     const { key, id } = gateway.createKey({ kind: 'account', limitUsd: 1 });
     const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), { key });
     const cost = toNanos(((await response.json()) as { usage: { cost: number } }).usage.cost);
@@ -130,8 +146,22 @@ describe('the SQLite store', () => {
     expect(listed.map(({ position }) => position.seq)).toEqual([3, 2, 1]);
     expect(store.listGenerations({ keyId: 'key_shared', limit: 10 })).toHaveLength(1);
     expect(store.activity({ accountId: 'key_account' }, 3, 4)).toEqual([
-      { day: 3, model: 'sim/chat-standard', requests: 2, promptTokens: 20, completionTokens: 4, costNanos: 12 },
-      { day: 4, model: 'sim/chat-standard', requests: 1, promptTokens: 10, completionTokens: 2, costNanos: 11 },
+      {
+        day: 3,
+        model: 'sim/chat-standard',
+        requests: 2,
+        promptTokens: 20,
+        completionTokens: 4,
+        costNanos: 12,
+      },
+      {
+        day: 4,
+        model: 'sim/chat-standard',
+        requests: 1,
+        promptTokens: 10,
+        completionTokens: 2,
+        costNanos: 11,
+      },
     ]);
     // The ledger opens with what the balance showed: the live allocated child counted as given.
     expect(store.ledgerTotals('key_account')).toEqual({

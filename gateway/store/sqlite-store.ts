@@ -464,11 +464,18 @@ export function openSqliteStore(
     updateKey: (id, update) => {
       const entries = Object.entries(update).filter(([, value]) => value !== undefined);
       if (entries.length === 0) return;
-      const assignments = entries.map(([field]) => `${keyColumns[field as keyof KeyUpdate]} = @${field}`);
-      const values = Object.fromEntries(
-        entries.map(([field, value]) => [field, typeof value === 'boolean' ? Number(value) : value]),
+      const assignments = entries.map(
+        ([field]) => `${keyColumns[field as keyof KeyUpdate]} = @${field}`,
       );
-      database.prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
+      const values = Object.fromEntries(
+        entries.map(([field, value]) => [
+          field,
+          typeof value === 'boolean' ? Number(value) : value,
+        ]),
+      );
+      database
+        .prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`)
+        .run({ ...values, id });
     },
     insertGeneration: (row) => insertGeneration(row),
     insertGenerations: (rows) => insertGenerations(rows),

@@ -62,7 +62,14 @@ export type GenerationRow = {
 export type KeyUpdate = Partial<
   Pick<
     KeyRow,
-    'name' | 'limitNanos' | 'graceNanos' | 'expiresAt' | 'disabled' | 'revokedAt' | 'digest' | 'masked'
+    | 'name'
+    | 'limitNanos'
+    | 'graceNanos'
+    | 'expiresAt'
+    | 'disabled'
+    | 'revokedAt'
+    | 'digest'
+    | 'masked'
   >
 >;
 

@@ -21,21 +21,28 @@ export const routes: RouteObject[] = [
       {
         path: 'playground',
         lazy: () =>
-          import('../features/playground/playground-page').then((page) => ({ Component: page.PlaygroundPage })),
+          import('../features/playground/playground-page').then((page) => ({
+            Component: page.PlaygroundPage,
+          })),
       },
       {
         path: 'keys',
-        lazy: () => import('../features/keys/keys-page').then((page) => ({ Component: page.KeysPage })),
+        lazy: () =>
+          import('../features/keys/keys-page').then((page) => ({ Component: page.KeysPage })),
       },
       {
         path: 'endpoints',
         lazy: () =>
-          import('../features/endpoints/endpoints-page').then((page) => ({ Component: page.EndpointsPage })),
+          import('../features/endpoints/endpoints-page').then((page) => ({
+            Component: page.EndpointsPage,
+          })),
       },
       {
         path: 'activity',
         lazy: () =>
-          import('../features/activity/activity-page').then((page) => ({ Component: page.ActivityPage })),
+          import('../features/activity/activity-page').then((page) => ({
+            Component: page.ActivityPage,
+          })),
       },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -290,11 +290,11 @@ describe('canonical events → Messages stream', () => {
     async (name) => {
       const recorded = parseServerSentEvents(fixture(name));
       const response = new RecordingResponse();
-      await writeMessagesStream(
-        response.asServerResponse(),
-        replay(canonicalEventsOf(recorded)),
-        { model: 'sim/chat-standard', traceId, promptTokens: 11 },
-      );
+      await writeMessagesStream(response.asServerResponse(), replay(canonicalEventsOf(recorded)), {
+        model: 'sim/chat-standard',
+        traceId,
+        promptTokens: 11,
+      });
       const written = parseServerSentEvents(response.body);
       expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
       // Pings may come anywhere; everything else must come in the vendor's order.
@@ -342,11 +342,12 @@ describe('canonical events → Messages stream', () => {
       yield { type: 'text-delta', text: 'late' };
       yield priced('stop', 1);
     }
-    await writeMessagesStream(
-      response.asServerResponse(),
-      slow(),
-      { model: 'sim/chat-standard', traceId, promptTokens: 11, pingIntervalMs: 1 },
-    );
+    await writeMessagesStream(response.asServerResponse(), slow(), {
+      model: 'sim/chat-standard',
+      traceId,
+      promptTokens: 11,
+      pingIntervalMs: 1,
+    });
     const names = parseServerSentEvents(response.body).map((event) => event.event);
     expect(names.slice(0, 3)).toEqual(['message_start', 'ping', 'ping']);
     expect(names.at(-1)).toBe('message_stop');

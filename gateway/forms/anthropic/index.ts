@@ -13,8 +13,17 @@ import { writeMessagesStream } from './stream-transform';
  * Anthropic upstream only.
  */
 const MAPPED = new Set([
-  'model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'tools',
-  'tool_choice', 'stream', 'metadata',
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'stream',
+  'metadata',
 ]);
 
 export const messagesForm: PublicForm = {

@@ -41,24 +41,24 @@ export async function writeMessagesStream(
   startEventStream(response);
   const iterator = events[Symbol.asyncIterator]();
   try {
-  await send('message_start', {
-    message: {
-      id: messageId(options.traceId),
-      type: 'message',
-      role: 'assistant',
-      model: options.model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: {
-        input_tokens: options.promptTokens,
-        output_tokens: 0,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
+    await send('message_start', {
+      message: {
+        id: messageId(options.traceId),
+        type: 'message',
+        role: 'assistant',
+        model: options.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: options.promptTokens,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
       },
-    },
-  });
-  await send('ping', {});
+    });
+    await send('ping', {});
     for await (const event of withPings(
       iterator,
       options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,

@@ -316,11 +316,11 @@ describe('canonical events → Gemini stream', () => {
       );
     }
     const response = new RecordingResponse();
-    await writeGeminiStream(
-      response.asServerResponse(),
-      failing(),
-      { model: 'sim/chat-standard', traceId, framing: 'sse' },
-    );
+    await writeGeminiStream(response.asServerResponse(), failing(), {
+      model: 'sim/chat-standard',
+      traceId,
+      framing: 'sse',
+    });
     const last = JSON.parse(parseServerSentEvents(response.body).at(-1)!.data);
     expect(last.error).toMatchObject({ code: 502, status: 'UNAVAILABLE' });
   });

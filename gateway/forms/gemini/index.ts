@@ -7,10 +7,21 @@ import { generateContentRequestSchema } from './request-schema';
 import { toGenerateContentResponse } from './response-converter';
 import { writeGeminiStream } from './stream-transform';
 
-const MAPPED = new Set(['contents', 'systemInstruction', 'generationConfig', 'tools', 'toolConfig']);
+const MAPPED = new Set([
+  'contents',
+  'systemInstruction',
+  'generationConfig',
+  'tools',
+  'toolConfig',
+]);
 /** `generationConfig` fields the canonical request carries; others (responseSchema…) do not. */
 const MAPPED_GENERATION_CONFIG = new Set([
-  'maxOutputTokens', 'temperature', 'topP', 'stopSequences', 'seed', 'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'stopSequences',
+  'seed',
+  'candidateCount',
 ]);
 
 /** Top-level and nested fields (generation config, non-function tools) a canonical request lacks. */
@@ -18,11 +29,19 @@ function geminiUnmappedFields(body: Record<string, unknown>): string[] {
   const fields = unmappedFields(body, MAPPED);
   const config = body.generationConfig as Record<string, unknown> | undefined;
   if (config) {
-    fields.push(...unmappedFields(config, MAPPED_GENERATION_CONFIG).map((field) => `generationConfig.${field}`));
+    fields.push(
+      ...unmappedFields(config, MAPPED_GENERATION_CONFIG).map(
+        (field) => `generationConfig.${field}`,
+      ),
+    );
   }
   const tools = (body.tools as Array<Record<string, unknown>> | undefined) ?? [];
   tools.forEach((tool, index) => {
-    fields.push(...unmappedFields(tool, new Set(['functionDeclarations'])).map((field) => `tools.${index}.${field}`));
+    fields.push(
+      ...unmappedFields(tool, new Set(['functionDeclarations'])).map(
+        (field) => `tools.${index}.${field}`,
+      ),
+    );
   });
   return fields;
 }

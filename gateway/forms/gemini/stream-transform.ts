@@ -54,11 +54,11 @@ export async function writeGeminiStream(
         if (!(await write(candidate([{ text: event.text }])))) break;
       } else if (event.type === 'tool-call') {
         if (
-          !await write(
+          !(await write(
             candidate([
               { functionCall: { name: event.name, args: functionArgs(event.arguments) } },
             ]),
-          )
+          ))
         )
           break;
       } else {

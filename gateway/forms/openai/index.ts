@@ -13,8 +13,20 @@ import { writeChatCompletionStream } from './stream-transform';
  * `logprobs`, `n`…) reaches an OpenAI-compatible upstream only.
  */
 const MAPPED = new Set([
-  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'seed',
-  'tools', 'tool_choice', 'stream', 'stream_options', 'user', 'store',
+  'model',
+  'messages',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'tools',
+  'tool_choice',
+  'stream',
+  'stream_options',
+  'user',
+  'store',
 ]);
 
 export const chatCompletionsForm: PublicForm = {
@@ -24,7 +36,11 @@ export const chatCompletionsForm: PublicForm = {
     const parsed = parseBody(chatCompletionRequestSchema, body);
     return {
       ...toCanonicalRequest(parsed),
-      inbound: { form: 'chat_completions', body: parsed, unmappedFields: unmappedFields(parsed, MAPPED) },
+      inbound: {
+        form: 'chat_completions',
+        body: parsed,
+        unmappedFields: unmappedFields(parsed, MAPPED),
+      },
     };
   },
   toResponse: (answer, meta) => toChatCompletion(answer, meta.model, meta.traceId, meta.created),

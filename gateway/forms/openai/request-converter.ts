@@ -1,5 +1,10 @@
 /** Chat-completion request → canonical request. */
-import type { CanonicalMessage, CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
+import type {
+  CanonicalMessage,
+  CanonicalPart,
+  CanonicalRequest,
+  CanonicalToolChoice,
+} from '../../canonical/model';
 import { invalidRequest } from '../../errors';
 import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
@@ -17,10 +22,13 @@ export function imagePartFromUrl(url: string, field: string): CanonicalPart {
     const match = /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(url);
     const data = match?.[2]!.replace(/\s/g, '') ?? '';
     if (!match || !isBase64(data))
-      throw invalidRequest(`Invalid field '${field}': an image data URL must be data:<type>;base64,<data>.`);
+      throw invalidRequest(
+        `Invalid field '${field}': an image data URL must be data:<type>;base64,<data>.`,
+      );
     return { type: 'image', mediaType: match[1]!, data };
   }
-  if (!/^https?:\/\//.test(url)) throw invalidRequest(`Invalid field '${field}': an image URL must be http(s) or a data URL.`);
+  if (!/^https?:\/\//.test(url))
+    throw invalidRequest(`Invalid field '${field}': an image URL must be http(s) or a data URL.`);
   return { type: 'image', mediaType: 'image/*', url };
 }
 
@@ -56,7 +64,12 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
         if (text) parts.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
           toolNames.set(call.id, call.function.name);
-          parts.push({ type: 'tool_call', id: call.id, name: call.function.name, arguments: call.function.arguments });
+          parts.push({
+            type: 'tool_call',
+            id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments,
+          });
         }
         messages.push({ role: 'assistant', parts });
         break;

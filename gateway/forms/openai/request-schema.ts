@@ -20,7 +20,10 @@ const toolCall = z.looseObject({
 
 const message = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textPart)]) }),
-  z.looseObject({ role: z.literal('developer'), content: z.union([z.string(), z.array(textPart)]) }),
+  z.looseObject({
+    role: z.literal('developer'),
+    content: z.union([z.string(), z.array(textPart)]),
+  }),
   z.looseObject({ role: z.literal('user'), content: z.union([z.string(), contentParts]) }),
   z.looseObject({
     role: z.literal('assistant'),

@@ -15,7 +15,12 @@ export function toChatUsage(finish: PricedFinish) {
 /** Chat-completion ids are `chatcmpl-` + the trace id's hex, so the two can be matched. */
 export const completionId = (traceId: string) => `chatcmpl-${traceId.slice(0, 16)}`;
 
-export function toChatCompletion(response: CanonicalResponse, model: string, traceId: string, created: number) {
+export function toChatCompletion(
+  response: CanonicalResponse,
+  model: string,
+  traceId: string,
+  created: number,
+) {
   const toolCalls = response.toolCalls.map((call) => ({
     id: call.id,
     type: 'function' as const,

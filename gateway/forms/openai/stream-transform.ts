@@ -20,9 +20,18 @@ export async function writeChatCompletionStream(
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; created: number; includeUsage: boolean },
 ): Promise<void> {
-  const base = { id: completionId(options.traceId), object: 'chat.completion.chunk', created: options.created, model: options.model };
+  const base = {
+    id: completionId(options.traceId),
+    object: 'chat.completion.chunk',
+    created: options.created,
+    model: options.model,
+  };
   const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
-    JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra });
+    JSON.stringify({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      ...extra,
+    });
   const state: StreamState = { toolCallIndex: 0 };
 
   startEventStream(response);
@@ -34,7 +43,12 @@ export async function writeChatCompletionStream(
       if (event.type === 'text-delta') {
         if (!(await writeEvent(response, chunk({ content: event.text })))) break;
       } else if (event.type === 'tool-call') {
-        const call = { index: state.toolCallIndex, id: event.id, type: 'function', function: { name: event.name, arguments: event.arguments } };
+        const call = {
+          index: state.toolCallIndex,
+          id: event.id,
+          type: 'function',
+          function: { name: event.name, arguments: event.arguments },
+        };
         state.toolCallIndex += 1;
         if (!(await writeEvent(response, chunk({ tool_calls: [call] })))) break;
       } else {
@@ -55,7 +69,9 @@ export async function writeChatCompletionStream(
     const error = toGatewayError(thrown);
     await writeEvent(
       response,
-      chunk({}, 'error', { error: streamErrorObject(chatErrorBody(error, options.traceId), error.status) }),
+      chunk({}, 'error', {
+        error: streamErrorObject(chatErrorBody(error, options.traceId), error.status),
+      }),
     );
   } finally {
     response.end();

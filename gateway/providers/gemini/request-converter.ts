@@ -98,13 +98,15 @@ function fromSameForm(
 }
 
 function withSignedFirstCall(content: unknown): unknown {
-  if (!isRecord(content) || content.role !== 'model' || !Array.isArray(content.parts)) return content;
+  if (!isRecord(content) || content.role !== 'model' || !Array.isArray(content.parts))
+    return content;
   const parts = content.parts as unknown[];
   const first = parts.findIndex((part) => isRecord(part) && isRecord(part.functionCall));
   if (first === -1) return content;
   const call = parts[first] as Record<string, unknown>;
   // A turn that carries a signature anywhere came from Gemini itself: leave it exactly as it is.
-  if (parts.some((part) => isRecord(part) && typeof part.thoughtSignature === 'string')) return content;
+  if (parts.some((part) => isRecord(part) && typeof part.thoughtSignature === 'string'))
+    return content;
   const signed = [...parts];
   signed[first] = { ...call, thoughtSignature: FOREIGN_THOUGHT_SIGNATURE };
   return { ...content, parts: signed };

@@ -2,7 +2,12 @@
  * Decides what the simulated model answers: a tool call or text, which text, how long, and where
  * it stops. Pure and deterministic for a given seed, so tests can rely on it.
  */
-import type { CanonicalMessage, CanonicalRequest, CanonicalTool, FinishReason } from '../../canonical/model';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalTool,
+  FinishReason,
+} from '../../canonical/model';
 import { tokenize } from '../../canonical/token-count';
 import { createRandom, hashString } from './random';
 
@@ -23,7 +28,7 @@ const SENTENCES = [
   'Before a request runs, its worst-case cost is reserved against the key.',
   'When a client stops reading, it pays only for the tokens it received.',
   'Every model in the catalog answers in each of the three forms.',
-  'A shared child key spends its parent\'s balance and reports it too.',
+  "A shared child key spends its parent's balance and reports it too.",
   'Tool calls come back as structured arguments that match the declared schema.',
   'Images arrive as content parts, and only models that list image input accept them.',
   'Lower max_tokens to make an answer shorter and cheaper.',
@@ -40,22 +45,39 @@ const textOf = (message: CanonicalMessage | undefined) =>
     .join(' ')
     .trim();
 
-export function planAnswer(request: CanonicalRequest, maxOutputTokens: number, entropy: () => number): AnswerPlan {
+export function planAnswer(
+  request: CanonicalRequest,
+  maxOutputTokens: number,
+  entropy: () => number,
+): AnswerPlan {
   const last = request.messages.at(-1);
   const lastIsToolResult = last?.parts.some((part) => part.type === 'tool_result') ?? false;
   const random = createRandom(seedOf(request, entropy));
 
   const tool = chooseTool(request, lastIsToolResult);
   if (tool) {
-    const id = `call_${Math.floor(random() * 2 ** 48).toString(16).padStart(12, '0')}`;
-    return { kind: 'tool_call', id, name: tool.name, arguments: JSON.stringify(argumentsFor(tool, textOf(last))) };
+    const id = `call_${Math.floor(random() * 2 ** 48)
+      .toString(16)
+      .padStart(12, '0')}`;
+    return {
+      kind: 'tool_call',
+      id,
+      name: tool.name,
+      arguments: JSON.stringify(argumentsFor(tool, textOf(last))),
+    };
   }
 
   const text = composeText(last, lastIsToolResult, random);
   const tokens = tokenize(text).slice(0, maxOutputTokens);
   const truncated = tokens.length < tokenize(text).length;
   const stopped = applyStopSequences(tokens, request.stop);
-  if (stopped) return { kind: 'text', tokens: stopped.tokens, finishReason: 'stop_sequence', stopSequence: stopped.sequence };
+  if (stopped)
+    return {
+      kind: 'text',
+      tokens: stopped.tokens,
+      finishReason: 'stop_sequence',
+      stopSequence: stopped.sequence,
+    };
   return { kind: 'text', tokens, finishReason: truncated ? 'length' : 'stop', stopSequence: null };
 }
 
@@ -64,13 +86,18 @@ export function planAnswer(request: CanonicalRequest, maxOutputTokens: number, e
  * other temperature varies from call to call, as a real model's sampling does.
  */
 function seedOf(request: CanonicalRequest, entropy: () => number): number {
-  const conversation = hashString(JSON.stringify([request.model, request.system, request.messages]));
+  const conversation = hashString(
+    JSON.stringify([request.model, request.system, request.messages]),
+  );
   if (request.seed !== null) return hashString(`${request.seed}:${conversation}`);
   if (request.temperature === 0) return conversation;
   return Math.floor(entropy() * 2 ** 32);
 }
 
-function chooseTool(request: CanonicalRequest, lastIsToolResult: boolean): CanonicalTool | undefined {
+function chooseTool(
+  request: CanonicalRequest,
+  lastIsToolResult: boolean,
+): CanonicalTool | undefined {
   if (request.tools.length === 0 || request.toolChoice === 'none') return undefined;
   if (typeof request.toolChoice === 'object') {
     const name = request.toolChoice.name;
@@ -82,7 +109,10 @@ function chooseTool(request: CanonicalRequest, lastIsToolResult: boolean): Canon
 }
 
 function argumentsFor(tool: CanonicalTool, userText: string): Record<string, unknown> {
-  const properties = (tool.parameters.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
+  const properties = (tool.parameters.properties ?? {}) as Record<
+    string,
+    { type?: string; enum?: unknown[] }
+  >;
   const phrase = subjectOf(userText);
   return Object.fromEntries(
     Object.entries(properties).map(([name, property]) => {
@@ -123,7 +153,9 @@ function composeText(
   if (lastIsToolResult) {
     for (const part of last!.parts) {
       if (part.type === 'tool_result') {
-        opening.push(`The tool ${part.name ?? part.toolCallId} returned: ${part.content.slice(0, 200)}.`);
+        opening.push(
+          `The tool ${part.name ?? part.toolCallId} returned: ${part.content.slice(0, 200)}.`,
+        );
       }
     }
   } else {
@@ -133,13 +165,17 @@ function composeText(
     }
     const images = (last?.parts ?? []).filter((part) => part.type === 'image');
     if (images.length > 0) {
-      const kinds = images.map((image) => (image.type === 'image' ? image.mediaType : '')).join(', ');
+      const kinds = images
+        .map((image) => (image.type === 'image' ? image.mediaType : ''))
+        .join(', ');
       opening.push(`I received ${images.length} image${images.length > 1 ? 's' : ''} (${kinds}).`);
     }
   }
   // "write 300 words" asks for a long answer; otherwise a short paragraph.
   const asked = /(\d{1,5})\s+(?:words|tokens)/i.exec(textOf(last));
-  const wordCount = asked ? Math.min(Number(asked[1]), DEFAULT_MAX_WORDS) : 20 + Math.floor(random() * 50);
+  const wordCount = asked
+    ? Math.min(Number(asked[1]), DEFAULT_MAX_WORDS)
+    : 20 + Math.floor(random() * 50);
   const sentences: string[] = [];
   let words = 0;
   while (words < wordCount) {
@@ -151,7 +187,10 @@ function composeText(
 }
 
 /** Cuts the answer before the earliest stop sequence, as vendors do (the sequence is not sent). */
-function applyStopSequences(tokens: string[], stops: string[]): { tokens: string[]; sequence: string } | null {
+function applyStopSequences(
+  tokens: string[],
+  stops: string[],
+): { tokens: string[]; sequence: string } | null {
   if (stops.length === 0) return null;
   const text = tokens.join('');
   let earliest: { index: number; sequence: string } | null = null;

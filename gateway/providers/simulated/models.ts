@@ -94,7 +94,8 @@ export const simulatedModels: CatalogModel[] = [
   base({
     id: 'sim/reasoner-large',
     name: 'Sim: Reasoner Large',
-    description: 'Large, expensive simulated model with a long context, for trying budgets and admission.',
+    description:
+      'Large, expensive simulated model with a long context, for trying budgets and admission.',
     created: 1_777_593_600,
     contextLength: 200_000,
     maxCompletionTokens: 16_384,

@@ -47,7 +47,13 @@ describe('the simulated provider', () => {
     expect((await run({ seed: 8 })).text).not.toBe(first.text);
     // A different provider instance gives the same text for the same seed.
     const other = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.1 });
-    expect((await collect(other.stream(request({ seed: 7 }), model.routes[0]!, new AbortController().signal))).text).toBe(first.text);
+    expect(
+      (
+        await collect(
+          other.stream(request({ seed: 7 }), model.routes[0]!, new AbortController().signal),
+        )
+      ).text,
+    ).toBe(first.text);
   });
 
   it('is deterministic at temperature 0 without a seed, and varies with entropy otherwise', async () => {
@@ -55,9 +61,19 @@ describe('the simulated provider', () => {
     const entropyA = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.2 });
     const entropyB = createSimulatedProvider({ tokensPerSecond: 0, entropy: () => 0.7 });
     const signal = new AbortController().signal;
-    expect((await collect(entropyA.stream(request({ seed: null, temperature: 0 }), model.routes[0]!, signal))).text).toBe(zero.text);
-    const a = await collect(entropyA.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal));
-    const b = await collect(entropyB.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal));
+    expect(
+      (
+        await collect(
+          entropyA.stream(request({ seed: null, temperature: 0 }), model.routes[0]!, signal),
+        )
+      ).text,
+    ).toBe(zero.text);
+    const a = await collect(
+      entropyA.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal),
+    );
+    const b = await collect(
+      entropyB.stream(request({ seed: null, temperature: 0.8 }), model.routes[0]!, signal),
+    );
     expect(a.text).not.toBe(b.text);
   });
 
@@ -84,7 +100,10 @@ describe('the simulated provider', () => {
   });
 
   it('asks for a length with "N words"', async () => {
-    const long = await run({ messages: [{ role: 'user', parts: [{ type: 'text', text: 'write 400 words' }] }], maxTokens: 4000 });
+    const long = await run({
+      messages: [{ role: 'user', parts: [{ type: 'text', text: 'write 400 words' }] }],
+      maxTokens: 4000,
+    });
     expect(long.deltas.length).toBeGreaterThan(400);
   });
 
@@ -94,10 +113,16 @@ describe('the simulated provider', () => {
     const later = words[12]!;
     const earlier = words[6]!;
     const cut = await run({ stop: [` ${later}`, ` ${earlier}`] });
-    const [first, second] = [` ${later}`, ` ${earlier}`].map((sequence) => ({ sequence, index: full.text.indexOf(sequence) }));
+    const [first, second] = [` ${later}`, ` ${earlier}`].map((sequence) => ({
+      sequence,
+      index: full.text.indexOf(sequence),
+    }));
     const earliest = first!.index < second!.index ? first! : second!;
     expect(cut.text).toBe(full.text.slice(0, earliest.index));
-    expect(cut.finish).toMatchObject({ finishReason: 'stop_sequence', stopSequence: earliest.sequence });
+    expect(cut.finish).toMatchObject({
+      finishReason: 'stop_sequence',
+      stopSequence: earliest.sequence,
+    });
     expect(cut.finish?.usage?.completionTokens).toBe(cut.deltas.length);
     // A stop sequence that never occurs changes nothing.
     expect((await run({ stop: ['zzz-not-there'] })).text).toBe(full.text);
@@ -117,7 +142,12 @@ describe('the simulated provider', () => {
         name: 'search',
         parameters: {
           type: 'object',
-          properties: { query: { type: 'string' }, limit: { type: 'integer' }, exact: { type: 'boolean' }, mode: { enum: ['fast', 'slow'] } },
+          properties: {
+            query: { type: 'string' },
+            limit: { type: 'integer' },
+            exact: { type: 'boolean' },
+            mode: { enum: ['fast', 'slow'] },
+          },
         },
       },
       { name: 'other', parameters: {} },
@@ -136,15 +166,25 @@ describe('the simulated provider', () => {
     expect(called.finish?.finishReason).toBe('tool_calls');
     expect(called.finish?.usage?.completionTokens).toBeGreaterThan(0);
 
-    expect((await run({ tools, toolChoice: { name: 'other' } })).all[0]).toMatchObject({ name: 'other' });
+    expect((await run({ tools, toolChoice: { name: 'other' } })).all[0]).toMatchObject({
+      name: 'other',
+    });
     expect((await run({ tools, toolChoice: 'none' })).finish?.finishReason).toBe('stop');
 
     const answered = await run({
       tools,
       messages: [
         { role: 'user', parts: [{ type: 'text', text: 'find it' }] },
-        { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'search', arguments: '{}' }] },
-        { role: 'tool', parts: [{ type: 'tool_result', toolCallId: 'call_1', name: 'search', content: 'three results' }] },
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool_call', id: 'call_1', name: 'search', arguments: '{}' }],
+        },
+        {
+          role: 'tool',
+          parts: [
+            { type: 'tool_result', toolCallId: 'call_1', name: 'search', content: 'three results' },
+          ],
+        },
       ],
     });
     expect(answered.finish?.finishReason).toBe('stop');
@@ -172,7 +212,11 @@ describe('the simulated provider', () => {
     const controller = new AbortController();
     const deltas: string[] = [];
     let finished = false;
-    for await (const event of slow.stream(request({ stream: true }), model.routes[0]!, controller.signal)) {
+    for await (const event of slow.stream(
+      request({ stream: true }),
+      model.routes[0]!,
+      controller.signal,
+    )) {
       if (event.type === 'finish') finished = true;
       if (event.type === 'text-delta') {
         deltas.push(event.text);
@@ -186,7 +230,9 @@ describe('the simulated provider', () => {
 
   it('does not pace a request that does not stream', async () => {
     const slow = createSimulatedProvider({ tokensPerSecond: 1 });
-    const result = await collect(slow.stream(request({ maxTokens: 4000 }), model.routes[0]!, new AbortController().signal));
+    const result = await collect(
+      slow.stream(request({ maxTokens: 4000 }), model.routes[0]!, new AbortController().signal),
+    );
     expect(result.deltas.length).toBeGreaterThan(20);
     expect(result.finish?.finishReason).toBe('stop');
   });

@@ -24,22 +24,34 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
     id: options.id ?? SIMULATED_PROVIDER_ID,
     kind: 'simulated',
     async *stream(request: CanonicalRequest, model: ModelRoute, signal: AbortSignal) {
-      const maxOutputTokens = Math.min(request.maxTokens ?? model.maxCompletionTokens, model.maxCompletionTokens);
+      const maxOutputTokens = Math.min(
+        request.maxTokens ?? model.maxCompletionTokens,
+        model.maxCompletionTokens,
+      );
       const plan = planAnswer(request, maxOutputTokens, entropy);
       const promptTokens = countPromptTokens(request);
 
       if (plan.kind === 'tool_call') {
-        yield { type: 'tool-call', id: plan.id, name: plan.name, arguments: plan.arguments } satisfies CanonicalEvent;
+        yield {
+          type: 'tool-call',
+          id: plan.id,
+          name: plan.name,
+          arguments: plan.arguments,
+        } satisfies CanonicalEvent;
         yield {
           type: 'finish',
           finishReason: 'tool_calls',
           stopSequence: null,
-          usage: { promptTokens, completionTokens: countTokens(plan.name) + countTokens(plan.arguments) },
+          usage: {
+            promptTokens,
+            completionTokens: countTokens(plan.name) + countTokens(plan.arguments),
+          },
         } satisfies CanonicalEvent;
         return;
       }
 
-      const interval = request.stream && options.tokensPerSecond > 0 ? 1000 / options.tokensPerSecond : 0;
+      const interval =
+        request.stream && options.tokensPerSecond > 0 ? 1000 / options.tokensPerSecond : 0;
       const started = performance.now();
       let sent = 0;
       for (const token of plan.tokens) {
@@ -61,4 +73,3 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
     },
   };
 }
-

@@ -33,7 +33,11 @@ export interface ProviderAdapter<StreamState> {
    * One upstream event → the canonical events it carries (often none). Throws an UpstreamError
    * (`in_band` or `malformed`) for an error event or a chunk it cannot read.
    */
-  transformStreamEvent(state: StreamState, event: UpstreamSseEvent, providerId: string): CanonicalEvent[];
+  transformStreamEvent(
+    state: StreamState,
+    event: UpstreamSseEvent,
+    providerId: string,
+  ): CanonicalEvent[];
   /**
    * The upstream's stream ended: the events still held (typically `finish`, once the usage that
    * follows it has arrived). Throws an UpstreamError `cut` if the answer had not finished.

@@ -3,7 +3,8 @@
  * internal address, bounded in length. Upstreams echo keys ("Incorrect API key provided: sk-…")
  * and their own URLs; neither may reach a client or a log.
  */
-const KEY_SHAPED = /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|\bAIza[0-9A-Za-z_-]{20,}|\b[A-Za-z0-9_-]{32,}\b/g;
+const KEY_SHAPED =
+  /\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|\bAIza[0-9A-Za-z_-]{20,}|\b[A-Za-z0-9_-]{32,}\b/g;
 const URL_SHAPED = /\b(?:https?|wss?):\/\/[^\s"'<>)]+/g;
 const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g;
 

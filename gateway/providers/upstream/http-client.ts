@@ -94,14 +94,30 @@ export function toUpstreamError(
   const code = (error as { code?: string }).code ?? '';
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new UpstreamError('connect_timeout', providerId, 'The provider did not accept a connection in time.');
+      return new UpstreamError(
+        'connect_timeout',
+        providerId,
+        'The provider did not accept a connection in time.',
+      );
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new UpstreamError('first_byte_timeout', providerId, 'The provider did not start answering in time.');
+      return new UpstreamError(
+        'first_byte_timeout',
+        providerId,
+        'The provider did not start answering in time.',
+      );
     case 'UND_ERR_BODY_TIMEOUT':
-      return new UpstreamError('idle_timeout', providerId, 'The provider stopped sending in the middle of its answer.');
+      return new UpstreamError(
+        'idle_timeout',
+        providerId,
+        'The provider stopped sending in the middle of its answer.',
+      );
     default:
       return phase === 'before'
         ? new UpstreamError('connect', providerId, 'The provider could not be reached.')
-        : new UpstreamError('cut', providerId, 'The provider closed the connection before its answer ended.');
+        : new UpstreamError(
+            'cut',
+            providerId,
+            'The provider closed the connection before its answer ended.',
+          );
   }
 }

@@ -20,7 +20,11 @@ export async function inlineImageUrls(
   policy: ImageFetchPolicy,
   signal: AbortSignal,
 ): Promise<CanonicalRequest> {
-  if (!request.messages.some((message) => message.parts.some((part) => part.type === 'image' && part.url))) {
+  if (
+    !request.messages.some((message) =>
+      message.parts.some((part) => part.type === 'image' && part.url),
+    )
+  ) {
     return request;
   }
   const messages: CanonicalMessage[] = [];
@@ -43,7 +47,9 @@ async function fetchImage(
 ): Promise<{ mediaType: string; data: string }> {
   const shown = url.length > 80 ? `${url.slice(0, 80)}…` : url;
   const refuse = (why: string) =>
-    invalidRequest(`The image at ${shown} could not be used: ${why}. Send it inline (base64) instead.`);
+    invalidRequest(
+      `The image at ${shown} could not be used: ${why}. Send it inline (base64) instead.`,
+    );
   const parsed = new URL(url);
   if (!policy.allowPrivateHosts && (await isPrivateHost(parsed.hostname))) {
     throw refuse('its host is not a public address');
@@ -60,10 +66,14 @@ async function fetchImage(
   } catch {
     throw refuse('it could not be fetched');
   }
-  const contentType = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const contentType = String(answer.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   if (answer.statusCode !== 200 || !contentType.startsWith('image/')) {
     answer.body.destroy();
-    throw refuse(answer.statusCode !== 200 ? `it answered HTTP ${answer.statusCode}` : 'it is not an image');
+    throw refuse(
+      answer.statusCode !== 200 ? `it answered HTTP ${answer.statusCode}` : 'it is not an image',
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -94,11 +104,22 @@ function isPrivateAddress(address: string): boolean {
   if (net.isIPv4(address)) {
     const [a, b] = address.split('.').map(Number) as [number, number];
     return (
-      a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
     );
   }
   const lower = address.toLowerCase();
   if (lower.startsWith('::ffff:')) return isPrivateAddress(lower.slice(7));
-  return lower === '::1' || lower === '::' || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('fe80');
+  return (
+    lower === '::1' ||
+    lower === '::' ||
+    lower.startsWith('fc') ||
+    lower.startsWith('fd') ||
+    lower.startsWith('fe80')
+  );
 }

@@ -23,7 +23,11 @@ export function sameFormBody(
 }
 
 /** The 400 for a field this provider cannot honour. */
-export function unsupportedField(field: string, config: ProviderConfig, why?: string): GatewayError {
+export function unsupportedField(
+  field: string,
+  config: ProviderConfig,
+  why?: string,
+): GatewayError {
   return invalidRequest(
     `Field '${field}' cannot be sent to provider '${config.id}' (${config.kind})` +
       `${why ? `: ${why}` : ''}. Remove it, or use a model served by a provider of the same form.`,

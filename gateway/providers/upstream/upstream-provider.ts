@@ -74,10 +74,19 @@ export function createUpstreamProvider<State>(
 
       if (!request.stream) {
         if (!contentType.includes('json')) {
-          throw new UpstreamError('malformed', id, `The provider answered with ${describe(contentType)}, not JSON.`);
+          throw new UpstreamError(
+            'malformed',
+            id,
+            `The provider answered with ${describe(contentType)}, not JSON.`,
+          );
         }
         const { text, truncated } = await readText(body, ANSWER_BYTES);
-        if (truncated) throw new UpstreamError('malformed', id, 'The provider’s answer is larger than the gateway accepts.');
+        if (truncated)
+          throw new UpstreamError(
+            'malformed',
+            id,
+            'The provider’s answer is larger than the gateway accepts.',
+          );
         let parsed: unknown;
         try {
           parsed = JSON.parse(text);
@@ -89,7 +98,11 @@ export function createUpstreamProvider<State>(
       }
 
       if (!contentType.includes('text/event-stream')) {
-        throw new UpstreamError('malformed', id, `The provider answered with ${describe(contentType)}, not an event stream.`);
+        throw new UpstreamError(
+          'malformed',
+          id,
+          `The provider answered with ${describe(contentType)}, not an event stream.`,
+        );
       }
       const state = adapter.createStreamState();
       const pending: UpstreamSseEvent[] = [];
@@ -115,7 +128,11 @@ export function createUpstreamProvider<State>(
       if (signal.aborted) return;
       if (error instanceof UpstreamError || error instanceof GatewayError) throw error;
       if (error instanceof SyntaxError || error instanceof TypeError) {
-        throw new UpstreamError('malformed', id, 'The provider sent a chunk the gateway cannot read.');
+        throw new UpstreamError(
+          'malformed',
+          id,
+          'The provider sent a chunk the gateway cannot read.',
+        );
       }
       throw toUpstreamError(error, id, 'during');
     } finally {

@@ -16,12 +16,17 @@ describe('history store', () => {
   const fakeKey = ['sk', 'abcdefghijklmnopqrstuvwxyz012345'].join('-');
   const session = {
     ...createSession('sim/chat-standard'),
-    messages: [createMessage('user', `Tell me about gateways, my key is ${fakeKey} ok`), createMessage('assistant', 'Sure.')],
+    messages: [
+      createMessage('user', `Tell me about gateways, my key is ${fakeKey} ok`),
+      createMessage('assistant', 'Sure.'),
+    ],
   };
 
   it('saves, updates, renames and deletes one entry per conversation, never with a key', () => {
     expect(saveHistoryEntry('run-1', session, 1000)).toEqual({ imagesOmitted: false });
-    expect(saveHistoryEntry('run-1', { ...session, systemPrompt: 'Be brief.' }, 2000)).not.toBeNull();
+    expect(
+      saveHistoryEntry('run-1', { ...session, systemPrompt: 'Be brief.' }, 2000),
+    ).not.toBeNull();
     const [entry] = historyStore.read();
     expect(historyStore.read()).toHaveLength(1);
     expect(entry?.createdAt).toBe(1000);

@@ -6,7 +6,11 @@
 import { z } from 'zod';
 import { redactKeys } from './code-export/shared';
 import { createLocalListStore, useLocalList } from './local-store';
-import { playgroundSessionSchema, type ConversationMessage, type PlaygroundSession } from './playground-types';
+import {
+  playgroundSessionSchema,
+  type ConversationMessage,
+  type PlaygroundSession,
+} from './playground-types';
 
 export const historyStorageKey = 'workbench.playground.history.v1';
 
@@ -33,7 +37,9 @@ export function useHistoryEntries(): HistoryEntry[] {
 
 /** The first words of the first user message, for the list. */
 export function firstWords(session: PlaygroundSession, limit = 8): string {
-  const first = session.messages.find((message) => message.role === 'user' && message.text.trim() !== '');
+  const first = session.messages.find(
+    (message) => message.role === 'user' && message.text.trim() !== '',
+  );
   if (!first) return session.messages.length === 0 ? '(empty conversation)' : '(no text)';
   const words = first.text.trim().split(/\s+/);
   return words.slice(0, limit).join(' ') + (words.length > limit ? '…' : '');
@@ -71,7 +77,9 @@ function compactMessage(message: ConversationMessage, keepImages: boolean): Conv
               ? {
                   ...sent,
                   content: sent.content.map((part) =>
-                    part.type === 'image_url' ? { ...part, image_url: { url: 'data:,(image omitted in history)' } } : part,
+                    part.type === 'image_url'
+                      ? { ...part, image_url: { url: 'data:,(image omitted in history)' } }
+                      : part,
                   ),
                 }
               : typeof sent.content === 'string'
@@ -135,7 +143,11 @@ export function saveHistoryEntry(
 export function renameHistoryEntry(id: string, title: string): void {
   const trimmed = title.trim();
   historyStore.write(
-    historyStore.read().map((entry) => (entry.id === id ? { ...entry, title: trimmed === '' ? null : trimmed } : entry)),
+    historyStore
+      .read()
+      .map((entry) =>
+        entry.id === id ? { ...entry, title: trimmed === '' ? null : trimmed } : entry,
+      ),
   );
 }
 

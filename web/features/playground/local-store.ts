@@ -13,7 +13,10 @@ export interface LocalListStore<T> {
   subscribe(listener: () => void): () => void;
 }
 
-export function createLocalListStore<T>(storageKey: string, itemSchema: z.ZodType<T>): LocalListStore<T> {
+export function createLocalListStore<T>(
+  storageKey: string,
+  itemSchema: z.ZodType<T>,
+): LocalListStore<T> {
   const listeners = new Set<() => void>();
   // useSyncExternalStore needs the same array back while nothing changed.
   let cachedText: string | null | undefined;

@@ -52,12 +52,17 @@ export function supportsImages(model: CatalogModel | undefined): boolean {
 }
 
 /** A field's problem in words, or null when its value is fine (null values are always fine). */
-export function parameterProblem(parameter: TunableParameter, parameters: Parameters): string | null {
+export function parameterProblem(
+  parameter: TunableParameter,
+  parameters: Parameters,
+): string | null {
   switch (parameter) {
     case 'max_tokens': {
       const value = parameters.max_tokens;
       if (value === null) return null;
-      return Number.isInteger(value) && value > 0 ? null : 'max_tokens must be a whole number above 0.';
+      return Number.isInteger(value) && value > 0
+        ? null
+        : 'max_tokens must be a whole number above 0.';
     }
     case 'temperature': {
       const value = parameters.temperature;

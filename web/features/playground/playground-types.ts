@@ -50,7 +50,11 @@ export type RawStreamEvent = z.infer<typeof rawStreamEventSchema>;
 
 /** What came back: the stream's events, or the JSON answer. */
 export const rawResponseSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('stream'), status: z.number(), events: z.array(rawStreamEventSchema) }),
+  z.object({
+    kind: z.literal('stream'),
+    status: z.number(),
+    events: z.array(rawStreamEventSchema),
+  }),
   z.object({ kind: z.literal('json'), status: z.number(), body: z.unknown() }),
 ]);
 export type RawResponse = z.infer<typeof rawResponseSchema>;

@@ -17,7 +17,11 @@ describe('presets store', () => {
     expect(savePreset({ ...preset, name: 'Terse', model: 'sim/echo-mini' }, 2)).toBe(true);
     const presets = presetsStore.read();
     expect(presets).toHaveLength(1);
-    expect(presets[0]).toMatchObject({ name: 'Terse', model: 'sim/echo-mini', parameters: { temperature: 0 } });
+    expect(presets[0]).toMatchObject({
+      name: 'Terse',
+      model: 'sim/echo-mini',
+      parameters: { temperature: 0 },
+    });
     expect(presets[0]?.systemPrompt).not.toContain('sk-abcdefghijklmnopqrstuv');
   });
 

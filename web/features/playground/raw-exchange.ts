@@ -10,11 +10,20 @@ import type { RawResponse, RawStreamEvent } from './playground-types';
 export const unknownMaskedKey = 'sk-…masked';
 
 export function bffRequestText(body: ChatRequest): string {
-  return ['POST /api/chat', 'Content-Type: application/json', '', JSON.stringify(body, null, 2)].join('\n');
+  return [
+    'POST /api/chat',
+    'Content-Type: application/json',
+    '',
+    JSON.stringify(body, null, 2),
+  ].join('\n');
 }
 
 /** The gateway call as the BFF sends it: the profile becomes the key, the request goes as is. */
-export function gatewayRequestText(gatewayBaseUrl: string, body: ChatRequest, maskedKey: string | null): string {
+export function gatewayRequestText(
+  gatewayBaseUrl: string,
+  body: ChatRequest,
+  maskedKey: string | null,
+): string {
   return [
     `POST ${openAiBaseUrl(gatewayBaseUrl)}/chat/completions`,
     `Authorization: Bearer ${maskedKey ?? unknownMaskedKey}`,

@@ -21,10 +21,22 @@ export function catalogModel(overrides: Partial<CatalogModel> & { id: string }):
   };
 }
 
-export const textModel = catalogModel({ id: 'sim/echo-mini', supported_parameters: ['max_tokens', 'stop', 'stream'] });
+export const textModel = catalogModel({
+  id: 'sim/echo-mini',
+  supported_parameters: ['max_tokens', 'stop', 'stream'],
+});
 export const toolModel = catalogModel({
   id: 'sim/chat-standard',
-  supported_parameters: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'stream', 'tools', 'tool_choice'],
+  supported_parameters: [
+    'max_tokens',
+    'temperature',
+    'top_p',
+    'stop',
+    'seed',
+    'stream',
+    'tools',
+    'tool_choice',
+  ],
 });
 export const visionModel = catalogModel({
   id: 'sim/vision-pro',
@@ -48,6 +60,9 @@ export const finishedRun: RunRecord = {
   finishReason: 'stop',
   usage: { prompt_tokens: 10, completion_tokens: 50, total_tokens: 60, cost: 0.0002 },
   error: null,
-  request: { profile: 'p', request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] } },
+  request: {
+    profile: 'p',
+    request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }] },
+  },
   response: null,
 };

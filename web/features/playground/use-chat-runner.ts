@@ -9,7 +9,12 @@ import { chatCompletionSchema } from '../../../contract/gateway';
 import type { ChatRequest } from '../../../contract/workbench-api';
 import { ApiRequestError } from '../../lib/api-client';
 import { errorFromStreamPayload, runErrorFromStream, runErrorFromThrown } from './api/error-advice';
-import { applyChunk, emptyReply, replyFromCompletion, type ReplyState } from './api/reply-accumulator';
+import {
+  applyChunk,
+  emptyReply,
+  replyFromCompletion,
+  type ReplyState,
+} from './api/reply-accumulator';
 import { completeChat, streamChat } from './api/stream-chat';
 import type { PlaygroundAction } from './conversation-state';
 import type { ConversationMessage, RawStreamEvent, RunRecord } from './playground-types';
@@ -98,7 +103,9 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
           finishReason: state.finishReason,
           usage: state.usage,
           response:
-            record.response?.kind === 'json' ? record.response : { kind: 'stream', status: record.upstreamStatus ?? 0, events: events.slice() },
+            record.response?.kind === 'json'
+              ? record.response
+              : { kind: 'stream', status: record.upstreamStatus ?? 0, events: events.slice() },
         },
       });
       const publish = () => {
@@ -118,7 +125,12 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
               schedulePublish();
             },
             onMeta: (meta) => {
-              record = { ...record, cfRay: meta.cf_ray, upstreamStatus: meta.upstream_status, meta };
+              record = {
+                ...record,
+                cfRay: meta.cf_ray,
+                upstreamStatus: meta.upstream_status,
+                meta,
+              };
               schedulePublish();
             },
             onChunk: (chunk) => {
@@ -147,7 +159,11 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
               ...record,
               status: 'error',
               error: runErrorFromStream(
-                { message: 'The stream ended before the gateway finished the answer.', stage: 'gateway', type: null },
+                {
+                  message: 'The stream ended before the gateway finished the answer.',
+                  stage: 'gateway',
+                  type: null,
+                },
                 record.upstreamStatus,
                 record.cfRay,
               ),
@@ -178,7 +194,11 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
             record = {
               ...record,
               status: 'error',
-              error: runErrorFromStream(streamError, result.meta.upstream_status, result.meta.cf_ray),
+              error: runErrorFromStream(
+                streamError,
+                result.meta.upstream_status,
+                result.meta.cf_ray,
+              ),
             };
           }
         }
@@ -197,7 +217,11 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
             response:
               events.length > 0
                 ? record.response
-                : { kind: 'json', status: error instanceof ApiRequestError ? error.status : 0, body: errorBody(error) },
+                : {
+                    kind: 'json',
+                    status: error instanceof ApiRequestError ? error.status : 0,
+                    body: errorBody(error),
+                  },
           };
         }
       } finally {

@@ -19,14 +19,24 @@ function refusal(type: string | undefined, advice = genericServerAdvice) {
 
 describe('run error advice', () => {
   it('names the one cause the gateway gave, instead of every possible 402 cause', () => {
-    expect(runErrorFromThrown(refusal('key_disabled')).advice).toMatch(/^This key is disabled\. Re-enable it/);
-    expect(runErrorFromThrown(refusal('parent_key_unavailable')).advice).toMatch(/parent key is disabled or expired/);
+    expect(runErrorFromThrown(refusal('key_disabled')).advice).toMatch(
+      /^This key is disabled\. Re-enable it/,
+    );
+    expect(runErrorFromThrown(refusal('parent_key_unavailable')).advice).toMatch(
+      /parent key is disabled or expired/,
+    );
     expect(runErrorFromThrown(refusal('key_expired')).advice).toMatch(/has expired/);
     expect(adviceForType('insufficient_balance')).toMatch(/max_tokens/);
     // A used-up key is refused on every model: never advise a cheaper or :free one.
     expect(adviceForType('key_depleted')).not.toMatch(/cheaper|pick a .*:free/);
     expect(adviceForType('key_depleted')).toMatch(/:free included/);
-    for (const type of ['key_disabled', 'key_expired', 'parent_key_unavailable', 'key_depleted', 'insufficient_balance']) {
+    for (const type of [
+      'key_disabled',
+      'key_expired',
+      'parent_key_unavailable',
+      'key_depleted',
+      'insufficient_balance',
+    ]) {
       expect(adviceForType(type)).toMatch(/Do not retry unchanged/);
     }
   });
@@ -45,15 +55,18 @@ describe('run error advice', () => {
       request: 'POST /api/chat',
       advice: 'The gateway is not reachable: check GATEWAY_BASE_URL.',
     });
-    expect(runErrorFromThrown(error).advice).toBe('The gateway is not reachable: check GATEWAY_BASE_URL.');
+    expect(runErrorFromThrown(error).advice).toBe(
+      'The gateway is not reachable: check GATEWAY_BASE_URL.',
+    );
   });
 
   it('falls back to the spec’s advice for an error inside a stream', () => {
-    expect(runErrorFromStream({ message: 'x', stage: 'gateway', type: null }, 402, null).advice).toMatch(
-      /Do not retry unchanged/,
-    );
-    expect(runErrorFromStream({ message: 'x', stage: 'gateway', type: 'key_disabled' }, 402, null).advice).toMatch(
-      /^This key is disabled/,
-    );
+    expect(
+      runErrorFromStream({ message: 'x', stage: 'gateway', type: null }, 402, null).advice,
+    ).toMatch(/Do not retry unchanged/);
+    expect(
+      runErrorFromStream({ message: 'x', stage: 'gateway', type: 'key_disabled' }, 402, null)
+        .advice,
+    ).toMatch(/^This key is disabled/);
   });
 });

@@ -96,7 +96,9 @@ function combineAdvice(
   status: number | null | undefined,
   type: string | null | undefined,
 ) {
-  return adviceForType(type) ?? (serverAdvice?.trim() ? serverAdvice : null) ?? adviceForStatus(status);
+  return (
+    adviceForType(type) ?? (serverAdvice?.trim() ? serverAdvice : null) ?? adviceForStatus(status)
+  );
 }
 
 /** The run error for anything a send threw (an `ApiRequestError` or something unexpected). */
@@ -136,8 +138,12 @@ export function runErrorFromStream(
     stage: error.stage,
     upstreamStatus,
     cfRay,
-    advice: combineAdvice(null, upstreamStatus !== null && upstreamStatus >= 400 ? upstreamStatus : null, error.type) ??
-      'The gateway reported an error while answering; the raw view shows the events received.',
+    advice:
+      combineAdvice(
+        null,
+        upstreamStatus !== null && upstreamStatus >= 400 ? upstreamStatus : null,
+        error.type,
+      ) ?? 'The gateway reported an error while answering; the raw view shows the events received.',
     type: error.type,
   };
 }

@@ -10,7 +10,8 @@ function parseAll(chunks: string[]): ServerSentEvent[] {
 
 describe('createSseParser', () => {
   it('reads named events, default events and [DONE] in order', () => {
-    const text = 'event: meta\ndata: {"a":1}\n\ndata: {"b":2}\n\ndata: [DONE]\n\nevent: done\ndata: {"c":3}\n\n';
+    const text =
+      'event: meta\ndata: {"a":1}\n\ndata: {"b":2}\n\ndata: [DONE]\n\nevent: done\ndata: {"c":3}\n\n';
     expect(parseAll([text])).toEqual([
       { event: 'meta', data: '{"a":1}' },
       { event: 'message', data: '{"b":2}' },

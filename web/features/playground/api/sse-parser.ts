@@ -21,7 +21,8 @@ export function createSseParser(onEvent: (event: ServerSentEvent) => void) {
   let dataLines: string[] = [];
 
   function dispatch() {
-    if (dataLines.length > 0) onEvent({ event: eventName || 'message', data: dataLines.join('\n') });
+    if (dataLines.length > 0)
+      onEvent({ event: eventName || 'message', data: dataLines.join('\n') });
     eventName = '';
     dataLines = [];
   }

@@ -5,10 +5,18 @@ import { streamChat } from './stream-chat';
 
 const body: ChatRequest = {
   profile: 'demo-account',
-  request: { model: 'sim/chat-standard', messages: [{ role: 'user', content: 'Hi' }], stream: true },
+  request: {
+    model: 'sim/chat-standard',
+    messages: [{ role: 'user', content: 'Hi' }],
+    stream: true,
+  },
 };
 
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null, usage?: Record<string, number>) {
+function chunk(
+  delta: Record<string, unknown>,
+  finishReason: string | null = null,
+  usage?: Record<string, number>,
+) {
   return JSON.stringify({
     id: 'gen-1',
     object: 'chat.completion.chunk',
@@ -62,7 +70,12 @@ describe('streamChat', () => {
     expect(outcome.streamError).toBeNull();
     expect(reply.text).toBe('Hello');
     expect(reply.finishReason).toBe('stop');
-    expect(reply.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.00001 });
+    expect(reply.usage).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 2,
+      total_tokens: 5,
+      cost: 0.00001,
+    });
     expect(rawEvents).toEqual(['meta', 'message', 'message', 'message', 'message', 'done']);
     const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
     expect(JSON.parse(String(init.body))).toEqual(body);
@@ -86,7 +99,12 @@ describe('streamChat', () => {
     );
     const failure = streamChat(body, new AbortController().signal);
     await expect(failure).rejects.toBeInstanceOf(ApiRequestError);
-    await expect(failure).rejects.toMatchObject({ status: 402, upstreamStatus: 402, cfRay: 'fedcba9876543210-AMS', stage: 'admission' });
+    await expect(failure).rejects.toMatchObject({
+      status: 402,
+      upstreamStatus: 402,
+      cfRay: 'fedcba9876543210-AMS',
+      stage: 'admission',
+    });
   });
 
   it('turns an error object inside the stream into a stream error instead of throwing', async () => {
@@ -98,14 +116,22 @@ describe('streamChat', () => {
     );
     const outcome = await streamChat(body, new AbortController().signal);
     expect(outcome.sawDone).toBe(false);
-    expect(outcome.streamError).toEqual({ message: 'The provider failed mid-answer', stage: 'provider', type: 'provider_error' });
+    expect(outcome.streamError).toEqual({
+      message: 'The provider failed mid-answer',
+      stage: 'provider',
+      type: 'provider_error',
+    });
   });
 
   it('rejects with an AbortError when stopped', async () => {
-    vi.stubGlobal('fetch', (_url: string, init: RequestInit) =>
-      new Promise((_resolve, reject) => {
-        init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
-      }),
+    vi.stubGlobal(
+      'fetch',
+      (_url: string, init: RequestInit) =>
+        new Promise((_resolve, reject) => {
+          init.signal?.addEventListener('abort', () =>
+            reject(new DOMException('aborted', 'AbortError')),
+          );
+        }),
     );
     const controller = new AbortController();
     const pending = streamChat(body, controller.signal);
@@ -119,14 +145,39 @@ describe('applyChunk', () => {
     const base = { id: 'gen', object: 'chat.completion.chunk' as const, created: 1, model: 'm' };
     let reply = applyChunk(emptyReply, {
       ...base,
-      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"ci' } }] }, finish_reason: null }],
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"ci' },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
     });
     reply = applyChunk(reply, {
       ...base,
-      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo"}' } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
     });
     expect(reply.toolCalls).toEqual([
-      { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+      {
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      },
     ]);
     expect(reply.finishReason).toBe('tool_calls');
     expect(reply.started).toBe(true);

@@ -114,8 +114,16 @@ export async function streamChat(
     if (event.event === 'error') {
       const apiError = apiErrorSchema.safeParse(parseJson(event.data));
       outcome.streamError = apiError.success
-        ? { message: apiError.data.error.message, stage: apiError.data.error.stage, type: apiError.data.error.type ?? null }
-        : (errorFromStreamPayload(parseJson(event.data)) ?? { message: event.data, stage: 'gateway', type: null });
+        ? {
+            message: apiError.data.error.message,
+            stage: apiError.data.error.stage,
+            type: apiError.data.error.type ?? null,
+          }
+        : (errorFromStreamPayload(parseJson(event.data)) ?? {
+            message: event.data,
+            stage: 'gateway',
+            type: null,
+          });
       return;
     }
     if (event.data === '[DONE]') {
@@ -129,7 +137,8 @@ export async function streamChat(
       return;
     }
     outcome.streamError = errorFromStreamPayload(payload) ?? {
-      message: 'The stream carried an event that is not a chat-completion chunk (see the raw view).',
+      message:
+        'The stream carried an event that is not a chat-completion chunk (see the raw view).',
       stage: 'response',
       type: null,
     };

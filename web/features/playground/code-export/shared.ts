@@ -92,11 +92,15 @@ export function toolFunctions(
   const functions: { name: string; description?: string; parameters?: unknown }[] = [];
   for (const tool of request.tools ?? []) {
     if (typeof tool !== 'object' || tool === null || !('function' in tool)) continue;
-    const definition = (tool as { function: { name?: unknown; description?: unknown; parameters?: unknown } }).function;
+    const definition = (
+      tool as { function: { name?: unknown; description?: unknown; parameters?: unknown } }
+    ).function;
     if (typeof definition.name !== 'string') continue;
     functions.push({
       name: definition.name,
-      ...(typeof definition.description === 'string' ? { description: definition.description } : {}),
+      ...(typeof definition.description === 'string'
+        ? { description: definition.description }
+        : {}),
       ...(definition.parameters !== undefined ? { parameters: definition.parameters } : {}),
     });
   }

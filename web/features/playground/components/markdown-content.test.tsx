@@ -6,7 +6,9 @@ describe('replies as Markdown', () => {
   it('highlights fenced code in the languages Get code uses, and leaves others plain', () => {
     const { container } = render(
       <MarkdownContent
-        text={'```ts\nconst answer: number = 42;\n```\n\n```ruby\nputs "hi"\n```\n\n```\nno language\n```'}
+        text={
+          '```ts\nconst answer: number = 42;\n```\n\n```ruby\nputs "hi"\n```\n\n```\nno language\n```'
+        }
       />,
     );
     const blocks = container.querySelectorAll('pre > code');
@@ -19,6 +21,12 @@ describe('replies as Markdown', () => {
   });
 
   it('carries only the grammars it needs', () => {
-    expect([...highlightedLanguages].sort()).toEqual(['bash', 'javascript', 'json', 'python', 'typescript']);
+    expect([...highlightedLanguages].sort()).toEqual([
+      'bash',
+      'javascript',
+      'json',
+      'python',
+      'typescript',
+    ]);
   });
 });

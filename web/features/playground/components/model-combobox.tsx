@@ -18,7 +18,10 @@ export function modelMatches(model: CatalogModel, query: string): boolean {
 
 /** "in $0.50 · out $1.50 /M · 128K" */
 export function describeModelPrice(model: CatalogModel): string {
-  const free = model.prompt_price !== null && Number(model.prompt_price) === 0 && Number(model.completion_price) === 0;
+  const free =
+    model.prompt_price !== null &&
+    Number(model.prompt_price) === 0 &&
+    Number(model.completion_price) === 0;
   const price = free
     ? 'free'
     : `in ${formatPricePerMillion(model.prompt_price)} · out ${formatPricePerMillion(model.completion_price)} /M`;
@@ -129,7 +132,12 @@ export function ModelCombobox({
         }}
         onFocus={(event) => {
           event.target.select();
-          setActiveIndex(Math.max(0, filtered.findIndex((model) => model.id === value)));
+          setActiveIndex(
+            Math.max(
+              0,
+              filtered.findIndex((model) => model.id === value),
+            ),
+          );
           setOpen(true);
         }}
         onClick={() => setOpen(true)}

@@ -6,7 +6,13 @@ import { defaultParameters, type Parameters } from '../playground-types';
 import { textModel, toolModel } from '../test-fixtures';
 import { ParametersPanel } from './parameters-panel';
 
-function Harness({ model, onChange }: { model: CatalogModel; onChange(parameters: Parameters): void }) {
+function Harness({
+  model,
+  onChange,
+}: {
+  model: CatalogModel;
+  onChange(parameters: Parameters): void;
+}) {
   const [parameters, setParameters] = useState(defaultParameters);
   return (
     <ParametersPanel

@@ -6,7 +6,12 @@
 import { useId, useState } from 'react';
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import { classNames } from '../../../components/class-names';
-import { parameterProblem, parameterSupport, parseStopSequences, type TunableParameter } from '../parameters';
+import {
+  parameterProblem,
+  parameterSupport,
+  parseStopSequences,
+  type TunableParameter,
+} from '../parameters';
 import type { Parameters } from '../playground-types';
 
 const descriptions: Record<TunableParameter, string> = {
@@ -34,12 +39,22 @@ function FieldShell({
 }) {
   return (
     <div className="flex flex-col gap-0.5">
-      <label htmlFor={id} className={classNames('font-mono text-xs font-medium', reason && 'text-zinc-400 dark:text-zinc-500')}>
+      <label
+        htmlFor={id}
+        className={classNames(
+          'font-mono text-xs font-medium',
+          reason && 'text-zinc-400 dark:text-zinc-500',
+        )}
+      >
         {label}
       </label>
       {children}
       <p id={`${id}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
-        {reason ? <span className="text-amber-800 dark:text-amber-300">Disabled: {reason}</span> : descriptions[parameter]}
+        {reason ? (
+          <span className="text-amber-800 dark:text-amber-300">Disabled: {reason}</span>
+        ) : (
+          descriptions[parameter]
+        )}
       </p>
       {problem && (
         <p role="alert" className="text-xs text-red-700 dark:text-red-300">
@@ -82,12 +97,21 @@ function NumberParameter({
   const [shownValue, setShownValue] = useState(value);
   if (value !== shownValue) {
     setShownValue(value);
-    if (value !== (text.trim() === '' ? null : Number(text))) setText(value === null ? '' : String(value));
+    if (value !== (text.trim() === '' ? null : Number(text)))
+      setText(value === null ? '' : String(value));
   }
   const support = parameterSupport(parameter, model);
-  const problem = Number.isNaN(Number(text)) ? `${parameter} must be a number.` : parameterProblem(parameter, parameters);
+  const problem = Number.isNaN(Number(text))
+    ? `${parameter} must be a number.`
+    : parameterProblem(parameter, parameters);
   return (
-    <FieldShell id={id} label={parameter} parameter={parameter} reason={support.reason} problem={support.supported ? problem : null}>
+    <FieldShell
+      id={id}
+      label={parameter}
+      parameter={parameter}
+      reason={support.reason}
+      problem={support.supported ? problem : null}
+    >
       <input
         id={id}
         type="number"
@@ -129,7 +153,8 @@ export function ParametersPanel({
   const [shownStop, setShownStop] = useState(parameters.stop);
   if (parameters.stop !== shownStop) {
     setShownStop(parameters.stop);
-    if (parseStopSequences(stopText).join('\n') !== parameters.stop.join('\n')) setStopText(parameters.stop.join('\n'));
+    if (parseStopSequences(stopText).join('\n') !== parameters.stop.join('\n'))
+      setStopText(parameters.stop.join('\n'));
   }
   const stopSupport = parameterSupport('stop', model);
   const shared = { model, parameters };
@@ -139,7 +164,14 @@ export function ParametersPanel({
       <h2 id={`${stopId}-heading`} className="text-sm font-semibold">
         Parameters
       </h2>
-      <NumberParameter parameter="max_tokens" value={parameters.max_tokens} step={1} min={1} onChange={(value) => onChange({ max_tokens: value })} {...shared} />
+      <NumberParameter
+        parameter="max_tokens"
+        value={parameters.max_tokens}
+        step={1}
+        min={1}
+        onChange={(value) => onChange({ max_tokens: value })}
+        {...shared}
+      />
       <NumberParameter
         parameter="temperature"
         value={parameters.temperature}
@@ -149,7 +181,15 @@ export function ParametersPanel({
         onChange={(value) => onChange({ temperature: value })}
         {...shared}
       />
-      <NumberParameter parameter="top_p" value={parameters.top_p} step={0.05} min={0} max={1} onChange={(value) => onChange({ top_p: value })} {...shared} />
+      <NumberParameter
+        parameter="top_p"
+        value={parameters.top_p}
+        step={0.05}
+        min={0}
+        max={1}
+        onChange={(value) => onChange({ top_p: value })}
+        {...shared}
+      />
       <FieldShell
         id={stopId}
         label="stop"
@@ -173,7 +213,13 @@ export function ParametersPanel({
           className={classNames(inputClasses, 'h-auto py-1 font-mono')}
         />
       </FieldShell>
-      <NumberParameter parameter="seed" value={parameters.seed} step={1} onChange={(value) => onChange({ seed: value })} {...shared} />
+      <NumberParameter
+        parameter="seed"
+        value={parameters.seed}
+        step={1}
+        onChange={(value) => onChange({ seed: value })}
+        {...shared}
+      />
       <div className="flex items-start gap-2">
         <input
           id={streamId}

@@ -35,7 +35,10 @@ export function RawViewDialog({
     >
       {run && (
         <Tabs.Root defaultValue="received" className="flex flex-col gap-3">
-          <Tabs.List aria-label="Part of the exchange" className="flex flex-wrap gap-1 border-b border-zinc-200 pb-2 dark:border-zinc-800">
+          <Tabs.List
+            aria-label="Part of the exchange"
+            className="flex flex-wrap gap-1 border-b border-zinc-200 pb-2 dark:border-zinc-800"
+          >
             <Tabs.Trigger value="sent" className={tabClasses}>
               Sent to the BFF
             </Tabs.Trigger>
@@ -47,7 +50,11 @@ export function RawViewDialog({
             </Tabs.Trigger>
           </Tabs.List>
           <Tabs.Content value="sent">
-            <CodeBlock code={bffRequestText(run.request)} language="plaintext" copyLabel="Copy the request sent" />
+            <CodeBlock
+              code={bffRequestText(run.request)}
+              language="plaintext"
+              copyLabel="Copy the request sent"
+            />
           </Tabs.Content>
           <Tabs.Content value="gateway">
             <CodeBlock
@@ -58,8 +65,9 @@ export function RawViewDialog({
           </Tabs.Content>
           <Tabs.Content value="received" className="flex flex-col gap-2">
             <p className="text-xs text-zinc-600 dark:text-zinc-400">
-              Gateway HTTP {run.upstreamStatus ?? '—'} · cf-ray <span className="font-mono">{run.cfRay ?? '—'}</span> · BFF time
-              to first byte {formatDuration(run.meta?.ttfb_ms)} · total {formatDuration(run.meta?.total_ms)}
+              Gateway HTTP {run.upstreamStatus ?? '—'} · cf-ray{' '}
+              <span className="font-mono">{run.cfRay ?? '—'}</span> · BFF time to first byte{' '}
+              {formatDuration(run.meta?.ttfb_ms)} · total {formatDuration(run.meta?.total_ms)}
             </p>
             <CodeBlock
               code={responseText(run.response)}

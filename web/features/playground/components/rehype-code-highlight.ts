@@ -12,7 +12,12 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import { createLowlight } from 'lowlight';
 
 const lowlight = createLowlight({ bash, javascript, json, python, typescript });
-lowlight.registerAlias({ bash: ['sh', 'shell', 'zsh', 'curl'], javascript: ['js', 'mjs', 'jsx'], typescript: ['ts', 'tsx'], python: ['py'] });
+lowlight.registerAlias({
+  bash: ['sh', 'shell', 'zsh', 'curl'],
+  javascript: ['js', 'mjs', 'jsx'],
+  typescript: ['ts', 'tsx'],
+  python: ['py'],
+});
 
 type HastNode = {
   type: string;
@@ -29,7 +34,8 @@ function languageOf(node: HastNode): string | null {
   const classes = node.properties?.className;
   if (!Array.isArray(classes)) return null;
   for (const name of classes) {
-    if (typeof name === 'string' && name.startsWith('language-')) return name.slice('language-'.length);
+    if (typeof name === 'string' && name.startsWith('language-'))
+      return name.slice('language-'.length);
   }
   return null;
 }

@@ -14,19 +14,31 @@ export function ToolCallList({ message }: { message: ConversationMessage }) {
   return (
     <ul className="mt-2 flex flex-col gap-1.5" aria-label="Tool calls">
       {message.toolCalls.map((call) => (
-        <li key={call.id} className="rounded-md border border-violet-200 bg-violet-50/60 p-2 dark:border-violet-900 dark:bg-violet-950/30">
+        <li
+          key={call.id}
+          className="rounded-md border border-violet-200 bg-violet-50/60 p-2 dark:border-violet-900 dark:bg-violet-950/30"
+        >
           <p className="text-xs">
-            <span className="font-medium">Tool call</span> <code className="font-mono font-semibold">{call.function.name}</code>{' '}
+            <span className="font-medium">Tool call</span>{' '}
+            <code className="font-mono font-semibold">{call.function.name}</code>{' '}
             <span className="font-mono text-zinc-500 dark:text-zinc-400">{call.id}</span>
           </p>
-          <pre className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap">{call.function.arguments || '{}'}</pre>
+          <pre className="mt-1 overflow-x-auto font-mono text-xs whitespace-pre-wrap">
+            {call.function.arguments || '{}'}
+          </pre>
         </li>
       ))}
     </ul>
   );
 }
 
-export function ReplyBody({ message, model }: { message: ConversationMessage; model: CatalogModel | undefined }) {
+export function ReplyBody({
+  message,
+  model,
+}: {
+  message: ConversationMessage;
+  model: CatalogModel | undefined;
+}) {
   const run = message.run;
   const streaming = run?.status === 'streaming';
   const empty = message.text === '' && (message.toolCalls?.length ?? 0) === 0;

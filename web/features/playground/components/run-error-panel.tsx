@@ -17,5 +17,7 @@ export function RunErrorPanel({ error }: { error: RunError }) {
     type: error.type ?? undefined,
   });
   const status = error.upstreamStatus ?? error.status;
-  return <ErrorPanel what={status ? `The request (HTTP ${status})` : 'The request'} error={apiError} />;
+  return (
+    <ErrorPanel what={status ? `The request (HTTP ${status})` : 'The request'} error={apiError} />
+  );
 }

@@ -22,7 +22,9 @@ function ToolResultField({
         Result for <code className="font-mono font-semibold">{call.function.name}</code>{' '}
         <span className="font-mono text-zinc-500 dark:text-zinc-400">({call.id})</span>
       </label>
-      <pre className="overflow-x-auto font-mono text-xs text-zinc-600 dark:text-zinc-400">{call.function.arguments || '{}'}</pre>
+      <pre className="overflow-x-auto font-mono text-xs text-zinc-600 dark:text-zinc-400">
+        {call.function.arguments || '{}'}
+      </pre>
       <textarea
         id={id}
         rows={2}
@@ -68,7 +70,9 @@ export function ToolResultsForm({
           variant="primary"
           size="small"
           disabled={disabled || !complete}
-          onClick={() => onSubmit(toolCalls.map((call) => ({ call, content: results[call.id] ?? '' })))}
+          onClick={() =>
+            onSubmit(toolCalls.map((call) => ({ call, content: results[call.id] ?? '' })))
+          }
         >
           Submit tool results
         </Button>
