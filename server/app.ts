@@ -32,6 +32,9 @@ import {
 import { createValidateKeyRouter } from './validate-key';
 import { defaultStaticDir, devUi, staticUi } from './web-ui';
 
+/** A UI source module Vite serves under /api in development (web/api/*.ts). */
+const UI_MODULE_UNDER_API = /^\/api\/[\w./-]+\.(?:tsx?|jsx?|mjs|css)$/;
+
 export interface WorkbenchOptions {
   /** The gateway's root (no `/v1`); the BFF reaches it over HTTP only. */
   gatewayBaseUrl: string;
@@ -148,12 +151,21 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createChecksRouter(context));
   api.use(createActivityRouter(context));
   api.use(notFoundHandler);
+  const ui = dev ? devUi({ httpServer: options.httpServer, allowedHosts }) : null;
+  if (ui) {
+    // In development Vite serves the UI's source modules, and web/api/*.ts lands at /api/*.ts:
+    // those GETs go to Vite (behind the page session), not to the API router, which has no
+    // such routes.
+    app.use((request, response, next) => {
+      if (request.method !== 'GET' || !UI_MODULE_UNDER_API.test(request.path)) return next();
+      access.requirePageSession(request, response, () => ui.modules(request, response, next));
+    });
+  }
   app.use('/api', api);
   app.use(access.requirePageSession);
 
   let closeUi = async () => {};
-  if (dev) {
-    const ui = devUi({ httpServer: options.httpServer, allowedHosts });
+  if (ui) {
     app.use(ui.middleware);
     closeUi = ui.close;
   } else {

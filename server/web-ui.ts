@@ -55,6 +55,8 @@ export function staticUi(staticDir: string): RequestHandler[] {
 /** Vite in middleware mode; its HMR websocket shares the BFF's HTTP server when given. */
 export function devUi(options: { httpServer?: Server; allowedHosts: string[] }): {
   middleware: RequestHandler;
+  /** Hands any request to Vite, also one under /api (the UI's web/api/*.ts modules). */
+  modules: RequestHandler;
   close(): Promise<void>;
 } {
   const vitePromise: Promise<ViteDevServer> = import('vite').then(({ createServer }) =>
@@ -78,8 +80,12 @@ export function devUi(options: { httpServer?: Server; allowedHosts: string[] }):
     if (!isPageRequest(request.method, request.path)) return next();
     vitePromise.then((vite) => vite.middlewares(request, response, next), next);
   };
+  const modules: RequestHandler = (request, response, next) => {
+    vitePromise.then((vite) => vite.middlewares(request, response, next), next);
+  };
   return {
     middleware,
+    modules,
     close: async () => {
       const vite = await vitePromise.catch(() => null);
       await vite?.close();
