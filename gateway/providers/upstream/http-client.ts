@@ -46,6 +46,21 @@ export async function postJson(
   }
 }
 
+/**
+ * Drops an answer's body that will not be read (further). undici's body stream reports the drop
+ * as an `error` event; without a listener that event would be an uncaught exception and end the
+ * process, so the listener is attached first.
+ */
+export function discardBody(body: {
+  readableEnded: boolean;
+  on(event: 'error', listener: () => void): unknown;
+  destroy(): unknown;
+}): void {
+  if (body.readableEnded) return;
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** Reads a body up to `maxBytes`; past that it is cut and the rest discarded. */
 export async function readText(
   body: UpstreamAnswer['body'],
@@ -57,7 +72,7 @@ export async function readText(
     const buffer = chunk as Buffer;
     if (size + buffer.length > maxBytes) {
       chunks.push(buffer.subarray(0, maxBytes - size));
-      body.destroy();
+      discardBody(body);
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
     }
     chunks.push(buffer);

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { request } from 'undici';
 import type { CanonicalMessage, CanonicalRequest } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { discardBody } from './http-client';
 
 export type ImageFetchPolicy = { allowPrivateHosts: boolean };
 
@@ -70,7 +71,7 @@ async function fetchImage(
     .split(';')[0]!
     .trim();
   if (answer.statusCode !== 200 || !contentType.startsWith('image/')) {
-    answer.body.destroy();
+    discardBody(answer.body);
     throw refuse(
       answer.statusCode !== 200 ? `it answered HTTP ${answer.statusCode}` : 'it is not an image',
     );
@@ -80,7 +81,7 @@ async function fetchImage(
   for await (const chunk of answer.body) {
     size += (chunk as Buffer).length;
     if (size > MAX_IMAGE_BYTES) {
-      answer.body.destroy();
+      discardBody(answer.body);
       throw refuse(`it is larger than ${MAX_IMAGE_BYTES} bytes`);
     }
     chunks.push(chunk as Buffer);

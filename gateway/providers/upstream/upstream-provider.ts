@@ -13,6 +13,7 @@ import type { ProviderAdapter, UpstreamSseEvent } from './adapter';
 import { cleanUpstreamMessage } from './clean-message';
 import {
   createUpstreamAgent,
+  discardBody,
   first,
   postJson,
   readText,
@@ -137,7 +138,7 @@ export function createUpstreamProvider<State>(
       throw toUpstreamError(error, id, 'during');
     } finally {
       // A stream left early (client gone, error) must not keep the socket busy.
-      if (!body.readableEnded) body.destroy();
+      discardBody(body);
     }
   }
 
