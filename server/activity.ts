@@ -19,7 +19,7 @@ import {
 } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
+import { parseInput, readGatewayAnswer } from './errors';
 import { redactSecretText } from './secrets';
 
 /** A page size the table can fill a screen with, without reading a whole history at once. */
@@ -75,17 +75,8 @@ async function readGateway<Schema extends z.ZodType>(
     signal: abortOnClientClose(response),
   });
   response.locals.cfRay = answer.cfRay;
-  if (answer.status < 200 || answer.status >= 300) {
-    throw gatewayErrorFailure(
-      answer.status,
-      answer.json ? answer.json.value : answer.text,
-      answer.cfRay,
-      context.profiles.allKeys(),
-    );
-  }
-  const parsed = answer.json ? schema.safeParse(answer.json.value) : null;
-  if (!parsed?.success) throw gatewayShapeFailure(shapeMessage, answer.status, answer.cfRay);
-  return parsed.data as z.output<Schema>;
+  const parsed = readGatewayAnswer(answer, schema, shapeMessage, context.profiles.allKeys());
+  return parsed as z.output<Schema>;
 }
 
 /** `path?name=value…` with the values that are set. */

@@ -21,13 +21,7 @@ import {
 } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import {
-  ApiFailure,
-  gatewayCallFailure,
-  gatewayErrorFailure,
-  gatewayShapeFailure,
-  parseInput,
-} from './errors';
+import { ApiFailure, gatewayCallFailure, parseInput, readGatewayAnswer } from './errors';
 import { GatewayCallError, type CollectedResponse } from './gateway-client';
 import { blockedByOf, fetchKeyStatus } from './key-status';
 import { redactJson } from './secrets';
@@ -92,23 +86,13 @@ export async function fetchBalance(
     if (error instanceof GatewayCallError) throw gatewayCallFailure(error, context.mode);
     throw error;
   }
-  if (answer.status < 200 || answer.status >= 300) {
-    throw gatewayErrorFailure(
-      answer.status,
-      answer.json ? answer.json.value : answer.text,
-      answer.cfRay,
-      context.profiles.allKeys(),
-    );
-  }
-  const parsed = answer.json ? balanceSchema.safeParse(answer.json.value) : null;
-  if (!parsed?.success) {
-    throw gatewayShapeFailure(
-      'The gateway balance answer does not have the balance shape of the spec (2.1).',
-      answer.status,
-      answer.cfRay,
-    );
-  }
-  return { balance: parsed.data, cfRay: answer.cfRay };
+  const parsed = readGatewayAnswer(
+    answer,
+    balanceSchema,
+    'The gateway balance answer does not have the balance shape of the spec (2.1).',
+    context.profiles.allKeys(),
+  );
+  return { balance: parsed, cfRay: answer.cfRay };
 }
 
 /** A minimal `max_tokens: 1` chat call; returns its status, trace id and cost. */

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { apiStageSchema, type ApiError } from '../contract/workbench-api';
 import { gatewayErrorBodySchema, type KeyKind } from '../contract/gateway';
 import { redactSecretText } from './secrets';
-import { CallerGoneError, GatewayCallError } from './gateway-client';
+import { CallerGoneError, GatewayCallError, type CollectedResponse } from './gateway-client';
 
 export type ApiErrorDetail = ApiError['error'];
 
@@ -161,6 +161,30 @@ export function gatewayErrorFailure(
   if (cfRay) detail.cf_ray = cfRay;
   if (parsed.success && parsed.data.type) detail.type = redactSecretText(parsed.data.type);
   return new ApiFailure(status >= 400 && status < 500 ? status : 502, detail);
+}
+
+/**
+ * The one reading of a collected gateway answer: an error status becomes the BFF's error (keys
+ * masked), a 2xx body that does not fit `schema` a shape failure saying `shapeProblem`, and
+ * anything else the parsed body.
+ */
+export function readGatewayAnswer<T>(
+  answer: CollectedResponse,
+  schema: z.ZodType<T>,
+  shapeProblem: string,
+  knownKeys: Iterable<string>,
+): T {
+  if (answer.status < 200 || answer.status >= 300) {
+    throw gatewayErrorFailure(
+      answer.status,
+      answer.json ? answer.json.value : answer.text,
+      answer.cfRay,
+      knownKeys,
+    );
+  }
+  const parsed = answer.json ? schema.safeParse(answer.json.value) : null;
+  if (!parsed?.success) throw gatewayShapeFailure(shapeProblem, answer.status, answer.cfRay);
+  return parsed.data;
 }
 
 /** A gateway answer (2xx or not) that does not have the shape the workbench needs. */

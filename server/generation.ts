@@ -9,7 +9,7 @@ import { generationRecordSchema, type GenerationRecord } from '../contract/gatew
 import { generationQuerySchema, type GenerationCharge } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
+import { parseInput, readGatewayAnswer } from './errors';
 
 /** The record's charged figures, as the browser sees them. */
 export function chargeOf(record: GenerationRecord, fetchedAt: number): GenerationCharge {
@@ -47,23 +47,13 @@ export async function fetchGenerationCharge(
     key,
     signal,
   });
-  if (answer.status < 200 || answer.status >= 300) {
-    throw gatewayErrorFailure(
-      answer.status,
-      answer.json ? answer.json.value : answer.text,
-      answer.cfRay,
-      context.profiles.allKeys(),
-    );
-  }
-  const record = answer.json ? generationRecordSchema.safeParse(answer.json.value) : null;
-  if (!record?.success) {
-    throw gatewayShapeFailure(
-      'The gateway’s generation record does not have the expected shape (object "generation").',
-      answer.status,
-      answer.cfRay,
-    );
-  }
-  return chargeOf(record.data, Date.now());
+  const record = readGatewayAnswer(
+    answer,
+    generationRecordSchema,
+    'The gateway’s generation record does not have the expected shape (object "generation").',
+    context.profiles.allKeys(),
+  );
+  return chargeOf(record, Date.now());
 }
 
 export function createGenerationRouter(context: WorkbenchContext): Router {

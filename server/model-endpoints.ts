@@ -14,7 +14,7 @@ import {
 } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
+import { parseInput, readGatewayAnswer } from './errors';
 
 /** A path segment, encoded; `:` stays readable (`…/chat:free/endpoints`), as paths allow it. */
 function pathSegment(text: string): string {
@@ -81,25 +81,15 @@ export async function fetchModelEndpoints(
     path: modelEndpointsPath(model.id),
     signal,
   });
-  if (answer.status < 200 || answer.status >= 300) {
-    throw gatewayErrorFailure(
-      answer.status,
-      answer.json ? answer.json.value : answer.text,
-      answer.cfRay,
-      context.profiles.allKeys(),
-    );
-  }
-  const list = answer.json ? modelEndpointListSchema.safeParse(answer.json.value) : null;
-  if (!list?.success) {
-    throw gatewayShapeFailure(
-      'The gateway’s provider list is not a list (expected a JSON object with a data array).',
-      answer.status,
-      answer.cfRay,
-    );
-  }
+  const list = readGatewayAnswer(
+    answer,
+    modelEndpointListSchema,
+    'The gateway’s provider list is not a list (expected a JSON object with a data array).',
+    context.profiles.allKeys(),
+  );
   const endpoints: ProviderEndpoint[] = [];
   let skipped = 0;
-  list.data.data.forEach((entry, index) => {
+  list.data.forEach((entry, index) => {
     const endpoint = normalizeEndpoint(entry, index);
     if (endpoint) endpoints.push(endpoint);
     else skipped += 1;
