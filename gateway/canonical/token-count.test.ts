@@ -70,3 +70,16 @@ describe('countPromptTokens', () => {
     );
   });
 });
+
+describe('counting with a limit', () => {
+  it('stops at the limit, and counts exactly below it', () => {
+    const text = ' word'.repeat(10_000);
+    expect(countTokens(text)).toBe(10_000);
+    expect(countTokens(text, 50)).toBe(50);
+    expect(countTokens(' a b c', 50)).toBe(3);
+    const long = request({ messages: [{ role: 'user', parts: [{ type: 'text', text }] }] });
+    expect(countPromptTokens(long, 100)).toBeGreaterThanOrEqual(100);
+    expect(countPromptTokens(long, 100)).toBeLessThan(200);
+    expect(countPromptTokens(long, 1_000_000)).toBe(countPromptTokens(long));
+  });
+});

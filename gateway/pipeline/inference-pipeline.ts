@@ -185,7 +185,8 @@ export class InferencePipeline {
     const model = catalog.resolve(request.model);
     checkCapabilities(model, request);
 
-    const promptTokens = countPromptTokens(request);
+    // Counting stops once the prompt is known not to fit: past the context it is refused anyway.
+    const promptTokens = countPromptTokens(request, model.contextLength + 1);
     const maxOutputTokens = request.maxTokens ?? model.maxCompletionTokens;
     if (maxOutputTokens > model.maxCompletionTokens) {
       throw invalidRequest(

@@ -11,6 +11,7 @@ import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
+import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
 export function inferenceRoute(
@@ -37,7 +38,10 @@ export async function serveInference(
   const resolvedTarget = target();
   const releaseSlot = parts.slots.acquire(key.id);
   let slotHandedOver = false;
+  let releaseLarge: SlotRelease = () => undefined;
   try {
+    const declared = Number(request.headers['content-length']);
+    if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key.id);
     const canonical = form.toCanonical(
       await readJsonBody(request, parts.config.maxBodyBytes),
       resolvedTarget,
@@ -58,6 +62,8 @@ export async function serveInference(
       startedAt: context.startedAt,
       releaseSlot,
     });
+    // The heavy part of a large body (parse, convert, count, admit) is over.
+    releaseLarge();
     response.setHeader('x-gateway-provider', run.route.providerId);
     if (run.attempts.length > 1)
       response.setHeader('x-gateway-attempts', String(run.attempts.length));
@@ -76,6 +82,7 @@ export async function serveInference(
     const answer = await gatherResponse(run.events);
     sendJson(response, 200, form.toResponse(answer, meta));
   } finally {
+    releaseLarge();
     if (!slotHandedOver) releaseSlot();
   }
 }

@@ -222,3 +222,43 @@ describe('a client that stops reading', () => {
     response.destroy();
   });
 });
+
+describe('large bodies from one key', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ maxBodyBytes: 20 * 1024 * 1024 });
+  });
+  afterAll(() => gateway.stop());
+
+  it('are read at most two at a time per key, while another key is served at once', async () => {
+    const greedy = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const other = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const large = 4 * 1024 * 1024;
+    // Two large bodies that never finish arriving hold the key's two large-body slots.
+    const held = [0, 1].map(() =>
+      answerBeforeBody(
+        `${gateway.url}/v1/chat/completions`,
+        { authorization: `Bearer ${greedy.key}` },
+        large,
+      ),
+    );
+    // Let the two held requests take their slots first.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    let third: { status: number } | undefined;
+    for (let tries = 0; tries < 100; tries += 1) {
+      third = await answerBeforeBody(
+        `${gateway.url}/v1/chat/completions`,
+        { authorization: `Bearer ${greedy.key}` },
+        large,
+      );
+      if (third.status === 429) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(third?.status).toBe(429);
+    const chat = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
+      key: other.key,
+    });
+    expect(chat.status).toBe(200);
+    void held;
+  });
+});
