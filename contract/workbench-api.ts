@@ -3,7 +3,13 @@
  * them. No shape here ever carries a full key; keys appear only masked.
  */
 import { z } from 'zod';
-import { balanceSchema, cfRayPattern, keyKindSchema } from './gateway';
+import {
+  balanceSchema,
+  cfRayPattern,
+  keyEventSchema,
+  keyKindSchema,
+  managedKeySchema,
+} from './gateway';
 
 /**
  * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
@@ -336,6 +342,7 @@ export const validationEstimateSchema = z.object({
   /** Set when the estimate is unsure, e.g. the catalog gives no price for the model. */
   note: z.string().optional(),
 });
+export type ValidationEstimate = z.infer<typeof validationEstimateSchema>;
 
 /** `POST /api/validate-key` body and answer. */
 export const validateKeyRequestSchema = z.object({
@@ -572,3 +579,186 @@ export type SessionState = z.infer<typeof sessionStateSchema>;
 export const signInRequestSchema = z.object({
   token: z.string().min(1, 'enter the access token').max(1024),
 });
+
+/**
+ * A child key of an account profile, as `GET /api/profiles/:profile/child-keys` lists it: the
+ * gateway's key summary (masked, never in full) and the BFF profile that holds its secret.
+ * Money fields are null for a shared child (it spends its parent's balance; `remaining_usd` is
+ * the parent's).
+ */
+export const childKeySchema = z.object({
+  ...managedKeySchema.omit({ object: true, recharge_usd: true, credit_usd: true }).shape,
+  allocated_usd: z.number().nullable(),
+  revoked_at: z.number().nullable(),
+  /** The workbench profile holding this key's secret (server side), or null when none does. */
+  profile: z.string().nullable(),
+});
+export type ChildKey = z.infer<typeof childKeySchema>;
+
+/** `GET /api/profiles/:profile/child-keys` (`?include_revoked=true` lists revoked ones too). */
+export const childKeysSchema = z.object({
+  profile: z.string(),
+  keys: z.array(childKeySchema),
+  /**
+   * Where a new key's secret would be kept (a file path, in words); null when the workbench has
+   * nowhere to keep one, so creating and rotating keys are refused (`keys_store_advice` says why).
+   */
+  keys_store: z.string().nullable(),
+  keys_store_advice: z.string().optional(),
+  fetched_at: z.number(),
+});
+export type ChildKeys = z.infer<typeof childKeysSchema>;
+
+/** Profile names travel in URLs and menus: kept short and plain (keys file and new profiles). */
+export const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+
+/** A name for a new key profile: what `GET /api/profiles` lists and `?profile=` selects. */
+export const profileNameSchema = z
+  .string()
+  .regex(
+    profileNamePattern,
+    'must be 1-64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit',
+  );
+
+/** USD amounts the gateway takes for a key's limit and grace. */
+const usdAmountSchema = z.number().min(0, 'must be 0 or more').max(1_000_000);
+/** Unix seconds, or null for no expiry. */
+const expirySchema = z.number().int('must be Unix seconds (a whole number)').positive().nullable();
+const keyNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters');
+
+/** `POST /api/profiles/:profile/child-keys` body: the new child key, made with the profile's key. */
+export const createChildKeyRequestSchema = z.strictObject({
+  kind: z.enum(['allocated_child', 'shared_child']),
+  name: keyNameSchema,
+  /** Allocated children only: given from the account key's own limit (gateway default 10). */
+  limit_usd: usdAmountSchema.optional(),
+  /** Allocated children only: an admission allowance, not money. */
+  grace_usd: usdAmountSchema.optional(),
+  expires_at: expirySchema.optional(),
+  /** The workbench profile that keeps the new secret; derived from `name` when absent. */
+  profile_name: profileNameSchema.optional(),
+});
+export type CreateChildKeyRequest = z.infer<typeof createChildKeyRequestSchema>;
+
+/**
+ * `POST /api/profiles/:profile/child-keys` answer (201). The full key stays on the server: it is
+ * kept as the profile `profile.name`, in the file `stored_in` describes.
+ */
+export const createdChildKeySchema = z.object({
+  key: childKeySchema,
+  profile: profileSchema,
+  /** Where the secret is kept, in words (the file's path). */
+  stored_in: z.string(),
+});
+export type CreatedChildKey = z.infer<typeof createdChildKeySchema>;
+
+/** `PATCH /api/profiles/:profile/child-keys/:id` body: at least one field. */
+export const updateChildKeyRequestSchema = z
+  .strictObject({
+    name: keyNameSchema.optional(),
+    limit_usd: usdAmountSchema.optional(),
+    grace_usd: usdAmountSchema.optional(),
+    expires_at: expirySchema.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'give at least one of name, limit_usd, grace_usd, expires_at, disabled',
+  });
+export type UpdateChildKeyRequest = z.infer<typeof updateChildKeyRequestSchema>;
+
+/** `PATCH /api/profiles/:profile/child-keys/:id` answer. */
+export const updatedChildKeySchema = z.object({ key: childKeySchema });
+
+/**
+ * `DELETE /api/profiles/:profile/child-keys/:id` answer (send `{}` as the JSON body). A profile
+ * that held the revoked key is removed, so no profile points at a dead key.
+ */
+export const revokedChildKeySchema = z.object({
+  key: childKeySchema,
+  /** Profiles that held the key and were removed (from the keys store too). */
+  removed_profiles: z.array(z.string()),
+  /** What happened to the profiles, in plain words. */
+  message: z.string(),
+});
+export type RevokedChildKey = z.infer<typeof revokedChildKeySchema>;
+
+/** One audited change of a key, as the gateway gives it (without its `object` tag). */
+export const childKeyEventSchema = z.object(keyEventSchema.omit({ object: true }).shape);
+export type ChildKeyEvent = z.infer<typeof childKeyEventSchema>;
+
+/** `GET /api/profiles/:profile/child-keys/:id/events?limit=&cursor=`: newest first. */
+export const childKeyEventsSchema = z.object({
+  events: z.array(childKeyEventSchema),
+  /** Pass back as `cursor` for older events; null on the last page. */
+  next_cursor: z.string().nullable(),
+});
+export type ChildKeyEvents = z.infer<typeof childKeyEventsSchema>;
+
+/**
+ * `GET /api/profiles/:profile/child-keys/:id/rotation/estimate?model=`: the cost of the
+ * rotation's verify request (step 3), shown before it runs. The cheapest catalog model unless
+ * `model` is given.
+ */
+export const rotationEstimateSchema = validationEstimateSchema;
+export type RotationEstimate = z.infer<typeof rotationEstimateSchema>;
+
+/** `POST /api/profiles/:profile/child-keys/:id/rotation` body. */
+export const rotationRequestSchema = z.strictObject({
+  /** The profile holding the key to rotate; it is moved to the replacement. */
+  profile: z.string().min(1),
+  /** The verify request's model (the estimate's); the cheapest catalog model when absent. */
+  model: z.string().min(1).optional(),
+});
+export type RotationRequest = z.infer<typeof rotationRequestSchema>;
+
+/** The spec's four rotation steps (5.7), in order. */
+export const rotationStepNameSchema = z.enum([
+  'create_replacement',
+  'update_profile',
+  'verify',
+  'revoke_old',
+]);
+export type RotationStepName = z.infer<typeof rotationStepNameSchema>;
+
+/** A progress line of the rotation stream: a step starting, done or failed. */
+export const rotationStepLineSchema = z.object({
+  step: z.number().int().min(1).max(4),
+  name: rotationStepNameSchema,
+  status: z.enum(['running', 'done', 'failed']),
+  /** What happened, in plain words (masked keys only). */
+  detail: z.string(),
+  /** Step 3: the verify request's trace id and charge, when the gateway sent them. */
+  cf_ray: z.string().nullable().optional(),
+  cost_usd: z.number().nullable().optional(),
+});
+export type RotationStepLine = z.infer<typeof rotationStepLineSchema>;
+
+/** The last line of the rotation stream: how it ended and what state the keys are in. */
+export const rotationDoneLineSchema = z.object({
+  done: z.literal(true),
+  ok: z.boolean(),
+  /** The step that failed; null when all four were done. */
+  failed_step: z.number().int().min(1).max(4).nullable(),
+  /** The keys' state, in plain words. */
+  state: z.string(),
+  /** What to do now, in plain words. */
+  advice: z.string(),
+  profile: z.string(),
+  /** The key the profile uses now (masked). */
+  profile_key: z.object({ id: z.string(), key: z.string() }),
+  old_key: z.object({ id: z.string(), revoked: z.boolean() }),
+  /** The replacement, once created; `revoked` when a failure took it back. */
+  new_key: z.object({ id: z.string(), key: z.string(), revoked: z.boolean() }).nullable(),
+});
+export type RotationDoneLine = z.infer<typeof rotationDoneLineSchema>;
+
+/**
+ * The rotation answer is NDJSON (`application/x-ndjson`): step lines as each step starts and
+ * ends, then one done line. Errors found before step 1 starts are ordinary JSON API errors.
+ */
+export const rotationLineSchema = z.union([rotationStepLineSchema, rotationDoneLineSchema]);
+export type RotationLine = z.infer<typeof rotationLineSchema>;

@@ -1,22 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-
-async function seriousFindings(page: Page) {
-  const results = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    // Label in name (WCAG 2.5.3): axe still calls the rule experimental and leaves it off, but a
-    // visible word missing from a control's name stops people who speak to their computer.
-    .options({ rules: { 'label-content-name-mismatch': { enabled: true } } })
-    .analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({
-      id: violation.id,
-      impact: violation.impact,
-      help: violation.help,
-      targets: violation.nodes.map((node) => node.target.join(' ')),
-    }));
-}
+import { seriousFindings } from './axe';
 
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   {
@@ -29,7 +12,11 @@ const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   },
   {
     path: '/keys',
-    ready: (page) => expect(page.getByText('Remaining', { exact: true })).toBeVisible(),
+    // The child keys arrive after the balance, and with them the Create button turns enabled.
+    ready: async (page) => {
+      await expect(page.getByText('Remaining', { exact: true })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Create child key' })).toBeEnabled();
+    },
   },
   {
     path: '/endpoints',

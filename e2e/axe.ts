@@ -3,6 +3,17 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 
 export async function seriousFindings(page: Page) {
+  // A colour mid-transition (a button fading from disabled to enabled) is measured as whatever
+  // it is at that instant, so a check could fail or pass by timing. Judge the settled page
+  // (a spinner's endless animation never settles, so it is not waited for).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getTiming().iterations !== Infinity)
+        .map((animation) => animation.finished.catch(() => null)),
+    ),
+  );
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
     // Label in name (WCAG 2.5.3): axe still calls the rule experimental and leaves it off, but a

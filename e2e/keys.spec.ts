@@ -85,7 +85,7 @@ test.describe('keys', () => {
     page,
   }) => {
     await page.goto('/keys');
-    const table = page.getByRole('table');
+    const table = page.getByRole('table', { name: 'All key profiles' });
     for (const profile of ['demo-account', 'demo-allocated-child', 'demo-shared-child']) {
       await expect(table.getByRole('button', { name: profile })).toBeVisible();
     }
@@ -105,7 +105,7 @@ test.describe('keys: the truth at once', () => {
     await page.goto('/keys?profile=demo-allocated-child');
     const panel = balancePanel(page, 'demo-allocated-child');
     await expect(panel.getByText('Active', { exact: true })).toBeVisible();
-    const table = page.getByRole('table');
+    const table = page.getByRole('table', { name: 'All key profiles' });
     const rowOf = (profile: string) =>
       table.getByRole('row').filter({ has: page.getByRole('button', { name: profile }) });
 
@@ -162,7 +162,7 @@ test.describe('keys: the truth at once', () => {
 
     // A click anywhere on a row, not only on its name.
     await page
-      .getByRole('table')
+      .getByRole('table', { name: 'All key profiles' })
       .getByRole('row')
       .filter({ has: page.getByRole('button', { name: 'demo-allocated-child' }) })
       .getByRole('cell')
@@ -203,7 +203,7 @@ test.describe('keys: the truth at once', () => {
   test('on a phone, the State and Remaining columns stay on screen', async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/keys');
-    const table = page.getByRole('table');
+    const table = page.getByRole('table', { name: 'All key profiles' });
     await expect(table.locator('[data-text="Active"]').first()).toBeVisible();
     await table.scrollIntoViewIfNeeded();
     for (const header of ['Profile', 'State']) {

@@ -6,7 +6,12 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { GenerationWriter } from './billing/generation-writer';
-import { Ledger } from './billing/ledger';
+import type { Redis } from 'ioredis';
+import type { Budget } from './billing/budget';
+import { createRateLimits } from './limits/rate-limits';
+import { InflightRows } from './billing/inflight-rows';
+import { MemoryBudget } from './billing/ledger';
+import { StoreBudget } from './billing/store-budget';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
 import { Catalog, type CatalogModel } from './catalog/catalog';
 import type { GatewayConfig } from './config';
@@ -20,6 +25,7 @@ import { createKeyDigester, loadPepper } from './keys/key-material';
 import { KeyAdmin } from './keys/key-admin';
 import { KeyRegistry } from './keys/key-registry';
 import { createLogger, loggablePath } from './logger';
+import { GatewayMetrics } from './operability/gateway-metrics';
 import { buildCatalogModels } from './catalog/catalog-builder';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
@@ -33,12 +39,15 @@ import { addAdminKeyRoutes } from './routes/admin-keys';
 import { addBalanceRoutes } from './routes/balance';
 import { addChatCompletionRoutes } from './routes/chat-completions';
 import { addGenerationRoutes } from './routes/generation';
+import { addHealthRoutes } from './routes/health';
 import { addKeyRoutes } from './routes/keys';
 import { addKeyStatusRoutes } from './routes/key-status';
 import { addModelEndpointRoutes } from './routes/model-endpoints';
 import { addModelRoutes } from './routes/models';
 import type { GatewayParts } from './routes/route-kit';
-import { openSqliteStore } from './store/sqlite-store';
+import { openStore } from './store/open-store';
+import type { GatewayStore } from './store/store';
+import { randomUUID } from 'node:crypto';
 
 /** Route families that other modules (the vendor-native forms) add to the router. */
 export type RouteFamily = (router: Router, parts: GatewayParts) => void;
@@ -54,7 +63,7 @@ export type Gateway = {
    */
   handleClientError: (error: NodeJS.ErrnoException, socket: Duplex) => void;
   /** Stops the timers, settles what is pending and closes the database. */
-  close(): void;
+  close(): Promise<void>;
 };
 
 export const coreRouteFamilies: RouteFamily[] = [
@@ -67,34 +76,52 @@ export const coreRouteFamilies: RouteFamily[] = [
   addActivityRoutes,
   addKeyRoutes,
   addAdminKeyRoutes,
+  addHealthRoutes,
 ];
 
-export function createGateway(
+export async function createGateway(
   config: GatewayConfig,
   options: {
     logger?: Logger;
     models?: CatalogModel[];
     providers?: Provider[];
     routeFamilies?: RouteFamily[];
+    /** Names this process among instances sharing a store (default: a random id). */
+    instanceId?: string;
   } = {},
-): Gateway {
+): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = openSqliteStore(config.databasePath, { autoCheckpoint: false });
+  const instanceId = options.instanceId ?? randomUUID();
+  const store = await openStore(config, { autoCheckpoint: false, instanceId, logger });
   // The write-ahead log is folded into the database once a second, off the request path; PASSIVE
   // never waits for (or blocks) a writer.
   const checkpoints = setInterval(() => {
     try {
-      store.checkpoint();
+      store.checkpoint?.();
     } catch (error) {
       logger.warn({ err: error }, 'checkpoint failed; will retry');
     }
   }, 1_000);
   checkpoints.unref();
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
-  const registry = new KeyRegistry(store, digest);
+  const registry = await KeyRegistry.open(store, digest);
   // Changes made in this process reach the registry at once (the next request sees them).
   const admin = new KeyAdmin(store, digest, () => registry.reload());
-  const ledger = new Ledger(store.pendingByFundingKey());
+  const rows = new InflightRows(store, instanceId, config.leaseMs, logger);
+  // One process alone on its SQLite file: whatever in-flight rows it finds were left by its own
+  // previous run, so they are closed now rather than after a lease.
+  // One Redis connection serves the budget and the rate limits (loaded only when configured).
+  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : undefined;
+  const budget = await openBudget(config, store, rows, logger, redis);
+  const rateLimits = createRateLimits({
+    redis,
+    prefix: config.redisPrefix,
+    defaultRpm: config.defaultRpm,
+    defaultTpm: config.defaultTpm,
+  });
+  if (store.engine === 'sqlite') {
+    await budget.reclaimed(await store.reclaimInflight(Number.MAX_SAFE_INTEGER));
+  }
   const catalog = new Catalog(options.models ?? buildCatalogModels(config.providers));
   const upstream = createUpstreamProviders(config.providers, {
     allowPrivateHosts: config.allowPrivateImageUrls,
@@ -121,7 +148,20 @@ export function createGateway(
     });
   }
   const writer = new GenerationWriter(store);
-  const pipeline = new InferencePipeline({ catalog, registry, ledger, writer, providers, logger });
+  // Read at scrape time only, once the pipeline exists.
+  const metrics = new GatewayMetrics({
+    reservationsHeld: () => pipeline.runningReservations().length,
+  });
+  const pipeline = new InferencePipeline({
+    catalog,
+    registry,
+    budget,
+    rows,
+    writer,
+    providers,
+    logger,
+    onAttempt: (attempt) => metrics.countAttempt(attempt),
+  });
   const slots = new KeySlots(config.maxConcurrentPerKey);
   const parts: GatewayParts = {
     config,
@@ -129,10 +169,14 @@ export function createGateway(
     catalog,
     registry,
     admin,
-    ledger,
+    budget,
+    instanceId,
     pipeline,
     slots,
     logger,
+    metrics,
+    rateLimits,
+    readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
   const router = new Router();
@@ -141,19 +185,24 @@ export function createGateway(
   const settlement = startSettlementLoop({
     store,
     registry,
-    ledger,
+    budget,
     intervalMs: config.settleIntervalMs,
+    reclaimIntervalMs: Math.min(1_000, config.leaseMs),
     logger,
+    onSettled: () => metrics.noteSettlement(),
   });
-  // Changes the command line commits reach this process within a quarter second.
-  const refresh = setInterval(() => {
-    try {
-      registry.refreshIfChanged();
-    } catch (error) {
+  rows.start(1_000, async (leaseExpiresAt) => {
+    await budget.renew(pipeline.runningReservations(), leaseExpiresAt);
+  });
+  // Changes another process commits (the command line, another instance) reach this one within
+  // a quarter second; a full reload every few seconds is the safety net for a missed notice.
+  const reloadKeys = () =>
+    registry.reload().catch((error: unknown) => {
       logger.error({ err: error }, 'key refresh failed; will retry');
-    }
-  }, 250);
-  refresh.unref();
+    });
+  const stopWatching = store.watchKeyChanges(() => void reloadKeys());
+  const resync = setInterval(() => void reloadKeys(), 5_000);
+  resync.unref();
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
@@ -171,7 +220,15 @@ export function createGateway(
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
     // `close` fires for every request, also when the client left before the answer ended.
-    response.on('close', () => logRequest(logger, context));
+    response.on('close', () => {
+      logRequest(logger, context);
+      metrics.observeRequest({
+        pathname: context.url.pathname,
+        status: response.statusCode,
+        clientLeft: !response.writableFinished,
+        seconds: (performance.now() - context.startedAt) / 1000,
+      });
+    });
 
     const found = router.match(request.method ?? 'GET', url.pathname);
     if (found === null || found === 'wrong_method') {
@@ -245,14 +302,23 @@ export function createGateway(
     settlement,
     handle,
     handleClientError,
-    close() {
+    async close() {
       for (const { provider } of upstream) void provider.close();
-      clearInterval(refresh);
+      stopWatching();
+      clearInterval(resync);
       clearInterval(checkpoints);
-      writer.flush();
+      rows.stop();
+      await writer.flush();
+      await rows.flush();
       settlement.stop();
-      settlement.settleNow();
-      store.close();
+      try {
+        await settlement.settleNow();
+      } catch (error) {
+        logger.error({ err: error }, 'final settlement failed; charges stay pending');
+      }
+      await budget.close();
+      await redis?.quit().catch(() => undefined);
+      await store.close();
     },
   };
 }
@@ -269,4 +335,35 @@ function logRequest(logger: Logger, context: RouteContext): void {
   else if (!context.response.writableFinished)
     logger.info({ ...fields, clientLeft: true }, 'request ended early: the client left');
   else logger.info(fields, 'request');
+}
+
+/**
+ * Where admission reserves (billing/budget.ts): Redis when configured, else the shared store
+ * itself for PostgreSQL, else memory (one process owns its SQLite file).
+ */
+async function openBudget(
+  config: GatewayConfig,
+  store: GatewayStore,
+  rows: InflightRows,
+  logger: Logger,
+  redis: Redis | undefined,
+): Promise<Budget> {
+  if (redis) {
+    const { RedisBudget } = await import('./billing/redis-budget');
+    return new RedisBudget({
+      redis,
+      store,
+      rows,
+      prefix: config.redisPrefix,
+      leaseMs: config.leaseMs,
+      logger,
+    });
+  }
+  if (store.engine === 'postgres') return new StoreBudget(store, rows);
+  return new MemoryBudget(await store.pendingByFundingKey(), rows);
+}
+
+async function openRedis(url: string, logger: Logger): Promise<Redis> {
+  const { connectRedis } = await import('./billing/redis-budget');
+  return connectRedis(url, logger);
 }

@@ -50,6 +50,30 @@ const environmentSchema = z.object({
     .string()
     .min(32, 'must be at least 32 characters (a long random secret)')
     .optional(),
+  /** `postgres://…`: the PostgreSQL store several instances share; unset: SQLite at GATEWAY_DB. */
+  GATEWAY_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// (or postgresql://) URL')
+    .optional(),
+  /** `redis://…`: shared admission reservations and rate limits across instances. */
+  GATEWAY_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// (or rediss://) URL')
+    .optional(),
+  /** Prefix of every Redis key the gateway writes, so deployments (and test runs) can share a server. */
+  GATEWAY_REDIS_PREFIX: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9:_.-]{1,64}$/,
+      'must be 1-64 letters, digits, colons, dots, dashes or underscores',
+    )
+    .default('gateway:'),
+  /** How long a dead instance's reservations and in-flight records hold before others free them. */
+  GATEWAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** Default requests per minute per key (0: no limit); `keys set --rpm` overrides per key. */
+  GATEWAY_DEFAULT_RPM: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  /** Default tokens per minute per key (0: no limit); `keys set --tpm` overrides per key. */
+  GATEWAY_DEFAULT_TPM: z.coerce.number().int().min(0).max(10_000_000_000).default(0),
 });
 
 export type GatewayConfig = {
@@ -68,6 +92,15 @@ export type GatewayConfig = {
   allowPrivateImageUrls: boolean;
   /** The operator's token for `/admin/v1/…`; undefined when unset (those routes answer 404). */
   adminToken: string | undefined;
+  /** PostgreSQL URL (shared store), or undefined for SQLite at `databasePath`. */
+  databaseUrl: string | undefined;
+  /** Redis URL (shared reservations and rate limits), or undefined. */
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  leaseMs: number;
+  /** 0: no limit. */
+  defaultRpm: number;
+  defaultTpm: number;
 };
 
 export class ConfigurationError extends Error {}
@@ -92,6 +125,13 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
       throw error;
     }
   }
+  if (value.GATEWAY_DATABASE_URL && !value.GATEWAY_KEY_PEPPER) {
+    // Every instance must digest keys alike, and the pepper must not live in the database it
+    // protects, so the file beside a SQLite database has no PostgreSQL counterpart.
+    throw new ConfigurationError(
+      'GATEWAY_KEY_PEPPER: required with GATEWAY_DATABASE_URL (16+ characters, the same secret on every instance).',
+    );
+  }
   return {
     host: value.GATEWAY_HOST,
     port: value.GATEWAY_PORT,
@@ -106,5 +146,11 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     providers,
     allowPrivateImageUrls: ['1', 'true'].includes(value.GATEWAY_ALLOW_PRIVATE_IMAGE_URLS ?? ''),
     adminToken: value.GATEWAY_ADMIN_TOKEN,
+    databaseUrl: value.GATEWAY_DATABASE_URL,
+    redisUrl: value.GATEWAY_REDIS_URL,
+    redisPrefix: value.GATEWAY_REDIS_PREFIX,
+    leaseMs: value.GATEWAY_LEASE_MS,
+    defaultRpm: value.GATEWAY_DEFAULT_RPM,
+    defaultTpm: value.GATEWAY_DEFAULT_TPM,
   };
 }

@@ -22,27 +22,27 @@ export function demoKeysFile(databasePath: string): string {
 }
 
 /** Returns the demo keys, creating them (again) when the file is missing or its keys are gone. */
-export function ensureDemoKeys(
+export async function ensureDemoKeys(
   admin: KeyAdmin,
   registry: KeyRegistry,
   file: string,
-): Record<string, string> {
+): Promise<Record<string, string>> {
   const existing = readDemoKeys(file);
-  if (
-    existing &&
-    DEMO_PROFILE_NAMES.every((name) => existing[name] && registry.findByKey(existing[name]))
-  ) {
-    return existing;
+  if (existing) {
+    const found = await Promise.all(
+      DEMO_PROFILE_NAMES.map((name) => existing[name] && registry.findByKey(existing[name])),
+    );
+    if (found.every(Boolean)) return existing;
   }
-  const account = admin.create(
+  const account = await admin.create(
     { kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 },
     'system',
   );
-  const allocated = admin.create(
+  const allocated = await admin.create(
     { kind: 'allocated_child', parentId: account.id, name: 'demo-allocated-child', limitUsd: 5 },
     'system',
   );
-  const shared = admin.create(
+  const shared = await admin.create(
     { kind: 'shared_child', parentId: account.id, name: 'demo-shared-child' },
     'system',
   );
@@ -54,7 +54,7 @@ export function ensureDemoKeys(
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
-  registry.reload();
+  await registry.reload();
   return keys;
 }
 

@@ -11,7 +11,7 @@ export async function startGateway(
   config: GatewayConfig,
   options: Parameters<typeof createGateway>[1] & { routeFamilies?: RouteFamily[] } = {},
 ): Promise<RunningGateway> {
-  const gateway = createGateway(config, { routeFamilies: allRouteFamilies, ...options });
+  const gateway = await createGateway(config, { routeFamilies: allRouteFamilies, ...options });
   const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
   server.on('clientError', gateway.handleClientError);
   await new Promise<void>((resolve, reject) => {
@@ -31,10 +31,12 @@ export async function startGateway(
           // provider slow to stop, not forever) before the database closes.
           const idle = gateway.parts.pipeline.whenIdle();
           const bounded = new Promise<void>((done) => setTimeout(done, 5_000).unref());
-          void Promise.race([idle, bounded]).then(() => {
-            gateway.close();
-            resolve();
-          });
+          void Promise.race([idle, bounded])
+            .then(() => gateway.close())
+            .catch((error: unknown) => {
+              gateway.parts.logger.error({ err: error }, 'gateway did not close cleanly');
+            })
+            .finally(resolve);
         });
         server.closeIdleConnections();
         // Streams still open after a grace period are cut; their records are written as ended early.

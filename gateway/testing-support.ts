@@ -19,9 +19,9 @@ export type TestGateway = RunningGateway & {
   dbPath: string;
   folder: string;
   /** Creates a key through the gateway's own admin (same database). */
-  createKey(input: CreateKeyInput): IssuedKey;
+  createKey(input: CreateKeyInput): Promise<IssuedKey>;
   /** Makes changes written through `gateway.admin` visible to the running registry at once. */
-  refreshKeys(): void;
+  refreshKeys(): Promise<void>;
   /** Stops the server and removes the temporary folder. */
   stop(): Promise<void>;
 };
@@ -48,6 +48,12 @@ export function testConfig(
     providers: null,
     allowPrivateImageUrls: true,
     adminToken: undefined,
+    databaseUrl: undefined,
+    redisUrl: undefined,
+    redisPrefix: 'gateway-test:',
+    leaseMs: 30_000,
+    defaultRpm: 0,
+    defaultTpm: 0,
     ...overrides,
   };
 }

@@ -2,9 +2,10 @@
  * The production build: the workbench UI (Vite, into dist/web) and the Node entry points (the
  * workbench, the embedded gateway's process it supervises, and the gateway's command line)
  * bundled by esbuild into dist/start.js, dist/embedded-gateway.js and dist/gateway.js, run with
- * plain `node`. Dependencies stay in node_modules. `ensureBuilt` rebuilds only what is missing
- * or older than its sources, so the first `npm start` on a fresh checkout builds, and later ones
- * start at once. Plain JavaScript, so it runs without tsx.
+ * plain `node`. Dependencies stay in node_modules; the SQL migrations are copied to
+ * dist/migrations, where the bundles read them (gateway/store/migrate.ts). `ensureBuilt` rebuilds
+ * only what is missing or older than its sources, so the first `npm start` on a fresh checkout
+ * builds, and later ones start at once. Plain JavaScript, so it runs without tsx.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -72,7 +73,23 @@ export async function buildServer() {
     fs.writeFileSync(temporary, file.contents);
     fs.renameSync(temporary, file.path);
   }
+  copyMigrations();
   fs.writeFileSync(serverStamp, new Date().toISOString());
+}
+
+/**
+ * The stores' SQL migrations, beside the bundles that read them at start-up: copied whole, then
+ * swapped in by renames, so a concurrent start sees the old set or the new one.
+ */
+function copyMigrations() {
+  const target = path.join(dist, 'migrations');
+  const fresh = `${target}.${process.pid}.tmp`;
+  const stale = `${target}.${process.pid}.old`;
+  fs.rmSync(fresh, { recursive: true, force: true });
+  fs.cpSync(path.join(root, 'gateway', 'store', 'migrations'), fresh, { recursive: true });
+  if (fs.existsSync(target)) fs.renameSync(target, stale);
+  fs.renameSync(fresh, target);
+  fs.rmSync(stale, { recursive: true, force: true });
 }
 
 export async function buildWeb() {

@@ -10,14 +10,14 @@ import { KeyRegistry } from '../gateway/keys/key-registry';
 import { openSqliteStore } from '../gateway/store/sqlite-store';
 
 /** Returns the demo keys of the database `config` names, creating them when needed. */
-export function prepareDemoKeys(config: GatewayConfig): Record<string, string> {
+export async function prepareDemoKeys(config: GatewayConfig): Promise<Record<string, string>> {
   const store = openSqliteStore(config.databasePath);
   try {
     const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
-    const registry = new KeyRegistry(store, digest);
+    const registry = await KeyRegistry.open(store, digest);
     const admin = new KeyAdmin(store, digest, () => registry.reload());
-    return ensureDemoKeys(admin, registry, demoKeysFile(config.databasePath));
+    return await ensureDemoKeys(admin, registry, demoKeysFile(config.databasePath));
   } finally {
-    store.close();
+    await store.close();
   }
 }

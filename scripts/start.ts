@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   let gateway: GatewaySupervisor | null = null;
   let demoKeys: Record<string, string> | undefined;
   if (gatewayConfig) {
-    demoKeys = prepareDemoKeys(gatewayConfig);
+    demoKeys = await prepareDemoKeys(gatewayConfig);
     const port = gatewayConfig.port || (await freePort(gatewayConfig.host));
     gateway = await superviseGateway({
       entry: gatewayEntry,

@@ -12,6 +12,7 @@ import { createBalanceRouter } from './balance';
 import { bodyDepthLimit } from './body-depth';
 import { createCatalogRouter, createCatalogService } from './catalog';
 import { createChatRouter } from './chat-proxy';
+import { createChildKeysRouter } from './child-keys';
 import type { GatewayTimeouts } from './config';
 import type { WorkbenchContext } from './context';
 import { createChecksRouter } from './endpoint-checks/router';
@@ -19,6 +20,7 @@ import { createErrorHandler, notFoundHandler, type AdviceSituation } from './err
 import { createGatewayClient } from './gateway-client';
 import { createGenerationRouter } from './generation';
 import { createHealthRouter } from './health';
+import type { KeysStoreSettings } from './keys-store';
 import { requestLogger, workbenchChildLogger } from './logging';
 import { createModelEndpointsRouter } from './model-endpoints';
 import { ProfileStore } from './profiles';
@@ -35,7 +37,7 @@ import { defaultStaticDir, devUi, staticUi } from './web-ui';
 /** A UI source module Vite serves under /api in development (web/api/*.ts). */
 const UI_MODULE_UNDER_API = /^\/api\/[\w./-]+\.(?:tsx?|jsx?|mjs|css)$/;
 
-export interface WorkbenchOptions {
+export interface WorkbenchOptions extends KeysStoreSettings {
   /** The gateway's root (no `/v1`); the BFF reaches it over HTTP only. */
   gatewayBaseUrl: string;
   mode: 'embedded' | 'external';
@@ -150,6 +152,13 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createValidateKeyRouter(context));
   api.use(createChecksRouter(context));
   api.use(createActivityRouter(context));
+  api.use(
+    createChildKeysRouter(context, {
+      keysStore: options.keysStore ?? null,
+      environmentProfiles: options.environmentProfiles ?? [],
+      requireSession: access.requireSession,
+    }),
+  );
   api.use(notFoundHandler);
   const ui = dev ? devUi({ httpServer: options.httpServer, allowedHosts }) : null;
   if (ui) {

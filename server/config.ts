@@ -2,6 +2,7 @@
  * The workbench's configuration, read from the environment once and validated with zod. This is
  * the only module of `server/` that reads `process.env`; everything else gets typed values.
  */
+import path from 'node:path';
 import { z } from 'zod';
 
 /** How long the BFF waits on the gateway before it gives up, per stage of a call. */
@@ -25,6 +26,11 @@ export interface WorkbenchConfig {
   /** Extra `Host` names accepted besides the loopback ones (lower case, port optional). */
   allowedHosts: string[];
   keysFile: string | null;
+  /**
+   * Embedded mode: the folder of the embedded gateway's database (GATEWAY_DB, `./data/gateway.db`
+   * by default), where the workbench keeps its own keys store when WORKBENCH_KEYS_FILE is unset.
+   */
+  dataDirectory: string;
   /** The external gateway's root without a trailing `/v1`; null means the embedded gateway. */
   gatewayBaseUrl: string | null;
   gatewayApiKey: string | null;
@@ -79,6 +85,9 @@ const variableSchemas = {
   WORKBENCH_PORT: integer(0, 65_535),
   WORKBENCH_ALLOWED_HOSTS: z.string(),
   WORKBENCH_KEYS_FILE: z.string().min(1),
+  // The embedded gateway's database (its own variable, read by the gateway too): the workbench
+  // keeps the keys it creates beside it.
+  GATEWAY_DB: z.string().min(1),
   GATEWAY_BASE_URL: z.string().transform((value, context) => {
     try {
       return normalizeGatewayBaseUrl(value);
@@ -144,6 +153,7 @@ export function loadWorkbenchConfig(
     port: read(env, 'WORKBENCH_PORT') ?? 5173,
     allowedHosts,
     keysFile: read(env, 'WORKBENCH_KEYS_FILE') ?? null,
+    dataDirectory: path.dirname(path.resolve(read(env, 'GATEWAY_DB') ?? './data/gateway.db')),
     gatewayBaseUrl: read(env, 'GATEWAY_BASE_URL') ?? null,
     gatewayApiKey: read(env, 'GATEWAY_API_KEY') ?? null,
     timeouts: {

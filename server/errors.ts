@@ -48,6 +48,19 @@ export interface AdviceSituation {
   model?: string | undefined;
   /** The kind of the key the request used, when the BFF knows it. */
   identity?: KeyKind | null | undefined;
+  /** The request manages keys (an account profile's child keys), so a 403 or 404 means that. */
+  keyManagement?: boolean;
+}
+
+/**
+ * Lets a route say what it is about (`response.locals.adviceSituation`), for what the request
+ * alone does not show; the error handler adds it to the situation it advises on.
+ */
+export function setAdviceSituation(
+  locals: Record<string, unknown>,
+  situation: AdviceSituation,
+): void {
+  locals.adviceSituation = situation;
 }
 
 const retryNote = "The Keys page shows the key's state and balance. Do not retry unchanged.";
@@ -80,6 +93,10 @@ function adviceForType(type: string, situation: AdviceSituation): string | undef
         : "raise the key's limit or recharge it";
       return `${whose} (remaining_usd is 0). ${anyModel}: ${fix}, or choose another key profile. ${retryNote}`;
     }
+    case 'permission_denied':
+      return situation.keyManagement
+        ? 'Only an account key manages child keys, and this profile holds a child key. Choose an account profile in the Key picker (the Keys page shows each profile’s kind).'
+        : undefined;
     case 'insufficient_balance':
       return isFreeModel(situation.model)
         ? `The key's remaining balance and grace are already taken by requests in flight. Wait for them to finish, or raise the key's limit. ${retryNote}`
@@ -108,7 +125,11 @@ export function adviceForStatus(
     return 'The key is expired, disabled, depleted, or its parent key is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.';
   }
   if (status === 403) return 'The gateway passed back another upstream authorization decision.';
-  if (status === 404) return 'The gateway does not serve this route or model.';
+  if (status === 404) {
+    return situation.keyManagement
+      ? 'The gateway knows no such child key of this account key (or does not manage keys). Refresh the list of child keys.'
+      : 'The gateway does not serve this route or model.';
+  }
   if (status === 429) {
     return 'A capacity limit was reached; retry after the time the gateway gives, keeping the trace id.';
   }
@@ -303,9 +324,10 @@ export function createErrorHandler(
     // A gateway error's type is advised on with what the request was about (its model, the
     // key's kind), which the route that threw it need not know.
     const { type, upstream_status: upstreamStatus } = failure.detail;
-    if (type !== undefined && upstreamStatus !== undefined && options.situationOf) {
-      detail.advice =
-        adviceForStatus(upstreamStatus, type, options.situationOf(request)) ?? detail.advice;
+    const told = response.locals.adviceSituation as AdviceSituation | undefined;
+    if (type !== undefined && upstreamStatus !== undefined && (options.situationOf || told)) {
+      const situation = { ...options.situationOf?.(request), ...told };
+      detail.advice = adviceForStatus(upstreamStatus, type, situation) ?? detail.advice;
     }
     response.status(failure.status).json({ error: detail } satisfies ApiError);
     void next;

@@ -72,7 +72,7 @@ export class CallerGoneError extends Error {
 }
 
 export interface GatewayRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path below the gateway root, starting with `/`, query included. */
   path: string;
   key?: string;

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkListenAddress } from './access';
 import { createWorkbenchApp, type WorkbenchOptions } from './app';
+import { openKeysStore } from './keys-store';
 
 export type StartWorkbenchOptions = Omit<WorkbenchOptions, 'httpServer'>;
 
@@ -22,13 +23,16 @@ export { loadWorkbenchConfig, normalizeGatewayBaseUrl, type WorkbenchConfig } fr
 export { createWorkbenchLogger } from './logging';
 export { buildProfiles } from './profiles';
 export { readKeysFile } from './keys-file';
+export { KeysStore, keysStoreLocation } from './keys-store';
 export { createWorkbenchApp, type WorkbenchOptions } from './app';
 
 export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {
   // Off loopback, a workbench without sign-in would hand its keys to anyone who can reach it.
   checkListenAddress(options.listenHost, options.accessToken);
+  // The keys store's profiles (keys created or rotated before a restart) join the given ones.
+  const keys = await openKeysStore(options);
   const server = createServer();
-  const workbench = createWorkbenchApp({ ...options, httpServer: server });
+  const workbench = createWorkbenchApp({ ...options, ...keys, httpServer: server });
   server.on('request', workbench.app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -42,7 +46,12 @@ export async function startWorkbench(options: StartWorkbenchOptions): Promise<Ru
   const host = options.listenHost.includes(':') ? `[${options.listenHost}]` : options.listenHost;
   const url = `http://${host}:${port}`;
   options.logger.info(
-    { url, mode: options.mode, gateway: options.gatewayBaseUrl },
+    {
+      url,
+      mode: options.mode,
+      gateway: options.gatewayBaseUrl,
+      keys_store: keys.keysStore?.description ?? null,
+    },
     'workbench listening',
   );
 

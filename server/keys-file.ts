@@ -4,17 +4,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { profileNamePattern } from '../contract/workbench-api';
 import { containsSecret } from './secrets';
 
 export class KeysFileError extends Error {
-  constructor(path: string, reason: string) {
-    super(`WORKBENCH_KEYS_FILE (${path}): ${reason}`);
+  /** `source` names the file for a person: the variable, or the workbench's own keys store. */
+  constructor(path: string, reason: string, source = 'WORKBENCH_KEYS_FILE') {
+    super(`${source} (${path}): ${reason}`);
     this.name = 'KeysFileError';
   }
 }
 
-/** Profile names travel in URLs and menus: keep them short and plain. */
-export const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+export { profileNamePattern };
 
 const keysFileSchema = z.record(z.string(), z.unknown());
 
@@ -33,17 +34,21 @@ export async function readKeysFile(path: string): Promise<Record<string, string>
   return parseKeysFile(text, path);
 }
 
-export function parseKeysFile(text: string, path: string): Record<string, string> {
+export function parseKeysFile(
+  text: string,
+  path: string,
+  source = 'WORKBENCH_KEYS_FILE',
+): Record<string, string> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     // The parser's message may quote the file's text, and so a key: do not pass it on.
-    throw new KeysFileError(path, 'is not valid JSON');
+    throw new KeysFileError(path, 'is not valid JSON', source);
   }
   const parsed = keysFileSchema.safeParse(json);
   if (!parsed.success || Array.isArray(json)) {
-    throw new KeysFileError(path, 'must be a JSON object { "<profile name>": "sk-…" }');
+    throw new KeysFileError(path, 'must be a JSON object { "<profile name>": "sk-…" }', source);
   }
   const profiles: Record<string, string> = {};
   for (const [name, key] of Object.entries(parsed.data)) {
@@ -51,18 +56,21 @@ export function parseKeysFile(text: string, path: string): Record<string, string
       throw new KeysFileError(
         path,
         'a profile name looks like a key: names are shown in the browser',
+        source,
       );
     }
     if (!profileNamePattern.test(name)) {
       throw new KeysFileError(
         path,
         `profile name "${name.slice(0, 64)}" must be 1-64 letters, digits, spaces, dots, dashes or underscores`,
+        source,
       );
     }
     if (typeof key !== 'string' || !/^sk-\S+$/.test(key)) {
       throw new KeysFileError(
         path,
         `the key of profile "${name}" must be a string beginning with sk-`,
+        source,
       );
     }
     profiles[name] = key;

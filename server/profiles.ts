@@ -1,6 +1,8 @@
 /**
  * The key profiles the BFF holds: name → full key. Only names, masked keys and identities ever
- * leave this module towards the browser; `keyOf` is for the gateway client alone.
+ * leave this module towards the browser; `keyOf` is for the gateway client alone. Profiles can
+ * be added, moved to a new key or removed at run time (child keys created, rotated or revoked
+ * from the workbench); the keys store (keys-store.ts) keeps them across restarts.
  */
 import type { KeyKind } from '../contract/gateway';
 import type { Profile } from '../contract/workbench-api';
@@ -30,8 +32,12 @@ export class ProfileStore {
   private readonly keys: Map<string, string>;
   /** A key's kind never changes, so one successful balance call is enough. */
   private readonly identities = new Map<string, KeyKind>();
+  /** The gateway's id of a key, once known (created here, or told by `GET /v1/key`). */
+  private readonly keyIds = new Map<string, string>();
   /** The last inference trace id seen per profile, for the generation-record check. */
   private readonly traces = new Map<string, string>();
+  /** Keys no profile holds any more (rotated, revoked): still masked wherever text leaves. */
+  private readonly retired = new Set<string>();
 
   constructor(profiles: Record<string, string>) {
     this.keys = new Map(Object.entries(profiles));
@@ -41,9 +47,47 @@ export class ProfileStore {
     return [...this.keys.keys()];
   }
 
-  /** Every full key held; used to mask them wherever text leaves the BFF. */
+  has(name: string): boolean {
+    return this.keys.has(name);
+  }
+
+  /**
+   * Every full key held, and every key held before (rotated, revoked): used to mask them
+   * wherever text leaves the BFF.
+   */
   allKeys(): string[] {
-    return [...this.keys.values()];
+    return [...new Set([...this.keys.values(), ...this.retired])];
+  }
+
+  /** Adds a profile, or points an existing one at a new key (usable at once everywhere). */
+  set(name: string, key: string): void {
+    const previous = this.keys.get(name);
+    if (previous === key) return;
+    if (previous !== undefined) {
+      this.retired.add(previous);
+      this.traces.delete(name);
+    }
+    this.retired.delete(key);
+    this.keys.set(name, key);
+  }
+
+  /** Removes a profile; its key stays masked in whatever leaves the BFF. */
+  remove(name: string): void {
+    const key = this.keys.get(name);
+    if (key === undefined) return;
+    this.keys.delete(name);
+    this.traces.delete(name);
+    if (![...this.keys.values()].includes(key)) this.retired.add(key);
+  }
+
+  rememberKeyId(key: string, id: string): void {
+    this.keyIds.set(key, id);
+  }
+
+  /** The gateway's id of a profile's key, when known. */
+  keyIdOf(name: string): string | null {
+    const key = this.keys.get(name);
+    return key === undefined ? null : (this.keyIds.get(key) ?? null);
   }
 
   /** The full key of a profile, or a 404 naming the (masked) profile. */
@@ -64,6 +108,7 @@ export class ProfileStore {
     return key;
   }
 
+  /** Remembers the kind of the profile's key (known from a balance call, or from creating it). */
   rememberIdentity(name: string, identity: KeyKind): void {
     const key = this.keys.get(name);
     if (key !== undefined) this.identities.set(key, identity);

@@ -9,6 +9,7 @@ import {
   type CatalogModel,
   type KeyState,
   type ValidateKeyResult,
+  type ValidationEstimate,
 } from '../contract/workbench-api';
 import {
   deriveKeyState,
@@ -48,6 +49,19 @@ export function minimalCallCost(model: CatalogModel, maxTokens: number): CostEst
   return { estimatedCostUsd, pricesKnown: promptPrice !== null && completionPrice !== null };
 }
 
+/** The estimate of a minimal call as the API answers it (key validation, rotation's verify step). */
+export function minimalCallEstimate(model: CatalogModel, maxTokens: number): ValidationEstimate {
+  const estimate = minimalCallCost(model, maxTokens);
+  return {
+    model: model.id,
+    max_tokens: maxTokens,
+    estimated_cost_usd: estimate.estimatedCostUsd,
+    ...(estimate.pricesKnown
+      ? {}
+      : { note: 'The catalog gives no price for this model; the estimate assumes it is free.' }),
+  };
+}
+
 /** The cost of a minimal call on a catalog model, or a 400 naming `field` for an unknown one. */
 export async function estimateMinimalCallCost(
   catalog: CatalogService,
@@ -76,15 +90,7 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
     const query = parseInput(estimateQuerySchema, request.query, 'query');
     if (query.profile !== undefined) context.profiles.keyOf(query.profile);
     const maxTokens = query.max_tokens ?? 1;
-    const estimate = await estimateMinimalCallCost(context.catalog, query.model, maxTokens);
-    response.json({
-      model: query.model,
-      max_tokens: maxTokens,
-      estimated_cost_usd: estimate.estimatedCostUsd,
-      ...(estimate.pricesKnown
-        ? {}
-        : { note: 'The catalog gives no price for this model; the estimate assumes it is free.' }),
-    });
+    response.json(minimalCallEstimate(await context.catalog.find(query.model, 'model'), maxTokens));
   });
 
   router.post('/validate-key', async (request, response) => {

@@ -24,6 +24,8 @@ export type GatewayProcess = {
   pid: number;
   cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }>;
   createKey(args: string[]): Promise<IssuedKey>;
+  /** Kills the process with a signal (SIGKILL: no shutdown, as a crash) and waits for its exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -44,6 +46,8 @@ export async function startGatewayProcess(
     dbPath?: string;
     /** Run the compiled gateway (dist/gateway.js, built when stale) with plain node, as `npm start` does. */
     compiled?: boolean;
+    /** More arguments for `serve` (e.g. `--workers 2`). */
+    serveArgs?: string[];
   } = {},
 ): Promise<GatewayProcess> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
@@ -83,7 +87,15 @@ export async function startGatewayProcess(
     : ['--import', 'tsx', cliEntry];
   const child: ChildProcess = spawn(
     process.execPath,
-    [...entry, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+    [
+      ...entry,
+      'serve',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      ...(options.serveArgs ?? []),
+    ],
     {
       env: environment,
       cwd: root,
@@ -105,9 +117,18 @@ export async function startGatewayProcess(
       if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
       return JSON.parse(result.stdout) as IssuedKey;
     },
+    kill: (signal) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) {
+          fs.rmSync(folder, { recursive: true, force: true });
+          return resolve();
+        }
         child.once('exit', () => {
           fs.rmSync(folder, { recursive: true, force: true });
           resolve();

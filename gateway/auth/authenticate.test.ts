@@ -20,7 +20,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   const logger = createLogger('info', { write: (line: string) => void logLines.push(line) });
   gateway = await startTestGateway({}, { logger });
-  key = gateway.createKey({ kind: 'account', limitUsd: 20 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 20 })).key;
 });
 afterAll(async () => {
   await gateway.stop();

@@ -64,12 +64,12 @@ export function presentedKey(request: IncomingMessage, url: URL, form: AuthForm)
 }
 
 /** The live key for a request, or throws 401. */
-export function authenticate(
+export async function authenticate(
   request: IncomingMessage,
   url: URL,
   form: AuthForm,
   registry: KeyRegistry,
-): KeyRow {
+): Promise<KeyRow> {
   const key = presentedKey(request, url, form);
   if (key === '') throw unauthorized(`The API key is empty. Send it as ${howToSend[form]}.`);
   if (!key.startsWith(KEY_PREFIX)) {
@@ -77,7 +77,7 @@ export function authenticate(
       `The API key does not start with '${KEY_PREFIX}'. Check that the whole key was copied and sent as ${howToSend[form]}.`,
     );
   }
-  const row = registry.findByKey(key);
+  const row = await registry.findByKey(key);
   if (!row) {
     throw unauthorized(
       'The API key is not known to this gateway: it may be mistyped, rotated or revoked. Check the key, or create a new one.',

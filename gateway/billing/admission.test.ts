@@ -56,7 +56,11 @@ async function generation(key: string, id: string): Promise<GenerationRecord | u
 
 describe('admission', () => {
   it('refuses a request the key cannot afford with 402 saying how many output tokens it can', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.0001, graceUsd: 0.00002 });
+    const { key } = await gateway.createKey({
+      kind: 'account',
+      limitUsd: 0.0001,
+      graceUsd: 0.00002,
+    });
     const messages = [{ role: 'user', content: 'Hi' }];
     const affordable = await refusal(
       await postJson(chatUrl(), chatBody({ messages, max_tokens: 1000 }), { key }),
@@ -80,8 +84,8 @@ describe('admission', () => {
   it('never lets 50 concurrent requests spend past limit + grace, across a parent and its shared child', async () => {
     const limitUsd = 0.0004;
     const graceUsd = 0.0001;
-    const parent = gateway.createKey({ kind: 'account', limitUsd, graceUsd });
-    const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
+    const parent = await gateway.createKey({ kind: 'account', limitUsd, graceUsd });
+    const shared = await gateway.createKey({ kind: 'shared_child', parentId: parent.id });
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
         postJson(chatUrl(), chatBody({ max_tokens: 10, stream: true, seed: index }), {
@@ -108,7 +112,7 @@ describe('admission', () => {
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(toNanos(limitUsd + graceUsd));
 
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     const balance = balanceSchema.parse(
       await (await getWithKey(`${gateway.url}/v1/balance`, parent.key)).json(),
     );
@@ -117,7 +121,7 @@ describe('admission', () => {
   });
 
   it('releases the reservation when the client leaves a stream, charging only the tokens delivered', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.0065 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 0.0065 });
     const body = chatBody({
       messages: [{ role: 'user', content: 'Please write 500 words about gateways' }],
       max_tokens: 2000,
@@ -189,7 +193,7 @@ describe('concurrency per key', () => {
   });
 
   it('answers 429 with Retry-After past the limit, and admits again once a request ends', async () => {
-    const { key } = limited.createKey({ kind: 'account' });
+    const { key } = await limited.createKey({ kind: 'account' });
     const url = `${limited.url}/v1/chat/completions`;
     const running = [new AbortController(), new AbortController()];
     const streams = await Promise.all(

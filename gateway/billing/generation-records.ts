@@ -72,8 +72,8 @@ export class GenerationRecords {
   ) {}
 
   /** One record, if the viewer made it or is the parent of the key that did. */
-  get(viewer: Viewer, id: string) {
-    const record = this.store.getGeneration(id);
+  async get(viewer: Viewer, id: string) {
+    const record = await this.store.getGeneration(id);
     const owner = record ? this.registry.get(record.keyId) : undefined;
     if (!record || !owner || (owner.id !== viewer.id && owner.parentId !== viewer.id)) {
       throw notFound(`No generation record ${id.slice(0, 64)} is visible to this key.`);
@@ -82,8 +82,13 @@ export class GenerationRecords {
   }
 
   /** A page of records, newest first, after `after` (the previous page's last position). */
-  page(viewer: Viewer, filters: GenerationFilters, limit: number, after?: GenerationPosition) {
-    const listed = this.store.listGenerations({
+  async page(
+    viewer: Viewer,
+    filters: GenerationFilters,
+    limit: number,
+    after?: GenerationPosition,
+  ) {
+    const listed = await this.store.listGenerations({
       ...this.scope(viewer, filters.keyId),
       model: filters.model,
       outcome: filters.outcome,
@@ -103,10 +108,10 @@ export class GenerationRecords {
    * Requests, tokens and cost per UTC day and model over the last `days` days (today included),
    * every day present, oldest first. Costs are summed in nanos and turned into USD once.
    */
-  activity(viewer: Viewer, days: number, now: number, keyId?: string) {
+  async activity(viewer: Viewer, days: number, now: number, keyId?: string) {
     const today = Math.floor(now / SECONDS_PER_DAY);
     const firstDay = today - days + 1;
-    const rows = this.store.activity(this.scope(viewer, keyId), firstDay, today);
+    const rows = await this.store.activity(this.scope(viewer, keyId), firstDay, today);
     const byDay = new Map<number, typeof rows>();
     for (const row of rows) byDay.set(row.day, [...(byDay.get(row.day) ?? []), row]);
     const sum = (list: typeof rows) => ({

@@ -7,7 +7,9 @@ const row = (id: string) => ({ id }) as GenerationRow;
 function recordingStore(failOn: string | null = null) {
   const batches: string[][] = [];
   const store = {
-    insertGenerations(rows: GenerationRow[]) {
+    async insertGenerations(rows: GenerationRow[]) {
+      // Committed a moment later, as a database answers.
+      await new Promise((resolve) => setTimeout(resolve, 5));
       if (rows.some((candidate) => candidate.id === failOn))
         throw new Error(`cannot write ${failOn}`);
       batches.push(rows.map((candidate) => candidate.id));
@@ -37,11 +39,12 @@ describe('the generation writer', () => {
     expect(batches).toEqual([['a'], ['c']]);
   });
 
-  it('writes what is queued when flushed at shutdown', () => {
+  it('writes what is queued when flushed at shutdown', async () => {
     const { store, batches } = recordingStore();
     const writer = new GenerationWriter(store);
-    void writer.write(row('late'));
-    writer.flush();
+    const late = writer.write(row('late'));
+    await writer.flush();
     expect(batches).toEqual([['late']]);
+    await late;
   });
 });

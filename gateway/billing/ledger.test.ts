@@ -1,35 +1,40 @@
 import { GatewayError } from '../errors';
-import type { KeyRow } from '../store/store';
-import { Ledger, type Worstcase } from './ledger';
+import { createLogger } from '../logger';
+import { openSqliteStore } from '../store/sqlite-store';
+import type { GatewayStore, InflightRow, KeyRow } from '../store/store';
+import { InflightRows } from './inflight-rows';
+import { keyRowFixture, worstcaseFixture } from '../test-kit/key-rows';
+import type { Worstcase } from './budget';
+import { MemoryBudget } from './ledger';
 
-const key = (overrides: Partial<KeyRow> = {}): KeyRow => ({
-  id: 'key_a',
-  kind: 'account',
-  parentId: null,
-  name: 'a',
-  digest: 'v1$digest',
-  masked: 'sk-…',
-  limitNanos: 1_000_000,
-  graceNanos: 100_000,
-  consumptionNanos: 0,
-  expiresAt: null,
-  disabled: false,
-  revokedAt: null,
-  createdAt: 0,
-  ...overrides,
+const key = (overrides: Partial<KeyRow> = {}) =>
+  keyRowFixture({ graceNanos: 100_000, ...overrides });
+
+const worst = worstcaseFixture;
+
+let sequence = 0;
+/** The in-flight row of a new request funded by `funding`. */
+const inflight = (funding: KeyRow): InflightRow => ({
+  id: `req-${(sequence += 1)}`,
+  keyId: funding.id,
+  fundingKeyId: funding.id,
+  model: 'sim/chat-standard',
+  provider: 'simulated',
+  upstreamModel: 'sim/chat-standard',
+  form: 'chat_completions',
+  streamed: false,
+  promptTokens: 0,
+  completionTokens: 0,
+  costNanos: 0,
+  reservedNanos: 0,
+  instanceId: 'instance-a',
+  leaseExpiresAt: Date.now() + 30_000,
+  createdAt: Math.floor(Date.now() / 1000),
 });
 
-/** A request with a prompt of 10 tokens at 1000 nanos and up to `tokens` output at 3000. */
-const worst = (tokens: number): Worstcase => ({
-  nanos: 10_000 + tokens * 3_000,
-  promptNanos: 10_000,
-  completionTokenNanos: 3_000,
-  maxOutputTokens: tokens,
-});
-
-function refusalOf(action: () => unknown): GatewayError {
+async function refusalOf(action: () => Promise<unknown>): Promise<GatewayError> {
   try {
-    action();
+    await action();
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;
@@ -37,77 +42,130 @@ function refusalOf(action: () => unknown): GatewayError {
   throw new Error('expected a refusal');
 }
 
-describe('Ledger', () => {
-  it('reserves up to limit + grace and refuses past it with 402', () => {
-    const ledger = new Ledger(new Map());
+describe('MemoryBudget', () => {
+  let store: GatewayStore;
+  let rows: InflightRows;
+  const budgetOf = (initialPending: Map<string, number>) => new MemoryBudget(initialPending, rows);
+  const reserve = (budget: MemoryBudget, funding: KeyRow, worstcase: Worstcase) =>
+    budget.reserve(funding, worstcase, inflight(funding));
+
+  beforeEach(() => {
+    store = openSqliteStore(':memory:');
+    rows = new InflightRows(store, 'instance-a', 30_000, createLogger('silent'));
+  });
+  afterEach(async () => {
+    await rows.flush();
+    await store.close();
+  });
+
+  it('reserves up to limit + grace and refuses past it with 402', async () => {
+    const budget = budgetOf(new Map());
     const funding = key();
     // Ceiling 1_100_000: 363 tokens fit (10_000 + 363 * 3000 = 1_099_000); 364 would not.
-    ledger.reserve(funding, worst(363));
-    expect(ledger.reservedFor('key_a')).toBe(1_099_000);
-    const error = refusalOf(() => ledger.reserve(funding, worst(1)));
+    await reserve(budget, funding, worst(363));
+    expect(await budget.reservedFor('key_a')).toBe(1_099_000);
+    const error = await refusalOf(() => reserve(budget, funding, worst(1)));
     expect(error.status).toBe(402);
     expect(error.type).toBe('insufficient_balance');
     expect(error.stage).toBe('admission');
     expect(error.message).toMatch(/can still afford about 0 output tokens/);
     expect(error.message).toMatch(/including requests still running/);
-    expect(ledger.reservedFor('key_a')).toBe(1_099_000);
+    expect(await budget.reservedFor('key_a')).toBe(1_099_000);
+    // The synchronous step refuses the same way.
+    expect(() => budget.reserveNow(funding, worst(1), inflight(funding))).toThrow(GatewayError);
+    expect(budget.reservedNow('key_a')).toBe(1_099_000);
   });
 
-  it('says exactly how many output tokens the key can still afford', () => {
-    const ledger = new Ledger(new Map([['key_a', 400_000]]));
+  it('writes the in-flight row of an admitted request, and none for a refused one', async () => {
+    const budget = budgetOf(new Map());
+    const funding = key();
+    const admitted = inflight(funding);
+    const reservation = await budget.reserve(funding, worst(363), admitted);
+    expect(reservation).toMatchObject({
+      id: admitted.id,
+      fundingKeyId: 'key_a',
+      nanos: 1_099_000,
+      released: false,
+    });
+    await reservation.opened;
+    const refused = inflight(funding);
+    await refusalOf(() => budget.reserve(funding, worst(1), refused));
+    await rows.flush();
+    expect((await store.listInflight()).map((row) => row.id)).toEqual([admitted.id]);
+  });
+
+  it('says exactly how many output tokens the key can still afford', async () => {
+    const budget = budgetOf(new Map([['key_a', 400_000]]));
     const funding = key({ consumptionNanos: 300_000 });
     // left = 1_100_000 - 300_000 - 400_000 - 10_000 (prompt) = 390_000 -> 130 tokens
-    const error = refusalOf(() => ledger.reserve(funding, worst(1000)));
+    const error = await refusalOf(() => reserve(budget, funding, worst(1000)));
     expect(error.message).toMatch(/can still afford about 130 output tokens/);
     expect(error.message).not.toMatch(/still running/);
-    expect(() => ledger.reserve(funding, worst(131))).toThrow(GatewayError);
-    expect(ledger.reserve(funding, worst(130)).nanos).toBe(400_000);
+    await expect(reserve(budget, funding, worst(131))).rejects.toThrow(GatewayError);
+    expect((await reserve(budget, funding, worst(130))).nanos).toBe(400_000);
   });
 
-  it('releases a reservation once, however often release is called', () => {
-    const ledger = new Ledger(new Map());
+  it('releases a reservation once, however often release is called', async () => {
+    const budget = budgetOf(new Map());
     const funding = key();
-    const first = ledger.reserve(funding, worst(100));
-    const second = ledger.reserve(funding, worst(100));
-    expect(ledger.reservedFor('key_a')).toBe(620_000);
-    ledger.release(first);
-    ledger.release(first);
-    expect(ledger.reservedFor('key_a')).toBe(310_000);
-    ledger.release(second);
-    expect(ledger.reservedFor('key_a')).toBe(0);
+    const first = await reserve(budget, funding, worst(100));
+    const second = await reserve(budget, funding, worst(100));
+    expect(await budget.reservedFor('key_a')).toBe(620_000);
+    await budget.release(first);
+    await budget.release(first);
+    expect(await budget.reservedFor('key_a')).toBe(310_000);
+    // The released request's in-flight row is gone; the running one's stays.
+    expect((await store.listInflight()).map((row) => row.id)).toEqual([second.id]);
+    await budget.release(second);
+    expect(await budget.reservedFor('key_a')).toBe(0);
+    expect(await store.listInflight()).toEqual([]);
     // The released room is admitted again.
-    expect(() => ledger.reserve(funding, worst(363))).not.toThrow();
+    await expect(reserve(budget, funding, worst(363))).resolves.toMatchObject({
+      nanos: 1_099_000,
+    });
   });
 
-  it('counts settled consumption, pending charges and reservations against the bound', () => {
-    const ledger = new Ledger(new Map());
+  it('counts settled consumption, pending charges and reservations against the bound', async () => {
+    const budget = budgetOf(new Map());
     const funding = key({ consumptionNanos: 500_000 });
-    ledger.addPending('key_a', 300_000);
-    ledger.addPending('key_a', 0);
-    expect(ledger.pendingFor('key_a')).toBe(300_000);
-    ledger.reserve(funding, worst(90)); // 280_000: 1_080_000 of the 1_100_000 ceiling spoken for
-    expect(() => ledger.reserve(funding, worst(4))).toThrow(GatewayError); // 22_000 > 20_000 left
-    expect(() => ledger.reserve(funding, worst(3))).not.toThrow(); // 19_000 fits
+    // Two requests end with a record: one cost 300_000, the other nothing.
+    const costly = await reserve(budget, funding, worst(97)); // 301_000 reserved
+    const free = await reserve(budget, funding, worst(1));
+    await budget.charged(costly, 300_000);
+    await budget.charged(free, 0);
+    expect(budget.pendingFor('key_a')).toBe(300_000);
+    expect(await budget.reservedFor('key_a')).toBe(0);
+    // A charged reservation is freed once: releasing it afterwards changes nothing.
+    await budget.release(costly);
+    expect(budget.pendingFor('key_a')).toBe(300_000);
+    expect(await budget.reservedFor('key_a')).toBe(0);
+    await reserve(budget, funding, worst(90)); // 280_000: 1_080_000 of the 1_100_000 ceiling spoken for
+    await expect(reserve(budget, funding, worst(4))).rejects.toThrow(GatewayError); // 22_000 > 20_000 left
+    await expect(reserve(budget, funding, worst(3))).resolves.toMatchObject({ nanos: 19_000 }); // fits
   });
 
-  it('moves pending amounts out when they settle, per key', () => {
-    const ledger = new Ledger(
+  it('moves pending amounts out when they settle, per key', async () => {
+    const budget = budgetOf(
       new Map([
         ['key_a', 500],
         ['key_b', 700],
       ]),
     );
-    ledger.addPending('key_a', 250);
-    ledger.settled(new Map([['key_a', 750]]));
-    expect(ledger.pendingFor('key_a')).toBe(0);
-    expect(ledger.pendingFor('key_b')).toBe(700);
-    ledger.settled(new Map([['key_b', 200]]));
-    expect(ledger.pendingFor('key_b')).toBe(500);
+    await budget.charged(await reserve(budget, key(), worst(1)), 250);
+    expect(budget.pendingFor('key_a')).toBe(750);
+    budget.settled(new Map([['key_a', 750]]));
+    expect(budget.pendingFor('key_a')).toBe(0);
+    expect(budget.pendingFor('key_b')).toBe(700);
+    budget.settled(new Map([['key_b', 200]]));
+    expect(budget.pendingFor('key_b')).toBe(500);
   });
 
-  it('keeps keys apart', () => {
-    const ledger = new Ledger(new Map());
-    ledger.reserve(key(), worst(363));
-    expect(() => ledger.reserve(key({ id: 'key_b' }), worst(363))).not.toThrow();
+  it('keeps keys apart', async () => {
+    const budget = budgetOf(new Map());
+    await reserve(budget, key(), worst(363));
+    await expect(reserve(budget, key({ id: 'key_b' }), worst(363))).resolves.toMatchObject({
+      fundingKeyId: 'key_b',
+      nanos: 1_099_000,
+    });
   });
 });

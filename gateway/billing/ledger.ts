@@ -1,30 +1,26 @@
 /**
- * The in-memory half of the money: what each funding key has pending (recorded, not yet settled)
- * and reserved (requests in flight, at their worst-case cost). Admission checks
+ * The in-memory budget (billing/budget.ts) of a gateway that owns its keys' money alone (the
+ * embedded SQLite default): what each funding key has pending (recorded, not yet settled) and
+ * reserved (requests in flight, at their worst-case cost). Admission checks
  * settled + pending + reserved + this request against limit + grace in one synchronous step, so
  * no interleaving of concurrent requests can spend past the bound.
  */
 import { GatewayError } from '../errors';
-import type { KeyRow } from '../store/store';
+import type { InflightRow, KeyRow, ReclaimResult } from '../store/store';
+import type { Budget, Reservation, Worstcase } from './budget';
+import type { InflightRows } from './inflight-rows';
 import { nanosToUsd, type Nanos } from './money';
 
-export type Reservation = { fundingKeyId: string; nanos: Nanos; released: boolean };
+export type { Reservation, Worstcase };
 
-export type Worstcase = {
-  /** Worst-case cost of this request. */
-  nanos: Nanos;
-  /** Cost of the prompt alone, known before the request runs. */
-  promptNanos: Nanos;
-  /** Price of one completion token, to say how many the key can still afford. */
-  completionTokenNanos: Nanos;
-  maxOutputTokens: number;
-};
-
-export class Ledger {
+export class MemoryBudget implements Budget {
   private readonly pending: Map<string, Nanos>;
   private readonly reserved = new Map<string, Nanos>();
 
-  constructor(initialPending: Map<string, Nanos>) {
+  constructor(
+    initialPending: Map<string, Nanos>,
+    private readonly rows: InflightRows,
+  ) {
     this.pending = new Map(initialPending);
   }
 
@@ -32,49 +28,62 @@ export class Ledger {
     return this.pending.get(fundingKeyId) ?? 0;
   }
 
-  reservedFor(fundingKeyId: string): Nanos {
+  reservedNow(fundingKeyId: string): Nanos {
     return this.reserved.get(fundingKeyId) ?? 0;
   }
 
-  /** Reserves the worst case or throws the 402 that says how much the key can still afford. */
-  reserve(funding: KeyRow, worstcase: Worstcase): Reservation {
-    const spent =
-      funding.consumptionNanos + this.pendingFor(funding.id) + this.reservedFor(funding.id);
+  reservedFor(fundingKeyId: string): Promise<Nanos> {
+    return Promise.resolve(this.reservedNow(fundingKeyId));
+  }
+
+  reserve(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Promise<Reservation> {
+    try {
+      return Promise.resolve(this.reserveNow(funding, worstcase, row));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The synchronous step itself: checks and holds in one go, or throws the 402. */
+  reserveNow(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Reservation {
+    const reserved = this.reservedNow(funding.id);
+    const spent = funding.consumptionNanos + this.pendingFor(funding.id) + reserved;
     const ceiling = funding.limitNanos + funding.graceNanos;
     if (spent + worstcase.nanos > ceiling) {
-      const left = Math.max(ceiling - spent - worstcase.promptNanos, 0);
-      const affordable =
-        worstcase.completionTokenNanos > 0 ? Math.floor(left / worstcase.completionTokenNanos) : 0;
-      const inFlight =
-        this.reservedFor(funding.id) > 0 ? ' (including requests still running)' : '';
-      throw new GatewayError(
-        402,
-        'insufficient_balance',
-        'admission',
-        `This request could cost up to $${formatUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
-          `more than the key has left${inFlight}. It can still afford about ${affordable} output tokens ` +
-          `on this model: lower max_tokens, or add balance. Do not retry unchanged.`,
-      );
+      throw insufficientBalance(worstcase, ceiling - spent, reserved > 0);
     }
-    this.reserved.set(funding.id, this.reservedFor(funding.id) + worstcase.nanos);
-    return { fundingKeyId: funding.id, nanos: worstcase.nanos, released: false };
+    this.reserved.set(funding.id, reserved + worstcase.nanos);
+    const opened = this.rows.open(row);
+    // A row that cannot be written costs only crash-safety for this request; the record's write
+    // (which waits for it) reports the failure.
+    opened.catch(() => undefined);
+    return {
+      id: row.id,
+      fundingKeyId: funding.id,
+      nanos: worstcase.nanos,
+      released: false,
+      opened,
+    };
   }
 
-  /** Frees a reservation; safe to call twice (a request can end in more than one way). */
-  release(reservation: Reservation): void {
-    if (reservation.released) return;
-    reservation.released = true;
-    const left = this.reservedFor(reservation.fundingKeyId) - reservation.nanos;
-    if (left > 0) this.reserved.set(reservation.fundingKeyId, left);
-    else this.reserved.delete(reservation.fundingKeyId);
+  async charged(reservation: Reservation, costNanos: Nanos): Promise<void> {
+    this.free(reservation);
+    if (costNanos > 0)
+      this.pending.set(
+        reservation.fundingKeyId,
+        this.pendingFor(reservation.fundingKeyId) + costNanos,
+      );
   }
 
-  /** A generation record was written: its cost is pending until settlement. */
-  addPending(fundingKeyId: string, nanos: Nanos): void {
-    if (nanos > 0) this.pending.set(fundingKeyId, this.pendingFor(fundingKeyId) + nanos);
+  async release(reservation: Reservation): Promise<void> {
+    if (!this.free(reservation)) return;
+    await reservation.opened.catch(() => undefined);
+    await this.rows.drop(reservation.id);
   }
 
-  /** Settlement moved these amounts into consumption. */
+  /** Leases matter only across instances; one process frees its own at once. */
+  async renew(): Promise<void> {}
+
   settled(moved: Map<string, Nanos>): void {
     for (const [id, nanos] of moved) {
       const left = this.pendingFor(id) - nanos;
@@ -82,6 +91,52 @@ export class Ledger {
       else this.pending.delete(id);
     }
   }
+
+  async reclaimed(result: ReclaimResult): Promise<void> {
+    for (const record of result.records) {
+      if (record.costNanos > 0)
+        this.pending.set(
+          record.fundingKeyId,
+          this.pendingFor(record.fundingKeyId) + record.costNanos,
+        );
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Frees a reservation; false when it was already freed (a request can end in more than one way). */
+  private free(reservation: Reservation): boolean {
+    if (reservation.released) return false;
+    reservation.released = true;
+    const left = this.reservedNow(reservation.fundingKeyId) - reservation.nanos;
+    if (left > 0) this.reserved.set(reservation.fundingKeyId, left);
+    else this.reserved.delete(reservation.fundingKeyId);
+    return true;
+  }
+}
+
+/**
+ * The 402 of every budget: how much the request could cost, and how many output tokens the key
+ * can still afford on this model with `left` nanos.
+ */
+export function insufficientBalance(
+  worstcase: Worstcase,
+  left: Nanos,
+  inFlight: boolean,
+): GatewayError {
+  const afterPrompt = Math.max(left - worstcase.promptNanos, 0);
+  const affordable =
+    worstcase.completionTokenNanos > 0
+      ? Math.floor(afterPrompt / worstcase.completionTokenNanos)
+      : 0;
+  return new GatewayError(
+    402,
+    'insufficient_balance',
+    'admission',
+    `This request could cost up to $${formatUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
+      `more than the key has left${inFlight ? ' (including requests still running)' : ''}. It can still afford about ${affordable} output tokens ` +
+      `on this model: lower max_tokens, or add balance. Do not retry unchanged.`,
+  );
 }
 
 const formatUsd = (nanos: Nanos) =>

@@ -8,22 +8,24 @@ import { ConfigurationError, loadGatewayConfig } from '../config';
 import { createKeyDigester, loadPepper } from '../keys/key-material';
 import { KeyAdmin, KeyAdminError, type KeySummary } from '../keys/key-admin';
 import { keyKindSchema } from '../../contract/gateway';
+import { isClusterPrimary, superviseWorkers } from '../cluster';
 import { startGateway } from '../index';
-import { openSqliteStore } from '../store/sqlite-store';
+import { openStore } from '../store/open-store';
 
 class UsageError extends Error {}
 
 const usage = `Usage:
-  gateway serve [--host H] [--port N] [--db PATH]
+  gateway serve [--host H] [--port N] [--db PATH | --database-url URL] [--workers N]
   gateway keys create --kind account [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
   gateway keys create --kind allocated_child --parent ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
   gateway keys create --kind shared_child --parent ID [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
   gateway keys list [--json]
   gateway keys show ID [--json]
   gateway keys disable ID | enable ID | revoke ID [--json]
-  gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--json]
+  gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--rpm N|default] [--tpm N|default] [--json]
   gateway keys rotate ID [--json]
-Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db).`;
+Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db), or
+--database-url postgres://… (default: GATEWAY_DATABASE_URL) for the shared PostgreSQL store.`;
 
 const options = {
   host: { type: 'string' },
@@ -34,6 +36,10 @@ const options = {
   'limit-usd': { type: 'string' },
   'grace-usd': { type: 'string' },
   'expires-at': { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  'database-url': { type: 'string' },
+  workers: { type: 'string' },
   name: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -59,6 +65,7 @@ async function main(argv: string[]): Promise<void> {
   if (positionals.length === 0) throw new UsageError('No command given.');
   const environment = { ...process.env };
   if (flags.db) environment.GATEWAY_DB = flags.db;
+  if (flags['database-url']) environment.GATEWAY_DATABASE_URL = flags['database-url'];
   if (flags.host) environment.GATEWAY_HOST = flags.host;
   if (flags.port) environment.GATEWAY_PORT = flags.port;
   const config = loadGatewayConfig(environment);
@@ -66,6 +73,20 @@ async function main(argv: string[]): Promise<void> {
   const [command, subcommand, id, ...extra] = positionals;
   if (command === 'serve') {
     if (subcommand) throw new UsageError(`serve takes no argument '${subcommand}'.`);
+    const workers = workerCount(flags.workers);
+    if (workers > 1 && isClusterPrimary()) {
+      if (!config.databaseUrl) {
+        throw new UsageError(
+          '--workers needs a shared store: set GATEWAY_DATABASE_URL (or --database-url). ' +
+            'Processes on one SQLite file would each admit against their own ledger.',
+        );
+      }
+      const supervisor = superviseWorkers(workers);
+      const stopAll = () => void supervisor.stop().then(() => process.exit(0));
+      process.once('SIGINT', stopAll);
+      process.once('SIGTERM', stopAll);
+      return;
+    }
     const running = await startGateway(config);
     const stop = () => void running.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
@@ -75,24 +96,24 @@ async function main(argv: string[]): Promise<void> {
   if (command !== 'keys') throw new UsageError(`Unknown command '${command}'.`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
 
-  const store = openSqliteStore(config.databasePath);
+  const store = await openStore(config);
   try {
     const admin = new KeyAdmin(
       store,
       createKeyDigester(loadPepper(config.databasePath, config.keyPepper)),
     );
-    runKeysCommand(admin, subcommand, id, flags);
+    await runKeysCommand(admin, subcommand, id, flags);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-function runKeysCommand(
+async function runKeysCommand(
   admin: KeyAdmin,
   subcommand: string | undefined,
   id: string | undefined,
   flags: Flags,
-): void {
+): Promise<void> {
   const needId = () => {
     if (!id) throw new UsageError(`keys ${subcommand} needs a key ID (see: keys list).`);
     return id;
@@ -104,7 +125,7 @@ function runKeysCommand(
       const kind = keyKindSchema.safeParse(flags.kind);
       if (!kind.success)
         throw new UsageError('keys create needs --kind account, allocated_child or shared_child.');
-      const issued = admin.create({
+      const issued = await admin.create({
         kind: kind.data,
         parentId: flags.parent,
         limitUsd: money('--limit-usd', flags['limit-usd']),
@@ -120,7 +141,7 @@ function runKeysCommand(
       return;
     }
     case 'rotate': {
-      const issued = admin.rotate(needId());
+      const issued = await admin.rotate(needId());
       if (flags.json) return printJson(issued);
       process.stdout.write(
         `Rotated ${issued.id}: the old secret no longer works.\nNew key (shown once): ${issued.key}\n`,
@@ -128,29 +149,33 @@ function runKeysCommand(
       return;
     }
     case 'list': {
-      const keys = admin.list();
+      const keys = await admin.list();
       if (flags.json) return printJson({ object: 'list', data: keys });
       process.stdout.write(formatTable(keys));
       return;
     }
     case 'show':
-      return printSummary(admin.show(needId()), flags.json);
+      return printSummary(await admin.show(needId()), flags.json);
     case 'disable':
-      return printSummary(admin.setDisabled(needId(), true), flags.json);
+      return printSummary(await admin.setDisabled(needId(), true), flags.json);
     case 'enable':
-      return printSummary(admin.setDisabled(needId(), false), flags.json);
+      return printSummary(await admin.setDisabled(needId(), false), flags.json);
     case 'revoke':
-      return printSummary(admin.revoke(needId()), flags.json);
+      return printSummary(await admin.revoke(needId()), flags.json);
     case 'set': {
       const change = {
         limitUsd: money('--limit-usd', flags['limit-usd']),
         graceUsd: money('--grace-usd', flags['grace-usd']),
         expiresAt: expiry(flags['expires-at']),
+        rpmLimit: perMinute('--rpm', flags.rpm),
+        tpmLimit: perMinute('--tpm', flags.tpm),
       };
       if (Object.values(change).every((value) => value === undefined)) {
-        throw new UsageError('keys set needs --limit-usd, --grace-usd or --expires-at.');
+        throw new UsageError(
+          'keys set needs --limit-usd, --grace-usd, --expires-at, --rpm or --tpm.',
+        );
       }
-      return printSummary(admin.set(needId(), change), flags.json);
+      return printSummary(await admin.set(needId(), change), flags.json);
     }
     default:
       throw new UsageError(
@@ -165,6 +190,23 @@ function money(flag: string, value: string | undefined): number | undefined {
   if (value.trim() === '' || !Number.isFinite(number))
     throw new UsageError(`${flag} must be a number of USD, got '${value}'.`);
   return number;
+}
+
+/** `--workers N`: 1 to 64 processes (default 1). */
+function workerCount(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64)
+    throw new UsageError(`--workers must be a whole number from 1 to 64, got '${value}'.`);
+  return Number(value);
+}
+
+/** A per-minute rate limit: a whole number, or `default` for the gateway's default. */
+function perMinute(flag: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`${flag} must be a whole number per minute or 'default', got '${value}'.`);
+  return Number(value);
 }
 
 /** `none` clears the expiry; anything else must be Unix seconds. */

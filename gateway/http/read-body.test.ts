@@ -75,7 +75,7 @@ describe('readJsonBody over HTTP', () => {
   let key: string;
   beforeAll(async () => {
     gateway = await startTestGateway();
-    key = gateway.createKey({ kind: 'account', limitUsd: 1 }).key;
+    key = (await gateway.createKey({ kind: 'account', limitUsd: 1 })).key;
   });
   afterAll(() => gateway.stop());
 

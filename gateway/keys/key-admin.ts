@@ -40,7 +40,9 @@ export type KeyField =
   | 'expires_at'
   | 'disabled'
   | 'amount_usd'
-  | 'note';
+  | 'note'
+  | 'rpm'
+  | 'tpm';
 
 /** The same fields as the command line names them, so its messages stay its own. */
 const cliNames: Record<KeyField, string> = {
@@ -53,6 +55,8 @@ const cliNames: Record<KeyField, string> = {
   disabled: 'disable/enable',
   amount_usd: 'the amount',
   note: 'the note',
+  rpm: '--rpm',
+  tpm: '--tpm',
 };
 
 type Explain = (name: (field: KeyField) => string) => string;
@@ -95,6 +99,10 @@ export type KeyChange = {
   graceUsd?: number;
   expiresAt?: number | null;
   disabled?: boolean;
+  /** Requests per minute; null: back to the gateway's default. */
+  rpmLimit?: number | null;
+  /** Tokens per minute; null: back to the gateway's default. */
+  tpmLimit?: number | null;
 };
 
 export type TopUp = { kind: 'recharge' | 'credit'; amountUsd: number; note: string };
@@ -125,6 +133,9 @@ export type KeySummary = {
   disabled: boolean;
   created_at: number;
   revoked_at: number | null;
+  /** Requests and tokens per minute; null: the gateway's defaults. */
+  rpm_limit: number | null;
+  tpm_limit: number | null;
 };
 
 /** An audited change as the events routes show it. */
@@ -159,12 +170,12 @@ export class KeyAdmin {
   constructor(
     private readonly store: GatewayStore,
     private readonly digest: KeyDigester,
-    private readonly onChange: () => void = () => {},
+    private readonly onChange: () => Promise<void> | void = () => {},
   ) {}
 
-  create(input: CreateKeyInput, actor: KeyActor = 'cli'): IssuedKey {
-    return this.commit(() => {
-      const parent = input.parentId === undefined ? undefined : this.require(input.parentId);
+  async create(input: CreateKeyInput, actor: KeyActor = 'cli'): Promise<IssuedKey> {
+    return this.commit(async () => {
+      const parent = input.parentId === undefined ? undefined : await this.require(input.parentId);
       if (input.kind === 'account' && parent) {
         throw invalid(
           'parent_id',
@@ -224,18 +235,20 @@ export class KeyAdmin {
         disabled: false,
         revokedAt: null,
         createdAt: nowSeconds(),
+        rpmLimit: null,
+        tpmLimit: null,
       };
       // A child funded by its account is checked before anything is written.
-      if (row.kind === 'allocated_child') this.requireFunds(parent!, row.limitNanos, actor);
-      this.store.insertKey(row);
+      if (row.kind === 'allocated_child') await this.requireFunds(parent!, row.limitNanos, actor);
+      await this.store.insertKey(row);
       if (row.kind === 'account' && row.limitNanos > 0) {
-        this.book(row, actor, {
+        await this.book(row, actor, {
           entry: 'opening',
           rechargeNanos: row.limitNanos,
           limitNanos: row.limitNanos,
         });
       }
-      this.audit(row.id, actor, 'create', {
+      await this.audit(row.id, actor, 'create', {
         kind: { old: null, new: row.kind },
         parent_id: { old: null, new: row.parentId },
         name: { old: null, new: row.name },
@@ -248,34 +261,34 @@ export class KeyAdmin {
             }),
         expires_at: { old: null, new: row.expiresAt },
       });
-      if (row.kind === 'allocated_child') this.allocate(parent!, row, row.limitNanos, actor);
+      if (row.kind === 'allocated_child') await this.allocate(parent!, row, row.limitNanos, actor);
       return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
     });
   }
 
   /** Every key, or those matching the filter; revoked keys only when asked for (or unfiltered). */
-  list(filter: { parentId?: string; kind?: KeyKind; includeRevoked?: boolean } = {}): KeySummary[] {
-    return this.store
-      .listKeys()
-      .filter(
-        (row) =>
-          (filter.parentId === undefined || row.parentId === filter.parentId) &&
-          (filter.kind === undefined || row.kind === filter.kind) &&
-          (filter.includeRevoked !== false || row.revokedAt === null),
-      )
-      .map((row) => this.summarize(row));
+  async list(
+    filter: { parentId?: string; kind?: KeyKind; includeRevoked?: boolean } = {},
+  ): Promise<KeySummary[]> {
+    const rows = (await this.store.listKeys()).filter(
+      (row) =>
+        (filter.parentId === undefined || row.parentId === filter.parentId) &&
+        (filter.kind === undefined || row.kind === filter.kind) &&
+        (filter.includeRevoked !== false || row.revokedAt === null),
+    );
+    return Promise.all(rows.map((row) => this.summarize(row)));
   }
 
-  show(id: string): KeySummary {
-    return this.summarize(this.require(id));
+  async show(id: string): Promise<KeySummary> {
+    return await this.summarize(await this.require(id));
   }
 
   /** The key row itself (no secret in it is ever shown), or undefined. */
-  find(id: string): KeyRow | undefined {
-    return this.store.getKey(id);
+  async find(id: string): Promise<KeyRow | undefined> {
+    return await this.store.getKey(id);
   }
 
-  setDisabled(id: string, disabled: boolean, actor: KeyActor = 'cli'): KeySummary {
+  async setDisabled(id: string, disabled: boolean, actor: KeyActor = 'cli'): Promise<KeySummary> {
     return this.apply(id, { disabled }, actor, disabled ? 'disable' : 'enable');
   }
 
@@ -284,7 +297,7 @@ export class KeyAdmin {
    * key has spent (settled and pending) is refused with the figures, except on the command line,
    * where an operator may stop a key that way (`--limit-usd 0`).
    */
-  set(id: string, change: KeyChange, actor: KeyActor = 'cli'): KeySummary {
+  async set(id: string, change: KeyChange, actor: KeyActor = 'cli'): Promise<KeySummary> {
     return this.apply(id, change, actor, 'update');
   }
 
@@ -292,30 +305,30 @@ export class KeyAdmin {
    * Revokes for good. An allocated child's unspent limit goes back to its account; its limit
    * becomes what it has spent.
    */
-  revoke(id: string, actor: KeyActor = 'cli'): KeySummary {
-    return this.commit(() => {
-      const row = this.require(id);
-      if (row.revokedAt !== null) return this.summarize(row);
+  async revoke(id: string, actor: KeyActor = 'cli'): Promise<KeySummary> {
+    return this.commit(async () => {
+      const row = await this.require(id);
+      if (row.revokedAt !== null) return await this.summarize(row);
       const revokedAt = nowSeconds();
       const changes: Changes = { revoked_at: { old: null, new: revokedAt } };
       if (row.kind === 'allocated_child') {
-        const parent = this.require(row.parentId!);
-        const kept = Math.min(row.limitNanos, this.spentBy(row).total);
+        const parent = await this.require(row.parentId!);
+        const kept = Math.min(row.limitNanos, (await this.spentBy(row)).total);
         if (kept < row.limitNanos) {
-          this.giveBack(
+          await this.giveBack(
             parent,
             row,
             row.limitNanos - kept,
             actor,
             'unspent limit of a revoked child',
           );
-          this.store.updateKey(id, { limitNanos: kept });
+          await this.store.updateKey(id, { limitNanos: kept });
           changes.limit_usd = { old: usd(row.limitNanos), new: usd(kept) };
         }
       }
-      this.store.updateKey(id, { revokedAt });
-      this.audit(id, actor, 'revoke', changes);
-      return this.show(id);
+      await this.store.updateKey(id, { revokedAt });
+      await this.audit(id, actor, 'revoke', changes);
+      return await this.show(id);
     });
   }
 
@@ -323,13 +336,13 @@ export class KeyAdmin {
    * A new secret for the same key: id, balance, limits and children stay; the old secret stops
    * working at once.
    */
-  rotate(id: string, actor: KeyActor = 'cli'): IssuedKey {
-    return this.commit(() => {
-      const row = this.requireLive(id);
+  async rotate(id: string, actor: KeyActor = 'cli'): Promise<IssuedKey> {
+    return this.commit(async () => {
+      const row = await this.requireLive(id);
       const key = generateKey();
       const masked = maskKey(key);
-      this.store.updateKey(id, { digest: this.digest(key), masked });
-      this.audit(id, actor, 'rotate', { key: { old: row.masked, new: masked } });
+      await this.store.updateKey(id, { digest: this.digest(key), masked });
+      await this.audit(id, actor, 'rotate', { key: { old: row.masked, new: masked } });
       return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
     });
   }
@@ -338,9 +351,9 @@ export class KeyAdmin {
    * Adds money to an account key: a recharge (paid) or a credit (granted). Either raises the
    * limit by the amount; each is a ledger entry and an audit row with its note.
    */
-  topUp(id: string, topUp: TopUp, actor: KeyActor = 'cli'): KeySummary {
-    return this.commit(() => {
-      const row = this.requireLive(id);
+  async topUp(id: string, topUp: TopUp, actor: KeyActor = 'cli'): Promise<KeySummary> {
+    return this.commit(async () => {
+      const row = await this.requireLive(id);
       if (row.kind !== 'account') {
         throw invalid(
           null,
@@ -362,17 +375,17 @@ export class KeyAdmin {
         );
       }
       const amount = usdToNanos(topUp.amountUsd);
-      const before = this.moneyOf(row);
-      this.book(row, actor, {
+      const before = await this.moneyOf(row);
+      await this.book(row, actor, {
         entry: topUp.kind,
         rechargeNanos: topUp.kind === 'recharge' ? amount : 0,
         creditNanos: topUp.kind === 'credit' ? amount : 0,
         limitNanos: amount,
         note,
       });
-      this.store.updateKey(id, { limitNanos: row.limitNanos + amount });
+      await this.store.updateKey(id, { limitNanos: row.limitNanos + amount });
       const figure = topUp.kind === 'recharge' ? 'recharge_usd' : 'credit_usd';
-      this.audit(
+      await this.audit(
         id,
         actor,
         topUp.kind,
@@ -385,18 +398,23 @@ export class KeyAdmin {
         },
         note,
       );
-      return this.show(id);
+      return await this.show(id);
     });
   }
 
   /** A key's audited changes, newest first. */
-  events(id: string, page: { limit: number; beforeId?: number }): KeyEvent[] {
-    return this.store.listKeyEvents(id, page).map(toKeyEvent);
+  async events(id: string, page: { limit: number; beforeId?: number }): Promise<KeyEvent[]> {
+    return (await this.store.listKeyEvents(id, page)).map(toKeyEvent);
   }
 
-  private apply(id: string, change: KeyChange, actor: KeyActor, action: string): KeySummary {
-    return this.commit(() => {
-      const row = this.requireLive(id);
+  private async apply(
+    id: string,
+    change: KeyChange,
+    actor: KeyActor,
+    action: string,
+  ): Promise<KeySummary> {
+    return this.commit(async () => {
+      const row = await this.requireLive(id);
       if (
         row.kind === 'shared_child' &&
         (change.limitUsd !== undefined || change.graceUsd !== undefined)
@@ -425,27 +443,37 @@ export class KeyAdmin {
         update.expiresAt = change.expiresAt;
         changes.expires_at = { old: row.expiresAt, new: change.expiresAt };
       }
+      for (const [field, column] of [
+        ['rpm', 'rpmLimit'],
+        ['tpm', 'tpmLimit'],
+      ] as const) {
+        const value = change[column];
+        if (value === undefined || value === row[column]) continue;
+        validateRate(field, value);
+        update[column] = value;
+        changes[field] = { old: row[column], new: value };
+      }
       if (change.disabled !== undefined && change.disabled !== row.disabled) {
         update.disabled = change.disabled;
         changes.disabled = { old: row.disabled, new: change.disabled };
       }
       if (change.limitUsd !== undefined && usdToNanos(change.limitUsd) !== row.limitNanos) {
         const limit = usdToNanos(change.limitUsd);
-        this.changeLimit(row, limit, actor);
+        await this.changeLimit(row, limit, actor);
         update.limitNanos = limit;
         changes.limit_usd = { old: usd(row.limitNanos), new: usd(limit) };
       }
       if (Object.keys(changes).length > 0) {
-        this.store.updateKey(id, update);
-        this.audit(id, actor, action, changes);
+        await this.store.updateKey(id, update);
+        await this.audit(id, actor, action, changes);
       }
-      return this.show(id);
+      return await this.show(id);
     });
   }
 
   /** Checks a new limit and books what it moves; the caller writes the key's own row. */
-  private changeLimit(row: KeyRow, limit: Nanos, actor: KeyActor): void {
-    const spent = this.spentBy(row);
+  private async changeLimit(row: KeyRow, limit: Nanos, actor: KeyActor): Promise<void> {
+    const spent = await this.spentBy(row);
     if (limit < spent.total && actor !== 'cli') {
       throw invalid(
         'limit_usd',
@@ -457,9 +485,9 @@ export class KeyAdmin {
     const delta = limit - row.limitNanos;
     if (row.kind === 'account') {
       // Set directly: a rise counts as recharge; a cut comes off recharge first, then credit.
-      const { recharge } = this.moneyOf(row);
+      const { recharge } = await this.moneyOf(row);
       const fromRecharge = delta >= 0 ? delta : -Math.min(-delta, recharge);
-      this.book(row, actor, {
+      await this.book(row, actor, {
         entry: 'adjustment',
         rechargeNanos: fromRecharge,
         creditNanos: delta - fromRecharge,
@@ -467,16 +495,16 @@ export class KeyAdmin {
       });
       return;
     }
-    const parent = this.require(row.parentId!);
+    const parent = await this.require(row.parentId!);
     if (delta > 0) {
-      this.requireFunds(parent, delta, actor);
-      this.allocate(parent, row, delta, actor);
+      await this.requireFunds(parent, delta, actor);
+      await this.allocate(parent, row, delta, actor);
     } else {
       // Only what the child has not spent goes back (the command line may cut below the spend).
       const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, spent.total));
-      if (returned > 0) this.giveBack(parent, row, returned, actor, 'limit lowered');
+      if (returned > 0) await this.giveBack(parent, row, returned, actor, 'limit lowered');
       if (-delta > returned) {
-        this.book(row, actor, {
+        await this.book(row, actor, {
           entry: 'adjustment',
           allocatedNanos: delta + returned,
           limitNanos: delta + returned,
@@ -486,9 +514,9 @@ export class KeyAdmin {
   }
 
   /** Refuses a child's funding its account key cannot give (the operator funds it instead). */
-  private requireFunds(parent: KeyRow, amount: Nanos, actor: KeyActor): void {
+  private async requireFunds(parent: KeyRow, amount: Nanos, actor: KeyActor): Promise<void> {
     if (actor !== parent.id || amount === 0) return;
-    const spent = this.spentBy(parent);
+    const spent = await this.spentBy(parent);
     const available = Math.max(parent.limitNanos - spent.total, 0);
     if (amount > available) {
       throw invalid(
@@ -501,18 +529,23 @@ export class KeyAdmin {
   }
 
   /** Moves `amount` to a child: from its account's limit, or (operator) as new money through it. */
-  private allocate(parent: KeyRow, child: KeyRow, amount: Nanos, actor: KeyActor): void {
+  private async allocate(
+    parent: KeyRow,
+    child: KeyRow,
+    amount: Nanos,
+    actor: KeyActor,
+  ): Promise<void> {
     if (amount === 0) return;
     const byAccount = actor === parent.id;
-    const before = this.moneyOf(parent);
-    this.book(parent, actor, {
+    const before = await this.moneyOf(parent);
+    await this.book(parent, actor, {
       entry: 'allocation',
       rechargeNanos: byAccount ? 0 : amount,
       allocatedNanos: amount,
       limitNanos: byAccount ? -amount : 0,
       counterpartId: child.id,
     });
-    this.book(child, actor, {
+    await this.book(child, actor, {
       entry: 'allocation',
       allocatedNanos: amount,
       limitNanos: amount,
@@ -522,39 +555,39 @@ export class KeyAdmin {
       allocated_usd: { old: usd(before.allocated), new: usd(before.allocated + amount) },
     };
     if (byAccount) {
-      this.store.updateKey(parent.id, { limitNanos: parent.limitNanos - amount });
+      await this.store.updateKey(parent.id, { limitNanos: parent.limitNanos - amount });
       changes.limit_usd = { old: usd(parent.limitNanos), new: usd(parent.limitNanos - amount) };
     } else {
       changes.recharge_usd = { old: usd(before.recharge), new: usd(before.recharge + amount) };
     }
-    this.audit(parent.id, actor, 'allocate', changes, `to ${child.id}`);
+    await this.audit(parent.id, actor, 'allocate', changes, `to ${child.id}`);
   }
 
   /** Returns `amount` of a child's limit to its account's limit. */
-  private giveBack(
+  private async giveBack(
     parent: KeyRow,
     child: KeyRow,
     amount: Nanos,
     actor: KeyActor,
     why: string,
-  ): void {
-    const before = this.moneyOf(parent);
-    this.book(parent, actor, {
+  ): Promise<void> {
+    const before = await this.moneyOf(parent);
+    await this.book(parent, actor, {
       entry: 'return',
       allocatedNanos: -amount,
       limitNanos: amount,
       counterpartId: child.id,
       note: why,
     });
-    this.book(child, actor, {
+    await this.book(child, actor, {
       entry: 'return',
       allocatedNanos: -amount,
       limitNanos: -amount,
       counterpartId: parent.id,
       note: why,
     });
-    this.store.updateKey(parent.id, { limitNanos: parent.limitNanos + amount });
-    this.audit(
+    await this.store.updateKey(parent.id, { limitNanos: parent.limitNanos + amount });
+    await this.audit(
       parent.id,
       actor,
       'return',
@@ -566,12 +599,12 @@ export class KeyAdmin {
     );
   }
 
-  private book(
+  private async book(
     row: KeyRow,
     actor: KeyActor,
     entry: Partial<LedgerEntry> & Pick<LedgerEntry, 'entry' | 'limitNanos'>,
-  ): void {
-    this.store.insertLedgerEntry({
+  ): Promise<void> {
+    await this.store.insertLedgerEntry({
       keyId: row.id,
       rechargeNanos: 0,
       creditNanos: 0,
@@ -584,35 +617,42 @@ export class KeyAdmin {
     });
   }
 
-  private audit(
+  private async audit(
     keyId: string,
     actor: KeyActor,
     action: string,
     changes: Changes,
     note: string | null = null,
-  ): void {
-    this.store.insertKeyEvent({ keyId, actor, action, changes, note, createdAt: nowSeconds() });
+  ): Promise<void> {
+    await this.store.insertKeyEvent({
+      keyId,
+      actor,
+      action,
+      changes,
+      note,
+      createdAt: nowSeconds(),
+    });
   }
 
   /** What a key has spent: settled consumption plus charges not yet settled. */
-  private spentBy(row: KeyRow): { settled: Nanos; pending: Nanos; total: Nanos } {
-    const pending = this.store.pendingFor(row.id);
+  private async spentBy(row: KeyRow): Promise<{ settled: Nanos; pending: Nanos; total: Nanos }> {
+    const pending = await this.store.pendingFor(row.id);
     return { settled: row.consumptionNanos, pending, total: row.consumptionNanos + pending };
   }
 
-  private moneyOf(row: KeyRow): MoneyFigures {
+  private moneyOf(row: KeyRow): Promise<MoneyFigures> {
     return moneyFigures(this.store, row);
   }
 
   /** Runs a change in one transaction, then lets the gateway's registry follow it. */
-  private commit<T>(work: () => T): T {
-    const result = this.store.transaction(work);
-    this.onChange();
+  private async commit<T>(work: () => Promise<T>): Promise<T> {
+    const result = await this.store.transaction(work);
+    await this.onChange();
     return result;
   }
 
-  private require(id: string): KeyRow {
-    const row = this.store.getKey(id);
+  private async require(id: string): Promise<KeyRow> {
+    const row = await this.store.getKey(id);
     if (!row)
       throw new KeyAdminError(
         'not_found',
@@ -621,8 +661,8 @@ export class KeyAdmin {
     return row;
   }
 
-  private requireLive(id: string): KeyRow {
-    const row = this.require(id);
+  private async requireLive(id: string): Promise<KeyRow> {
+    const row = await this.require(id);
     if (row.revokedAt !== null) {
       throw new KeyAdminError(
         'conflict',
@@ -632,11 +672,11 @@ export class KeyAdmin {
     return row;
   }
 
-  private summarize(row: KeyRow): KeySummary {
+  private async summarize(row: KeyRow): Promise<KeySummary> {
     const shared = row.kind === 'shared_child';
-    const parent = row.parentId === null ? undefined : this.store.getKey(row.parentId);
+    const parent = row.parentId === null ? undefined : await this.store.getKey(row.parentId);
     const funding = shared ? (parent ?? row) : row;
-    const money = this.moneyOf(row);
+    const money = await this.moneyOf(row);
     return {
       id: row.id,
       kind: row.kind,
@@ -655,6 +695,8 @@ export class KeyAdmin {
       disabled: row.disabled,
       created_at: row.createdAt,
       revoked_at: row.revokedAt,
+      rpm_limit: row.rpmLimit,
+      tpm_limit: row.tpmLimit,
     };
   }
 }
@@ -666,9 +708,9 @@ export type MoneyFigures = { recharge: Nanos; credit: Nanos; allocated: Nanos };
  * its ledger, recharge the rest, so `limit = recharge + credit - allocated` holds exactly whatever
  * wrote the limit. An allocated child: its limit is what was allocated to it.
  */
-export function moneyFigures(store: GatewayStore, row: KeyRow): MoneyFigures {
+export async function moneyFigures(store: GatewayStore, row: KeyRow): Promise<MoneyFigures> {
   if (row.kind !== 'account') return { recharge: 0, credit: 0, allocated: row.limitNanos };
-  const totals = store.ledgerTotals(row.id);
+  const totals = await store.ledgerTotals(row.id);
   return {
     recharge: row.limitNanos + totals.allocatedNanos - totals.creditNanos,
     credit: totals.creditNanos,
@@ -691,6 +733,17 @@ function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefin
   if (value === undefined) return;
   if (!Number.isFinite(value) || value < 0 || value > MAX_USD) {
     throw invalid(field, (name) => `${name(field)} must be a number of USD from 0 to ${MAX_USD}.`);
+  }
+}
+
+function validateRate(field: 'rpm' | 'tpm', value: number | null): void {
+  if (value === null) return;
+  if (!Number.isSafeInteger(value) || value < 0 || value > 10_000_000_000) {
+    throw invalid(
+      field,
+      (name) =>
+        `${name(field)} must be a whole number of ${field === 'rpm' ? 'requests' : 'tokens'} per minute (0 blocks the key), or none for the default.`,
+    );
   }
 }
 

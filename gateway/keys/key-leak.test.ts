@@ -18,7 +18,7 @@ const log = capturingLogger('debug');
 
 beforeAll(async () => {
   gateway = await startTestGateway({}, { logger: log.logger });
-  key = gateway.createKey({ kind: 'account', limitUsd: 5 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 5 })).key;
 });
 afterAll(() => gateway.stop());
 

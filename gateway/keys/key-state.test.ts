@@ -17,6 +17,8 @@ const row = (overrides: Partial<KeyRow> = {}): KeyRow => ({
   disabled: false,
   revokedAt: null,
   createdAt: 0,
+  rpmLimit: null,
+  tpmLimit: null,
   ...overrides,
 });
 

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { GenerationWriter } from '../billing/generation-writer';
-import { Ledger } from '../billing/ledger';
+import { InflightRows } from '../billing/inflight-rows';
+import { MemoryBudget } from '../billing/ledger';
 import { Catalog } from '../catalog/catalog';
 import { KeyAdmin } from '../keys/key-admin';
 import { createKeyDigester } from '../keys/key-material';
@@ -75,7 +76,7 @@ async function generation(key: string, id: string) {
 
 describe('a provider that fails mid-answer', () => {
   it('answers a plain request with 502 in the gateway shape, charging only what was delivered', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), { key });
     expect(response.status).toBe(502);
     expect(response.headers.get('retry-after')).toBe('5');
@@ -100,7 +101,7 @@ describe('a provider that fails mid-answer', () => {
 
   it('ends a stream with an error event and releases the reservation', async () => {
     // A budget of exactly one worst-case request: a leaked reservation would refuse the next one.
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.0001 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 0.0001 });
     const request = chatBody({ stream: true, max_tokens: 20 });
     const response = await postJson(`${gateway.url}/v1/chat/completions`, request, { key });
     expect(response.status).toBe(200);
@@ -129,16 +130,21 @@ describe('a provider that fails mid-answer', () => {
 });
 
 /** A pipeline over an in-memory store; `wrap` can swap pieces of the store the pipeline sees. */
-function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (store) => store) {
+async function setUp(
+  limitUsd: number,
+  wrap: (store: GatewayStore) => GatewayStore = (store) => store,
+) {
   const store = openSqliteStore(':memory:');
   const digest = createKeyDigester('test-pepper-that-is-long-enough');
-  const issued = new KeyAdmin(store, digest).create({ kind: 'account', limitUsd });
-  const registry = new KeyRegistry(store, digest);
-  const ledger = new Ledger(new Map());
+  const issued = await new KeyAdmin(store, digest).create({ kind: 'account', limitUsd });
+  const registry = await KeyRegistry.open(store, digest);
+  const rows = new InflightRows(store, 'instance-test', 30_000, createLogger('silent'));
+  const budget = new MemoryBudget(new Map(), rows);
   const pipeline = new InferencePipeline({
     catalog: new Catalog(simulatedModels),
     registry,
-    ledger,
+    budget,
+    rows,
     writer: new GenerationWriter(wrap(store)),
     providers: new Map([
       [
@@ -152,7 +158,11 @@ function setUp(limitUsd: number, wrap: (store: GatewayStore) => GatewayStore = (
     ]),
     logger: createLogger('silent'),
   });
-  return { store, registry, ledger, pipeline, issued };
+  const close = async () => {
+    await rows.flush();
+    await store.close();
+  };
+  return { store, registry, budget, pipeline, issued, close };
 }
 const request = (overrides: Partial<CanonicalRequest> = {}) =>
   canonicalRequest({ temperature: 0, ...overrides });
@@ -172,15 +182,13 @@ const drain = async (events: AsyncIterable<PipelineEvent>) => {
 
 describe('a generation record that cannot be written', () => {
   it('fails the request without delivering the end, and still frees the reservation', async () => {
-    const { store, registry, ledger, pipeline, issued } = setUp(1, (real) => ({
+    const { store, registry, budget, pipeline, issued, close } = await setUp(1, (real) => ({
       ...real,
-      insertGenerations: () => {
-        throw new Error('disk full');
-      },
+      insertGenerations: () => Promise.reject(new Error('disk full')),
     }));
-    const key = registry.findByKey(issued.key)!;
+    const key = (await registry.findByKey(issued.key))!;
     const run = await pipeline.start(input(key, request(), '0123456789abcdef-TST'));
-    expect(ledger.reservedFor(key.id)).toBeGreaterThan(0);
+    expect(await budget.reservedFor(key.id)).toBeGreaterThan(0);
     const seen: string[] = [];
     await expect(
       (async () => {
@@ -189,34 +197,38 @@ describe('a generation record that cannot be written', () => {
     ).rejects.toThrow('disk full');
     // The answer's end was never delivered: it could not be recorded.
     expect(seen).not.toContain('finish');
-    expect(ledger.reservedFor(key.id)).toBe(0);
-    store.close();
+    expect(await budget.reservedFor(key.id)).toBe(0);
+    // Nor is the request's in-flight row left behind, to be charged again later.
+    await eventually(async () => ((await store.listInflight()).length === 0 ? true : undefined));
+    await close();
   });
 });
 
 describe('admission is checked against the key as it is now', () => {
   it('refuses a request whose key row went stale (reloaded, then settled) while its body arrived', async () => {
-    const { store, registry, ledger, pipeline, issued } = setUp(0.0001);
-    const authenticated = registry.findByKey(issued.key)!;
+    const { store, registry, budget, pipeline, issued, close } = await setUp(0.0001);
+    // The row as the route saw it when the request arrived (the registry's own row is updated in
+    // place, so a copy stands for one that went stale).
+    const authenticated = { ...(await registry.findByKey(issued.key))! };
     // One request spends ~29k nanos of the 100k limit; it is pending.
     await drain(
       (await pipeline.start(input(authenticated, request(), '0000000000000001-TST'))).events,
     );
-    // Meanwhile another process commits (the registry swaps its rows) and settlement runs.
-    registry.reload();
-    const moved = store.settlePending(0);
-    registry.addConsumption(moved);
-    ledger.settled(moved);
+    // Meanwhile another process commits (the registry reloads its rows) and settlement runs.
+    await registry.reload();
+    const moved = await store.settlePending(0);
+    await registry.reload();
+    budget.settled(moved);
     // 5k prompt + 25 × 3k = 80k: affordable only if the settled 29k is forgotten.
     await expect(
       pipeline.start(input(authenticated, request({ maxTokens: 25 }), '0000000000000002-TST')),
     ).rejects.toMatchObject({ status: 402 });
-    store.close();
+    await close();
   });
 
   it('never charges more output than it reserved, even for a tool call longer than max_tokens', async () => {
-    const { store, pipeline, registry, issued } = setUp(1);
-    const key = registry.findByKey(issued.key)!;
+    const { store, pipeline, registry, issued, close } = await setUp(1);
+    const key = (await registry.findByKey(issued.key))!;
     const properties = Object.fromEntries(
       Array.from({ length: 20 }, (_, index) => [`field${index}`, { type: 'string' }]),
     );
@@ -233,19 +245,19 @@ describe('admission is checked against the key as it is now', () => {
     );
     const finish = (await drain(run.events)).at(-1) as PricedFinish;
     expect(finish.usage.completionTokens).toBeLessThanOrEqual(2);
-    const record = store.getGeneration('0000000000000003-TST')!;
+    const record = (await store.getGeneration('0000000000000003-TST'))!;
     expect(record.completionTokens).toBeLessThanOrEqual(2);
     expect(record.costNanos).toBeLessThanOrEqual(
       run.promptTokens * model.promptNanos + 2 * model.completionNanos,
     );
-    store.close();
+    await close();
   });
 });
 
 describe('a stream still open when the gateway shuts down', () => {
   it('is recorded as ended early and charged before the database closes', async () => {
     const running = await startTestGateway({ simulatedTokensPerSecond: 20 });
-    const { key } = running.createKey({ kind: 'account', limitUsd: 1 });
+    const { key } = await running.createKey({ kind: 'account', limitUsd: 1 });
     const response = await postJson(
       `${running.url}/v1/chat/completions`,
       chatBody({

@@ -15,7 +15,8 @@ import type {
   PublicFormName,
 } from '../canonical/model';
 import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
-import type { Ledger, Reservation } from '../billing/ledger';
+import type { Budget, Reservation } from '../billing/budget';
+import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
@@ -24,7 +25,13 @@ import type { ModelRoute, Provider } from '../providers/provider';
 import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
 import type { GenerationWriter } from '../billing/generation-writer';
-import type { GenerationAttempt, GenerationOutcome, GenerationRow, KeyRow } from '../store/store';
+import type {
+  GenerationAttempt,
+  GenerationOutcome,
+  GenerationRow,
+  InflightCheckpoint,
+  KeyRow,
+} from '../store/store';
 import { CircuitBreaker } from './circuit-breaker';
 import type { SlotRelease } from './key-slots';
 import {
@@ -53,6 +60,13 @@ export type InferenceInput = {
   startedAt: number;
   /** The key's concurrency slot, held since before the body was read; released at the end. */
   releaseSlot?: SlotRelease;
+  /**
+   * Runs once the request is known to be admissible and before money is reserved (the rate
+   * limits: they throw their 429 here, with the prompt count admission made).
+   */
+  beforeReserve?: (estimate: { promptTokens: number; maxOutputTokens: number }) => Promise<void>;
+  /** Runs once when the request ends, with the tokens charged (0 when nothing was). */
+  onEnd?: (chargedTokens: number) => void;
 };
 
 export type InferenceRun = {
@@ -79,6 +93,8 @@ type Admission = {
   promptTokens: number;
   maxOutputTokens: number;
   reservation: Reservation;
+  /** Prompt plus completion tokens charged, once the record is written. */
+  chargedTokens: number;
 };
 
 const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
@@ -88,18 +104,29 @@ export class InferencePipeline {
     private readonly deps: {
       catalog: Catalog;
       registry: KeyRegistry;
-      ledger: Ledger;
+      /** Where admission reserves: in memory, in the store, or in Redis. */
+      budget: Budget;
+      /** This process's in-flight rows: checkpointed usage of running requests. */
+      rows: InflightRows;
       /** Writes generation records in group commits. */
       writer: GenerationWriter;
       providers: Map<string, ProviderEntry>;
       logger: Logger;
       /** Test hook: how the pipeline waits between attempts. */
       sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+      /** Sees every provider attempt as it is recorded (the metrics count them). */
+      onAttempt?: (attempt: GenerationAttempt) => void;
     },
   ) {}
 
   /** Requests admitted and not yet finished (recorded and released), over all keys. */
   private inFlight = 0;
+  /** Their reservations, whose leases are renewed while they run. */
+  private readonly running = new Set<Reservation>();
+
+  runningReservations(): Reservation[] {
+    return [...this.running].filter((reservation) => !reservation.released);
+  }
   private idleWaiters: Array<() => void> = [];
 
   /**
@@ -127,18 +154,25 @@ export class InferencePipeline {
   async start(input: InferenceInput): Promise<InferenceRun> {
     let admission: Admission;
     try {
-      admission = this.admit(input);
+      admission = await this.admit(input);
     } catch (error) {
       input.releaseSlot?.();
       throw error;
     }
     this.inFlight += 1;
+    this.running.add(admission.reservation);
     let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
-      this.deps.ledger.release(admission.reservation);
+      this.running.delete(admission.reservation);
+      this.deps.rows.untrack(input.traceId);
+      // A no-op when the record was written (it freed the reservation); frees it otherwise.
+      this.deps.budget.release(admission.reservation).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, cfRay: input.traceId }, 'in-flight row not dropped');
+      });
       input.releaseSlot?.();
+      input.onEnd?.(admission.chargedTokens);
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
@@ -149,6 +183,9 @@ export class InferencePipeline {
       finish();
       throw error;
     }
+    // From the first event on, what has been delivered is checkpointed about once a second, so a
+    // crash of this process cannot leave it uncharged.
+    this.deps.rows.track(input.traceId, () => this.checkpoint(admission, connected));
     // A generator that is never started never runs its `finally`: if the client leaves before
     // the route begins reading, the abort ends the upstream call and frees the reservation.
     let started = false;
@@ -168,8 +205,8 @@ export class InferencePipeline {
     };
   }
 
-  private admit(input: InferenceInput): Admission {
-    const { catalog, registry, ledger } = this.deps;
+  private async admit(input: InferenceInput): Promise<Admission> {
+    const { catalog, registry, budget, rows } = this.deps;
     const { request } = input;
     // The row the route authenticated may be stale (settlement replaces rows); admit against
     // the fresh one, or what settled meanwhile would be missed.
@@ -202,6 +239,7 @@ export class InferencePipeline {
     const parent = registry.get(key.parentId);
     const refusal = inferenceRefusal(key, parent, Math.floor(Date.now() / 1000));
     if (refusal) throw refusal;
+    await input.beforeReserve?.({ promptTokens, maxOutputTokens });
 
     // The worst case over every provider that may answer: the dearest prices, and for a real
     // upstream a prompt count above any tokenizer's, since its count is what will be charged.
@@ -219,13 +257,34 @@ export class InferencePipeline {
       );
     }
     const funding = registry.fundingKeyOf(key);
-    const reservation = ledger.reserve(funding, {
-      nanos: worstNanos,
-      promptNanos,
-      completionTokenNanos: Math.max(...model.routes.map((route) => route.completionNanos)),
-      maxOutputTokens,
-    });
-    return { key, funding, model, promptTokens, maxOutputTokens, reservation };
+    const first = model.routes[0]!;
+    const reservation = await budget.reserve(
+      funding,
+      {
+        nanos: worstNanos,
+        promptNanos,
+        completionTokenNanos: Math.max(...model.routes.map((route) => route.completionNanos)),
+        maxOutputTokens,
+      },
+      {
+        id: input.traceId,
+        keyId: key.id,
+        fundingKeyId: funding.id,
+        model: model.id,
+        provider: first.providerId,
+        upstreamModel: first.upstreamModel,
+        form: input.form,
+        streamed: input.request.stream,
+        promptTokens: 0,
+        completionTokens: 0,
+        costNanos: 0,
+        reservedNanos: 0,
+        instanceId: rows.instanceId,
+        leaseExpiresAt: rows.leaseFromNow(),
+        createdAt: Math.floor(Date.now() / 1000),
+      },
+    );
+    return { key, funding, model, promptTokens, maxOutputTokens, reservation, chargedTokens: 0 };
   }
 
   /**
@@ -237,6 +296,10 @@ export class InferencePipeline {
   private async connect(input: InferenceInput, admission: Admission): Promise<Connected> {
     const request: CanonicalRequest = { ...input.request, maxTokens: admission.maxOutputTokens };
     const attempts: GenerationAttempt[] = [];
+    const attempted = (attempt: GenerationAttempt) => {
+      attempts.push(attempt);
+      this.deps.onAttempt?.(attempt);
+    };
     let lastError: UpstreamError | null = null;
     let everyFailureRateLimited = true;
     const sleep = this.deps.sleep ?? abortableSleep;
@@ -245,7 +308,7 @@ export class InferencePipeline {
       const entry = this.deps.providers.get(route.providerId);
       if (!entry) continue;
       if (!entry.breaker.tryAcquire()) {
-        attempts.push({ provider: route.providerId, status: 'cooling_down', latencyMs: 0 });
+        attempted({ provider: route.providerId, status: 'cooling_down', latencyMs: 0 });
         everyFailureRateLimited = false;
         continue;
       }
@@ -263,8 +326,9 @@ export class InferencePipeline {
             throw clientLeft();
           }
           entry.breaker.succeeded();
-          attempts.push({ provider: route.providerId, status: 200, latencyMs });
+          attempted({ provider: route.providerId, status: 200, latencyMs });
           return {
+            traceId: input.traceId,
             route,
             entry,
             iterator,
@@ -293,7 +357,7 @@ export class InferencePipeline {
               5,
             );
           }
-          attempts.push({
+          attempted({
             provider: route.providerId,
             status: error.details.status ?? error.failure,
             latencyMs,
@@ -495,6 +559,8 @@ export class InferencePipeline {
       chargeCapped: costNanos < fullNanos,
     };
     try {
+      // The record removes the request's in-flight row: that row must be written first.
+      await admission.reservation.opened.catch(() => undefined);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
       await this.deps.writer.write(row);
@@ -502,13 +568,46 @@ export class InferencePipeline {
       connected.recordError = error;
       throw error;
     }
-    this.deps.ledger.addPending(admission.funding.id, costNanos);
+    this.deps.rows.untrack(input.traceId);
+    await this.deps.budget.charged(admission.reservation, costNanos);
+    admission.chargedTokens = promptTokens + completionTokens;
     return { usage: { promptTokens, completionTokens }, costNanos };
+  }
+
+  /**
+   * What a crash now would charge: the prompt and what was delivered so far, at the answering
+   * provider's prices, capped at the reservation. Cheap (it runs once a second per stream), so
+   * an upstream's delivered text is estimated at four characters a token; the record written at
+   * the end counts properly.
+   */
+  private checkpoint(admission: Admission, connected: Connected): InflightCheckpoint | null {
+    const { route, tally } = connected;
+    const simulated = connected.entry.provider.kind === 'simulated';
+    const length = (texts: string[]) => texts.reduce((sum, text) => sum + text.length, 0);
+    // The simulated provider streams one token per text event.
+    const produced = simulated
+      ? tally.textDeltas + Math.ceil(length(tally.toolText) / 4)
+      : Math.ceil((length(tally.text) + length(tally.toolText)) / 4);
+    const completionTokens = Math.min(produced, admission.maxOutputTokens);
+    const promptTokens = admission.promptTokens;
+    const costNanos = Math.min(
+      promptTokens * route.promptNanos + completionTokens * route.completionNanos,
+      admission.reservation.nanos,
+    );
+    return {
+      id: connected.traceId,
+      provider: route.providerId,
+      upstreamModel: route.upstreamModel,
+      promptTokens,
+      completionTokens,
+      costNanos,
+    };
   }
 }
 
 /** The provider that answered, the first event it sent, and what has been delivered since. */
 type Connected = {
+  traceId: string;
   route: ModelRoute;
   entry: ProviderEntry;
   iterator: AsyncIterator<CanonicalEvent, void, undefined>;

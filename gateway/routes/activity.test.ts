@@ -25,7 +25,7 @@ afterAll(async () => {
   await gateway.stop();
 });
 
-function insert(
+async function insert(
   keyId: string,
   daysAgo: number,
   model: string,
@@ -55,7 +55,7 @@ function insert(
     usageEstimated: false,
     chargeCapped: false,
   };
-  gateway.gateway.parts.store.insertGeneration(row);
+  await gateway.gateway.parts.store.insertGenerations([row]);
 }
 
 async function activity(key: string, query = ''): Promise<{ status: number; body: unknown }> {
@@ -69,7 +69,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 describe('GET /v1/activity', () => {
   it('gives every day of the range, oldest first, zero days included (30 by default)', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const result = parse((await activity(account.key)).body);
     expect(result.days).toBe(30);
     expect(result.data).toHaveLength(30);
@@ -97,16 +97,16 @@ describe('GET /v1/activity', () => {
   });
 
   it("sums per day and model, exactly, with the children's for an account and only its own for a child", async () => {
-    const account = gateway.createKey({ kind: 'account' });
-    const allocated = gateway.createKey({ kind: 'allocated_child', parentId: account.id });
-    const shared = gateway.createKey({ kind: 'shared_child', parentId: account.id });
+    const account = await gateway.createKey({ kind: 'account' });
+    const allocated = await gateway.createKey({ kind: 'allocated_child', parentId: account.id });
+    const shared = await gateway.createKey({ kind: 'shared_child', parentId: account.id });
     // Costs that would drift as floating-point USD: 0.1 + 0.2 and friends.
-    insert(account.id, 0, 'sim/chat-standard', 100_000_001);
-    insert(account.id, 0, 'sim/chat-standard', 200_000_002);
-    insert(shared.id, 0, 'sim/echo-mini', 3, account.id);
-    insert(allocated.id, 2, 'sim/chat-standard', 700_000_000);
-    insert(account.id, 6, 'sim/reasoner-large', 1);
-    insert(account.id, 40, 'sim/chat-standard', 999); // outside a 7-day range
+    await insert(account.id, 0, 'sim/chat-standard', 100_000_001);
+    await insert(account.id, 0, 'sim/chat-standard', 200_000_002);
+    await insert(shared.id, 0, 'sim/echo-mini', 3, account.id);
+    await insert(allocated.id, 2, 'sim/chat-standard', 700_000_000);
+    await insert(account.id, 6, 'sim/reasoner-large', 1);
+    await insert(account.id, 40, 'sim/chat-standard', 999); // outside a 7-day range
 
     const week = parse((await activity(account.key, '?days=7')).body);
     expect(week.data).toHaveLength(7);
@@ -155,7 +155,7 @@ describe('GET /v1/activity', () => {
   });
 
   it('counts real requests with the costs their answers reported', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     let cost = 0;
     for (const model of ['sim/chat-standard', 'sim/echo-mini', 'sim/chat-standard']) {
       const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody({ model }), {
@@ -176,7 +176,7 @@ describe('GET /v1/activity', () => {
   it.each(['?days=91', '?days=0', '?days=week', '?days=1.5'])(
     'refuses %s with a 400 naming days',
     async (query) => {
-      const account = gateway.createKey({ kind: 'account' });
+      const account = await gateway.createKey({ kind: 'account' });
       const { status, body } = await activity(account.key, query);
       expect(status).toBe(400);
       expect(gatewayErrorBodySchema.parse(body).error).toContain("'days'");

@@ -21,11 +21,11 @@ export function addActivityRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/activity',
-    withErrors(chatErrorBody, ({ request, response, url }) => {
-      const key = authenticate(request, url, 'chat_completions', parts.registry);
+    withErrors(chatErrorBody, async ({ request, response, url }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
       const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
       const now = Math.floor(Date.now() / 1000);
-      sendJson(response, 200, records.activity(key, query.days, now, query.key_id), {
+      sendJson(response, 200, await records.activity(key, query.days, now, query.key_id), {
         'cache-control': 'no-store',
       });
     }),

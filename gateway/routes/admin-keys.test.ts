@@ -107,7 +107,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
   afterAll(() => gateway.stop());
 
   it('answer 401 without the token, with a wrong one, or with a key', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const wrongSameLength = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
     for (const authorization of [
       undefined,
@@ -157,7 +157,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
       credit_usd: 0,
     });
     expect(await infer(gateway, issued.key)).toBe(200);
-    const child = gateway.createKey({ kind: 'shared_child', parentId: issued.data.id });
+    const child = await gateway.createKey({ kind: 'shared_child', parentId: issued.data.id });
 
     const listed = managedKeyListSchema.parse(
       (await call(gateway, 'GET', '/admin/v1/keys', { token })).body,
@@ -225,7 +225,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
   });
 
   it('recharges and credits with a note: the limit rises, figures keep limit = recharge + credit - allocated', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 3 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 3 });
     // The account gives 1 USD of its own to a child through /v1/keys.
     const child = await fetch(`${gateway.url}/v1/keys`, {
       method: 'POST',
@@ -234,7 +234,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
     });
     expect(child.status).toBe(201);
     expect(await infer(gateway, account.key)).toBe(200);
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     const before = await balance(gateway, account.key);
 
     const recharged = await call(gateway, 'POST', `/admin/v1/keys/${account.id}/recharge`, {
@@ -313,7 +313,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
     ['an empty note', { amount_usd: 5, note: '  ' }, "'note'"],
     ['an unknown field', { amount_usd: 5, note: 'x', currency: 'EUR' }, "'currency'"],
   ])('refuses a top-up with %s, naming the field', async (_case, body, field) => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const answer = await call(gateway, 'POST', `/admin/v1/keys/${account.id}/recharge`, {
       token,
       body,
@@ -323,7 +323,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
   });
 
   it('refuses an account limit below what it has spent, with the figures', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     expect(await infer(gateway, account.key)).toBe(200);
     const answer = await call(gateway, 'PATCH', `/admin/v1/keys/${account.id}`, {
       token,
@@ -336,7 +336,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
   });
 
   it('audits changes made with the command line, as actor cli', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 2 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 2 });
     const environment = {
       ...Object.fromEntries(
         Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),

@@ -89,10 +89,10 @@ export function addAdminKeyRoutes(router: Router, parts: GatewayParts): void {
       'POST',
       keyPath(PREFIX, `/${kind}`),
       managed(async (context) => {
-        const manager = authorize(context);
-        const key = reachableKey(parts, manager, context.params.id!);
+        const manager = await authorize(context);
+        const key = await reachableKey(parts, manager, context.params.id!);
         const body = parseOrRefuse(topUpSchema, await readKeyBody(context.request));
-        const summary = parts.admin.topUp(
+        const summary = await parts.admin.topUp(
           key.id,
           { kind, amountUsd: body.amount_usd, note: body.note },
           manager.actor,

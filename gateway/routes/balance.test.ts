@@ -39,7 +39,7 @@ async function spend(key: string, overrides: Record<string, unknown> = {}): Prom
 
 describe('GET /v1/balance', () => {
   it('returns every field of the balance resource for an account key', async () => {
-    const { key } = gateway.createKey({
+    const { key } = await gateway.createKey({
       kind: 'account',
       limitUsd: 12.5,
       graceUsd: 0.25,
@@ -66,7 +66,7 @@ describe('GET /v1/balance', () => {
   });
 
   it('shows the key masked, never in full', async () => {
-    const { key } = gateway.createKey({ kind: 'account' });
+    const { key } = await gateway.createKey({ kind: 'account' });
     const response = await getWithKey(`${gateway.url}/v1/balance`, key);
     const text = await response.text();
     const balance = balanceSchema.parse(JSON.parse(text));
@@ -79,14 +79,14 @@ describe('GET /v1/balance', () => {
   });
 
   it('keeps remaining_usd = max(limit_usd - consumption_usd, 0), consumption lagging until settlement', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 0.001, graceUsd: 0.01 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 0.001, graceUsd: 0.01 });
     const cost = await spend(key, { max_tokens: 100 });
     expect(cost).toBeGreaterThan(0);
     const before = await balanceOf(key);
     expect(before.consumption_usd).toBe(0);
     expect(before.remaining_usd).toBe(0.001);
 
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     const after = await balanceOf(key);
     expect(toNanos(after.consumption_usd)).toBe(cost);
     expect(toNanos(after.remaining_usd)).toBe(Math.max(toNanos(0.001) - cost, 0));
@@ -94,7 +94,7 @@ describe('GET /v1/balance', () => {
     // Spend past the limit (the grace admits it): remaining never goes below 0, nor counts grace.
     let total = cost;
     while (total < toNanos(0.001)) total += await spend(key, { max_tokens: 100 });
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     const depleted = await balanceOf(key);
     expect(toNanos(depleted.consumption_usd)).toBe(total);
     expect(depleted.consumption_usd).toBeGreaterThan(depleted.limit_usd);
@@ -103,18 +103,18 @@ describe('GET /v1/balance', () => {
   });
 
   it('answers 200 for an expired key and for a disabled key, with the flags set', async () => {
-    const expired = gateway.createKey({ kind: 'account', expiresAt: 1_000_000 });
+    const expired = await gateway.createKey({ kind: 'account', expiresAt: 1_000_000 });
     const expiredBalance = await balanceOf(expired.key);
     expect(expiredBalance.expired).toBe(true);
     expect(expiredBalance.disabled).toBe(false);
     expect(expiredBalance.expires_at).toBe(1_000_000);
 
-    const disabled = gateway.createKey({
+    const disabled = await gateway.createKey({
       kind: 'allocated_child',
-      parentId: gateway.createKey({ kind: 'account' }).id,
+      parentId: (await gateway.createKey({ kind: 'account' })).id,
     });
-    gateway.gateway.admin.setDisabled(disabled.id, true);
-    gateway.refreshKeys();
+    await gateway.gateway.admin.setDisabled(disabled.id, true);
+    await gateway.refreshKeys();
     const disabledBalance = await balanceOf(disabled.key);
     expect(disabledBalance.disabled).toBe(true);
     expect(disabledBalance.expired).toBe(false);
@@ -135,9 +135,9 @@ describe('GET /v1/balance', () => {
   });
 
   it("reports a shared child's parent figures without exposing the parent key", async () => {
-    const parent = gateway.createKey({ kind: 'account', limitUsd: 3, graceUsd: 0.5 });
-    const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
-    const allocated = gateway.createKey({
+    const parent = await gateway.createKey({ kind: 'account', limitUsd: 3, graceUsd: 0.5 });
+    const shared = await gateway.createKey({ kind: 'shared_child', parentId: parent.id });
+    const allocated = await gateway.createKey({
       kind: 'allocated_child',
       parentId: parent.id,
       limitUsd: 1,
@@ -145,7 +145,7 @@ describe('GET /v1/balance', () => {
     // The shared child spends the parent's money; the allocated child spends its own.
     const spent = (await spend(shared.key)) + (await spend(parent.key));
     const allocatedSpent = await spend(allocated.key);
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
 
     const parentBalance = await balanceOf(parent.key);
     const response = await getWithKey(`${gateway.url}/v1/balance`, shared.key);

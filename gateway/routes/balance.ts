@@ -16,20 +16,20 @@ export function addBalanceRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/balance',
-    withErrors(chatErrorBody, ({ request, response, url }) => {
-      const key = authenticate(request, url, 'chat_completions', parts.registry);
-      sendJson(response, 200, balanceOf(key, parts), { 'cache-control': 'no-store' });
+    withErrors(chatErrorBody, async ({ request, response, url }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
+      sendJson(response, 200, await balanceOf(key, parts), { 'cache-control': 'no-store' });
     }),
   );
 }
 
-export function balanceOf(key: KeyRow, parts: GatewayParts) {
+export async function balanceOf(key: KeyRow, parts: GatewayParts) {
   const { registry } = parts;
   // A shared child spends, and so reports, its parent's money (never the parent's key).
   const funding = registry.fundingKeyOf(key);
   // limit = recharge + credit - allocated for an account; an allocated child's limit is its
   // allocation (README, "Keys, states and money").
-  const money = moneyFigures(parts.store, funding);
+  const money = await moneyFigures(parts.store, funding);
   const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
   const notes = [
     `consumption_usd settles asynchronously (here about every ${lagSeconds || 1} s; in general it can lag recent requests by several minutes), so remaining_usd can be higher than what is really left.`,

@@ -8,8 +8,8 @@ let expiredKey: string;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  key = gateway.createKey({ kind: 'account' }).key;
-  expiredKey = gateway.createKey({ kind: 'account', expiresAt: 1_000_000 }).key;
+  key = (await gateway.createKey({ kind: 'account' })).key;
+  expiredKey = (await gateway.createKey({ kind: 'account', expiresAt: 1_000_000 })).key;
 });
 afterAll(async () => {
   await gateway.stop();

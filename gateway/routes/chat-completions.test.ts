@@ -25,7 +25,7 @@ let endpoint: string;
 beforeAll(async () => {
   gateway = await startTestGateway();
   endpoint = `${gateway.url}/v1/chat/completions`;
-  key = gateway.createKey({ kind: 'account', limitUsd: 100 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 100 })).key;
   const list = modelListSchema.parse(await (await fetch(`${gateway.url}/v1/models`)).json());
   prices = new Map(
     list.data.map((raw) => {
@@ -119,7 +119,7 @@ describe('POST /v1/chat/completions: body size limit', () => {
   let smallKey: string;
   beforeAll(async () => {
     small = await startTestGateway({ maxBodyBytes: 2048 });
-    smallKey = small.createKey({ kind: 'account' }).key;
+    smallKey = (await small.createKey({ kind: 'account' })).key;
   });
   afterAll(async () => {
     await small.stop();

@@ -36,15 +36,16 @@ beforeAll(async () => {
 afterAll(() => gateway.stop());
 
 it('logs a plain request the client left as ended early, not as a failure, and records it', async () => {
-  const { key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
   const abort = new AbortController();
   const pending = postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
     key,
     signal: abort.signal,
   });
   // Admitted and running: its reservation is held.
-  await eventually(() =>
-    gateway.gateway.parts.ledger.reservedFor(issuedId(key)) > 0 ? true : undefined,
+  const id = await issuedId(key);
+  await eventually(async () =>
+    (await gateway.gateway.parts.budget.reservedFor(id)) > 0 ? true : undefined,
   );
   abort.abort();
   await expect(pending).rejects.toThrow();
@@ -71,6 +72,6 @@ it('logs a plain request the client left as ended early, not as a failure, and r
   expect(record).toMatchObject({ outcome: 'ended_early', completion_tokens: 1 });
 });
 
-function issuedId(key: string): string {
-  return gateway.gateway.parts.registry.findByKey(key)!.id;
+async function issuedId(key: string): Promise<string> {
+  return (await gateway.gateway.parts.registry.findByKey(key))!.id;
 }

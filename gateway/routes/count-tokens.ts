@@ -3,6 +3,9 @@
  * nothing, but it reads and walks a body, so it is bounded like inference: a key that cannot
  * spend is refused before the body is read, the request holds one of the key's concurrency slots,
  * and its body limit is far below the inference routes' (it carries no image the count needs).
+ * It takes nothing from the key's rate limits (limits/rate-limits.ts) and sends no rate-limit
+ * headers: they meter inference, and counting is free (as Anthropic keeps `count_tokens` apart
+ * from its message limits). The slots and the body limit already bound it.
  */
 import { authenticate, type AuthForm } from '../auth/authenticate';
 import { readJsonBody } from '../http/read-body';
@@ -16,7 +19,7 @@ export async function serveCountTokens(
   auth: AuthForm,
   count: (body: unknown) => unknown,
 ): Promise<void> {
-  const key = authenticate(context.request, context.url, auth, parts.registry);
+  const key = await authenticate(context.request, context.url, auth, parts.registry);
   refuseUnusableKey(parts, key);
   const releaseSlot = parts.slots.acquire(key.id);
   try {

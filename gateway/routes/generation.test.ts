@@ -56,11 +56,11 @@ describe('generation records, settled by hand', () => {
   });
 
   it('are written before the answer ends, visible to the key and its parent, 404 to any other key', async () => {
-    const parent = gateway.createKey({ kind: 'account' });
-    const child = gateway.createKey({ kind: 'allocated_child', parentId: parent.id });
-    const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
-    const sibling = gateway.createKey({ kind: 'allocated_child', parentId: parent.id });
-    const stranger = gateway.createKey({ kind: 'account' });
+    const parent = await gateway.createKey({ kind: 'account' });
+    const child = await gateway.createKey({ kind: 'allocated_child', parentId: parent.id });
+    const shared = await gateway.createKey({ kind: 'shared_child', parentId: parent.id });
+    const sibling = await gateway.createKey({ kind: 'allocated_child', parentId: parent.id });
+    const stranger = await gateway.createKey({ kind: 'account' });
 
     const { ray, text } = await infer(gateway, child.key, { max_tokens: 7 });
     const usage = (
@@ -102,7 +102,7 @@ describe('generation records, settled by hand', () => {
   });
 
   it('leave consumption_usd unchanged until settlement, then it equals the sum of their costs exactly', async () => {
-    const key = gateway.createKey({ kind: 'account', limitUsd: 5 });
+    const key = await gateway.createKey({ kind: 'account', limitUsd: 5 });
     const rays: string[] = [];
     for (let index = 0; index < 12; index += 1) {
       const model = ['sim/chat-standard', 'sim/echo-mini', 'sim/reasoner-large', 'sim/vision-pro'][
@@ -121,7 +121,7 @@ describe('generation records, settled by hand', () => {
     expect(records.every((one) => one.settlement === 'pending')).toBe(true);
     expect(await consumption(gateway, key.key)).toBe(0);
 
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     expect(await consumption(gateway, key.key)).toBe(total);
     for (const ray of rays) {
       const settled = (await record(gateway, key.key, ray)).record!;
@@ -141,7 +141,7 @@ describe('generation records, settled by the timer', () => {
   });
 
   it('go from pending to settled after the settle interval, and consumption follows', async () => {
-    const key = gateway.createKey({ kind: 'account' });
+    const key = await gateway.createKey({ kind: 'account' });
     const first = await infer(gateway, key.key);
     const second = await infer(gateway, key.key, { model: 'sim/reasoner-large' });
     const costs = await Promise.all(

@@ -41,25 +41,25 @@ export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/generation',
-    withErrors(chatErrorBody, ({ request, response, url }) => {
-      const key = authenticate(request, url, 'chat_completions', parts.registry);
+    withErrors(chatErrorBody, async ({ request, response, url }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
       const id = url.searchParams.get('id');
       if (!id)
         throw invalidRequest(
           "Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.",
         );
-      sendJson(response, 200, records.get(key, id));
+      sendJson(response, 200, await records.get(key, id));
     }),
   );
 
   router.add(
     'GET',
     '/v1/generations',
-    withErrors(chatErrorBody, ({ request, response, url }) => {
-      const key = authenticate(request, url, 'chat_completions', parts.registry);
+    withErrors(chatErrorBody, async ({ request, response, url }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
       const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
-      const page = records.page(
+      const page = await records.page(
         key,
         {
           model: query.model,

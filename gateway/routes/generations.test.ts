@@ -62,8 +62,9 @@ function generation(keyId: string, overrides: Partial<GenerationRow> = {}): Gene
   };
 }
 
-const insert = (...rows: GenerationRow[]) => {
-  for (const row of rows) gateway.gateway.parts.store.insertGeneration(row);
+const insert = async (...rows: GenerationRow[]) => {
+  // One commit each, in order, as requests ending one after another are recorded.
+  for (const row of rows) await gateway.gateway.parts.store.insertGenerations([row]);
   return rows;
 };
 
@@ -79,7 +80,7 @@ async function list(key: string, query = '') {
 }
 
 /** Every record of a listing, page by page, calling `between` after each page. */
-async function walk(key: string, query: string, between: () => void = () => {}) {
+async function walk(key: string, query: string, between: () => Promise<void> | void = () => {}) {
   const seen: GenerationRecord[] = [];
   let cursor: string | null = null;
   do {
@@ -88,31 +89,31 @@ async function walk(key: string, query: string, between: () => void = () => {}) 
     seen.push(...page!.data);
     cursor = page!.next_cursor;
     expect(page!.has_more).toBe(cursor !== null);
-    between();
+    await between();
   } while (cursor !== null);
   return seen;
 }
 
 describe('GET /v1/generations', () => {
   it("lists an account's records and its children's, marked; a child sees only its own", async () => {
-    const account = gateway.createKey({ kind: 'account' });
-    const allocated = gateway.createKey({
+    const account = await gateway.createKey({ kind: 'account' });
+    const allocated = await gateway.createKey({
       kind: 'allocated_child',
       parentId: account.id,
       name: 'ci',
     });
-    const shared = gateway.createKey({
+    const shared = await gateway.createKey({
       kind: 'shared_child',
       parentId: account.id,
       name: 'intern',
     });
-    const stranger = gateway.createKey({ kind: 'account' });
-    const [own] = insert(generation(account.id, { createdAt: 1_800_000_001 }));
-    const [byAllocated] = insert(generation(allocated.id, { createdAt: 1_800_000_002 }));
-    const [byShared] = insert(
+    const stranger = await gateway.createKey({ kind: 'account' });
+    const [own] = await insert(generation(account.id, { createdAt: 1_800_000_001 }));
+    const [byAllocated] = await insert(generation(allocated.id, { createdAt: 1_800_000_002 }));
+    const [byShared] = await insert(
       generation(shared.id, { fundingKeyId: account.id, createdAt: 1_800_000_003 }),
     );
-    insert(generation(stranger.id, { createdAt: 1_800_000_004 }));
+    await insert(generation(stranger.id, { createdAt: 1_800_000_004 }));
 
     const { page } = await list(account.key);
     expect(page!.data.map((record) => record.id)).toEqual([byShared!.id, byAllocated!.id, own!.id]);
@@ -148,8 +149,8 @@ describe('GET /v1/generations', () => {
   });
 
   it('shows each record exactly as GET /v1/generation does', async () => {
-    const account = gateway.createKey({ kind: 'account' });
-    const child = gateway.createKey({ kind: 'allocated_child', parentId: account.id });
+    const account = await gateway.createKey({ kind: 'account' });
+    const child = await gateway.createKey({ kind: 'allocated_child', parentId: account.id });
     const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), {
       key: child.key,
     });
@@ -165,8 +166,8 @@ describe('GET /v1/generations', () => {
   });
 
   it('filters by model, outcome and time (from inclusive, to exclusive)', async () => {
-    const account = gateway.createKey({ kind: 'account' });
-    const rows = insert(
+    const account = await gateway.createKey({ kind: 'account' });
+    const rows = await insert(
       generation(account.id, { createdAt: 1_800_000_100, model: 'sim/echo-mini' }),
       generation(account.id, { createdAt: 1_800_000_200, outcome: 'ended_early' }),
       generation(account.id, { createdAt: 1_800_000_300 }),
@@ -181,11 +182,11 @@ describe('GET /v1/generations', () => {
   });
 
   it('pages stay stable while new records arrive, in the same second too', async () => {
-    const account = gateway.createKey({ kind: 'account' });
-    const child = gateway.createKey({ kind: 'shared_child', parentId: account.id });
+    const account = await gateway.createKey({ kind: 'account' });
+    const child = await gateway.createKey({ kind: 'shared_child', parentId: account.id });
     const second = Math.floor(Date.now() / 1000);
     // Twenty records, many in the same second, by the account and its child.
-    const before = insert(
+    const before = await insert(
       ...Array.from({ length: 20 }, (_, index) =>
         generation(index % 3 === 0 ? child.id : account.id, {
           fundingKeyId: account.id,
@@ -199,9 +200,9 @@ describe('GET /v1/generations', () => {
       .map(({ row }) => row.id);
 
     const arrived: string[] = [];
-    const seen = await walk(account.key, '?limit=3', () => {
+    const seen = await walk(account.key, '?limit=3', async () => {
       // New records (same second as the newest, and later) land while the pages are read.
-      for (const row of insert(
+      for (const row of await insert(
         generation(account.id, { createdAt: second }),
         generation(child.id, { fundingKeyId: account.id, createdAt: second + 1 }),
       )) {
@@ -226,7 +227,7 @@ describe('GET /v1/generations', () => {
     ['?cursor=bm90LWEtY3Vyc29y', 'cursor'],
     ['?cursor=%%%', 'cursor'],
   ])('refuses %s with a 400 naming %s', async (query, field) => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const refused = await list(account.key, query);
     expect(refused.status).toBe(400);
     expect(refused.error!.error).toContain(`'${field}'`);
@@ -240,21 +241,19 @@ describe('GET /v1/generations', () => {
 });
 
 describe('the generations index', () => {
-  it('serves every listing shape from one index in order, with 50,000 records in the table', () => {
+  it('serves every listing shape from one index in order, with 50,000 records in the table', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'gateway.db');
     const store = openSqliteStore(file);
-    store.transaction(() => {
-      for (let index = 0; index < 50_000; index += 1) {
-        const keyId = ['key_a', 'key_b', 'key_c', 'key_d'][index % 4]!;
-        store.insertGeneration(
-          generation(keyId, {
-            createdAt: 1_700_000_000 + Math.floor(index / 10),
-            model: index % 7 === 0 ? 'sim/echo-mini' : 'sim/chat-standard',
-          }),
-        );
-      }
-    });
+    // One transaction, the records in order.
+    await store.insertGenerations(
+      Array.from({ length: 50_000 }, (_, index) =>
+        generation(['key_a', 'key_b', 'key_c', 'key_d'][index % 4]!, {
+          createdAt: 1_700_000_000 + Math.floor(index / 10),
+          model: index % 7 === 0 ? 'sim/echo-mini' : 'sim/chat-standard',
+        }),
+      ),
+    );
 
     const database = new Database(file, { readonly: true });
     const plan = (query: GenerationQuery) => {
@@ -288,11 +287,11 @@ describe('the generations index', () => {
     database.close();
 
     // And the pages are right: newest first, each page after the last.
-    const first = store.listGenerations({ accountId: 'key_c', limit: 3 });
+    const first = await store.listGenerations({ accountId: 'key_c', limit: 3 });
     expect(first.map(({ row }) => row.createdAt)).toEqual([
       1_700_004_999, 1_700_004_999, 1_700_004_999,
     ]);
-    const second = store.listGenerations({
+    const second = await store.listGenerations({
       accountId: 'key_c',
       limit: 3,
       after: first[2]!.position,
@@ -301,7 +300,7 @@ describe('the generations index', () => {
       1_700_004_998, 1_700_004_998, 1_700_004_997,
     ]);
     expect(second[0]!.position.seq).toBeLessThan(first[2]!.position.seq);
-    store.close();
+    await store.close();
     fs.rmSync(folder, { recursive: true, force: true });
   });
 });

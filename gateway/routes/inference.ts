@@ -1,7 +1,8 @@
 /**
  * The one inference route, whatever the public form: authenticate the form's way, refuse a key
  * that cannot spend before reading the body, take the key's concurrency slot, read and convert
- * the body, run the pipeline, then write the answer whole or as the form's stream. The provider
+ * the body, run the pipeline (which checks the key's rate limits once it has counted the prompt,
+ * before reserving money), then write the answer whole or as the form's stream. The provider
  * call is aborted as soon as the response closes: the response's close, not the request's, says
  * the client left, also mid-stream.
  */
@@ -11,6 +12,8 @@ import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
+import { requestRateLimits } from '../limits/request-rate-limits';
+import type { InferenceRun } from '../pipeline/inference-pipeline';
 import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
@@ -33,7 +36,7 @@ export async function serveInference(
   target: () => PathTarget,
 ): Promise<void> {
   const { request, response, url, traceId } = context;
-  const key = authenticate(request, url, form.auth, parts.registry);
+  const key = await authenticate(request, url, form.auth, parts.registry);
   refuseUnusableKey(parts, key);
   const resolvedTarget = target();
   const releaseSlot = parts.slots.acquire(key.id);
@@ -53,15 +56,26 @@ export async function serveInference(
       if (!response.writableFinished) abort.abort();
     });
     slotHandedOver = true;
-    const run = await parts.pipeline.start({
-      key,
-      request: canonical,
-      form: form.name,
-      traceId,
-      signal: abort.signal,
-      startedAt: context.startedAt,
-      releaseSlot,
-    });
+    const limits = requestRateLimits(parts.rateLimits, key, response, parts.logger);
+    let run: InferenceRun;
+    try {
+      run = await parts.pipeline.start({
+        key,
+        request: canonical,
+        form: form.name,
+        traceId,
+        signal: abort.signal,
+        startedAt: context.startedAt,
+        releaseSlot,
+        // The rate limits need the prompt count: the pipeline's, so the body is counted once.
+        beforeReserve: limits.admit,
+        onEnd: limits.settle,
+      });
+    } catch (error) {
+      // Refused or failed before the answer began: the tokens taken are given back.
+      limits.settle(0);
+      throw error;
+    }
     // The heavy part of a large body (parse, convert, count, admit) is over.
     releaseLarge();
     response.setHeader('x-gateway-provider', run.route.providerId);

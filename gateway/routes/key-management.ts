@@ -48,7 +48,7 @@ export type KeyManagementOptions<CreateBody> = {
   /** `/v1/keys` or `/admin/v1/keys`. */
   prefix: string;
   /** Checks the caller (401, 403) and says what it may manage. */
-  authorize(context: RouteContext): Manager;
+  authorize(context: RouteContext): Manager | Promise<Manager>;
   createSchema: z.ZodType<CreateBody>;
   createInput(body: CreateBody, manager: Manager): CreateKeyInput;
 };
@@ -124,8 +124,12 @@ export function keyPath(prefix: string, suffix = ''): RegExp {
 }
 
 /** The key `{id}` of the path, if the manager reaches it; otherwise 404 (no probing). */
-export function reachableKey(parts: GatewayParts, manager: Manager, id: string): KeyRow {
-  const key = parts.admin.find(id);
+export async function reachableKey(
+  parts: GatewayParts,
+  manager: Manager,
+  id: string,
+): Promise<KeyRow> {
+  const key = await parts.admin.find(id);
   if (!key || !manager.reaches(key)) {
     throw notFound(`No key ${id.slice(0, 64)} is managed by this caller.`);
   }
@@ -143,10 +147,10 @@ export function addKeyManagementRoutes<CreateBody>(
   router.add(
     'GET',
     prefix,
-    managed((context) => {
-      const manager = authorize(context);
+    managed(async (context) => {
+      const manager = await authorize(context);
       const query = parseOrRefuse(listQuerySchema, queryOf(context.url), 'query parameter');
-      const keys = admin.list({
+      const keys = await admin.list({
         ...manager.listFilter,
         includeRevoked: query.include_revoked === 'true',
       });
@@ -158,20 +162,20 @@ export function addKeyManagementRoutes<CreateBody>(
     'POST',
     prefix,
     managed(async (context) => {
-      const manager = authorize(context);
+      const manager = await authorize(context);
       const body = parseOrRefuse(options.createSchema, await readKeyBody(context.request));
-      const issued = admin.create(options.createInput(body, manager), manager.actor);
-      sendJson(context.response, 201, issuedKey(issued, admin.show(issued.id)), noStore);
+      const issued = await admin.create(options.createInput(body, manager), manager.actor);
+      sendJson(context.response, 201, issuedKey(issued, await admin.show(issued.id)), noStore);
     }),
   );
 
   router.add(
     'GET',
     keyPath(prefix),
-    managed((context) => {
-      const manager = authorize(context);
-      const key = reachableKey(parts, manager, context.params.id!);
-      sendJson(context.response, 200, managedKey(admin.show(key.id)), noStore);
+    managed(async (context) => {
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
+      sendJson(context.response, 200, managedKey(await admin.show(key.id)), noStore);
     }),
   );
 
@@ -179,10 +183,10 @@ export function addKeyManagementRoutes<CreateBody>(
     'PATCH',
     keyPath(prefix),
     managed(async (context) => {
-      const manager = authorize(context);
-      const key = reachableKey(parts, manager, context.params.id!);
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
       const body = parseOrRefuse(changeSchema, await readKeyBody(context.request));
-      const summary = admin.set(
+      const summary = await admin.set(
         key.id,
         {
           name: body.name,
@@ -200,33 +204,38 @@ export function addKeyManagementRoutes<CreateBody>(
   router.add(
     'DELETE',
     keyPath(prefix),
-    managed((context) => {
-      const manager = authorize(context);
-      const key = reachableKey(parts, manager, context.params.id!);
-      sendJson(context.response, 200, managedKey(admin.revoke(key.id, manager.actor)), noStore);
+    managed(async (context) => {
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
+      sendJson(
+        context.response,
+        200,
+        managedKey(await admin.revoke(key.id, manager.actor)),
+        noStore,
+      );
     }),
   );
 
   router.add(
     'POST',
     keyPath(prefix, '/rotate'),
-    managed((context) => {
-      const manager = authorize(context);
-      const key = reachableKey(parts, manager, context.params.id!);
-      const issued = admin.rotate(key.id, manager.actor);
-      sendJson(context.response, 200, issuedKey(issued, admin.show(issued.id)), noStore);
+    managed(async (context) => {
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
+      const issued = await admin.rotate(key.id, manager.actor);
+      sendJson(context.response, 200, issuedKey(issued, await admin.show(issued.id)), noStore);
     }),
   );
 
   router.add(
     'GET',
     keyPath(prefix, '/events'),
-    managed((context) => {
-      const manager = authorize(context);
-      const key = reachableKey(parts, manager, context.params.id!);
+    managed(async (context) => {
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
       const query = parseOrRefuse(eventsQuerySchema, queryOf(context.url), 'query parameter');
       const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-      const events = admin.events(key.id, { limit: query.limit + 1, beforeId });
+      const events = await admin.events(key.id, { limit: query.limit + 1, beforeId });
       const page = events.slice(0, query.limit);
       const more = events.length > query.limit;
       sendJson(

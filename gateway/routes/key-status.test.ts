@@ -29,16 +29,16 @@ const chatStatus = async (key: string) =>
 
 describe('GET /v1/key', () => {
   it('says blocked, with the reason, for both kinds of child of a disabled parent', async () => {
-    const parent = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    const allocated = gateway.createKey({
+    const parent = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const allocated = await gateway.createKey({
       kind: 'allocated_child',
       parentId: parent.id,
       limitUsd: 1,
     });
-    const shared = gateway.createKey({ kind: 'shared_child', parentId: parent.id });
+    const shared = await gateway.createKey({ kind: 'shared_child', parentId: parent.id });
     expect((await status(allocated.key)).state).toBe('active');
-    gateway.gateway.admin.setDisabled(parent.id, true);
-    gateway.refreshKeys();
+    await gateway.gateway.admin.setDisabled(parent.id, true);
+    await gateway.refreshKeys();
     for (const child of [allocated, shared]) {
       const body = await status(child.key);
       expect(body).toMatchObject({
@@ -53,13 +53,13 @@ describe('GET /v1/key', () => {
   });
 
   it('says expired and depleted where inference refuses, and active where it serves', async () => {
-    const expired = gateway.createKey({ kind: 'account', limitUsd: 1, expiresAt: 1_000 });
+    const expired = await gateway.createKey({ kind: 'account', limitUsd: 1, expiresAt: 1_000 });
     expect((await status(expired.key)).state).toBe('expired');
     expect(await chatStatus(expired.key)).toBe(402);
-    const empty = gateway.createKey({ kind: 'account', limitUsd: 0 });
+    const empty = await gateway.createKey({ kind: 'account', limitUsd: 0 });
     expect((await status(empty.key)).state).toBe('depleted');
     expect(await chatStatus(empty.key)).toBe(402);
-    const fine = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const fine = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     expect(await status(fine.key)).toMatchObject({
       state: 'active',
       can_spend: true,

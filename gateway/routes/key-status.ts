@@ -14,8 +14,8 @@ export function addKeyStatusRoutes(router: Router, parts: GatewayParts): void {
   router.add(
     'GET',
     '/v1/key',
-    withErrors(chatErrorBody, ({ request, response, url }) => {
-      const presented = authenticate(request, url, 'chat_completions', parts.registry);
+    withErrors(chatErrorBody, async ({ request, response, url }) => {
+      const presented = await authenticate(request, url, 'chat_completions', parts.registry);
       const key = parts.registry.get(presented.id) ?? presented;
       const status = keyStatus(
         key,

@@ -103,7 +103,7 @@ async function events(account: string, id: string, query = ''): Promise<KeyEvent
 
 describe('/v1/keys', () => {
   it('creates allocated and shared children; each key shows once and works at once', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 10 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 10 });
     const allocated = await createChild(account.key, {
       kind: 'allocated_child',
       name: 'ci runner',
@@ -160,7 +160,7 @@ describe('/v1/keys', () => {
   });
 
   it("refuses a child's limit the account cannot give, with the figures", async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     const refused = await call('POST', '/v1/keys', account.key, {
       kind: 'allocated_child',
       limit_usd: 1.5,
@@ -177,7 +177,7 @@ describe('/v1/keys', () => {
   });
 
   it('changes name, limit, grace, expiry and disabled, and the next request follows', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 5 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 5 });
     const child = await createChild(account.key, { kind: 'allocated_child', limit_usd: 1 });
     const path = `/v1/keys/${child.data.id}`;
 
@@ -212,11 +212,11 @@ describe('/v1/keys', () => {
   });
 
   it('refuses a limit below what the child has spent, with the figures', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 5 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 5 });
     const child = await createChild(account.key, { kind: 'allocated_child', limit_usd: 1 });
     expect(await infer(child.key)).toBe(200);
     expect(await infer(child.key)).toBe(200);
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     expect(await infer(child.key)).toBe(200); // one more, still pending
     const refused = await call('PATCH', `/v1/keys/${child.data.id}`, account.key, { limit_usd: 0 });
     expect(refused.status).toBe(400);
@@ -231,7 +231,7 @@ describe('/v1/keys', () => {
     });
     expect(exact.status).toBe(200);
     // remaining_usd counts settled consumption only (spec 2.1): once all settles, nothing is left.
-    gateway.gateway.settlement.settleNow();
+    await gateway.gateway.settlement.settleNow();
     const shown = await call('GET', `/v1/keys/${child.data.id}`, account.key);
     expect(managedKeySchema.parse(shown.body)).toMatchObject({
       state: 'depleted',
@@ -250,7 +250,7 @@ describe('/v1/keys', () => {
     ['an empty name', { kind: 'shared_child', name: ' ' }, "'name'"],
     ['not an object', [1, 2], "'body'"],
   ])('refuses %s with a 400 naming the field', async (_case, body, field) => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const refused = await call('POST', '/v1/keys', account.key, body);
     expect(refused.status).toBe(400);
     expect(error(refused)).toMatchObject({ type: 'invalid_request', stage: 'validation' });
@@ -258,7 +258,7 @@ describe('/v1/keys', () => {
   });
 
   it('refuses a body that is not JSON (415), too large (413), a limit on a shared child or a change of nothing (400)', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const child = await createChild(account.key, { kind: 'shared_child' });
     expect(
       (
@@ -281,10 +281,10 @@ describe('/v1/keys', () => {
   });
 
   it('gives a child key 403 on every route, and any key outside the account 404', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const child = await createChild(account.key, { kind: 'allocated_child', limit_usd: 1 });
     const sibling = await createChild(account.key, { kind: 'shared_child' });
-    const other = gateway.createKey({ kind: 'account' });
+    const other = await gateway.createKey({ kind: 'account' });
     const stranger = await createChild(other.key, { kind: 'shared_child' });
 
     const routes: Array<[string, string, unknown?]> = [
@@ -330,7 +330,7 @@ describe('/v1/keys', () => {
   });
 
   it('rotates: the very next request with the old secret is refused, the new one works', async () => {
-    const account = gateway.createKey({ kind: 'account' });
+    const account = await gateway.createKey({ kind: 'account' });
     const child = await createChild(account.key, { kind: 'shared_child' });
     expect(await infer(child.key)).toBe(200);
     const rotated = await call('POST', `/v1/keys/${child.data.id}/rotate`, account.key);
@@ -343,7 +343,7 @@ describe('/v1/keys', () => {
   });
 
   it('revokes: the key stops at once and its unspent limit returns to the account', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 4 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 4 });
     const child = await createChild(account.key, { kind: 'allocated_child', limit_usd: 1 });
     expect(await infer(child.key)).toBe(200);
     const revoked = await call('DELETE', `/v1/keys/${child.data.id}`, account.key);
@@ -371,7 +371,7 @@ describe('/v1/keys', () => {
   });
 
   it('audits every change: who, what, when, old and new values, never a key', async () => {
-    const account = gateway.createKey({ kind: 'account', limitUsd: 5 });
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 5 });
     const started = Math.floor(Date.now() / 1000);
     const child = await createChild(account.key, {
       kind: 'allocated_child',
@@ -414,7 +414,7 @@ describe('/v1/keys', () => {
     expect(rotate!.changes).toEqual({ key: { old: child.data.key, new: rotated.data.key } });
     expect(revoke!.changes.revoked_at).toMatchObject({ old: null });
     // The account's own side of the money, in its own history.
-    const parentSide = gateway.gateway.admin.events(account.id, { limit: 10 });
+    const parentSide = await gateway.gateway.admin.events(account.id, { limit: 10 });
     expect(parentSide.map((event) => event.action)).toEqual([
       'return',
       'allocate',

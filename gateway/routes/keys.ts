@@ -22,8 +22,8 @@ const createChildSchema = z.strictObject({
 export function addKeyRoutes(router: Router, parts: GatewayParts): void {
   addKeyManagementRoutes(router, parts, {
     prefix: '/v1/keys',
-    authorize: ({ request, url }) => {
-      const key = authenticate(request, url, 'chat_completions', parts.registry);
+    authorize: async ({ request, url }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
       if (key.kind !== 'account') {
         throw new GatewayError(
           403,

@@ -8,7 +8,7 @@ let client: OpenAI;
 
 beforeAll(async () => {
   gateway = await startTestGateway();
-  const key = gateway.createKey({ kind: 'account', limitUsd: 50 }).key;
+  const key = (await gateway.createKey({ kind: 'account', limitUsd: 50 })).key;
   client = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
 });
 afterAll(async () => {
@@ -90,7 +90,7 @@ describe('the openai npm client', () => {
   });
 
   it('raises an APIError with status 402 for an expired key', async () => {
-    const expired = gateway.createKey({ kind: 'account', expiresAt: 1_000_000 }).key;
+    const expired = (await gateway.createKey({ kind: 'account', expiresAt: 1_000_000 })).key;
     const client402 = new OpenAI({ apiKey: expired, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const error = await client402.chat.completions
       .create({ model: 'sim/chat-standard', messages: [{ role: 'user', content: 'hi' }] })

@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog';
-import type { Ledger } from '../billing/ledger';
+import type { Budget } from '../billing/budget';
+import type { RateLimits } from '../limits/rate-limits';
 import type { GatewayConfig } from '../config';
 import { invalidRequest, toGatewayError, type GatewayError } from '../errors';
 import type { RouteHandler } from '../http/router';
@@ -17,6 +18,8 @@ import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
 import type { InferencePipeline } from '../pipeline/inference-pipeline';
 import type { KeySlots } from '../pipeline/key-slots';
+import type { GatewayMetrics } from '../operability/gateway-metrics';
+import type { ReadinessCheck } from '../operability/readiness';
 import type { GatewayStore, KeyRow } from '../store/store';
 
 export type GatewayParts = {
@@ -26,10 +29,18 @@ export type GatewayParts = {
   registry: KeyRegistry;
   /** Every change to a key goes through here (rules, audit, ledger). */
   admin: KeyAdmin;
-  ledger: Ledger;
+  budget: Budget;
+  /** Requests and tokens per minute per key (memory, or Redis across instances). */
+  rateLimits: RateLimits;
+  /** Identifies this process among instances sharing a store. */
+  instanceId: string;
   pipeline: InferencePipeline;
   slots: KeySlots;
   logger: Logger;
+  /** This instance's Prometheus registry and counters (`GET /metrics`). */
+  metrics: GatewayMetrics;
+  /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
+  readiness?: ReadinessCheck[];
 };
 
 /** A public form's error body for a GatewayError. */

@@ -72,9 +72,9 @@ describe('a key that cannot spend', () => {
   it.each(routes)(
     'gets its 402 on %s before its 20 MiB body is read',
     async (_name, path, headers) => {
-      const { id, key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
-      gateway.gateway.admin.setDisabled(id, true);
-      gateway.refreshKeys();
+      const { id, key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+      await gateway.gateway.admin.setDisabled(id, true);
+      await gateway.refreshKeys();
       const answer = await answerBeforeBody(
         `${gateway.url}${path}`,
         headers(key),
@@ -88,7 +88,7 @@ describe('a key that cannot spend', () => {
   );
 
   it('gets its 402 on count_tokens when depleted, like every other route', async () => {
-    const { id, key } = gateway.createKey({ kind: 'account', limitUsd: 0 });
+    const { id, key } = await gateway.createKey({ kind: 'account', limitUsd: 0 });
     void id;
     const response = await postJson(
       `${gateway.url}/v1/messages/count_tokens`,
@@ -114,7 +114,7 @@ describe('token counting is bounded', () => {
   afterAll(() => gateway.stop());
 
   it('refuses a count body over its own limit, far below the inference limit', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     const big = 'word '.repeat(40_000); // 200 kB
     const response = await postJson(
       `${gateway.url}/v1/messages/count_tokens`,
@@ -125,8 +125,8 @@ describe('token counting is bounded', () => {
   });
 
   it('takes part in the per-key concurrency limit, while another key is answered', async () => {
-    const greedy = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    const other = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const greedy = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const other = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     // Two count requests hold both of the greedy key's slots: their bodies never finish.
     const held = [0, 1].map(() =>
       answerBeforeBody(
@@ -191,7 +191,7 @@ describe('a client that stops reading', () => {
   afterAll(() => gateway.stop());
 
   it('holds back only its own stream: the provider is not drained into memory', async () => {
-    const { key } = gateway.createKey({ kind: 'account', limitUsd: 10 });
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 10 });
     const target = new URL(`${gateway.url}/v1/chat/completions`);
     const body = JSON.stringify(chatBody({ stream: true, max_tokens: 4_000 }));
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -231,8 +231,8 @@ describe('large bodies from one key', () => {
   afterAll(() => gateway.stop());
 
   it('are read at most two at a time per key, while another key is served at once', async () => {
-    const greedy = gateway.createKey({ kind: 'account', limitUsd: 1 });
-    const other = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const greedy = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const other = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     const large = 4 * 1024 * 1024;
     // Two large bodies that never finish arriving hold the key's two large-body slots.
     const held = [0, 1].map(() =>

@@ -121,7 +121,7 @@ beforeAll(async () => {
     { providers: setup.providers, settleIntervalMs: 600_000 },
     { logger: log.logger },
   );
-  key = gateway.createKey({ kind: 'account', limitUsd: 100 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 100 })).key;
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -180,7 +180,7 @@ async function generation(cfRay: string, as = key): Promise<GenerationRecord | u
 }
 
 async function balance(as: string) {
-  gateway.gateway.settlement.settleNow();
+  await gateway.gateway.settlement.settleNow();
   return balanceSchema.parse(await (await getWithKey(`${gateway.url}/v1/balance`, as)).json());
 }
 
@@ -205,7 +205,7 @@ describe('a provider that cannot be reached or does not answer', () => {
   it.each(PUBLIC_FORMS)(
     'a refused connection is a 502 in the %s form, and costs nothing',
     async (form) => {
-      const spender = gateway.createKey({ kind: 'account', limitUsd: 1 });
+      const spender = await gateway.createKey({ kind: 'account', limitUsd: 1 });
       const response = await ask('faults/refused', { form, as: spender.key });
       const error = await errorOf(form, response);
       expect(error.status).toBe(502);
@@ -220,7 +220,7 @@ describe('a provider that cannot be reached or does not answer', () => {
       const after = await balance(spender.key);
       expect(after.consumption_usd).toBe(0);
       expect(after.remaining_usd).toBe(1);
-      expect(gateway.gateway.parts.ledger.reservedFor(spender.id)).toBe(0);
+      expect(await gateway.gateway.parts.budget.reservedFor(spender.id)).toBe(0);
     },
   );
 
@@ -605,7 +605,7 @@ describe('usage', () => {
   it('far above what was reserved: each charge is capped, and a small key never passes limit + grace', async () => {
     const limitUsd = 0.0002;
     const graceUsd = 0.00001;
-    const spender = gateway.createKey({ kind: 'account', limitUsd, graceUsd });
+    const spender = await gateway.createKey({ kind: 'account', limitUsd, graceUsd });
     // "Hello there" is a handful of tokens; this upstream says a million.
     const overcount = fixtureJson('openai-compatible', 'openai-text-response.json');
     overcount.usage = { prompt_tokens: 1_000_000, completion_tokens: 5, total_tokens: 1_000_005 };
@@ -796,7 +796,7 @@ describe('a client that leaves mid-stream', () => {
   it('cancels the upstream request, frees the reservation, and is charged only for what was delivered', async () => {
     const leaving = fakes.leaving!;
     // Enough for one request's reservation (prompt bound + 100 output tokens), not for two.
-    const spender = gateway.createKey({ kind: 'account', limitUsd: 0.0002 });
+    const spender = await gateway.createKey({ kind: 'account', limitUsd: 0.0002 });
     leaving.reply({ events: openaiStream().events, eventIntervalMs: 200 });
     const disconnects = leaving.disconnects;
     const abort = new AbortController();
@@ -861,7 +861,7 @@ describe('a client that leaves mid-stream', () => {
       return attempt;
     });
     expect((await readFormAnswer('chat_completions', next, true)).text).toBe(STREAMED_TEXT);
-    expect(gateway.gateway.parts.ledger.reservedFor(spender.id)).toBe(0);
+    expect(await gateway.gateway.parts.budget.reservedFor(spender.id)).toBe(0);
     const nextRecord = (await generation(next.headers.get('cf-ray')!, spender.key))!;
     const after = await balance(spender.key);
     expect(toNanos(after.consumption_usd)).toBe(

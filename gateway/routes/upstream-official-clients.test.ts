@@ -28,7 +28,7 @@ let google: GoogleGenAI;
 beforeAll(async () => {
   upstreams = await startKindUpstreams();
   gateway = await startTestGateway({ providers: upstreams.providers });
-  key = gateway.createKey({ kind: 'account', limitUsd: 100 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 100 })).key;
   // The gateway is the only retry loop: each client's own retries are off.
   openai = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });

@@ -45,7 +45,7 @@ beforeAll(async () => {
   upstreams = await startKindUpstreams();
   ({ upstreamKeys, fakes } = upstreams);
   gateway = await startTestGateway({ providers: upstreams.providers });
-  key = gateway.createKey({ kind: 'account', limitUsd: 100 }).key;
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 100 })).key;
 });
 afterAll(async () => {
   await gateway?.stop();

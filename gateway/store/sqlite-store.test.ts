@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -12,16 +13,50 @@ import {
   toNanos,
 } from '../testing-support';
 import { createGateway } from '../app';
+import { MemoryBudget } from '../billing/ledger';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
+import { readMigrations } from './migrate';
 import { openSqliteStore } from './sqlite-store';
+import { describeStoreContract, generationRow, keyRow } from './store-contract';
+
+/** The migrations in this checkout bring a database to this user_version. */
+const LATEST = readMigrations('sqlite').length - 1;
+
+/**
+ * A database as a gateway of an earlier version left it: the files up to `userVersion + 1`
+ * applied (0001 is the schema before versioning; user_version counts the files after it).
+ */
+function databaseAt(file: string, userVersion: number): Database.Database {
+  const database = new Database(file);
+  for (const migration of readMigrations('sqlite').slice(0, userVersion + 1)) {
+    database.exec(migration.sql);
+  }
+  database.pragma(`user_version = ${userVersion}`);
+  return database;
+}
 
 describe('the SQLite store', () => {
+  const folders: string[] = [];
+  afterAll(() => {
+    for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  });
+  let file = '';
+  describeStoreContract({
+    open: async () => {
+      const folder = tempFolder();
+      folders.push(folder);
+      file = path.join(folder, 'gateway.db');
+      return openSqliteStore(file);
+    },
+    openAnother: async () => openSqliteStore(file),
+  });
+
   it('keeps keys and generation records across a close and a reopen of the same file', async () => {
     const folder = tempFolder();
     const config = testConfig({ settleIntervalMs: 600_000 }, folder);
     const first = await startGateway(config, { logger: createLogger('silent') });
-    const { key, id } = first.gateway.admin.create({ kind: 'account', limitUsd: 2 });
+    const { key, id } = await first.gateway.admin.create({ kind: 'account', limitUsd: 2 });
     const response = await postJson(`${first.url}/v1/chat/completions`, chatBody(), { key });
     expect(response.status).toBe(200);
     const ray = response.headers.get('cf-ray')!;
@@ -41,7 +76,7 @@ describe('the SQLite store', () => {
         await (await getWithKey(`${second.url}/v1/balance`, key)).json(),
       );
       expect(toNanos(balance.consumption_usd)).toBe(cost);
-      expect(second.gateway.admin.show(id).kind).toBe('account');
+      expect((await second.gateway.admin.show(id)).kind).toBe('account');
     } finally {
       await second.close();
       fs.rmSync(folder, { recursive: true, force: true });
@@ -55,70 +90,53 @@ describe('the SQLite store', () => {
       settleIntervalMs: 600_000,
       databasePath: config.databasePath,
     });
-    const { key, id } = gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { key, id } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
     const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(), { key });
     const cost = toNanos(((await response.json()) as { usage: { cost: number } }).usage.cost);
     // A second gateway on the same file (as after a crash, before anything settled) sees it pending.
-    const reopened = createGateway(config, { logger: createLogger('silent') });
-    expect(reopened.parts.ledger.pendingFor(id)).toBe(cost);
+    const reopened = await createGateway(config, { logger: createLogger('silent') });
+    expect(reopened.parts.budget).toBeInstanceOf(MemoryBudget);
+    expect((reopened.parts.budget as MemoryBudget).pendingFor(id)).toBe(cost);
+    expect(await reopened.parts.store.fundingFigures(id)).toMatchObject({ pendingNanos: cost });
     reopened.settlement.stop();
-    reopened.close();
+    await reopened.close();
     await gateway.stop();
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('runs in WAL mode', () => {
+  it('runs in WAL mode', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'nested', 'gateway.db');
     const store = openSqliteStore(file);
-    store.close();
+    await store.close();
     const database = new Database(file, { readonly: true });
     expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     database.close();
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('changes its data version when another connection commits', () => {
+  it('changes its keys version when another connection commits', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'gateway.db');
     const gatewaySide = openSqliteStore(file);
     const cliSide = openSqliteStore(file);
-    const before = gatewaySide.dataVersion();
-    cliSide.insertKey({
-      id: 'key_1',
-      kind: 'account',
-      parentId: null,
-      name: 'one',
-      digest: 'v1$one',
-      masked: 'sk-…',
-      limitNanos: 1,
-      graceNanos: 0,
-      consumptionNanos: 0,
-      expiresAt: null,
-      disabled: false,
-      revokedAt: null,
-      createdAt: 1,
-    });
-    expect(gatewaySide.dataVersion()).not.toBe(before);
-    expect(gatewaySide.getKey('key_1')?.name).toBe('one');
-    gatewaySide.updateKey('key_1', { disabled: true, expiresAt: 99 });
-    expect(cliSide.getKey('key_1')).toMatchObject({ disabled: true, expiresAt: 99 });
-    gatewaySide.close();
-    cliSide.close();
+    const before = gatewaySide.keysVersion!();
+    await cliSide.insertKey(keyRow({ id: 'key_1', name: 'one' }));
+    expect(gatewaySide.keysVersion!()).not.toBe(before);
+    expect((await gatewaySide.getKey('key_1'))?.name).toBe('one');
+    await gatewaySide.updateKey('key_1', { disabled: true, expiresAt: 99 });
+    expect(await cliSide.getKey('key_1')).toMatchObject({ disabled: true, expiresAt: 99 });
+    await gatewaySide.close();
+    await cliSide.close();
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('brings a database from before the key console up to date, its history included', () => {
+  it('brings a database from before the key console up to date, its history included', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'gateway.db');
-    openSqliteStore(file).close();
-    // Back to the first migration's schema, with keys and records written by that version.
-    const old = new Database(file);
+    // The first migration's schema, with keys and records written by that version.
+    const old = databaseAt(file, 1);
     old.exec(`
-      DROP INDEX generations_seq; DROP INDEX generations_by_key; DROP INDEX generations_by_account;
-      DROP TABLE generation_days; DROP TABLE key_events; DROP TABLE key_ledger;
-      ALTER TABLE generations DROP COLUMN seq; ALTER TABLE generations DROP COLUMN account_id;
-      PRAGMA user_version = 1;
       INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, created_at) VALUES
         ('key_account', 'account', NULL, 'a', 'v1$a', 'sk-…', 10000000000, 1),
         ('key_child', 'allocated_child', 'key_account', 'c', 'v1$c', 'sk-…', 2000000000, 1),
@@ -137,15 +155,15 @@ describe('the SQLite store', () => {
     old.close();
 
     const store = openSqliteStore(file);
-    const listed = store.listGenerations({ accountId: 'key_account', limit: 10 });
+    const listed = await store.listGenerations({ accountId: 'key_account', limit: 10 });
     expect(listed.map(({ row }) => row.id)).toEqual([
       '0000000000000003-OLD',
       '0000000000000002-OLD',
       '0000000000000001-OLD',
     ]);
     expect(listed.map(({ position }) => position.seq)).toEqual([3, 2, 1]);
-    expect(store.listGenerations({ keyId: 'key_shared', limit: 10 })).toHaveLength(1);
-    expect(store.activity({ accountId: 'key_account' }, 3, 4)).toEqual([
+    expect(await store.listGenerations({ keyId: 'key_shared', limit: 10 })).toHaveLength(1);
+    expect(await store.activity({ accountId: 'key_account' }, 3, 4)).toEqual([
       {
         day: 3,
         model: 'sim/chat-standard',
@@ -164,17 +182,117 @@ describe('the SQLite store', () => {
       },
     ]);
     // The ledger opens with what the balance showed: the live allocated child counted as given.
-    expect(store.ledgerTotals('key_account')).toEqual({
+    expect(await store.ledgerTotals('key_account')).toEqual({
       rechargeNanos: 12_000_000_000,
       creditNanos: 0,
       allocatedNanos: 2_000_000_000,
     });
-    expect(store.ledgerTotals('key_child').allocatedNanos).toBe(2_000_000_000);
+    expect((await store.ledgerTotals('key_child')).allocatedNanos).toBe(2_000_000_000);
+    // The unsettled records are the funding keys' pending totals.
+    expect(await store.fundingFigures('key_account')).toMatchObject({ pendingNanos: 12 });
+    expect(await store.fundingFigures('key_child')).toMatchObject({ pendingNanos: 11 });
     // New records continue the sequence.
     const next = { ...listed[0]!.row, id: '0000000000000004-NEW', createdAt: 86_400 * 4 };
-    store.insertGeneration(next);
-    expect(store.listGenerations({ keyId: 'key_child', limit: 1 })[0]!.position.seq).toBe(4);
-    store.close();
+    await store.insertGenerations([next]);
+    expect((await store.listGenerations({ keyId: 'key_child', limit: 1 }))[0]!.position.seq).toBe(
+      4,
+    );
+    await store.close();
     fs.rmSync(folder, { recursive: true, force: true });
   });
+
+  it("applies only the files a released version's database lacks", async () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'gateway.db');
+    // The last release before rate limits counted 3 migrations after the base schema.
+    const old = databaseAt(file, 3);
+    old.exec(`
+      INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, consumption_nanos,
+          created_at)
+        VALUES ('key_account', 'account', NULL, 'a', 'v1$a', 'sk-…', 10000000000, 1000, 1);
+      INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
+          prompt_tokens, completion_tokens, cost_nanos, outcome, settled, created_at, latency_ms,
+          account_id, seq)
+        VALUES ('g1', 'key_account', 'key_account', 'm', 'p', 'f', 0, 1, 1, 40, 'completed', 0, 1, 1, 'key_account', 1),
+               ('g2', 'key_account', 'key_account', 'm', 'p', 'f', 0, 1, 1, 2, 'completed', 0, 1, 1, 'key_account', 2),
+               ('g3', 'key_account', 'key_account', 'm', 'p', 'f', 0, 1, 1, 1000, 'completed', 1, 1, 1, 'key_account', 3);
+      -- Written by hand to tell whether 0004 ran again (it would add a second opening entry).
+      INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
+          limit_nanos, actor, created_at)
+        VALUES ('key_account', 'opening', 10000000000, 0, 0, 10000000000, 'system', 1);
+    `);
+    old.close();
+
+    const store = openSqliteStore(file);
+    expect(await store.getKey('key_account')).toMatchObject({ rpmLimit: null, tpmLimit: null });
+    expect(await store.fundingFigures('key_account')).toEqual({
+      limitNanos: 10_000_000_000,
+      graceNanos: 0,
+      consumptionNanos: 1000,
+      pendingNanos: 42,
+      reservedNanos: 0,
+    });
+    expect((await store.ledgerTotals('key_account')).rechargeNanos).toBe(10_000_000_000);
+    expect(await store.listInflight()).toEqual([]);
+    await store.close();
+    const reopened = new Database(file, { readonly: true });
+    expect(reopened.pragma('user_version', { simple: true })).toBe(LATEST);
+    reopened.close();
+    // Opening again changes nothing.
+    const again = openSqliteStore(file);
+    expect((await again.fundingFigures('key_account'))?.pendingNanos).toBe(42);
+    await again.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('applies each file once when several processes open a new database at the same moment', async () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'gateway.db');
+    const script = path.join(folder, 'open.mts');
+    const storeModule = path.resolve(import.meta.dirname, 'sqlite-store.ts');
+    // Each process loads, says so, and opens (so migrates) the new file when told to go: loading
+    // takes seconds, opening milliseconds, so only a start signal makes them meet.
+    fs.writeFileSync(
+      script,
+      `import { openSqliteStore } from ${JSON.stringify(storeModule)};
+       process.stdout.write('ready\\n');
+       process.stdin.once('data', async () => {
+         const store = openSqliteStore(process.argv[2]);
+         await store.close();
+         process.exit(0);
+       });`,
+    );
+    const children = Array.from({ length: 4 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', script, file], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
+    const exits = children.map(
+      (child) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('exit', (code) => resolve({ code, stderr }));
+        }),
+    );
+    await Promise.all(
+      children.map((child) => new Promise((resolve) => child.stdout.once('data', resolve))),
+    );
+    for (const child of children) child.stdin.write('go\n');
+    expect(await Promise.all(exits)).toEqual(
+      Array.from({ length: 4 }, () => ({ code: 0, stderr: '' })),
+    );
+    const database = new Database(file, { readonly: true });
+    expect(database.pragma('user_version', { simple: true })).toBe(LATEST);
+    database.close();
+    const store = openSqliteStore(file);
+    await store.insertKey(keyRow());
+    await store.insertGenerations([generationRow()]);
+    expect(await store.fundingFigures('key_account')).toMatchObject({
+      pendingNanos: 3_000_000_001,
+    });
+    await store.close();
+    fs.rmSync(folder, { recursive: true, force: true });
+  }, 30_000);
 });

@@ -1,6 +1,8 @@
 /**
- * The storage interface the gateway needs. SQLite implements it for the embedded default; a
- * PostgreSQL store can implement the same interface later. Amounts are in nanos (billing/money).
+ * The storage interface the gateway needs. SQLite implements it for the embedded default and
+ * PostgreSQL for several instances; one contract suite (store-contract.ts) runs against both.
+ * Every method is asynchronous because PostgreSQL is; SQLite answers at once. Amounts are in
+ * nanos (billing/money).
  */
 import type { KeyKind } from '../../contract/gateway';
 import type { Nanos } from '../billing/money';
@@ -23,6 +25,10 @@ export type KeyRow = {
   /** Unix seconds when revoked; a revoked key is never accepted again. */
   revokedAt: number | null;
   createdAt: number;
+  /** Requests per minute this key may make; null: the gateway's default. */
+  rpmLimit: number | null;
+  /** Tokens (prompt plus completion) per minute; null: the gateway's default. */
+  tpmLimit: number | null;
 };
 
 export type GenerationOutcome = 'completed' | 'ended_early';
@@ -70,8 +76,72 @@ export type KeyUpdate = Partial<
     | 'revokedAt'
     | 'digest'
     | 'masked'
+    | 'rpmLimit'
+    | 'tpmLimit'
   >
 >;
+
+/**
+ * A request admitted and not yet recorded: written at admission, its delivered usage
+ * checkpointed about once a second, removed when its generation record is written. If its
+ * instance dies, the row outlives its lease and is closed as an `ended_early` record charging
+ * what was checkpointed (`reclaimInflight`), so nothing answered goes uncharged.
+ */
+export type InflightRow = {
+  /** The request's trace id; its generation record gets the same id. */
+  id: string;
+  keyId: string;
+  fundingKeyId: string;
+  model: string;
+  provider: string;
+  upstreamModel: string;
+  form: string;
+  streamed: boolean;
+  /** Checkpointed usage and its cost (zero until the answer starts). */
+  promptTokens: number;
+  completionTokens: number;
+  costNanos: Nanos;
+  /**
+   * The worst case this request holds in the store's own reservation counter (`reserve`), or 0
+   * when the reservation lives elsewhere (in memory, or in Redis).
+   */
+  reservedNanos: Nanos;
+  /** Which gateway process runs it. */
+  instanceId: string;
+  /** Unix milliseconds; renewed while the request runs. */
+  leaseExpiresAt: number;
+  /** Unix seconds. */
+  createdAt: number;
+};
+
+/** Delivered usage of a running request, as last checkpointed. */
+export type InflightCheckpoint = {
+  id: string;
+  provider: string;
+  upstreamModel: string;
+  promptTokens: number;
+  completionTokens: number;
+  costNanos: Nanos;
+};
+
+/** A funding key's money as the store holds it, for admission and its refusal message. */
+export type FundingFigures = {
+  limitNanos: Nanos;
+  graceNanos: Nanos;
+  consumptionNanos: Nanos;
+  /** Recorded, not yet settled. */
+  pendingNanos: Nanos;
+  /** Held by running requests admitted through `reserve`. */
+  reservedNanos: Nanos;
+};
+
+/** What closing expired in-flight rows did. */
+export type ReclaimResult = {
+  /** The `ended_early` records written (only for rows that had checkpointed usage). */
+  records: GenerationRow[];
+  /** Reservations freed, per funding key (from `reserve`'s counter). */
+  released: Map<string, Nanos>;
+};
 
 /**
  * Which records a query reads: one key's (`keyId`, which wins when both are given) or an
@@ -145,38 +215,103 @@ export type LedgerEntry = {
 export type LedgerTotals = { rechargeNanos: Nanos; creditNanos: Nanos; allocatedNanos: Nanos };
 
 export interface GatewayStore {
-  listKeys(): KeyRow[];
-  getKey(id: string): KeyRow | undefined;
-  findKeyByDigest(digest: string): KeyRow | undefined;
-  insertKey(row: KeyRow): void;
-  updateKey(id: string, update: KeyUpdate): void;
-  insertGeneration(row: GenerationRow): void;
-  /** Several records in one transaction (group commit); all or none. */
-  insertGenerations(rows: GenerationRow[]): void;
-  /** Moves what the write-ahead log holds into the database without blocking writers. */
-  checkpoint(): void;
-  getGeneration(id: string): GenerationRow | undefined;
+  /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
+  readonly engine: 'sqlite' | 'postgres';
+  listKeys(): Promise<KeyRow[]>;
+  getKey(id: string): Promise<KeyRow | undefined>;
+  findKeyByDigest(digest: string): Promise<KeyRow | undefined>;
+  insertKey(row: KeyRow): Promise<void>;
+  updateKey(id: string, update: KeyUpdate): Promise<void>;
+  /**
+   * Several finished records in one transaction (group commit); all or none. Each removes the
+   * in-flight row of the same id, frees what that row held in the reservation counter, and adds
+   * its cost to its funding key's pending total. A record whose id is already stored (a retried
+   * batch; a request reclaimed as `ended_early` after its lease ran out) is skipped, so nothing
+   * is charged twice.
+   */
+  insertGenerations(rows: GenerationRow[]): Promise<void>;
+  getGeneration(id: string): Promise<GenerationRow | undefined>;
   /** Records newest first (by time, then by the order they were written), filtered. */
-  listGenerations(query: GenerationQuery): ListedGeneration[];
+  listGenerations(query: GenerationQuery): Promise<ListedGeneration[]>;
   /** Requests, tokens and cost per UTC day and model, for days `fromDay`..`toDay` inclusive. */
-  activity(scope: GenerationScope, fromDay: number, toDay: number): ActivityRow[];
+  activity(scope: GenerationScope, fromDay: number, toDay: number): Promise<ActivityRow[]>;
   /** Unsettled cost charged to one funding key. */
-  pendingFor(fundingKeyId: string): Nanos;
-  insertKeyEvent(event: Omit<KeyEventRow, 'id'>): void;
+  pendingFor(fundingKeyId: string): Promise<Nanos>;
+  insertKeyEvent(event: Omit<KeyEventRow, 'id'>): Promise<void>;
   /** A key's audited changes, newest first, older than `beforeId` when given. */
-  listKeyEvents(keyId: string, options: { limit: number; beforeId?: number }): KeyEventRow[];
-  insertLedgerEntry(entry: LedgerEntry): void;
-  ledgerTotals(keyId: string): LedgerTotals;
-  /** Runs `work` in one write transaction (nested calls join it). */
-  transaction<T>(work: () => T): T;
-  /** Unsettled cost per funding key, for rebuilding the in-memory ledger at start-up. */
-  pendingByFundingKey(): Map<string, Nanos>;
+  listKeyEvents(
+    keyId: string,
+    options: { limit: number; beforeId?: number },
+  ): Promise<KeyEventRow[]>;
+  insertLedgerEntry(entry: LedgerEntry): Promise<void>;
+  ledgerTotals(keyId: string): Promise<LedgerTotals>;
+  /**
+   * Runs `work` in one write transaction. Store calls made inside `work` (found through async
+   * context, so callers need not pass a handle) join it; calls from elsewhere wait or run apart.
+   * Rolled back when `work` throws.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** Unsettled cost per funding key, for rebuilding an in-memory ledger at start-up. */
+  pendingByFundingKey(): Promise<Map<string, Nanos>>;
   /**
    * Moves every pending charge into its funding key's consumption in one transaction and
-   * returns what moved per key.
+   * returns what moved per key. Idempotent per record; when several instances share the store,
+   * only one settles at a time (the others return an empty map).
    */
-  settlePending(now: number): Map<string, Nanos>;
-  /** Changes when another process (the command line) commits to the database. */
-  dataVersion(): number;
-  close(): void;
+  settlePending(now: number): Promise<Map<string, Nanos>>;
+
+  /** Writes in-flight rows (admission), in one transaction. */
+  openInflight(rows: InflightRow[]): Promise<void>;
+  /**
+   * Checkpoints running requests' delivered usage and renews the lease of every in-flight row
+   * of `instanceId` to `leaseExpiresAt` (Unix ms), in one transaction.
+   */
+  checkpointInflight(
+    instanceId: string,
+    leaseExpiresAt: number,
+    checkpoints: InflightCheckpoint[],
+  ): Promise<void>;
+  /** Removes in-flight rows of requests that ended without a record (refused, failed), freeing what they held. */
+  dropInflight(ids: string[]): Promise<void>;
+  /**
+   * Closes in-flight rows whose lease ended before `nowMs` (or every row of `instanceId`, for a
+   * process that restarts under the same id, or an embedded gateway at start-up) as `ended_early`
+   * records charging their checkpointed usage. Idempotent, safe from several instances at once.
+   */
+  reclaimInflight(nowMs: number, options?: { instanceId?: string }): Promise<ReclaimResult>;
+  listInflight(): Promise<InflightRow[]>;
+
+  /** A funding key's limit, consumption, pending and reserved totals. */
+  fundingFigures(
+    fundingKeyId: string,
+    options?: {
+      /**
+       * Inside `transaction`: lock the key's row until commit (PostgreSQL `FOR UPDATE`), so no
+       * record can add to its pending total meanwhile (Redis counters are seeded this way).
+       */
+      forUpdate?: boolean;
+    },
+  ): Promise<FundingFigures | undefined>;
+  /**
+   * Admission in the store itself (PostgreSQL without Redis): atomically adds `row.reservedNanos`
+   * to the funding key's reserved total and writes the in-flight row, only if consumption +
+   * pending + reserved + it stays within limit + grace. Returns the figures when it refuses.
+   */
+  reserve(row: InflightRow): Promise<{ ok: true } | { ok: false; figures: FundingFigures }>;
+
+  /**
+   * Calls `onChange` when keys change in any process sharing the store (SQLite: the file's
+   * data version, polled; PostgreSQL: LISTEN/NOTIFY). Returns a function that stops watching.
+   */
+  watchKeyChanges(onChange: () => void): () => void;
+  /**
+   * A cheap synchronous "did another process change the keys" number, where the engine has one
+   * (SQLite's data_version); the registry checks it on every request so a change is seen at once.
+   */
+  keysVersion?(): number;
+  /** Moves what the write-ahead log holds into the database, where the engine has one. */
+  checkpoint?(): void;
+  /** Answers when the database does (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -44,6 +44,9 @@ export async function startTestBff(
     listenPort: 0,
     logger,
     staticDir: '/nonexistent-dist',
+    // Tests never touch a keys store of the configuration (./data): they pass their own.
+    keysStore: null,
+    environmentProfiles: [],
     ...options,
   });
   return { ...running, logLines };
@@ -80,7 +83,13 @@ export function rawRequest(
           ? { origin, 'content-type': 'application/json' }
           : {}),
       };
-  const headers = { ...defaults, ...options.headers };
+  const headers: Record<string, string> = { ...defaults, ...options.headers };
+  // As a browser does: without a length, Node sends a DELETE's body unannounced.
+  const named = (name: string) =>
+    Object.keys(headers).some((header) => header.toLowerCase() === name);
+  if (options.body !== undefined && !named('content-length') && !named('transfer-encoding')) {
+    headers['content-length'] = String(Buffer.byteLength(options.body));
+  }
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       {

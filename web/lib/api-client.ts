@@ -113,18 +113,24 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-async function request<T>(
-  method: 'GET' | 'POST',
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * Sends one request to the BFF and returns its answer when it is a 2xx; anything else, or no
+ * answer at all, becomes an `ApiRequestError`. Every method but GET sends a JSON body (the BFF
+ * takes state changes only as same-origin JSON, DELETE included). For answers read as a stream.
+ */
+export async function apiSend(
+  method: Method,
   path: string,
-  schema: z.ZodType<T>,
-  init: RequestInit | undefined,
+  init?: RequestInit,
   body?: unknown,
-): Promise<T> {
+): Promise<Response> {
   const label = `${method} ${path.split('?')[0] ?? path}`;
   const headers = new Headers(init?.headers);
-  headers.set('Accept', 'application/json');
+  if (!headers.has('Accept')) headers.set('Accept', 'application/json');
   // The BFF accepts only JSON posts: a form or text/plain post could come from another site.
-  if (method === 'POST') headers.set('Content-Type', 'application/json');
+  if (method !== 'GET') headers.set('Content-Type', 'application/json');
 
   let response: Response;
   try {
@@ -132,7 +138,7 @@ async function request<T>(
       ...init,
       method,
       headers,
-      body: method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
@@ -144,11 +150,20 @@ async function request<T>(
       advice: 'Check that `npm start` is still running, then try again.',
     });
   }
+  if (!response.ok) throw apiErrorFromBody(response.status, await readBody(response), label);
+  return response;
+}
 
-  const data = await readBody(response);
-  if (!response.ok) throw apiErrorFromBody(response.status, data, label);
-
-  const parsed = schema.safeParse(data);
+async function request<T>(
+  method: Method,
+  path: string,
+  schema: z.ZodType<T>,
+  init: RequestInit | undefined,
+  body?: unknown,
+): Promise<T> {
+  const label = `${method} ${path.split('?')[0] ?? path}`;
+  const response = await apiSend(method, path, init, body);
+  const parsed = schema.safeParse(await readBody(response));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? ` (at ${issue.path.join('.') || 'the top level'}: ${issue.message})` : '';
@@ -176,6 +191,16 @@ export function apiPost<T>(
   init?: RequestInit,
 ): Promise<T> {
   return request('POST', path, schema, init, body);
+}
+
+/** `PATCH path` with a JSON body, parsed with `schema`. */
+export function apiPatch<T>(path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
+  return request('PATCH', path, schema, undefined, body);
+}
+
+/** `DELETE path` (with a JSON body, `{}` by default), parsed with `schema`. */
+export function apiDelete<T>(path: string, schema: z.ZodType<T>, body: unknown = {}): Promise<T> {
+  return request('DELETE', path, schema, undefined, body);
 }
 
 /** Builds `path?name=value…`, leaving out empty values. */

@@ -2,21 +2,31 @@
 import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import type { BadgeTone } from '../../components/badge';
 
-export const keyStateLabels: Record<KeyState, string> = {
+/** A key's state as the key-management routes list it: a balance's state, or revoked. */
+export type ManagedKeyState = KeyState | 'revoked';
+
+export const keyStateLabels: Record<ManagedKeyState, string> = {
   active: 'Active',
   expired: 'Expired',
   disabled: 'Disabled',
   depleted: 'Depleted',
   blocked: 'Blocked',
+  revoked: 'Revoked',
 };
 
-export const keyStateTones: Record<KeyState, BadgeTone> = {
+export const keyStateTones: Record<ManagedKeyState, BadgeTone> = {
   active: 'green',
   expired: 'amber',
   disabled: 'neutral',
   depleted: 'red',
   blocked: 'red',
+  revoked: 'neutral',
 };
+
+/** The state word of a listed key, or null for one this page does not know yet. */
+export function managedKeyState(state: string): ManagedKeyState | null {
+  return Object.hasOwn(keyStateLabels, state) ? (state as ManagedKeyState) : null;
+}
 
 /** What the state means for requests, in plain words (spec section 3). */
 export const keyStateMeanings: Record<KeyState, string> = {
@@ -61,3 +71,9 @@ export function liveKeyState(view: BalanceView, nowMs: number): KeyState {
   if (expiresAt !== null && expiresAt * 1000 <= nowMs) return 'expired';
   return view.state;
 }
+
+/** A child key's kind in one word, for tables. */
+export const childKindLabels: Record<string, string> = {
+  allocated_child: 'Allocated',
+  shared_child: 'Shared',
+};

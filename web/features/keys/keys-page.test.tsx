@@ -24,6 +24,13 @@ function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, M
         jsonResponse(404, { error: { message: `Unknown profile ${profile}`, stage: 'profile' } })
       );
     },
+    // The demo account has no children here (child-keys-section.test.tsx covers them).
+    'GET /api/profiles/demo-account/child-keys': () => ({
+      profile: 'demo-account',
+      keys: [],
+      keys_store: 'data/workbench-keys.json',
+      fetched_at: 1,
+    }),
     ...extra,
   });
 }
@@ -40,6 +47,11 @@ const allBalances = {
     balance: { identity: 'shared_child', key: 'sk-gw-…e5f6' },
   }),
 };
+
+// The Keys route is lazy: load it once, so no test's first find waits for the import.
+beforeAll(async () => {
+  await import('./keys-page');
+});
 
 describe('KeyStateBadge', () => {
   it.each<[KeyState, string]>([
@@ -109,7 +121,8 @@ describe('KeysPage', () => {
   it('shows the chosen profile: identity, masked key, state, Remaining against the limit, every figure', async () => {
     mockKeys(allBalances);
     renderRoute('/keys');
-    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    // The first page of the file: the router and the page render for the first time here.
+    const panel = await screen.findByRole('region', { name: 'demo-account' }, { timeout: 5_000 });
     expect(within(panel).getByText('Account key')).toBeInTheDocument();
     expect(within(panel).getByText('sk-gw-…a1b2')).toBeInTheDocument();
     expect(within(panel).getByText('Active')).toBeInTheDocument();
@@ -191,7 +204,7 @@ describe('KeysPage', () => {
     expect(
       within(panel).getByText(/not expired, enabled; its parent key is disabled/),
     ).toBeInTheDocument();
-    const table = screen.getByRole('table');
+    const table = screen.getByRole('table', { name: 'All key profiles' });
     for (const child of ['demo-allocated-child', 'demo-shared-child']) {
       const row = within(table).getByRole('button', { name: child }).closest('tr')!;
       await waitFor(() => expect(row.querySelector('[data-text="Blocked"]')).not.toBeNull());
@@ -264,7 +277,7 @@ describe('KeysPage', () => {
     );
     renderRoute('/keys');
     const panel = await screen.findByRole('region', { name: 'demo-account' });
-    const table = screen.getByRole('table');
+    const table = screen.getByRole('table', { name: 'All key profiles' });
     await waitFor(() => expect(within(table).getAllByText('$1.00')).toHaveLength(1));
     failing = true;
     await userEvent.click(screen.getByRole('button', { name: 'Refresh' }));
@@ -294,7 +307,7 @@ describe('KeysPage', () => {
   it('chooses a profile by a click anywhere on its row, and writes it to the URL', async () => {
     mockKeys(allBalances);
     const { router } = renderRoute('/keys');
-    const table = await screen.findByRole('table');
+    const table = await screen.findByRole('table', { name: 'All key profiles' });
     await userEvent.click(within(table).getByText('sk-gw-…e5f6'));
     expect(await screen.findByRole('region', { name: 'demo-shared-child' })).toBeInTheDocument();
     expect(router.state.location.search).toBe('?profile=demo-shared-child');
@@ -303,7 +316,7 @@ describe('KeysPage', () => {
   it('keeps Profile, State and Remaining on a phone; the other columns fold away', async () => {
     mockKeys(allBalances);
     renderRoute('/keys');
-    const table = await screen.findByRole('table');
+    const table = await screen.findByRole('table', { name: 'All key profiles' });
     const visible = within(table)
       .getAllByRole('columnheader')
       .filter((header) => !header.classList.contains('hidden'));
@@ -345,7 +358,7 @@ describe('KeysPage', () => {
   it('lists every profile at a glance and switches on click', async () => {
     mockKeys(allBalances);
     renderRoute('/keys');
-    const table = await screen.findByRole('table');
+    const table = await screen.findByRole('table', { name: 'All key profiles' });
     await waitFor(() => expect(within(table).getAllByText('$1.00')).toHaveLength(1));
     expect(within(table).getAllByRole('row')).toHaveLength(4);
     await userEvent.click(within(table).getByRole('button', { name: 'demo-allocated-child' }));

@@ -10,6 +10,7 @@ import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, toMilliseconds } from '../../lib/format';
 import { BalanceChart, keepsSample, type BalanceSample } from './components/balance-chart';
 import { BalancePanel } from './components/balance-panel';
+import { ChildKeysSection } from './components/child-keys-section';
 import { ProfilesTable } from './components/profiles-table';
 import { ValidateKeyDialog } from './components/validate-key-dialog';
 import { useLiveKeyState } from './use-live-key-state';
@@ -18,9 +19,9 @@ import { useLiveKeyState } from './use-live-key-state';
 type SampleHistory = Record<string, BalanceSample[]>;
 
 /**
- * `/keys`: the chosen profile's identity, state and balance, and every profile at a glance. The
- * state stays current without a reload: polled while the page is visible, asked again on focus,
- * and turned Expired at the moment the key expires.
+ * `/keys`: the chosen profile's identity, state and balance, an account profile's child keys,
+ * and every profile at a glance. The state stays current without a reload: polled while the
+ * page is visible, asked again on focus, and turned Expired at the moment the key expires.
  */
 export function KeysPage() {
   const { profile, setProfile, profiles } = useProfile();
@@ -44,7 +45,10 @@ export function KeysPage() {
     });
   }, [view]);
 
-  const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
+  const chosen = profiles.find((candidate) => candidate.name === profile);
+  const maskedKey = chosen?.masked_key;
+  // Only an account key makes child keys (a child gets 403 on the key routes).
+  const isAccount = (view?.balance.identity ?? chosen?.identity) === 'account';
   const lastRefresh = balance.dataUpdatedAt || null;
   // The last refresh failed but an earlier answer is still shown: its figures are that old.
   const staleSince = balance.isError && view ? balance.dataUpdatedAt : null;
@@ -121,6 +125,11 @@ export function KeysPage() {
           <div className="flex min-w-0 flex-col gap-4">
             <BalanceChart samples={history[profile] ?? []} />
           </div>
+          {isAccount && (
+            <div className="min-w-0 lg:col-span-2">
+              <ChildKeysSection key={profile} account={profile} />
+            </div>
+          )}
           <div className="min-w-0 lg:col-span-2">
             <ProfilesTable profiles={profiles} chosen={profile} onChoose={chooseFromTable} />
           </div>

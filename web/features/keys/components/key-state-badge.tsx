@@ -1,18 +1,24 @@
-import type { KeyState } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { CssText } from '../../../components/css-text';
-import { keyStateLabels, keyStateTones } from '../key-state';
+import { keyStateLabels, keyStateTones, type ManagedKeyState } from '../key-state';
 
-const stateSymbols: Record<KeyState, string> = {
+const stateSymbols: Record<ManagedKeyState, string> = {
   active: '●',
   expired: '◷',
   disabled: '⊘',
   depleted: '○',
   blocked: '⊘',
+  revoked: '✕',
 };
 
 /** The key state as a coloured badge with its word; `quiet` draws the word with CSS (see CssText). */
-export function KeyStateBadge({ state, quiet = false }: { state: KeyState; quiet?: boolean }) {
+export function KeyStateBadge({
+  state,
+  quiet = false,
+}: {
+  state: ManagedKeyState;
+  quiet?: boolean;
+}) {
   return (
     <Badge tone={keyStateTones[state]}>
       <span aria-hidden="true">{stateSymbols[state]}</span>

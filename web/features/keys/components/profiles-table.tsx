@@ -132,7 +132,11 @@ export function ProfilesTable({
       <h2 id="all-profiles-heading" className="text-base font-semibold">
         All key profiles
       </h2>
-      <DataTable columns={columns} className="w-full text-sm whitespace-nowrap">
+      <DataTable
+        columns={columns}
+        label="All key profiles"
+        className="w-full text-sm whitespace-nowrap"
+      >
         {profiles.map((profile) => (
           <ProfileRow
             key={profile.name}

@@ -1,0 +1,173 @@
+/**
+ * Child keys managed from the Keys page, against the real BFF and the embedded gateway: a
+ * shared child created there is at once a profile the playground can use, and its spend shows
+ * on the parent account's Activity page; the full key never reaches the page. The section and
+ * its dialogs have no serious axe findings, light and dark.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { seriousFindings } from './axe';
+import {
+  childKeyRow,
+  childKeysTable,
+  chooseProfile,
+  createChildKey,
+  requestInPlayground,
+  storedSecret,
+} from './child-keys';
+
+test.describe.configure({ mode: 'serial' });
+
+async function openAccountKeys(page: Page) {
+  await page.goto('/keys?profile=demo-account');
+  await expect(childKeysTable(page)).toBeVisible();
+}
+
+test.describe('child keys', () => {
+  test('a shared child made on the Keys page serves the playground, and its spend shows on the account’s Activity', async ({
+    page,
+  }) => {
+    await openAccountKeys(page);
+    const name = 'e2e shared playground';
+    const { profile, maskedKey } = await createChildKey(page, { kind: 'Shared', name });
+    const row = childKeyRow(page, name);
+    await expect(row).toContainText(maskedKey);
+    await expect(row).toContainText('Shared');
+    await expect(row).toContainText(profile);
+    await expect(row.locator('[data-text="Active"]')).toBeVisible();
+    // The full key stays with the server: not in the page, whatever it shows.
+    expect(await page.content()).not.toContain(storedSecret(profile));
+
+    // It is in the Key picker at once, and the playground uses it.
+    await page.goto('/playground?model=sim/chat-standard');
+    await chooseProfile(page, profile);
+    await page.getByRole('spinbutton', { name: 'max_tokens' }).fill('16');
+    const chat = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
+    const made = await requestInPlayground(page, 2, 'Hello from a shared child key');
+    expect((await chat).postDataJSON()).toMatchObject({ profile });
+    expect(await page.content()).not.toContain(storedSecret(profile));
+
+    // The parent account sees the request, marked with the child, at the cost the playground showed.
+    await chooseProfile(page, 'demo-account');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Activity' })
+      .click();
+    const requests = page.getByRole('table', { name: 'Requests' });
+    const activityRow = requests.getByRole('row').filter({ hasText: made.id });
+    await expect(activityRow).toHaveCount(1);
+    await expect(activityRow).toContainText(`key: ${name}`);
+    await expect(activityRow.getByTestId('request-cost')).toHaveText(made.cost);
+  });
+
+  test('a limit is set, the key disabled and enabled, its history read, and it is revoked after a confirmation naming it', async ({
+    page,
+  }) => {
+    await openAccountKeys(page);
+    const name = 'e2e allocated lifecycle';
+    const { profile, maskedKey } = await createChildKey(page, {
+      kind: 'Allocated',
+      name,
+      limitUsd: '0.50',
+    });
+    const row = childKeyRow(page, name);
+    await expect(row).toContainText('$0.50');
+
+    await row.getByRole('button', { name: `Set limit & expiry of ${name}` }).click();
+    const limits = page.getByRole('dialog', { name: `Limit and expiry of “${name}”` });
+    await limits.getByRole('textbox', { name: 'Limit (USD)' }).fill('0.75');
+    await limits.getByRole('button', { name: 'Save' }).click();
+    await expect(limits).toBeHidden();
+    await expect(row).toContainText('$0.75');
+
+    await row.getByRole('button', { name: `Disable ${name}` }).click();
+    await expect(row.locator('[data-text="Disabled"]')).toBeVisible();
+    await row.getByRole('button', { name: `Enable ${name}` }).click();
+    await expect(row.locator('[data-text="Active"]')).toBeVisible();
+
+    await row.getByRole('button', { name: `History of ${name}` }).click();
+    const history = page.getByRole('dialog', { name: `History of “${name}”` });
+    const changes = history.getByRole('list', { name: `Changes of ${name}` });
+    await expect(changes).toContainText('Enabled');
+    await expect(changes).toContainText('Disabled');
+    await expect(changes).toContainText('Limit: $0.50 → to $0.75');
+    await expect(changes).toContainText('Created');
+    await history.getByRole('button', { name: 'Close' }).click();
+
+    await row.getByRole('button', { name: `Revoke ${name}` }).click();
+    const confirm = page.getByRole('alertdialog', { name: `Revoke “${name}”?` });
+    await expect(confirm).toContainText(`The key “${name}” (${maskedKey}) stops working at once.`);
+    await expect(confirm).toContainText(`The workbench profile “${profile}”`);
+    await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await expect(confirm).toBeHidden();
+    await expect(childKeyRow(page, name)).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: profile })).toBeVisible();
+    // Its profile went with it.
+    await page.getByRole('combobox', { name: 'Key' }).click();
+    await expect(page.getByRole('option', { name: profile, exact: true })).toHaveCount(0);
+    await page.keyboard.press('Escape');
+  });
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test.describe(`child keys (${colorScheme})`, () => {
+      test.use({ colorScheme });
+
+      test('the Keys page with child keys, and each of their dialogs, has no serious or critical axe findings', async ({
+        page,
+      }) => {
+        await openAccountKeys(page);
+        const name = `e2e axe ${colorScheme}`;
+        const { profile } = await createChildKey(page, {
+          kind: 'Allocated',
+          name,
+          limitUsd: '0.25',
+        });
+        await expect(childKeyRow(page, name)).toContainText(profile);
+        expect(await seriousFindings(page)).toEqual([]);
+
+        const row = childKeyRow(page, name);
+        const dialogs: Array<{ open: () => Promise<void>; dialog: ReturnType<Page['getByRole']> }> =
+          [
+            {
+              open: () => page.getByRole('button', { name: 'Create child key' }).click(),
+              dialog: page.getByRole('dialog', { name: 'Create child key' }),
+            },
+            {
+              open: () =>
+                row.getByRole('button', { name: `Set limit & expiry of ${name}` }).click(),
+              dialog: page.getByRole('dialog', { name: `Limit and expiry of “${name}”` }),
+            },
+            {
+              open: () => row.getByRole('button', { name: `History of ${name}` }).click(),
+              dialog: page.getByRole('dialog', { name: `History of “${name}”` }),
+            },
+            {
+              open: () => row.getByRole('button', { name: `Rotate ${name}` }).click(),
+              dialog: page.getByRole('dialog', { name: `Rotate “${name}”` }),
+            },
+            {
+              open: () => row.getByRole('button', { name: `Revoke ${name}` }).click(),
+              dialog: page.getByRole('alertdialog', { name: `Revoke “${name}”?` }),
+            },
+          ];
+        for (const { open, dialog } of dialogs) {
+          await open();
+          await expect(dialog).toBeVisible();
+          // Its content loaded (estimate, history) or its form shows.
+          await expect(
+            dialog.getByRole('status').filter({ hasText: /^Loading|^Estimating/ }),
+          ).toHaveCount(0);
+          expect(await seriousFindings(page)).toEqual([]);
+          await page.keyboard.press('Escape');
+          await expect(dialog).toBeHidden();
+        }
+
+        // The create form showing its errors, too.
+        await page.getByRole('button', { name: 'Create child key' }).click();
+        const create = page.getByRole('dialog', { name: 'Create child key' });
+        await create.getByRole('button', { name: 'Create', exact: true }).click();
+        await expect(create.getByText('Give the key a name')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+    });
+  }
+});

@@ -1,0 +1,63 @@
+/**
+ * Admission's money: one interface, three homes for the reservations of running requests.
+ * - `MemoryBudget` (billing/ledger.ts): one process owns the key's money (the embedded SQLite
+ *   default); exact because admission is one synchronous step.
+ * - `StoreBudget` (billing/store-budget.ts): PostgreSQL without Redis; one guarded row update per
+ *   admission, exact across instances, one more database write per request.
+ * - `RedisBudget` (billing/redis-budget.ts): a Lua script per admission; exact across instances
+ *   without touching PostgreSQL before the answer.
+ * Every one of them checks settled + pending + reserved + this request against limit + grace.
+ */
+import type { GatewayError } from '../errors';
+import type { KeyRow, InflightRow, ReclaimResult } from '../store/store';
+import type { Nanos } from './money';
+
+export type Worstcase = {
+  /** Worst-case cost of this request. */
+  nanos: Nanos;
+  /** Cost of the prompt alone, known before the request runs. */
+  promptNanos: Nanos;
+  /** Price of one completion token, to say how many the key can still afford. */
+  completionTokenNanos: Nanos;
+  maxOutputTokens: number;
+};
+
+export type Reservation = {
+  /** The request's trace id (its in-flight row's id). */
+  id: string;
+  fundingKeyId: string;
+  nanos: Nanos;
+  released: boolean;
+  /**
+   * Resolves once the in-flight row is in the store. The request's record waits for it, so the
+   * record always removes the row (a row written after its record would be charged twice).
+   */
+  opened: Promise<void>;
+};
+
+export interface Budget {
+  /**
+   * Reserves the worst case for the request whose in-flight row is `row` (a budget that holds the
+   * reservation in the store's own counter sets `row.reservedNanos` to it), or throws the 402 that says how much the key can still afford
+   * (`insufficientBalance`). Writes, or has written, the in-flight row.
+   */
+  reserve(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Promise<Reservation>;
+  /**
+   * The request's record is written (its cost now pending in the store): the reservation is
+   * freed and the cost counted. Safe to call once per reservation.
+   */
+  charged(reservation: Reservation, costNanos: Nanos): Promise<void>;
+  /** The request ended without a record: frees the reservation and drops the in-flight row. */
+  release(reservation: Reservation): Promise<void>;
+  /** Renews the leases of these running requests' reservations (every few seconds). */
+  renew(reservations: Reservation[], leaseExpiresAt: number): Promise<void>;
+  /** Settlement moved these amounts from pending into consumption. */
+  settled(moved: Map<string, Nanos>): void;
+  /** A dead instance's in-flight rows were closed: count their charges, free their holds. */
+  reclaimed(result: ReclaimResult): Promise<void>;
+  /** Reserved by running requests, for one funding key (as far as this process can tell). */
+  reservedFor(fundingKeyId: string): Promise<Nanos>;
+  close(): Promise<void>;
+}
+
+export type { GatewayError };

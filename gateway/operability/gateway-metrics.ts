@@ -1,0 +1,121 @@
+/**
+ * The gateway's Prometheus metrics, in a registry of its own: tests run several gateways in one
+ * process, and the global default registry would mix (or refuse) their series. Every label value
+ * comes from a fixed set (labels.ts) or the operator's providers file, so nothing a client sends,
+ * such as a key in a path, can reach the scrape.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import {
+  attemptOutcomeOf,
+  formOf,
+  routeNameOf,
+  type AttemptOutcome,
+  type FormLabel,
+  type RouteName,
+} from './labels';
+
+/** What the metrics read from the rest of the gateway when scraped. */
+export type MetricSources = {
+  /** Reservations of requests admitted and not yet finished, in this process. */
+  reservationsHeld: () => number;
+  /** Unix milliseconds, for the settlement lag's start before the first settlement. */
+  now?: () => number;
+};
+
+/** One finished (or abandoned) request, as the requests counter sees it. */
+export type ObservedRequest = {
+  pathname: string;
+  status: number;
+  /** The client left before the answer ended. */
+  clientLeft: boolean;
+  seconds: number;
+};
+
+/** Prefix of prom-client's process metrics (RSS, event-loop lag, heap, GC). */
+export const PROCESS_METRICS_PREFIX = 'gateway_';
+
+// Inference requests run from milliseconds (a refusal) to minutes (a long stream).
+const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+];
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'status' | 'form'>;
+  private readonly durations: Histogram<'route' | 'form'>;
+  private readonly attempts: Counter<'provider' | 'outcome'>;
+  private readonly now: () => number;
+  private lastSettledAt: number;
+
+  constructor(sources: MetricSources) {
+    this.now = sources.now ?? Date.now;
+    // Until the first settlement, the lag counts from start-up: a loop that never succeeds shows.
+    this.lastSettledAt = this.now();
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: 'gateway_requests_total',
+      help: 'HTTP requests answered, by route family, status (499: the client left first) and public form.',
+      labelNames: ['route', 'status', 'form'],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: 'gateway_request_duration_seconds',
+      help: 'Time from a request arriving to its answer ending (or the client leaving), by route family and form.',
+      labelNames: ['route', 'form'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'gateway_upstream_attempts_total',
+      help: 'Provider attempts before an answer started, by provider and outcome (HTTP status class or failure kind).',
+      labelNames: ['provider', 'outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'gateway_reservations_held',
+      help: 'Budget reservations held by running requests in this process.',
+      registers,
+      collect() {
+        this.set(sources.reservationsHeld());
+      },
+    });
+    const settlementLag = () => Math.max(0, (this.now() - this.lastSettledAt) / 1000);
+    new Gauge({
+      name: 'gateway_settlement_lag_seconds',
+      help: "Seconds since this process's settlement loop last succeeded (since start-up before the first).",
+      registers,
+      collect() {
+        this.set(settlementLag());
+      },
+    });
+    collectDefaultMetrics({ register: this.registry, prefix: PROCESS_METRICS_PREFIX });
+  }
+
+  observeRequest(request: ObservedRequest): void {
+    const route: RouteName = routeNameOf(request.pathname);
+    const form: FormLabel = formOf(route);
+    const status = request.clientLeft ? '499' : String(request.status);
+    this.requests.inc({ route, status, form });
+    this.durations.observe({ route, form }, request.seconds);
+  }
+
+  /** One provider attempt, with its status as the generation record keeps it. */
+  countAttempt(attempt: { provider: string; status: number | string }): void {
+    const outcome: AttemptOutcome = attemptOutcomeOf(attempt.status);
+    this.attempts.inc({ provider: attempt.provider, outcome });
+  }
+
+  /** The settlement loop finished a pass without error. */
+  noteSettlement(): void {
+    this.lastSettledAt = this.now();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The scrape, in Prometheus text format. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Opens the store the configuration names: PostgreSQL when `GATEWAY_DATABASE_URL` is set (loaded
+ * only then, so the embedded default never pays for the driver), else SQLite at `GATEWAY_DB`.
+ */
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config';
+import { openSqliteStore } from './sqlite-store';
+import type { GatewayStore } from './store';
+
+export async function openStore(
+  config: GatewayConfig,
+  options: { autoCheckpoint?: boolean; instanceId?: string; logger?: Logger } = {},
+): Promise<GatewayStore> {
+  if (config.databaseUrl) {
+    const { openPostgresStore } = await import('./postgres-store');
+    return openPostgresStore(config.databaseUrl, {
+      instanceId: options.instanceId,
+      logger: options.logger,
+      schema: schemaOf(config.databaseUrl),
+    });
+  }
+  return openSqliteStore(config.databasePath, { autoCheckpoint: options.autoCheckpoint });
+}
+
+/**
+ * The schema a URL asks for the libpq way (`?options=-c search_path=<schema>`), so a deployment
+ * (or a test run) can keep the gateway's tables apart; `public` otherwise.
+ */
+export function schemaOf(databaseUrl: string): string | undefined {
+  const options = new URL(databaseUrl).searchParams.get('options') ?? '';
+  return /(?:^|\s)-c\s*search_path=([A-Za-z_][A-Za-z0-9_]*)/.exec(options)?.[1];
+}

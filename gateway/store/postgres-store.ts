@@ -1,0 +1,749 @@
+/**
+ * The PostgreSQL store, for several gateway instances sharing one database. Every method is one
+ * statement or one short transaction over a `pg` pool; what must hold across instances is held by
+ * the database itself:
+ * - admission is one guarded row update (`reserve`), which PostgreSQL rechecks after waiting for
+ *   the row, so instances admitting at once never spend past limit + grace;
+ * - a reservation or an in-flight row is given back by the statement that deletes the row
+ *   (`DELETE … RETURNING`), so it is given back once, whoever gets there first;
+ * - settlement runs under a transaction-scoped advisory lock: one instance at a time;
+ * - key changes are announced with NOTIFY in the changing transaction (delivered on commit).
+ *
+ * Rows are locked in one order everywhere several are (in-flight rows, day totals, then keys; each
+ * by id), so two instances' transactions wait for each other instead of deadlocking.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Nanos } from '../billing/money';
+import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
+import { activityQuery, generationListQuery, toPositional } from './generation-query';
+import { checkSchemaName, migratePostgres } from './migrate';
+import type {
+  GatewayStore,
+  GenerationRow,
+  InflightCheckpoint,
+  InflightRow,
+  KeyUpdate,
+  LedgerTotals,
+} from './store';
+import {
+  type KeyRecord,
+  toKeyRow,
+  type GenerationRecord,
+  toGenerationRow,
+  type InflightRecord,
+  toInflightRow,
+  type FundingRecord,
+  toFundingFigures,
+  type KeyEventRecord,
+  toKeyEventRow,
+  keyColumns,
+} from './records';
+
+export type PostgresStoreOptions = {
+  /** The schema to keep the tables in (created if missing): `public` unless given. */
+  schema?: string;
+  /** Names this process's connections (`application_name`), for pg_stat_activity. */
+  instanceId?: string;
+  logger?: Logger;
+  /** Connections in the pool (10 unless given). */
+  poolSize?: number;
+};
+
+/**
+ * The channel `insertKey` and `updateKey` notify on, with the key's id as the payload:
+ * `gateway_keys`, or `gateway_keys_<schema>` outside `public`. Notifications are database-wide;
+ * the schema in the name keeps gateways (and test runs) in other schemas from waking this one.
+ */
+export const keyChannel = (schema: string): string =>
+  schema === 'public' ? 'gateway_keys' : `gateway_keys_${schema}`;
+
+/** Advisory lock class of settlement (the second key is the schema's hash). */
+const SETTLEMENT_LOCK = 0x6777_0002;
+
+const LISTENER_RETRY_MS = 500;
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * BIGINT (and the NUMERIC that SUM over BIGINT gives) arrive as text, so as not to lose digits
+ * past 2^53. Nanos stay far below that (2^53 nanos is 9 million dollars), as do times and counts,
+ * so every one is read as a number, the same way everywhere.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 || oid === NUMERIC
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const toInflightRecord = (row: InflightRow): InflightRecord => ({
+  id: row.id,
+  key_id: row.keyId,
+  funding_key_id: row.fundingKeyId,
+  model: row.model,
+  provider: row.provider,
+  upstream_model: row.upstreamModel,
+  form: row.form,
+  streamed: row.streamed,
+  prompt_tokens: row.promptTokens,
+  completion_tokens: row.completionTokens,
+  cost_nanos: row.costNanos,
+  reserved_nanos: row.reservedNanos,
+  instance_id: row.instanceId,
+  lease_expires_at: row.leaseExpiresAt,
+  created_at: row.createdAt,
+});
+
+/** The columns of an in-flight row as `jsonb_to_recordset` reads them. */
+const inflightColumns = `id text, key_id text, funding_key_id text, model text, provider text,
+  upstream_model text, form text, streamed boolean, prompt_tokens bigint, completion_tokens bigint,
+  cost_nanos bigint, reserved_nanos bigint, instance_id text, lease_expires_at bigint,
+  created_at bigint`;
+
+const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstream_model, form,
+  streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
+  lease_expires_at, created_at`;
+
+/**
+ * Writes records (those not already stored) with their accounts and day totals in one statement;
+ * `seq` comes from the identity, in the order given. Day totals are upserted in key, day, model
+ * order so two instances writing the same days lock them in the same order.
+ */
+const insertRecordsSql = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, id text, key_id text,
+    funding_key_id text, model text, provider text, form text, streamed boolean,
+    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, finish_reason text,
+    outcome text, settled boolean, created_at bigint, settled_at bigint,
+    latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
+    charge_capped boolean)
+),
+inserted AS (
+  INSERT INTO generations (id, key_id, account_id, funding_key_id, model, provider, form, streamed,
+    prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
+    settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped)
+  SELECT input.id, input.key_id, COALESCE(keys.parent_id, input.key_id), input.funding_key_id,
+    input.model, input.provider, input.form, input.streamed, input.prompt_tokens,
+    input.completion_tokens, input.cost_nanos, input.finish_reason, input.outcome, input.settled,
+    input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
+    input.usage_estimated, input.charge_capped
+  FROM input LEFT JOIN keys ON keys.id = input.key_id
+  ORDER BY input.ord
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, key_id, account_id, funding_key_id, model, created_at, prompt_tokens,
+    completion_tokens, cost_nanos, settled
+),
+days AS (
+  INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
+    completion_tokens, cost_nanos)
+  SELECT key_id, account_id, (created_at / 86400)::integer AS day, model, COUNT(*),
+    SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_nanos)
+  FROM inserted
+  GROUP BY key_id, account_id, (created_at / 86400)::integer, model
+  ORDER BY key_id, day, model
+  ON CONFLICT (key_id, day, model) DO UPDATE SET
+    requests = generation_days.requests + excluded.requests,
+    prompt_tokens = generation_days.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = generation_days.completion_tokens + excluded.completion_tokens,
+    cost_nanos = generation_days.cost_nanos + excluded.cost_nanos
+)
+SELECT id, funding_key_id, cost_nanos, settled FROM inserted`;
+
+/**
+ * Moves money between a funding key's counters, every key once, the keys locked in id order
+ * first (so two instances settling and recording at once wait rather than deadlock).
+ */
+const applyDeltasSql = `
+WITH delta AS (
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+    AS d(id, consumption, pending, reserved)
+),
+locked AS MATERIALIZED (
+  SELECT keys.id FROM keys JOIN delta ON delta.id = keys.id ORDER BY keys.id FOR UPDATE OF keys
+)
+UPDATE keys SET consumption_nanos = keys.consumption_nanos + delta.consumption,
+  pending_nanos = keys.pending_nanos + delta.pending,
+  reserved_nanos = keys.reserved_nanos + delta.reserved
+FROM delta JOIN locked ON locked.id = delta.id
+WHERE keys.id = delta.id`;
+
+/** Deletes in-flight rows by id, locking them in id order; gives back what each held. */
+const deleteInflightSql = `
+DELETE FROM inflight WHERE id IN (
+  SELECT id FROM inflight WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+)
+RETURNING funding_key_id, reserved_nanos`;
+
+type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
+
+class KeyDeltas {
+  private readonly deltas = new Map<string, KeyDelta>();
+
+  add(keyId: string, field: keyof KeyDelta, nanos: Nanos): void {
+    if (nanos === 0) return;
+    let delta = this.deltas.get(keyId);
+    if (!delta) {
+      delta = { consumption: 0, pending: 0, reserved: 0 };
+      this.deltas.set(keyId, delta);
+    }
+    delta[field] += nanos;
+  }
+
+  /** The parameters of `applyDeltasSql`, or null when nothing moves. */
+  parameters(): [string[], Nanos[], Nanos[], Nanos[]] | null {
+    if (this.deltas.size === 0) return null;
+    const ids = [...this.deltas.keys()].sort();
+    const of = (field: keyof KeyDelta) => ids.map((id) => this.deltas.get(id)![field]);
+    return [ids, of('consumption'), of('pending'), of('reserved')];
+  }
+}
+
+/** A transaction's connection, found by the store calls made inside it. */
+type OpenTransaction = { client: pg.PoolClient; ended: boolean };
+
+/**
+ * One connection that LISTENs for key changes on behalf of every watcher of the store; when it
+ * drops, it reconnects, and tells the watchers something may have changed meanwhile.
+ */
+class KeyChangeListener {
+  private client: pg.Client | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Counts connection attempts and stops: an attempt overtaken by another ends its client. */
+  private attempt = 0;
+  private readonly watchers = new Set<() => void>();
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly channel: string,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  watch(onChange: () => void): () => void {
+    const watcher = () => onChange();
+    this.watchers.add(watcher);
+    if (this.watchers.size === 1) void this.connect(false);
+    return () => {
+      this.watchers.delete(watcher);
+      if (this.watchers.size === 0) this.stop();
+    };
+  }
+
+  stop(): void {
+    this.attempt++;
+    this.watchers.clear();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const client = this.client;
+    this.client = null;
+    void client?.end().catch(() => {});
+  }
+
+  private get watching() {
+    return this.watchers.size > 0;
+  }
+
+  private notify(): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher();
+      } catch (error) {
+        this.logger?.error({ err: error }, 'a key-change watcher failed');
+      }
+    }
+  }
+
+  private async connect(afterDrop: boolean): Promise<void> {
+    const attempt = ++this.attempt;
+    const client = new pg.Client(this.config);
+    client.on('notification', (message) => {
+      if (message.channel === this.channel) this.notify();
+    });
+    // Without a handler, a dropped connection's error would end the process.
+    client.on('error', (error) => {
+      this.logger?.warn({ err: error }, 'the key-change listener lost its connection');
+    });
+    client.on('end', () => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.retry();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+    } catch (error) {
+      void client.end().catch(() => {});
+      if (attempt !== this.attempt) return;
+      this.logger?.warn({ err: error }, 'the key-change listener could not connect; retrying');
+      this.retry();
+      return;
+    }
+    if (!this.watching || attempt !== this.attempt) {
+      void client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+    // Changes made while it was away were not heard: the watchers reread.
+    if (afterDrop) this.notify();
+  }
+
+  private retry(): void {
+    if (!this.watching || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.watching) void this.connect(true);
+    }, LISTENER_RETRY_MS);
+    this.retryTimer.unref();
+  }
+}
+
+/** `application_name` is at most 63 bytes; longer is cut by the server with a notice. */
+const applicationName = (name: string) => name.slice(0, 63);
+
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<GatewayStore> {
+  const schema = checkSchemaName(options.schema ?? 'public');
+  const channel = keyChannel(schema);
+  if (channel.length > 63)
+    throw new Error(`The schema name "${schema}" is too long for a channel.`);
+  const logger = options.logger;
+  const instance = options.instanceId ?? `pid-${process.pid}`;
+  const connection: pg.ClientConfig = {
+    connectionString: url,
+    types,
+    // Every connection starts in the schema, so no statement names it.
+    options: `-c search_path=${schema}`,
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    application_name: applicationName(`gateway ${instance}`),
+    max: options.poolSize ?? 10,
+  });
+  // An idle connection that drops emits here; without a handler it would end the process.
+  pool.on('error', (error) => {
+    logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed');
+  });
+  try {
+    await migratePostgres(pool, schema, logger);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+
+  const listener = new KeyChangeListener(
+    { ...connection, application_name: applicationName(`gateway ${instance} listener`) },
+    channel,
+    logger,
+  );
+
+  const transactions = new AsyncLocalStorage<OpenTransaction>();
+
+  /** Runs a statement on the open transaction's connection, or on any pooled one. */
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> => {
+    const open = transactions.getStore();
+    return open && !open.ended ? open.client.query<R>(text, values) : pool.query<R>(text, values);
+  };
+
+  const transaction = async <T>(work: () => Promise<T>): Promise<T> => {
+    const joined = transactions.getStore();
+    if (joined && !joined.ended) return work();
+    const client = await pool.connect();
+    const open: OpenTransaction = { client, ended: false };
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await transactions.run(open, work);
+        // A transaction in which a statement failed (caught by `work`) commits as a rollback.
+        const commit = await client.query('COMMIT');
+        if (commit.command !== 'COMMIT') {
+          throw new Error('The transaction was rolled back: a statement in it had failed.');
+        }
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+    } finally {
+      open.ended = true;
+      client.release(broken);
+    }
+  };
+
+  const applyDeltas = async (deltas: KeyDeltas) => {
+    const parameters = deltas.parameters();
+    if (parameters) await query(applyDeltasSql, parameters);
+  };
+
+  /** Writes records not already stored; their unsettled cost becomes their funder's pending. */
+  const insertRecords = async (rows: GenerationRow[], deltas: KeyDeltas) => {
+    const input = rows.map((row, ord) => ({
+      ord,
+      id: row.id,
+      key_id: row.keyId,
+      funding_key_id: row.fundingKeyId,
+      model: row.model,
+      provider: row.provider,
+      form: row.form,
+      streamed: row.streamed,
+      prompt_tokens: row.promptTokens,
+      completion_tokens: row.completionTokens,
+      cost_nanos: row.costNanos,
+      finish_reason: row.finishReason,
+      outcome: row.outcome,
+      settled: row.settled,
+      created_at: row.createdAt,
+      settled_at: row.settledAt,
+      latency_ms: row.latencyMs,
+      upstream_model: row.upstreamModel,
+      attempts: row.attempts,
+      usage_estimated: row.usageEstimated,
+      charge_capped: row.chargeCapped,
+    }));
+    const { rows: inserted } = await query<{
+      id: string;
+      funding_key_id: string;
+      cost_nanos: number;
+      settled: boolean;
+    }>(insertRecordsSql, [JSON.stringify(input)]);
+    for (const record of inserted) {
+      if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
+    }
+    return new Set(inserted.map((record) => record.id));
+  };
+
+  const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
+    const { rows } = await query<{ funding_key_id: string; reserved_nanos: number }>(
+      deleteInflightSql,
+      [ids],
+    );
+    for (const row of rows) deltas.add(row.funding_key_id, 'reserved', -row.reserved_nanos);
+  };
+
+  const notifyKeyChange = (statement: string) =>
+    `WITH changed AS (${statement} RETURNING id) SELECT pg_notify('${channel}', id) FROM changed`;
+
+  const fundingFigures = async (fundingKeyId: string) => {
+    const { rows } = await query<FundingRecord>(
+      `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos, reserved_nanos
+       FROM keys WHERE id = $1`,
+      [fundingKeyId],
+    );
+    return rows[0] ? toFundingFigures(rows[0]) : undefined;
+  };
+
+  let closing: Promise<void> | undefined;
+
+  const store: GatewayStore = {
+    engine: 'postgres',
+    listKeys: async () =>
+      (await query<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).rows.map(toKeyRow),
+    getKey: async (id) => {
+      const { rows } = await query<KeyRecord>('SELECT * FROM keys WHERE id = $1', [id]);
+      return rows[0] ? toKeyRow(rows[0]) : undefined;
+    },
+    findKeyByDigest: async (digest) => {
+      const { rows } = await query<KeyRecord>('SELECT * FROM keys WHERE digest = $1', [digest]);
+      return rows[0] ? toKeyRow(rows[0]) : undefined;
+    },
+    insertKey: async (row) => {
+      await query(
+        notifyKeyChange(
+          `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
+             consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        ),
+        [
+          row.id,
+          row.kind,
+          row.parentId,
+          row.name,
+          row.digest,
+          row.masked,
+          row.limitNanos,
+          row.graceNanos,
+          row.consumptionNanos,
+          row.expiresAt,
+          row.disabled,
+          row.revokedAt,
+          row.createdAt,
+          row.rpmLimit,
+          row.tpmLimit,
+        ],
+      );
+    },
+    updateKey: async (id, update) => {
+      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
+      if (entries.length === 0) return;
+      const assignments = entries.map(
+        ([field], index) => `${keyColumns[field as keyof KeyUpdate]} = $${index + 2}`,
+      );
+      await query(notifyKeyChange(`UPDATE keys SET ${assignments.join(', ')} WHERE id = $1`), [
+        id,
+        ...entries.map(([, value]) => value),
+      ]);
+    },
+    insertGenerations: async (rows) => {
+      if (rows.length === 0) return;
+      await transaction(async () => {
+        const deltas = new KeyDeltas();
+        // The in-flight rows first: a reclaim that got there first already gave them back.
+        await deleteInflight(
+          rows.map((row) => row.id),
+          deltas,
+        );
+        await insertRecords(rows, deltas);
+        await applyDeltas(deltas);
+      });
+    },
+    getGeneration: async (id) => {
+      const { rows } = await query<GenerationRecord>('SELECT * FROM generations WHERE id = $1', [
+        id,
+      ]);
+      return rows[0] ? toGenerationRow(rows[0]) : undefined;
+    },
+    listGenerations: async (generationQuery) => {
+      const { sql, params } = generationListQuery(generationQuery);
+      const { text, values } = toPositional(sql, params);
+      const { rows } = await query<GenerationRecord>(text, values);
+      return rows.map((record) => ({
+        row: toGenerationRow(record),
+        position: { createdAt: record.created_at, seq: record.seq },
+      }));
+    },
+    activity: async (scope, fromDay, toDay) => {
+      const { sql, params } = activityQuery(scope, fromDay, toDay, ' COLLATE "C"');
+      const { text, values } = toPositional(sql, params);
+      const { rows } = await query<{
+        day: number;
+        model: string;
+        requests: number;
+        prompt_tokens: number;
+        completion_tokens: number;
+        cost_nanos: number;
+      }>(text, values);
+      return rows.map((record) => ({
+        day: record.day,
+        model: record.model,
+        requests: record.requests,
+        promptTokens: record.prompt_tokens,
+        completionTokens: record.completion_tokens,
+        costNanos: record.cost_nanos,
+      }));
+    },
+    pendingFor: async (fundingKeyId) => {
+      const { rows } = await query<{ total: number }>(
+        `SELECT COALESCE(SUM(cost_nanos), 0) AS total FROM generations
+         WHERE NOT settled AND funding_key_id = $1`,
+        [fundingKeyId],
+      );
+      return rows[0]!.total;
+    },
+    insertKeyEvent: async (event) => {
+      await query(
+        `INSERT INTO key_events (key_id, actor, action, changes, note, created_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+        [
+          event.keyId,
+          event.actor,
+          event.action,
+          JSON.stringify(event.changes),
+          event.note,
+          event.createdAt,
+        ],
+      );
+    },
+    listKeyEvents: async (keyId, { limit, beforeId }) => {
+      const { rows } = await query<KeyEventRecord>(
+        'SELECT * FROM key_events WHERE key_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+        [keyId, beforeId ?? Number.MAX_SAFE_INTEGER, limit],
+      );
+      return rows.map(toKeyEventRow);
+    },
+    insertLedgerEntry: async (entry) => {
+      await query(
+        `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
+           limit_nanos, counterpart_id, note, actor, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          entry.keyId,
+          entry.entry,
+          entry.rechargeNanos,
+          entry.creditNanos,
+          entry.allocatedNanos,
+          entry.limitNanos,
+          entry.counterpartId,
+          entry.note,
+          entry.actor,
+          entry.createdAt,
+        ],
+      );
+    },
+    ledgerTotals: async (keyId) => {
+      const { rows } = await query<LedgerTotals>(
+        `SELECT COALESCE(SUM(recharge_nanos), 0) AS "rechargeNanos",
+           COALESCE(SUM(credit_nanos), 0) AS "creditNanos",
+           COALESCE(SUM(allocated_nanos), 0) AS "allocatedNanos"
+         FROM key_ledger WHERE key_id = $1`,
+        [keyId],
+      );
+      return rows[0]!;
+    },
+    transaction,
+    pendingByFundingKey: async () => {
+      const { rows } = await query<{ funding_key_id: string; total: number }>(
+        `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
+         WHERE NOT settled GROUP BY funding_key_id`,
+      );
+      return new Map(rows.map((row) => [row.funding_key_id, row.total]));
+    },
+    settlePending: (now) =>
+      transaction(async () => {
+        const { rows: lock } = await query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
+          [SETTLEMENT_LOCK, schema],
+        );
+        // Another instance is settling: what it moves, it moves; this one has nothing to do.
+        if (!lock[0]!.locked) return new Map<string, Nanos>();
+        const { rows } = await query<{ funding_key_id: string; total: number }>(
+          `WITH moved AS (
+             UPDATE generations SET settled = true, settled_at = $1 WHERE NOT settled
+             RETURNING funding_key_id, cost_nanos
+           )
+           SELECT funding_key_id, SUM(cost_nanos) AS total FROM moved GROUP BY funding_key_id`,
+          [now],
+        );
+        const deltas = new KeyDeltas();
+        for (const row of rows) {
+          deltas.add(row.funding_key_id, 'consumption', row.total);
+          deltas.add(row.funding_key_id, 'pending', -row.total);
+        }
+        await applyDeltas(deltas);
+        // Every instance's registry shows consumption (the balance): tell them it moved.
+        if (rows.length > 0) {
+          await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [
+            rows.map((row) => row.funding_key_id),
+          ]);
+        }
+        return new Map(rows.map((row) => [row.funding_key_id, row.total]));
+      }),
+    openInflight: async (rows) => {
+      if (rows.length === 0) return;
+      await query(
+        `INSERT INTO inflight (${inflightColumnList})
+         SELECT ${inflightColumnList} FROM jsonb_to_recordset($1::jsonb) AS r(${inflightColumns})`,
+        [JSON.stringify(rows.map(toInflightRecord))],
+      );
+    },
+    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints: InflightCheckpoint[]) =>
+      transaction(async () => {
+        await query(
+          `UPDATE inflight SET lease_expires_at = $2 WHERE id IN (
+             SELECT id FROM inflight WHERE instance_id = $1 ORDER BY id FOR UPDATE
+           )`,
+          [instanceId, leaseExpiresAt],
+        );
+        if (checkpoints.length === 0) return;
+        const input = [...checkpoints]
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((checkpoint) => ({
+            id: checkpoint.id,
+            provider: checkpoint.provider,
+            upstream_model: checkpoint.upstreamModel,
+            prompt_tokens: checkpoint.promptTokens,
+            completion_tokens: checkpoint.completionTokens,
+            cost_nanos: checkpoint.costNanos,
+          }));
+        await query(
+          `UPDATE inflight SET provider = c.provider, upstream_model = c.upstream_model,
+             prompt_tokens = c.prompt_tokens, completion_tokens = c.completion_tokens,
+             cost_nanos = c.cost_nanos
+           FROM jsonb_to_recordset($1::jsonb) AS c(id text, provider text, upstream_model text,
+             prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint)
+           WHERE inflight.id = c.id`,
+          [JSON.stringify(input)],
+        );
+      }),
+    dropInflight: async (ids) => {
+      if (ids.length === 0) return;
+      await transaction(async () => {
+        const deltas = new KeyDeltas();
+        await deleteInflight(ids, deltas);
+        await applyDeltas(deltas);
+      });
+    },
+    reclaimInflight: (nowMs, reclaimOptions) =>
+      transaction(async () => {
+        // Rows another reclaim (or the owner's own write) holds are skipped: each is closed by
+        // whoever deletes it, once.
+        const { rows } = await query<InflightRecord>(
+          `DELETE FROM inflight WHERE id IN (
+             SELECT id FROM inflight WHERE lease_expires_at < $1 OR instance_id = $2
+             ORDER BY id FOR UPDATE SKIP LOCKED
+           )
+           RETURNING *`,
+          [nowMs, reclaimOptions?.instanceId ?? null],
+        );
+        const closed = rows.map(toInflightRow);
+        const deltas = new KeyDeltas();
+        const released = new Map<string, Nanos>();
+        for (const row of closed) {
+          if (row.reservedNanos === 0) continue;
+          deltas.add(row.fundingKeyId, 'reserved', -row.reservedNanos);
+          released.set(row.fundingKeyId, (released.get(row.fundingKeyId) ?? 0) + row.reservedNanos);
+        }
+        const candidates = closed
+          .filter(hasCheckpointedUsage)
+          .map((row) => endedEarlyRecord(row, nowMs));
+        const written =
+          candidates.length > 0 ? await insertRecords(candidates, deltas) : new Set<string>();
+        await applyDeltas(deltas);
+        return { records: candidates.filter((record) => written.has(record.id)), released };
+      }),
+    listInflight: async () =>
+      (await query<InflightRecord>('SELECT * FROM inflight ORDER BY created_at, id')).rows.map(
+        toInflightRow,
+      ),
+    fundingFigures,
+    reserve: async (row) => {
+      // The guard and the increment are one statement, and the in-flight row is written by the
+      // same statement only when the guard let it through.
+      const record = toInflightRecord(row);
+      const { rowCount } = await query(
+        `WITH funded AS (
+           UPDATE keys SET reserved_nanos = reserved_nanos + $2::bigint
+           WHERE id = $1 AND consumption_nanos + pending_nanos + reserved_nanos + $2::bigint
+             <= limit_nanos + grace_nanos
+           RETURNING id
+         )
+         INSERT INTO inflight (${inflightColumnList})
+         SELECT r.* FROM funded,
+           jsonb_to_record($3::jsonb) AS r(${inflightColumns})`,
+        [row.fundingKeyId, row.reservedNanos, JSON.stringify(record)],
+      );
+      if (rowCount === 1) return { ok: true };
+      const figures = await fundingFigures(row.fundingKeyId);
+      if (!figures) throw new Error(`No funding key ${row.fundingKeyId} to reserve against.`);
+      return { ok: false, figures };
+    },
+    watchKeyChanges: (onChange) => listener.watch(onChange),
+    ping: async () => {
+      await query('SELECT 1');
+    },
+    close: () => {
+      listener.stop();
+      closing ??= pool.end();
+      return closing;
+    },
+  };
+  return store;
+}

@@ -1,0 +1,191 @@
+/**
+ * The rows of both stores as their drivers give them, and how each becomes the store's own
+ * shape. One home for both engines: SQLite gives a flag as 0/1 and JSON as text, PostgreSQL a
+ * boolean and parsed JSON; everything else is alike.
+ */
+import type {
+  FundingFigures,
+  GenerationRow,
+  InflightRow,
+  KeyEventRow,
+  KeyRow,
+  KeyUpdate,
+} from './store';
+
+/** A boolean column: 0/1 in SQLite, a boolean in PostgreSQL. */
+type Flag = number | boolean;
+/** A JSON column: text in SQLite, parsed in PostgreSQL. */
+type Json<T> = string | T;
+
+const flag = (value: Flag) => value === true || value === 1;
+const json = <T>(value: Json<T>): T =>
+  typeof value === 'string' ? (JSON.parse(value) as T) : value;
+
+export type KeyRecord = {
+  id: string;
+  kind: KeyRow['kind'];
+  parent_id: string | null;
+  name: string;
+  digest: string;
+  masked: string;
+  limit_nanos: number;
+  grace_nanos: number;
+  consumption_nanos: number;
+  expires_at: number | null;
+  disabled: Flag;
+  revoked_at: number | null;
+  created_at: number;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+};
+
+export const toKeyRow = (record: KeyRecord): KeyRow => ({
+  id: record.id,
+  kind: record.kind,
+  parentId: record.parent_id,
+  name: record.name,
+  digest: record.digest,
+  masked: record.masked,
+  limitNanos: record.limit_nanos,
+  graceNanos: record.grace_nanos,
+  consumptionNanos: record.consumption_nanos,
+  expiresAt: record.expires_at,
+  disabled: flag(record.disabled),
+  revokedAt: record.revoked_at,
+  createdAt: record.created_at,
+  rpmLimit: record.rpm_limit ?? null,
+  tpmLimit: record.tpm_limit ?? null,
+});
+
+/** The key columns a `KeyUpdate` field writes. */
+export const keyColumns: Record<keyof KeyUpdate, string> = {
+  name: 'name',
+  limitNanos: 'limit_nanos',
+  graceNanos: 'grace_nanos',
+  expiresAt: 'expires_at',
+  disabled: 'disabled',
+  revokedAt: 'revoked_at',
+  digest: 'digest',
+  masked: 'masked',
+  rpmLimit: 'rpm_limit',
+  tpmLimit: 'tpm_limit',
+};
+
+export type GenerationRecord = {
+  id: string;
+  seq: number;
+  key_id: string;
+  funding_key_id: string;
+  model: string;
+  provider: string;
+  form: string;
+  streamed: Flag;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nanos: number;
+  finish_reason: string | null;
+  outcome: GenerationRow['outcome'];
+  settled: Flag;
+  created_at: number;
+  settled_at: number | null;
+  latency_ms: number;
+  upstream_model: string;
+  attempts: Json<GenerationRow['attempts']>;
+  usage_estimated: Flag;
+  charge_capped: Flag;
+};
+
+export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
+  id: record.id,
+  keyId: record.key_id,
+  fundingKeyId: record.funding_key_id,
+  model: record.model,
+  provider: record.provider,
+  form: record.form,
+  streamed: flag(record.streamed),
+  promptTokens: record.prompt_tokens,
+  completionTokens: record.completion_tokens,
+  costNanos: record.cost_nanos,
+  finishReason: record.finish_reason,
+  outcome: record.outcome,
+  settled: flag(record.settled),
+  createdAt: record.created_at,
+  settledAt: record.settled_at,
+  latencyMs: record.latency_ms,
+  upstreamModel: record.upstream_model,
+  attempts: json(record.attempts),
+  usageEstimated: flag(record.usage_estimated),
+  chargeCapped: flag(record.charge_capped),
+});
+
+export type InflightRecord = {
+  id: string;
+  key_id: string;
+  funding_key_id: string;
+  model: string;
+  provider: string;
+  upstream_model: string;
+  form: string;
+  streamed: Flag;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nanos: number;
+  reserved_nanos: number;
+  instance_id: string;
+  lease_expires_at: number;
+  created_at: number;
+};
+
+export const toInflightRow = (record: InflightRecord): InflightRow => ({
+  id: record.id,
+  keyId: record.key_id,
+  fundingKeyId: record.funding_key_id,
+  model: record.model,
+  provider: record.provider,
+  upstreamModel: record.upstream_model,
+  form: record.form,
+  streamed: flag(record.streamed),
+  promptTokens: record.prompt_tokens,
+  completionTokens: record.completion_tokens,
+  costNanos: record.cost_nanos,
+  reservedNanos: record.reserved_nanos,
+  instanceId: record.instance_id,
+  leaseExpiresAt: record.lease_expires_at,
+  createdAt: record.created_at,
+});
+
+export type KeyEventRecord = {
+  id: number;
+  key_id: string;
+  actor: KeyEventRow['actor'];
+  action: string;
+  changes: Json<KeyEventRow['changes']>;
+  note: string | null;
+  created_at: number;
+};
+
+export const toKeyEventRow = (record: KeyEventRecord): KeyEventRow => ({
+  id: record.id,
+  keyId: record.key_id,
+  actor: record.actor,
+  action: record.action,
+  changes: json(record.changes),
+  note: record.note,
+  createdAt: record.created_at,
+});
+
+export type FundingRecord = {
+  limit_nanos: number;
+  grace_nanos: number;
+  consumption_nanos: number;
+  pending_nanos: number;
+  reserved_nanos: number;
+};
+
+export const toFundingFigures = (record: FundingRecord): FundingFigures => ({
+  limitNanos: record.limit_nanos,
+  graceNanos: record.grace_nanos,
+  consumptionNanos: record.consumption_nanos,
+  pendingNanos: record.pending_nanos,
+  reservedNanos: record.reserved_nanos,
+});

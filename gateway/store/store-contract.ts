@@ -1,0 +1,968 @@
+/**
+ * What every GatewayStore must do, as one suite run unchanged against each engine
+ * (sqlite-store.test.ts, postgres-store.test.ts). Where instances meet (reservations, reclaims,
+ * settlement, key changes), a second store over the same data plays the other instance: another
+ * connection to the same SQLite file, another pool on the same PostgreSQL schema.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  GatewayStore,
+  GenerationRow,
+  InflightRow,
+  KeyEventRow,
+  KeyRow,
+  LedgerEntry,
+} from './store';
+
+export type StoreFactory = {
+  /** A store over new, empty data. */
+  open(): Promise<GatewayStore>;
+  /** Another store over the data of the last `open()`, with its own connections. */
+  openAnother(): Promise<GatewayStore>;
+};
+
+/** More than 2^32 nanos, so a value cut to 32 bits, or left as text, shows. */
+const USD = 1_000_000_000;
+
+export const keyRow = (overrides: Partial<KeyRow> = {}): KeyRow => {
+  const id = overrides.id ?? 'key_account';
+  return {
+    id,
+    kind: 'account',
+    parentId: null,
+    name: id,
+    digest: `v1$${id}`,
+    masked: 'sk-gw-…abcd',
+    limitNanos: 50 * USD,
+    graceNanos: 0,
+    consumptionNanos: 0,
+    expiresAt: null,
+    disabled: false,
+    revokedAt: null,
+    createdAt: 1_700_000_000,
+    rpmLimit: null,
+    tpmLimit: null,
+    ...overrides,
+  };
+};
+
+export const generationRow = (overrides: Partial<GenerationRow> = {}): GenerationRow => ({
+  id: 'gen_1',
+  keyId: 'key_account',
+  fundingKeyId: 'key_account',
+  model: 'sim/chat-standard',
+  provider: 'simulated',
+  form: 'chat_completions',
+  streamed: false,
+  promptTokens: 10,
+  completionTokens: 20,
+  costNanos: 3 * USD + 1,
+  finishReason: 'stop',
+  outcome: 'completed',
+  settled: false,
+  createdAt: 1_700_000_100,
+  settledAt: null,
+  latencyMs: 12.5,
+  upstreamModel: 'chat-standard',
+  attempts: [{ provider: 'simulated', status: 200, latencyMs: 12.5 }],
+  usageEstimated: false,
+  chargeCapped: false,
+  ...overrides,
+});
+
+export const inflightRow = (overrides: Partial<InflightRow> = {}): InflightRow => ({
+  id: 'req_1',
+  keyId: 'key_account',
+  fundingKeyId: 'key_account',
+  model: 'sim/chat-standard',
+  provider: 'simulated',
+  upstreamModel: 'chat-standard',
+  form: 'chat_completions',
+  streamed: true,
+  promptTokens: 0,
+  completionTokens: 0,
+  costNanos: 0,
+  reservedNanos: 0,
+  instanceId: 'instance-a',
+  leaseExpiresAt: 1_700_000_030_000,
+  createdAt: 1_700_000_000,
+  ...overrides,
+});
+
+const ledgerEntry = (overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
+  keyId: 'key_account',
+  entry: 'recharge',
+  rechargeNanos: 10 * USD,
+  creditNanos: 0,
+  allocatedNanos: 0,
+  limitNanos: 10 * USD,
+  counterpartId: null,
+  note: null,
+  actor: 'cli',
+  createdAt: 1_700_000_000,
+  ...overrides,
+});
+
+const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
+
+const waitFor = async (check: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+};
+
+/** Opens connections ahead (where the engine pools them), so concurrent calls start together. */
+const warm = (stores: GatewayStore[], connections: number) =>
+  Promise.all(stores.flatMap((store) => Array.from({ length: connections }, () => store.ping())));
+
+export function describeStoreContract(factory: StoreFactory): void {
+  let opened: GatewayStore[] = [];
+  const open = async () => {
+    const store = await factory.open();
+    opened.push(store);
+    return store;
+  };
+  const openAnother = async () => {
+    const store = await factory.openAnother();
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    const closing = opened;
+    opened = [];
+    await Promise.all(closing.map((store) => store.close()));
+  });
+
+  describe('keys', () => {
+    it('stores keys and reads them back by id, by digest, and in creation order', async () => {
+      const store = await open();
+      const account = keyRow({
+        limitNanos: 5_000 * USD,
+        graceNanos: 7 * USD,
+        consumptionNanos: 3 * USD,
+        rpmLimit: 60,
+        tpmLimit: 100_000,
+      });
+      const child = keyRow({
+        id: 'key_child',
+        kind: 'allocated_child',
+        parentId: 'key_account',
+        expiresAt: 1_800_000_000,
+        createdAt: 1_700_000_001,
+      });
+      const shared = keyRow({
+        id: 'key_shared',
+        kind: 'shared_child',
+        parentId: 'key_account',
+        disabled: true,
+        revokedAt: 1_700_000_500,
+        createdAt: 1_700_000_001,
+      });
+      // Not in creation order, so the listing's order is its own.
+      for (const row of [account, shared, child]) await store.insertKey(row);
+
+      expect(await store.getKey('key_account')).toEqual(account);
+      expect(await store.getKey('key_shared')).toEqual(shared);
+      expect(await store.findKeyByDigest('v1$key_child')).toEqual(child);
+      expect(await store.getKey('key_missing')).toBeUndefined();
+      expect(await store.findKeyByDigest('v1$missing')).toBeUndefined();
+      expect((await store.listKeys()).map((row) => row.id)).toEqual([
+        'key_account',
+        'key_child',
+        'key_shared',
+      ]);
+    });
+
+    it('changes exactly the fields an update names', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(keyRow({ id: 'key_other' }));
+      const update = {
+        name: 'renamed',
+        limitNanos: 9_000 * USD,
+        graceNanos: 2 * USD,
+        expiresAt: 1_900_000_000,
+        disabled: true,
+        revokedAt: 1_700_000_900,
+        digest: 'v2$rotated',
+        masked: 'sk-gw-…wxyz',
+        rpmLimit: 30,
+        tpmLimit: 5_000_000,
+      };
+      for (const [field, value] of Object.entries(update)) {
+        await store.updateKey('key_account', { [field]: value });
+        expect(await store.getKey('key_account')).toMatchObject({ [field]: value });
+      }
+      expect(await store.getKey('key_account')).toEqual({ ...keyRow(), ...update });
+      // Back to null; undefined fields and empty updates leave the row alone.
+      await store.updateKey('key_account', {
+        expiresAt: null,
+        rpmLimit: null,
+        tpmLimit: null,
+        name: undefined,
+      });
+      await store.updateKey('key_account', {});
+      expect(await store.getKey('key_account')).toEqual({
+        ...keyRow(),
+        ...update,
+        expiresAt: null,
+        rpmLimit: null,
+        tpmLimit: null,
+      });
+      expect(await store.getKey('key_other')).toEqual(keyRow({ id: 'key_other' }));
+      expect(await store.findKeyByDigest('v2$rotated')).toMatchObject({ id: 'key_account' });
+    });
+
+    it('refuses a second key with the same digest', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await expect(
+        store.insertKey(keyRow({ id: 'key_twin', digest: 'v1$key_account' })),
+      ).rejects.toThrow();
+      expect(await store.getKey('key_twin')).toBeUndefined();
+    });
+
+    it('tells a watcher when another instance changes a key, and stops when asked', async () => {
+      const store = await open();
+      const other = await openAnother();
+      let changes = 0;
+      const stop = store.watchKeyChanges(() => changes++);
+      // Give a listener time to start listening.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.insertKey(keyRow());
+      expect(await waitFor(() => changes > 0, 1_000)).toBe(true);
+      const seen = changes;
+      await other.updateKey('key_account', { disabled: true });
+      expect(await waitFor(() => changes > seen, 1_000)).toBe(true);
+      stop();
+      const stopped = changes;
+      await other.updateKey('key_account', { disabled: false });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(changes).toBe(stopped);
+    });
+  });
+
+  describe('generation records', () => {
+    it('keeps every field of a record', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const row = generationRow({
+        streamed: true,
+        finishReason: null,
+        outcome: 'ended_early',
+        costNanos: 12_345 * USD + 678,
+        latencyMs: 1234.75,
+        attempts: [
+          { provider: 'first', status: 503, latencyMs: 40 },
+          { provider: 'second', status: 'timeout', latencyMs: 5000 },
+          { provider: 'simulated', status: 200, latencyMs: 12.5 },
+        ],
+        usageEstimated: true,
+        chargeCapped: true,
+      });
+      const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
+      await store.insertGenerations([row, settled]);
+      expect(await store.getGeneration('gen_1')).toEqual(row);
+      expect(await store.getGeneration('gen_2')).toEqual(settled);
+      expect(await store.getGeneration('gen_missing')).toBeUndefined();
+    });
+
+    it('lists newest first in pages that hold still while new records arrive', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const second = 1_700_000_100;
+      const first = [0, 1, 2, 3, 4, 5, 6].map((index) =>
+        generationRow({ id: `gen_${index}`, createdAt: index < 2 ? second - 1 : second }),
+      );
+      await store.insertGenerations(first);
+
+      const page1 = await store.listGenerations({ keyId: 'key_account', limit: 3 });
+      expect(page1.map(({ row }) => row.id)).toEqual(['gen_6', 'gen_5', 'gen_4']);
+      // Records written since, in the same second and later, do not shift the next pages.
+      await store.insertGenerations([
+        generationRow({ id: 'gen_new_1', createdAt: second }),
+        generationRow({ id: 'gen_new_2', createdAt: second }),
+        generationRow({ id: 'gen_new_3', createdAt: second + 1 }),
+      ]);
+      const page2 = await store.listGenerations({
+        keyId: 'key_account',
+        limit: 3,
+        after: page1.at(-1)!.position,
+      });
+      expect(page2.map(({ row }) => row.id)).toEqual(['gen_3', 'gen_2', 'gen_1']);
+      const page3 = await store.listGenerations({
+        keyId: 'key_account',
+        limit: 3,
+        after: page2.at(-1)!.position,
+      });
+      expect(page3.map(({ row }) => row.id)).toEqual(['gen_0']);
+      expect(page3[0]!.row).toEqual(first[0]);
+      // Written order: each later record has a larger position.
+      const seqs = [...page1, ...page2, ...page3].map(({ position }) => position.seq).reverse();
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(7);
+      const top = await store.listGenerations({ keyId: 'key_account', limit: 3 });
+      expect(top.map(({ row }) => row.id)).toEqual(['gen_new_3', 'gen_new_2', 'gen_new_1']);
+    });
+
+    it("filters by model, outcome and time, and reads an account's whole tree", async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(
+        keyRow({ id: 'key_child', kind: 'shared_child', parentId: 'key_account' }),
+      );
+      await store.insertKey(keyRow({ id: 'key_stranger' }));
+      await store.insertGenerations([
+        generationRow({ id: 'a1', createdAt: 100 }),
+        generationRow({ id: 'a2', createdAt: 200, model: 'sim/other' }),
+        generationRow({ id: 'c1', keyId: 'key_child', createdAt: 150, outcome: 'ended_early' }),
+        generationRow({ id: 's1', keyId: 'key_stranger', fundingKeyId: 'key_stranger' }),
+      ]);
+      const ids = async (query: Parameters<GatewayStore['listGenerations']>[0]) =>
+        (await store.listGenerations(query)).map(({ row }) => row.id);
+      expect(await ids({ accountId: 'key_account', limit: 10 })).toEqual(['a2', 'c1', 'a1']);
+      expect(await ids({ keyId: 'key_account', limit: 10 })).toEqual(['a2', 'a1']);
+      // A key's own records win over an account scope given with it.
+      expect(await ids({ keyId: 'key_child', accountId: 'key_account', limit: 10 })).toEqual([
+        'c1',
+      ]);
+      expect(await ids({ accountId: 'key_account', model: 'sim/other', limit: 10 })).toEqual([
+        'a2',
+      ]);
+      expect(await ids({ accountId: 'key_account', outcome: 'ended_early', limit: 10 })).toEqual([
+        'c1',
+      ]);
+      expect(await ids({ accountId: 'key_account', from: 150, to: 200, limit: 10 })).toEqual([
+        'c1',
+      ]);
+    });
+
+    it('keeps per-day totals of requests, tokens and cost per model', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(
+        keyRow({ id: 'key_child', kind: 'allocated_child', parentId: 'key_account' }),
+      );
+      const day = 19_700;
+      await store.insertGenerations([
+        generationRow({ id: 'g1', createdAt: day * 86_400 + 5, costNanos: 5 * USD }),
+        generationRow({ id: 'g2', createdAt: day * 86_400 + 6, costNanos: 7 }),
+      ]);
+      await store.insertGenerations([
+        generationRow({
+          id: 'g3',
+          keyId: 'key_child',
+          fundingKeyId: 'key_child',
+          createdAt: day * 86_400 + 86_399,
+          model: 'sim/b',
+        }),
+        generationRow({ id: 'g4', createdAt: (day + 1) * 86_400, promptTokens: 1 }),
+        generationRow({ id: 'g5', createdAt: (day + 5) * 86_400 }),
+      ]);
+      expect(await store.activity({ accountId: 'key_account' }, day, day + 1)).toEqual([
+        {
+          day,
+          model: 'sim/b',
+          requests: 1,
+          promptTokens: 10,
+          completionTokens: 20,
+          costNanos: 3 * USD + 1,
+        },
+        {
+          day,
+          model: 'sim/chat-standard',
+          requests: 2,
+          promptTokens: 20,
+          completionTokens: 40,
+          costNanos: 5 * USD + 7,
+        },
+        {
+          day: day + 1,
+          model: 'sim/chat-standard',
+          requests: 1,
+          promptTokens: 1,
+          completionTokens: 20,
+          costNanos: 3 * USD + 1,
+        },
+      ]);
+      expect(await store.activity({ keyId: 'key_child' }, day, day + 10)).toHaveLength(1);
+    });
+
+    it('writes all of a batch or none of it', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const broken = generationRow({ id: 'gen_broken', model: null as unknown as string });
+      await expect(
+        store.insertGenerations([generationRow({ id: 'gen_ok' }), broken]),
+      ).rejects.toThrow();
+      expect(await store.getGeneration('gen_ok')).toBeUndefined();
+      expect(await store.pendingFor('key_account')).toBe(0);
+      expect((await store.fundingFigures('key_account'))?.pendingNanos).toBe(0);
+      expect(await store.activity({ keyId: 'key_account' }, 0, 100_000)).toEqual([]);
+    });
+
+    it('skips a record already stored, so a retried batch charges once', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertGenerations([generationRow()]);
+      await store.insertGenerations([generationRow(), generationRow({ id: 'gen_2' })]);
+      expect(await store.pendingFor('key_account')).toBe(2 * (3 * USD + 1));
+      expect((await store.fundingFigures('key_account'))?.pendingNanos).toBe(2 * (3 * USD + 1));
+      expect((await store.activity({ keyId: 'key_account' }, 0, 100_000))[0]?.requests).toBe(2);
+    });
+  });
+
+  describe('pending charges and settlement', () => {
+    it('counts unsettled cost per funding key and settles it into consumption once', async () => {
+      const store = await open();
+      await store.insertKey(keyRow({ consumptionNanos: 1 * USD }));
+      await store.insertKey(
+        keyRow({ id: 'key_shared', kind: 'shared_child', parentId: 'key_account' }),
+      );
+      await store.insertKey(keyRow({ id: 'key_other' }));
+      await store.insertGenerations([
+        generationRow({ id: 'g1', costNanos: 2 * USD }),
+        generationRow({ id: 'g2', keyId: 'key_shared', costNanos: 3 * USD }),
+        generationRow({ id: 'g3', keyId: 'key_other', fundingKeyId: 'key_other', costNanos: 4 }),
+        generationRow({ id: 'g4', settled: true, settledAt: 5, costNanos: 100 * USD }),
+      ]);
+      expect(await store.pendingFor('key_account')).toBe(5 * USD);
+      expect(await store.pendingFor('key_shared')).toBe(0);
+      expect(await store.pendingByFundingKey()).toEqual(
+        new Map([
+          ['key_account', 5 * USD],
+          ['key_other', 4],
+        ]),
+      );
+      expect(await store.fundingFigures('key_account')).toEqual({
+        limitNanos: 50 * USD,
+        graceNanos: 0,
+        consumptionNanos: 1 * USD,
+        pendingNanos: 5 * USD,
+        reservedNanos: 0,
+      });
+
+      expect(await store.settlePending(1_700_001_000)).toEqual(
+        new Map([
+          ['key_account', 5 * USD],
+          ['key_other', 4],
+        ]),
+      );
+      expect(await store.getGeneration('g2')).toMatchObject({
+        settled: true,
+        settledAt: 1_700_001_000,
+      });
+      expect(await store.getGeneration('g4')).toMatchObject({ settledAt: 5 });
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        consumptionNanos: 6 * USD,
+        pendingNanos: 0,
+      });
+      expect((await store.getKey('key_other'))?.consumptionNanos).toBe(4);
+      expect(await store.pendingByFundingKey()).toEqual(new Map());
+      expect(await store.settlePending(1_700_002_000)).toEqual(new Map());
+      expect((await store.getKey('key_account'))?.consumptionNanos).toBe(6 * USD);
+      expect(await store.fundingFigures('key_missing')).toBeUndefined();
+    });
+
+    it('moves each charge once when two instances settle while records arrive', async () => {
+      const store = await open();
+      const other = await openAnother();
+      await store.insertKey(keyRow());
+      await store.insertKey(keyRow({ id: 'key_b' }));
+      await warm([store, other], 3);
+      const moved: Array<Map<string, number>> = [];
+      let total = 0;
+      for (let round = 0; round < 10; round++) {
+        const batch = [0, 1, 2].map((index) => {
+          const costNanos = USD + round * 10 + index;
+          total += costNanos;
+          return generationRow({
+            id: `gen_${round}_${index}`,
+            ...(index === 2 ? { keyId: 'key_b', fundingKeyId: 'key_b' } : {}),
+            costNanos,
+          });
+        });
+        const [, first, second] = await Promise.all([
+          store.insertGenerations(batch),
+          store.settlePending(round),
+          other.settlePending(round),
+        ]);
+        moved.push(first, second);
+      }
+      moved.push(await other.settlePending(99));
+      const movedTotal = sum(moved.flatMap((map) => [...map.values()]));
+      expect(movedTotal).toBe(total);
+      const keys = [await store.getKey('key_account'), await store.getKey('key_b')];
+      expect(sum(keys.map((key) => key!.consumptionNanos))).toBe(total);
+      for (const id of ['key_account', 'key_b']) {
+        const records = await store.listGenerations({ keyId: id, limit: 100 });
+        const figures = await store.fundingFigures(id);
+        expect(figures).toMatchObject({
+          consumptionNanos: sum(records.map(({ row }) => row.costNanos)),
+          pendingNanos: 0,
+        });
+        expect(records.every(({ row }) => row.settled)).toBe(true);
+      }
+    });
+  });
+
+  describe('key events and the ledger', () => {
+    it("lists a key's events newest first, in pages", async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(keyRow({ id: 'key_other' }));
+      const event = (index: number): Omit<KeyEventRow, 'id'> => ({
+        keyId: 'key_account',
+        actor: index % 2 === 0 ? 'cli' : 'key_account',
+        action: `action_${index}`,
+        changes: { limit_usd: { old: index, new: index + 1 }, name: { old: null, new: 'n' } },
+        note: index === 0 ? 'first' : null,
+        createdAt: 1_700_000_000 + index,
+      });
+      for (let index = 0; index < 5; index++) await store.insertKeyEvent(event(index));
+      await store.insertKeyEvent({ ...event(9), keyId: 'key_other' });
+
+      const page1 = await store.listKeyEvents('key_account', { limit: 2 });
+      expect(page1.map((row) => row.action)).toEqual(['action_4', 'action_3']);
+      expect(page1[0]).toEqual({ id: page1[0]!.id, ...event(4) });
+      const page2 = await store.listKeyEvents('key_account', {
+        limit: 10,
+        beforeId: page1.at(-1)!.id,
+      });
+      expect(page2.map((row) => row.action)).toEqual(['action_2', 'action_1', 'action_0']);
+      expect(page2.at(-1)).toEqual({ id: page2.at(-1)!.id, ...event(0) });
+      expect(await store.listKeyEvents('key_missing', { limit: 10 })).toEqual([]);
+    });
+
+    it("sums a key's ledger", async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(keyRow({ id: 'key_child', kind: 'allocated_child' }));
+      await store.insertLedgerEntry(ledgerEntry());
+      await store.insertLedgerEntry(
+        ledgerEntry({ entry: 'credit', rechargeNanos: 0, creditNanos: 2 * USD, note: 'sorry' }),
+      );
+      await store.insertLedgerEntry(
+        ledgerEntry({
+          entry: 'allocation',
+          rechargeNanos: 0,
+          allocatedNanos: 3 * USD,
+          limitNanos: -3 * USD,
+          counterpartId: 'key_child',
+          actor: 'admin',
+        }),
+      );
+      await store.insertLedgerEntry(
+        ledgerEntry({ keyId: 'key_child', entry: 'allocation', allocatedNanos: 3 * USD }),
+      );
+      expect(await store.ledgerTotals('key_account')).toEqual({
+        rechargeNanos: 10 * USD,
+        creditNanos: 2 * USD,
+        allocatedNanos: 3 * USD,
+      });
+      expect(await store.ledgerTotals('key_missing')).toEqual({
+        rechargeNanos: 0,
+        creditNanos: 0,
+        allocatedNanos: 0,
+      });
+    });
+  });
+
+  describe('transactions', () => {
+    it('commits every call made inside, and those calls see each other', async () => {
+      const store = await open();
+      const result = await store.transaction(async () => {
+        await store.insertKey(keyRow());
+        expect(await store.getKey('key_account')).toBeDefined();
+        await store.insertKeyEvent({
+          keyId: 'key_account',
+          actor: 'admin',
+          action: 'created',
+          changes: {},
+          note: null,
+          createdAt: 1,
+        });
+        await store.insertLedgerEntry(ledgerEntry());
+        await store.insertGenerations([generationRow()]);
+        return 'done';
+      });
+      expect(result).toBe('done');
+      const other = await openAnother();
+      expect(await other.getKey('key_account')).toEqual(keyRow());
+      expect(await other.listKeyEvents('key_account', { limit: 5 })).toHaveLength(1);
+      expect((await other.ledgerTotals('key_account')).rechargeNanos).toBe(10 * USD);
+      expect(await other.getGeneration('gen_1')).toBeDefined();
+    });
+
+    it('rolls back everything when the work throws, nested transactions included', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const failure = store.transaction(async () => {
+        await store.updateKey('key_account', { name: 'changed', limitNanos: 1 });
+        await store.insertKey(keyRow({ id: 'key_new' }));
+        await store.transaction(async () => {
+          await store.insertLedgerEntry(ledgerEntry());
+          await store.insertGenerations([generationRow()]);
+          await store.openInflight([inflightRow()]);
+        });
+        throw new Error('changed my mind');
+      });
+      await expect(failure).rejects.toThrow('changed my mind');
+      expect(await store.getKey('key_account')).toEqual(keyRow());
+      expect(await store.getKey('key_new')).toBeUndefined();
+      expect(await store.ledgerTotals('key_account')).toMatchObject({ rechargeNanos: 0 });
+      expect(await store.getGeneration('gen_1')).toBeUndefined();
+      expect(await store.listInflight()).toEqual([]);
+      expect(await store.fundingFigures('key_account')).toMatchObject({ pendingNanos: 0 });
+    });
+
+    it('does not take in a call made from outside while it is open', async () => {
+      const store = await open();
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const transaction = store.transaction(async () => {
+        await store.insertKey(keyRow({ id: 'key_inside' }));
+        entered();
+        await gate;
+        throw new Error('rolled back');
+      });
+      await inside;
+      // From the test's own context, not the transaction's: neither joins it.
+      const write = store.insertKey(keyRow({ id: 'key_outside' }));
+      const read = store.getKey('key_inside');
+      release();
+      await expect(transaction).rejects.toThrow('rolled back');
+      await write;
+      expect(await read).toBeUndefined();
+      expect(await store.getKey('key_outside')).toEqual(keyRow({ id: 'key_outside' }));
+      expect(await store.getKey('key_inside')).toBeUndefined();
+    });
+  });
+
+  describe('in-flight requests', () => {
+    it('opens, checkpoints and renews the rows of one instance', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const rows = [
+        inflightRow({ id: 'req_a1' }),
+        inflightRow({ id: 'req_a2', streamed: false }),
+        inflightRow({ id: 'req_b1', instanceId: 'instance-b', createdAt: 1_700_000_001 }),
+      ];
+      await store.openInflight(rows);
+      expect(await store.listInflight()).toEqual(rows);
+
+      await store.checkpointInflight('instance-a', 1_700_000_060_000, [
+        {
+          id: 'req_a1',
+          provider: 'fallback',
+          upstreamModel: 'chat-fallback',
+          promptTokens: 100,
+          completionTokens: 250,
+          costNanos: 2 * USD + 5,
+        },
+      ]);
+      expect(await store.listInflight()).toEqual([
+        {
+          ...rows[0],
+          provider: 'fallback',
+          upstreamModel: 'chat-fallback',
+          promptTokens: 100,
+          completionTokens: 250,
+          costNanos: 2 * USD + 5,
+          leaseExpiresAt: 1_700_000_060_000,
+        },
+        { ...rows[1], leaseExpiresAt: 1_700_000_060_000 },
+        rows[2],
+      ]);
+    });
+
+    it('drops the rows of requests that ended without a record, giving back what they held', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      expect(await store.reserve(inflightRow({ id: 'req_1', reservedNanos: 4 * USD }))).toEqual({
+        ok: true,
+      });
+      await store.openInflight([inflightRow({ id: 'req_2' })]);
+      expect((await store.fundingFigures('key_account'))?.reservedNanos).toBe(4 * USD);
+      await store.dropInflight(['req_1', 'req_2', 'req_missing']);
+      await store.dropInflight(['req_1']);
+      expect(await store.listInflight()).toEqual([]);
+      expect((await store.fundingFigures('key_account'))?.reservedNanos).toBe(0);
+    });
+
+    it('removes the row when its record is written, moving its reservation to pending', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.reserve(inflightRow({ id: 'gen_1', reservedNanos: 10 * USD }));
+      await store.reserve(inflightRow({ id: 'gen_2', reservedNanos: 10 * USD }));
+      await store.insertGenerations([generationRow({ id: 'gen_1', costNanos: 4 * USD })]);
+      expect((await store.listInflight()).map((row) => row.id)).toEqual(['gen_2']);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        pendingNanos: 4 * USD,
+        reservedNanos: 10 * USD,
+      });
+    });
+
+    it('closes rows whose lease ran out as ended_early records charging what was checkpointed', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(
+        keyRow({ id: 'key_shared', kind: 'shared_child', parentId: 'key_account' }),
+      );
+      const now = 1_700_000_100_000;
+      await store.reserve(
+        inflightRow({
+          id: 'req_expired_used',
+          keyId: 'key_shared',
+          reservedNanos: 5 * USD,
+          leaseExpiresAt: now - 1,
+        }),
+      );
+      await store.reserve(
+        inflightRow({ id: 'req_expired_unused', reservedNanos: 2 * USD, leaseExpiresAt: now - 1 }),
+      );
+      await store.reserve(
+        inflightRow({ id: 'req_alive', reservedNanos: 1 * USD, leaseExpiresAt: now + 1 }),
+      );
+      await store.checkpointInflight('nobody', 0, [
+        {
+          id: 'req_expired_used',
+          provider: 'simulated',
+          upstreamModel: 'chat-standard',
+          promptTokens: 30,
+          completionTokens: 700,
+          costNanos: 3 * USD,
+        },
+      ]);
+
+      const result = await store.reclaimInflight(now);
+      expect(result.released).toEqual(new Map([['key_account', 7 * USD]]));
+      expect(result.records).toHaveLength(1);
+      const record = result.records[0]!;
+      expect(record).toMatchObject({
+        id: 'req_expired_used',
+        keyId: 'key_shared',
+        fundingKeyId: 'key_account',
+        outcome: 'ended_early',
+        promptTokens: 30,
+        completionTokens: 700,
+        costNanos: 3 * USD,
+        settled: false,
+        streamed: true,
+      });
+      expect(await store.getGeneration('req_expired_used')).toEqual(record);
+      expect(await store.getGeneration('req_expired_unused')).toBeUndefined();
+      expect((await store.listInflight()).map((row) => row.id)).toEqual(['req_alive']);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        pendingNanos: 3 * USD,
+        reservedNanos: 1 * USD,
+      });
+      expect(await store.pendingFor('key_account')).toBe(3 * USD);
+      expect(await store.activity({ accountId: 'key_account' }, 0, 100_000)).toMatchObject([
+        { requests: 1, costNanos: 3 * USD },
+      ]);
+
+      // Idempotent: nothing left to close.
+      expect(await store.reclaimInflight(now)).toEqual({ records: [], released: new Map() });
+    });
+
+    it('closes every row of an instance when asked, whatever its lease', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      const far = 1_800_000_000_000;
+      await store.openInflight([
+        inflightRow({ id: 'req_a', leaseExpiresAt: far, completionTokens: 5, costNanos: 9 }),
+        inflightRow({ id: 'req_b', instanceId: 'instance-b', leaseExpiresAt: far }),
+      ]);
+      const result = await store.reclaimInflight(1_700_000_000_000, { instanceId: 'instance-a' });
+      expect(result.records.map((row) => row.id)).toEqual(['req_a']);
+      expect(result.released).toEqual(new Map());
+      expect((await store.listInflight()).map((row) => row.id)).toEqual(['req_b']);
+    });
+
+    it('closes each row once when two instances reclaim at the same time', async () => {
+      const store = await open();
+      const other = await openAnother();
+      await store.insertKey(keyRow({ limitNanos: 1_000 * USD }));
+      const now = 1_700_000_100_000;
+      for (let index = 0; index < 20; index++) {
+        await store.reserve(
+          inflightRow({
+            id: `req_${String(index).padStart(2, '0')}`,
+            reservedNanos: 10 * USD,
+            leaseExpiresAt: now - 1,
+          }),
+        );
+      }
+      await store.checkpointInflight(
+        'nobody',
+        0,
+        Array.from({ length: 20 }, (_, index) => ({
+          id: `req_${String(index).padStart(2, '0')}`,
+          provider: 'simulated',
+          upstreamModel: 'chat-standard',
+          promptTokens: 1,
+          completionTokens: index + 1,
+          costNanos: USD + index,
+        })),
+      );
+      await warm([store, other], 4);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => (index % 2 ? other : store).reclaimInflight(now)),
+      );
+      const closed = results.flatMap((result) => result.records.map((row) => row.id));
+      expect(closed.sort()).toEqual(
+        Array.from({ length: 20 }, (_, index) => `req_${String(index).padStart(2, '0')}`),
+      );
+      const released = sum(results.flatMap((result) => [...result.released.values()]));
+      expect(released).toBe(200 * USD);
+      const charged = sum(Array.from({ length: 20 }, (_, index) => USD + index));
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        reservedNanos: 0,
+        pendingNanos: charged,
+      });
+      expect(await store.pendingFor('key_account')).toBe(charged);
+      expect(await store.listInflight()).toEqual([]);
+    });
+
+    it('does not give back twice when a record arrives after its row was reclaimed', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.reserve(
+        inflightRow({ id: 'gen_1', reservedNanos: 6 * USD, leaseExpiresAt: 1, promptTokens: 0 }),
+      );
+      await store.reserve(
+        inflightRow({
+          id: 'gen_3',
+          reservedNanos: 6 * USD,
+          leaseExpiresAt: 1,
+          completionTokens: 9,
+          costNanos: 1 * USD,
+        }),
+      );
+      await store.reserve(inflightRow({ id: 'gen_2', reservedNanos: 6 * USD }));
+      await store.reclaimInflight(2);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        reservedNanos: 6 * USD,
+        pendingNanos: 1 * USD,
+      });
+      // The requests finished after all (their instance was only slow): the batch is not
+      // refused, nothing more is given back, and a request already closed is charged once, as
+      // closed (its ended_early record stays).
+      await store.insertGenerations([
+        generationRow({ id: 'gen_1', costNanos: 2 * USD }),
+        generationRow({ id: 'gen_2', costNanos: 1 * USD }),
+        generationRow({ id: 'gen_3', costNanos: 4 * USD }),
+      ]);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        reservedNanos: 0,
+        pendingNanos: 4 * USD,
+      });
+      expect(await store.getGeneration('gen_3')).toMatchObject({
+        outcome: 'ended_early',
+        costNanos: 1 * USD,
+      });
+    });
+  });
+
+  describe('in-flight requests, racing', () => {
+    it('gives a row back once when its record and a reclaim race for it', async () => {
+      const store = await open();
+      const other = await openAnother();
+      await store.insertKey(keyRow({ limitNanos: 1_000 * USD }));
+      const ids = Array.from({ length: 30 }, (_, index) => `req_${String(index).padStart(2, '0')}`);
+      for (const id of ids) {
+        await store.reserve(
+          inflightRow({
+            id,
+            reservedNanos: 10 * USD,
+            leaseExpiresAt: 1,
+            completionTokens: 1,
+            costNanos: 1 * USD,
+          }),
+        );
+      }
+      await warm([store, other], 4);
+      // The records arrive (in small batches, as group commit writes them) while another
+      // instance reclaims the same rows as expired.
+      await Promise.all([
+        ...Array.from({ length: 6 }, (_, batch) =>
+          store.insertGenerations(
+            ids
+              .slice(batch * 5, batch * 5 + 5)
+              .map((id) => generationRow({ id, costNanos: 2 * USD })),
+          ),
+        ),
+        other.reclaimInflight(2),
+        other.reclaimInflight(2),
+      ]);
+      const records = await store.listGenerations({ keyId: 'key_account', limit: 100 });
+      expect(records).toHaveLength(30);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        reservedNanos: 0,
+        pendingNanos: sum(records.map(({ row }) => row.costNanos)),
+      });
+      expect(await store.listInflight()).toEqual([]);
+    });
+  });
+
+  describe('reservations', () => {
+    it('admits within limit + grace, counting consumption, pending and what is reserved', async () => {
+      const store = await open();
+      await store.insertKey(
+        keyRow({ limitNanos: 10 * USD, graceNanos: 1 * USD, consumptionNanos: 2 * USD }),
+      );
+      await store.insertGenerations([generationRow({ costNanos: 3 * USD })]);
+      expect(await store.reserve(inflightRow({ id: 'r1', reservedNanos: 5 * USD }))).toEqual({
+        ok: true,
+      });
+      const refused = await store.reserve(inflightRow({ id: 'r2', reservedNanos: 1 * USD + 1 }));
+      expect(refused).toEqual({
+        ok: false,
+        figures: {
+          limitNanos: 10 * USD,
+          graceNanos: 1 * USD,
+          consumptionNanos: 2 * USD,
+          pendingNanos: 3 * USD,
+          reservedNanos: 5 * USD,
+        },
+      });
+      expect(await store.reserve(inflightRow({ id: 'r3', reservedNanos: 1 * USD }))).toEqual({
+        ok: true,
+      });
+      expect((await store.listInflight()).map((row) => row.id)).toEqual(['r1', 'r3']);
+      expect((await store.listInflight())[0]).toEqual(
+        inflightRow({ id: 'r1', reservedNanos: 5 * USD }),
+      );
+      await expect(
+        store.reserve(inflightRow({ id: 'r4', fundingKeyId: 'key_missing' })),
+      ).rejects.toThrow();
+    });
+
+    it('never admits past limit + grace when 50 reserve at once from two instances', async () => {
+      const store = await open();
+      const other = await openAnother();
+      await store.insertKey(keyRow({ limitNanos: 10 * USD, graceNanos: 2 * USD }));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          (index % 2 === 0 ? store : other).reserve(
+            inflightRow({ id: `r${index}`, reservedNanos: 1 * USD }),
+          ),
+        ),
+      );
+      expect(results.filter((result) => result.ok)).toHaveLength(12);
+      expect(await store.fundingFigures('key_account')).toMatchObject({ reservedNanos: 12 * USD });
+      expect(await other.listInflight()).toHaveLength(12);
+    });
+  });
+
+  it('answers a ping', async () => {
+    const store = await open();
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+}

@@ -1,0 +1,73 @@
+import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
+import { Button } from '../../../components/button';
+import { ChildKeyHistoryDialog } from './child-key-history-dialog';
+import { EditChildKeyDialog } from './edit-child-key-dialog';
+import { RevokeChildKeyDialog } from './revoke-child-key-dialog';
+
+/** What the section does for a row: the actions whose outcome outlives the row. */
+export interface ChildKeyHandlers {
+  /** Disables an enabled key, enables a disabled one. */
+  onToggle(key: ChildKey): void;
+  /** The key whose Disable/Enable is under way. */
+  togglingId: string | null;
+  /** The BFF's answer (what happened to the profiles) once a key is revoked. */
+  onRevoked(result: RevokedChildKey): void;
+  /** Opens the rotation flow of a key a workbench profile (`holder`) holds. */
+  onRotate(key: ChildKey, holder: string): void;
+}
+
+/**
+ * What can be done to one child key. Each button's name adds the key's name to its word, so a
+ * screen reader's list of buttons tells the rows apart ("Revoke ci-bot").
+ */
+export function ChildKeyActions({
+  account,
+  childKey,
+  handlers,
+}: {
+  account: string;
+  childKey: ChildKey;
+  handlers: ChildKeyHandlers;
+}) {
+  const revoked = childKey.state === 'revoked';
+  const toggleWord = childKey.disabled ? 'Enable' : 'Disable';
+  const holder = childKey.profile;
+  return (
+    // A column on a phone, a row from tablet width up.
+    <div className="flex flex-col items-start gap-0.5 sm:flex-row sm:flex-wrap sm:items-center sm:gap-1">
+      {!revoked && (
+        <>
+          <EditChildKeyDialog account={account} childKey={childKey} />
+          <Button
+            size="small"
+            variant="ghost"
+            aria-label={`${toggleWord} ${childKey.name}`}
+            disabled={handlers.togglingId === childKey.id}
+            onClick={() => handlers.onToggle(childKey)}
+          >
+            {toggleWord}
+          </Button>
+        </>
+      )}
+      <ChildKeyHistoryDialog account={account} childKey={childKey} />
+      {!revoked && holder !== null && (
+        <Button
+          size="small"
+          variant="ghost"
+          aria-label={`Rotate ${childKey.name}`}
+          data-rotate-key={childKey.id}
+          onClick={() => handlers.onRotate(childKey, holder)}
+        >
+          Rotate
+        </Button>
+      )}
+      {!revoked && (
+        <RevokeChildKeyDialog
+          account={account}
+          childKey={childKey}
+          onRevoked={handlers.onRevoked}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The look of the Keys page's dialogs: one overlay and one centred panel, shared by the plain
+ * dialogs (radix `Dialog`) and the confirmations (radix `AlertDialog`).
+ */
+import { Dialog } from 'radix-ui';
+import type { ComponentProps, ReactNode } from 'react';
+import { classNames } from '../../../components/class-names';
+
+export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
+
+export function contentClassName(width: 'narrow' | 'wide' = 'narrow'): string {
+  return classNames(
+    'fixed top-1/2 left-1/2 z-50 flex max-h-[90dvh] -translate-x-1/2 -translate-y-1/2 flex-col gap-3 overflow-y-auto rounded-lg border border-zinc-200 bg-white p-4 text-zinc-900 shadow-xl dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-100',
+    width === 'wide' ? 'w-[min(44rem,calc(100vw-1rem))]' : 'w-[min(32rem,calc(100vw-1rem))]',
+  );
+}
+
+export const titleClassName = 'text-lg font-semibold';
+export const descriptionClassName = 'text-sm text-zinc-700 dark:text-zinc-300';
+
+/** A dialog's portal, overlay, panel, title and description; `children` follow them. */
+export function DialogFrame({
+  title,
+  description,
+  width,
+  children,
+  ...content
+}: {
+  title: ReactNode;
+  description: ReactNode;
+  width?: 'narrow' | 'wide';
+  children: ReactNode;
+} & Omit<ComponentProps<typeof Dialog.Content>, 'title' | 'className'>) {
+  return (
+    <Dialog.Portal>
+      <Dialog.Overlay className={overlayClassName} />
+      <Dialog.Content className={contentClassName(width)} {...content}>
+        <Dialog.Title className={titleClassName}>{title}</Dialog.Title>
+        <Dialog.Description className={descriptionClassName}>{description}</Dialog.Description>
+        {children}
+      </Dialog.Content>
+    </Dialog.Portal>
+  );
+}
