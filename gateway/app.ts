@@ -93,16 +93,8 @@ export async function createGateway(
   const logger = options.logger ?? createLogger(config.logLevel);
   const instanceId = options.instanceId ?? randomUUID();
   const store = await openStore(config, { autoCheckpoint: false, instanceId, logger });
-  // The write-ahead log is folded into the database once a second, off the request path; PASSIVE
-  // never waits for (or blocks) a writer.
-  const checkpoints = setInterval(() => {
-    try {
-      store.checkpoint?.();
-    } catch (error) {
-      logger.warn({ err: error }, 'checkpoint failed; will retry');
-    }
-  }, 1_000);
-  checkpoints.unref();
+  // The write-ahead log is folded into the database once a second, off the request path.
+  const checkpoints = store.startCheckpoints?.(1_000, logger) ?? null;
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
   const registry = await KeyRegistry.open(store, digest);
   // Changes made in this process reach the registry at once (the next request sees them).
@@ -306,7 +298,6 @@ export async function createGateway(
       for (const { provider } of upstream) void provider.close();
       stopWatching();
       clearInterval(resync);
-      clearInterval(checkpoints);
       rows.stop();
       await writer.flush();
       await rows.flush();
@@ -318,6 +309,8 @@ export async function createGateway(
       }
       await budget.close();
       await redis?.quit().catch(() => undefined);
+      // Its last checkpoint runs after every write, before the store's connection closes.
+      await checkpoints?.stop();
       await store.close();
     },
   };

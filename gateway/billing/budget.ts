@@ -28,11 +28,6 @@ export type Reservation = {
   fundingKeyId: string;
   nanos: Nanos;
   released: boolean;
-  /**
-   * Resolves once the in-flight row is in the store. The request's record waits for it, so the
-   * record always removes the row (a row written after its record would be charged twice).
-   */
-  opened: Promise<void>;
 };
 
 export interface Budget {

@@ -76,7 +76,7 @@ describe('MemoryBudget', () => {
     expect(budget.reservedNow('key_a')).toBe(1_099_000);
   });
 
-  it('writes the in-flight row of an admitted request, and none for a refused one', async () => {
+  it('writes the in-flight row of an admitted request with the next checkpoint, and none for a refused one', async () => {
     const budget = budgetOf(new Map());
     const funding = key();
     const admitted = inflight(funding);
@@ -87,11 +87,22 @@ describe('MemoryBudget', () => {
       nanos: 1_099_000,
       released: false,
     });
-    await reservation.opened;
     const refused = inflight(funding);
     await refusalOf(() => budget.reserve(funding, worst(1), refused));
-    await rows.flush();
+    // Nothing is written at admission: a request that ends before the checkpoint costs no write.
+    expect(await store.listInflight()).toEqual([]);
+    await rows.checkpointNow();
     expect((await store.listInflight()).map((row) => row.id)).toEqual([admitted.id]);
+  });
+
+  it('writes no row for a request released before the checkpoint', async () => {
+    const budget = budgetOf(new Map());
+    const funding = key();
+    const reservation = await reserve(budget, funding, worst(100));
+    await budget.release(reservation);
+    await rows.checkpointNow();
+    expect(await store.listInflight()).toEqual([]);
+    expect(await budget.reservedFor('key_a')).toBe(0);
   });
 
   it('says exactly how many output tokens the key can still afford', async () => {
@@ -110,6 +121,7 @@ describe('MemoryBudget', () => {
     const funding = key();
     const first = await reserve(budget, funding, worst(100));
     const second = await reserve(budget, funding, worst(100));
+    await rows.checkpointNow();
     expect(await budget.reservedFor('key_a')).toBe(620_000);
     await budget.release(first);
     await budget.release(first);

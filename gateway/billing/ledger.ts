@@ -53,17 +53,8 @@ export class MemoryBudget implements Budget {
       throw insufficientBalance(worstcase, ceiling - spent, reserved > 0);
     }
     this.reserved.set(funding.id, reserved + worstcase.nanos);
-    const opened = this.rows.open(row);
-    // A row that cannot be written costs only crash-safety for this request; the record's write
-    // (which waits for it) reports the failure.
-    opened.catch(() => undefined);
-    return {
-      id: row.id,
-      fundingKeyId: funding.id,
-      nanos: worstcase.nanos,
-      released: false,
-      opened,
-    };
+    this.rows.open(row);
+    return { id: row.id, fundingKeyId: funding.id, nanos: worstcase.nanos, released: false };
   }
 
   async charged(reservation: Reservation, costNanos: Nanos): Promise<void> {
@@ -77,7 +68,6 @@ export class MemoryBudget implements Budget {
 
   async release(reservation: Reservation): Promise<void> {
     if (!this.free(reservation)) return;
-    await reservation.opened.catch(() => undefined);
     await this.rows.drop(reservation.id);
   }
 

@@ -189,17 +189,8 @@ export class RedisBudget implements Budget {
         throw insufficientBalance(worstcase, ceiling - charged - reserved, reserved > 0);
       }
       // The reservation lives here, so the row holds nothing in the store's own counter.
-      const opened = this.options.rows.open({ ...row, reservedNanos: 0 });
-      // A row that cannot be written costs only crash-safety for this request; the record's
-      // write (which waits for it) reports the failure.
-      opened.catch(() => undefined);
-      return {
-        id: row.id,
-        fundingKeyId: funding.id,
-        nanos: worstcase.nanos,
-        released: false,
-        opened,
-      };
+      this.options.rows.open({ ...row, reservedNanos: 0 });
+      return { id: row.id, fundingKeyId: funding.id, nanos: worstcase.nanos, released: false };
     }
     throw new Error(`The budget of ${funding.id} could not be seeded in Redis.`);
   }
@@ -222,7 +213,6 @@ export class RedisBudget implements Budget {
       reservation.id,
       0,
     );
-    await reservation.opened.catch(() => undefined);
     await this.options.rows.drop(reservation.id);
   }
 

@@ -97,7 +97,7 @@ describe('the settlement loop', () => {
       { nanos, promptNanos: nanos, completionTokenNanos: 1, maxOutputTokens: 1 },
       inflightRow(row),
     );
-    await reservation.opened;
+    await rows.closing(row.id);
     await store.insertGenerations([row]);
     await budget.charged(reservation, nanos);
     return row.id;

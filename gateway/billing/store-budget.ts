@@ -33,7 +33,6 @@ export class StoreBudget implements Budget {
       fundingKeyId: funding.id,
       nanos: worstcase.nanos,
       released: false,
-      opened: Promise.resolve(),
     };
   }
 

@@ -559,8 +559,8 @@ export class InferencePipeline {
       chargeCapped: costNanos < fullNanos,
     };
     try {
-      // The record removes the request's in-flight row: that row must be written first.
-      await admission.reservation.opened.catch(() => undefined);
+      // The record removes the request's in-flight row, if one was written: after its write.
+      await this.deps.rows.closing(input.traceId);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
       await this.deps.writer.write(row);

@@ -115,13 +115,17 @@ describe('the SQLite store', () => {
     fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('changes its keys version when another connection commits', async () => {
+  it('changes its keys version, from the next turn of the event loop, when another connection commits', async () => {
     const folder = tempFolder();
     const file = path.join(folder, 'gateway.db');
     const gatewaySide = openSqliteStore(file);
     const cliSide = openSqliteStore(file);
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const before = gatewaySide.keysVersion!();
     await cliSide.insertKey(keyRow({ id: 'key_1', name: 'one' }));
+    // Read once per turn: requests read in this turn were sent before the commit.
+    expect(gatewaySide.keysVersion!()).toBe(before);
+    await nextTurn();
     expect(gatewaySide.keysVersion!()).not.toBe(before);
     expect((await gatewaySide.getKey('key_1'))?.name).toBe('one');
     await gatewaySide.updateKey('key_1', { disabled: true, expiresAt: 99 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
+import { startCheckpointWorker } from './checkpoint-worker';
 import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
 import type {
@@ -62,7 +63,7 @@ export function openSqliteStore(
     /**
      * SQLite checkpoints the write-ahead log inside whichever commit fills it, which puts a
      * burst of page copies on some unlucky request. The gateway turns that off and checkpoints
-     * on a timer instead (`checkpoint()`); the command line keeps the default.
+     * from a thread of its own instead (`startCheckpoints`); the command line keeps the default.
      */
     autoCheckpoint?: boolean;
   } = {},
@@ -72,6 +73,8 @@ export function openSqliteStore(
   database.pragma('journal_mode = WAL');
   if (options.autoCheckpoint === false) database.pragma('wal_autocheckpoint = 0');
   database.pragma('synchronous = NORMAL');
+  // A log that a burst made long is cut back when it starts over, not kept at its peak on disk.
+  database.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
   database.pragma('foreign_keys = ON');
   // The command line and a running gateway share the file: wait for the other's lock briefly.
   database.pragma('busy_timeout = 5000');
@@ -193,6 +196,21 @@ export function openSqliteStore(
        WHERE id = @fundingKeyId
          AND consumption_nanos + pending_nanos + reserved_nanos + @nanos <= limit_nanos + grace_nanos`,
     ),
+  };
+
+  /**
+   * On every authenticated request. Read once per turn of the event loop: every request read in
+   * this turn was sent before the turn began, so a commit it could know of (a command line that
+   * exited before it was sent) is already counted, and a busy gateway reads it once per batch of
+   * requests instead of once per request.
+   */
+  let versionThisTurn: number | null = null;
+  const keysVersion = (): number => {
+    if (versionThisTurn === null) {
+      versionThisTurn = statements.dataVersion.get() as number;
+      setImmediate(() => (versionThisTurn = null));
+    }
+    return versionThisTurn;
   };
 
   const pendingByFundingKey = (): Map<string, Nanos> =>
@@ -360,9 +378,8 @@ export function openSqliteStore(
         prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
       }),
     insertGenerations: (rows) => run(() => insertGenerations(rows)),
-    checkpoint: () => {
-      database.pragma('wal_checkpoint(PASSIVE)');
-    },
+    startCheckpoints: (intervalMs, logger) =>
+      databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
     getGeneration: (id) =>
       run(() => {
         const record = statements.getGeneration.get(id);
@@ -463,8 +480,7 @@ export function openSqliteStore(
       timer.unref();
       return () => clearInterval(timer);
     },
-    // On every authenticated request: a prepared statement, a few microseconds.
-    keysVersion: () => statements.dataVersion.get() as number,
+    keysVersion,
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
       while (open !== null) await open.catch(() => {});

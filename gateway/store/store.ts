@@ -5,7 +5,9 @@
  * nanos (billing/money).
  */
 import type { KeyKind } from '../../contract/gateway';
+import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
+import type { CheckpointWorker } from './checkpoint-worker';
 
 /** A key as stored: never the key itself, only its versioned digest. */
 export type KeyRow = {
@@ -309,8 +311,11 @@ export interface GatewayStore {
    * (SQLite's data_version); the registry checks it on every request so a change is seen at once.
    */
   keysVersion?(): number;
-  /** Moves what the write-ahead log holds into the database, where the engine has one. */
-  checkpoint?(): void;
+  /**
+   * Starts moving what the write-ahead log holds into the database every `intervalMs`, off the
+   * event loop, where the engine has such a log (SQLite on a file); null where it has none.
+   */
+  startCheckpoints?(intervalMs: number, logger: Logger): CheckpointWorker | null;
   /** Answers when the database does (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
