@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { GatewayError } from '../errors';
 import { generateKey } from '../keys/key-material';
 import { postJson, startTestGateway, type TestGateway } from '../testing-support';
-import { nestingDepth, readJsonBody } from './read-body';
+import { nestingDepth, OFF_THREAD_BYTES, readJsonBody } from './read-body';
+import { offThreadParses } from './parse-thread';
 
 /** A request as readJsonBody sees it: headers and a body stream. */
 function fakeRequest(body: string, headers: Record<string, string>): IncomingMessage {
@@ -122,5 +123,38 @@ describe('nestingDepth', () => {
   ])('of %s is %i', (text, depth) => {
     JSON.parse(text); // every case is valid JSON, as the function assumes
     expect(nestingDepth(text)).toBe(depth);
+  });
+});
+
+describe('readJsonBody: large bodies are parsed on another thread', () => {
+  const json = { 'content-type': 'application/json' };
+  const large = (text: string) => text.padEnd(OFF_THREAD_BYTES + 10, ' ');
+
+  it('gives the same value as a small body would, parsed off the event loop', async () => {
+    const before = offThreadParses();
+    const prompt = 'lorem ipsum '.repeat(OFF_THREAD_BYTES / 10);
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: prompt }] });
+    expect(await readJsonBody(fakeRequest(body, json), 4 * OFF_THREAD_BYTES)).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: prompt }],
+    });
+    expect(offThreadParses()).toBe(before + 1);
+    // A small body is parsed in place.
+    await readJsonBody(fakeRequest('{"a":1}', json), 1024);
+    expect(offThreadParses()).toBe(before + 1);
+  });
+
+  it.each([
+    ['not JSON', large('{"model": '), /not valid JSON \(/],
+    ['empty', large(''), /body is empty/],
+    ['nested too deep', large(`${'['.repeat(200)}${']'.repeat(200)}`), /nested more than 128/],
+  ])('refuses a large body that is %s with the same 400 as a small one', async (_, body, said) => {
+    const error = await readJsonBody(fakeRequest(body, json), 4 * OFF_THREAD_BYTES).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 400 });
+    expect((error as GatewayError).message).toMatch(said);
   });
 });

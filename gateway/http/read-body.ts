@@ -1,6 +1,10 @@
 /** Reads a JSON request body with a size limit; every failure is a GatewayError naming it. */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors';
+import { MAX_NESTING_DEPTH, parseBody, type ParsedBody } from './parse-body';
+import { parseOffThread } from './parse-thread';
+
+export { MAX_NESTING_DEPTH, nestingDepth } from './parse-body';
 
 export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
   requireJsonContentType(request);
@@ -17,25 +21,30 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
     }
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw invalidRequest(`The request body is not valid JSON (${(error as Error).message}).`);
-  }
-  // The converters walk the body recursively (field renaming, schema conversion, token counting);
-  // absurd nesting would overflow the stack there and end as a 500 instead of a 400.
-  if (nestingDepth(text) > MAX_NESTING_DEPTH) {
-    throw invalidRequest(
-      `Invalid field 'body': JSON nested more than ${MAX_NESTING_DEPTH} levels deep.`,
-    );
-  }
-  return parsed;
+  const body = Buffer.concat(chunks, size);
+  // A large body takes milliseconds to decode and parse: that happens on another thread, so the
+  // event loop keeps answering other tenants meanwhile.
+  const parsed =
+    size >= OFF_THREAD_BYTES ? await parseOffThread(body) : parseBody(body, MAX_NESTING_DEPTH);
+  if (parsed.ok) return parsed.value;
+  throw bodyRefusal(parsed);
 }
 
-export const MAX_NESTING_DEPTH = 128;
+/** Bodies from this size on are parsed off the event loop (about a millisecond of work). */
+export const OFF_THREAD_BYTES = 256 * 1024;
+
+function bodyRefusal(refused: Extract<ParsedBody, { ok: false }>): GatewayError {
+  switch (refused.reason) {
+    case 'empty':
+      return invalidRequest('The request body is empty; send a JSON object.');
+    case 'invalid':
+      return invalidRequest(`The request body is not valid JSON (${refused.detail}).`);
+    case 'deep':
+      return invalidRequest(
+        `Invalid field 'body': JSON nested more than ${MAX_NESTING_DEPTH} levels deep.`,
+      );
+  }
+}
 
 /** `application/json` or a structured `+json` type (`application/vnd.api+json`), any parameters. */
 const jsonMediaType = /^application\/(?:[^\s/;]+\+)?json$/i;
@@ -59,29 +68,6 @@ function requireJsonContentType(request: IncomingMessage): void {
       sent ? `'Content-Type: ${sent.slice(0, 100)}'` : 'no Content-Type'
     }.`,
   );
-}
-
-/** The deepest array/object nesting of valid JSON text; brackets inside strings do not count. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code === 0x22) {
-      // Jump over the string (most of a big body is one: an image) to its unescaped closing quote.
-      do {
-        index = text.indexOf('"', index + 1);
-        let backslashes = 0;
-        while (text.charCodeAt(index - 1 - backslashes) === 0x5c) backslashes += 1;
-        if (backslashes % 2 === 0) break;
-      } while (index !== -1);
-      if (index === -1) break;
-    } else if (code === 0x7b || code === 0x5b) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-    } else if (code === 0x7d || code === 0x5d) depth -= 1;
-  }
-  return deepest;
 }
 
 const tooLarge = (maxBytes: number) =>

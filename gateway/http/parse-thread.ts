@@ -1,0 +1,65 @@
+/**
+ * Parses large request bodies on one worker thread, so that decoding and parsing a tenant's
+ * megabytes (tens of milliseconds each) never holds the event loop that answers everyone else.
+ * The body's bytes go over and the parsed value comes back by structured clone, which for a body
+ * that is mostly one long string (a prompt, an image) is a copy at memory speed. The thread runs parse-body.ts's own functions, as their source text, so there is one
+ * parser; if the thread fails, the body is parsed here instead: slower for others, never lost.
+ */
+import { Worker } from 'node:worker_threads';
+import { MAX_NESTING_DEPTH, nestingDepth, parseBody, type ParsedBody } from './parse-body';
+
+const workerSource = `
+const { parentPort } = require('node:worker_threads');
+const nestingDepth = (${nestingDepth.toString()});
+const parseBody = (${parseBody.toString()});
+parentPort.on('message', ({ id, bytes }) => {
+  parentPort.postMessage({ id, parsed: parseBody(new Uint8Array(bytes), ${MAX_NESTING_DEPTH}, nestingDepth) });
+});
+`;
+
+type Waiting = { resolve(parsed: ParsedBody): void; bytes: Uint8Array };
+
+let worker: Worker | null = null;
+const waiting = new Map<number, Waiting>();
+let nextId = 0;
+let parsedOffThread = 0;
+
+function startWorker(): Worker {
+  const started = new Worker(workerSource, { eval: true });
+  started.unref();
+  started.on('message', ({ id, parsed }: { id: number; parsed: ParsedBody }) => {
+    const entry = waiting.get(id);
+    if (!entry) return;
+    waiting.delete(id);
+    parsedOffThread += 1;
+    entry.resolve(parsed);
+  });
+  const failed = () => {
+    if (worker === started) worker = null;
+    // Whatever it still held is parsed here; the next large body starts a new thread.
+    for (const [id, entry] of waiting) {
+      waiting.delete(id);
+      entry.resolve(parseBody(entry.bytes, MAX_NESTING_DEPTH));
+    }
+  };
+  started.on('error', failed);
+  started.on('exit', failed);
+  return started;
+}
+
+export function parseOffThread(body: Buffer): Promise<ParsedBody> {
+  worker ??= startWorker();
+  const running = worker;
+  const id = (nextId += 1);
+  return new Promise<ParsedBody>((resolve) => {
+    // The bytes are copied to the thread (a fraction of a millisecond for megabytes), and kept
+    // here for a fallback parse should the thread die meanwhile.
+    waiting.set(id, { resolve, bytes: body });
+    running.postMessage({ id, bytes: body });
+  });
+}
+
+/** How many bodies the thread has parsed (for tests and the curious). */
+export function offThreadParses(): number {
+  return parsedOffThread;
+}
