@@ -201,3 +201,26 @@ export async function startLoadWorker(): Promise<LoadWorker> {
     stop: stopper(child),
   };
 }
+
+/**
+ * Stops every process the benchmark started and removes its scratch folder, once; Ctrl-C (or a
+ * SIGTERM) does the same before the process ends. `children` is read when stopping, so processes
+ * started later are included.
+ */
+export function stopperOf(
+  folder: string,
+  children: () => Array<{ stop(): Promise<void> } | null>,
+  before: () => void = () => undefined,
+): () => Promise<void> {
+  const interrupted = () => void stopAll().finally(() => process.exit(130));
+  const stopAll = async () => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    before();
+    await Promise.allSettled(children().map((child) => child?.stop()));
+    fs.rmSync(folder, { recursive: true, force: true });
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  return stopAll;
+}

@@ -18,9 +18,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { freePort, startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
+import { freePort, type GatewayProcess } from '../testing/gateway-process';
+import {
+  chatRequests,
+  checkWiring,
+  gatewayEnvironment,
+  messages,
+  MODEL,
+  startBenchGateway,
+  UPSTREAM_KEY,
+  UPSTREAM_MODEL,
+  type Requests,
+} from './bench-setup';
 import { measureCatalogFilter } from './catalog-filter';
-import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
+import type { ClosedResult, RateResult, StreamsResult } from './load-protocol';
 import {
   peakMemory,
   residentMegabytes,
@@ -28,6 +39,7 @@ import {
   spawnTypeScript,
   startAnnouncingService,
   startLoadWorker,
+  stopperOf,
   startPortkey,
   type LoadWorker,
   type Service,
@@ -68,62 +80,6 @@ const seconds = quick
 const RATES = [500, 1000, 2000];
 const STREAM_CONCURRENCY = [1, 100];
 
-const MODEL = 'bench/mock-16';
-const UPSTREAM_MODEL = 'mock-16';
-/** Not a secret: the mock accepts anything. Sent the way a real upstream key would be. */
-const UPSTREAM_KEY = 'bench-upstream-key';
-const messages = [{ role: 'user', content: 'Say something short.' }];
-
-const gatewayEnvironment = {
-  GATEWAY_LOG_LEVEL: 'warn',
-  // Settles often enough that settlement runs during the measured windows, as in production
-  // under load; the 30 s default would put at most one pass in a run.
-  GATEWAY_SETTLE_INTERVAL_MS: '1000',
-  // One key carries c=100 streams; the default 64 per key would turn the rest into 429s.
-  GATEWAY_MAX_CONCURRENT_PER_KEY: '4096',
-};
-
-function providersFile(mockUrl: string) {
-  return {
-    include_simulated_models: false,
-    providers: [
-      {
-        id: 'mock',
-        kind: 'openai-compatible',
-        base_url: `${mockUrl}/v1`,
-        api_key_env: 'BENCH_UPSTREAM_KEY',
-        models: [
-          {
-            id: MODEL,
-            upstream_model: UPSTREAM_MODEL,
-            name: 'Benchmark mock (16 tokens)',
-            context_length: 8192,
-            max_completion_tokens: 1024,
-            pricing: { prompt: '0.0000001', completion: '0.0000002' },
-            input_modalities: ['text'],
-            supported_parameters: ['max_tokens', 'temperature', 'stream'],
-          },
-        ],
-      },
-    ],
-  };
-}
-
-type Requests = { plain: RequestSpec; stream: RequestSpec };
-
-function chatRequests(url: string, headers: Record<string, string>, model: string): Requests {
-  const base = { model, messages, max_tokens: 16 };
-  const allHeaders = { 'content-type': 'application/json', ...headers };
-  return {
-    plain: { url, headers: allHeaders, body: JSON.stringify(base) },
-    stream: {
-      url,
-      headers: allHeaders,
-      body: JSON.stringify({ ...base, stream: true, stream_options: { include_usage: true } }),
-    },
-  };
-}
-
 function bffRequests(bffUrl: string): Requests {
   // The BFF takes only same-origin JSON posts: the Origin a workbench page would send.
   const headers = { 'content-type': 'application/json', origin: bffUrl };
@@ -140,24 +96,6 @@ function bffRequests(bffUrl: string): Requests {
       body: JSON.stringify({ profile: 'bench', request: { ...request, stream: true } }),
     },
   };
-}
-
-/** One plain and one streamed request through a target before measuring: a wiring error ends
- * the run with the target's own answer instead of a table of failures. */
-async function checkWiring(name: string, requests: Requests): Promise<void> {
-  for (const spec of [requests.plain, requests.stream]) {
-    const response = await fetch(spec.url, {
-      method: 'POST',
-      headers: spec.headers,
-      body: spec.body,
-    });
-    const text = await response.text();
-    if (!response.ok || !text.includes('quick')) {
-      throw new Error(
-        `${name} is not answering through the mock (${response.status}): ${text.slice(0, 300)}`,
-      );
-    }
-  }
 }
 
 type RecordCounts = { rows: number; settled: number; at: number };
@@ -191,19 +129,11 @@ async function main(): Promise<void> {
   let gateway: GatewayProcess | null = null;
   let worker: LoadWorker | null = null;
   let database: Database.Database | null = null;
-  const stopAll = async () => {
-    database?.close();
-    await Promise.allSettled([
-      worker?.stop(),
-      ...services.map((service) => service.stop()),
-      gateway?.stop(),
-    ]);
-    fs.rmSync(folder, { recursive: true, force: true });
-  };
-  // Ctrl-C still stops every child before the process ends.
-  const interrupted = () => void stopAll().finally(() => process.exit(130));
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stopAll = stopperOf(
+    folder,
+    () => [worker, ...services, gateway],
+    () => database?.close(),
+  );
 
   try {
     progress('starting the mock upstream, this gateway, Portkey, the BFF and the load worker');
@@ -218,25 +148,9 @@ async function main(): Promise<void> {
     );
     services.push(mock);
 
-    const providersPath = path.join(folder, 'providers.json');
-    fs.writeFileSync(providersPath, JSON.stringify(providersFile(mock.url), null, 2));
-    // What ships: the compiled gateway under plain node, not the development loader.
-    gateway = await startGatewayProcess({
-      compiled: true,
-      environment: {
-        ...gatewayEnvironment,
-        GATEWAY_PROVIDERS: providersPath,
-        BENCH_UPSTREAM_KEY: UPSTREAM_KEY,
-      },
-    });
-    const { key } = await gateway.createKey([
-      '--kind',
-      'account',
-      '--limit-usd',
-      '100000',
-      '--name',
-      'bench',
-    ]);
+    const benchGateway = await startBenchGateway(folder, mock.url);
+    gateway = benchGateway.gateway;
+    const { key } = benchGateway;
 
     const portkey = await startPortkey(await freePort());
     services.push(portkey);
@@ -566,8 +480,6 @@ async function main(): Promise<void> {
     );
   } finally {
     await stopAll();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
   }
 }
 

@@ -48,6 +48,8 @@ export async function startGatewayProcess(
     compiled?: boolean;
     /** More arguments for `serve` (e.g. `--workers 2`). */
     serveArgs?: string[];
+    /** Node's own flags (e.g. `--cpu-prof`), given before the entry script. */
+    nodeArgs?: string[];
   } = {},
 ): Promise<GatewayProcess> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
@@ -88,6 +90,7 @@ export async function startGatewayProcess(
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...(options.nodeArgs ?? []),
       ...entry,
       'serve',
       '--port',

@@ -1,0 +1,124 @@
+/**
+ * What `npm run bench` (bench/run.ts) and `npm run bench:profile` (bench/profile.ts) set up the
+ * same way: the providers file that routes `bench/mock-16` to the mock upstream, the gateway's
+ * environment, and the chat-completions requests sent to a target.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
+import type { RequestSpec } from './load-protocol';
+
+export const MODEL = 'bench/mock-16';
+export const UPSTREAM_MODEL = 'mock-16';
+/** Not a secret: the mock accepts anything. Sent the way a real upstream key would be. */
+export const UPSTREAM_KEY = 'bench-upstream-key';
+export const messages = [{ role: 'user', content: 'Say something short.' }];
+
+export const gatewayEnvironment = {
+  GATEWAY_LOG_LEVEL: 'warn',
+  // Settles often enough that settlement runs during the measured windows, as in production
+  // under load; the 30 s default would put at most one pass in a run.
+  GATEWAY_SETTLE_INTERVAL_MS: '1000',
+  // One key carries c=100 streams; the default 64 per key would turn the rest into 429s.
+  GATEWAY_MAX_CONCURRENT_PER_KEY: '4096',
+};
+
+/** The gateway's providers file: one provider, the mock at `mockUrl`, reading BENCH_UPSTREAM_KEY. */
+export function providersFile(mockUrl: string) {
+  return {
+    include_simulated_models: false,
+    providers: [
+      {
+        id: 'mock',
+        kind: 'openai-compatible',
+        base_url: `${mockUrl}/v1`,
+        api_key_env: 'BENCH_UPSTREAM_KEY',
+        models: [
+          {
+            id: MODEL,
+            upstream_model: UPSTREAM_MODEL,
+            name: 'Benchmark mock (16 tokens)',
+            context_length: 8192,
+            max_completion_tokens: 1024,
+            pricing: { prompt: '0.0000001', completion: '0.0000002' },
+            input_modalities: ['text'],
+            supported_parameters: ['max_tokens', 'temperature', 'stream'],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export type Requests = { plain: RequestSpec; stream: RequestSpec };
+
+export function chatRequests(
+  url: string,
+  headers: Record<string, string>,
+  model: string,
+): Requests {
+  const base = { model, messages, max_tokens: 16 };
+  const allHeaders = { 'content-type': 'application/json', ...headers };
+  return {
+    plain: { url, headers: allHeaders, body: JSON.stringify(base) },
+    stream: {
+      url,
+      headers: allHeaders,
+      body: JSON.stringify({ ...base, stream: true, stream_options: { include_usage: true } }),
+    },
+  };
+}
+
+/** One plain and one streamed request through a target before measuring: a wiring error ends
+ * the run with the target's own answer instead of a table of failures. */
+export async function checkWiring(name: string, requests: Requests): Promise<void> {
+  for (const spec of [requests.plain, requests.stream]) {
+    const response = await fetch(spec.url, {
+      method: 'POST',
+      headers: spec.headers,
+      body: spec.body,
+    });
+    const text = await response.text();
+    if (!response.ok || !text.includes('quick')) {
+      throw new Error(
+        `${name} is not answering through the mock (${response.status}): ${text.slice(0, 300)}`,
+      );
+    }
+  }
+}
+
+/**
+ * The compiled gateway under plain node (what ships, not the development loader), routed to the
+ * mock by a providers file written in `folder`, and an account key to load it with.
+ */
+export async function startBenchGateway(
+  folder: string,
+  mockUrl: string,
+  nodeArgs: string[] = [],
+): Promise<{ gateway: GatewayProcess; key: string }> {
+  const providersPath = path.join(folder, 'providers.json');
+  fs.writeFileSync(providersPath, JSON.stringify(providersFile(mockUrl), null, 2));
+  const gateway = await startGatewayProcess({
+    compiled: true,
+    nodeArgs,
+    environment: {
+      ...gatewayEnvironment,
+      GATEWAY_PROVIDERS: providersPath,
+      BENCH_UPSTREAM_KEY: UPSTREAM_KEY,
+    },
+  });
+  try {
+    const { key } = await gateway.createKey([
+      '--kind',
+      'account',
+      '--limit-usd',
+      '100000',
+      '--name',
+      'bench',
+    ]);
+    return { gateway, key };
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+}
