@@ -33,9 +33,12 @@ function startWorker(): Worker {
     waiting.delete(id);
     parsedOffThread += 1;
     entry.resolve(parsed);
+    if (waiting.size === 0) stopWhenIdle(started);
   });
   const failed = () => {
-    if (worker === started) worker = null;
+    // A thread ended for being idle held nothing, and was no longer the current one.
+    if (worker !== started) return;
+    worker = null;
     // Whatever it still held is parsed here; the next large body starts a new thread.
     for (const [id, entry] of waiting) {
       waiting.delete(id);
@@ -47,7 +50,27 @@ function startWorker(): Worker {
   return started;
 }
 
+/**
+ * A thread that parsed megabytes keeps the memory its heap grew to; a few seconds after its last
+ * body it is ended, which gives that memory back, and the next large body starts a new one.
+ */
+const IDLE_MS = 5_000;
+let idleTimer: NodeJS.Timeout | null = null;
+
+function stopWhenIdle(running: Worker): void {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    if (worker !== running || waiting.size > 0) return;
+    worker = null;
+    void running.terminate();
+  }, IDLE_MS);
+  idleTimer.unref();
+}
+
 export function parseOffThread(body: Buffer): Promise<ParsedBody> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   worker ??= startWorker();
   const running = worker;
   const id = (nextId += 1);
