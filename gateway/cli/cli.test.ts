@@ -220,6 +220,60 @@ describe('gateway keys (command line)', () => {
     expect(await reaches(account.key, 200)).toBe(200);
   });
 
+  it('recharges and credits an account, which the running gateway follows; a child is refused', async () => {
+    const before = JSON.parse((await cli(['keys', 'show', account.id, '--json'])).stdout) as {
+      limit_usd: number;
+      recharge_usd: number;
+      credit_usd: number;
+    };
+    const recharged = await cli([
+      'keys',
+      'recharge',
+      account.id,
+      '--amount-usd',
+      '2.5',
+      '--note',
+      'invoice 42',
+      '--json',
+    ]);
+    expect(recharged).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(recharged.stdout)).toMatchObject({
+      limit_usd: before.limit_usd + 2.5,
+      recharge_usd: before.recharge_usd + 2.5,
+      credit_usd: before.credit_usd,
+    });
+    const credited = await cli([
+      'keys',
+      'credit',
+      account.id,
+      '--amount-usd',
+      '1',
+      '--note',
+      'goodwill',
+      '--json',
+    ]);
+    expect(JSON.parse(credited.stdout)).toMatchObject({
+      limit_usd: before.limit_usd + 3.5,
+      credit_usd: before.credit_usd + 1,
+    });
+    await eventually(async () => {
+      const balance = balanceSchema.parse(
+        await (await getWithKey(`${gateway.baseUrl}/v1/balance`, account.key)).json(),
+      );
+      return balance.limit_usd === before.limit_usd + 3.5 ? balance : undefined;
+    }, 1_000);
+
+    const missingNote = await cli(['keys', 'recharge', account.id, '--amount-usd', '1']);
+    expect(missingNote.code).not.toBe(0);
+    expect(missingNote.stderr).toMatch(/needs --amount-usd N and --note TEXT/);
+    const nothing = await cli(['keys', 'credit', account.id, '--amount-usd', '0', '--note', 'x']);
+    expect(nothing.code).not.toBe(0);
+    expect(nothing.stderr).toMatch(/--amount-usd must be a number of USD above 0/);
+    const child = await cli(['keys', 'recharge', shared.id, '--amount-usd', '1', '--note', 'x']);
+    expect(child.code).not.toBe(0);
+    expect(child.stderr).toMatch(/Only an account key is topped up/);
+  });
+
   it('rotates a key: same id, the old secret stops, the new one works', async () => {
     const rotated = await issue(['keys', 'rotate', shared.id]);
     expect(rotated.id).toBe(shared.id);

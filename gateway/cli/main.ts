@@ -1,6 +1,6 @@
 /**
  * The gateway's command line (INTERFACES.md): `serve`, and `keys …` to create, list, show,
- * disable, enable, revoke, set and rotate keys. With `--json` a command prints exactly one JSON
+ * disable, enable, revoke, set and rotate keys, and to recharge or credit an account. With `--json` a command prints exactly one JSON
  * object on standard output. Errors go to standard error with a non-zero exit status.
  */
 import { parseArgs } from 'node:util';
@@ -24,6 +24,8 @@ const usage = `Usage:
   gateway keys disable ID | enable ID | revoke ID [--json]
   gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--rpm N|default] [--tpm N|default] [--json]
   gateway keys rotate ID [--json]
+  gateway keys recharge ID --amount-usd N --note TEXT [--json]   (money paid into an account)
+  gateway keys credit ID --amount-usd N --note TEXT [--json]     (money granted to an account)
 Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db), or
 --database-url postgres://… (default: GATEWAY_DATABASE_URL) for the shared PostgreSQL store.`;
 
@@ -41,6 +43,8 @@ const options = {
   'database-url': { type: 'string' },
   workers: { type: 'string' },
   name: { type: 'string' },
+  'amount-usd': { type: 'string' },
+  note: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -176,6 +180,20 @@ async function runKeysCommand(
         );
       }
       return printSummary(await admin.set(needId(), change), flags.json);
+    }
+    case 'recharge':
+    case 'credit': {
+      const amountUsd = money('--amount-usd', flags['amount-usd']);
+      if (amountUsd === undefined || flags.note === undefined)
+        throw new UsageError(
+          `keys ${subcommand} needs --amount-usd N and --note TEXT (why, for the ledger).`,
+        );
+      const topped = await admin.topUp(needId(), {
+        kind: subcommand,
+        amountUsd,
+        note: flags.note,
+      });
+      return printSummary(topped, flags.json);
     }
     default:
       throw new UsageError(

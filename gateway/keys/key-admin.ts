@@ -53,8 +53,8 @@ const cliNames: Record<KeyField, string> = {
   grace_usd: '--grace-usd',
   expires_at: '--expires-at',
   disabled: 'disable/enable',
-  amount_usd: 'the amount',
-  note: 'the note',
+  amount_usd: '--amount-usd',
+  note: '--note',
   rpm: '--rpm',
   tpm: '--tpm',
 };
