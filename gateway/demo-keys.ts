@@ -21,19 +21,20 @@ export function demoKeysFile(databasePath: string): string {
   return path.join(path.dirname(databasePath), 'demo-keys.json');
 }
 
-/** Returns the demo keys, creating them (again) when the file is missing or its keys are gone. */
+/**
+ * Returns the demo keys, creating the set (again) when the file is missing or its account key is
+ * gone. A child rotated or revoked from the workbench leaves the set as it is: the workbench's
+ * keys store holds a rotated child's new secret under the same profile name, and a revoked one
+ * shows as revoked. Recreating the set then would add a second demo account beside the first.
+ */
 export async function ensureDemoKeys(
   admin: KeyAdmin,
   registry: KeyRegistry,
   file: string,
 ): Promise<Record<string, string>> {
   const existing = readDemoKeys(file);
-  if (existing) {
-    const found = await Promise.all(
-      DEMO_PROFILE_NAMES.map((name) => existing[name] && registry.findByKey(existing[name])),
-    );
-    if (found.every(Boolean)) return existing;
-  }
+  const complete = existing && DEMO_PROFILE_NAMES.every((name) => existing[name] !== undefined);
+  if (complete && (await registry.findByKey(existing['demo-account']!))) return existing;
   const account = await admin.create(
     { kind: 'account', name: 'demo-account', limitUsd: 25, graceUsd: 0.05 },
     'system',
