@@ -48,7 +48,7 @@ export class Router {
     for (const route of this.patterns) {
       const found = route.pattern.exec(pathname);
       if (!found) continue;
-      if (route.method !== method) {
+      if (route.method !== method && !(method === 'HEAD' && route.method === 'GET')) {
         wrongMethod = true;
         continue;
       }
