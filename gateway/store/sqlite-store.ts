@@ -57,6 +57,19 @@ const addDelta = (
 
 const SECONDS_PER_DAY = 86_400;
 
+/** Runs a start-up step again while SQLite says the file is busy, for up to about 5 s. */
+function retryWhileBusy<T>(step: () => T): T {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return step();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 250) throw error;
+      Atomics.wait(pause, 0, 0, 20);
+    }
+  }
+}
+
 export function openSqliteStore(
   databasePath: string,
   options: {
@@ -70,14 +83,16 @@ export function openSqliteStore(
 ): GatewayStore {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
   const database = new Database(databasePath);
-  database.pragma('journal_mode = WAL');
+  // The command line and a running gateway share the file: wait for the other's lock briefly.
+  database.pragma('busy_timeout = 5000');
+  // Turning a new file to WAL takes its lock without waiting for a busy one (SQLite returns BUSY
+  // at once where waiting could deadlock), so processes opening a new file together retry.
+  retryWhileBusy(() => database.pragma('journal_mode = WAL'));
   if (options.autoCheckpoint === false) database.pragma('wal_autocheckpoint = 0');
   database.pragma('synchronous = NORMAL');
   // A log that a burst made long is cut back when it starts over, not kept at its peak on disk.
   database.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
   database.pragma('foreign_keys = ON');
-  // The command line and a running gateway share the file: wait for the other's lock briefly.
-  database.pragma('busy_timeout = 5000');
   migrateSqlite(database);
 
   const statements = {
