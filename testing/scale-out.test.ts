@@ -35,6 +35,18 @@ function bodyFor(form: PublicFormName, maxTokens: number, text = 'Tell me about 
   return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
 }
 
+/** One non-streamed request of `form`, its body read to the end: its status and headers. */
+async function answer(
+  baseUrl: string,
+  key: string,
+  form: PublicFormName = 'chat_completions',
+  maxTokens = 5,
+): Promise<{ status: number; headers: Headers }> {
+  const response = await callForm(form, baseUrl, key, MODEL, bodyFor(form, maxTokens));
+  await response.arrayBuffer();
+  return { status: response.status, headers: response.headers };
+}
+
 async function startCluster(
   schema: TestSchema,
   options: { redis: boolean; tokensPerSecond: number },
@@ -190,29 +202,15 @@ describe.skipIf(!available).each([
   it('refuses a key disabled through the command line on every instance within a second', async () => {
     const key = await instances[0]!.createKey(['--kind', 'account', '--limit-usd', '1']);
     for (const instance of instances) {
-      const response = await callForm(
-        'chat_completions',
-        instance.baseUrl,
-        key.key,
-        MODEL,
-        bodyFor('chat_completions', 5),
-      );
+      const response = await answer(instance.baseUrl, key.key);
       expect(response.status).toBe(200);
-      await response.arrayBuffer();
     }
     const result = await instances[2]!.cli(['keys', 'disable', key.id]);
     expect(result.code).toBe(0);
     await Promise.all(
       instances.map((instance) =>
         eventually(async () => {
-          const response = await callForm(
-            'chat_completions',
-            instance.baseUrl,
-            key.key,
-            MODEL,
-            bodyFor('chat_completions', 5),
-          );
-          await response.arrayBuffer();
+          const response = await answer(instance.baseUrl, key.key);
           return response.status === 402 ? true : undefined;
         }, 1_000),
       ),
@@ -231,14 +229,7 @@ describe.skipIf(!available).each([
       const statuses: number[] = [];
       for (let index = 0; index < 6; index += 1) {
         const instance = instances[index % instances.length]!;
-        const response = await callForm(
-          'chat_completions',
-          instance.baseUrl,
-          key.key,
-          MODEL,
-          bodyFor('chat_completions', 5),
-        );
-        await response.arrayBuffer();
+        const response = await answer(instance.baseUrl, key.key);
         statuses.push(response.status);
         if (response.status === 429) {
           expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -316,27 +307,13 @@ describe.skipIf(!available)('an instance killed mid-stream', () => {
     // The others keep serving meanwhile.
     const served = await Promise.all(
       [survivorA, survivorB].map(async (instance) => {
-        const response = await callForm(
-          'messages',
-          instance.baseUrl,
-          account.key,
-          MODEL,
-          bodyFor('messages', 5),
-        );
-        await response.arrayBuffer();
+        const response = await answer(instance.baseUrl, account.key, 'messages');
         return { status: response.status, rayId: response.headers.get('cf-ray')! };
       }),
     );
     expect(served.map((answer) => answer.status)).toEqual([200, 200]);
     const large = async () => {
-      const response = await callForm(
-        'chat_completions',
-        survivorA.baseUrl,
-        account.key,
-        MODEL,
-        bodyFor('chat_completions', 400),
-      );
-      await response.arrayBuffer();
+      const response = await answer(survivorA.baseUrl, account.key, 'chat_completions', 400);
       return response.status;
     };
     // Held by the dead instance until its lease ends…
@@ -403,14 +380,7 @@ describe.skipIf(!available)('serve --workers', () => {
     const key = await gateway.createKey(['--kind', 'account', '--limit-usd', '1']);
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async () => {
-        const response = await callForm(
-          'chat_completions',
-          gateway!.baseUrl,
-          key.key,
-          MODEL,
-          bodyFor('chat_completions', 5),
-        );
-        await response.arrayBuffer();
+        const response = await answer(gateway!.baseUrl, key.key);
         return response.status;
       }),
     );

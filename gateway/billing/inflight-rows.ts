@@ -63,14 +63,14 @@ export class InflightRows {
    * record's removal always comes after. A row never written never will be.
    */
   async closing(id: string): Promise<void> {
-    this.forget(id);
+    this.untrack(id);
     if (this.writing) await this.writing.catch(() => undefined);
   }
 
   /** The request ended without a record: its row, if written, is removed. */
   async drop(id: string): Promise<void> {
     const written = !this.unwritten.has(id);
-    this.forget(id);
+    this.untrack(id);
     if (!written) return;
     if (this.writing) await this.writing.catch(() => undefined);
     await this.dropping.add(id);
@@ -78,10 +78,6 @@ export class InflightRows {
 
   /** The request's record is written (or it was dropped): nothing more to checkpoint. */
   untrack(id: string): void {
-    this.forget(id);
-  }
-
-  private forget(id: string): void {
     this.unwritten.delete(id);
     this.held.delete(id);
     this.running.delete(id);

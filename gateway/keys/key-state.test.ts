@@ -1,26 +1,11 @@
 import type { KeyRow } from '../store/store';
+import { keyRowFixture } from '../test-kit/key-rows';
 import { inferenceRefusal, isExpired, remainingNanos } from './key-state';
 
 const NOW = 2_000_000_000;
 
-const row = (overrides: Partial<KeyRow> = {}): KeyRow => ({
-  id: 'key_x',
-  kind: 'account',
-  parentId: null,
-  name: 'x',
-  digest: 'v1$x',
-  masked: 'sk-…',
-  limitNanos: 1_000,
-  graceNanos: 0,
-  consumptionNanos: 0,
-  expiresAt: null,
-  disabled: false,
-  revokedAt: null,
-  createdAt: 0,
-  rpmLimit: null,
-  tpmLimit: null,
-  ...overrides,
-});
+const row = (overrides: Partial<KeyRow> = {}): KeyRow =>
+  keyRowFixture({ id: 'key_x', name: 'x', digest: 'v1$x', limitNanos: 1_000, ...overrides });
 
 const parentOk = row({ id: 'key_parent' });
 const child = (kind: KeyRow['kind'], overrides: Partial<KeyRow> = {}) =>
