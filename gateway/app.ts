@@ -92,7 +92,12 @@ export async function createGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const instanceId = options.instanceId ?? randomUUID();
-  const store = await openStore(config, { autoCheckpoint: false, instanceId, logger });
+  const store = await openStore(config, {
+    autoCheckpoint: false,
+    writerThread: true,
+    instanceId,
+    logger,
+  });
   // The write-ahead log is folded into the database once a second, off the request path.
   const checkpoints = store.startCheckpoints?.(1_000, logger) ?? null;
   const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));

@@ -165,7 +165,7 @@ type Changes = Record<string, { old: unknown; new: unknown }>;
 export class KeyAdmin {
   /**
    * @param onChange called after every committed change, so the gateway's in-memory registry
-   * follows it before the next request (the command line's changes arrive through `data_version`).
+   * follows it before the next request (the command line's changes arrive through `keys_version`).
    */
   constructor(
     private readonly store: GatewayStore,

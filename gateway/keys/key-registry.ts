@@ -1,7 +1,7 @@
 /**
  * The gateway's view of its keys: every key held in memory, found by digest without touching the
  * database on the hot path, and refreshed within a second when another process (the command
- * line, another instance) commits a change: the store tells it (SQLite's data version, PostgreSQL's
+ * line, another instance) commits a change: the store tells it (SQLite's keys_version, PostgreSQL's
  * LISTEN/NOTIFY), and a periodic full reload is the safety net. A digest not in memory is looked
  * up once in the database, so a key created a moment ago works at once.
  */
@@ -55,7 +55,7 @@ export class KeyRegistry {
   }
 
   private async readAll(): Promise<void> {
-    if (this.store.keysVersion) this.lastDataVersion = this.store.keysVersion();
+    if (this.store.keysVersion) this.lastDataVersion = this.store.keysVersion(true);
     // Rows are updated in place, so a request holding a key row sees what changed since.
     const keys = (await this.store.listKeys()).map((fresh) => {
       const known = this.byId.get(fresh.id);
@@ -67,7 +67,7 @@ export class KeyRegistry {
 
   /**
    * The live (not revoked) key for a presented secret, or undefined. It first checks whether
-   * another process committed (one cheap `data_version` read), so a key the command line rotated,
+   * another process committed (one cheap `keys_version` read), so a key the command line rotated,
    * revoked or disabled is refused by every request that starts after the command exits.
    */
   async findByKey(presented: string): Promise<KeyRow | undefined> {

@@ -9,7 +9,13 @@ import type { GatewayStore } from './store';
 
 export async function openStore(
   config: GatewayConfig,
-  options: { autoCheckpoint?: boolean; instanceId?: string; logger?: Logger } = {},
+  options: {
+    autoCheckpoint?: boolean;
+    /** SQLite: generation records are written from a thread of their own (the gateway's choice). */
+    writerThread?: boolean;
+    instanceId?: string;
+    logger?: Logger;
+  } = {},
 ): Promise<GatewayStore> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import('./postgres-store');
@@ -19,7 +25,16 @@ export async function openStore(
       schema: schemaOf(config.databaseUrl),
     });
   }
-  return openSqliteStore(config.databasePath, { autoCheckpoint: options.autoCheckpoint });
+  const logger = options.logger;
+  return openSqliteStore(config.databasePath, {
+    autoCheckpoint: options.autoCheckpoint,
+    writerThread: options.writerThread,
+    onWriterFailure: (error) =>
+      logger?.error(
+        { err: error },
+        'the record-writing thread failed; records are written on the main thread from now on',
+      ),
+  });
 }
 
 /**

@@ -19,6 +19,7 @@ import { startGateway } from '../index';
 import { readMigrations } from './migrate';
 import { openSqliteStore } from './sqlite-store';
 import { describeStoreContract, generationRow, keyRow } from './store-contract';
+import type { GatewayStore } from './store';
 
 /** The migrations in this checkout bring a database to this user_version. */
 const LATEST = readMigrations('sqlite').length - 1;
@@ -36,9 +37,15 @@ function databaseAt(file: string, userVersion: number): Database.Database {
   return database;
 }
 
-describe('the SQLite store', () => {
+/**
+ * The store contract over a new file per test, opened with `options`; `openAnother` is another
+ * store over the same file, opened as the command line opens it.
+ */
+function describeContractOnFiles(options: Parameters<typeof openSqliteStore>[1] = {}): void {
   const folders: string[] = [];
-  afterAll(() => {
+  const opened: GatewayStore[] = [];
+  afterAll(async () => {
+    for (const store of opened) await store.close().catch(() => undefined);
     for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
   });
   let file = '';
@@ -47,10 +54,16 @@ describe('the SQLite store', () => {
       const folder = tempFolder();
       folders.push(folder);
       file = path.join(folder, 'gateway.db');
-      return openSqliteStore(file);
+      const store = openSqliteStore(file, options);
+      opened.push(store);
+      return store;
     },
     openAnother: async () => openSqliteStore(file),
   });
+}
+
+describe('the SQLite store', () => {
+  describeContractOnFiles();
 
   it('keeps keys and generation records across a close and a reopen of the same file', async () => {
     const folder = tempFolder();
@@ -299,4 +312,10 @@ describe('the SQLite store', () => {
     await store.close();
     fs.rmSync(folder, { recursive: true, force: true });
   }, 30_000);
+});
+
+// The gateway's own configuration: generation records written from their own thread, on a
+// connection of their own, must keep every promise the store makes.
+describe('the SQLite store with its record-writing thread', () => {
+  describeContractOnFiles({ autoCheckpoint: false, writerThread: true });
 });

@@ -10,6 +10,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
+import { createGenerationWrites } from './generation-writes';
+import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
 import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
@@ -37,26 +39,6 @@ import {
 
 export { generationListQuery } from './generation-query';
 
-/** What a write moves on a funding key's counters, summed per key so each key is updated once. */
-type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
-
-const addDelta = (
-  deltas: Map<string, KeyDelta>,
-  keyId: string,
-  field: keyof KeyDelta,
-  nanos: Nanos,
-) => {
-  if (nanos === 0) return;
-  let delta = deltas.get(keyId);
-  if (!delta) {
-    delta = { consumption: 0, pending: 0, reserved: 0 };
-    deltas.set(keyId, delta);
-  }
-  delta[field] += nanos;
-};
-
-const SECONDS_PER_DAY = 86_400;
-
 /** Runs a start-up step again while SQLite says the file is busy, for up to about 5 s. */
 function retryWhileBusy<T>(step: () => T): T {
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -79,6 +61,14 @@ export function openSqliteStore(
      * from a thread of its own instead (`startCheckpoints`); the command line keeps the default.
      */
     autoCheckpoint?: boolean;
+    /**
+     * Writes generation records from a thread of their own (generation-writer-thread.ts), off the
+     * event loop that answers requests. The gateway turns it on; the command line, which writes
+     * no records, and an in-memory database (which one connection alone sees) do not.
+     */
+    writerThread?: boolean;
+    /** Told when the record-writing thread failed and the main thread took its work over. */
+    onWriterFailure?: (error: Error) => void;
   } = {},
 ): GatewayStore {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
@@ -96,7 +86,7 @@ export function openSqliteStore(
   migrateSqlite(database);
 
   const statements = {
-    dataVersion: database.prepare('PRAGMA data_version').pluck(),
+    keysVersion: database.prepare('SELECT version FROM keys_version').pluck(),
     listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
     getKey: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE id = ?'),
     findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
@@ -105,36 +95,6 @@ export function openSqliteStore(
          consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit)
        VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
          @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt, @rpmLimit, @tpmLimit)`,
-    ),
-    // `account_id`: the key's parent, or the key itself; `seq`: one more than the last written.
-    // A record already stored (a retried batch; a request reclaimed after its lease ran out) is
-    // skipped, so nothing is charged twice.
-    insertGeneration: database.prepare(
-      `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
-         prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-         account_id, seq)
-       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
-         @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
-         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped,
-         COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
-         (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))
-       ON CONFLICT (id) DO NOTHING`,
-    ),
-    addToDay: database.prepare(
-      `INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
-         completion_tokens, cost_nanos)
-       VALUES (@keyId, COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId), @day,
-         @model, 1, @promptTokens, @completionTokens, @costNanos)
-       ON CONFLICT (key_id, day, model) DO UPDATE SET
-         requests = requests + 1,
-         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-         completion_tokens = completion_tokens + excluded.completion_tokens,
-         cost_nanos = cost_nanos + excluded.cost_nanos`,
-    ),
-    moveOnKey: database.prepare<[number, number, number, string]>(
-      `UPDATE keys SET consumption_nanos = consumption_nanos + ?, pending_nanos = pending_nanos + ?,
-         reserved_nanos = reserved_nanos + ? WHERE id = ?`,
     ),
     pendingFor: database
       .prepare<[string], number>(
@@ -165,13 +125,6 @@ export function openSqliteStore(
     getGeneration: database.prepare<[string], GenerationRecord>(
       'SELECT * FROM generations WHERE id = ?',
     ),
-    pending: database.prepare<[], { funding_key_id: string; total: number }>(
-      `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
-       WHERE settled = 0 GROUP BY funding_key_id`,
-    ),
-    markSettled: database.prepare<[number]>(
-      'UPDATE generations SET settled = 1, settled_at = ? WHERE settled = 0',
-    ),
     insertInflight: database.prepare(
       `INSERT INTO inflight (id, key_id, funding_key_id, model, provider, upstream_model, form,
          streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
@@ -179,10 +132,6 @@ export function openSqliteStore(
        VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @upstreamModel, @form, @streamed,
          @promptTokens, @completionTokens, @costNanos, @reservedNanos, @instanceId,
          @leaseExpiresAt, @createdAt)`,
-    ),
-    // The row's own funding key and reservation: what the request took is what is given back.
-    deleteInflight: database.prepare<[string], { funding_key_id: string; reserved_nanos: number }>(
-      'DELETE FROM inflight WHERE id = ? RETURNING funding_key_id, reserved_nanos',
     ),
     renewLeases: database.prepare<[number, string]>(
       'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ?',
@@ -220,16 +169,14 @@ export function openSqliteStore(
    * requests instead of once per request.
    */
   let versionThisTurn: number | null = null;
-  const keysVersion = (): number => {
+  const keysVersion = (fresh = false): number => {
+    if (fresh) return statements.keysVersion.get() as number;
     if (versionThisTurn === null) {
-      versionThisTurn = statements.dataVersion.get() as number;
+      versionThisTurn = statements.keysVersion.get() as number;
       setImmediate(() => (versionThisTurn = null));
     }
     return versionThisTurn;
   };
-
-  const pendingByFundingKey = (): Map<string, Nanos> =>
-    new Map(statements.pending.all().map((row) => [row.funding_key_id, row.total]));
 
   // Statements of listings, one per shape of filter, prepared once each.
   const prepared = new Map<string, Database.Statement>();
@@ -242,56 +189,11 @@ export function openSqliteStore(
     return statement;
   };
 
-  const applyDeltas = (deltas: Map<string, KeyDelta>) => {
-    for (const [keyId, delta] of deltas) {
-      statements.moveOnKey.run(delta.consumption, delta.pending, delta.reserved, keyId);
-    }
-  };
-
-  const freeInflight = (id: string, deltas: Map<string, KeyDelta>) => {
-    const freed = statements.deleteInflight.get(id);
-    if (freed) addDelta(deltas, freed.funding_key_id, 'reserved', -freed.reserved_nanos);
-  };
-
-  /** Writes one record unless already stored; its unsettled cost becomes its funder's pending. */
-  const insertOneGeneration = (row: GenerationRow, deltas: Map<string, KeyDelta>) => {
-    const { changes } = statements.insertGeneration.run({
-      ...row,
-      streamed: row.streamed ? 1 : 0,
-      settled: row.settled ? 1 : 0,
-      attempts: JSON.stringify(row.attempts),
-      usageEstimated: row.usageEstimated ? 1 : 0,
-      chargeCapped: row.chargeCapped ? 1 : 0,
-    });
-    if (changes === 0) return;
-    statements.addToDay.run({
-      keyId: row.keyId,
-      day: Math.floor(row.createdAt / SECONDS_PER_DAY),
-      model: row.model,
-      promptTokens: row.promptTokens,
-      completionTokens: row.completionTokens,
-      costNanos: row.costNanos,
-    });
-    if (!row.settled) addDelta(deltas, row.fundingKeyId, 'pending', row.costNanos);
-  };
-
-  const insertGenerations = database.transaction((rows: GenerationRow[]) => {
-    const deltas = new Map<string, KeyDelta>();
-    for (const row of rows) {
-      freeInflight(row.id, deltas);
-      insertOneGeneration(row, deltas);
-    }
-    applyDeltas(deltas);
-  });
-
-  // Read-then-write transactions take the write lock first (`immediate`): another process on the
-  // file cannot slip in between, and a busy lock is waited for instead of failing the upgrade.
-  const settle = database.transaction((now: number) => {
-    const moved = pendingByFundingKey();
-    for (const [keyId, nanos] of moved) statements.moveOnKey.run(nanos, -nanos, 0, keyId);
-    statements.markSettled.run(now);
-    return moved;
-  });
+  const writes = createGenerationWrites(database);
+  const writerThread =
+    options.writerThread && databasePath !== ':memory:'
+      ? startGenerationWriterThread(databasePath, writes, options.onWriterFailure)
+      : null;
 
   const openInflight = database.transaction((rows: InflightRow[]) => {
     for (const row of rows) {
@@ -311,27 +213,29 @@ export function openSqliteStore(
   );
 
   const dropInflight = database.transaction((ids: string[]) => {
-    const deltas = new Map<string, KeyDelta>();
-    for (const id of ids) freeInflight(id, deltas);
-    applyDeltas(deltas);
+    const batch = writes.newBatch();
+    for (const id of ids) writes.freeInflight(batch, id);
+    writes.apply(batch);
   });
 
+  // Read-then-write transactions take the write lock first (`immediate`): another process on the
+  // file cannot slip in between, and a busy lock is waited for instead of failing the upgrade.
   const reclaim = database.transaction((nowMs: number, instanceId: string | null) => {
     const closed = statements.reclaimInflight.all({ now: nowMs, instanceId }).map(toInflightRow);
-    const deltas = new Map<string, KeyDelta>();
+    const batch = writes.newBatch();
     const released = new Map<string, Nanos>();
     const records: GenerationRow[] = [];
     for (const row of closed) {
       if (row.reservedNanos !== 0) {
-        addDelta(deltas, row.fundingKeyId, 'reserved', -row.reservedNanos);
+        writes.release(batch, row.fundingKeyId, row.reservedNanos);
         released.set(row.fundingKeyId, (released.get(row.fundingKeyId) ?? 0) + row.reservedNanos);
       }
       if (!hasCheckpointedUsage(row)) continue;
       const record = endedEarlyRecord(row, nowMs);
-      insertOneGeneration(record, deltas);
+      writes.insert(batch, record);
       records.push(record);
     }
-    applyDeltas(deltas);
+    writes.apply(batch);
     return { records, released } satisfies ReclaimResult;
   });
 
@@ -392,7 +296,12 @@ export function openSqliteStore(
         );
         prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
       }),
-    insertGenerations: (rows) => run(() => insertGenerations(rows)),
+    insertGenerations: async (rows) => {
+      // Inside a transaction of this connection the records are part of it (and the thread's
+      // connection would only wait for its lock).
+      if (writerThread && !joined()) await run(() => writerThread.insert(rows));
+      else await run(() => writes.insertGenerations(rows));
+    },
     startCheckpoints: (intervalMs, logger) =>
       databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
     getGeneration: (id) =>
@@ -468,8 +377,11 @@ export function openSqliteStore(
         if (open === done) open = null;
       }
     },
-    pendingByFundingKey: () => run(pendingByFundingKey),
-    settlePending: (now) => run(() => settle.immediate(now)),
+    pendingByFundingKey: () => run(writes.pendingTotals),
+    settlePending: async (now) => {
+      if (writerThread && !joined()) return run(() => writerThread.settle(now));
+      return run(() => writes.settle(now));
+    },
     openInflight: (rows) => run(() => openInflight(rows)),
     checkpointInflight: (instanceId, leaseExpiresAt, checkpoints) =>
       run(() => checkpointInflight(instanceId, leaseExpiresAt, checkpoints)),
@@ -484,9 +396,9 @@ export function openSqliteStore(
       }),
     reserve: (row) => run(() => reserve.immediate(row)),
     watchKeyChanges: (onChange) => {
-      let seen = statements.dataVersion.get() as number;
+      let seen = statements.keysVersion.get() as number;
       const timer = setInterval(() => {
-        const version = statements.dataVersion.get() as number;
+        const version = statements.keysVersion.get() as number;
         if (version !== seen) {
           seen = version;
           onChange();
@@ -499,6 +411,7 @@ export function openSqliteStore(
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
       while (open !== null) await open.catch(() => {});
+      await writerThread?.close();
       database.close();
     },
   };

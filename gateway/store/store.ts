@@ -302,15 +302,18 @@ export interface GatewayStore {
   reserve(row: InflightRow): Promise<{ ok: true } | { ok: false; figures: FundingFigures }>;
 
   /**
-   * Calls `onChange` when keys change in any process sharing the store (SQLite: the file's
-   * data version, polled; PostgreSQL: LISTEN/NOTIFY). Returns a function that stops watching.
+   * Calls `onChange` when keys change in any process sharing the store (SQLite: its
+   * `keys_version` number, polled; PostgreSQL: LISTEN/NOTIFY). Returns a function that stops
+   * watching.
    */
   watchKeyChanges(onChange: () => void): () => void;
   /**
-   * A cheap synchronous "did another process change the keys" number, where the engine has one
-   * (SQLite's data_version); the registry checks it on every request so a change is seen at once.
+   * A cheap synchronous "have the keys changed" number, where the engine has one (SQLite's
+   * `keys_version`, moved by triggers on the keys table); the registry checks it on every request
+   * so a change another process made is seen at once. Read once per turn of the event loop unless
+   * `fresh` (the registry's own reload, which must not take an older number than it reads).
    */
-  keysVersion?(): number;
+  keysVersion?(fresh?: boolean): number;
   /**
    * Starts moving what the write-ahead log holds into the database every `intervalMs`, off the
    * event loop, where the engine has such a log (SQLite on a file); null where it has none.

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../testing-support';
+import { startGenerationWriterThread } from './generation-writer-thread';
+import { openSqliteStore } from './sqlite-store';
+import type { GatewayStore, GenerationRow } from './store';
+import { generationRow, keyRow } from './store-contract';
+
+const folders: string[] = [];
+const stores: GatewayStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close().catch(() => undefined);
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+async function threadedStore(): Promise<{ store: GatewayStore; file: string }> {
+  const folder = tempFolder();
+  folders.push(folder);
+  const file = path.join(folder, 'gateway.db');
+  const store = openSqliteStore(file, { autoCheckpoint: false, writerThread: true });
+  stores.push(store);
+  await store.insertKey(keyRow());
+  return { store, file };
+}
+
+const records = (count: number, from = 0): GenerationRow[] =>
+  Array.from({ length: count }, (_, index) => generationRow({ id: `gen_${from + index}` }));
+
+describe('the record-writing thread', () => {
+  it('writes records the main connection reads back, with their day totals and pending charge', async () => {
+    const { store } = await threadedStore();
+    await store.insertGenerations(records(3));
+    await store.insertGenerations(records(2, 3));
+    // A record written twice (a retried batch) is stored and charged once.
+    await store.insertGenerations(records(1, 4));
+
+    expect((await store.getGeneration('gen_4'))?.costNanos).toBe(generationRow().costNanos);
+    const [day] = await store.activity({ keyId: 'key_account' }, 0, 100_000);
+    expect(day).toMatchObject({ requests: 5, promptTokens: 50, completionTokens: 100 });
+    expect(await store.pendingFor('key_account')).toBe(5 * generationRow().costNanos);
+  });
+
+  it('leaves the keys version alone when records are written, and moves it when a key changes', async () => {
+    const { store, file } = await threadedStore();
+    const before = store.keysVersion!(true);
+    await store.insertGenerations(records(4));
+    expect(store.keysVersion!(true)).toBe(before);
+
+    // The command line's way: another connection changes the key's limit.
+    const other = new Database(file);
+    other.prepare('UPDATE keys SET limit_nanos = limit_nanos + 1 WHERE id = ?').run('key_account');
+    other.close();
+    expect(store.keysVersion!(true)).toBe(before + 1);
+  });
+
+  it('fails one batch with the database’s reason and goes on writing the next', async () => {
+    const { store } = await threadedStore();
+    const broken = { ...generationRow({ id: 'gen_bad' }), model: null } as unknown as GenerationRow;
+    await expect(store.insertGenerations([broken])).rejects.toThrow(
+      /Writing generation records failed: NOT NULL constraint failed: generations\.model/,
+    );
+    await store.insertGenerations(records(1));
+    expect(await store.getGeneration('gen_0')).toBeDefined();
+    expect(await store.getGeneration('gen_bad')).toBeUndefined();
+  });
+
+  it('hands its batches to the main thread when it cannot run, and says so once', async () => {
+    const written: string[] = [];
+    const failures: Error[] = [];
+    // No database file: the thread fails to open it and ends.
+    const folder = tempFolder();
+    folders.push(folder);
+    const thread = startGenerationWriterThread(
+      path.join(folder, 'missing.db'),
+      {
+        insertGenerations: (rows) => void written.push(...rows.map((row) => row.id)),
+        settle: (now) => new Map([['key_account', now]]),
+      },
+      (error) => failures.push(error),
+    );
+    await Promise.all([thread.insert(records(2)), thread.insert(records(1, 2))]);
+    await thread.insert(records(1, 3));
+    expect(written).toEqual(['gen_0', 'gen_1', 'gen_2', 'gen_3']);
+    expect(await thread.settle(42)).toEqual(new Map([['key_account', 42]]));
+    expect(thread.running).toBe(false);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.message).toMatch(
+      /cannot open .*missing\.db: (unable to open database|directory does not exist)/,
+    );
+    await thread.close();
+  });
+
+  it('settles on the thread: what moved comes back, and the main connection sees it', async () => {
+    const { store } = await threadedStore();
+    await store.insertGenerations(records(3));
+    const moved = await store.settlePending(1_700_000_500);
+    expect(moved).toEqual(new Map([['key_account', 3 * generationRow().costNanos]]));
+    expect(await store.pendingFor('key_account')).toBe(0);
+    expect((await store.getKey('key_account'))?.consumptionNanos).toBe(
+      3 * generationRow().costNanos,
+    );
+    expect((await store.getGeneration('gen_2'))?.settledAt).toBe(1_700_000_500);
+  });
+
+  it('writes every batch sent before it is closed', async () => {
+    const { store, file } = await threadedStore();
+    const sent = Array.from({ length: 20 }, (_, index) =>
+      store.insertGenerations(records(1, index)),
+    );
+    await store.close();
+    await Promise.all(sent);
+    const reader = new Database(file, { readonly: true });
+    const count = reader.prepare('SELECT COUNT(*) FROM generations').pluck().get();
+    reader.close();
+    expect(count).toBe(20);
+  });
+});

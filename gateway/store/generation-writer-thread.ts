@@ -1,0 +1,197 @@
+/**
+ * Writes the gateway's generation records, and settles them, from a worker thread with a SQLite
+ * connection of its own. A busy gateway commits a batch of records every few milliseconds; on the
+ * main thread those inserts and commits were a sixth of the event loop's time, which every
+ * request waited behind, and a settlement marks every record since the last one (tens of
+ * milliseconds after a busy interval). Here they run beside it. Durability is unchanged: a
+ * batch's promise settles when its commit has returned on the thread, and the pipeline sends an
+ * answer's end only after that.
+ *
+ * The thread runs generation-writes.ts's own function, as its source text, so both threads write
+ * with the same statements. If the thread fails, what it held and everything after is done on the
+ * main thread instead: slower for others, never lost (a batch the thread did commit is skipped
+ * there, record by record, so nothing is charged twice).
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { createGenerationWrites, type GenerationWrites } from './generation-writes';
+import type { Nanos } from '../billing/money';
+import type { GenerationRow } from './store';
+
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const createGenerationWrites = (${createGenerationWrites.toString()});
+let database;
+let writes;
+try {
+  database = new Database(workerData.path, { fileMustExist: true });
+  // As the main connection: wait for the other's lock, commit to the log without a sync, and
+  // leave checkpoints to the checkpoint thread.
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('wal_autocheckpoint = 0');
+  database.pragma('foreign_keys = ON');
+  writes = createGenerationWrites(database);
+} catch (error) {
+  // SQLite's own error type loses its message on the way to the main thread; a plain one keeps it.
+  throw new Error('cannot open ' + workerData.path + ': ' + (error && error.message));
+}
+parentPort.on('message', (message) => {
+  if (message.close) {
+    database.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    if (message.settleAt !== undefined) {
+      parentPort.postMessage({ id: message.id, moved: [...writes.settle(message.settleAt)] });
+    } else {
+      writes.insertGenerations(message.rows);
+      parentPort.postMessage({ id: message.id });
+    }
+  } catch (error) {
+    parentPort.postMessage({
+      id: message.id,
+      error: { message: String(error && error.message), code: error && error.code },
+    });
+  }
+});
+`;
+
+export type GenerationWriterThread = {
+  /** Writes the records in one transaction on the thread; settles once committed, or failed. */
+  insert(rows: GenerationRow[]): Promise<void>;
+  /** Settles every unsettled record on the thread (GenerationWrites.settle); what moved. */
+  settle(now: number): Promise<Map<string, Nanos>>;
+  /** Waits for the batches sent, then ends the thread and its connection. */
+  close(): Promise<void>;
+  /** Whether the thread is still the one writing (false once it failed and the main thread took over). */
+  readonly running: boolean;
+};
+
+/** One piece of work sent to the thread: how to do it here instead, and its promise. */
+type Waiting = {
+  here(): unknown;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+};
+
+/** What the worker answers for one piece of work. */
+type Answer = {
+  id: number;
+  moved?: Array<[string, Nanos]>;
+  error?: { message: string; code?: string };
+};
+
+export function startGenerationWriterThread(
+  databasePath: string,
+  /** The same writes on the calling thread's connection: the fallback when the worker has failed. */
+  here: Pick<GenerationWrites, 'insertGenerations' | 'settle'>,
+  onFailure: (error: Error) => void = () => undefined,
+): GenerationWriterThread {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  let worker: Worker | null = new Worker(workerSource, {
+    eval: true,
+    workerData: { path: databasePath, driver },
+  });
+  const waiting = new Map<number, Waiting>();
+  let nextId = 0;
+  let closing: Promise<void> | null = null;
+  let idle: (() => void) | null = null;
+
+  // The thread keeps the process alive only while it holds a batch: an answer waits for it, and
+  // an idle gateway can still end on its own.
+  worker.unref();
+
+  const doHere = (entry: Waiting) => {
+    try {
+      entry.resolve(entry.here());
+    } catch (error) {
+      entry.reject(error as Error);
+    }
+  };
+
+  const send = <T>(message: object, onHere: () => T, fromAnswer: (answer: Answer) => T) =>
+    new Promise<T>((resolve, reject) => {
+      const entry: Waiting = {
+        here: onHere,
+        resolve: (result) => resolve(result as T),
+        reject,
+      };
+      if (worker === null || closing) {
+        doHere(entry);
+        return;
+      }
+      const id = nextId++;
+      waiting.set(id, { ...entry, resolve: (answer) => resolve(fromAnswer(answer as Answer)) });
+      worker.ref();
+      worker.postMessage({ id, ...message });
+    });
+
+  const failed = (error: Error) => {
+    if (worker === null) return;
+    worker = null;
+    if (!closing) onFailure(error);
+    for (const [id, entry] of waiting) {
+      waiting.delete(id);
+      doHere(entry);
+    }
+    idle?.();
+  };
+
+  worker.on('message', (answer: Answer) => {
+    const { id, error } = answer;
+    const entry = waiting.get(id);
+    if (!entry) return;
+    waiting.delete(id);
+    if (waiting.size === 0) {
+      worker?.unref();
+      idle?.();
+    }
+    if (!error) {
+      entry.resolve(answer);
+      return;
+    }
+    const failure = new Error(`Writing generation records failed: ${error.message}`);
+    Object.assign(failure, { code: error.code });
+    entry.reject(failure);
+  });
+  worker.on('error', (error: unknown) =>
+    failed(
+      error instanceof Error && error.message
+        ? error
+        : new Error(`the record-writing thread failed: ${JSON.stringify(error)}`),
+    ),
+  );
+  worker.on('exit', (code) => failed(new Error(`the record-writing thread exited (${code})`)));
+
+  return {
+    get running() {
+      return worker !== null;
+    },
+    insert: (rows) =>
+      send(
+        { rows },
+        () => here.insertGenerations(rows),
+        () => undefined,
+      ),
+    settle: (now) =>
+      send(
+        { settleAt: now },
+        () => here.settle(now),
+        (answer) => new Map(answer.moved),
+      ),
+    close() {
+      closing ??= (async () => {
+        if (waiting.size > 0) await new Promise<void>((resolve) => (idle = resolve));
+        const running = worker;
+        if (!running) return;
+        const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+        running.postMessage({ close: true });
+        await exited;
+      })();
+      return closing;
+    },
+  };
+}

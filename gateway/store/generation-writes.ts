@@ -1,0 +1,190 @@
+/**
+ * How the SQLite store writes generation records: each record, its day's totals, the in-flight
+ * row it replaces and what that moves on its funding key's pending and reserved counters; and
+ * settlement, which moves every unsettled record's cost from pending into consumption.
+ *
+ * Self-contained on purpose: `createGenerationWrites` also runs, as its own source text, on the
+ * record-writing thread (generation-writer-thread.ts), so it reaches nothing outside itself, and
+ * the main thread and that thread write with the same statements.
+ */
+import type Database from 'better-sqlite3';
+import type { Nanos } from '../billing/money';
+import type { ActivityRow, GenerationRow } from './store';
+
+/** What a batch of writes moves: per funding key, and per key, day and model. */
+export type InsertBatch = {
+  keys: Map<string, { pending: Nanos; reserved: Nanos }>;
+  /** Keyed by key, day and model. */
+  days: Map<string, ActivityRow & { keyId: string }>;
+};
+
+export type GenerationWrites = {
+  /** Writes the records in one transaction, each once (a record already stored is skipped). */
+  insertGenerations(rows: GenerationRow[]): void;
+  newBatch(): InsertBatch;
+  /** Writes one record unless already stored; its unsettled cost becomes its funder's pending. */
+  insert(batch: InsertBatch, row: GenerationRow): void;
+  /** Removes a request's in-flight row, if written, and gives back what it reserved. */
+  freeInflight(batch: InsertBatch, id: string): void;
+  /** Gives back a reservation whose row is already gone. */
+  release(batch: InsertBatch, fundingKeyId: string, nanos: Nanos): void;
+  /** Writes what the batch moved: one update per funding key, one upsert per day total. */
+  apply(batch: InsertBatch): void;
+  /**
+   * Marks every unsettled record settled at `now` and moves its cost from its funder's pending
+   * into consumption, in one transaction that takes the write lock first; returns what moved.
+   */
+  settle(now: number): Map<string, Nanos>;
+  /** Each funding key's unsettled total. */
+  pendingTotals(): Map<string, Nanos>;
+};
+
+export function createGenerationWrites(database: Database.Database): GenerationWrites {
+  const SECONDS_PER_DAY = 86_400;
+  const statements = {
+    // `account_id`: the key's parent, or the key itself; `seq`: one more than the last written.
+    // A record already stored (a retried batch; a request reclaimed after its lease ran out) is
+    // skipped, so nothing is charged twice.
+    insertGeneration: database.prepare(
+      `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
+         prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
+         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
+         account_id, seq)
+       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
+         @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
+         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped,
+         COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
+         (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))
+       ON CONFLICT (id) DO NOTHING`,
+    ),
+    addToDay: database.prepare(
+      `INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
+         completion_tokens, cost_nanos)
+       VALUES (@keyId, COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId), @day,
+         @model, @requests, @promptTokens, @completionTokens, @costNanos)
+       ON CONFLICT (key_id, day, model) DO UPDATE SET
+         requests = requests + excluded.requests,
+         prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = completion_tokens + excluded.completion_tokens,
+         cost_nanos = cost_nanos + excluded.cost_nanos`,
+    ),
+    // Only these two columns: a change to any other column of a key moves `keys_version`, which
+    // makes every running gateway read its keys again (migration 0007).
+    moveOnKey: database.prepare(
+      `UPDATE keys SET pending_nanos = pending_nanos + ?, reserved_nanos = reserved_nanos + ?
+       WHERE id = ?`,
+    ),
+    pending: database.prepare(
+      `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
+       WHERE settled = 0 GROUP BY funding_key_id`,
+    ),
+    markSettled: database.prepare(
+      'UPDATE generations SET settled = 1, settled_at = ? WHERE settled = 0',
+    ),
+    // Moves `keys_version`: other gateways on the file read the new consumption.
+    settleOnKey: database.prepare(
+      `UPDATE keys SET consumption_nanos = consumption_nanos + ?, pending_nanos = pending_nanos - ?
+       WHERE id = ?`,
+    ),
+    // The row's own funding key and reservation: what the request took is what is given back.
+    deleteInflight: database.prepare(
+      'DELETE FROM inflight WHERE id = ? RETURNING funding_key_id, reserved_nanos',
+    ),
+  };
+
+  const move = (batch: InsertBatch, keyId: string, pending: Nanos, reserved: Nanos) => {
+    if (pending === 0 && reserved === 0) return;
+    const moved = batch.keys.get(keyId);
+    if (moved) {
+      moved.pending += pending;
+      moved.reserved += reserved;
+    } else {
+      batch.keys.set(keyId, { pending, reserved });
+    }
+  };
+
+  const newBatch = (): InsertBatch => ({ keys: new Map(), days: new Map() });
+
+  const insert = (batch: InsertBatch, row: GenerationRow) => {
+    const { changes } = statements.insertGeneration.run({
+      ...row,
+      streamed: row.streamed ? 1 : 0,
+      settled: row.settled ? 1 : 0,
+      attempts: JSON.stringify(row.attempts),
+      usageEstimated: row.usageEstimated ? 1 : 0,
+      chargeCapped: row.chargeCapped ? 1 : 0,
+    });
+    if (changes === 0) return;
+    if (!row.settled) move(batch, row.fundingKeyId, row.costNanos, 0);
+    const day = Math.floor(row.createdAt / SECONDS_PER_DAY);
+    // NUL occurs in no key id and no model id, so the slot names one key, day and model.
+    const slot = `${row.keyId}\u0000${day}\u0000${row.model}`;
+    const total = batch.days.get(slot);
+    if (total) {
+      total.requests += 1;
+      total.promptTokens += row.promptTokens;
+      total.completionTokens += row.completionTokens;
+      total.costNanos += row.costNanos;
+    } else {
+      batch.days.set(slot, {
+        keyId: row.keyId,
+        day,
+        model: row.model,
+        requests: 1,
+        promptTokens: row.promptTokens,
+        completionTokens: row.completionTokens,
+        costNanos: row.costNanos,
+      });
+    }
+  };
+
+  const freeInflight = (batch: InsertBatch, id: string) => {
+    const freed = statements.deleteInflight.get(id) as
+      { funding_key_id: string; reserved_nanos: number } | undefined;
+    if (freed) move(batch, freed.funding_key_id, 0, -freed.reserved_nanos);
+  };
+
+  const release = (batch: InsertBatch, fundingKeyId: string, nanos: Nanos) =>
+    move(batch, fundingKeyId, 0, -nanos);
+
+  const apply = (batch: InsertBatch) => {
+    for (const total of batch.days.values()) statements.addToDay.run(total);
+    for (const [keyId, moved] of batch.keys) {
+      statements.moveOnKey.run(moved.pending, moved.reserved, keyId);
+    }
+  };
+
+  const insertGenerations = database.transaction((rows: GenerationRow[]) => {
+    const batch = newBatch();
+    for (const row of rows) {
+      freeInflight(batch, row.id);
+      insert(batch, row);
+    }
+    apply(batch);
+  });
+
+  // Read-then-write: the write lock is taken first (`immediate`), so another process on the
+  // file cannot slip a record in between the sums and the marking.
+  const pendingTotals = () => {
+    const rows = statements.pending.all() as Array<{ funding_key_id: string; total: number }>;
+    return new Map(rows.map((row) => [row.funding_key_id, row.total]));
+  };
+
+  const settle = database.transaction((now: number) => {
+    const moved = pendingTotals();
+    for (const [keyId, nanos] of moved) statements.settleOnKey.run(nanos, nanos, keyId);
+    statements.markSettled.run(now);
+    return moved;
+  });
+
+  return {
+    insertGenerations,
+    newBatch,
+    insert,
+    freeInflight,
+    release,
+    apply,
+    settle: (now) => settle.immediate(now),
+    pendingTotals,
+  };
+}
