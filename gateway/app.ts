@@ -144,7 +144,9 @@ export async function createGateway(
       breaker: new CircuitBreaker(providerConfig.breaker),
     });
   }
-  const writer = new GenerationWriter(store);
+  // Read as each batch is written, once the pipeline exists: the batch's own requests are still
+  // running then, so more running than the batch holds means others are waiting to be served.
+  const writer = new GenerationWriter(store, (batch: number): boolean => pipeline.admitted > batch);
   // Read at scrape time only, once the pipeline exists.
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,

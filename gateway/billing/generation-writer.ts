@@ -10,8 +10,15 @@ import { GroupCommit } from './group-commit';
 export class GenerationWriter {
   private readonly batches: GroupCommit<GenerationRow>;
 
-  constructor(store: GatewayStore) {
-    this.batches = new GroupCommit((rows) => store.insertGenerations(rows), true);
+  /**
+   * @param busy whether requests other than a batch of this many are running: the store may then
+   *   write from another thread (GatewayStore.insertGenerations).
+   */
+  constructor(store: GatewayStore, busy: (batch: number) => boolean = () => false) {
+    this.batches = new GroupCommit(
+      (rows) => store.insertGenerations(rows, { busy: busy(rows.length) }),
+      true,
+    );
   }
 
   write(row: GenerationRow): Promise<void> {

@@ -19,9 +19,14 @@ async function threadedStore(): Promise<{ store: GatewayStore; file: string }> {
   const folder = tempFolder();
   folders.push(folder);
   const file = path.join(folder, 'gateway.db');
-  const store = openSqliteStore(file, { autoCheckpoint: false, writerThread: true });
-  stores.push(store);
-  await store.insertKey(keyRow());
+  const opened = openSqliteStore(file, { autoCheckpoint: false, writerThread: true });
+  stores.push(opened);
+  await opened.insertKey(keyRow());
+  // As under load: other requests running, so the records go to the thread.
+  const store: GatewayStore = {
+    ...opened,
+    insertGenerations: (rows) => opened.insertGenerations(rows, { busy: true }),
+  };
   return { store, file };
 }
 
@@ -40,6 +45,20 @@ describe('the record-writing thread', () => {
     const [day] = await store.activity({ keyId: 'key_account' }, 0, 100_000);
     expect(day).toMatchObject({ requests: 5, promptTokens: 50, completionTokens: 100 });
     expect(await store.pendingFor('key_account')).toBe(5 * generationRow().costNanos);
+  });
+
+  it('writes on the main thread while the gateway is not busy, and both ways add up', async () => {
+    const { store } = await threadedStore();
+    const quiet = stores.at(-1)!;
+    await Promise.all([
+      store.insertGenerations(records(2)),
+      quiet.insertGenerations(records(2, 2), { busy: false }),
+    ]);
+    await quiet.insertGenerations(records(1, 4));
+    await store.insertGenerations(records(1, 5));
+    const [day] = await store.activity({ keyId: 'key_account' }, 0, 100_000);
+    expect(day?.requests).toBe(6);
+    expect(await store.pendingFor('key_account')).toBe(6 * generationRow().costNanos);
   });
 
   it('leaves the keys version alone when records are written, and moves it when a key changes', async () => {

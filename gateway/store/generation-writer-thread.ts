@@ -68,6 +68,8 @@ export type GenerationWriterThread = {
   close(): Promise<void>;
   /** Whether the thread is still the one writing (false once it failed and the main thread took over). */
   readonly running: boolean;
+  /** Whether the thread holds no work now (so a write on the main thread would not wait for it). */
+  readonly idle: boolean;
 };
 
 /** One piece of work sent to the thread: how to do it here instead, and its promise. */
@@ -169,6 +171,9 @@ export function startGenerationWriterThread(
   return {
     get running() {
       return worker !== null;
+    },
+    get idle() {
+      return waiting.size === 0;
     },
     insert: (rows) =>
       send(

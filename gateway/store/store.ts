@@ -229,9 +229,10 @@ export interface GatewayStore {
    * in-flight row of the same id, frees what that row held in the reservation counter, and adds
    * its cost to its funding key's pending total. A record whose id is already stored (a retried
    * batch; a request reclaimed as `ended_early` after its lease ran out) is skipped, so nothing
-   * is charged twice.
+   * is charged twice. `busy`: other requests are running besides these, so a store that can
+   * write from another thread (SQLite) does, and the event loop goes on serving them.
    */
-  insertGenerations(rows: GenerationRow[]): Promise<void>;
+  insertGenerations(rows: GenerationRow[], options?: { busy?: boolean }): Promise<void>;
   getGeneration(id: string): Promise<GenerationRow | undefined>;
   /** Records newest first (by time, then by the order they were written), filtered. */
   listGenerations(query: GenerationQuery): Promise<ListedGeneration[]>;
