@@ -16,10 +16,16 @@ export class RecordingResponse {
 
   writeHead(status: number, headers: Record<string, unknown>) {
     this.status = status;
-    this.headers = headers;
+    this.headers = { ...this.headers, ...headers };
     return this;
   }
-  flushHeaders() {}
+  setHeader(name: string, value: unknown) {
+    this.headers[name] = value;
+    return this;
+  }
+  /** Written at once here: what leaves together on a socket is the same text. */
+  cork() {}
+  uncork() {}
   write(text: string) {
     this.body += text;
     this.onWrite(text);

@@ -17,17 +17,28 @@ export function sendJson(
 }
 
 /**
- * Starts a server-sent event stream. Proxies must neither buffer nor compress it, or the
- * tokens arrive in one lump at the end.
+ * Starts a streamed answer. Proxies must neither buffer nor compress it, or the tokens arrive in
+ * one lump at the end.
+ *
+ * It starts once the provider's first event is here, so the headers and the events written from
+ * it in this turn of the event loop (an opening chunk, the first token) leave in one write at the
+ * end of the turn: one packet for the client to wait for instead of three. Every later event is
+ * written as it arrives.
  */
-export function startEventStream(response: ServerResponse): void {
+export function startStreamedAnswer(response: ServerResponse, contentType: string): void {
   response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': contentType,
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  response.flushHeaders();
+  response.cork();
+  setImmediate(() => response.uncork());
+}
+
+/** Starts a server-sent event stream (`startStreamedAnswer`). */
+export function startEventStream(response: ServerResponse): void {
+  response.setHeader('connection', 'keep-alive');
+  startStreamedAnswer(response, 'text/event-stream; charset=utf-8');
 }
 
 /** Writes one server-sent event (see `writeChunk`). */

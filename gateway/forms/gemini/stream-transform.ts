@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import type { PipelineEvent } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
-import { startEventStream, writeChunk, writeEvent } from '../../http/respond';
+import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '../../http/respond';
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
 import { functionArgs, responseId, toUsageMetadata } from './response-converter';
@@ -38,14 +38,7 @@ export async function writeGeminiStream(
   });
 
   if (options.framing === 'sse') startEventStream(response);
-  else {
-    response.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
-    response.flushHeaders();
-  }
+  else startStreamedAnswer(response, 'application/json; charset=utf-8');
   const iterator = events[Symbol.asyncIterator]();
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
