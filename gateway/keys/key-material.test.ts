@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempFolder } from '../testing-support';
@@ -86,6 +87,17 @@ describe('keys', () => {
       digestsEqual(digest, createKeyDigester('pepper-one-is-long-enough')(generateKey())),
     ).toBe(false);
     expect(digestsEqual(digest, 'v1$short')).toBe(false);
+  });
+
+  it('keep the digest every stored key already has: HMAC-SHA256 of the key under the pepper', () => {
+    // The digest as it was first made (an HMAC keyed by the pepper's text, non-ASCII included):
+    // a different value would lock every stored key out.
+    const digest = createKeyDigester('pepper-é-is-long-enough')(
+      'sk-gw-Example000000000000000000000000000000',
+    );
+    expect(digest).toBe(
+      `v1$${crypto.createHmac('sha256', 'pepper-é-is-long-enough').update('sk-gw-Example000000000000000000000000000000').digest('hex')}`,
+    );
   });
 });
 
