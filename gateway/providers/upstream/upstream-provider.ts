@@ -16,7 +16,9 @@ import {
   discardBody,
   first,
   postJson,
+  postJsonWhole,
   readText,
+  type UpstreamAnswer,
   retryAfterSeconds,
   toUpstreamError,
 } from './http-client';
@@ -53,9 +55,74 @@ export function createUpstreamProvider<State>(
         ? await inlineImageUrls(request, imagePolicy, signal)
         : request;
     const call = adapter.buildCall(prepared, route, config);
+    const upstreamCall = { agent, ...call, signal, providerId: id };
+    /** A non-2xx answer: the provider's own message, its status and when to try again. */
+    const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
+      const read = adapter.readError(status, text);
+      return new UpstreamError('http', id, clean(read.message || `HTTP ${status}`), {
+        status,
+        retryAfterSeconds: retryAfterSeconds(headers),
+        upstreamType: read.type,
+      });
+    };
+    /** What went wrong reading an answer, as the gateway says it: an answer it cannot read is malformed. */
+    const asUpstreamFailure = (error: unknown) => {
+      if (error instanceof UpstreamError || error instanceof GatewayError) return error;
+      if (error instanceof SyntaxError || error instanceof TypeError) {
+        return new UpstreamError(
+          'malformed',
+          id,
+          'The provider sent a chunk the gateway cannot read.',
+        );
+      }
+      return toUpstreamError(error, id, 'during');
+    };
+    const contentTypeOf = (headers: UpstreamAnswer['headers']) =>
+      (first(headers['content-type']) ?? '').toLowerCase();
+
+    if (!request.stream) {
+      let whole;
+      try {
+        whole = await postJsonWhole(upstreamCall, { ok: ANSWER_BYTES, error: ERROR_BODY_BYTES });
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
+      if (whole.status < 200 || whole.status > 299) {
+        throw httpError(whole.status, whole.text, whole.headers);
+      }
+      const contentType = contentTypeOf(whole.headers);
+      if (!contentType.includes('json')) {
+        throw new UpstreamError(
+          'malformed',
+          id,
+          `The provider answered with ${describe(contentType)}, not JSON.`,
+        );
+      }
+      if (whole.truncated) {
+        throw new UpstreamError(
+          'malformed',
+          id,
+          'The provider’s answer is larger than the gateway accepts.',
+        );
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(whole.text);
+      } catch {
+        throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
+      }
+      try {
+        yield* adapter.fromResponse(parsed, id);
+      } catch (error) {
+        throw asUpstreamFailure(error);
+      }
+      return;
+    }
+
     let answer;
     try {
-      answer = await postJson(agent, call.url, call.headers, call.body, signal, id);
+      answer = await postJson(upstreamCall);
     } catch (error) {
       if (signal.aborted) return;
       throw error;
@@ -64,40 +131,9 @@ export function createUpstreamProvider<State>(
     try {
       if (answer.status < 200 || answer.status > 299) {
         const { text } = await readText(body, ERROR_BODY_BYTES);
-        const read = adapter.readError(answer.status, text);
-        throw new UpstreamError('http', id, clean(read.message || `HTTP ${answer.status}`), {
-          status: answer.status,
-          retryAfterSeconds: retryAfterSeconds(answer.headers),
-          upstreamType: read.type,
-        });
+        throw httpError(answer.status, text, answer.headers);
       }
-      const contentType = (first(answer.headers['content-type']) ?? '').toLowerCase();
-
-      if (!request.stream) {
-        if (!contentType.includes('json')) {
-          throw new UpstreamError(
-            'malformed',
-            id,
-            `The provider answered with ${describe(contentType)}, not JSON.`,
-          );
-        }
-        const { text, truncated } = await readText(body, ANSWER_BYTES);
-        if (truncated)
-          throw new UpstreamError(
-            'malformed',
-            id,
-            'The provider’s answer is larger than the gateway accepts.',
-          );
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
-        }
-        yield* adapter.fromResponse(parsed, id);
-        return;
-      }
-
+      const contentType = contentTypeOf(answer.headers);
       if (!contentType.includes('text/event-stream')) {
         throw new UpstreamError(
           'malformed',
@@ -127,15 +163,7 @@ export function createUpstreamProvider<State>(
       yield* adapter.finishStream(state, id);
     } catch (error) {
       if (signal.aborted) return;
-      if (error instanceof UpstreamError || error instanceof GatewayError) throw error;
-      if (error instanceof SyntaxError || error instanceof TypeError) {
-        throw new UpstreamError(
-          'malformed',
-          id,
-          'The provider sent a chunk the gateway cannot read.',
-        );
-      }
-      throw toUpstreamError(error, id, 'during');
+      throw asUpstreamFailure(error);
     } finally {
       // A stream left early (client gone, error) must not keep the socket busy.
       discardBody(body);
