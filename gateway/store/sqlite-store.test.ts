@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -325,4 +327,56 @@ describe('the SQLite store', () => {
 describe('the SQLite store with its record-writing thread', () => {
   // As under load: other requests running, so records go to the thread.
   describeContractOnFiles({ autoCheckpoint: false, writerThread: true }, { busy: true });
+});
+
+describe('the SQLite store beside its record-writing thread', () => {
+  /** Another thread that holds the file's write lock until told to let go. */
+  async function holdWriteLock(file: string) {
+    const holder = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const Database = require(workerData.driver);
+       const database = new Database(workerData.file);
+       database.exec('BEGIN IMMEDIATE');
+       parentPort.postMessage('locked');
+       parentPort.once('message', () => { database.exec('COMMIT'); database.close(); parentPort.close(); });`,
+      {
+        eval: true,
+        workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+      },
+    );
+    await new Promise((resolve) => holder.once('message', resolve));
+    return {
+      release: () => holder.postMessage('release'),
+      ended: new Promise((resolve) => holder.once('exit', resolve)),
+    };
+  }
+
+  it('waits for another connection’s lock without holding the event loop', async () => {
+    const folder = tempFolder();
+    const file = path.join(folder, 'gateway.db');
+    const store = openSqliteStore(file, { autoCheckpoint: false, writerThread: true });
+    try {
+      await store.insertKey(keyRow());
+      for (const change of [
+        () => store.updateKey('key_account', { name: 'renamed' }),
+        () => store.transaction(() => store.updateKey('key_account', { name: 'in a transaction' })),
+      ]) {
+        const lock = await holdWriteLock(file);
+        const changed = change();
+        // Runs only if the change waits for the lock asynchronously; it is what lets go of it.
+        let ranMeanwhile = false;
+        setImmediate(() => {
+          ranMeanwhile = true;
+          lock.release();
+        });
+        await changed;
+        await lock.ended;
+        expect(ranMeanwhile).toBe(true);
+      }
+      expect((await store.getKey('key_account'))?.name).toBe('in a transaction');
+    } finally {
+      await store.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -39,6 +39,18 @@ import {
 
 export { generationListQuery } from './generation-query';
 
+/** How long a statement waits for another connection's lock before failing, as `busy_timeout`. */
+const LOCK_WAIT_MS = 5_000;
+
+const isBusy = (error: unknown) => {
+  const code = (error as { code?: string }).code ?? '';
+  return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+};
+
+/** A short pause, longer the longer the lock has been held (1 ms, then up to 20 ms). */
+const pauseForLock = (waitedMs: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.min(20, 1 + waitedMs / 10)));
+
 /** Runs a start-up step again while SQLite says the file is busy, for up to about 5 s. */
 function retryWhileBusy<T>(step: () => T): T {
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -74,7 +86,7 @@ export function openSqliteStore(
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
   const database = new Database(databasePath);
   // The command line and a running gateway share the file: wait for the other's lock briefly.
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
   // Turning a new file to WAL takes its lock without waiting for a busy one (SQLite returns BUSY
   // at once where waiting could deadlock), so processes opening a new file together retry.
   retryWhileBusy(() => database.pragma('journal_mode = WAL'));
@@ -84,6 +96,11 @@ export function openSqliteStore(
   database.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
   database.pragma('foreign_keys = ON');
   migrateSqlite(database);
+  // With a record-writing thread there are two connections that write, and SQLite's busy
+  // handler waits for the other's lock by sleeping: on the main thread that would hold every
+  // request. So the main connection never sleeps on a lock; `run` tries again a little later.
+  const waitsAsynchronously = options.writerThread === true && databasePath !== ':memory:';
+  if (waitsAsynchronously) database.pragma('busy_timeout = 0');
 
   const statements = {
     keysVersion: database.prepare('SELECT version FROM keys_version').pluck(),
@@ -260,8 +277,18 @@ export function openSqliteStore(
   const joined = () => inTransaction.getStore()?.ended === false;
   let open: Promise<unknown> | null = null;
   const run = async <T>(work: () => T): Promise<T> => {
-    while (open !== null && !joined()) await open.catch(() => {});
-    return work();
+    if (joined()) return work();
+    for (const started = Date.now(); ;) {
+      while (open !== null) await open.catch(() => {});
+      try {
+        return work();
+      } catch (error) {
+        if (!waitsAsynchronously || !isBusy(error) || Date.now() - started > LOCK_WAIT_MS) {
+          throw error;
+        }
+        await pauseForLock(Date.now() - started);
+      }
+    }
   };
 
   return {
@@ -358,22 +385,26 @@ export function openSqliteStore(
     ledgerTotals: (keyId) => run(() => statements.ledgerTotals.get(keyId)!),
     transaction: async (work) => {
       if (joined()) return work();
-      while (open !== null) await open.catch(() => {});
-      database.exec('BEGIN IMMEDIATE');
-      const marker = { ended: false };
-      const done = inTransaction.run(marker, async () => {
-        try {
-          const result = await work();
-          database.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (database.inTransaction) database.exec('ROLLBACK');
-          throw error;
-        } finally {
-          marker.ended = true;
-        }
+      // BEGIN and marking the transaction open happen in one synchronous step, so no other
+      // call slips into it; a busy lock is waited for by `run`, before that step.
+      const { done } = await run(() => {
+        database.exec('BEGIN IMMEDIATE');
+        const marker = { ended: false };
+        const started = inTransaction.run(marker, async () => {
+          try {
+            const result = await work();
+            database.exec('COMMIT');
+            return result;
+          } catch (error) {
+            if (database.inTransaction) database.exec('ROLLBACK');
+            throw error;
+          } finally {
+            marker.ended = true;
+          }
+        });
+        open = started;
+        return { done: started };
       });
-      open = done;
       try {
         return await done;
       } finally {
