@@ -186,10 +186,20 @@ export function openSqliteStore(
    * requests instead of once per request.
    */
   let versionThisTurn: number | null = null;
+  let lastVersion = -1;
+  /** The number now; the last one read while the file is busy (the next turn reads again). */
+  const readKeysVersion = (): number => {
+    try {
+      lastVersion = statements.keysVersion.get() as number;
+    } catch (error) {
+      if (!isBusy(error) || lastVersion === -1) throw error;
+    }
+    return lastVersion;
+  };
   const keysVersion = (fresh = false): number => {
-    if (fresh) return statements.keysVersion.get() as number;
+    if (fresh) return readKeysVersion();
     if (versionThisTurn === null) {
-      versionThisTurn = statements.keysVersion.get() as number;
+      versionThisTurn = readKeysVersion();
       setImmediate(() => (versionThisTurn = null));
     }
     return versionThisTurn;
@@ -430,9 +440,9 @@ export function openSqliteStore(
       }),
     reserve: (row) => run(() => reserve.immediate(row)),
     watchKeyChanges: (onChange) => {
-      let seen = statements.keysVersion.get() as number;
+      let seen = readKeysVersion();
       const timer = setInterval(() => {
-        const version = statements.keysVersion.get() as number;
+        const version = readKeysVersion();
         if (version !== seen) {
           seen = version;
           onChange();
