@@ -95,11 +95,14 @@ export async function startBenchGateway(
   folder: string,
   mockUrl: string,
   nodeArgs: string[] = [],
+  /** Another compiled bundle of the gateway to run instead of this checkout's dist/gateway.js. */
+  bundle?: string,
 ): Promise<{ gateway: GatewayProcess; key: string }> {
   const providersPath = path.join(folder, 'providers.json');
   fs.writeFileSync(providersPath, JSON.stringify(providersFile(mockUrl), null, 2));
   const gateway = await startGatewayProcess({
     compiled: true,
+    bundle,
     nodeArgs,
     environment: {
       ...gatewayEnvironment,
@@ -121,4 +124,19 @@ export async function startBenchGateway(
     await gateway.stop();
     throw error;
   }
+}
+
+/** `--seconds` and `--connections` of a closed-loop command, read, or the error naming the flag. */
+export function closedLoopFlags(flags: { seconds?: string; connections?: string }): {
+  seconds: number;
+  connections: number;
+} {
+  const seconds = Number(flags.seconds);
+  const connections = Number(flags.connections);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error('--seconds: expected a number > 0');
+  if (!Number.isInteger(connections) || connections < 1) {
+    throw new Error('--connections: expected a whole number ≥ 1');
+  }
+  return { seconds, connections };
 }

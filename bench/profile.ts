@@ -21,7 +21,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { GatewayProcess } from '../testing/gateway-process';
-import { chatRequests, checkWiring, MODEL, startBenchGateway } from './bench-setup';
+import {
+  chatRequests,
+  checkWiring,
+  closedLoopFlags,
+  MODEL,
+  startBenchGateway,
+} from './bench-setup';
 import type { ClosedResult } from './load-protocol';
 import {
   root,
@@ -34,19 +40,24 @@ import {
 } from './processes';
 import { summariseProfile, type CpuProfile } from './profile-summary';
 
-const { values: flags } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '32' },
-    stream: { type: 'boolean', default: false },
-  },
-});
-const seconds = Number(flags.seconds);
-const connections = Number(flags.connections);
-if (!Number.isFinite(seconds) || seconds <= 0) throw new Error('--seconds: expected a number > 0');
-if (!Number.isInteger(connections) || connections < 1) {
-  throw new Error('--connections: expected a whole number ≥ 1');
+/** The command's flags, or a one-line error naming the one that is wrong (no stack trace). */
+function readFlags(): { seconds: number; connections: number; stream: boolean } {
+  try {
+    const { values } = parseArgs({
+      options: {
+        seconds: { type: 'string', default: '10' },
+        connections: { type: 'string', default: '32' },
+        stream: { type: 'boolean', default: false },
+      },
+    });
+    return { ...closedLoopFlags(values), stream: values.stream };
+  } catch (error) {
+    console.error(`bench:profile: ${(error as Error).message}`);
+    process.exit(2);
+  }
 }
+const flags = readFlags();
+const { seconds, connections } = flags;
 const WARMUP_SECONDS = 2;
 const TOP_FUNCTIONS = 25;
 const TOP_SOURCES = 15;

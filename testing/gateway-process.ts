@@ -46,6 +46,8 @@ export async function startGatewayProcess(
     dbPath?: string;
     /** Run the compiled gateway (dist/gateway.js, built when stale) with plain node, as `npm start` does. */
     compiled?: boolean;
+    /** Run this compiled bundle instead (another build of the gateway, e.g. an earlier commit's). */
+    bundle?: string;
     /** More arguments for `serve` (e.g. `--workers 2`). */
     serveArgs?: string[];
     /** Node's own flags (e.g. `--cpu-prof`), given before the entry script. */
@@ -78,15 +80,17 @@ export async function startGatewayProcess(
   };
 
   // Node with tsx's loader, not the tsx wrapper: one process, so `pid` is the gateway's own.
-  if (options.compiled) {
+  if (options.compiled && !options.bundle) {
     const { ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
       ensureBuilt(options: { web: boolean }): Promise<void>;
     };
     await ensureBuilt({ web: false });
   }
-  const entry = options.compiled
-    ? [path.join(root, 'dist', 'gateway.js')]
-    : ['--import', 'tsx', cliEntry];
+  const entry = options.bundle
+    ? [options.bundle]
+    : options.compiled
+      ? [path.join(root, 'dist', 'gateway.js')]
+      : ['--import', 'tsx', cliEntry];
   const child: ChildProcess = spawn(
     process.execPath,
     [
