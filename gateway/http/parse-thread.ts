@@ -25,7 +25,8 @@ let nextId = 0;
 let parsedOffThread = 0;
 
 function startWorker(): Worker {
-  const started = new Worker(workerSource, { eval: true });
+  // Plain CommonJS whatever flags started this process (see generation-writer-thread.ts).
+  const started = new Worker(workerSource, { eval: true, execArgv: [] });
   started.unref();
   started.on('message', ({ id, parsed }: { id: number; parsed: ParsedBody }) => {
     const entry = waiting.get(id);

@@ -129,15 +129,15 @@ export class InferencePipeline {
   }
   private idleWaiters: Array<() => void> = [];
 
-  /**
-   * Resolves once every admitted request has finished: its record written and its reservation
-   * released. Shutdown waits for it, so a stream cut at shutdown is still charged.
-   */
   /** Admitted requests that have not finished yet. */
   get admitted(): number {
     return this.inFlight;
   }
 
+  /**
+   * Resolves once every admitted request has finished: its record written and its reservation
+   * released. Shutdown waits for it, so a stream cut at shutdown is still charged.
+   */
   whenIdle(): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

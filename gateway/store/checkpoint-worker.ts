@@ -52,6 +52,8 @@ export function startCheckpointWorker(
 ): CheckpointWorker {
   const worker = new Worker(workerSource, {
     eval: true,
+    // Plain CommonJS whatever flags started this process (see generation-writer-thread.ts).
+    execArgv: [],
     workerData: {
       path: databasePath,
       intervalMs,

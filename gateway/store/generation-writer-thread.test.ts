@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -94,8 +96,8 @@ describe('the record-writing thread', () => {
     const thread = startGenerationWriterThread(
       path.join(folder, 'missing.db'),
       {
-        insertGenerations: (rows) => void written.push(...rows.map((row) => row.id)),
-        settle: (now) => new Map([['key_account', now]]),
+        insertGenerations: async (rows) => void written.push(...rows.map((row) => row.id)),
+        settle: async (now) => new Map([['key_account', now]]),
       },
       (error) => failures.push(error),
     );
@@ -108,6 +110,34 @@ describe('the record-writing thread', () => {
     expect(failures[0]!.message).toMatch(
       /cannot open .*missing\.db: (unable to open database|directory does not exist)/,
     );
+    await thread.close();
+  });
+
+  it('takes over the work it held when it failed: each caller gets the result of the work done here', async () => {
+    const folder = tempFolder();
+    folders.push(folder);
+    const failures: Error[] = [];
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const thread = startGenerationWriterThread(
+      path.join(folder, 'missing.db'),
+      {
+        // The store's own gate (an open transaction, a busy file) is awaited before the write.
+        insertGenerations: async () => gate,
+        settle: async (now) => new Map([['key_account', now]]),
+      },
+      (error) => failures.push(error),
+    );
+    // Both are sent before the thread has even tried to open its file.
+    let inserted = false;
+    const insert = thread.insert(records(1)).then(() => (inserted = true));
+    const settled = thread.settle(7);
+    while (failures.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await settled).toEqual(new Map([['key_account', 7]]));
+    expect(inserted).toBe(false);
+    openGate();
+    await insert;
+    expect(inserted).toBe(true);
     await thread.close();
   });
 
@@ -134,5 +164,35 @@ describe('the record-writing thread', () => {
     const count = reader.prepare('SELECT COUNT(*) FROM generations').pluck().get();
     reader.close();
     expect(count).toBe(20);
+  });
+
+  it('runs from the sources under tsx too (whose loader wraps functions in a helper of its own)', async () => {
+    const folder = tempFolder();
+    folders.push(folder);
+    const store = path.join(import.meta.dirname, 'sqlite-store.ts');
+    const fixtures = path.join(import.meta.dirname, 'store-contract.ts');
+    const script = `
+      import path from 'node:path';
+      import { openSqliteStore } from ${JSON.stringify(store)};
+      import { generationRow, keyRow } from ${JSON.stringify(fixtures)};
+      const failures = [];
+      const opened = openSqliteStore(path.join(${JSON.stringify(folder)}, 'g.db'), {
+        autoCheckpoint: false, writerThread: true, onWriterFailure: (error) => failures.push(error.message),
+      });
+      await opened.insertKey(keyRow());
+      // Busy, so the batch goes to the thread; its own failure message says where it was written.
+      await opened.insertGenerations([{ ...generationRow(), model: null }], { busy: true }).catch(
+        (error) => failures.push(error.message),
+      );
+      await opened.close();
+      console.log(JSON.stringify(failures));`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: path.resolve(import.meta.dirname, '../..') },
+    );
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual([
+      'Writing generation records failed: NOT NULL constraint failed: generations.model',
+    ]);
   });
 });

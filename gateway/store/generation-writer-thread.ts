@@ -14,13 +14,16 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { createGenerationWrites, type GenerationWrites } from './generation-writes';
+import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import type { Nanos } from '../billing/money';
 import type { GenerationRow } from './store';
 
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+// A loader that keeps function names (tsx, with esbuild's keepNames) wraps functions in a
+// helper that only exists in its own module; here it is the identity it amounts to.
+const __name = (target) => target;
 const createGenerationWrites = (${createGenerationWrites.toString()});
 let database;
 let writes;
@@ -31,6 +34,8 @@ try {
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
   database.pragma('wal_autocheckpoint = 0');
+  // The log is cut back by whichever connection starts it over, with its own limit.
+  database.pragma('journal_size_limit = ' + workerData.journalSizeLimit);
   database.pragma('foreign_keys = ON');
   writes = createGenerationWrites(database);
 } catch (error) {
@@ -74,7 +79,10 @@ export type GenerationWriterThread = {
 
 /** One piece of work sent to the thread: how to do it here instead, and its promise. */
 type Waiting = {
-  here(): unknown;
+  /** The same work on the calling thread, its result as the caller expects it. */
+  here(): Promise<unknown>;
+  /** The thread's answer, as the caller expects it. */
+  fromAnswer(answer: Answer): unknown;
   resolve(result: unknown): void;
   reject(error: Error): void;
 };
@@ -86,16 +94,29 @@ type Answer = {
   error?: { message: string; code?: string };
 };
 
+/** The writes on the calling thread's connection, each awaited: the fallback once the worker has failed. */
+export type WritesHere = {
+  insertGenerations(rows: GenerationRow[]): Promise<void>;
+  settle(now: number): Promise<Map<string, Nanos>>;
+};
+
 export function startGenerationWriterThread(
   databasePath: string,
-  /** The same writes on the calling thread's connection: the fallback when the worker has failed. */
-  here: Pick<GenerationWrites, 'insertGenerations' | 'settle'>,
+  /**
+   * The same writes on the calling thread's connection. They go through the store's own gate
+   * (`run`), so work taken over from a failed thread neither joins another caller's open
+   * transaction nor fails on a lock the thread held as it died.
+   */
+  here: WritesHere,
   onFailure: (error: Error) => void = () => undefined,
 ): GenerationWriterThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker | null = new Worker(workerSource, {
     eval: true,
-    workerData: { path: databasePath, driver },
+    // Plain CommonJS whatever flags started this process (`--input-type=module` would make the
+    // source an ES module, where `require` does not exist).
+    execArgv: [],
+    workerData: { path: databasePath, driver, journalSizeLimit: JOURNAL_SIZE_LIMIT },
   });
   const waiting = new Map<number, Waiting>();
   let nextId = 0;
@@ -107,17 +128,18 @@ export function startGenerationWriterThread(
   worker.unref();
 
   const doHere = (entry: Waiting) => {
-    try {
-      entry.resolve(entry.here());
-    } catch (error) {
-      entry.reject(error as Error);
-    }
+    entry.here().then(entry.resolve, entry.reject);
   };
 
-  const send = <T>(message: object, onHere: () => T, fromAnswer: (answer: Answer) => T) =>
+  const send = <T>(
+    message: object,
+    onHere: () => Promise<T>,
+    fromAnswer: (answer: Answer) => T,
+  ): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const entry: Waiting = {
         here: onHere,
+        fromAnswer,
         resolve: (result) => resolve(result as T),
         reject,
       };
@@ -126,7 +148,7 @@ export function startGenerationWriterThread(
         return;
       }
       const id = nextId++;
-      waiting.set(id, { ...entry, resolve: (answer) => resolve(fromAnswer(answer as Answer)) });
+      waiting.set(id, entry);
       worker.ref();
       worker.postMessage({ id, ...message });
     });
@@ -152,7 +174,7 @@ export function startGenerationWriterThread(
       idle?.();
     }
     if (!error) {
-      entry.resolve(answer);
+      entry.resolve(entry.fromAnswer(answer));
       return;
     }
     const failure = new Error(`Writing generation records failed: ${error.message}`);
@@ -193,6 +215,8 @@ export function startGenerationWriterThread(
         const running = worker;
         if (!running) return;
         const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+        // Held until it has closed its connection, so the process does not end before that.
+        running.ref();
         running.postMessage({ close: true });
         await exited;
       })();

@@ -39,6 +39,9 @@ export type GenerationWrites = {
   pendingTotals(): Map<string, Nanos>;
 };
 
+/** Bytes the write-ahead log is cut back to when it starts over, on every connection that writes. */
+export const JOURNAL_SIZE_LIMIT = 32 * 1024 * 1024;
+
 export function createGenerationWrites(database: Database.Database): GenerationWrites {
   const SECONDS_PER_DAY = 86_400;
   const statements = {
@@ -172,7 +175,10 @@ export function createGenerationWrites(database: Database.Database): GenerationW
 
   const settle = database.transaction((now: number) => {
     const moved = pendingTotals();
-    for (const [keyId, nanos] of moved) statements.settleOnKey.run(nanos, nanos, keyId);
+    for (const [keyId, nanos] of moved) {
+      // Free records move nothing, and an update would make every gateway read its keys again.
+      if (nanos !== 0) statements.settleOnKey.run(nanos, nanos, keyId);
+    }
     statements.markSettled.run(now);
     return moved;
   });

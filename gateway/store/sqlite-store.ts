@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
-import { createGenerationWrites } from './generation-writes';
+import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
 import { activityQuery, generationListQuery } from './generation-query';
@@ -93,7 +93,7 @@ export function openSqliteStore(
   if (options.autoCheckpoint === false) database.pragma('wal_autocheckpoint = 0');
   database.pragma('synchronous = NORMAL');
   // A log that a burst made long is cut back when it starts over, not kept at its peak on disk.
-  database.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
+  database.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   database.pragma('foreign_keys = ON');
   migrateSqlite(database);
   // With a record-writing thread there are two connections that write, and SQLite's busy
@@ -219,7 +219,15 @@ export function openSqliteStore(
   const writes = createGenerationWrites(database);
   const writerThread =
     options.writerThread && databasePath !== ':memory:'
-      ? startGenerationWriterThread(databasePath, writes, options.onWriterFailure)
+      ? startGenerationWriterThread(
+          databasePath,
+          {
+            // `run` is defined below; these are called only later, once a thread has failed.
+            insertGenerations: (rows) => run(() => writes.insertGenerations(rows)),
+            settle: (now) => run(() => writes.settle(now)),
+          },
+          options.onWriterFailure,
+        )
       : null;
 
   const openInflight = database.transaction((rows: InflightRow[]) => {
@@ -338,7 +346,8 @@ export function openSqliteStore(
       // connection would only wait for its lock). While nothing else runs, the records are
       // written here: the trip to the thread and back (about 0.2 ms) would only delay the answer,
       // and the idle thread's connection holds no lock this one could wait for.
-      const here = !writerThread || joined() || (!insertOptions?.busy && writerThread.idle);
+      const here =
+        !writerThread?.running || joined() || (!insertOptions?.busy && writerThread.idle);
       if (here) await run(() => writes.insertGenerations(rows));
       else await run(() => writerThread.insert(rows));
     },
@@ -423,7 +432,7 @@ export function openSqliteStore(
     },
     pendingByFundingKey: () => run(writes.pendingTotals),
     settlePending: async (now) => {
-      if (writerThread && !joined()) return run(() => writerThread.settle(now));
+      if (writerThread?.running && !joined()) return run(() => writerThread.settle(now));
       return run(() => writes.settle(now));
     },
     openInflight: (rows) => run(() => openInflight(rows)),
