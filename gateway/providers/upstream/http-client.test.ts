@@ -47,7 +47,7 @@ const post = (url: string, signal = new AbortController().signal, timeoutMs?: nu
       signal,
       providerId: 'fake',
     },
-    limits,
+    (status) => (status <= 299 ? limits.ok : limits.error),
   );
 
 describe('an answer read whole', () => {
@@ -76,6 +76,26 @@ describe('an answer read whole', () => {
     const large = await post(url.replace('/v1/answer', '/v1/large'));
     expect(large).toMatchObject({ status: 200, truncated: true });
     expect(large.text).toHaveLength(limits.ok);
+  });
+
+  it('reads nothing of an answer its limit refuses from the headers', async () => {
+    const { url } = await upstream((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<p>'.repeat(5_000));
+    });
+    const refused = await postJsonWhole(
+      {
+        agent: agent(),
+        url,
+        headers: {},
+        body: {},
+        signal: new AbortController().signal,
+        providerId: 'fake',
+      },
+      (_status, headers) => (String(headers['content-type']).includes('json') ? 1_000 : 0),
+    );
+    expect(refused).toMatchObject({ status: 200, text: '', truncated: true });
+    expect(refused.headers['content-type']).toBe('text/html');
   });
 
   it('cut by the provider after its headers is a cut answer', async () => {

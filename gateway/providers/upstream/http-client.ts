@@ -66,19 +66,19 @@ export type WholeAnswer = {
 /**
  * Sends a request whose answer is read whole, through undici's dispatch API: the bytes are
  * gathered as they arrive, without the body stream and async iteration `request` builds for each
- * answer (a tenth of a busy gateway's time went there). A body past its limit (`limits.ok` for a
- * 2xx answer, `limits.error` otherwise) is cut there and the connection dropped. Errors and the
+ * answer (a tenth of a busy gateway's time went there). A body past its limit (`limitOf`, from
+ * the status and headers: 0 reads nothing of it) is cut there and the connection dropped. Errors and the
  * abort signal behave as `postJson`'s, and a failure after the headers is a cut answer.
  */
 export function postJsonWhole(
   { agent, url, headers, body, signal, providerId }: UpstreamRequest,
-  limits: { ok: number; error: number },
+  limitOf: (status: number, headers: UpstreamAnswer['headers']) => number,
 ): Promise<WholeAnswer> {
   return new Promise<WholeAnswer>((resolve, reject) => {
     const target = new URL(url);
     const chunks: Buffer[] = [];
     let size = 0;
-    let limit = limits.ok;
+    let limit = 0;
     let answer: Omit<WholeAnswer, 'text' | 'truncated'> | null = null;
     let truncated = false;
     let controller: Dispatcher.DispatchController | null = null;
@@ -101,7 +101,7 @@ export function postJsonWhole(
         // 1xx answers (100 Continue) come before the real one.
         if (status < 200) return;
         answer = { status, headers: responseHeaders };
-        limit = status <= 299 ? limits.ok : limits.error;
+        limit = limitOf(status, responseHeaders);
       },
       onResponseData: (started, chunk) => {
         if (size + chunk.length > limit) {

@@ -83,7 +83,15 @@ export function createUpstreamProvider<State>(
     if (!request.stream) {
       let whole;
       try {
-        whole = await postJsonWhole(upstreamCall, { ok: ANSWER_BYTES, error: ERROR_BODY_BYTES });
+        // An error's message is all that is needed of it; an answer that is not JSON is refused
+        // from its headers, without reading it.
+        whole = await postJsonWhole(upstreamCall, (status, headers) =>
+          status < 200 || status > 299
+            ? ERROR_BODY_BYTES
+            : contentTypeOf(headers).includes('json')
+              ? ANSWER_BYTES
+              : 0,
+        );
       } catch (error) {
         if (signal.aborted) return;
         throw error;
