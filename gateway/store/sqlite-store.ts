@@ -294,6 +294,15 @@ export function openSqliteStore(
   const inTransaction = new AsyncLocalStorage<{ ended: boolean }>();
   const joined = () => inTransaction.getStore()?.ended === false;
   let open: Promise<unknown> | null = null;
+  /**
+   * Whether a write goes to the record-writing thread: only while it runs, never inside a
+   * transaction of this connection (the write is part of it, and the thread would only wait for
+   * its lock), and, for records, while other requests are running or the thread is busy anyway.
+   * A quiet gateway writes here: the trip to the thread and back (about 0.2 ms) would only delay
+   * the answer, and the idle thread's connection holds no lock this one could wait for.
+   */
+  const onThread = (busy: boolean) =>
+    writerThread?.running === true && !joined() && (busy || !writerThread.idle);
   const run = async <T>(work: () => T): Promise<T> => {
     if (joined()) return work();
     for (const started = Date.now(); ;) {
@@ -342,14 +351,8 @@ export function openSqliteStore(
         prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
       }),
     insertGenerations: async (rows, insertOptions) => {
-      // Inside a transaction of this connection the records are part of it (and the thread's
-      // connection would only wait for its lock). While nothing else runs, the records are
-      // written here: the trip to the thread and back (about 0.2 ms) would only delay the answer,
-      // and the idle thread's connection holds no lock this one could wait for.
-      const here =
-        !writerThread?.running || joined() || (!insertOptions?.busy && writerThread.idle);
-      if (here) await run(() => writes.insertGenerations(rows));
-      else await run(() => writerThread.insert(rows));
+      if (onThread(insertOptions?.busy === true)) await run(() => writerThread!.insert(rows));
+      else await run(() => writes.insertGenerations(rows));
     },
     startCheckpoints: (intervalMs, logger) =>
       databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
@@ -432,7 +435,7 @@ export function openSqliteStore(
     },
     pendingByFundingKey: () => run(writes.pendingTotals),
     settlePending: async (now) => {
-      if (writerThread?.running && !joined()) return run(() => writerThread.settle(now));
+      if (onThread(true)) return run(() => writerThread!.settle(now));
       return run(() => writes.settle(now));
     },
     openInflight: (rows) => run(() => openInflight(rows)),

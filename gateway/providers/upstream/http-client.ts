@@ -44,8 +44,7 @@ export async function postJson({
   try {
     const answer = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
+      ...jsonRequest(headers, body),
       dispatcher: agent,
       signal,
     });
@@ -54,6 +53,12 @@ export async function postJson({
     throw toUpstreamError(error, providerId, 'before');
   }
 }
+
+/** A JSON request's headers and body, as both ways of sending one take them. */
+const jsonRequest = (headers: Record<string, string>, body: unknown) => ({
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
 
 /** An answer read whole: its text, cut at the limit for its status when longer. */
 export type WholeAnswer = {
@@ -129,8 +134,7 @@ export function postJsonWhole(
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
+        ...jsonRequest(headers, body),
       },
       handler,
     );
