@@ -30,6 +30,23 @@ export type Reservation = {
   released: boolean;
 };
 
+/**
+ * What a request's record moved on its funding key: its cost, into pending; or, when it replaced
+ * the record written as its lease ran out (`RecordCorrection`), the difference.
+ */
+export type Charge = {
+  /** What the key's pending total moved by. */
+  pendingNanos: Nanos;
+  /** What consumption and pending together moved by. */
+  chargedNanos: Nanos;
+};
+
+/** The charge of a record stored as it was written: its whole cost, pending. */
+export const pendingCharge = (costNanos: Nanos): Charge => ({
+  pendingNanos: costNanos,
+  chargedNanos: costNanos,
+});
+
 export interface Budget {
   /**
    * Reserves the worst case for the request whose in-flight row is `row` (a budget that holds the
@@ -39,9 +56,9 @@ export interface Budget {
   reserve(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Promise<Reservation>;
   /**
    * The request's record is written (its cost now pending in the store): the reservation is
-   * freed and the cost counted. Safe to call once per reservation.
+   * freed and the charge counted. Safe to call once per reservation.
    */
-  charged(reservation: Reservation, costNanos: Nanos): Promise<void>;
+  charged(reservation: Reservation, charge: Charge): Promise<void>;
   /** The request ended without a record: frees the reservation and drops the in-flight row. */
   release(reservation: Reservation): Promise<void>;
   /** Renews the leases of these running requests' reservations (every few seconds). */

@@ -13,6 +13,10 @@ function recordingStore(failOn: string | null = null) {
       if (rows.some((candidate) => candidate.id === failOn))
         throw new Error(`cannot write ${failOn}`);
       batches.push(rows.map((candidate) => candidate.id));
+      // A record named `late…` replaced its request's closure (GatewayStore.insertGenerations).
+      return rows
+        .filter((candidate) => candidate.id.startsWith('late'))
+        .map((candidate) => ({ id: candidate.id, pendingNanos: 7, chargedNanos: 5 }));
     },
   } as unknown as GatewayStore;
   return { store, batches };
@@ -29,6 +33,13 @@ describe('the generation writer', () => {
     expect(batches).toEqual([['a', 'b', 'c']]);
     await writer.write(row('d'));
     expect(batches).toEqual([['a', 'b', 'c'], ['d']]);
+  });
+
+  it('resolves each record with what it corrected, or null', async () => {
+    const { store } = recordingStore();
+    const writer = new GenerationWriter(store);
+    const written = await Promise.all(['a', 'late_b', 'c'].map((id) => writer.write(row(id))));
+    expect(written).toEqual([null, { id: 'late_b', pendingNanos: 7, chargedNanos: 5 }, null]);
   });
 
   it('fails only the record that cannot be written', async () => {

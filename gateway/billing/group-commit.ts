@@ -4,25 +4,26 @@
  * item, and batches to the same rows never run at once (they would only queue on the rows'
  * locks). Each item's promise settles once its batch is committed, or failed.
  */
-type Queued<T> = { item: T; resolve: () => void; reject: (error: unknown) => void };
+type Queued<T, R> = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void };
 
-export class GroupCommit<T> {
-  private queue: Queued<T>[] = [];
+export class GroupCommit<T, R = void> {
+  private queue: Queued<T, R>[] = [];
   private running: Promise<void> | null = null;
   private scheduled = false;
 
   /**
-   * @param commit writes a batch in one transaction, all or none.
+   * @param commit writes a batch in one transaction, all or none; returns each item's result, in
+   *   the items' order (nothing, when items have no result).
    * @param oneByOne when true, a failed batch is retried item by item, so one bad item fails
    *   alone.
    */
   constructor(
-    private readonly commit: (items: T[]) => Promise<void>,
+    private readonly commit: (items: T[]) => Promise<R[] | void>,
     private readonly oneByOne = false,
   ) {}
 
-  add(item: T): Promise<void> {
-    return new Promise((resolve, reject) => {
+  add(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       this.schedule();
     });
@@ -62,10 +63,10 @@ export class GroupCommit<T> {
     }
   }
 
-  private async write(batch: Queued<T>[]): Promise<void> {
+  private async write(batch: Queued<T, R>[]): Promise<void> {
     try {
-      await this.commit(batch.map((queued) => queued.item));
-      for (const queued of batch) queued.resolve();
+      const results = await this.commit(batch.map((queued) => queued.item));
+      batch.forEach((queued, index) => queued.resolve(results?.[index] as R));
     } catch (error) {
       if (!this.oneByOne || batch.length === 1) {
         for (const queued of batch) queued.reject(error);
@@ -73,8 +74,8 @@ export class GroupCommit<T> {
       }
       for (const queued of batch) {
         try {
-          await this.commit([queued.item]);
-          queued.resolve();
+          const results = await this.commit([queued.item]);
+          queued.resolve(results?.[0] as R);
         } catch (single) {
           queued.reject(single);
         }

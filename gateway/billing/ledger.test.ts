@@ -4,8 +4,9 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { GatewayStore, InflightRow, KeyRow } from '../store/store';
 import { InflightRows } from './inflight-rows';
 import { keyRowFixture, worstcaseFixture } from '../test-kit/key-rows';
-import type { Worstcase } from './budget';
+import { pendingCharge, type Worstcase } from './budget';
 import { MemoryBudget } from './ledger';
+import { generationRow } from '../store/store-contract';
 
 const key = (overrides: Partial<KeyRow> = {}) =>
   keyRowFixture({ graceNanos: 100_000, ...overrides });
@@ -143,8 +144,8 @@ describe('MemoryBudget', () => {
     // Two requests end with a record: one cost 300_000, the other nothing.
     const costly = await reserve(budget, funding, worst(97)); // 301_000 reserved
     const free = await reserve(budget, funding, worst(1));
-    await budget.charged(costly, 300_000);
-    await budget.charged(free, 0);
+    await budget.charged(costly, pendingCharge(300_000));
+    await budget.charged(free, pendingCharge(0));
     expect(budget.pendingFor('key_a')).toBe(300_000);
     expect(await budget.reservedFor('key_a')).toBe(0);
     // A charged reservation is freed once: releasing it afterwards changes nothing.
@@ -156,6 +157,24 @@ describe('MemoryBudget', () => {
     await expect(reserve(budget, funding, worst(3))).resolves.toMatchObject({ nanos: 19_000 }); // fits
   });
 
+  it('counts what a record that replaced its reclaimed closure moved on pending, up or down', async () => {
+    const budget = budgetOf(new Map());
+    const slow = await reserve(budget, key(), worst(10));
+    const slower = await reserve(budget, key(), worst(10));
+    await budget.reclaimed({
+      records: [
+        generationRow({ id: slow.id, fundingKeyId: 'key_a', costNanos: 50_000 }),
+        generationRow({ id: slower.id, fundingKeyId: 'key_a', costNanos: 50_000 }),
+      ],
+      released: new Map(),
+    });
+    expect(budget.pendingFor('key_a')).toBe(100_000);
+    await budget.charged(slow, { pendingNanos: 30_000, chargedNanos: 30_000 });
+    await budget.charged(slower, { pendingNanos: -20_000, chargedNanos: -20_000 });
+    expect(budget.pendingFor('key_a')).toBe(110_000);
+    expect(await budget.reservedFor('key_a')).toBe(0);
+  });
+
   it('moves pending amounts out when they settle, per key', async () => {
     const budget = budgetOf(
       new Map([
@@ -163,7 +182,7 @@ describe('MemoryBudget', () => {
         ['key_b', 700],
       ]),
     );
-    await budget.charged(await reserve(budget, key(), worst(1)), 250);
+    await budget.charged(await reserve(budget, key(), worst(1)), pendingCharge(250));
     expect(budget.pendingFor('key_a')).toBe(750);
     budget.settled(new Map([['key_a', 750]]));
     expect(budget.pendingFor('key_a')).toBe(0);

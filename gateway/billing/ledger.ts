@@ -7,7 +7,7 @@
  */
 import { GatewayError } from '../errors';
 import type { InflightRow, KeyRow, ReclaimResult } from '../store/store';
-import type { Budget, Reservation, Worstcase } from './budget';
+import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { nanosToUsd, type Nanos } from './money';
 
@@ -57,13 +57,14 @@ export class MemoryBudget implements Budget {
     return { id: row.id, fundingKeyId: funding.id, nanos: worstcase.nanos, released: false };
   }
 
-  async charged(reservation: Reservation, costNanos: Nanos): Promise<void> {
+  /**
+   * Counts what the record moved on pending. A record that replaced a settled one also took the
+   * old cost out of consumption: the registry shows that once it reads the keys again (the store
+   * changed one), and until then the key looks that much more spent, never less.
+   */
+  async charged(reservation: Reservation, charge: Charge): Promise<void> {
     this.free(reservation);
-    if (costNanos > 0)
-      this.pending.set(
-        reservation.fundingKeyId,
-        this.pendingFor(reservation.fundingKeyId) + costNanos,
-      );
+    this.addPending(reservation.fundingKeyId, charge.pendingNanos);
   }
 
   async release(reservation: Reservation): Promise<void> {
@@ -75,21 +76,18 @@ export class MemoryBudget implements Budget {
   async renew(): Promise<void> {}
 
   settled(moved: Map<string, Nanos>): void {
-    for (const [id, nanos] of moved) {
-      const left = this.pendingFor(id) - nanos;
-      if (left > 0) this.pending.set(id, left);
-      else this.pending.delete(id);
-    }
+    for (const [id, nanos] of moved) this.addPending(id, -nanos);
   }
 
   async reclaimed(result: ReclaimResult): Promise<void> {
-    for (const record of result.records) {
-      if (record.costNanos > 0)
-        this.pending.set(
-          record.fundingKeyId,
-          this.pendingFor(record.fundingKeyId) + record.costNanos,
-        );
-    }
+    for (const record of result.records) this.addPending(record.fundingKeyId, record.costNanos);
+  }
+
+  private addPending(fundingKeyId: string, nanos: Nanos): void {
+    if (nanos === 0) return;
+    const total = this.pendingFor(fundingKeyId) + nanos;
+    if (total > 0) this.pending.set(fundingKeyId, total);
+    else this.pending.delete(fundingKeyId);
   }
 
   async close(): Promise<void> {}

@@ -15,7 +15,7 @@ import type {
   InflightRow,
   KeyRow,
 } from '../store/store';
-import type { Worstcase } from './budget';
+import { pendingCharge, type Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { RedisBudget } from './redis-budget';
 
@@ -208,7 +208,7 @@ describe.skipIf(!available)('RedisBudget', () => {
         if (index % 7 === 0) return budget.release(reservation);
         const cost = 7_000 + (index % 10) * 1_000;
         costs += cost;
-        await budget.charged(reservation, cost);
+        await budget.charged(reservation, pendingCharge(cost));
       }),
     );
     const charged = await instances[0]!.budget.chargedFor(funding.id);
@@ -299,7 +299,7 @@ describe.skipIf(!available)('RedisBudget', () => {
     await budget.reserve(funding, worst(50), inflightRow());
     await sleep(150);
     expect(await budget.reservedFor(funding.id)).toBe(160_000);
-    await budget.charged(expired, 70_000);
+    await budget.charged(expired, pendingCharge(70_000));
     expect(await budget.reservedFor(funding.id)).toBe(160_000);
     expect(await budget.chargedFor(funding.id)).toBe(70_000);
   });
@@ -311,7 +311,7 @@ describe.skipIf(!available)('RedisBudget', () => {
     const charged = await budget.reserve(funding, worst(100), inflightRow());
     const released = await budget.reserve(funding, worst(100), inflightRow());
     expect(await budget.reservedFor(funding.id)).toBe(620_000);
-    await budget.charged(charged, 120_000);
+    await budget.charged(charged, pendingCharge(120_000));
     await budget.release(released);
     await budget.release(released);
     expect(await budget.reservedFor(funding.id)).toBe(0);
@@ -330,6 +330,27 @@ describe.skipIf(!available)('RedisBudget', () => {
     });
     expect(await budget.reservedFor(funding.id)).toBe(0);
     expect(await budget.chargedFor(funding.id)).toBe(45_000);
+  });
+
+  it('counts the difference, up or down, when a reclaimed request ends after all', async () => {
+    const funding = keyRow();
+    await store.insertKey(funding);
+    const { budget } = budgetFor();
+    const slow = await budget.reserve(funding, worst(100), inflightRow());
+    const slower = await budget.reserve(funding, worst(100), inflightRow());
+    await budget.reclaimed({
+      records: [
+        { ...generation(slow.id, 45_000), outcome: 'ended_early' },
+        { ...generation(slower.id, 45_000), outcome: 'ended_early' },
+      ],
+      released: new Map(),
+    });
+    expect(await budget.chargedFor(funding.id)).toBe(90_000);
+    // Their own records replaced the closures: one cost more than checkpointed, one less.
+    await budget.charged(slow, { pendingNanos: 80_000, chargedNanos: 35_000 });
+    await budget.charged(slower, { pendingNanos: 40_000, chargedNanos: -5_000 });
+    expect(await budget.chargedFor(funding.id)).toBe(120_000);
+    expect(await budget.reservedFor(funding.id)).toBe(0);
   });
 
   it('refuses with the 402 that says what is left', async () => {

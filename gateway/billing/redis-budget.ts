@@ -14,7 +14,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayStore, InflightRow, KeyRow, ReclaimResult } from '../store/store';
-import type { Budget, Reservation, Worstcase } from './budget';
+import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { insufficientBalance } from './ledger';
 import type { Nanos } from './money';
@@ -65,7 +65,8 @@ return {0, charged, reserved + nanos, stale}
 /**
  * Frees reservation ARGV[1] if it is still held, and adds ARGV[2] to `charged` only if `charged`
  * exists (a missing one is seeded from the store, which already holds this cost). Used for a
- * charge, a release (cost 0) and a reclaimed record. Returns 1 when it freed a hold.
+ * charge, a release (cost 0) and a reclaimed record; a record that replaced its reclaimed one
+ * adds the difference, which may be negative. Returns 1 when it freed a hold.
  */
 const freeScript = `
 local nanos = redis.call('HGET', KEYS[3], ARGV[1])
@@ -74,7 +75,7 @@ if nanos then
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('HINCRBY', KEYS[1], 'reserved', -tonumber(nanos))
 end
-if tonumber(ARGV[2]) > 0 and redis.call('HEXISTS', KEYS[1], 'charged') == 1 then
+if tonumber(ARGV[2]) ~= 0 and redis.call('HEXISTS', KEYS[1], 'charged') == 1 then
   redis.call('HINCRBY', KEYS[1], 'charged', ARGV[2])
 end
 if nanos then return 1 end
@@ -196,12 +197,12 @@ export class RedisBudget implements Budget {
   }
 
   /** Called once the record is committed: frees the hold (if its lease has not already) and counts the cost. */
-  async charged(reservation: Reservation, costNanos: Nanos): Promise<void> {
+  async charged(reservation: Reservation, charge: Charge): Promise<void> {
     reservation.released = true;
     await this.commands.gatewayBudgetFree(
       ...this.keysOf(reservation.fundingKeyId),
       reservation.id,
-      costNanos,
+      charge.chargedNanos,
     );
   }
 

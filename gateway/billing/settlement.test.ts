@@ -5,6 +5,7 @@ import { openSqliteStore } from '../store/sqlite-store';
 import type { GatewayStore, GenerationRow, InflightRow, KeyRow } from '../store/store';
 import { eventually } from '../testing-support';
 import { InflightRows } from './inflight-rows';
+import { pendingCharge } from './budget';
 import { MemoryBudget } from './ledger';
 import { startSettlementLoop, type SettlementLoop } from './settlement';
 
@@ -99,7 +100,7 @@ describe('the settlement loop', () => {
     );
     await rows.closing(row.id);
     await store.insertGenerations([row]);
-    await budget.charged(reservation, nanos);
+    await budget.charged(reservation, pendingCharge(nanos));
     return row.id;
   }
 

@@ -290,3 +290,53 @@ describe('a stream still open when the gateway shuts down', () => {
     expect(consumed.consumption_nanos).toBeGreaterThan(0);
   });
 });
+
+describe('a stream whose lease runs out while it runs (its gateway was slow, not dead)', () => {
+  it('is closed with what was checkpointed, then charged in full when it ends after all', async () => {
+    const closures = capturingLogger('warn');
+    // Leases far shorter than the once-a-second checkpoint: the row written by the first
+    // checkpoint is closed by the next reclaim, while the stream still runs for another second.
+    const running = await startTestGateway(
+      { simulatedTokensPerSecond: 20, leaseMs: 100, settleIntervalMs: 100 },
+      { logger: closures.logger },
+    );
+    try {
+      const created = await running.createKey({ kind: 'account', limitUsd: 1 });
+      const response = await postJson(
+        `${running.url}/v1/chat/completions`,
+        chatBody({
+          stream: true,
+          max_tokens: 40,
+          messages: [{ role: 'user', content: 'Write 300 words.' }],
+        }),
+        { key: created.key },
+      );
+      const traceId = response.headers.get('cf-ray')!;
+      await readSseData(response);
+      expect(closures.text()).toContain('closed in-flight requests of an instance that stopped');
+
+      const record = (await running.gateway.parts.store.getGeneration(traceId))!;
+      expect(record).toMatchObject({ outcome: 'completed', completionTokens: 40 });
+      expect(record.costNanos).toBe(
+        record.promptTokens * model.promptNanos + 40 * model.completionNanos,
+      );
+      // The key is charged the record's cost once: not the closure's, and not both.
+      const budget = running.gateway.parts.budget as MemoryBudget;
+      const charged = async () => {
+        const funding = (await running.gateway.parts.store.getKey(created.id))!;
+        return funding.consumptionNanos + budget.pendingFor(created.id);
+      };
+      expect(await charged()).toBe(record.costNanos);
+      // And settles as that cost: all of it in consumption, nothing left pending.
+      const settled = await eventually(async () => {
+        const figures = (await running.gateway.parts.store.fundingFigures(created.id))!;
+        return budget.pendingFor(created.id) === 0 && figures.pendingNanos === 0
+          ? figures
+          : undefined;
+      });
+      expect(settled.consumptionNanos).toBe(record.costNanos);
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -15,7 +15,7 @@ import type {
   PublicFormName,
 } from '../canonical/model';
 import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
-import type { Budget, Reservation } from '../billing/budget';
+import { pendingCharge, type Budget, type Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
 import { GatewayError, invalidRequest } from '../errors';
@@ -31,6 +31,7 @@ import type {
   GenerationRow,
   InflightCheckpoint,
   KeyRow,
+  RecordCorrection,
 } from '../store/store';
 import { CircuitBreaker } from './circuit-breaker';
 import type { SlotRelease } from './key-slots';
@@ -563,18 +564,21 @@ export class InferencePipeline {
       usageEstimated,
       chargeCapped: costNanos < fullNanos,
     };
+    let correction: RecordCorrection | null;
     try {
       // The record removes the request's in-flight row, if one was written: after its write.
       await this.deps.rows.closing(input.traceId);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
-      await this.deps.writer.write(row);
+      correction = await this.deps.writer.write(row);
     } catch (error) {
       connected.recordError = error;
       throw error;
     }
     this.deps.rows.untrack(input.traceId);
-    await this.deps.budget.charged(admission.reservation, costNanos);
+    // Its lease ran out while it ran (its instance was slow, not dead): its record replaced the
+    // one that charged only what was checkpointed, and the difference is what is charged now.
+    await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     admission.chargedTokens = promptTokens + completionTokens;
     return { usage: { promptTokens, completionTokens }, costNanos };
   }

@@ -96,7 +96,10 @@ describe('the record-writing thread', () => {
     const thread = startGenerationWriterThread(
       path.join(folder, 'missing.db'),
       {
-        insertGenerations: async (rows) => void written.push(...rows.map((row) => row.id)),
+        insertGenerations: async (rows) => {
+          written.push(...rows.map((row) => row.id));
+          return [];
+        },
         settle: async (now) => new Map([['key_account', now]]),
       },
       (error) => failures.push(error),
@@ -123,7 +126,10 @@ describe('the record-writing thread', () => {
       path.join(folder, 'missing.db'),
       {
         // The store's own gate (an open transaction, a busy file) is awaited before the write.
-        insertGenerations: async () => gate,
+        insertGenerations: async () => {
+          await gate;
+          return [];
+        },
         settle: async (now) => new Map([['key_account', now]]),
       },
       (error) => failures.push(error),

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import type { Nanos } from '../billing/money';
-import type { GenerationRow } from './store';
+import type { GenerationRow, RecordCorrection } from './store';
 
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -53,8 +53,7 @@ parentPort.on('message', (message) => {
     if (message.settleAt !== undefined) {
       parentPort.postMessage({ id: message.id, moved: [...writes.settle(message.settleAt)] });
     } else {
-      writes.insertGenerations(message.rows);
-      parentPort.postMessage({ id: message.id });
+      parentPort.postMessage({ id: message.id, corrections: writes.insertGenerations(message.rows) });
     }
   } catch (error) {
     parentPort.postMessage({
@@ -66,8 +65,11 @@ parentPort.on('message', (message) => {
 `;
 
 export type GenerationWriterThread = {
-  /** Writes the records in one transaction on the thread; settles once committed, or failed. */
-  insert(rows: GenerationRow[]): Promise<void>;
+  /**
+   * Writes the records in one transaction on the thread; settles once committed, or failed, with
+   * what replacing records closed by lease moved (GenerationWrites.insertGenerations).
+   */
+  insert(rows: GenerationRow[]): Promise<RecordCorrection[]>;
   /** Settles every unsettled record on the thread (GenerationWrites.settle); what moved. */
   settle(now: number): Promise<Map<string, Nanos>>;
   /** Waits for the batches sent, then ends the thread and its connection. */
@@ -92,12 +94,13 @@ type Waiting = {
 type Answer = {
   id: number;
   moved?: Array<[string, Nanos]>;
+  corrections?: RecordCorrection[];
   error?: { message: string; code?: string };
 };
 
 /** The writes on the calling thread's connection, each awaited: the fallback once the worker has failed. */
 export type WritesHere = {
-  insertGenerations(rows: GenerationRow[]): Promise<void>;
+  insertGenerations(rows: GenerationRow[]): Promise<RecordCorrection[]>;
   settle(now: number): Promise<Map<string, Nanos>>;
 };
 
@@ -202,7 +205,7 @@ export function startGenerationWriterThread(
       send(
         { rows },
         () => here.insertGenerations(rows),
-        () => undefined,
+        (answer) => answer.corrections ?? [],
       ),
     settle: (now) =>
       send(

@@ -1,6 +1,7 @@
 /**
  * How the SQLite store writes generation records: each record, its day's totals, the in-flight
- * row it replaces and what that moves on its funding key's pending and reserved counters; and
+ * row it replaces and what that moves on its funding key's pending and reserved counters (a
+ * request's own record replaces the one written when its lease ran out: `RecordCorrection`); and
  * settlement, which moves every unsettled record's cost from pending into consumption.
  *
  * Self-contained on purpose: `createGenerationWrites` also runs, as its own source text, on the
@@ -9,21 +10,30 @@
  */
 import type Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
-import type { ActivityRow, GenerationRow } from './store';
+import type { ActivityRow, GenerationRow, RecordCorrection } from './store';
 
 /** What a batch of writes moves: per funding key, and per key, day and model. */
 export type InsertBatch = {
-  keys: Map<string, { pending: Nanos; reserved: Nanos }>;
+  keys: Map<string, { consumption: Nanos; pending: Nanos; reserved: Nanos }>;
   /** Keyed by key, day and model. */
   days: Map<string, ActivityRow & { keyId: string }>;
 };
 
 export type GenerationWrites = {
-  /** Writes the records in one transaction, each once (a record already stored is skipped). */
-  insertGenerations(rows: GenerationRow[]): void;
+  /**
+   * Writes the records in one transaction, each once: a record already stored is skipped, unless
+   * it was written when the request's lease ran out, which the request's own record replaces.
+   * Returns what each replacement moved.
+   */
+  insertGenerations(rows: GenerationRow[]): RecordCorrection[];
   newBatch(): InsertBatch;
-  /** Writes one record unless already stored; its unsettled cost becomes its funder's pending. */
-  insert(batch: InsertBatch, row: GenerationRow): void;
+  /**
+   * Writes one record unless already stored; its unsettled cost becomes its funder's pending.
+   * `closedByLease`: the record closes an in-flight row whose lease ran out, and a record the
+   * request writes itself later replaces it. A record already stored that was closed by lease is
+   * replaced by this one (unless this one is closed by lease too): what that moved is returned.
+   */
+  insert(batch: InsertBatch, row: GenerationRow, closedByLease?: boolean): RecordCorrection | null;
   /** Removes a request's in-flight row, if written, and gives back what it reserved. */
   freeInflight(batch: InsertBatch, id: string): void;
   /** Gives back a reservation whose row is already gone. */
@@ -52,13 +62,28 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
          prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
          settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-         account_id, seq)
+         closed_by_lease, account_id, seq)
        VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
          @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
-         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped,
+         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped, @closedByLease,
          COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
          (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))
        ON CONFLICT (id) DO NOTHING`,
+    ),
+    closedByLease: database.prepare(
+      `SELECT key_id, funding_key_id, model, created_at, prompt_tokens, completion_tokens,
+         cost_nanos, settled
+       FROM generations WHERE id = ? AND closed_by_lease = 1`,
+    ),
+    // The record keeps its place (time and order) in the listings, and is unsettled again: the
+    // whole corrected cost is pending until the next settlement.
+    replaceClosedByLease: database.prepare(
+      `UPDATE generations SET provider = @provider, upstream_model = @upstreamModel,
+         prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
+         cost_nanos = @costNanos, finish_reason = @finishReason, outcome = @outcome,
+         latency_ms = @latencyMs, attempts = @attempts, usage_estimated = @usageEstimated,
+         charge_capped = @chargeCapped, settled = 0, settled_at = NULL, closed_by_lease = 0
+       WHERE id = @id`,
     ),
     addToDay: database.prepare(
       `INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
@@ -76,6 +101,10 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     moveOnKey: database.prepare(
       `UPDATE keys SET pending_nanos = pending_nanos + ?, reserved_nanos = reserved_nanos + ?
        WHERE id = ?`,
+    ),
+    // Rare (a settled record replaced): every gateway then reads the new consumption.
+    consumeOnKey: database.prepare(
+      'UPDATE keys SET consumption_nanos = consumption_nanos + ? WHERE id = ?',
     ),
     pending: database.prepare(
       `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
@@ -95,20 +124,84 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     ),
   };
 
-  const move = (batch: InsertBatch, keyId: string, pending: Nanos, reserved: Nanos) => {
-    if (pending === 0 && reserved === 0) return;
+  const move = (
+    batch: InsertBatch,
+    keyId: string,
+    pending: Nanos,
+    reserved: Nanos,
+    consumption: Nanos = 0,
+  ) => {
+    if (pending === 0 && reserved === 0 && consumption === 0) return;
     const moved = batch.keys.get(keyId);
     if (moved) {
+      moved.consumption += consumption;
       moved.pending += pending;
       moved.reserved += reserved;
     } else {
-      batch.keys.set(keyId, { pending, reserved });
+      batch.keys.set(keyId, { consumption, pending, reserved });
     }
+  };
+
+  const addDayTotal = (batch: InsertBatch, total: ActivityRow & { keyId: string }) => {
+    // NUL occurs in no key id and no model id, so the slot names one key, day and model.
+    const slot = `${total.keyId}\u0000${total.day}\u0000${total.model}`;
+    const sum = batch.days.get(slot);
+    if (!sum) {
+      batch.days.set(slot, total);
+      return;
+    }
+    sum.requests += total.requests;
+    sum.promptTokens += total.promptTokens;
+    sum.completionTokens += total.completionTokens;
+    sum.costNanos += total.costNanos;
+  };
+
+  /**
+   * The request finished after all, after its in-flight row was closed by lease: its own record
+   * replaces that one, and the difference is charged (or given back). A settled closure is
+   * unsettled: its cost leaves consumption, and the whole new cost is pending.
+   */
+  const replaceClosedByLease = (
+    batch: InsertBatch,
+    row: GenerationRow,
+  ): RecordCorrection | null => {
+    const stored = statements.closedByLease.get(row.id) as
+      | {
+          key_id: string;
+          funding_key_id: string;
+          model: string;
+          created_at: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+          cost_nanos: number;
+          settled: number;
+        }
+      | undefined;
+    if (!stored) return null;
+    statements.replaceClosedByLease.run({
+      ...row,
+      attempts: JSON.stringify(row.attempts),
+      usageEstimated: row.usageEstimated ? 1 : 0,
+      chargeCapped: row.chargeCapped ? 1 : 0,
+    });
+    const wasSettled = stored.settled === 1;
+    const pendingNanos = row.costNanos - (wasSettled ? 0 : stored.cost_nanos);
+    move(batch, stored.funding_key_id, pendingNanos, 0, wasSettled ? -stored.cost_nanos : 0);
+    addDayTotal(batch, {
+      keyId: stored.key_id,
+      day: Math.floor(stored.created_at / SECONDS_PER_DAY),
+      model: stored.model,
+      requests: 0,
+      promptTokens: row.promptTokens - stored.prompt_tokens,
+      completionTokens: row.completionTokens - stored.completion_tokens,
+      costNanos: row.costNanos - stored.cost_nanos,
+    });
+    return { id: row.id, pendingNanos, chargedNanos: row.costNanos - stored.cost_nanos };
   };
 
   const newBatch = (): InsertBatch => ({ keys: new Map(), days: new Map() });
 
-  const insert = (batch: InsertBatch, row: GenerationRow) => {
+  const insert = (batch: InsertBatch, row: GenerationRow, closedByLease = false) => {
     const { changes } = statements.insertGeneration.run({
       ...row,
       streamed: row.streamed ? 1 : 0,
@@ -116,29 +209,20 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       attempts: JSON.stringify(row.attempts),
       usageEstimated: row.usageEstimated ? 1 : 0,
       chargeCapped: row.chargeCapped ? 1 : 0,
+      closedByLease: closedByLease ? 1 : 0,
     });
-    if (changes === 0) return;
+    if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, row);
     if (!row.settled) move(batch, row.fundingKeyId, row.costNanos, 0);
-    const day = Math.floor(row.createdAt / SECONDS_PER_DAY);
-    // NUL occurs in no key id and no model id, so the slot names one key, day and model.
-    const slot = `${row.keyId}\u0000${day}\u0000${row.model}`;
-    const total = batch.days.get(slot);
-    if (total) {
-      total.requests += 1;
-      total.promptTokens += row.promptTokens;
-      total.completionTokens += row.completionTokens;
-      total.costNanos += row.costNanos;
-    } else {
-      batch.days.set(slot, {
-        keyId: row.keyId,
-        day,
-        model: row.model,
-        requests: 1,
-        promptTokens: row.promptTokens,
-        completionTokens: row.completionTokens,
-        costNanos: row.costNanos,
-      });
-    }
+    addDayTotal(batch, {
+      keyId: row.keyId,
+      day: Math.floor(row.createdAt / SECONDS_PER_DAY),
+      model: row.model,
+      requests: 1,
+      promptTokens: row.promptTokens,
+      completionTokens: row.completionTokens,
+      costNanos: row.costNanos,
+    });
+    return null;
   };
 
   const freeInflight = (batch: InsertBatch, id: string) => {
@@ -153,17 +237,23 @@ export function createGenerationWrites(database: Database.Database): GenerationW
   const apply = (batch: InsertBatch) => {
     for (const total of batch.days.values()) statements.addToDay.run(total);
     for (const [keyId, moved] of batch.keys) {
-      statements.moveOnKey.run(moved.pending, moved.reserved, keyId);
+      if (moved.pending !== 0 || moved.reserved !== 0) {
+        statements.moveOnKey.run(moved.pending, moved.reserved, keyId);
+      }
+      if (moved.consumption !== 0) statements.consumeOnKey.run(moved.consumption, keyId);
     }
   };
 
   const insertGenerations = database.transaction((rows: GenerationRow[]) => {
     const batch = newBatch();
+    const corrections: RecordCorrection[] = [];
     for (const row of rows) {
       freeInflight(batch, row.id);
-      insert(batch, row);
+      const correction = insert(batch, row);
+      if (correction) corrections.push(correction);
     }
     apply(batch);
+    return corrections;
   });
 
   // Read-then-write: the write lock is taken first (`immediate`), so another process on the

@@ -26,6 +26,7 @@ import type {
   InflightRow,
   KeyUpdate,
   LedgerTotals,
+  RecordCorrection,
 } from './store';
 import {
   type KeyRecord,
@@ -119,17 +120,18 @@ WITH input AS (
     prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, finish_reason text,
     outcome text, settled boolean, created_at bigint, settled_at bigint,
     latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
-    charge_capped boolean)
+    charge_capped boolean, closed_by_lease boolean)
 ),
 inserted AS (
   INSERT INTO generations (id, key_id, account_id, funding_key_id, model, provider, form, streamed,
     prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-    settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped)
+    settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
+    closed_by_lease)
   SELECT input.id, input.key_id, COALESCE(keys.parent_id, input.key_id), input.funding_key_id,
     input.model, input.provider, input.form, input.streamed, input.prompt_tokens,
     input.completion_tokens, input.cost_nanos, input.finish_reason, input.outcome, input.settled,
     input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
-    input.usage_estimated, input.charge_capped
+    input.usage_estimated, input.charge_capped, input.closed_by_lease
   FROM input LEFT JOIN keys ON keys.id = input.key_id
   ORDER BY input.ord
   ON CONFLICT (id) DO NOTHING
@@ -151,6 +153,45 @@ days AS (
     cost_nanos = generation_days.cost_nanos + excluded.cost_nanos
 )
 SELECT id, funding_key_id, cost_nanos, settled FROM inserted`;
+
+/**
+ * A request's own record replaces the record written when its lease ran out (the one row given
+ * as JSON): the record keeps its place in the listings and is unsettled again (its whole new cost
+ * pending); its day total moves by the difference. Returns what the closure had charged.
+ */
+const replaceClosedByLeaseSql = `
+WITH input AS (
+  SELECT * FROM jsonb_to_record($1::jsonb) AS r(id text, provider text, upstream_model text,
+    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, finish_reason text,
+    outcome text, latency_ms double precision, attempts jsonb, usage_estimated boolean,
+    charge_capped boolean)
+),
+stored AS MATERIALIZED (
+  SELECT generations.* FROM generations JOIN input USING (id)
+  WHERE generations.closed_by_lease FOR UPDATE OF generations
+),
+replaced AS (
+  UPDATE generations SET provider = input.provider, upstream_model = input.upstream_model,
+    prompt_tokens = input.prompt_tokens, completion_tokens = input.completion_tokens,
+    cost_nanos = input.cost_nanos, finish_reason = input.finish_reason, outcome = input.outcome,
+    latency_ms = input.latency_ms, attempts = input.attempts,
+    usage_estimated = input.usage_estimated, charge_capped = input.charge_capped,
+    settled = false, settled_at = NULL, closed_by_lease = false
+  FROM input, stored WHERE generations.id = stored.id
+  RETURNING generations.id
+),
+day AS (
+  UPDATE generation_days SET
+    prompt_tokens = generation_days.prompt_tokens + input.prompt_tokens - stored.prompt_tokens,
+    completion_tokens = generation_days.completion_tokens + input.completion_tokens
+      - stored.completion_tokens,
+    cost_nanos = generation_days.cost_nanos + input.cost_nanos - stored.cost_nanos
+  FROM input, stored
+  WHERE generation_days.key_id = stored.key_id
+    AND generation_days.day = (stored.created_at / 86400)::integer
+    AND generation_days.model = stored.model
+)
+SELECT stored.funding_key_id, stored.cost_nanos, stored.settled FROM stored JOIN replaced USING (id)`;
 
 /**
  * Moves money between a funding key's counters, every key once, the keys locked in id order
@@ -384,8 +425,11 @@ export async function openPostgresStore(
     if (parameters) await query(applyDeltasSql, parameters);
   };
 
-  /** Writes records not already stored; their unsettled cost becomes their funder's pending. */
-  const insertRecords = async (rows: GenerationRow[], deltas: KeyDeltas) => {
+  /**
+   * Writes records not already stored; their unsettled cost becomes their funder's pending.
+   * `closedByLease`: they close in-flight rows whose lease ran out, and may be replaced.
+   */
+  const insertRecords = async (rows: GenerationRow[], deltas: KeyDeltas, closedByLease = false) => {
     const input = rows.map((row, ord) => ({
       ord,
       id: row.id,
@@ -408,6 +452,7 @@ export async function openPostgresStore(
       attempts: row.attempts,
       usage_estimated: row.usageEstimated,
       charge_capped: row.chargeCapped,
+      closed_by_lease: closedByLease,
     }));
     const { rows: inserted } = await query<{
       id: string;
@@ -421,12 +466,64 @@ export async function openPostgresStore(
     return new Set(inserted.map((record) => record.id));
   };
 
+  /**
+   * Replaces each record stored by closing its request's in-flight row (its lease ran out) with
+   * the request's own record, which came after all, and charges the difference. A settled
+   * closure is unsettled: its cost leaves consumption, which every instance is told about.
+   */
+  const replaceClosedByLease = async (rows: GenerationRow[], deltas: KeyDeltas) => {
+    const corrections: RecordCorrection[] = [];
+    const consumed = new Set<string>();
+    for (const row of rows) {
+      const { rows: stored } = await query<{
+        funding_key_id: string;
+        cost_nanos: number;
+        settled: boolean;
+      }>(replaceClosedByLeaseSql, [
+        JSON.stringify({
+          id: row.id,
+          provider: row.provider,
+          upstream_model: row.upstreamModel,
+          prompt_tokens: row.promptTokens,
+          completion_tokens: row.completionTokens,
+          cost_nanos: row.costNanos,
+          finish_reason: row.finishReason,
+          outcome: row.outcome,
+          latency_ms: row.latencyMs,
+          attempts: row.attempts,
+          usage_estimated: row.usageEstimated,
+          charge_capped: row.chargeCapped,
+        }),
+      ]);
+      const closure = stored[0];
+      if (!closure) continue;
+      const pendingNanos = row.costNanos - (closure.settled ? 0 : closure.cost_nanos);
+      deltas.add(closure.funding_key_id, 'pending', pendingNanos);
+      if (closure.settled) {
+        deltas.add(closure.funding_key_id, 'consumption', -closure.cost_nanos);
+        consumed.add(closure.funding_key_id);
+      }
+      corrections.push({
+        id: row.id,
+        pendingNanos,
+        chargedNanos: row.costNanos - closure.cost_nanos,
+      });
+    }
+    return { corrections, consumed: [...consumed] };
+  };
+
   const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
     const { rows } = await query<{ funding_key_id: string; reserved_nanos: number }>(
       deleteInflightSql,
       [ids],
     );
     for (const row of rows) deltas.add(row.funding_key_id, 'reserved', -row.reserved_nanos);
+  };
+
+  /** Tells every instance these keys changed (their registries read them again). */
+  const notifyKeys = async (ids: string[]) => {
+    if (ids.length === 0) return;
+    await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [ids]);
   };
 
   const notifyKeyChange = (statement: string) =>
@@ -493,16 +590,26 @@ export async function openPostgresStore(
       ]);
     },
     insertGenerations: async (rows) => {
-      if (rows.length === 0) return;
-      await transaction(async () => {
+      if (rows.length === 0) return [];
+      return transaction(async () => {
         const deltas = new KeyDeltas();
         // The in-flight rows first: a reclaim that got there first already gave them back.
         await deleteInflight(
           rows.map((row) => row.id),
           deltas,
         );
-        await insertRecords(rows, deltas);
+        const inserted = await insertRecords(rows, deltas);
+        const { corrections, consumed } =
+          inserted.size === rows.length
+            ? { corrections: [], consumed: [] }
+            : await replaceClosedByLease(
+                rows.filter((row) => !inserted.has(row.id)),
+                deltas,
+              );
         await applyDeltas(deltas);
+        // Every instance's registry shows consumption (the balance): tell them it moved.
+        await notifyKeys(consumed);
+        return corrections;
       });
     },
     getGeneration: async (id) => {
@@ -629,11 +736,7 @@ export async function openPostgresStore(
         }
         await applyDeltas(deltas);
         // Every instance's registry shows consumption (the balance): tell them it moved.
-        if (rows.length > 0) {
-          await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [
-            rows.map((row) => row.funding_key_id),
-          ]);
-        }
+        await notifyKeys(rows.map((row) => row.funding_key_id));
         return new Map(rows.map((row) => [row.funding_key_id, row.total]));
       }),
     openInflight: async (rows) => {
@@ -705,7 +808,7 @@ export async function openPostgresStore(
           .filter(hasCheckpointedUsage)
           .map((row) => endedEarlyRecord(row, nowMs));
         const written =
-          candidates.length > 0 ? await insertRecords(candidates, deltas) : new Set<string>();
+          candidates.length > 0 ? await insertRecords(candidates, deltas, true) : new Set<string>();
         await applyDeltas(deltas);
         return { records: candidates.filter((record) => written.has(record.id)), released };
       }),

@@ -267,7 +267,7 @@ export function openSqliteStore(
       }
       if (!hasCheckpointedUsage(row)) continue;
       const record = endedEarlyRecord(row, nowMs);
-      writes.insert(batch, record);
+      writes.insert(batch, record, true);
       records.push(record);
     }
     writes.apply(batch);
@@ -350,10 +350,10 @@ export function openSqliteStore(
         );
         prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
       }),
-    insertGenerations: async (rows, insertOptions) => {
-      if (onThread(insertOptions?.busy === true)) await run(() => writerThread!.insert(rows));
-      else await run(() => writes.insertGenerations(rows));
-    },
+    insertGenerations: async (rows, insertOptions) =>
+      onThread(insertOptions?.busy === true)
+        ? await run(() => writerThread!.insert(rows))
+        : await run(() => writes.insertGenerations(rows)),
     startCheckpoints: (intervalMs, logger) =>
       databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
     getGeneration: (id) =>

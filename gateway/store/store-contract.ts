@@ -852,21 +852,82 @@ export function describeStoreContract(factory: StoreFactory): void {
         pendingNanos: 1 * USD,
       });
       // The requests finished after all (their instance was only slow): the batch is not
-      // refused, nothing more is given back, and a request already closed is charged once, as
-      // closed (its ended_early record stays).
-      await store.insertGenerations([
+      // refused, nothing more is given back, and the request already closed is charged what it
+      // really cost, once: its own record replaces the closure, and the difference is pending.
+      const late = [
         generationRow({ id: 'gen_1', costNanos: 2 * USD }),
         generationRow({ id: 'gen_2', costNanos: 1 * USD }),
-        generationRow({ id: 'gen_3', costNanos: 4 * USD }),
+        generationRow({ id: 'gen_3', costNanos: 4 * USD, completionTokens: 40 }),
+      ];
+      expect(await store.insertGenerations(late)).toEqual([
+        { id: 'gen_3', pendingNanos: 3 * USD, chargedNanos: 3 * USD },
       ]);
       expect(await store.fundingFigures('key_account')).toMatchObject({
         reservedNanos: 0,
-        pendingNanos: 4 * USD,
+        pendingNanos: 7 * USD,
       });
       expect(await store.getGeneration('gen_3')).toMatchObject({
-        outcome: 'ended_early',
-        costNanos: 1 * USD,
+        outcome: 'completed',
+        costNanos: 4 * USD,
+        completionTokens: 40,
+        usageEstimated: false,
+        // Its place in the listings is the closure's.
+        createdAt: 1_700_000_000,
       });
+      const day = Math.floor(1_700_000_000 / 86_400);
+      expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
+        expect.objectContaining({ requests: 3, completionTokens: 80, costNanos: 7 * USD }),
+      ]);
+      // The same batch again (a retry after a lost answer) changes nothing.
+      expect(await store.insertGenerations(late)).toEqual([]);
+      expect(await store.pendingFor('key_account')).toBe(7 * USD);
+    });
+
+    it('unsettles a settled closure when the request writes its own record later, charging the difference', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.reserve(
+        inflightRow({
+          id: 'gen_1',
+          reservedNanos: 6 * USD,
+          leaseExpiresAt: 1,
+          completionTokens: 9,
+          costNanos: 2 * USD,
+        }),
+      );
+      await store.reclaimInflight(2);
+      await store.settlePending(1_700_000_500);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        consumptionNanos: 2 * USD,
+        pendingNanos: 0,
+      });
+      // Less than checkpointed: the provider's own count is what is charged.
+      expect(
+        await store.insertGenerations([
+          generationRow({ id: 'gen_1', costNanos: 1 * USD + 5, completionTokens: 4 }),
+        ]),
+      ).toEqual([{ id: 'gen_1', pendingNanos: 1 * USD + 5, chargedNanos: -(1 * USD) + 5 }]);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        consumptionNanos: 0,
+        pendingNanos: 1 * USD + 5,
+      });
+      expect(await store.getGeneration('gen_1')).toMatchObject({
+        outcome: 'completed',
+        settled: false,
+        settledAt: null,
+      });
+      expect(await store.settlePending(1_700_000_900)).toEqual(
+        new Map([['key_account', 1 * USD + 5]]),
+      );
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        consumptionNanos: 1 * USD + 5,
+        pendingNanos: 0,
+        reservedNanos: 0,
+      });
+      const day = Math.floor(1_700_000_000 / 86_400);
+      expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
+        expect.objectContaining({ requests: 1, completionTokens: 4, costNanos: 1 * USD + 5 }),
+      ]);
     });
   });
 

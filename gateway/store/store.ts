@@ -137,6 +137,20 @@ export type FundingFigures = {
   reservedNanos: Nanos;
 };
 
+/**
+ * A request's own record replaced the `ended_early` record written when its in-flight row's lease
+ * ran out (its instance was slow, not dead): the record now charges what the request really
+ * served, and this is what that moved on its funding key. A settled closure is unsettled again.
+ */
+export type RecordCorrection = {
+  /** The record (the request's trace id). */
+  id: string;
+  /** What the key's pending total moved by. */
+  pendingNanos: Nanos;
+  /** What the key's consumption and pending together moved by: the new cost minus the old. */
+  chargedNanos: Nanos;
+};
+
 /** What closing expired in-flight rows did. */
 export type ReclaimResult = {
   /** The `ended_early` records written (only for rows that had checkpointed usage). */
@@ -228,11 +242,15 @@ export interface GatewayStore {
    * Several finished records in one transaction (group commit); all or none. Each removes the
    * in-flight row of the same id, frees what that row held in the reservation counter, and adds
    * its cost to its funding key's pending total. A record whose id is already stored (a retried
-   * batch; a request reclaimed as `ended_early` after its lease ran out) is skipped, so nothing
-   * is charged twice. `busy`: other requests are running besides these, so a store that can
-   * write from another thread (SQLite) does, and the event loop goes on serving them.
+   * batch) is skipped, so nothing is charged twice; but one written when the request's lease ran
+   * out (`reclaimInflight`) is replaced, and the difference charged: the corrections are returned.
+   * `busy`: other requests are running besides these, so a store that can write from another
+   * thread (SQLite) does, and the event loop goes on serving them.
    */
-  insertGenerations(rows: GenerationRow[], options?: { busy?: boolean }): Promise<void>;
+  insertGenerations(
+    rows: GenerationRow[],
+    options?: { busy?: boolean },
+  ): Promise<RecordCorrection[]>;
   getGeneration(id: string): Promise<GenerationRow | undefined>;
   /** Records newest first (by time, then by the order they were written), filtered. */
   listGenerations(query: GenerationQuery): Promise<ListedGeneration[]>;
