@@ -265,7 +265,10 @@ export class RedisBudget implements Budget {
    * locked no record can add to pending, so no charge can fall between the read and the write
    * and be lost. A record committed just before the read, whose `charged()` reaches Redis only
    * after the write, is counted twice until the next refresh: conservative (the key may be
-   * refused a little early), never an overspend. One seed per funding key at a time per process.
+   * refused a little early). The one exception is a record that replaced its reclaimed closure
+   * for less (a negative difference, rare twice over): subtracted twice until the refresh, it
+   * lets the key spend that much more for up to a minute. One seed per funding key at a time per
+   * process.
    */
   private seed(fundingKeyId: string, refresh: boolean): Promise<void> {
     const running = this.seeding.get(fundingKeyId);

@@ -321,18 +321,14 @@ describe('a stream whose lease runs out while it runs (its gateway was slow, not
         record.promptTokens * model.promptNanos + 40 * model.completionNanos,
       );
       // The key is charged the record's cost once: not the closure's, and not both.
+      const figures = (await running.gateway.parts.store.fundingFigures(created.id))!;
+      expect(figures.consumptionNanos + figures.pendingNanos).toBe(record.costNanos);
+      // And settles as that cost: all of it in consumption, nothing left pending, here or in the
+      // budget's own count.
       const budget = running.gateway.parts.budget as MemoryBudget;
-      const charged = async () => {
-        const funding = (await running.gateway.parts.store.getKey(created.id))!;
-        return funding.consumptionNanos + budget.pendingFor(created.id);
-      };
-      expect(await charged()).toBe(record.costNanos);
-      // And settles as that cost: all of it in consumption, nothing left pending.
       const settled = await eventually(async () => {
-        const figures = (await running.gateway.parts.store.fundingFigures(created.id))!;
-        return budget.pendingFor(created.id) === 0 && figures.pendingNanos === 0
-          ? figures
-          : undefined;
+        const now = (await running.gateway.parts.store.fundingFigures(created.id))!;
+        return budget.pendingFor(created.id) === 0 && now.pendingNanos === 0 ? now : undefined;
       });
       expect(settled.consumptionNanos).toBe(record.costNanos);
     } finally {

@@ -10,7 +10,9 @@
  * The thread runs generation-writes.ts's own function, as its source text, so both threads write
  * with the same statements. If the thread fails, what it held and everything after is done on the
  * main thread instead: slower for others, never lost (a batch the thread did commit is skipped
- * there, record by record, so nothing is charged twice).
+ * there, record by record, so nothing is charged twice in the store; a replacement it committed
+ * then reads as a plain record, so the budget counts that record's whole cost, not the
+ * difference, until it next reads the store: more spent, never less).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -56,8 +56,8 @@ export function createGenerationWrites(database: Database.Database): GenerationW
   const SECONDS_PER_DAY = 86_400;
   const statements = {
     // `account_id`: the key's parent, or the key itself; `seq`: one more than the last written.
-    // A record already stored (a retried batch; a request reclaimed after its lease ran out) is
-    // skipped, so nothing is charged twice.
+    // A record already stored is skipped (a retried batch), so nothing is charged twice; one
+    // written when its request's lease ran out is replaced instead (`replaceClosedByLease`).
     insertGeneration: database.prepare(
       `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
          prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,

@@ -109,9 +109,15 @@ const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstrea
   lease_expires_at, created_at`;
 
 /**
- * Writes records (those not already stored) with their accounts and day totals in one statement;
- * `seq` comes from the identity, in the order given. Day totals are upserted in key, day, model
- * order so two instances writing the same days lock them in the same order.
+ * Writes a batch of records in one statement, with their accounts and day totals; `seq` comes
+ * from the identity, in the order given. A record already stored is skipped (a retried batch),
+ * unless it was written when the request's lease ran out (a closure) and this one is the
+ * request's own: then this one replaces it, keeping its place in the listings, unsettled again
+ * (its whole new cost pending), and its day total moves by the difference. Closures are locked in
+ * id order, as settlement locks what it settles, and every day row is upserted in this one
+ * statement in key, day, model order, so two instances writing the same rows wait for each other
+ * rather than deadlock. Returns each record written (`inserted`) or replaced (`replaced`, with
+ * what its closure had charged).
  */
 const insertRecordsSql = `
 WITH input AS (
@@ -121,6 +127,26 @@ WITH input AS (
     outcome text, settled boolean, created_at bigint, settled_at bigint,
     latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
     charge_capped boolean, closed_by_lease boolean)
+),
+closures AS MATERIALIZED (
+  SELECT generations.id, generations.key_id, generations.account_id, generations.funding_key_id,
+    generations.model, generations.created_at, generations.prompt_tokens,
+    generations.completion_tokens, generations.cost_nanos, generations.settled
+  FROM generations JOIN input USING (id)
+  WHERE generations.closed_by_lease AND NOT input.closed_by_lease
+  ORDER BY generations.id
+  FOR UPDATE OF generations
+),
+replaced AS (
+  UPDATE generations SET provider = input.provider, upstream_model = input.upstream_model,
+    prompt_tokens = input.prompt_tokens, completion_tokens = input.completion_tokens,
+    cost_nanos = input.cost_nanos, finish_reason = input.finish_reason, outcome = input.outcome,
+    latency_ms = input.latency_ms, attempts = input.attempts,
+    usage_estimated = input.usage_estimated, charge_capped = input.charge_capped,
+    settled = false, settled_at = NULL, closed_by_lease = false
+  FROM input
+  WHERE generations.id = input.id AND generations.id IN (SELECT id FROM closures)
+  RETURNING generations.id
 ),
 inserted AS (
   INSERT INTO generations (id, key_id, account_id, funding_key_id, model, provider, form, streamed,
@@ -133,18 +159,29 @@ inserted AS (
     input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
     input.usage_estimated, input.charge_capped, input.closed_by_lease
   FROM input LEFT JOIN keys ON keys.id = input.key_id
+  WHERE input.id NOT IN (SELECT id FROM closures)
   ORDER BY input.ord
   ON CONFLICT (id) DO NOTHING
   RETURNING id, key_id, account_id, funding_key_id, model, created_at, prompt_tokens,
     completion_tokens, cost_nanos, settled
 ),
+moved AS (
+  SELECT key_id, account_id, (created_at / 86400)::integer AS day, model, 1 AS requests,
+    prompt_tokens, completion_tokens, cost_nanos
+  FROM inserted
+  UNION ALL
+  SELECT closures.key_id, closures.account_id, (closures.created_at / 86400)::integer, closures.model,
+    0, input.prompt_tokens - closures.prompt_tokens,
+    input.completion_tokens - closures.completion_tokens, input.cost_nanos - closures.cost_nanos
+  FROM closures JOIN input USING (id)
+),
 days AS (
   INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
     completion_tokens, cost_nanos)
-  SELECT key_id, account_id, (created_at / 86400)::integer AS day, model, COUNT(*),
-    SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_nanos)
-  FROM inserted
-  GROUP BY key_id, account_id, (created_at / 86400)::integer, model
+  SELECT key_id, account_id, day, model, SUM(requests), SUM(prompt_tokens),
+    SUM(completion_tokens), SUM(cost_nanos)
+  FROM moved
+  GROUP BY key_id, account_id, day, model
   ORDER BY key_id, day, model
   ON CONFLICT (key_id, day, model) DO UPDATE SET
     requests = generation_days.requests + excluded.requests,
@@ -152,46 +189,12 @@ days AS (
     completion_tokens = generation_days.completion_tokens + excluded.completion_tokens,
     cost_nanos = generation_days.cost_nanos + excluded.cost_nanos
 )
-SELECT id, funding_key_id, cost_nanos, settled FROM inserted`;
-
-/**
- * A request's own record replaces the record written when its lease ran out (the one row given
- * as JSON): the record keeps its place in the listings and is unsettled again (its whole new cost
- * pending); its day total moves by the difference. Returns what the closure had charged.
- */
-const replaceClosedByLeaseSql = `
-WITH input AS (
-  SELECT * FROM jsonb_to_record($1::jsonb) AS r(id text, provider text, upstream_model text,
-    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, finish_reason text,
-    outcome text, latency_ms double precision, attempts jsonb, usage_estimated boolean,
-    charge_capped boolean)
-),
-stored AS MATERIALIZED (
-  SELECT generations.* FROM generations JOIN input USING (id)
-  WHERE generations.closed_by_lease FOR UPDATE OF generations
-),
-replaced AS (
-  UPDATE generations SET provider = input.provider, upstream_model = input.upstream_model,
-    prompt_tokens = input.prompt_tokens, completion_tokens = input.completion_tokens,
-    cost_nanos = input.cost_nanos, finish_reason = input.finish_reason, outcome = input.outcome,
-    latency_ms = input.latency_ms, attempts = input.attempts,
-    usage_estimated = input.usage_estimated, charge_capped = input.charge_capped,
-    settled = false, settled_at = NULL, closed_by_lease = false
-  FROM input, stored WHERE generations.id = stored.id
-  RETURNING generations.id
-),
-day AS (
-  UPDATE generation_days SET
-    prompt_tokens = generation_days.prompt_tokens + input.prompt_tokens - stored.prompt_tokens,
-    completion_tokens = generation_days.completion_tokens + input.completion_tokens
-      - stored.completion_tokens,
-    cost_nanos = generation_days.cost_nanos + input.cost_nanos - stored.cost_nanos
-  FROM input, stored
-  WHERE generation_days.key_id = stored.key_id
-    AND generation_days.day = (stored.created_at / 86400)::integer
-    AND generation_days.model = stored.model
-)
-SELECT stored.funding_key_id, stored.cost_nanos, stored.settled FROM stored JOIN replaced USING (id)`;
+SELECT 'inserted' AS outcome, id, funding_key_id, cost_nanos, settled, 0 AS closure_nanos
+FROM inserted
+UNION ALL
+SELECT 'replaced', closures.id, closures.funding_key_id, input.cost_nanos, closures.settled,
+  closures.cost_nanos
+FROM closures JOIN input USING (id) JOIN replaced USING (id)`;
 
 /**
  * Moves money between a funding key's counters, every key once, the keys locked in id order
@@ -426,8 +429,9 @@ export async function openPostgresStore(
   };
 
   /**
-   * Writes records not already stored; their unsettled cost becomes their funder's pending.
-   * `closedByLease`: they close in-flight rows whose lease ran out, and may be replaced.
+   * Writes records not already stored (`insertRecordsSql`); their unsettled cost becomes their
+   * funder's pending, and a replaced closure's is corrected (a settled one leaves consumption).
+   * `closedByLease`: they close in-flight rows whose lease ran out, and may be replaced later.
    */
   const insertRecords = async (rows: GenerationRow[], deltas: KeyDeltas, closedByLease = false) => {
     const input = rows.map((row, ord) => ({
@@ -454,62 +458,36 @@ export async function openPostgresStore(
       charge_capped: row.chargeCapped,
       closed_by_lease: closedByLease,
     }));
-    const { rows: inserted } = await query<{
+    const { rows: written } = await query<{
+      outcome: 'inserted' | 'replaced';
       id: string;
       funding_key_id: string;
       cost_nanos: number;
       settled: boolean;
+      closure_nanos: number;
     }>(insertRecordsSql, [JSON.stringify(input)]);
-    for (const record of inserted) {
-      if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
-    }
-    return new Set(inserted.map((record) => record.id));
-  };
-
-  /**
-   * Replaces each record stored by closing its request's in-flight row (its lease ran out) with
-   * the request's own record, which came after all, and charges the difference. A settled
-   * closure is unsettled: its cost leaves consumption, which every instance is told about.
-   */
-  const replaceClosedByLease = async (rows: GenerationRow[], deltas: KeyDeltas) => {
+    const inserted = new Set<string>();
     const corrections: RecordCorrection[] = [];
     const consumed = new Set<string>();
-    for (const row of rows) {
-      const { rows: stored } = await query<{
-        funding_key_id: string;
-        cost_nanos: number;
-        settled: boolean;
-      }>(replaceClosedByLeaseSql, [
-        JSON.stringify({
-          id: row.id,
-          provider: row.provider,
-          upstream_model: row.upstreamModel,
-          prompt_tokens: row.promptTokens,
-          completion_tokens: row.completionTokens,
-          cost_nanos: row.costNanos,
-          finish_reason: row.finishReason,
-          outcome: row.outcome,
-          latency_ms: row.latencyMs,
-          attempts: row.attempts,
-          usage_estimated: row.usageEstimated,
-          charge_capped: row.chargeCapped,
-        }),
-      ]);
-      const closure = stored[0];
-      if (!closure) continue;
-      const pendingNanos = row.costNanos - (closure.settled ? 0 : closure.cost_nanos);
-      deltas.add(closure.funding_key_id, 'pending', pendingNanos);
-      if (closure.settled) {
-        deltas.add(closure.funding_key_id, 'consumption', -closure.cost_nanos);
-        consumed.add(closure.funding_key_id);
+    for (const record of written) {
+      if (record.outcome === 'inserted') {
+        inserted.add(record.id);
+        if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
+        continue;
+      }
+      const pendingNanos = record.cost_nanos - (record.settled ? 0 : record.closure_nanos);
+      deltas.add(record.funding_key_id, 'pending', pendingNanos);
+      if (record.settled) {
+        deltas.add(record.funding_key_id, 'consumption', -record.closure_nanos);
+        consumed.add(record.funding_key_id);
       }
       corrections.push({
-        id: row.id,
+        id: record.id,
         pendingNanos,
-        chargedNanos: row.costNanos - closure.cost_nanos,
+        chargedNanos: record.cost_nanos - record.closure_nanos,
       });
     }
-    return { corrections, consumed: [...consumed] };
+    return { inserted, corrections, consumed: [...consumed] };
   };
 
   const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
@@ -593,19 +571,14 @@ export async function openPostgresStore(
       if (rows.length === 0) return [];
       return transaction(async () => {
         const deltas = new KeyDeltas();
-        // The in-flight rows first: a reclaim that got there first already gave them back.
+        // The in-flight rows first: a reclaim that got there first already gave them back (and
+        // wrote their closures, which these records replace); one that comes later finds them
+        // gone.
         await deleteInflight(
           rows.map((row) => row.id),
           deltas,
         );
-        const inserted = await insertRecords(rows, deltas);
-        const { corrections, consumed } =
-          inserted.size === rows.length
-            ? { corrections: [], consumed: [] }
-            : await replaceClosedByLease(
-                rows.filter((row) => !inserted.has(row.id)),
-                deltas,
-              );
+        const { corrections, consumed } = await insertRecords(rows, deltas);
         await applyDeltas(deltas);
         // Every instance's registry shows consumption (the balance): tell them it moved.
         await notifyKeys(consumed);
@@ -722,8 +695,11 @@ export async function openPostgresStore(
         // Another instance is settling: what it moves, it moves; this one has nothing to do.
         if (!lock[0]!.locked) return new Map<string, Nanos>();
         const { rows } = await query<{ funding_key_id: string; total: number }>(
+          // Locked in id order first, as a batch replacing closures locks them, so the two wait
+          // for each other rather than deadlock.
           `WITH moved AS (
-             UPDATE generations SET settled = true, settled_at = $1 WHERE NOT settled
+             UPDATE generations SET settled = true, settled_at = $1
+             WHERE id IN (SELECT id FROM generations WHERE NOT settled ORDER BY id FOR UPDATE)
              RETURNING funding_key_id, cost_nanos
            )
            SELECT funding_key_id, SUM(cost_nanos) AS total FROM moved GROUP BY funding_key_id`,
@@ -808,7 +784,9 @@ export async function openPostgresStore(
           .filter(hasCheckpointedUsage)
           .map((row) => endedEarlyRecord(row, nowMs));
         const written =
-          candidates.length > 0 ? await insertRecords(candidates, deltas, true) : new Set<string>();
+          candidates.length > 0
+            ? (await insertRecords(candidates, deltas, true)).inserted
+            : new Set<string>();
         await applyDeltas(deltas);
         return { records: candidates.filter((record) => written.has(record.id)), released };
       }),

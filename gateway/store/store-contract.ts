@@ -845,11 +845,20 @@ export function describeStoreContract(factory: StoreFactory): void {
           costNanos: 1 * USD,
         }),
       );
+      await store.reserve(
+        inflightRow({
+          id: 'gen_4',
+          reservedNanos: 6 * USD,
+          leaseExpiresAt: 1,
+          completionTokens: 9,
+          costNanos: 2 * USD,
+        }),
+      );
       await store.reserve(inflightRow({ id: 'gen_2', reservedNanos: 6 * USD }));
       await store.reclaimInflight(2);
       expect(await store.fundingFigures('key_account')).toMatchObject({
         reservedNanos: 6 * USD,
-        pendingNanos: 1 * USD,
+        pendingNanos: 3 * USD,
       });
       // The requests finished after all (their instance was only slow): the batch is not
       // refused, nothing more is given back, and the request already closed is charged what it
@@ -858,13 +867,17 @@ export function describeStoreContract(factory: StoreFactory): void {
         generationRow({ id: 'gen_1', costNanos: 2 * USD }),
         generationRow({ id: 'gen_2', costNanos: 1 * USD }),
         generationRow({ id: 'gen_3', costNanos: 4 * USD, completionTokens: 40 }),
+        // The provider counted less than the checkpoint's estimate: the difference comes back.
+        generationRow({ id: 'gen_4', costNanos: 1 * USD, completionTokens: 5 }),
       ];
-      expect(await store.insertGenerations(late)).toEqual([
+      const corrections = await store.insertGenerations(late);
+      expect(corrections.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
         { id: 'gen_3', pendingNanos: 3 * USD, chargedNanos: 3 * USD },
+        { id: 'gen_4', pendingNanos: -1 * USD, chargedNanos: -1 * USD },
       ]);
       expect(await store.fundingFigures('key_account')).toMatchObject({
         reservedNanos: 0,
-        pendingNanos: 7 * USD,
+        pendingNanos: 8 * USD,
       });
       expect(await store.getGeneration('gen_3')).toMatchObject({
         outcome: 'completed',
@@ -876,11 +889,11 @@ export function describeStoreContract(factory: StoreFactory): void {
       });
       const day = Math.floor(1_700_000_000 / 86_400);
       expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
-        expect.objectContaining({ requests: 3, completionTokens: 80, costNanos: 7 * USD }),
+        expect.objectContaining({ requests: 4, completionTokens: 85, costNanos: 8 * USD }),
       ]);
-      // The same batch again (a retry after a lost answer) changes nothing.
+      // The same batch again (a retry after a lost answer) changes nothing in the store.
       expect(await store.insertGenerations(late)).toEqual([]);
-      expect(await store.pendingFor('key_account')).toBe(7 * USD);
+      expect(await store.pendingFor('key_account')).toBe(8 * USD);
     });
 
     it('unsettles a settled closure when the request writes its own record later, charging the difference', async () => {
@@ -932,6 +945,112 @@ export function describeStoreContract(factory: StoreFactory): void {
   });
 
   describe('in-flight requests, racing', () => {
+    it('settles while another instance replaces many closures, without a deadlock, and the money adds up', async () => {
+      const store = await open();
+      const other = await openAnother();
+      await store.insertKey(keyRow({ limitNanos: 1_000_000 * USD }));
+      await warm([store, other], 4);
+      const rounds = 8;
+      const perRound = 40;
+      for (let round = 0; round < rounds; round += 1) {
+        const ids = Array.from(
+          { length: perRound },
+          (_, index) => `r${round}_${String(index).padStart(3, '0')}`,
+        );
+        for (const id of ids) {
+          await store.reserve(
+            inflightRow({
+              id,
+              reservedNanos: 10,
+              leaseExpiresAt: 1,
+              completionTokens: 5,
+              costNanos: 3,
+            }),
+          );
+        }
+        await other.reclaimInflight(2);
+        // The stalled instance's requests finish together, in another order than their ids,
+        // while the other instance settles.
+        const late = ids
+          .slice()
+          .reverse()
+          .map((id) => generationRow({ id, costNanos: 7 }));
+        await Promise.all([
+          store.insertGenerations(late),
+          (async () => {
+            await new Promise((resolve) => setTimeout(resolve, 2));
+            await other.settlePending(1_700_000_000 + round);
+          })(),
+        ]);
+      }
+      await other.settlePending(1_800_000_000);
+      expect(await store.fundingFigures('key_account')).toMatchObject({
+        consumptionNanos: rounds * perRound * 7,
+        pendingNanos: 0,
+        reservedNanos: 0,
+      });
+      const day = Math.floor(1_700_000_000 / 86_400);
+      expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
+        expect.objectContaining({ requests: rounds * perRound, costNanos: rounds * perRound * 7 }),
+      ]);
+    });
+
+    it('replaces closures of one key while another instance closes rows of two, without a deadlock on day totals', async () => {
+      const store = await open();
+      const other = await openAnother();
+      for (const id of ['key_1', 'key_2']) {
+        await store.insertKey(keyRow({ id, limitNanos: 1_000_000 * USD }));
+      }
+      await warm([store, other], 4);
+      const row = (id: string, keyId: string) =>
+        inflightRow({
+          id,
+          keyId,
+          fundingKeyId: keyId,
+          reservedNanos: 10,
+          leaseExpiresAt: 1,
+          completionTokens: 5,
+          costNanos: 3,
+          createdAt: 1_700_000_000,
+        });
+      const rounds = 8;
+      for (let round = 0; round < rounds; round += 1) {
+        const closures = Array.from({ length: 20 }, (_, index) => `x${round}_${index}`);
+        for (const id of closures) await store.reserve(row(id, 'key_1'));
+        await other.reclaimInflight(2);
+        // Rows of both keys (same day and model) for the other instance to close meanwhile.
+        for (let index = 0; index < 20; index += 1) {
+          await store.reserve(row(`y${round}_1_${index}`, 'key_1'));
+          await store.reserve(row(`y${round}_2_${index}`, 'key_2'));
+        }
+        // New records of key_2 first, then the replacements of key_1's closures.
+        const batch = [
+          ...Array.from({ length: 5 }, (_, index) =>
+            generationRow({
+              id: `n${round}_${index}`,
+              keyId: 'key_2',
+              fundingKeyId: 'key_2',
+              createdAt: 1_700_000_000,
+              costNanos: 4,
+            }),
+          ),
+          ...closures.map((id) =>
+            generationRow({ id, keyId: 'key_1', fundingKeyId: 'key_1', costNanos: 7 }),
+          ),
+        ];
+        await Promise.all([store.insertGenerations(batch), other.reclaimInflight(2)]);
+      }
+      // key_1: its replaced closures at 7 and the other's closures at 3; key_2: 4s and 3s.
+      expect(await store.pendingFor('key_1')).toBe(rounds * (20 * 7 + 20 * 3));
+      expect(await store.pendingFor('key_2')).toBe(rounds * (5 * 4 + 20 * 3));
+      const day = Math.floor(1_700_000_000 / 86_400);
+      const [key1Day] = await store.activity({ keyId: 'key_1' }, day, day);
+      expect(key1Day).toMatchObject({
+        requests: rounds * 40,
+        costNanos: rounds * (20 * 7 + 20 * 3),
+      });
+    });
+
     it('gives a row back once when its record and a reclaim race for it', async () => {
       const store = await open();
       const other = await openAnother();
