@@ -19,6 +19,7 @@ import { GatewayError } from './errors';
 import { chatErrorBody } from './forms/openai/error-shape';
 
 import { sendJson } from './http/respond';
+import { limitUnreadBody, unreadBodyLimits } from './http/unread-body';
 import { Router, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
 import { createKeyDigester, loadPepper } from './keys/key-material';
@@ -203,6 +204,7 @@ export async function createGateway(
   const resync = setInterval(() => void reloadKeys(), 5_000);
   resync.unref();
 
+  const unreadBody = unreadBodyLimits(config.maxBodyBytes);
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const traceId = newTraceId();
@@ -218,6 +220,8 @@ export async function createGateway(
       url = new URL('http://gateway.invalid/');
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
+    // A body the answer left unread is discarded only up to a bound (http/unread-body.ts).
+    limitUnreadBody(request, response, unreadBody);
     // `close` fires for every request, also when the client left before the answer ended.
     response.on('close', () => {
       logRequest(logger, context);

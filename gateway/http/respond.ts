@@ -1,6 +1,5 @@
 /** Writing answers: JSON bodies and the headers of an event stream. */
 import type { ServerResponse } from 'node:http';
-import { unreadBodyHeaders } from './unread-body';
 
 export function sendJson(
   response: ServerResponse,
@@ -13,8 +12,6 @@ export function sendJson(
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     ...headers,
-    // A refusal written before a large body was read closes the connection rather than read it.
-    ...unreadBodyHeaders(response.req),
   });
   response.end(text);
 }

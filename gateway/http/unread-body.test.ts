@@ -1,10 +1,13 @@
-/** A refusal written before the body was read: a large rest is not read, the connection closes. */
+/** A body the answer left unread: discarded up to a bound, then the connection is closed. */
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendJson } from './respond';
+import { limitUnreadBody } from './unread-body';
+
+const LIMITS = { bytes: 1024 * 1024, ms: 300 };
 const servers: http.Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -13,11 +16,15 @@ afterEach(async () => {
   }
 });
 
-/** A server that refuses every request before reading its body; what each socket read in all. */
+/**
+ * A server that answers every request at once, before reading its body, as the gateway refuses
+ * an unknown key; what the socket of the first request read in all, once it closed.
+ */
 async function refusingServer(): Promise<{ port: number; bytesRead: Promise<number> }> {
   let reported!: (bytes: number) => void;
   const bytesRead = new Promise<number>((resolve) => (reported = resolve));
   const server = http.createServer((request, response) => {
+    limitUnreadBody(request, response, LIMITS);
     request.socket.once('close', () => reported(request.socket.bytesRead));
     sendJson(response, 401, { error: 'unknown key' });
   });
@@ -26,66 +33,126 @@ async function refusingServer(): Promise<{ port: number; bytesRead: Promise<numb
   return { port: (server.address() as AddressInfo).port, bytesRead };
 }
 
-/** Sends `head`, then body chunks from `chunks` until the server closes; what came back. */
-async function send(
-  port: number,
-  head: string,
-  chunks: () => Iterable<Buffer | string>,
-  pauseMs = 0,
-): Promise<string> {
+/** A raw connection: what it received so far, and a way to wait for more. */
+async function connect(port: number) {
   const socket = net.connect(port, '127.0.0.1');
-  let answer = '';
-  socket.on('data', (data: Buffer) => (answer += data.toString()));
+  let received = '';
+  let waiting: (() => void) | null = null;
+  socket.on('data', (data: Buffer) => {
+    received += data.toString();
+    waiting?.();
+  });
   socket.on('error', () => undefined);
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  socket.write(head);
-  for (const chunk of chunks()) {
+  const answers = () => received.split('HTTP/1.1 ').length - 1;
+  return {
+    socket,
+    closed,
+    received: () => received,
+    /** Resolves once `count` answers have arrived in all. */
+    answered: (count: number) =>
+      new Promise<void>((resolve) => {
+        waiting = () => {
+          if (answers() < count) return;
+          waiting = null;
+          resolve();
+        };
+        waiting();
+      }),
+  };
+}
+
+/** Writes `chunks` until the server closes the connection (or they run out). */
+async function sendUntilClosed(
+  connection: Awaited<ReturnType<typeof connect>>,
+  chunks: Iterable<Buffer | string>,
+  pauseMs = 0,
+): Promise<void> {
+  const { socket, closed } = connection;
+  for (const chunk of chunks) {
     if (socket.destroyed) break;
     if (!socket.write(chunk)) {
       await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
     }
     if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
-  await closed;
-  return answer;
 }
 
-describe('a request body left unread by the answer', () => {
-  it('is not read when large: the client gets its answer, then the connection closes', async () => {
+const postHead = (headers: string) =>
+  `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n${headers}\r\n`;
+
+describe('a request body the answer left unread', () => {
+  it('is read no further than about the bound in bytes; the client has its answer, then the connection closes', async () => {
     const { port, bytesRead } = await refusingServer();
-    const total = 20 * 1024 * 1024;
+    const declared = 1024 * 1024 * 1024;
     const chunk = Buffer.alloc(64 * 1024, 'a');
-    const answer = await send(
-      port,
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`,
-      function* () {
-        for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
-      },
+    const connection = await connect(port);
+    connection.socket.write(postHead(`Content-Length: ${declared}\r\n`));
+    await sendUntilClosed(
+      connection,
+      (function* () {
+        for (let sent = 0; sent < declared; sent += chunk.length) yield chunk;
+      })(),
     );
-    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
-    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
-    expect(answer).toContain('{"error":"unknown key"}');
-    // Node alone reads all 20 MiB to keep the connection; it closes it instead.
-    expect(await bytesRead).toBeLessThan(1024 * 1024);
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(connection.received()).toContain('{"error":"unknown key"}');
+    // Node alone reads all of a 1 GiB body; here the bound (1 MiB) and what arrives while it is
+    // checked.
+    expect(await bytesRead).toBeLessThan(256 * 1024 * 1024);
   });
 
-  it('is cut at once when it trickles in without an end', async () => {
+  it('is cut after the bound in time when it trickles in without an end', async () => {
     const { port, bytesRead } = await refusingServer();
-    const answer = await send(
-      port,
-      'POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
-      function* () {
-        // Endless without the bound: the connection would stay until Node's request timeout.
+    const connection = await connect(port);
+    connection.socket.write(postHead('Transfer-Encoding: chunked\r\n'));
+    await sendUntilClosed(
+      connection,
+      (function* () {
+        // Endless: without the bound, read until Node's request timeout.
         for (;;) yield '1\r\na\r\n';
-      },
+      })(),
       20,
     );
-    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
     expect(await bytesRead).toBeLessThan(64 * 1024);
   });
 
-  it('says so, so a client with one pooled connection sends the next request on a new one', async () => {
+  it('is read whole when within the bound, for a client that sends it all before it reads', async () => {
+    const { port } = await refusingServer();
+    const connection = await connect(port);
+    const body = Buffer.alloc(512 * 1024, 'a');
+    // As Python's http.client does: the whole request first, the answer afterwards.
+    connection.socket.write(postHead(`Content-Length: ${body.length}\r\n`));
+    await sendUntilClosed(connection, [body]);
+    await connection.answered(1);
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
+    // And the connection carries the next request.
+    connection.socket.write('GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    await connection.answered(2);
+    expect(connection.socket.destroyed).toBe(false);
+    connection.socket.destroy();
+  });
+
+  it('keeps the connection after a small body or none, past the bound in time', async () => {
+    const { port } = await refusingServer();
+    const connection = await connect(port);
+    const body = 'x'.repeat(4096);
+    connection.socket.write(`${postHead(`Content-Length: ${body.length}\r\n`)}${body}`);
+    await connection.answered(1);
+    connection.socket.write('GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    await connection.answered(2);
+    await new Promise((resolve) => setTimeout(resolve, LIMITS.ms + 200));
+    connection.socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    await connection.answered(3);
+    expect(connection.received()).not.toMatch(/connection: close/i);
+    expect(connection.socket.destroyed).toBe(false);
+    connection.socket.destroy();
+  });
+
+  it('lets a client with one pooled connection send its next request after a large refused body', async () => {
     const { port } = await refusingServer();
     const client = new Agent({ connections: 1 });
     try {
@@ -104,33 +171,5 @@ describe('a request body left unread by the answer', () => {
     } finally {
       await client.close();
     }
-  });
-
-  it('keeps the connection for the next request when a small body is still arriving', async () => {
-    const { port } = await refusingServer();
-    const socket = net.connect(port, '127.0.0.1');
-    let answer = '';
-    const answers = (count: number) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (answer.split('HTTP/1.1 401').length - 1 >= count) {
-            socket.off('data', check);
-            resolve();
-          }
-        };
-        socket.on('data', (data: Buffer) => {
-          answer += data.toString();
-          check();
-        });
-      });
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const body = 'x'.repeat(4096);
-    const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-    socket.write(request);
-    await answers(1);
-    socket.write(request);
-    await answers(2);
-    expect(socket.destroyed).toBe(false);
-    socket.destroy();
   });
 });

@@ -1,28 +1,59 @@
 /**
  * An answer written while the request's body is still arriving (a refusal before reading it:
  * unknown or disabled key, too large, wrong content type, rate limited). Node then reads the rest
- * of the body off the wire and throws it away, to keep the connection for the next request: right
- * for a few kilobytes, wrong for a hostile client. A flood of 20 MiB bodies with an unknown key
- * cost the gateway milliseconds of CPU each, and a body with no end (chunked, trickled) held the
- * connection until Node's request timeout (five minutes).
+ * of the body off the wire and throws it away, so the connection can carry the next request, and
+ * so a client that sends its whole body before it reads (Python's http.client, Node's own
+ * http.request) still gets the answer. That is right for a body of a size the gateway takes, and
+ * wrong without a bound: a body with no end (chunked, or trickled) was read for as long as it
+ * came, up to Node's request timeout (five minutes), and a body of any size was read to its end.
  *
- * So such an answer says `Connection: close` when more than a little is still to come: the client
- * sends its next request on another connection, and Node closes this one once the answer is
- * written, reading nothing more. A small rest (a declared length within the bound) is discarded
- * as before, and the connection kept.
+ * So the rest is read and discarded up to a bound in bytes and in time, as nginx's lingering close
+ * does, and past either the connection is closed (the answer went out before any of this). A
+ * client still sending past the bound gets a broken connection, not the answer: it sent more, or
+ * for longer, than any request the gateway takes.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The largest rest of a body still read and discarded to keep the connection. */
-export const UNREAD_BODY_BYTES = 64 * 1024;
+export type UnreadBodyLimits = {
+  /** Bytes of the rest of a body still read and discarded after the answer. */
+  bytes: number;
+  /** How long they may take. */
+  ms: number;
+};
 
-/** The headers an answer to `request`, written now, adds: `Connection: close` or nothing. */
-export function unreadBodyHeaders(
-  request: IncomingMessage | undefined,
-  limitBytes = UNREAD_BODY_BYTES,
-): Record<string, string> {
-  if (!request || request.complete) return {};
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared <= limitBytes) return {};
-  return { connection: 'close' };
+/** The bound for a gateway whose largest body is `maxBodyBytes`. */
+export function unreadBodyLimits(maxBodyBytes: number): UnreadBodyLimits {
+  return { bytes: 2 * maxBodyBytes, ms: 30_000 };
 }
+
+export function limitUnreadBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limits: UnreadBodyLimits,
+): void {
+  response.once('finish', () => {
+    if (request.complete) return;
+    const socket = request.socket;
+    if (!socket || socket.destroyed) return;
+    // Node discards the body inside its parser, where no chunk can be counted: the socket's byte
+    // count is looked at instead, often enough that little more than the bound gets through.
+    const start = socket.bytesRead;
+    const deadline = Date.now() + limits.ms;
+    const check = () => {
+      if (socket.bytesRead - start <= limits.bytes && Date.now() < deadline) return;
+      stop();
+      socket.destroy();
+    };
+    const timer = setInterval(check, CHECK_EVERY_MS);
+    timer.unref();
+    const stop = () => {
+      clearInterval(timer);
+      request.off('end', stop);
+      socket.off('close', stop);
+    };
+    request.once('end', stop);
+    socket.once('close', stop);
+  });
+}
+
+const CHECK_EVERY_MS = 10;
