@@ -31,6 +31,9 @@ export function limitUnreadBody(
   response: ServerResponse,
   limits: UnreadBodyLimits,
 ): void {
+  // A request without a body (most GETs) has nothing to leave unread: no listener for it.
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (!length || length === '0')) return;
   response.once('finish', () => {
     if (request.complete) return;
     const socket = request.socket;
