@@ -19,7 +19,7 @@ import { GatewayError } from './errors';
 import { chatErrorBody } from './forms/openai/error-shape';
 
 import { sendJson } from './http/respond';
-import { limitUnreadBody, unreadBodyLimits } from './http/unread-body';
+import { limitUnreadBody, unreadBodyLimits } from '../contract/unread-body';
 import { Router, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
 import { createKeyDigester, loadPepper } from './keys/key-material';
@@ -220,7 +220,7 @@ export async function createGateway(
       url = new URL('http://gateway.invalid/');
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
-    // A body the answer left unread is discarded only up to a bound (http/unread-body.ts).
+    // A body the answer left unread is discarded only up to a bound (contract/unread-body.ts).
     limitUnreadBody(request, response, unreadBody);
     // `close` fires for every request, also when the client left before the answer ended.
     response.on('close', () => {

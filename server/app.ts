@@ -5,11 +5,13 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
+import { limitUnreadBody, unreadBodyLimits } from '../contract/unread-body';
 import type { Logger } from 'pino';
 import { createAccessControl } from './access';
 import { createActivityRouter } from './activity';
 import { createBalanceRouter } from './balance';
 import { bodyDepthLimit } from './body-depth';
+import { jsonBody } from './json-body';
 import { createCatalogRouter, createCatalogService } from './catalog';
 import { createChatRouter } from './chat-proxy';
 import { createChildKeysRouter } from './child-keys';
@@ -123,8 +125,17 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const dev = options.dev ?? false;
   const access = createAccessControl({ token: options.accessToken });
 
+  const bodyLimitBytes = options.bodyLimitBytes ?? 8 * 1024 * 1024;
+  const unreadBody = unreadBodyLimits(bodyLimitBytes);
+
   const app = express();
   app.disable('x-powered-by');
+  // Every guard below may answer before the body is read: what is left of it is discarded only
+  // up to a bound (contract/unread-body.ts).
+  app.use((request, response, next) => {
+    limitUnreadBody(request, response, unreadBody);
+    next();
+  });
   // ETags on API answers would let a cached balance or check report look fresh.
   app.set('etag', false);
   app.use(requestLogger(logger));
@@ -136,7 +147,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(stateChangeGuard());
   // Before the body is read: without a session only the sign-in routes get that far.
   api.use(access.requireSession);
-  api.use(express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, strict: true }));
+  api.use(jsonBody(bodyLimitBytes));
   api.use(bodyDepthLimit());
   api.use((_request, response, next) => {
     response.setHeader('Cache-Control', 'no-store');

@@ -253,8 +253,7 @@ export const notFoundHandler: RequestHandler = (request, _response, next) => {
   );
 };
 
-interface BodyParserError {
-  type?: string;
+interface StatusError {
   status?: number;
 }
 
@@ -290,31 +289,19 @@ export function createErrorHandler(
     if (error instanceof ApiFailure) {
       failure = error;
     } else {
-      const parserError = error as BodyParserError;
-      switch (parserError.type) {
-        case 'entity.too.large':
-          failure = validationFailure('body', 'the request body is too large', 413);
-          break;
-        case 'entity.parse.failed':
-          failure = validationFailure('body', 'is not valid JSON');
-          break;
-        case 'encoding.unsupported':
-        case 'charset.unsupported':
-          failure = validationFailure('body', 'unsupported encoding or charset', 415);
-          break;
-        default:
-          if (typeof parserError.status === 'number' && parserError.status < 500) {
-            failure = new ApiFailure(parserError.status, {
-              message: 'The request could not be read.',
-              stage: 'validation',
-            });
-          } else {
-            onUnexpected(error);
-            failure = new ApiFailure(500, {
-              message: 'The workbench hit an unexpected error; see its log.',
-              stage: 'internal',
-            });
-          }
+      // Express's own errors carry a status: a malformed path, a static file's bad range.
+      const status = (error as StatusError).status;
+      if (typeof status === 'number' && status < 500) {
+        failure = new ApiFailure(status, {
+          message: 'The request could not be read.',
+          stage: 'validation',
+        });
+      } else {
+        onUnexpected(error);
+        failure = new ApiFailure(500, {
+          message: 'The workbench hit an unexpected error; see its log.',
+          stage: 'internal',
+        });
       }
     }
     const detail: ApiErrorDetail = {

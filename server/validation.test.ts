@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Request, Response } from 'express';
 import { apiErrorSchema } from '../contract/workbench-api';
@@ -68,6 +69,31 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
     expect(errorOf(response)).toMatchObject({ field: 'body' });
   });
 
+  it.each([
+    [
+      'a charset other than UTF-8',
+      { 'content-type': 'application/json; charset=latin1' },
+      '{}',
+      415,
+    ],
+    ['a compressed body', { 'content-encoding': 'gzip' }, '{}', 415],
+    ['a bare JSON number (objects and arrays only)', {}, '42', 400],
+  ])('%s is refused naming the body', async (_label, headers, body, status) => {
+    const response = await rawRequest(bff, { method: 'POST', path: '/api/chat', headers, body });
+    expect(response.status).toBe(status);
+    expect(errorOf(response)).toMatchObject({ stage: 'validation', field: 'body' });
+  });
+
+  it('a POST without a body is a 400 naming the body', async () => {
+    const response = await rawRequest(bff, {
+      method: 'POST',
+      path: '/api/chat',
+      headers: { 'content-length': '0' },
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(response).field).toBe('body');
+  });
+
   it('a body over the size limit is 413', async () => {
     const response = await postJson(bff, '/api/chat', {
       profile: 'main',
@@ -76,6 +102,58 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
     expect(response.status).toBe(413);
     expect(errorOf(response)).toMatchObject({ field: 'body' });
   });
+
+  it.each([
+    ['declares a length over the limit', 'Content-Length: 268435456', (chunk: Buffer) => chunk],
+    [
+      'comes chunked, without an end',
+      'Transfer-Encoding: chunked',
+      (chunk: Buffer) =>
+        Buffer.concat([
+          Buffer.from(`${chunk.length.toString(16)}\r\n`),
+          chunk,
+          Buffer.from('\r\n'),
+        ]),
+    ],
+  ])(
+    'a body that %s gets its 413 at once, is read no further than about twice the limit, then the connection closes',
+    async (_label, framing, frame) => {
+      // Express's parser read such a body to its end before answering: all 256 MiB, or forever.
+      const socket = net.connect(bff.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString()));
+      const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1:${bff.port}\r\n` +
+          `Origin: http://127.0.0.1:${bff.port}\r\nContent-Type: application/json\r\n` +
+          `${framing}\r\n\r\n`,
+      );
+      const chunk = frame(Buffer.alloc(64 * 1024, 'a'));
+      const cap = 256 * 1024 * 1024;
+      let written = 0;
+      while (written < cap && !socket.destroyed) {
+        written += chunk.length;
+        if (!socket.write(chunk)) {
+          const drained = new Promise((resolve) => socket.once('drain', resolve));
+          const stalled = new Promise((resolve) => setTimeout(resolve, 5_000));
+          await Promise.race([drained, closed, stalled]);
+          if (!socket.writableNeedDrain) continue;
+          break;
+        }
+      }
+      const closedInTime = await Promise.race([
+        closed,
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
+      ]);
+      socket.destroy();
+      expect(received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(closedInTime).toBe(true);
+      // The bound is 20 KB here; what the socket buffers held when it closed comes on top.
+      expect(written).toBeLessThan(64 * 1024 * 1024);
+    },
+  );
 
   it.each([
     ['/api/balance', 'profile'],

@@ -4,7 +4,6 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendJson } from './respond';
 import { limitUnreadBody } from './unread-body';
 
 const LIMITS = { bytes: 1024 * 1024, ms: 300 };
@@ -20,13 +19,28 @@ afterEach(async () => {
  * A server that answers every request at once, before reading its body, as the gateway refuses
  * an unknown key; what the socket of the first request read in all, once it closed.
  */
-async function refusingServer(): Promise<{ port: number; bytesRead: Promise<number> }> {
+async function refusingServer(
+  { readFirst }: { readFirst: boolean } = { readFirst: false },
+): Promise<{ port: number; bytesRead: Promise<number> }> {
   let reported!: (bytes: number) => void;
   const bytesRead = new Promise<number>((resolve) => (reported = resolve));
   const server = http.createServer((request, response) => {
     limitUnreadBody(request, response, LIMITS);
     request.socket.once('close', () => reported(request.socket.bytesRead));
-    sendJson(response, 401, { error: 'unknown key' });
+    const refuse = () => {
+      const body = '{"error":"unknown key"}';
+      response.writeHead(401, {
+        'content-type': 'application/json',
+        'content-length': body.length,
+      });
+      response.end(body);
+    };
+    if (!readFirst || request.headers['content-length'] === undefined) return refuse();
+    // Some of the body read, then paused, as a reader stopping at its limit does.
+    request.once('data', () => {
+      request.pause();
+      refuse();
+    });
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -120,21 +134,28 @@ describe('a request body the answer left unread', () => {
     expect(await bytesRead).toBeLessThan(64 * 1024);
   });
 
-  it('is read whole when within the bound, for a client that sends it all before it reads', async () => {
-    const { port } = await refusingServer();
-    const connection = await connect(port);
-    const body = Buffer.alloc(512 * 1024, 'a');
-    // As Python's http.client does: the whole request first, the answer afterwards.
-    connection.socket.write(postHead(`Content-Length: ${body.length}\r\n`));
-    await sendUntilClosed(connection, [body]);
-    await connection.answered(1);
-    expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
-    // And the connection carries the next request.
-    connection.socket.write('GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n');
-    await connection.answered(2);
-    expect(connection.socket.destroyed).toBe(false);
-    connection.socket.destroy();
-  });
+  it.each([
+    ['left unread', false],
+    // As Express's body parser leaves a body it stopped reading at its limit.
+    ['read partway, then paused', true],
+  ])(
+    'is read whole when within the bound (%s), for a client that sends it all before it reads',
+    async (_label, readFirst) => {
+      const { port } = await refusingServer({ readFirst });
+      const connection = await connect(port);
+      const body = Buffer.alloc(512 * 1024, 'a');
+      // As Python's http.client does: the whole request first, the answer afterwards.
+      connection.socket.write(postHead(`Content-Length: ${body.length}\r\n`));
+      await sendUntilClosed(connection, [body]);
+      await connection.answered(1);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
+      // And the connection carries the next request.
+      connection.socket.write('GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n');
+      await connection.answered(2);
+      expect(connection.socket.destroyed).toBe(false);
+      connection.socket.destroy();
+    },
+  );
 
   it('keeps the connection after a small body or none, past the bound in time', async () => {
     const { port } = await refusingServer();

@@ -1,0 +1,84 @@
+/**
+ * Reads the API's JSON request bodies, with a bound, and answers a body that breaks a rule at
+ * once. Express's own parser (body-parser) reads the rest of a refused body to its very end before
+ * it answers: a body over the limit was read whole, and a chunked body with no end was read for as
+ * long as it came, with no answer. Here the refusal goes out first, and what is left of the body
+ * is discarded only up to a bound (contract/unread-body.ts).
+ *
+ * The workbench page is the only client: it sends UTF-8 JSON objects, uncompressed.
+ */
+import type { RequestHandler } from 'express';
+import getRawBody from 'raw-body';
+import { declaresBody } from '../contract/unread-body';
+import { ApiFailure, validationFailure } from './errors';
+
+interface ReadError {
+  type?: string;
+  status?: number;
+}
+
+function readFailure(error: ReadError): ApiFailure {
+  if (error.type === 'entity.too.large') {
+    return validationFailure('body', 'the request body is too large', 413);
+  }
+  // Cut short, or not the length it declared: nothing to answer about its content.
+  return new ApiFailure(400, {
+    message: 'The request body could not be read.',
+    stage: 'validation',
+  });
+}
+
+function mediaType(header: string | undefined): { type: string; charset: string | null } {
+  const [type = '', ...parameters] = (header ?? '').split(';');
+  let charset: string | null = null;
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=');
+    if (name?.trim().toLowerCase() === 'charset') {
+      charset = (value ?? '').trim().replace(/^"|"$/g, '').toLowerCase();
+    }
+  }
+  return { type: type.trim().toLowerCase(), charset };
+}
+
+export function jsonBody(limitBytes: number): RequestHandler {
+  return (request, _response, next) => {
+    if (!declaresBody(request)) return next();
+    const { type, charset } = mediaType(request.headers['content-type']);
+    // State changes without JSON were refused before this (security.ts); anything else keeps no
+    // body, as Express's parser leaves one it does not parse.
+    if (type !== 'application/json') return next();
+    if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
+      return next(validationFailure('body', 'unsupported encoding or charset', 415));
+    }
+    const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding !== 'identity') {
+      return next(validationFailure('body', 'unsupported encoding or charset', 415));
+    }
+    // raw-body refuses a declared length over the limit before reading, and stops (pauses the
+    // request, reading no more) the moment a body without one goes over it.
+    getRawBody(request, {
+      length: request.headers['content-length'],
+      limit: limitBytes,
+      encoding: 'utf8',
+    }).then(
+      (text) => {
+        const trimmed = text.trimStart();
+        if (trimmed === '') {
+          request.body = {};
+          return next();
+        }
+        // Objects and arrays only, as the strict JSON parser before this took.
+        if (trimmed[0] !== '{' && trimmed[0] !== '[') {
+          return next(validationFailure('body', 'is not valid JSON'));
+        }
+        try {
+          request.body = JSON.parse(text) as unknown;
+        } catch {
+          return next(validationFailure('body', 'is not valid JSON'));
+        }
+        next();
+      },
+      (error: ReadError) => next(readFailure(error)),
+    );
+  };
+}
