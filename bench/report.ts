@@ -69,6 +69,11 @@ export type BenchResults = {
   };
   latencyC1: Record<TargetName, ClosedResult>;
   addedC1: Record<Exclude<TargetName, 'mock'>, Added>;
+  /**
+   * Not a target: a bare Node proxy (node:http and an undici pool, nothing else) in front of the
+   * same mock at c=1 (bench/bare-proxy.ts), the floor under the gateway's added latency.
+   */
+  floorC1: { result: ClosedResult; added: Added };
   throughputC32: Record<TargetName, ClosedResult>;
   rates: Array<{ rate: number; results: Record<TargetName, RateResult> }>;
   streams: Array<{
@@ -171,20 +176,27 @@ export function formatReport(results: BenchResults): string {
     table(
       'Latency at c=1, ms (added = target minus the mock)',
       ['target', 'p50', 'p99', 'p99.9', 'added p50', 'added p99', 'added p99.9', 'requests'],
-      TARGETS.map((name) => {
-        const result = results.latencyC1[name];
-        const extra = name === 'mock' ? null : results.addedC1[name];
-        return [
-          TARGET_LABELS[name],
-          ms(result.latency.p50),
-          ms(result.latency.p99),
-          ms(result.latency.p999),
-          ms(extra?.p50, true),
-          ms(extra?.p99, true),
-          ms(extra?.p999, true),
-          `${count(result.ok)}${failures(result)}`,
-        ];
-      }),
+      [
+        ...TARGETS.map((name) => ({
+          label: TARGET_LABELS[name],
+          result: results.latencyC1[name],
+          extra: name === 'mock' ? null : results.addedC1[name],
+        })),
+        {
+          label: 'bare Node proxy (floor)',
+          result: results.floorC1.result,
+          extra: results.floorC1.added,
+        },
+      ].map(({ label, result, extra }) => [
+        label,
+        ms(result.latency.p50),
+        ms(result.latency.p99),
+        ms(result.latency.p999),
+        ms(extra?.p50, true),
+        ms(extra?.p99, true),
+        ms(extra?.p999, true),
+        `${count(result.ok)}${failures(result)}`,
+      ]),
     ),
   );
 

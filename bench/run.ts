@@ -155,6 +155,12 @@ async function main(): Promise<void> {
     const portkey = await startPortkey(await freePort());
     services.push(portkey);
 
+    const bareProxy = await startAnnouncingService(
+      'bare Node proxy',
+      spawnTypeScript('bench/bare-proxy.ts', ['--upstream', mock.url]),
+    );
+    services.push(bareProxy);
+
     let bff: Service | null = null;
     let bffSkipReason = '';
     try {
@@ -191,6 +197,8 @@ async function main(): Promise<void> {
       ),
     };
     for (const name of TARGETS) await checkWiring(name, requests[name]);
+    const floorRequests = chatRequests(`${bareProxy.url}/v1/chat/completions`, {}, UPSTREAM_MODEL);
+    await checkWiring('the bare Node proxy', floorRequests);
     if (bff) {
       try {
         await checkWiring('the BFF', bffRequests(bff.url));
@@ -242,6 +250,22 @@ async function main(): Promise<void> {
         seconds: seconds.c1,
       });
     }
+
+    // Not a target: the floor any Node proxy sets on this machine (bench/bare-proxy.ts).
+    progress('latency at c=1: a bare Node proxy (the floor)');
+    await load.run({
+      kind: 'closed',
+      request: floorRequests.plain,
+      connections: 8,
+      seconds: seconds.warmup,
+    });
+    const floorC1 = await load.run<ClosedResult>({
+      kind: 'closed',
+      request: floorRequests.plain,
+      connections: 1,
+      seconds: seconds.c1,
+    });
+    await bareProxy.stop();
 
     const throughputC32 = {} as Record<TargetName, ClosedResult>;
     let generations: GenerationRecords | null = null;
@@ -447,6 +471,7 @@ async function main(): Promise<void> {
       },
       latencyC1,
       addedC1,
+      floorC1: { result: floorC1, added: added(floorC1.latency, latencyC1.mock.latency) },
       throughputC32,
       rates,
       streams,
