@@ -1,12 +1,16 @@
-/** A body the answer left unread: discarded up to a bound, then the connection is closed. */
+/**
+ * A body the answer left unread: discarded up to a bound, at a bounded rate per owner, then the
+ * connection is closed.
+ */
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { limitUnreadBody } from './unread-body';
+import { unreadBodyLimiter, type UnreadBodyLimits } from './unread-body';
 
-const LIMITS = { bytes: 1024 * 1024, ms: 300 };
+// A rate far above what these tests send: only the rate's own test meets it.
+const LIMITS: UnreadBodyLimits = { bytes: 1024 * 1024, ms: 300, bytesPerSecond: 1024 ** 3 };
 const servers: http.Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -19,14 +23,25 @@ afterEach(async () => {
  * A server that answers every request at once, before reading its body, as the gateway refuses
  * an unknown key; what the socket of the first request read in all, once it closed.
  */
-async function refusingServer(
-  { readFirst }: { readFirst: boolean } = { readFirst: false },
-): Promise<{ port: number; bytesRead: Promise<number> }> {
+async function refusingServer({
+  readFirst = false,
+  limits = LIMITS,
+}: { readFirst?: boolean; limits?: UnreadBodyLimits } = {}): Promise<{
+  port: number;
+  bytesRead: Promise<number>;
+  /** What each closed connection's socket read in all, by the client's port. */
+  closed: Map<number, number>;
+}> {
   let reported!: (bytes: number) => void;
   const bytesRead = new Promise<number>((resolve) => (reported = resolve));
+  const closed = new Map<number, number>();
+  const limitUnreadBody = unreadBodyLimiter(limits);
   const server = http.createServer((request, response) => {
-    limitUnreadBody(request, response, LIMITS);
-    request.socket.once('close', () => reported(request.socket.bytesRead));
+    limitUnreadBody(request, response);
+    request.socket.once('close', () => {
+      closed.set(request.socket.remotePort!, request.socket.bytesRead);
+      reported(request.socket.bytesRead);
+    });
     const refuse = () => {
       const body = '{"error":"unknown key"}';
       response.writeHead(401, {
@@ -44,7 +59,7 @@ async function refusingServer(
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, bytesRead };
+  return { port: (server.address() as AddressInfo).port, bytesRead, closed };
 }
 
 /** A raw connection: what it received so far, and a way to wait for more. */
@@ -192,5 +207,35 @@ describe('a request body the answer left unread', () => {
     } finally {
       await client.close();
     }
+  });
+  it("is read at its owner's rate: past it, the owner's next refused body waits unread", async () => {
+    // One owner (both connections come from 127.0.0.1) with a quarter of a MiB a second; the
+    // first body takes more than that, so the second is paused from its answer on, until the
+    // time bound closes it.
+    const { port, closed } = await refusingServer({
+      limits: { bytes: 64 * 1024 * 1024, ms: 800, bytesPerSecond: 256 * 1024 },
+    });
+    const first = await connect(port);
+    const firstBody = Buffer.alloc(4 * 1024 * 1024, 'a');
+    first.socket.write(postHead(`Content-Length: ${firstBody.length}\r\n`));
+    void sendUntilClosed(first, [firstBody]);
+    await first.answered(1);
+    // Long enough for the first body's reads to be counted (every 10 ms).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const second = await connect(port);
+    const secondPort = second.socket.localPort!;
+    const secondBody = Buffer.alloc(8 * 1024 * 1024, 'a');
+    second.socket.write(postHead(`Content-Length: ${secondBody.length}\r\n`));
+    void sendUntilClosed(second, [secondBody]);
+    await second.answered(1);
+    expect(second.received()).toMatch(/^HTTP\/1\.1 401 /);
+    await second.closed;
+    while (!closed.has(secondPort)) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Without the rate the second body is read whole (8 MiB) well within the 800 ms, and its
+    // connection stays open for the next request; with it, no more is read than came in with
+    // its head before the answer, and the time bound closes it.
+    expect(closed.get(secondPort)).toBeLessThan(1024 * 1024);
+    first.socket.destroy();
   });
 });

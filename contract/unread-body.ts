@@ -12,21 +12,34 @@
  * client still sending past the bound gets a broken connection, not the answer: it sent more, or
  * for longer, than any request the server takes.
  *
+ * And it is read at a bounded rate per owner (the key that sent it, or without one the address it
+ * came from): a tenant that sends large bodies on many connections while it is being refused (a
+ * 429 for its third large body at once, say) would otherwise have the event loop read and discard
+ * a gigabyte a second for it, and every other tenant's requests would wait behind those reads.
+ * Past its rate an owner's sockets are paused, so its clients wait for their answers' ends
+ * instead of the other tenants waiting for theirs.
+ *
  * Here, not in one box, because both servers (the gateway and the workbench's BFF) take bodies
  * from callers they do not trust and must bound them the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 
 export type UnreadBodyLimits = {
   /** Bytes of the rest of a body still read and discarded after the answer. */
   bytes: number;
   /** How long they may take. */
   ms: number;
+  /** Bytes a second one owner's unread bodies are read at, all of them together. */
+  bytesPerSecond: number;
 };
 
-/** The bound for a server whose largest body is `maxBodyBytes`. */
+/**
+ * The bound for a server whose largest body is `maxBodyBytes`: twice that, in 30 s, and one such
+ * body a second per owner (so one refused body of the largest size still goes at once).
+ */
 export function unreadBodyLimits(maxBodyBytes: number): UnreadBodyLimits {
-  return { bytes: 2 * maxBodyBytes, ms: 30_000 };
+  return { bytes: 2 * maxBodyBytes, ms: 30_000, bytesPerSecond: maxBodyBytes };
 }
 
 /** True when the request's headers announce a body (chunked, or a length above zero). */
@@ -35,40 +48,91 @@ export function declaresBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || (!!length && length !== '0');
 }
 
-export function limitUnreadBody(
-  request: IncomingMessage,
-  response: ServerResponse,
+const owners = new WeakMap<IncomingMessage, string>();
+
+/** Whose budget the rest of this request's body is read from (a key, once it is known). */
+export function ownUnreadBody(request: IncomingMessage, owner: string): void {
+  owners.set(request, owner);
+}
+
+const ownerOf = (request: IncomingMessage) =>
+  owners.get(request) ?? `address ${request.socket?.remoteAddress ?? 'unknown'}`;
+
+/**
+ * Returns the function a server calls for each request as it arrives: after an answer that left
+ * the body unread, the rest is read up to the limits, at the owner's rate, or the connection is
+ * closed. One per server: the owners' rates are its own.
+ */
+export function unreadBodyLimiter(
   limits: UnreadBodyLimits,
-): void {
-  // A request without a body (most GETs) has nothing to leave unread: no listener for it.
-  if (!declaresBody(request)) return;
-  response.once('finish', () => {
-    if (request.complete) return;
-    const socket = request.socket;
-    if (!socket || socket.destroyed) return;
-    // A reader that stopped at its limit (Express's body parser) leaves the request paused, and
-    // Node discards only a body nobody began to read: without this the rest would sit on the
-    // wire, and a client that sends it all before reading would never see the answer.
-    if (request.readableFlowing !== true) request.resume();
-    // Node discards the body inside its parser, where no chunk can be counted: the socket's byte
-    // count is looked at instead, often enough that little more than the bound gets through.
-    const start = socket.bytesRead;
-    const deadline = Date.now() + limits.ms;
-    const check = () => {
-      if (socket.bytesRead - start <= limits.bytes && Date.now() < deadline) return;
-      stop();
-      socket.destroy();
-    };
-    const timer = setInterval(check, CHECK_EVERY_MS);
-    timer.unref();
-    const stop = () => {
-      clearInterval(timer);
-      request.off('end', stop);
-      socket.off('close', stop);
-    };
-    request.once('end', stop);
-    socket.once('close', stop);
-  });
+): (request: IncomingMessage, response: ServerResponse) => void {
+  // Fixed one-second windows, counted in bytes; what a window overdraws pauses the owner's
+  // sockets until the next one.
+  const rate = new RateLimiterMemory({ points: limits.bytesPerSecond, duration: 1 });
+  return (request, response) => {
+    // A request without a body (most GETs) has nothing to leave unread: no listener for it.
+    if (!declaresBody(request)) return;
+    response.once('finish', () => {
+      if (request.complete) return;
+      const socket = request.socket;
+      if (!socket || socket.destroyed) return;
+      // A reader that stopped at its limit (Express's body parser) leaves the request paused, and
+      // Node discards only a body nobody began to read: without this the rest would sit on the
+      // wire, and a client that sends it all before reading would never see the answer.
+      if (request.readableFlowing !== true) request.resume();
+      const owner = ownerOf(request);
+      // Node discards the body inside its parser, where no chunk can be counted: the socket's
+      // byte count is looked at instead, often enough that little more than the bound gets
+      // through.
+      const start = socket.bytesRead;
+      let counted = start;
+      const deadline = Date.now() + limits.ms;
+      let paused = false;
+      let checking = false;
+      let stopped = false;
+      const charge = () => {
+        const read = socket.bytesRead - counted;
+        counted += read;
+        return read > 0 ? rate.penalty(owner, read) : rate.get(owner);
+      };
+      const check = () => {
+        if (stopped) return;
+        if (socket.bytesRead - start > limits.bytes || Date.now() >= deadline) {
+          stop();
+          socket.destroy();
+          return;
+        }
+        if (checking) return;
+        checking = true;
+        charge()
+          .then((state) => {
+            if (stopped) return;
+            const over = (state?.consumedPoints ?? 0) > limits.bytesPerSecond;
+            if (over && !paused) socket.pause();
+            if (!over && paused) socket.resume();
+            paused = over;
+          })
+          .catch(() => undefined)
+          .finally(() => (checking = false));
+      };
+      const timer = setInterval(check, CHECK_EVERY_MS);
+      timer.unref();
+      // After Node's own discard has started (it resumes the socket on the next tick), so that
+      // an owner already over its rate is paused before any more is read.
+      setImmediate(check);
+      const stop = () => {
+        if (stopped) return;
+        stopped = true;
+        clearInterval(timer);
+        request.off('end', stop);
+        socket.off('close', stop);
+        void charge().catch(() => undefined);
+        if (paused && !socket.destroyed) socket.resume();
+      };
+      request.once('end', stop);
+      socket.once('close', stop);
+    });
+  };
 }
 
 const CHECK_EVERY_MS = 10;

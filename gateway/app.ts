@@ -19,7 +19,7 @@ import { GatewayError } from './errors';
 import { chatErrorBody } from './forms/openai/error-shape';
 
 import { sendJson } from './http/respond';
-import { limitUnreadBody, unreadBodyLimits } from '../contract/unread-body';
+import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import { Router, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
 import { createKeyDigester, loadPepper } from './keys/key-material';
@@ -204,7 +204,7 @@ export async function createGateway(
   const resync = setInterval(() => void reloadKeys(), 5_000);
   resync.unref();
 
-  const unreadBody = unreadBodyLimits(config.maxBodyBytes);
+  const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(config.maxBodyBytes));
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const startedAt = performance.now();
     const traceId = newTraceId();
@@ -221,7 +221,7 @@ export async function createGateway(
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
     // A body the answer left unread is discarded only up to a bound (contract/unread-body.ts).
-    limitUnreadBody(request, response, unreadBody);
+    limitUnreadBody(request, response);
     // `close` fires for every request, also when the client left before the answer ended.
     response.on('close', () => {
       logRequest(logger, context);

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
-import { limitUnreadBody, unreadBodyLimits } from '../contract/unread-body';
+import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import type { Logger } from 'pino';
 import { createAccessControl } from './access';
 import { createActivityRouter } from './activity';
@@ -126,14 +126,14 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const access = createAccessControl({ token: options.accessToken });
 
   const bodyLimitBytes = options.bodyLimitBytes ?? 8 * 1024 * 1024;
-  const unreadBody = unreadBodyLimits(bodyLimitBytes);
+  const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(bodyLimitBytes));
 
   const app = express();
   app.disable('x-powered-by');
   // Every guard below may answer before the body is read: what is left of it is discarded only
   // up to a bound (contract/unread-body.ts).
   app.use((request, response, next) => {
-    limitUnreadBody(request, response, unreadBody);
+    limitUnreadBody(request, response);
     next();
   });
   // ETags on API answers would let a cached balance or check report look fresh.

@@ -4,6 +4,7 @@
  * route is not a gateway key there and gets 401, as the spec says. Messages never echo the key.
  */
 import type { IncomingMessage } from 'node:http';
+import { ownUnreadBody } from '../../contract/unread-body';
 import { GatewayError } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { KEY_PREFIX } from '../keys/key-material';
@@ -83,5 +84,7 @@ export async function authenticate(
       'The API key is not known to this gateway: it may be mistyped, rotated or revoked. Check the key, or create a new one.',
     );
   }
+  // A body this request leaves unread is read at the key's rate, not its address's.
+  ownUnreadBody(request, `key ${row.id}`);
   return row;
 }
