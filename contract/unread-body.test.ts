@@ -111,6 +111,16 @@ async function sendUntilClosed(
 const postHead = (headers: string) =>
   `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n${headers}\r\n`;
 
+/** Sends a body of `bytes` on a new connection and waits for its (refusing) answer. */
+async function sendRefused(port: number, bytes: number) {
+  const connection = await connect(port);
+  const body = Buffer.alloc(bytes, 'a');
+  connection.socket.write(postHead(`Content-Length: ${body.length}\r\n`));
+  void sendUntilClosed(connection, [body]);
+  await connection.answered(1);
+  return connection;
+}
+
 describe('a request body the answer left unread', () => {
   it('is read no further than about the bound in bytes; the client has its answer, then the connection closes', async () => {
     const { port, bytesRead } = await refusingServer();
@@ -208,6 +218,7 @@ describe('a request body the answer left unread', () => {
       await client.close();
     }
   });
+
   it("is read at its owner's rate: past it, the owner's next refused body waits unread", async () => {
     // One owner (both connections come from 127.0.0.1) with a quarter of a MiB a second; the
     // first body takes more than that, so the second is paused from its answer on, until the
@@ -215,20 +226,12 @@ describe('a request body the answer left unread', () => {
     const { port, closed } = await refusingServer({
       limits: { bytes: 64 * 1024 * 1024, ms: 800, bytesPerSecond: 256 * 1024 },
     });
-    const first = await connect(port);
-    const firstBody = Buffer.alloc(4 * 1024 * 1024, 'a');
-    first.socket.write(postHead(`Content-Length: ${firstBody.length}\r\n`));
-    void sendUntilClosed(first, [firstBody]);
-    await first.answered(1);
+    const first = await sendRefused(port, 4 * 1024 * 1024);
     // Long enough for the first body's reads to be counted (every 10 ms).
     await new Promise((resolve) => setTimeout(resolve, 100));
 
-    const second = await connect(port);
+    const second = await sendRefused(port, 8 * 1024 * 1024);
     const secondPort = second.socket.localPort!;
-    const secondBody = Buffer.alloc(8 * 1024 * 1024, 'a');
-    second.socket.write(postHead(`Content-Length: ${secondBody.length}\r\n`));
-    void sendUntilClosed(second, [secondBody]);
-    await second.answered(1);
     expect(second.received()).toMatch(/^HTTP\/1\.1 401 /);
     await second.closed;
     while (!closed.has(secondPort)) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -236,6 +239,24 @@ describe('a request body the answer left unread', () => {
     // connection stays open for the next request; with it, no more is read than came in with
     // its head before the answer, and the time bound closes it.
     expect(closed.get(secondPort)).toBeLessThan(1024 * 1024);
+    first.socket.destroy();
+  });
+
+  it("reads an owner's paused body again once its rate allows, and the connection carries on", async () => {
+    // A MiB a second: the first body overdraws it by half a MiB, so the second waits, unread,
+    // for about half a second, then is read to its end and the connection takes the next request.
+    const { port } = await refusingServer({
+      limits: { bytes: 64 * 1024 * 1024, ms: 5_000, bytesPerSecond: 1024 * 1024 },
+    });
+    const first = await sendRefused(port, 1.5 * 1024 * 1024);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const second = await sendRefused(port, 256 * 1024);
+    second.socket.write('GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    await second.answered(2);
+    expect(second.received()).toMatch(/^HTTP\/1\.1 401 [\s\S]*HTTP\/1\.1 401 /);
+    expect(second.socket.destroyed).toBe(false);
+    second.socket.destroy();
     first.socket.destroy();
   });
 });

@@ -23,7 +23,6 @@
  * from callers they do not trust and must bound them the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 
 export type UnreadBodyLimits = {
   /** Bytes of the rest of a body still read and discarded after the answer. */
@@ -59,6 +58,47 @@ const ownerOf = (request: IncomingMessage) =>
   owners.get(request) ?? `address ${request.socket?.remoteAddress ?? 'unknown'}`;
 
 /**
+ * What one owner may still have read, in bytes: refilled at the owner's rate up to one second's
+ * worth, and charged after the fact with what its sockets read, so it goes below zero. The debt
+ * carries over (a window that forgave it would let an owner with many connections, each reading
+ * its socket buffer before being paused again, get many times its rate).
+ */
+type Allowance = { bytes: number; at: number };
+
+class OwnerRates {
+  private readonly owners = new Map<string, Allowance>();
+
+  constructor(private readonly bytesPerSecond: number) {}
+
+  /** Charges `read` bytes to the owner; true while it is within its rate. */
+  charge(owner: string, read: number, now = Date.now()): boolean {
+    const allowance = this.owners.get(owner) ?? { bytes: this.bytesPerSecond, at: now };
+    allowance.bytes = Math.min(
+      this.bytesPerSecond,
+      allowance.bytes + ((now - allowance.at) / 1000) * this.bytesPerSecond,
+    );
+    allowance.at = now;
+    allowance.bytes -= read;
+    // A full allowance is what a new owner gets: nothing to remember.
+    if (allowance.bytes >= this.bytesPerSecond) this.owners.delete(owner);
+    else this.owners.set(owner, allowance);
+    if (this.owners.size > FORGET_ABOVE) this.forgetRefilled(now);
+    return allowance.bytes > 0;
+  }
+
+  /** Owners whose allowance has refilled by now are new owners again (addresses come and go). */
+  private forgetRefilled(now: number): void {
+    for (const [owner, allowance] of this.owners) {
+      const refilled = allowance.bytes + ((now - allowance.at) / 1000) * this.bytesPerSecond;
+      if (refilled >= this.bytesPerSecond) this.owners.delete(owner);
+    }
+  }
+}
+
+/** Owners remembered before the refilled ones are looked for. */
+const FORGET_ABOVE = 1_000;
+
+/**
  * Returns the function a server calls for each request as it arrives: after an answer that left
  * the body unread, the rest is read up to the limits, at the owner's rate, or the connection is
  * closed. One per server: the owners' rates are its own.
@@ -66,16 +106,20 @@ const ownerOf = (request: IncomingMessage) =>
 export function unreadBodyLimiter(
   limits: UnreadBodyLimits,
 ): (request: IncomingMessage, response: ServerResponse) => void {
-  // Fixed one-second windows, counted in bytes; what a window overdraws pauses the owner's
-  // sockets until the next one.
-  const rate = new RateLimiterMemory({ points: limits.bytesPerSecond, duration: 1 });
+  const rates = new OwnerRates(limits.bytesPerSecond);
   return (request, response) => {
     // A request without a body (most GETs) has nothing to leave unread: no listener for it.
     if (!declaresBody(request)) return;
+    // Taken now: a reader that destroys the request takes it off the request.
+    const socket = request.socket;
     response.once('finish', () => {
-      if (request.complete) return;
-      const socket = request.socket;
-      if (!socket || socket.destroyed) return;
+      if (request.complete || socket.destroyed) return;
+      if (request.destroyed) {
+        // Node reads no more of a destroyed request's connection, and nothing can answer on it
+        // again: closed, or its client's next request would wait for the keep-alive timeout.
+        socket.destroy();
+        return;
+      }
       // A reader that stopped at its limit (Express's body parser) leaves the request paused, and
       // Node discards only a body nobody began to read: without this the rest would sit on the
       // wire, and a client that sends it all before reading would never see the answer.
@@ -88,46 +132,36 @@ export function unreadBodyLimiter(
       let counted = start;
       const deadline = Date.now() + limits.ms;
       let paused = false;
-      let checking = false;
-      let stopped = false;
       const charge = () => {
         const read = socket.bytesRead - counted;
         counted += read;
-        return read > 0 ? rate.penalty(owner, read) : rate.get(owner);
+        return rates.charge(owner, read);
       };
       const check = () => {
-        if (stopped) return;
         if (socket.bytesRead - start > limits.bytes || Date.now() >= deadline) {
           stop();
           socket.destroy();
           return;
         }
-        if (checking) return;
-        checking = true;
-        charge()
-          .then((state) => {
-            if (stopped) return;
-            const over = (state?.consumedPoints ?? 0) > limits.bytesPerSecond;
-            if (over && !paused) socket.pause();
-            if (!over && paused) socket.resume();
-            paused = over;
-          })
-          .catch(() => undefined)
-          .finally(() => (checking = false));
+        const within = charge();
+        // Paused again on every check: something else (Node's own flow) may have resumed it.
+        if (!within) socket.pause();
+        else if (paused) socket.resume();
+        paused = !within;
       };
       const timer = setInterval(check, CHECK_EVERY_MS);
       timer.unref();
       // After Node's own discard has started (it resumes the socket on the next tick), so that
       // an owner already over its rate is paused before any more is read.
-      setImmediate(check);
+      const first = setImmediate(check);
       const stop = () => {
-        if (stopped) return;
-        stopped = true;
         clearInterval(timer);
+        clearImmediate(first);
         request.off('end', stop);
         socket.off('close', stop);
-        void charge().catch(() => undefined);
+        charge();
         if (paused && !socket.destroyed) socket.resume();
+        paused = false;
       };
       request.once('end', stop);
       socket.once('close', stop);

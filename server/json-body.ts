@@ -50,8 +50,8 @@ export function jsonBody(limitBytes: number): RequestHandler {
     if (charset !== null && charset !== 'utf-8' && charset !== 'utf8') {
       return next(validationFailure('body', 'unsupported encoding or charset', 415));
     }
-    const encoding = (request.headers['content-encoding'] ?? 'identity').toLowerCase();
-    if (encoding !== 'identity') {
+    const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (encoding !== '' && encoding !== 'identity') {
       return next(validationFailure('body', 'unsupported encoding or charset', 415));
     }
     // raw-body refuses a declared length over the limit before reading, and stops (pauses the

@@ -137,7 +137,7 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
         written += chunk.length;
         if (!socket.write(chunk)) {
           const drained = new Promise((resolve) => socket.once('drain', resolve));
-          const stalled = new Promise((resolve) => setTimeout(resolve, 5_000));
+          const stalled = new Promise((resolve) => setTimeout(resolve, 1_000));
           await Promise.race([drained, closed, stalled]);
           if (!socket.writableNeedDrain) continue;
           break;
@@ -145,7 +145,8 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
       }
       const closedInTime = await Promise.race([
         closed,
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000)),
+        // Well before the keep-alive timeout (5 s), which would close a stalled connection too.
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000)),
       ]);
       socket.destroy();
       expect(received).toMatch(/^HTTP\/1\.1 413 /);

@@ -13,7 +13,10 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
 
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
+  // Leaving the loop early must not destroy the request: Node would then stop reading the
+  // connection for good (a keep-alive client's next request would hang), where a request left
+  // alone has its rest discarded within a bound (contract/unread-body.ts).
+  for await (const chunk of request.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) {
       request.resume();

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import {
   chatCompletionChunkSchema,
   chatCompletionSchema,
@@ -153,6 +154,35 @@ describe('POST /v1/chat/completions: body size limit', () => {
     } as RequestInit);
     const error = await expectError(response, 413);
     expect(error.type).toBe('request_too_large');
+  });
+
+  it('keeps the connection after a chunked body over the limit, for a client that sends it all before reading', async () => {
+    // As Python's http.client sends a generator's body: chunked, whole, and only then reads. The
+    // reader stops at the limit; the rest (within the bound) is discarded and the connection
+    // carries the next request, instead of waiting for the keep-alive timeout.
+    const { port } = new URL(small.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString()));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const chunk = 'x'.repeat(1000);
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${smallKey}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        `3e8\r\n${chunk}\r\n`.repeat(3),
+    );
+    // The rest arrives after the reader has stopped: it is what must still be read.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write(`3e8\r\n${chunk}\r\n0\r\n\r\n`);
+    const answers = () => received.split('HTTP/1.1 ').length - 1;
+    while (answers() < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    socket.write(`GET /v1/models HTTP/1.1\r\nHost: gateway\r\n\r\n`);
+    while (answers() < 2 && !socket.destroyed) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(received).toMatch(/HTTP\/1\.1 200 /);
+    socket.destroy();
   });
 });
 
