@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { unreadBodyLimiter, type UnreadBodyLimits } from './unread-body';
+import { OwnerRates, unreadBodyLimiter, type UnreadBodyLimits } from './unread-body';
 
 // A rate far above what these tests send: only the rate's own test meets it.
 const LIMITS: UnreadBodyLimits = { bytes: 1024 * 1024, ms: 300, bytesPerSecond: 1024 ** 3 };
@@ -258,5 +258,28 @@ describe('a request body the answer left unread', () => {
     expect(second.socket.destroyed).toBe(false);
     second.socket.destroy();
     first.socket.destroy();
+  });
+});
+
+describe("an owner's allowance for reading refused bodies", () => {
+  it('carries what it overdrew: reading more at once does not buy more over time', () => {
+    const rates = new OwnerRates(1000);
+    expect(rates.charge('key a', 400, 0)).toBe(true);
+    // Many connections each read their buffer before the next check: 3,000 over the rate.
+    expect(rates.charge('key a', 3600, 10)).toBe(false);
+    // A fixed window would forgive that after a second; here it takes three more.
+    expect(rates.charge('key a', 0, 1010)).toBe(false);
+    expect(rates.charge('key a', 0, 3000)).toBe(false);
+    expect(rates.charge('key a', 0, 3100)).toBe(true);
+    // Another owner has its own allowance.
+    expect(rates.charge('key b', 900, 10)).toBe(true);
+  });
+
+  it('forgets owners whose allowance has refilled, so addresses that come and go are not kept', () => {
+    const rates = new OwnerRates(1000);
+    for (let owner = 0; owner < 1500; owner++) rates.charge(`address ${owner}`, 500, 0);
+    expect(rates.size).toBeGreaterThan(1000);
+    rates.charge('address new', 500, 2000);
+    expect(rates.size).toBe(1);
   });
 });

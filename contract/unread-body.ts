@@ -23,6 +23,7 @@
  * from callers they do not trust and must bound them the same way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export type UnreadBodyLimits = {
   /** Bytes of the rest of a body still read and discarded after the answer. */
@@ -54,8 +55,8 @@ export function ownUnreadBody(request: IncomingMessage, owner: string): void {
   owners.set(request, owner);
 }
 
-const ownerOf = (request: IncomingMessage) =>
-  owners.get(request) ?? `address ${request.socket?.remoteAddress ?? 'unknown'}`;
+const ownerOf = (request: IncomingMessage, socket: Socket) =>
+  owners.get(request) ?? `address ${socket.remoteAddress ?? 'unknown'}`;
 
 /**
  * What one owner may still have read, in bytes: refilled at the owner's rate up to one second's
@@ -65,10 +66,16 @@ const ownerOf = (request: IncomingMessage) =>
  */
 type Allowance = { bytes: number; at: number };
 
-class OwnerRates {
+export class OwnerRates {
   private readonly owners = new Map<string, Allowance>();
+  private sweptAt = 0;
 
   constructor(private readonly bytesPerSecond: number) {}
+
+  /** Owners remembered now (those not back to a full allowance when last seen). */
+  get size(): number {
+    return this.owners.size;
+  }
 
   /** Charges `read` bytes to the owner; true while it is within its rate. */
   charge(owner: string, read: number, now = Date.now()): boolean {
@@ -82,12 +89,15 @@ class OwnerRates {
     // A full allowance is what a new owner gets: nothing to remember.
     if (allowance.bytes >= this.bytesPerSecond) this.owners.delete(owner);
     else this.owners.set(owner, allowance);
-    if (this.owners.size > FORGET_ABOVE) this.forgetRefilled(now);
+    // At most once a second: with many owners in debt at once, a sweep on every check would
+    // cost more than the reading it bounds.
+    if (this.owners.size > FORGET_ABOVE && now - this.sweptAt >= 1000) this.forgetRefilled(now);
     return allowance.bytes > 0;
   }
 
   /** Owners whose allowance has refilled by now are new owners again (addresses come and go). */
   private forgetRefilled(now: number): void {
+    this.sweptAt = now;
     for (const [owner, allowance] of this.owners) {
       const refilled = allowance.bytes + ((now - allowance.at) / 1000) * this.bytesPerSecond;
       if (refilled >= this.bytesPerSecond) this.owners.delete(owner);
@@ -124,7 +134,7 @@ export function unreadBodyLimiter(
       // Node discards only a body nobody began to read: without this the rest would sit on the
       // wire, and a client that sends it all before reading would never see the answer.
       if (request.readableFlowing !== true) request.resume();
-      const owner = ownerOf(request);
+      const owner = ownerOf(request, socket);
       // Node discards the body inside its parser, where no chunk can be counted: the socket's
       // byte count is looked at instead, often enough that little more than the bound gets
       // through.
