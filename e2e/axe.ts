@@ -4,8 +4,14 @@ import type { Page } from '@playwright/test';
 
 export async function seriousFindings(page: Page) {
   // A colour mid-transition (a button fading from disabled to enabled) is measured as whatever
-  // it is at that instant, so a check could fail or pass by timing. Judge the settled page
-  // (a spinner's endless animation never settles, so it is not waited for).
+  // it is at that instant, so a check could fail or pass by timing. Judge the settled page:
+  // transitions are turned off, so a state that changes while axe runs (data arriving enables a
+  // button) is measured at its end, not halfway there (seen: a dark-mode primary button at half
+  // its fade, in one CI run of three); running animations are waited for (a spinner's endless
+  // animation never settles, so it is not).
+  await page.addStyleTag({
+    content: '*, *::before, *::after { transition-property: none !important; }',
+  });
   await page.evaluate(() =>
     Promise.all(
       document
