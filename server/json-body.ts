@@ -11,6 +11,7 @@ import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
 import { declaresBody } from '../contract/unread-body';
 import { ApiFailure, validationFailure } from './errors';
+import { mediaType } from './media-type';
 
 interface ReadError {
   type?: string;
@@ -26,18 +27,6 @@ function readFailure(error: ReadError): ApiFailure {
     message: 'The request body could not be read.',
     stage: 'validation',
   });
-}
-
-function mediaType(header: string | undefined): { type: string; charset: string | null } {
-  const [type = '', ...parameters] = (header ?? '').split(';');
-  let charset: string | null = null;
-  for (const parameter of parameters) {
-    const [name, value] = parameter.split('=');
-    if (name?.trim().toLowerCase() === 'charset') {
-      charset = (value ?? '').trim().replace(/^"|"$/g, '').toLowerCase();
-    }
-  }
-  return { type: type.trim().toLowerCase(), charset };
 }
 
 export function jsonBody(limitBytes: number): RequestHandler {

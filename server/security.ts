@@ -6,6 +6,7 @@
  */
 import type { RequestHandler } from 'express';
 import { ApiFailure } from './errors';
+import { mediaType } from './media-type';
 
 /** Where the BFF listens; the port is filled in once the socket is bound (it may be 0 first). */
 export interface ListenAddress {
@@ -120,8 +121,7 @@ const stateChangingMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export function stateChangeGuard(): RequestHandler {
   return (request, _response, next) => {
     if (!stateChangingMethods.has(request.method)) return next();
-    const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (contentType !== 'application/json') {
+    if (mediaType(request.headers['content-type']).type !== 'application/json') {
       return next(
         new ApiFailure(415, {
           message: 'Content-Type: send the body as application/json.',
