@@ -61,6 +61,13 @@ export type FinishReason =
 
 export type Usage = { promptTokens: number; completionTokens: number };
 
+/**
+ * What a provider says it served. A count it left out, or sent as anything but a whole number
+ * from 0 up (negative, fractional, absurd: `providers/upstream/reported-count.ts`), is null: the
+ * pipeline counts that part itself rather than charge it.
+ */
+export type ReportedUsage = { promptTokens: number | null; completionTokens: number | null };
+
 /** What a provider streams; a non-streamed answer is the same events gathered. */
 export type CanonicalEvent =
   | { type: 'text-delta'; text: string }
@@ -72,7 +79,7 @@ export type CanonicalEvent =
       rawFinishReason?: string | null;
       stopSequence: string | null;
       /** What the provider reports it served; null when it reported nothing. */
-      usage: Usage | null;
+      usage: ReportedUsage | null;
     };
 
 /** The finish event as the pipeline passes it on: with the usage and cost charged. */

@@ -511,26 +511,25 @@ export class InferencePipeline {
     const simulated = connected.entry.provider.kind === 'simulated';
     const delivered = tally.textDeltas > 0 || tally.toolText.length > 0;
     const reported = finishEvent?.usage ?? null;
-    const trustworthy = reported !== null && !(reported.completionTokens === 0 && delivered);
-    let promptTokens: number;
-    let producedTokens: number;
-    if (trustworthy) {
-      promptTokens = reported.promptTokens;
-      producedTokens = reported.completionTokens;
-    } else if (simulated) {
-      // The simulated provider streams one token per text event: its own count, exactly.
-      promptTokens = admission.promptTokens;
-      producedTokens =
-        tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0);
-    } else {
-      // The tokenizer is large; it is loaded the first time an upstream leaves the count to us.
-      await loadTokenizer();
+    // Each count is taken as reported, or counted here where it was not; no completion reported
+    // for text that was delivered is no report.
+    const reportedPrompt = reported?.promptTokens ?? null;
+    const reportedCompletion =
+      reported?.completionTokens === 0 && delivered ? null : (reported?.completionTokens ?? null);
+    const usageEstimated = !simulated && (reportedPrompt === null || reportedCompletion === null);
+    // The tokenizer is large; it is loaded the first time an upstream leaves a count to us.
+    if (usageEstimated) await loadTokenizer();
+    const countPrompt = () => {
       const prompt = promptText(input.request);
-      promptTokens = countTextTokens(prompt.text) + prompt.images * IMAGE_TOKENS;
-      producedTokens =
-        countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join(''));
-    }
-    const usageEstimated = !trustworthy && !simulated;
+      return countTextTokens(prompt.text) + prompt.images * IMAGE_TOKENS;
+    };
+    // The simulated provider streams one token per text event: its own count, exactly.
+    const promptTokens = reportedPrompt ?? (simulated ? admission.promptTokens : countPrompt());
+    const producedTokens =
+      reportedCompletion ??
+      (simulated
+        ? tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0)
+        : countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join('')));
     // Only the reserved output is billable: a provider that overshoots max_tokens must not take
     // the key past limit + grace.
     const completionTokens = Math.min(producedTokens, admission.maxOutputTokens);

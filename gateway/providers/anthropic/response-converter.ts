@@ -2,7 +2,7 @@
  * A whole Messages answer → canonical events: its text and tool calls in order, then `finish`.
  * @see https://docs.anthropic.com/en/api/messages
  */
-import type { CanonicalEvent, Usage } from '../../canonical/model';
+import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { UpstreamError } from '../upstream-error';
 import { mapStopReason } from './stop-reason';
 import {
@@ -49,21 +49,23 @@ export function fromMessagesResponse(body: unknown, providerId: string): Canonic
  * nor read from the prompt cache, so the prompt is all three.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance
  */
-export function toUsage(usage: AnthropicUsage | null | undefined): Usage | null {
+export function toUsage(usage: AnthropicUsage | null | undefined): ReportedUsage | null {
   if (!usage) return null;
+  // Without `input_tokens` the prompt is unreported: the cache counts alone are only part of it.
+  const input = usage.input_tokens ?? null;
   return {
     promptTokens:
-      (usage.input_tokens ?? 0) +
-      (usage.cache_creation_input_tokens ?? 0) +
-      (usage.cache_read_input_tokens ?? 0),
-    completionTokens: usage.output_tokens ?? 0,
+      input === null
+        ? null
+        : input + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+    completionTokens: usage.output_tokens ?? null,
   };
 }
 
 export function finishEvent(
   stopReason: string | null | undefined,
   stopSequence: string | null | undefined,
-  usage: Usage | null,
+  usage: ReportedUsage | null,
 ): Extract<CanonicalEvent, { type: 'finish' }> {
   const reason = mapStopReason(stopReason);
   return {

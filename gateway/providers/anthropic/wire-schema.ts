@@ -5,18 +5,20 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import { z } from 'zod';
-
-const count = z.number().int().nonnegative().nullish();
+import { reportedCount } from '../upstream/reported-count';
 
 /** Token counts; in a stream every field is cumulative, and any may be missing. */
 export const usageSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  cache_creation_input_tokens: count,
-  cache_read_input_tokens: count,
+  input_tokens: reportedCount,
+  output_tokens: reportedCount,
+  cache_creation_input_tokens: reportedCount,
+  cache_read_input_tokens: reportedCount,
 });
 
 export type AnthropicUsage = z.infer<typeof usageSchema>;
+
+/** Usage the gateway cannot read is unreported, not a broken answer (reported-count.ts). */
+const reportedUsage = usageSchema.nullish().catch(null);
 
 export const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 
@@ -34,14 +36,14 @@ export const messageResponseSchema = z.looseObject({
   content: z.array(anyBlockSchema),
   stop_reason: z.string().nullish(),
   stop_sequence: z.string().nullish(),
-  usage: usageSchema.nullish(),
+  usage: reportedUsage,
 });
 
 /** Every stream event's data names its type; the rest is read per type. */
 export const streamEventSchema = z.looseObject({ type: z.string() });
 
 export const messageStartSchema = z.looseObject({
-  message: z.looseObject({ usage: usageSchema.nullish() }),
+  message: z.looseObject({ usage: reportedUsage }),
 });
 
 export const contentBlockStartSchema = z.looseObject({
@@ -65,7 +67,7 @@ export const messageDeltaSchema = z.looseObject({
     stop_reason: z.string().nullish(),
     stop_sequence: z.string().nullish(),
   }),
-  usage: usageSchema.nullish(),
+  usage: reportedUsage,
 });
 
 /** The error body, both of a non-2xx answer and of an `error` event inside a stream. */

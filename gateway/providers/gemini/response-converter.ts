@@ -3,7 +3,7 @@
  * asks for more); its parts become text and tool calls, and its `finishReason` and the usage end it.
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
-import type { CanonicalEvent, Usage } from '../../canonical/model';
+import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { inBandError, malformed } from './error-mapping';
 import { mapBlockReason, mapFinishReason, type MappedFinishReason } from './finish-reason';
 import {
@@ -86,15 +86,21 @@ export function toEvents(parts: ResponsePart[], ids: CallIds): CanonicalEvent[] 
  * added to it; `promptTokenCount` already includes cached content.
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
-export function toUsage(metadata: UsageMetadata | null | undefined): Usage | null {
+export function toUsage(metadata: UsageMetadata | null | undefined): ReportedUsage | null {
   if (!metadata) return null;
+  // The vendor leaves a count of 0 out (proto3 JSON): no output count is 0 output (and 0 for
+  // text that was delivered is no report, to the pipeline). No prompt is ever 0 tokens, so a
+  // missing prompt count is unreported.
   return {
-    promptTokens: metadata.promptTokenCount ?? 0,
+    promptTokens: metadata.promptTokenCount ?? null,
     completionTokens: (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0),
   };
 }
 
-export function finishEvent(reason: MappedFinishReason, usage: Usage | null): CanonicalEvent {
+export function finishEvent(
+  reason: MappedFinishReason,
+  usage: ReportedUsage | null,
+): CanonicalEvent {
   return {
     type: 'finish',
     finishReason: reason.unified,

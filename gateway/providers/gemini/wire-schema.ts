@@ -5,6 +5,7 @@
  * @see https://ai.google.dev/api/generate-content
  */
 import { z } from 'zod';
+import { reportedCount } from '../upstream/reported-count';
 
 /** One part of an outgoing content. Same-form bodies may carry more (thoughtSignature, code…). */
 export type GeminiPart =
@@ -68,10 +69,10 @@ const candidate = z.looseObject({
 
 /** @see https://ai.google.dev/api/generate-content#UsageMetadata */
 export const usageMetadataSchema = z.looseObject({
-  promptTokenCount: z.number().optional(),
-  candidatesTokenCount: z.number().optional(),
+  promptTokenCount: reportedCount,
+  candidatesTokenCount: reportedCount,
   /** Thinking tokens: billed as output, but not counted in `candidatesTokenCount`. */
-  thoughtsTokenCount: z.number().optional(),
+  thoughtsTokenCount: reportedCount,
 });
 
 /**
@@ -81,7 +82,8 @@ export const usageMetadataSchema = z.looseObject({
 export const generateContentResponseSchema = z.looseObject({
   candidates: z.array(candidate).optional(),
   promptFeedback: z.looseObject({ blockReason: z.string().optional() }).optional(),
-  usageMetadata: usageMetadataSchema.optional(),
+  // Usage the gateway cannot read is unreported, not a broken answer (reported-count.ts).
+  usageMetadata: usageMetadataSchema.nullish().catch(null),
 });
 
 /**

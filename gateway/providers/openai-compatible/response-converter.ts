@@ -4,7 +4,7 @@
  * first).
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
-import type { CanonicalEvent, Usage } from '../../canonical/model';
+import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { UpstreamError } from '../upstream-error';
 import { mapFinishReason } from './finish-reason';
 import { chatCompletionSchema, type WireUsage } from './wire-schema';
@@ -41,8 +41,13 @@ export function fromChatCompletion(body: unknown, providerId: string): Canonical
   return events;
 }
 
-export const toUsage = (usage: WireUsage): Usage | null =>
-  usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } : null;
+export const toUsage = (usage: WireUsage): ReportedUsage | null =>
+  usage
+    ? {
+        promptTokens: usage.prompt_tokens ?? null,
+        completionTokens: usage.completion_tokens ?? null,
+      }
+    : null;
 
 /** Some local servers leave a call's id out; a canonical call needs one to pair its result with. */
 export const fallbackCallId = (index: number) => `call_${index}`;

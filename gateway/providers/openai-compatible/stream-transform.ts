@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  * @see https://platform.openai.com/docs/guides/function-calling#streaming
  */
-import type { CanonicalEvent, Usage } from '../../canonical/model';
+import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
@@ -32,7 +32,7 @@ export type OpenAiStreamState = {
   /** The first choice's `finish_reason`, once a chunk has said it. */
   finishReason: string | null;
   /** The latest usage reported; null until (unless) one arrives. */
-  usage: Usage | null;
+  usage: ReportedUsage | null;
   /** `data: [DONE]` arrived: the stream is over, whatever follows. */
   done: boolean;
 };

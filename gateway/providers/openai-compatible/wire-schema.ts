@@ -6,13 +6,14 @@
  * @see https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  */
 import { z } from 'zod';
+import { reportedCount } from '../upstream/reported-count';
 
 /**
  * Token counts. A usage the gateway cannot read counts as unreported (null), not as a broken
  * answer: the text is still good, and the pipeline estimates what it cannot read.
  */
 const usage = z
-  .looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() })
+  .looseObject({ prompt_tokens: reportedCount, completion_tokens: reportedCount })
   .nullish()
   .catch(null);
 
