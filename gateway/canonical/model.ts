@@ -70,7 +70,22 @@ export type ReportedUsage = { promptTokens: number | null; completionTokens: num
 
 /** What a provider streams; a non-streamed answer is the same events gathered. */
 export type CanonicalEvent =
-  | { type: 'text-delta'; text: string }
+  | {
+      type: 'text-delta';
+      text: string;
+      /**
+       * `refusal`: the text is the model's refusal to answer (OpenAI's `refusal`), which the
+       * chat-completion form shows apart from the answer; forms without that field show it as text.
+       * Absent for the answer itself.
+       */
+      channel?: 'refusal';
+      /**
+       * The log probabilities of these tokens as an OpenAI-compatible upstream sent them (entries
+       * of its `logprobs.content`, or `logprobs.refusal` for a refusal), when the client asked for
+       * them; kept raw. Only the chat-completion form shows them.
+       */
+      logprobs?: unknown[];
+    }
   | { type: 'tool-call'; id: string; name: string; arguments: string }
   | {
       type: 'finish';
@@ -95,20 +110,39 @@ export type CanonicalResponse = {
   text: string;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   finish: PricedFinish;
+  /** The model's refusal, when it sent one (`channel: 'refusal'` deltas), apart from `text`. */
+  refusal?: string;
+  /** Log probabilities, when the upstream sent any: of the text, and of the refusal. */
+  logprobs?: { content: unknown[]; refusal: unknown[] };
 };
 
 export async function gatherResponse(
   events: AsyncIterable<PipelineEvent>,
 ): Promise<CanonicalResponse> {
   let text = '';
+  let refusal: string | undefined;
+  let logprobs: CanonicalResponse['logprobs'];
   const toolCalls: CanonicalResponse['toolCalls'] = [];
   let finish: PricedFinish | undefined;
   for await (const event of events) {
-    if (event.type === 'text-delta') text += event.text;
-    else if (event.type === 'tool-call')
+    if (event.type === 'text-delta') {
+      if (event.channel === 'refusal') refusal = (refusal ?? '') + event.text;
+      else text += event.text;
+      if (event.logprobs) {
+        logprobs ??= { content: [], refusal: [] };
+        const into = event.channel === 'refusal' ? logprobs.refusal : logprobs.content;
+        for (const entry of event.logprobs) into.push(entry);
+      }
+    } else if (event.type === 'tool-call')
       toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
     else finish = event;
   }
   if (!finish) throw new Error('The answer ended without a finish event');
-  return { text, toolCalls, finish };
+  return {
+    text,
+    toolCalls,
+    finish,
+    ...(refusal !== undefined && { refusal }),
+    ...(logprobs && { logprobs }),
+  };
 }

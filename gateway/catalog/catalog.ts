@@ -4,8 +4,11 @@
  * chat-completion ecosystem expects.
  */
 import { nanosToDecimalString, type Nanos } from '../billing/money';
-import { GatewayError } from '../errors';
+import { GatewayError, invalidRequest } from '../errors';
 import type { ModelRoute } from '../providers/provider';
+
+/** How many of the models sharing an ambiguous bare name an error lists. */
+const MAX_CANDIDATES_SHOWN = 10;
 
 export type CatalogModel = {
   /** `<author>/<model>` or `<author>/<model>:<variant>`. */
@@ -29,8 +32,8 @@ export type CatalogModel = {
 
 export class Catalog {
   private readonly byId: Map<string, CatalogModel>;
-  /** Bare model names (`chat-standard`) that name exactly one model. */
-  private readonly byBareName = new Map<string, CatalogModel | null>();
+  /** Bare model names (`chat-standard`) and the models each names: one, or several (ambiguous). */
+  private readonly byBareName = new Map<string, CatalogModel[]>();
   /** The list response, serialised once: the catalog does not change while the gateway runs. */
   readonly listBody: string;
 
@@ -38,7 +41,9 @@ export class Catalog {
     this.byId = new Map(models.map((model) => [model.id, model]));
     for (const model of models) {
       const bare = model.id.slice(model.id.indexOf('/') + 1);
-      this.byBareName.set(bare, this.byBareName.has(bare) ? null : model);
+      const named = this.byBareName.get(bare);
+      if (named) named.push(model);
+      else this.byBareName.set(bare, [model]);
     }
     this.listBody = JSON.stringify({ object: 'list', data: models.map(toWireEntry) });
   }
@@ -47,11 +52,25 @@ export class Catalog {
     return this.byId.get(id);
   }
 
-  /** Resolves a model named by full id or, where unambiguous, by its bare name; else a 404. */
+  /**
+   * Resolves a model named by full id or, where unambiguous, by its bare name; else a 404. A bare
+   * name several models share is a 400 listing their full ids, since guessing one could bill the
+   * caller for a model they did not mean.
+   */
   resolve(name: string, options: { allowBareName?: boolean } = {}): CatalogModel {
-    const model =
-      this.byId.get(name) ?? (options.allowBareName ? this.byBareName.get(name) : undefined);
-    if (model) return model;
+    const exact = this.byId.get(name);
+    if (exact) return exact;
+    const named = options.allowBareName ? (this.byBareName.get(name) ?? []) : [];
+    if (named.length === 1) return named[0]!;
+    if (named.length > 1) {
+      const shown = named.slice(0, MAX_CANDIDATES_SHOWN).map((model) => model.id);
+      const more = named.length - shown.length;
+      throw invalidRequest(
+        `The model name '${name.slice(0, 200)}' is ambiguous: ${named.length} catalog models ` +
+          `have it (${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}). Use the full id, ` +
+          `e.g. models/${shown[0]}.`,
+      );
+    }
     throw new GatewayError(
       404,
       'model_not_found',

@@ -9,7 +9,7 @@ import { generationRecordSchema, type GenerationRecord } from '../../contract/ga
 import type { PublicFormName } from '../canonical/model';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { FOREIGN_THOUGHT_SIGNATURE } from '../providers/gemini/request-converter';
-import type { FakeUpstream } from '../test-kit/fake-upstream';
+import type { FakeReply, FakeUpstream } from '../test-kit/fake-upstream';
 import {
   KIND_PROVIDERS,
   RECORDED_ANSWERS,
@@ -20,13 +20,16 @@ import {
 import {
   callForm,
   formErrorMessage,
+  parseSse,
   PUBLIC_FORMS,
   readFormAnswer,
+  streamErrorOf,
   type FormToolCall,
 } from '../test-kit/public-forms';
 import {
   GIF_BASE64,
   PNG_BASE64,
+  providersFileFor,
   startImageServer,
   UPSTREAM_KINDS,
   type ImageServer,
@@ -785,4 +788,280 @@ describe('fields only the same form knows', () => {
       expect(record.status).toBe(404);
     },
   );
+});
+
+describe('n above 1 on the chat-completion form', () => {
+  it('is refused with 400 naming n and the provider before anything goes upstream, and not charged', async () => {
+    const { model, provider } = KIND_PROVIDERS['openai-compatible'];
+    const before = fakes['openai-compatible'].requests.length;
+    const response = await callForm('chat_completions', gateway.url, key, model, {
+      ...simpleBody('chat_completions', false),
+      n: 3,
+    });
+    expect(response.status).toBe(400);
+    const message = formErrorMessage('chat_completions', await response.json());
+    expect(message).toContain("'n'");
+    expect(message).toContain(`'${provider}'`);
+    expect(fakes['openai-compatible'].requests.length).toBe(before);
+    const record = await getWithKey(
+      `${gateway.url}/v1/generation?id=${response.headers.get('cf-ray')}`,
+      key,
+    );
+    expect(record.status).toBe(404);
+  });
+
+  it('n: 1 still reaches the upstream as sent', async () => {
+    fakes['openai-compatible'].reply(RECORDED_ANSWERS['openai-compatible'].text.plain.reply());
+    const { result: response, sent } = await sendThrough('openai-compatible', () =>
+      callForm('chat_completions', gateway.url, key, KIND_PROVIDERS['openai-compatible'].model, {
+        ...simpleBody('chat_completions', false),
+        n: 1,
+      }),
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(sent.body.n).toBe(1);
+  });
+});
+
+/** An OpenAI-compatible answer with one call to `get_weather` carrying `argumentsText`. */
+function openAiToolAnswer(
+  argumentsText: string,
+  finishReason: 'tool_calls' | 'length',
+  stream: boolean,
+): FakeReply {
+  const call = {
+    id: 'call_9',
+    type: 'function',
+    function: { name: 'get_weather', arguments: argumentsText },
+  };
+  const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
+  if (!stream) {
+    return {
+      body: {
+        id: 'chatcmpl-x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt-upstream-1',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: [call] },
+            finish_reason: finishReason,
+          },
+        ],
+        usage,
+      },
+    };
+  }
+  const chunk = (choices: unknown[], extra: object = {}) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'gpt-upstream-1', choices, ...extra })}\n\n`;
+  return {
+    events: [
+      chunk([
+        {
+          index: 0,
+          delta: { role: 'assistant', tool_calls: [{ index: 0, ...call }] },
+          finish_reason: null,
+        },
+      ]),
+      chunk([{ index: 0, delta: {}, finish_reason: finishReason }]),
+      chunk([], { usage }),
+      'data: [DONE]\n\n',
+    ],
+  };
+}
+
+describe('tool arguments that are not a JSON object, on the forms that need one', () => {
+  const { model } = KIND_PROVIDERS['openai-compatible'];
+  const cases = (['messages', 'gemini'] as const).flatMap((form) =>
+    (['plain', 'stream'] as const).flatMap((mode) =>
+      [
+        { form, mode, what: 'an array', argumentsText: '["a","b"]' },
+        { form, mode, what: 'unfinished JSON at a natural end', argumentsText: '{"city": "Par' },
+      ].map((entry) => ({ ...entry })),
+    ),
+  );
+
+  it.each(cases)(
+    '$what is the provider’s fault, never an empty object ($form, $mode)',
+    async ({ form, mode, argumentsText }) => {
+      const stream = mode === 'stream';
+      fakes['openai-compatible'].reply(openAiToolAnswer(argumentsText, 'tool_calls', stream));
+      const response = await callForm(form, gateway.url, key, model, simpleBody(form, true), {
+        stream,
+      });
+      let message: string;
+      if (stream) {
+        const answer = await readFormAnswer(form, response, true);
+        expect(answer.toolCalls).toEqual([]);
+        expect(answer.cleanEnd).toBe(false);
+        expect(answer.streamError).not.toBeNull();
+        const error = streamErrorOf(form, answer.streamError!);
+        expect(error.status).toBe(form === 'messages' ? 'api_error' : 502);
+        message = error.message;
+      } else {
+        expect(response.status).toBe(502);
+        message = formErrorMessage(form, await response.json());
+      }
+      expect(message).toContain('The provider sent an answer the gateway cannot read');
+      expect(message).toContain("'get_weather'");
+      expect(message).toContain('not a JSON object');
+    },
+  );
+
+  it.each(['messages', 'gemini'] as const)(
+    'a call cut short by max_tokens is left out of the plain answer, which says max_tokens ($0)',
+    async (form) => {
+      fakes['openai-compatible'].reply(openAiToolAnswer('{"city": "Par', 'length', false));
+      const response = await callForm(form, gateway.url, key, model, simpleBody(form, true));
+      const answer = await readFormAnswer(form, response, false);
+      expect(answer.toolCalls).toEqual([]);
+      expect(answer.finish).toBe(form === 'messages' ? 'max_tokens' : 'MAX_TOKENS');
+    },
+  );
+
+  it('a call cut short by max_tokens streams to the Messages form as the vendor streams one: its partial JSON, then max_tokens', async () => {
+    fakes['openai-compatible'].reply(openAiToolAnswer('{"city": "Par', 'length', true));
+    const response = await callForm(
+      'messages',
+      gateway.url,
+      key,
+      model,
+      simpleBody('messages', true),
+      {
+        stream: true,
+      },
+    );
+    const events = parseSse(await response.text()).map(({ data }) => JSON.parse(data));
+    expect(
+      events.find((event) => event.type === 'content_block_start')?.content_block,
+    ).toMatchObject({
+      type: 'tool_use',
+      name: 'get_weather',
+    });
+    expect(events.find((event) => event.type === 'content_block_delta')?.delta).toEqual({
+      type: 'input_json_delta',
+      partial_json: '{"city": "Par',
+    });
+    expect(events.find((event) => event.type === 'message_delta')?.delta.stop_reason).toBe(
+      'max_tokens',
+    );
+    expect(events.at(-1)?.type).toBe('message_stop');
+  });
+
+  it('a call cut short by max_tokens is left out of the Gemini stream, which ends with MAX_TOKENS', async () => {
+    fakes['openai-compatible'].reply(openAiToolAnswer('{"city": "Par', 'length', true));
+    const response = await callForm('gemini', gateway.url, key, model, simpleBody('gemini', true), {
+      stream: true,
+    });
+    const answer = await readFormAnswer('gemini', response, true);
+    expect(answer.streamError).toBeNull();
+    expect(answer.toolCalls).toEqual([]);
+    expect(answer.finish).toBe('MAX_TOKENS');
+  });
+
+  it('reach the chat-completion form as the upstream sent them (that form carries text)', async () => {
+    fakes['openai-compatible'].reply(openAiToolAnswer('["a","b"]', 'tool_calls', false));
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      model,
+      simpleBody('chat_completions', true),
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>;
+    };
+    expect(body.choices[0]!.message.tool_calls[0]!.function.arguments).toBe('["a","b"]');
+  });
+});
+
+describe("an upstream's error message", () => {
+  it('reaches the client without its partly masked key or its server paths', async () => {
+    const upstreamKey = upstreamKeys[KIND_PROVIDERS['openai-compatible'].provider]!;
+    const masked = `sk-upstr****${upstreamKey.slice(-4)}`;
+    fakes['openai-compatible'].reply({
+      status: 400,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${masked}. Failed at /srv/app/server.py line 42.`,
+          type: 'invalid_request_error',
+        },
+      },
+    });
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      KIND_PROVIDERS['openai-compatible'].model,
+      simpleBody('chat_completions', false),
+    );
+    expect(response.status).toBe(400);
+    const message = formErrorMessage('chat_completions', await response.json());
+    expect(message).toContain('Incorrect API key provided: [redacted]. Failed at [path] line 42.');
+    expect(message).not.toContain('sk-upstr');
+    expect(message).not.toContain(upstreamKey.slice(-4));
+    expect(message).not.toContain('/srv/app');
+  });
+});
+
+describe('a bare model name on the Gemini form that several catalog models share', () => {
+  let twins: TestGateway;
+  let twinsKey: string;
+  beforeAll(async () => {
+    const model = (id: string) => ({
+      id,
+      upstreamModel: 'gpt-upstream-1',
+      prompt: '0.000001',
+      completion: '0.000002',
+    });
+    const { providers } = providersFileFor([
+      {
+        id: 'twins',
+        kind: 'openai-compatible',
+        url: fakes['openai-compatible'].url,
+        retry: { max_attempts: 1 },
+        models: [model('alpha/dup'), model('beta/dup'), model('alpha/solo')],
+      },
+    ]);
+    twins = await startTestGateway({ providers });
+    twinsKey = (await twins.createKey({ kind: 'account', limitUsd: 1 })).key;
+  });
+  afterAll(async () => {
+    await twins?.stop();
+  });
+
+  it('is a 400 that says it is ambiguous and names the full ids to use, and nothing goes upstream', async () => {
+    const before = fakes['openai-compatible'].requests.length;
+    const response = await callForm(
+      'gemini',
+      twins.url,
+      twinsKey,
+      'dup',
+      simpleBody('gemini', false),
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { status: string; message: string } };
+    expect(body.error.status).toBe('INVALID_ARGUMENT');
+    expect(body.error.message).toContain("'dup' is ambiguous");
+    expect(body.error.message).toContain('alpha/dup');
+    expect(body.error.message).toContain('beta/dup');
+    expect(fakes['openai-compatible'].requests.length).toBe(before);
+  });
+
+  it('a bare name only one model has still resolves, and an unknown one is still a 404', async () => {
+    fakes['openai-compatible'].reply(RECORDED_ANSWERS['openai-compatible'].text.plain.reply());
+    const solo = await callForm('gemini', twins.url, twinsKey, 'solo', simpleBody('gemini', false));
+    expect(solo.status, await solo.clone().text()).toBe(200);
+    expect(((await solo.json()) as { modelVersion: string }).modelVersion).toBe('alpha/solo');
+    const unknown = await callForm(
+      'gemini',
+      twins.url,
+      twinsKey,
+      'nope',
+      simpleBody('gemini', false),
+    );
+    expect(unknown.status).toBe(404);
+  });
 });

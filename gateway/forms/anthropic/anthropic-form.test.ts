@@ -251,6 +251,15 @@ describe('canonical response → Messages response', () => {
     },
   );
 
+  it('shows a refusal as text, as the stream does: the form has no field of its own for it', () => {
+    const converted = toMessagesResponse(
+      { text: '', toolCalls: [], finish: priced('stop'), refusal: 'I cannot do that.' },
+      'sim/chat-standard',
+      traceId,
+    );
+    expect(converted.content).toEqual([{ type: 'text', text: 'I cannot do that.' }]);
+  });
+
   it('maps every canonical finish reason to a documented stop reason', () => {
     const documented = [
       'end_turn',

@@ -1,19 +1,10 @@
 /** Canonical response → Messages `message`, and canonical usage → Messages usage. */
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
+import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toStopReason } from './stop-reason';
 
 /** Message ids are `msg_` + the trace id's hex, so the two can be matched. */
 export const messageId = (traceId: string) => `msg_${traceId.slice(0, 16)}`;
-
-/** Tool arguments are JSON text canonically; this form wants the object (an empty one if broken). */
-export function toolInput(argumentsText: string): unknown {
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-}
 
 /**
  * The vendor's usage fields, plus the gateway's cost in `cost_usd`: an extra field the vendor's
@@ -29,18 +20,30 @@ export function toMessagesUsage(finish: PricedFinish) {
   };
 }
 
+/**
+ * A refusal (an OpenAI-compatible upstream's `refusal`) has no field of its own here: it is what
+ * the model said, so it is text, as it is in the stream.
+ */
 export function toMessagesResponse(response: CanonicalResponse, model: string, traceId: string) {
+  const text = response.text + (response.refusal ?? '');
+  const toolUses: Array<Record<string, unknown>> = [];
+  response.toolCalls.forEach((call, index) => {
+    const input = toolArguments(call.arguments, call.name);
+    if (input !== UNFINISHED) {
+      toolUses.push({ type: 'tool_use', id: call.id, name: call.name, input });
+      return;
+    }
+    // Cut short by max_tokens: the plain answer cannot carry unfinished arguments (`input` is an
+    // object), and `{}` or a guessed completion would be a call the model never made. It is left
+    // out; stop_reason max_tokens says the answer was cut, and the vendor's advice for that is to
+    // retry with more room. (The stream passes the partial JSON on instead, as the vendor's own
+    // stream does: see stream-transform.ts.)
+    if (response.finish.finishReason !== 'length' || index !== response.toolCalls.length - 1)
+      throw brokenToolArguments(call.name);
+  });
   const content: Array<Record<string, unknown>> = [];
-  if (response.text !== '' || response.toolCalls.length === 0)
-    content.push({ type: 'text', text: response.text });
-  for (const call of response.toolCalls) {
-    content.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: toolInput(call.arguments),
-    });
-  }
+  if (text !== '' || toolUses.length === 0) content.push({ type: 'text', text });
+  content.push(...toolUses);
   return {
     id: messageId(traceId),
     type: 'message',

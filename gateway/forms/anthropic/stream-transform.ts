@@ -11,6 +11,7 @@ import type { PipelineEvent } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { messagesErrorBody } from './error-shape';
+import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { messageId, toMessagesUsage } from './response-converter';
 import { toStopReason } from './stop-reason';
 
@@ -19,7 +20,14 @@ type StreamState = {
   nextIndex: number;
   /** The text block still open, if any: text deltas keep appending to it. */
   openTextIndex: number | null;
+  /**
+   * A tool call whose arguments begin an object and stop short, held until the next event: only a
+   * finish at max_tokens makes it a cut call, anything else a broken one.
+   */
+  cutCall: ToolCall | null;
 };
+
+type ToolCall = Extract<PipelineEvent, { type: 'tool-call' }>;
 
 export const DEFAULT_PING_INTERVAL_MS = 5_000;
 
@@ -28,13 +36,27 @@ export async function writeMessagesStream(
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; promptTokens: number; pingIntervalMs?: number },
 ): Promise<void> {
-  const state: StreamState = { nextIndex: 0, openTextIndex: null };
+  const state: StreamState = { nextIndex: 0, openTextIndex: null, cutCall: null };
   const send = (name: string, data: object) =>
     writeEvent(response, JSON.stringify({ type: name, ...data }), name);
   const closeText = async () => {
     if (state.openTextIndex === null) return true;
     const index = state.openTextIndex;
     state.openTextIndex = null;
+    return send('content_block_stop', { index });
+  };
+  /** A `tool_use` block: its arguments go as one `input_json_delta`, as the vendor streams them. */
+  const writeToolUse = async (call: ToolCall) => {
+    await closeText();
+    const index = state.nextIndex++;
+    await send('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
+    await send('content_block_delta', {
+      index,
+      delta: { type: 'input_json_delta', partial_json: call.arguments },
+    });
     return send('content_block_stop', { index });
   };
 
@@ -65,7 +87,11 @@ export async function writeMessagesStream(
     )) {
       if (event === 'ping') {
         if (!(await send('ping', {}))) break;
-      } else if (event.type === 'text-delta') {
+        continue;
+      }
+      if (state.cutCall && !(event.type === 'finish' && event.finishReason === 'length'))
+        throw brokenToolArguments(state.cutCall.name);
+      if (event.type === 'text-delta') {
         if (state.openTextIndex === null) {
           state.openTextIndex = state.nextIndex++;
           await send('content_block_start', {
@@ -81,18 +107,15 @@ export async function writeMessagesStream(
         )
           break;
       } else if (event.type === 'tool-call') {
-        await closeText();
-        const index = state.nextIndex++;
-        await send('content_block_start', {
-          index,
-          content_block: { type: 'tool_use', id: event.id, name: event.name, input: {} },
-        });
-        await send('content_block_delta', {
-          index,
-          delta: { type: 'input_json_delta', partial_json: event.arguments },
-        });
-        if (!(await send('content_block_stop', { index }))) break;
+        // Arguments that are not an object are refused here, before the block goes out.
+        if (toolArguments(event.arguments, event.name) === UNFINISHED) state.cutCall = event;
+        else if (!(await writeToolUse(event))) break;
       } else {
+        // A call cut short by max_tokens goes out as the vendor's own stream sends one: its partial
+        // JSON in `input_json_delta` (the vendor's clients build the input from it as far as it
+        // goes), then stop_reason max_tokens, which says it was cut. The plain answer, which has
+        // no way to carry partial JSON, leaves such a call out (response-converter.ts).
+        if (state.cutCall) await writeToolUse(state.cutCall);
         await closeText();
         const usage = toMessagesUsage(event);
         await send('message_delta', {

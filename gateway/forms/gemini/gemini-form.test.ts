@@ -215,6 +215,25 @@ describe('canonical response → Gemini response', () => {
     },
   );
 
+  it('shows a refusal as text, as the stream does: the form has no field of its own for it', async () => {
+    const plain = toGenerateContentResponse(
+      { text: '', toolCalls: [], finish: priced('stop'), refusal: 'I cannot do that.' },
+      'sim/chat-standard',
+      traceId,
+    );
+    expect(plain.candidates[0]!.content.parts).toEqual([{ text: 'I cannot do that.' }]);
+    const response = new RecordingResponse();
+    await writeGeminiStream(
+      response.asServerResponse(),
+      replay([
+        { type: 'text-delta', text: 'I cannot do that.', channel: 'refusal' },
+        priced('stop'),
+      ]),
+      { model: 'sim/chat-standard', traceId, framing: 'sse' },
+    );
+    expect(parseServerSentEvents(response.body)[0]!.data).toContain('"text":"I cannot do that."');
+  });
+
   it('maps finish reasons to documented values', () => {
     expect(toGeminiFinishReason('length')).toBe('MAX_TOKENS');
     expect(toGeminiFinishReason('tool_calls')).toBe('STOP');

@@ -1,21 +1,10 @@
 /** Canonical response → Gemini `GenerateContentResponse`, and canonical usage → `usageMetadata`. */
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
+import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toGeminiFinishReason } from './finish-reason';
 
 /** Response ids are the trace id's hex, so the two can be matched. */
 export const responseId = (traceId: string) => traceId.slice(0, 16);
-
-/** Tool arguments are JSON text canonically; this form wants the object (an empty one if broken). */
-export function functionArgs(argumentsText: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(argumentsText);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
 
 /**
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
@@ -34,10 +23,22 @@ export function toGenerateContentResponse(
   model: string,
   traceId: string,
 ) {
+  // A refusal (an OpenAI-compatible upstream's `refusal`) has no field here: it is text, as it is
+  // in the stream.
+  const text = response.text + (response.refusal ?? '');
+  const calls: Array<Record<string, unknown>> = [];
+  // A call cut short by max_tokens (`UNFINISHED`) is left out, plain and streamed alike: this form
+  // has no way to carry unfinished arguments, and `{}` or a guessed completion would be a call the
+  // model never made; finishReason MAX_TOKENS says the answer was cut.
+  response.toolCalls.forEach((call, index) => {
+    const args = toolArguments(call.arguments, call.name);
+    if (args !== UNFINISHED) calls.push({ functionCall: { name: call.name, args } });
+    else if (response.finish.finishReason !== 'length' || index !== response.toolCalls.length - 1)
+      throw brokenToolArguments(call.name);
+  });
   const parts: Array<Record<string, unknown>> = [];
-  if (response.text !== '' || response.toolCalls.length === 0) parts.push({ text: response.text });
-  for (const call of response.toolCalls)
-    parts.push({ functionCall: { name: call.name, args: functionArgs(call.arguments) } });
+  if (text !== '' || calls.length === 0) parts.push({ text });
+  parts.push(...calls);
   return {
     candidates: [
       {

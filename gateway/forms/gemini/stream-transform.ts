@@ -12,18 +12,26 @@ import { toGatewayError } from '../../errors';
 import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '../../http/respond';
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
-import { functionArgs, responseId, toUsageMetadata } from './response-converter';
+import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
+import { responseId, toUsageMetadata } from './response-converter';
 
 export type StreamFraming = 'sse' | 'json_array';
 
-type StreamState = { chunksWritten: number };
+type StreamState = {
+  chunksWritten: number;
+  /**
+   * A call whose arguments begin an object and stop short, held until the next event: a finish at
+   * max_tokens makes it a cut call (left out, see response-converter.ts), anything else a broken one.
+   */
+  cutCall: string | null;
+};
 
 export async function writeGeminiStream(
   response: ServerResponse,
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; framing: StreamFraming },
 ): Promise<void> {
-  const state: StreamState = { chunksWritten: 0 };
+  const state: StreamState = { chunksWritten: 0, cutCall: null };
   const base = { modelVersion: options.model, responseId: responseId(options.traceId) };
   const write = (body: object): Promise<boolean> => {
     const text = JSON.stringify(body);
@@ -43,17 +51,14 @@ export async function writeGeminiStream(
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const event = next.value;
+      if (state.cutCall !== null && !(event.type === 'finish' && event.finishReason === 'length'))
+        throw brokenToolArguments(state.cutCall);
       if (event.type === 'text-delta') {
         if (!(await write(candidate([{ text: event.text }])))) break;
       } else if (event.type === 'tool-call') {
-        if (
-          !(await write(
-            candidate([
-              { functionCall: { name: event.name, args: functionArgs(event.arguments) } },
-            ]),
-          ))
-        )
-          break;
+        const args = toolArguments(event.arguments, event.name);
+        if (args === UNFINISHED) state.cutCall = event.name;
+        else if (!(await write(candidate([{ functionCall: { name: event.name, args } }])))) break;
       } else {
         await write({
           ...candidate([{ text: '' }], { finishReason: toGeminiFinishReason(event.finishReason) }),

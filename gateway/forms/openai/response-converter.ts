@@ -1,4 +1,8 @@
-/** Canonical response → chat completion, and the canonical usage → chat-completion usage. */
+/**
+ * Canonical response → chat completion, and the canonical usage → chat-completion usage. A refusal
+ * and log probabilities are the upstream's (only an OpenAI-compatible one sends them, and only a
+ * same-form request reaches one with `logprobs`); without them both are null, as the vendor sends.
+ */
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { toChatFinishReason } from './finish-reason';
 
@@ -9,6 +13,18 @@ export function toChatUsage(finish: PricedFinish) {
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     cost: finish.costUsd,
+  };
+}
+
+/**
+ * The upstream's log probabilities (an OpenAI-compatible upstream's, passed on raw when the client
+ * asked for them) in the vendor's shape: null for a part that has none.
+ * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
+ */
+export function toChatLogprobs(logprobs: { content: unknown[]; refusal: unknown[] }) {
+  return {
+    content: logprobs.content.length > 0 ? logprobs.content : null,
+    refusal: logprobs.refusal.length > 0 ? logprobs.refusal : null,
   };
 }
 
@@ -26,6 +42,7 @@ export function toChatCompletion(
     type: 'function' as const,
     function: { name: call.name, arguments: call.arguments },
   }));
+  const refusal = response.refusal ?? null;
   return {
     id: completionId(traceId),
     object: 'chat.completion',
@@ -36,11 +53,15 @@ export function toChatCompletion(
         index: 0,
         message: {
           role: 'assistant',
-          content: toolCalls.length > 0 && response.text === '' ? null : response.text,
+          // Null, as the vendor sends it, when the answer is only tool calls or a refusal.
+          content:
+            response.text === '' && (toolCalls.length > 0 || refusal !== null)
+              ? null
+              : response.text,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-          refusal: null,
+          refusal,
         },
-        logprobs: null,
+        logprobs: response.logprobs ? toChatLogprobs(response.logprobs) : null,
         finish_reason: toChatFinishReason(response.finish.finishReason),
       },
     ],

@@ -1,8 +1,10 @@
 /**
  * Canonical events → chat-completion chunks, written as they arrive. The state object keeps the
- * few things a chunk needs from earlier ones (the tool call index). Usage rides on the last
- * chunk: when the client asks for `stream_options.include_usage`, exactly as the vendor does (a
- * final chunk with empty `choices`); otherwise on the chunk that carries `finish_reason`.
+ * few things a chunk needs from earlier ones (the tool call index). A refusal goes out as
+ * `delta.refusal`, and log probabilities (when the upstream sent them) on their chunk, as the
+ * plain answer carries them. Usage rides on the last chunk: when the client asks for
+ * `stream_options.include_usage`, exactly as the vendor does (a final chunk with empty
+ * `choices`); otherwise on the chunk that carries `finish_reason`.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
 import type { ServerResponse } from 'node:http';
@@ -11,7 +13,7 @@ import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { chatErrorBody } from './error-shape';
 import { toChatFinishReason } from './finish-reason';
-import { completionId, toChatUsage } from './response-converter';
+import { completionId, toChatLogprobs, toChatUsage } from './response-converter';
 
 type StreamState = { toolCallIndex: number };
 
@@ -26,10 +28,15 @@ export async function writeChatCompletionStream(
     created: options.created,
     model: options.model,
   };
-  const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
+  const chunk = (
+    delta: object,
+    finishReason: string | null = null,
+    extra: object = {},
+    logprobs: object | null = null,
+  ) =>
     JSON.stringify({
       ...base,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+      choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
       ...extra,
     });
   const state: StreamState = { toolCallIndex: 0 };
@@ -41,7 +48,16 @@ export async function writeChatCompletionStream(
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const event = next.value;
       if (event.type === 'text-delta') {
-        if (!(await writeEvent(response, chunk({ content: event.text })))) break;
+        const refusal = event.channel === 'refusal';
+        const logprobs = event.logprobs
+          ? toChatLogprobs(
+              refusal
+                ? { content: [], refusal: event.logprobs }
+                : { content: event.logprobs, refusal: [] },
+            )
+          : null;
+        const delta = refusal ? { refusal: event.text } : { content: event.text };
+        if (!(await writeEvent(response, chunk(delta, null, {}, logprobs)))) break;
       } else if (event.type === 'tool-call') {
         const call = {
           index: state.toolCallIndex,

@@ -119,6 +119,20 @@ describe('a request that arrived on the chat-completions form', () => {
     expect(sent).toEqual(inboundBody);
   });
 
+  it('refuses n above 1 with a 400 naming the field and the provider, and keeps n: 1 or null', () => {
+    for (const n of [2, 3, 0, '2']) {
+      const error = thrownBy(() => bodyOf(sameForm({ ...inboundBody, n })));
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).status).toBe(400);
+      expect((error as GatewayError).message).toContain("Field 'n'");
+      expect((error as GatewayError).message).toContain("'openrouter'");
+    }
+    expect(bodyOf(sameForm({ ...inboundBody, n: 1 })).n).toBe(1);
+    expect(bodyOf(sameForm({ ...inboundBody, n: null })).n).toBeNull();
+    const { n: _n, ...withoutN } = inboundBody;
+    expect(bodyOf(sameForm(withoutN))).not.toHaveProperty('n');
+  });
+
   it('keeps the client’s max_completion_tokens spelling, and drops stream_options when not streaming', () => {
     const { max_tokens: _dropped, ...rest } = inboundBody;
     const body = bodyOf(

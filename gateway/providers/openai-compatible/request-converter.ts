@@ -1,9 +1,9 @@
 /**
  * Canonical request → chat-completions request body. A request that arrived on the
  * chat-completions form is passed on as the client sent it, with only the gateway's own fields
- * replaced, so fields the gateway does not model (`response_format`, `logprobs`, `n`…) still
- * reach the server. A request from another form is built from the canonical fields, and refused
- * when it carries a field that cannot be mapped.
+ * replaced, so fields the gateway does not model (`response_format`, `logprobs`…) still reach the
+ * server; `n` above 1 is the exception (see `refuseSeveralChoices`). A request from another form
+ * is built from the canonical fields, and refused when it carries a field that cannot be mapped.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import type {
@@ -14,6 +14,7 @@ import type {
 } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
+import { invalidRequest } from '../../errors';
 import { refuseUnmappedFields, sameFormBody, unsupportedField } from '../upstream/request-fields';
 
 type Body = Record<string, unknown>;
@@ -38,6 +39,7 @@ function fromSameForm(
   route: ModelRoute,
   config: ProviderConfig,
 ): Body {
+  refuseSeveralChoices(inbound, config);
   const body: Body = { ...inbound, model: route.upstreamModel, stream: request.stream };
   if (request.maxTokens !== null) {
     // The bound the pipeline reserved for is the one the server must enforce: keep the client's
@@ -57,6 +59,21 @@ function fromSameForm(
     body.messages = withInlinedImages(inbound.messages, request.messages);
   }
   return body;
+}
+
+/**
+ * `n` above 1 asks the server for several choices. The gateway answers with one (the reservation,
+ * the charge and every form's answer are for one choice), so passing it on would bill the client
+ * for choices it never sees: refused, as a request from another form is. `n: 1` (or none) is fine.
+ */
+function refuseSeveralChoices(inbound: Body, config: ProviderConfig): void {
+  const { n } = inbound;
+  if (n === undefined || n === null || n === 1) return;
+  throw invalidRequest(
+    `Field 'n' cannot be sent to provider '${config.id}' (${config.kind}): the gateway answers ` +
+      `with one choice per request, and n is ${JSON.stringify(n).slice(0, 40)}. Leave n out (or ` +
+      'send 1), and send one request per choice you want.',
+  );
 }
 
 function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: ProviderConfig): Body {

@@ -1,7 +1,7 @@
 /**
- * A whole chat completion → canonical events: the text, the tool calls, then `finish`. Only the
- * first choice is read: the gateway answers with one (a same-form request with `n` > 1 gets the
- * first).
+ * A whole chat completion → canonical events: the text (and a refusal, with log probabilities when
+ * the upstream sent them), the tool calls, then `finish`. Only the first choice is read: the
+ * gateway answers with one (`n` > 1 is refused before the request goes upstream).
  * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
@@ -21,7 +21,21 @@ export function fromChatCompletion(body: unknown, providerId: string): Canonical
   const [choice] = parsed.data.choices;
   const events: CanonicalEvent[] = [];
   const text = choice!.message.content ?? '';
-  if (text !== '') events.push({ type: 'text-delta', text });
+  const logprobs = logprobsOf(choice!.logprobs);
+  if (text !== '' || logprobs.content)
+    events.push({
+      type: 'text-delta',
+      text,
+      ...(logprobs.content && { logprobs: logprobs.content }),
+    });
+  const refusal = choice!.message.refusal;
+  if (typeof refusal === 'string' && refusal !== '')
+    events.push({
+      type: 'text-delta',
+      text: refusal,
+      channel: 'refusal',
+      ...(logprobs.refusal && { logprobs: logprobs.refusal }),
+    });
   (choice!.message.tool_calls ?? []).forEach((call, index) => {
     events.push({
       type: 'tool-call',
@@ -51,3 +65,13 @@ export const toUsage = (usage: WireUsage): ReportedUsage | null =>
 
 /** Some local servers leave a call's id out; a canonical call needs one to pair its result with. */
 export const fallbackCallId = (index: number) => `call_${index}`;
+
+/** A choice's `logprobs` (`{ content, refusal }`, each a list or null), kept raw. */
+export function logprobsOf(value: unknown): { content?: unknown[]; refusal?: unknown[] } {
+  if (value === null || typeof value !== 'object') return {};
+  const { content, refusal } = value as { content?: unknown; refusal?: unknown };
+  return {
+    ...(Array.isArray(content) && content.length > 0 && { content }),
+    ...(Array.isArray(refusal) && refusal.length > 0 && { refusal }),
+  };
+}

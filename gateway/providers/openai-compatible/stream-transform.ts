@@ -11,7 +11,7 @@ import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
 import { mapFinishReason } from './finish-reason';
-import { fallbackCallId, toUsage } from './response-converter';
+import { fallbackCallId, logprobsOf, toUsage } from './response-converter';
 import {
   chatCompletionChunkSchema,
   inBandErrorChunkSchema,
@@ -81,10 +81,24 @@ export function transformStreamEvent(
   if (chunk.data.usage) state.usage = toUsage(chunk.data.usage);
   const events: CanonicalEvent[] = [];
   for (const choice of chunk.data.choices ?? []) {
-    // Only the first choice is answered (a same-form `n` > 1 gets the first).
+    // Only the first choice is answered (`n` > 1 is refused before the request goes upstream).
     if ((choice.index ?? 0) !== 0) continue;
     const text = choice.delta?.content;
-    if (text) events.push({ type: 'text-delta', text });
+    const logprobs = logprobsOf(choice.logprobs);
+    if (text || logprobs.content)
+      events.push({
+        type: 'text-delta',
+        text: text ?? '',
+        ...(logprobs.content && { logprobs: logprobs.content }),
+      });
+    const refusal = choice.delta?.refusal;
+    if (typeof refusal === 'string' && (refusal !== '' || logprobs.refusal))
+      events.push({
+        type: 'text-delta',
+        text: refusal,
+        channel: 'refusal',
+        ...(logprobs.refusal && { logprobs: logprobs.refusal }),
+      });
     (choice.delta?.tool_calls ?? []).forEach((fragment, position) => {
       events.push(...addFragment(state, fragment, position, providerId));
     });
