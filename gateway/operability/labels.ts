@@ -3,6 +3,7 @@
  * text never becomes a label: a path can carry a key (`/v1/sk-…`, `?key=…`), and every distinct
  * value is a new time series the scraper keeps forever.
  */
+import { UPSTREAM_FAILURES, type UpstreamFailure } from '../providers/upstream-error';
 
 /** The route families by name, as the requests counter labels them. */
 export const ROUTE_NAMES = [
@@ -89,33 +90,9 @@ export function formOf(route: RouteName): FormLabel {
 
 /** How an upstream attempt ended, as the attempts counter labels it. */
 export type AttemptOutcome =
-  | '1xx'
-  | '2xx'
-  | '3xx'
-  | '4xx'
-  | '5xx'
-  | 'cooling_down'
-  | 'connect'
-  | 'connect_timeout'
-  | 'first_byte_timeout'
-  | 'idle_timeout'
-  | 'http'
-  | 'malformed'
-  | 'in_band'
-  | 'cut'
-  | 'other';
+  '1xx' | '2xx' | '3xx' | '4xx' | '5xx' | 'cooling_down' | UpstreamFailure | 'other';
 
-const failureKinds = new Set<string>([
-  'cooling_down',
-  'connect',
-  'connect_timeout',
-  'first_byte_timeout',
-  'idle_timeout',
-  'http',
-  'malformed',
-  'in_band',
-  'cut',
-]);
+const failureKinds = new Set<string>(['cooling_down', ...UPSTREAM_FAILURES]);
 
 /**
  * An attempt's recorded status (pipeline/inference-pipeline.ts): an HTTP status becomes its

@@ -13,6 +13,8 @@ export function isRetryable(error: UpstreamError): boolean {
     case 'connect_timeout':
     case 'first_byte_timeout':
     case 'idle_timeout':
+    case 'first_event_timeout':
+    case 'total_timeout':
     case 'cut':
       return true;
     case 'http':
@@ -66,6 +68,8 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
     case 'connect_timeout':
     case 'first_byte_timeout':
     case 'idle_timeout':
+    case 'first_event_timeout':
+    case 'total_timeout':
       return new GatewayError(
         504,
         'provider_error',

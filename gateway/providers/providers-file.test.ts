@@ -109,6 +109,16 @@ describe('the providers file', () => {
       "providers[1].id: 'acme' is used twice",
     ],
     [
+      'a first-event timeout of zero',
+      { providers: [{ ...validProvider, timeouts: { first_event_ms: 0 } }] },
+      'providers[0].timeouts.first_event_ms',
+    ],
+    [
+      'a total timeout longer than an hour',
+      { providers: [{ ...validProvider, timeouts: { total_ms: 3_600_001 } }] },
+      'providers[0].timeouts.total_ms',
+    ],
+    [
       'a retry policy with an unknown field',
       { providers: [{ ...validProvider, retry: { attempts: 3 } }] },
       'providers[0].retry',
@@ -117,6 +127,24 @@ describe('the providers file', () => {
     const file = writeFile(content);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(file);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(expected);
+  });
+
+  it('reads the first-event and total deadlines beside the other timeouts, with defaults for the ones left out', () => {
+    const file = writeFile({
+      providers: [
+        { ...validProvider, timeouts: { idle_ms: 1_000, first_event_ms: 2_000, total_ms: 3_000 } },
+        { ...validProvider, id: 'plain' },
+      ],
+    });
+    const [tuned, plain] = loadProvidersFile(file, { ACME_KEY: 'x' }).upstream;
+    expect(tuned!.timeouts).toEqual({
+      connectMs: 5_000,
+      firstByteMs: 60_000,
+      idleMs: 1_000,
+      firstEventMs: 2_000,
+      totalMs: 3_000,
+    });
+    expect(plain!.timeouts).toMatchObject({ firstEventMs: 600_000, totalMs: 1_800_000 });
   });
 
   it('says which variable is missing when a provider key is not set', () => {

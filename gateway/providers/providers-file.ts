@@ -68,6 +68,8 @@ const providerSchema = z
         connect_ms: milliseconds.optional(),
         first_byte_ms: milliseconds.optional(),
         idle_ms: milliseconds.optional(),
+        first_event_ms: milliseconds.optional(),
+        total_ms: milliseconds.optional(),
       })
       .optional(),
     retry: z
@@ -208,6 +210,8 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
         connectMs: provider.timeouts?.connect_ms ?? defaultTimeouts.connectMs,
         firstByteMs: provider.timeouts?.first_byte_ms ?? defaultTimeouts.firstByteMs,
         idleMs: provider.timeouts?.idle_ms ?? defaultTimeouts.idleMs,
+        firstEventMs: provider.timeouts?.first_event_ms ?? defaultTimeouts.firstEventMs,
+        totalMs: provider.timeouts?.total_ms ?? defaultTimeouts.totalMs,
       },
       retry: {
         maxAttempts: provider.retry?.max_attempts ?? defaultRetry.maxAttempts,

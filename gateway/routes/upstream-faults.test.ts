@@ -17,10 +17,10 @@ import { loadTokenizer } from '../pipeline/usage-estimate';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
 import {
   callForm,
+  expectBrokenStream,
   formErrorMessage,
   PUBLIC_FORMS,
   readFormAnswer,
-  streamErrorOf,
 } from '../test-kit/public-forms';
 import {
   closedPortUrl,
@@ -237,35 +237,6 @@ describe('a provider that cannot be reached or does not answer', () => {
     expect(await generation(response.headers.get('cf-ray')!)).toBeUndefined();
   });
 });
-
-/** How each form says a stream broke after it began. */
-function expectBrokenStream(
-  form: PublicFormName,
-  answer: Awaited<ReturnType<typeof readFormAnswer>>,
-  status: number,
-  message: string,
-) {
-  expect(answer.cleanEnd).toBe(false);
-  expect(answer.streamError).not.toBeNull();
-  const error = streamErrorOf(form, answer.streamError!);
-  expect(error.message).toContain(message);
-  switch (form) {
-    case 'chat_completions':
-      // A last chunk whose finish reason says `error`, carrying the error; no [DONE] after it.
-      expect(answer.finish).toBe('error');
-      expect(error.status).toBe(status);
-      break;
-    case 'messages':
-      // An `error` event in the vendor's shape, and no message_delta / message_stop.
-      expect(answer.finish).toBeNull();
-      expect(error.status).toBe(status === 503 ? 'overloaded_error' : 'api_error');
-      break;
-    case 'gemini':
-      expect(answer.finish).toBeNull();
-      expect(error.status).toBe(status);
-      break;
-  }
-}
 
 describe('a stream that breaks after it began', () => {
   it.each(PUBLIC_FORMS)(

@@ -304,3 +304,32 @@ export function streamErrorOf(
       return { message: body.error.message, status: body.error.code };
   }
 }
+
+/** How each form says a stream broke after it began. */
+export function expectBrokenStream(
+  form: PublicFormName,
+  answer: Awaited<ReturnType<typeof readFormAnswer>>,
+  status: number,
+  message: string,
+) {
+  expect(answer.cleanEnd).toBe(false);
+  expect(answer.streamError).not.toBeNull();
+  const error = streamErrorOf(form, answer.streamError!);
+  expect(error.message).toContain(message);
+  switch (form) {
+    case 'chat_completions':
+      // A last chunk whose finish reason says `error`, carrying the error; no [DONE] after it.
+      expect(answer.finish).toBe('error');
+      expect(error.status).toBe(status);
+      break;
+    case 'messages':
+      // An `error` event in the vendor's shape, and no message_delta / message_stop.
+      expect(answer.finish).toBeNull();
+      expect(error.status).toBe(status === 503 ? 'overloaded_error' : 'api_error');
+      break;
+    case 'gemini':
+      expect(answer.finish).toBeNull();
+      expect(error.status).toBe(status);
+      break;
+  }
+}

@@ -34,7 +34,13 @@ export type UpstreamProviderSpec = {
   /** The upstream's root URL (a fake upstream's `url`); openai-compatible gets `/v1` added. */
   url: string;
   models: UpstreamModelSpec[];
-  timeouts?: { connect_ms?: number; first_byte_ms?: number; idle_ms?: number };
+  timeouts?: {
+    connect_ms?: number;
+    first_byte_ms?: number;
+    idle_ms?: number;
+    first_event_ms?: number;
+    total_ms?: number;
+  };
   retry?: { max_attempts?: number; base_delay_ms?: number; max_delay_ms?: number };
   breaker?: { failure_threshold?: number; cooldown_ms?: number };
   headers?: Record<string, string>;

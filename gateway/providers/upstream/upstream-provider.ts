@@ -2,28 +2,33 @@
  * The shared engine of every upstream provider kind: it sends the adapter's call through the
  * provider's pooled agent, reads a whole answer or splits a stream into server-sent events, and
  * hands each event to the adapter's stream transform as soon as it arrives (never batched). An
- * abort (the client left) cancels the upstream request at once and ends the stream quietly.
+ * abort (the client left) cancels the upstream request at once and ends the stream quietly. What
+ * an upstream can make the gateway spend is bounded here, for every kind alike: time (the
+ * deadlines for the first event and the whole answer) and memory (the size of one event and of
+ * a whole stream).
  */
 import { createParser } from 'eventsource-parser';
 import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import type { ModelRoute, Provider } from '../provider';
 import { UpstreamError } from '../upstream-error';
-import type { ProviderAdapter, UpstreamSseEvent } from './adapter';
+import type { ProviderAdapter, UpstreamCall, UpstreamSseEvent } from './adapter';
 import { cleanUpstreamMessage } from './clean-message';
 import {
   createUpstreamAgent,
   discardBody,
+  startCallDeadlines,
   first,
   postJson,
   postJsonWhole,
   readText,
+  type CallDeadlines,
   type UpstreamAnswer,
   retryAfterSeconds,
   toUpstreamError,
 } from './http-client';
 import { inlineImageUrls, type ImageFetchPolicy } from './inline-images';
-import type { ProviderConfig } from './provider-config';
+import { defaultStreamLimits, type ProviderConfig } from './provider-config';
 
 /** Error bodies are read this far; the message is all we need of them. */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -38,6 +43,7 @@ export function createUpstreamProvider<State>(
   imagePolicy: ImageFetchPolicy = { allowPrivateHosts: false },
 ): UpstreamProvider {
   const agent = createUpstreamAgent(config.timeouts);
+  const limits = config.limits ?? defaultStreamLimits;
   const secrets = config.apiKey ? [config.apiKey] : [];
   const clean = (text: string) => cleanUpstreamMessage(text, secrets);
   const id = config.id;
@@ -55,7 +61,29 @@ export function createUpstreamProvider<State>(
         ? await inlineImageUrls(request, imagePolicy, signal)
         : request;
     const call = adapter.buildCall(prepared, route, config);
-    const upstreamCall = { agent, ...call, signal, providerId: id };
+    const deadlines = startCallDeadlines(config.timeouts, signal, id);
+    try {
+      for await (const event of send(request.stream, call, signal, deadlines)) {
+        deadlines.answerStarted();
+        yield event;
+      }
+    } catch (error) {
+      // Aborted by a deadline, the call fails with whatever undici made of the abort: the
+      // deadline is what ended it.
+      throw deadlines.expired ?? error;
+    } finally {
+      deadlines.clear();
+    }
+  }
+
+  /** Sends the call and reads its answer, whole or streamed; `signal` is the client's own. */
+  async function* send(
+    streamed: boolean,
+    call: UpstreamCall,
+    signal: AbortSignal,
+    deadlines: CallDeadlines,
+  ): AsyncGenerator<CanonicalEvent, void, undefined> {
+    const upstreamCall = { agent, ...call, signal: deadlines.signal, providerId: id };
     /** A non-2xx answer: the provider's own message, its status and when to try again. */
     const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
       const read = adapter.readError(status, text);
@@ -80,7 +108,7 @@ export function createUpstreamProvider<State>(
     const contentTypeOf = (headers: UpstreamAnswer['headers']) =>
       (first(headers['content-type']) ?? '').toLowerCase();
 
-    if (!request.stream) {
+    if (!streamed) {
       let whole;
       try {
         // An error's message is all that is needed of it; an answer that is not JSON is refused
@@ -151,20 +179,39 @@ export function createUpstreamProvider<State>(
       }
       const state = adapter.createStreamState();
       const pending: UpstreamSseEvent[] = [];
+      let eventTooLarge = false;
       const parser = createParser({
         onEvent: (event) => pending.push({ event: event.event, data: event.data }),
+        // The parser stops at this size and says so; other complaints (an unknown field) are
+        // ignored, as browsers ignore them.
+        maxBufferSize: limits.maxEventBytes,
+        onError: (error) => {
+          if (error.type === 'max-buffer-size-exceeded') eventTooLarge = true;
+        },
       });
+      const tooLarge = (what: string, limit: number) =>
+        new UpstreamError('malformed', id, `The provider sent ${what} longer than ${size(limit)}.`);
       const decoder = new TextDecoder();
       const drain = function* () {
         while (pending.length > 0) {
           yield* adapter.transformStreamEvent(state, pending.shift()!, id);
         }
       };
+      let received = 0;
       for await (const chunk of body) {
-        parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+        const bytes = chunk as Buffer;
+        received += bytes.length;
+        if (received > limits.maxStreamBytes) {
+          throw tooLarge('a streamed answer', limits.maxStreamBytes);
+        }
+        parser.feed(decoder.decode(bytes, { stream: true }));
+        // The events that arrived whole before an oversized one are still the answer's.
         yield* drain();
+        if (eventTooLarge) throw tooLarge('an event', limits.maxEventBytes);
       }
       parser.feed(decoder.decode());
+      yield* drain();
+      if (eventTooLarge) throw tooLarge('an event', limits.maxEventBytes);
       // An upstream that ends without the blank line after its last event still sent that event.
       parser.reset({ consume: true });
       yield* drain();
@@ -184,6 +231,13 @@ export function createUpstreamProvider<State>(
     stream,
     close: () => agent.close(),
   };
+}
+
+/** `16777216` → `16 MiB`, `4096` → `4 KiB`: a limit as people write it. */
+function size(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 const describe = (contentType: string) =>
