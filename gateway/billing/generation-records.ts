@@ -30,6 +30,8 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
     streamed: record.streamed,
     prompt_tokens: record.promptTokens,
     completion_tokens: record.completionTokens,
+    cache_read_tokens: record.cacheReadTokens ?? 0,
+    cache_write_tokens: record.cacheWriteTokens ?? 0,
     cost_usd: nanosToUsd(record.costNanos),
     finish_reason: record.finishReason,
     outcome: record.outcome,

@@ -59,14 +59,26 @@ export type CanonicalRequest = {
 export type FinishReason =
   'stop' | 'length' | 'tool_calls' | 'stop_sequence' | 'content_filter' | 'error';
 
-export type Usage = { promptTokens: number; completionTokens: number };
+export type Usage = {
+  promptTokens: number;
+  completionTokens: number;
+  /** Of the prompt, the tokens the upstream read from and wrote to its prompt cache. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+};
 
 /**
  * What a provider says it served. A count it left out, or sent as anything but a whole number
  * from 0 up (negative, fractional, absurd: `providers/upstream/reported-count.ts`), is null: the
  * pipeline counts that part itself rather than charge it.
  */
-export type ReportedUsage = { promptTokens: number | null; completionTokens: number | null };
+export type ReportedUsage = {
+  promptTokens: number | null;
+  completionTokens: number | null;
+  /** Of the prompt, the tokens read from and written to the upstream's prompt cache (0: none). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+};
 
 /** What a provider streams; a non-streamed answer is the same events gathered. */
 export type CanonicalEvent =

@@ -80,6 +80,18 @@ export class Catalog {
   }
 }
 
+/** A route's prompt-cache prices, as OpenRouter's catalog names them, where the file sets them. */
+export function cachePricing(route: ModelRoute | undefined) {
+  return {
+    ...(route?.cacheReadNanos !== undefined && {
+      input_cache_read: nanosToDecimalString(route.cacheReadNanos),
+    }),
+    ...(route?.cacheWriteNanos !== undefined && {
+      input_cache_write: nanosToDecimalString(route.cacheWriteNanos),
+    }),
+  };
+}
+
 export function toWireEntry(model: CatalogModel) {
   const [author] = model.id.split('/');
   return {
@@ -93,6 +105,7 @@ export function toWireEntry(model: CatalogModel) {
     pricing: {
       prompt: nanosToDecimalString(model.promptNanos),
       completion: nanosToDecimalString(model.completionNanos),
+      ...cachePricing(model.routes[0]),
     },
     architecture: {
       input_modalities: model.inputModalities,

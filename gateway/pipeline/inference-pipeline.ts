@@ -18,6 +18,7 @@ import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token
 import { pendingCharge, type Budget, type Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
+import { usageCost, worstPromptNanos, type ChargedUsage } from '../billing/usage-cost';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
@@ -256,10 +257,10 @@ export class InferencePipeline {
       const reservedPrompt = simulated
         ? promptTokens
         : Math.max(promptTokens, conservativePromptTokens(request));
-      promptNanos = Math.max(promptNanos, reservedPrompt * route.promptNanos);
+      promptNanos = Math.max(promptNanos, reservedPrompt * worstPromptNanos(route));
       worstNanos = Math.max(
         worstNanos,
-        reservedPrompt * route.promptNanos + maxOutputTokens * route.completionNanos,
+        reservedPrompt * worstPromptNanos(route) + maxOutputTokens * route.completionNanos,
       );
     }
     const funding = registry.fundingKeyOf(key);
@@ -504,7 +505,7 @@ export class InferencePipeline {
     outcome: GenerationOutcome,
     finishEvent: Extract<CanonicalEvent, { type: 'finish' }> | null,
     finishReason: FinishReason | null = finishEvent?.finishReason ?? null,
-  ): Promise<{ usage: { promptTokens: number; completionTokens: number }; costNanos: number }> {
+  ): Promise<{ usage: ChargedUsage; costNanos: number }> {
     // Set first, so no other path records the same request while this one is being written.
     connected.recorded = true;
     const { route, tally } = connected;
@@ -533,7 +534,19 @@ export class InferencePipeline {
     // Only the reserved output is billable: a provider that overshoots max_tokens must not take
     // the key past limit + grace.
     const completionTokens = Math.min(producedTokens, admission.maxOutputTokens);
-    const fullNanos = promptTokens * route.promptNanos + completionTokens * route.completionNanos;
+    // The cached part of a prompt is the upstream's word about its own prompt: only with its count.
+    const cacheReadTokens =
+      reportedPrompt === null ? 0 : Math.min(reported?.cacheReadTokens ?? 0, promptTokens);
+    const cacheWriteTokens =
+      reportedPrompt === null
+        ? 0
+        : Math.min(reported?.cacheWriteTokens ?? 0, promptTokens - cacheReadTokens);
+    const fullNanos = usageCost(route, {
+      promptTokens,
+      completionTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+    });
     const costNanos = Math.min(fullNanos, admission.reservation.nanos);
     if (costNanos < fullNanos) {
       this.deps.logger.warn(
@@ -552,6 +565,8 @@ export class InferencePipeline {
       streamed: input.request.stream,
       promptTokens,
       completionTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
       costNanos,
       finishReason,
       outcome,
@@ -579,7 +594,10 @@ export class InferencePipeline {
     // one that charged only what was checkpointed, and the difference is what is charged now.
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     admission.chargedTokens = promptTokens + completionTokens;
-    return { usage: { promptTokens, completionTokens }, costNanos };
+    return {
+      usage: { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens },
+      costNanos,
+    };
   }
 
   /**

@@ -15,6 +15,13 @@ export type ModelRoute = {
   /** Nano-USD per prompt and completion token, on this provider. */
   promptNanos: number;
   completionNanos: number;
+  /**
+   * Nano-USD per prompt token read from, and written to, the upstream's prompt cache, where the
+   * providers file prices them apart (Anthropic bills reads at a tenth of the prompt price and
+   * writes at 1.25 times it; OpenAI and Gemini bill cached reads lower). Absent: the prompt price.
+   */
+  cacheReadNanos?: number;
+  cacheWriteNanos?: number;
   contextLength: number;
   maxCompletionTokens: number;
   inputModalities: string[];

@@ -39,6 +39,9 @@ const modelSchema = z.looseObject({
   pricing: z.looseObject({
     prompt: decimalUsd,
     completion: decimalUsd,
+    /** Per prompt token read from, and written to, the upstream's prompt cache (OpenRouter's names). */
+    input_cache_read: decimalUsd.optional(),
+    input_cache_write: decimalUsd.optional(),
     /** Optional bookkeeping: which price list these come from, and since when. */
     version: z.string().optional(),
     as_of: z.string().optional(),
@@ -183,6 +186,12 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
         upstreamModel: model.upstream_model,
         promptNanos: parseUsdToNanos(model.pricing.prompt)!,
         completionNanos: parseUsdToNanos(model.pricing.completion)!,
+        ...(model.pricing.input_cache_read !== undefined && {
+          cacheReadNanos: parseUsdToNanos(model.pricing.input_cache_read)!,
+        }),
+        ...(model.pricing.input_cache_write !== undefined && {
+          cacheWriteNanos: parseUsdToNanos(model.pricing.input_cache_write)!,
+        }),
         contextLength: model.context_length,
         maxCompletionTokens: model.max_completion_tokens,
         inputModalities: model.input_modalities,

@@ -5,6 +5,7 @@
  * or key is ever shown.
  */
 import { nanosToDecimalString } from '../billing/money';
+import { cachePricing } from '../catalog/catalog';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { sendJson } from '../http/respond';
 import type { Router } from '../http/router';
@@ -32,6 +33,7 @@ export function addModelEndpointRoutes(router: Router, parts: GatewayParts): voi
             pricing: {
               prompt: nanosToDecimalString(route.promptNanos),
               completion: nanosToDecimalString(route.completionNanos),
+              ...cachePricing(route),
             },
             context_length: route.contextLength,
             max_completion_tokens: route.maxCompletionTokens,

@@ -16,6 +16,7 @@ import {
   type RecordedAnswer,
 } from '../test-kit/kind-upstreams';
 import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { messagesUsage } from '../test-kit/public-forms';
 import { startTestGateway, toNanos, type TestGateway } from '../testing-support';
 
 let gateway: TestGateway;
@@ -214,7 +215,7 @@ describe('the @anthropic-ai/sdk client', () => {
                 : [],
             ),
             finish: message.stop_reason,
-            usage: { prompt: message.usage.input_tokens, completion: message.usage.output_tokens },
+            usage: messagesUsage(message.usage),
           };
         },
         /^x-stainless|^anthropic-beta$/,

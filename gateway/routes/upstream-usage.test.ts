@@ -38,6 +38,15 @@ beforeAll(async () => {
           prompt: '0.000001',
           completion: '0.000002',
         },
+        // The same upstream model with the prompt cache priced apart, as Anthropic bills it.
+        {
+          id: `cached/${kind}`,
+          upstreamModel: `${kind}-model`,
+          prompt: '0.000001',
+          completion: '0.000002',
+          cacheRead: '0.0000001',
+          cacheWrite: '0.00000125',
+        },
       ],
     })),
   );
@@ -49,13 +58,18 @@ afterAll(async () => {
 });
 
 /** A plain chat-completions request for one of the models, answered by `body`. */
-async function askAnswered(kind: UpstreamKind, body: Record<string, unknown>, as: string) {
+async function askAnswered(
+  kind: UpstreamKind,
+  body: Record<string, unknown>,
+  as: string,
+  model = `usage/${kind}`,
+) {
   fakes[kind].reply({ body });
   const response = await callForm(
     'chat_completions',
     gateway.url,
     as,
-    `usage/${kind}`,
+    model,
     { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
     { stream: false },
   );
@@ -177,5 +191,123 @@ describe.each(KINDS)('usage reported by a %s upstream', (kind) => {
       completion_tokens: 9,
     });
     expect(toNanos(record.cost_usd)).toBe(31 * PROMPT_NANOS + 9 * COMPLETION_NANOS);
+  });
+});
+
+/** Each kind's recorded plain answer reporting 100 prompt tokens, 30 of them read from the
+ * prompt cache (and, for Anthropic, 50 written to it), and 9 completion tokens. */
+function answerWithCache(kind: UpstreamKind): Record<string, unknown> {
+  switch (kind) {
+    case 'openai-compatible': {
+      const body = fixtureJson(kind, 'openai-text-response.json');
+      body.usage = {
+        prompt_tokens: 100,
+        completion_tokens: 9,
+        prompt_tokens_details: { cached_tokens: 30 },
+      };
+      return body;
+    }
+    case 'anthropic': {
+      const body = fixtureJson(kind, 'anthropic-text-response.json');
+      // The vendor's input_tokens leaves the cached parts out: 20 + 50 + 30 = 100.
+      body.usage = {
+        input_tokens: 20,
+        cache_creation_input_tokens: 50,
+        cache_read_input_tokens: 30,
+        output_tokens: 9,
+      };
+      return body;
+    }
+    case 'gemini': {
+      const body = fixtureJson(kind, 'gemini-text-response.json');
+      body.usageMetadata = {
+        promptTokenCount: 100,
+        cachedContentTokenCount: 30,
+        candidatesTokenCount: 9,
+      };
+      return body;
+    }
+  }
+}
+
+describe.each(KINDS)('the prompt cache of a %s upstream', (kind) => {
+  const written = kind === 'anthropic' ? 50 : 0;
+
+  it('is charged at the cache prices the providers file sets, and the record says how much', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { answer, record } = await askAnswered(
+      kind,
+      answerWithCache(kind),
+      key,
+      `cached/${kind}`,
+    );
+    // 100 prompt tokens: 30 read at 100 nanos, `written` at 1,250, the rest at 1,000.
+    const expected = (100 - 30 - written) * 1_000 + 30 * 100 + written * 1_250 + 9 * 2_000;
+    expect(record).toMatchObject({
+      usage_estimated: false,
+      prompt_tokens: 100,
+      completion_tokens: 9,
+      cache_read_tokens: 30,
+      cache_write_tokens: written,
+    });
+    expect(toNanos(record.cost_usd)).toBe(expected);
+    expect(toNanos(answer.costUsd!)).toBe(expected);
+  });
+
+  it('is charged at the prompt price where the file sets no cache price', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { record } = await askAnswered(kind, answerWithCache(kind), key);
+    expect(record).toMatchObject({ cache_read_tokens: 30, cache_write_tokens: written });
+    expect(toNanos(record.cost_usd)).toBe(100 * 1_000 + 9 * 2_000);
+  });
+});
+
+describe('the prompt cache as each form shows it', () => {
+  it('a Messages client gets the vendor’s split: input_tokens without the cached parts', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    fakes.anthropic.reply({ body: answerWithCache('anthropic') });
+    const response = await callForm('messages', gateway.url, key, 'cached/anthropic', {
+      max_tokens: 200,
+      messages: [{ role: 'user', content: QUESTION }],
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { usage: Record<string, unknown> };
+    expect(answer.usage).toMatchObject({
+      input_tokens: 20,
+      cache_creation_input_tokens: 50,
+      cache_read_input_tokens: 30,
+      output_tokens: 9,
+    });
+  });
+
+  it('a chat-completions client gets prompt_tokens_details.cached_tokens', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    fakes.anthropic.reply({ body: answerWithCache('anthropic') });
+    const response = await callForm('chat_completions', gateway.url, key, 'cached/anthropic', {
+      max_tokens: 200,
+      messages: [{ role: 'user', content: QUESTION }],
+    });
+    const answer = (await response.json()) as { usage: Record<string, unknown> };
+    expect(answer.usage).toMatchObject({
+      prompt_tokens: 100,
+      prompt_tokens_details: { cached_tokens: 30 },
+    });
+  });
+
+  it('the catalog lists the cache prices', async () => {
+    const response = await getWithKey(
+      `${gateway.url}/v1/models`,
+      (await gateway.createKey({ kind: 'account', limitUsd: 1 })).key,
+    );
+    const list = (await response.json()) as {
+      data: Array<{ id: string; pricing: Record<string, string> }>;
+    };
+    expect(list.data.find((model) => model.id === 'cached/anthropic')!.pricing).toMatchObject({
+      input_cache_read: '0.0000001',
+      input_cache_write: '0.00000125',
+    });
+    expect(list.data.find((model) => model.id === 'usage/anthropic')!.pricing).not.toHaveProperty(
+      'input_cache_read',
+    );
   });
 });

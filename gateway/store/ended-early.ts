@@ -35,5 +35,7 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     attempts: [],
     usageEstimated: true,
     chargeCapped: false,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
   };
 }

@@ -93,6 +93,8 @@ export type GenerationRecord = {
   attempts: Json<GenerationRow['attempts']>;
   usage_estimated: Flag;
   charge_capped: Flag;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
 };
 
 export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
@@ -116,6 +118,8 @@ export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
   attempts: json(record.attempts),
   usageEstimated: flag(record.usage_estimated),
   chargeCapped: flag(record.charge_capped),
+  cacheReadTokens: Number(record.cache_read_tokens ?? 0),
+  cacheWriteTokens: Number(record.cache_write_tokens ?? 0),
 });
 
 export type InflightRecord = {

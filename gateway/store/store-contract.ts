@@ -67,6 +67,8 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   attempts: [{ provider: 'simulated', status: 200, latencyMs: 12.5 }],
   usageEstimated: false,
   chargeCapped: false,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
   ...overrides,
 });
 
@@ -262,6 +264,8 @@ export function describeStoreContract(factory: StoreFactory): void {
         ],
         usageEstimated: true,
         chargeCapped: true,
+        cacheReadTokens: 7,
+        cacheWriteTokens: 3,
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);

@@ -65,6 +65,9 @@ export type GenerationRow = {
   usageEstimated: boolean;
   /** The upstream's usage cost more than was reserved; the charge was capped at the reservation. */
   chargeCapped: boolean;
+  /** Of `promptTokens`, read from and written to the upstream's prompt cache (priced apart); 0 when absent. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 };
 
 export type KeyUpdate = Partial<

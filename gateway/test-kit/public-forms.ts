@@ -139,7 +139,7 @@ function readPlain(form: PublicFormName, body: Json): FormAnswer {
           answer.toolCalls.push({ id: block.id, name: block.name, args: block.input });
       }
       answer.finish = body.stop_reason;
-      answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
+      answer.usage = messagesUsage(body.usage);
       answer.costUsd = body.usage.cost_usd;
       return answer;
     case 'gemini':
@@ -211,7 +211,7 @@ function readMessagesStream(events: Array<{ event: string | null; data: string }
         break;
       case 'message_delta':
         answer.finish = body.delta.stop_reason;
-        answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
+        answer.usage = messagesUsage(body.usage);
         answer.costUsd = body.usage.cost_usd;
         break;
       case 'message_stop':
@@ -332,4 +332,23 @@ export function expectBrokenStream(
       expect(error.status).toBe(status);
       break;
   }
+}
+
+/**
+ * A Messages usage as prompt and completion counts: the vendor's `input_tokens` leaves out what
+ * was read from or written to the prompt cache, so the prompt is all three.
+ */
+export function messagesUsage(usage: {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}) {
+  return {
+    prompt:
+      usage.input_tokens +
+      (usage.cache_creation_input_tokens ?? 0) +
+      (usage.cache_read_input_tokens ?? 0),
+    completion: usage.output_tokens,
+  };
 }

@@ -22,6 +22,9 @@ export type UpstreamModelSpec = {
   upstreamModel: string;
   prompt: string;
   completion: string;
+  /** Prompt-cache prices (`pricing.input_cache_read` / `input_cache_write`), when set. */
+  cacheRead?: string;
+  cacheWrite?: string;
   contextLength?: number;
   maxCompletionTokens?: number;
   inputModalities?: Array<'text' | 'image'>;
@@ -88,7 +91,12 @@ export function providersFileFor(
           name: model.id,
           context_length: model.contextLength ?? 200_000,
           max_completion_tokens: model.maxCompletionTokens ?? 8_192,
-          pricing: { prompt: model.prompt, completion: model.completion },
+          pricing: {
+            prompt: model.prompt,
+            completion: model.completion,
+            ...(model.cacheRead !== undefined && { input_cache_read: model.cacheRead }),
+            ...(model.cacheWrite !== undefined && { input_cache_write: model.cacheWrite }),
+          },
           input_modalities: model.inputModalities ?? ['text', 'image'],
           supported_parameters: model.supportedParameters ?? [
             'max_tokens',

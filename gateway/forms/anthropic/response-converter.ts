@@ -11,11 +11,18 @@ export const messageId = (traceId: string) => `msg_${traceId.slice(0, 16)}`;
  * clients carry along untouched.
  */
 export function toMessagesUsage(finish: PricedFinish) {
+  const {
+    promptTokens,
+    completionTokens,
+    cacheReadTokens = 0,
+    cacheWriteTokens = 0,
+  } = finish.usage;
   return {
-    input_tokens: finish.usage.promptTokens,
-    output_tokens: finish.usage.completionTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    // The vendor's `input_tokens` leaves out what was read from or written to the cache.
+    input_tokens: promptTokens - cacheReadTokens - cacheWriteTokens,
+    output_tokens: completionTokens,
+    cache_creation_input_tokens: cacheWriteTokens,
+    cache_read_input_tokens: cacheReadTokens,
     cost_usd: finish.costUsd,
   };
 }

@@ -10,11 +10,13 @@ export const responseId = (traceId: string) => traceId.slice(0, 16);
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
 export function toUsageMetadata(finish: PricedFinish) {
-  const { promptTokens, completionTokens } = finish.usage;
+  const { promptTokens, completionTokens, cacheReadTokens = 0 } = finish.usage;
   return {
     promptTokenCount: promptTokens,
     candidatesTokenCount: completionTokens,
     totalTokenCount: promptTokens + completionTokens,
+    // Of the prompt, what was read from cached content; the vendor leaves a 0 out.
+    ...(cacheReadTokens > 0 && { cachedContentTokenCount: cacheReadTokens }),
   };
 }
 

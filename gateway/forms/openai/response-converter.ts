@@ -7,11 +7,13 @@ import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { toChatFinishReason } from './finish-reason';
 
 export function toChatUsage(finish: PricedFinish) {
-  const { promptTokens, completionTokens } = finish.usage;
+  const { promptTokens, completionTokens, cacheReadTokens = 0 } = finish.usage;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
+    // The vendor's own place for the prompt tokens read from its cache (priced apart).
+    ...(cacheReadTokens > 0 && { prompt_tokens_details: { cached_tokens: cacheReadTokens } }),
     cost: finish.costUsd,
   };
 }

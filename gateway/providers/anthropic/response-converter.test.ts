@@ -16,8 +16,13 @@ describe('a whole Messages answer', () => {
         finishReason: 'stop',
         rawFinishReason: 'end_turn',
         stopSequence: null,
-        // input 2095 + cache creation 2051 + cache read 2051
-        usage: { promptTokens: 6197, completionTokens: 503 },
+        // input 2095 + cache creation 2051 + cache read 2051, the cached parts priced apart
+        usage: {
+          promptTokens: 6197,
+          completionTokens: 503,
+          cacheReadTokens: 2051,
+          cacheWriteTokens: 2051,
+        },
       },
     ]);
   });

@@ -53,12 +53,13 @@ export function toUsage(usage: AnthropicUsage | null | undefined): ReportedUsage
   if (!usage) return null;
   // Without `input_tokens` the prompt is unreported: the cache counts alone are only part of it.
   const input = usage.input_tokens ?? null;
+  const cacheReadTokens = usage.cache_read_input_tokens ?? 0;
+  const cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
   return {
-    promptTokens:
-      input === null
-        ? null
-        : input + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0),
+    promptTokens: input === null ? null : input + cacheWriteTokens + cacheReadTokens,
     completionTokens: usage.output_tokens ?? null,
+    ...(cacheReadTokens > 0 && { cacheReadTokens }),
+    ...(cacheWriteTokens > 0 && { cacheWriteTokens }),
   };
 }
 

@@ -94,6 +94,9 @@ export function toUsage(metadata: UsageMetadata | null | undefined): ReportedUsa
   return {
     promptTokens: metadata.promptTokenCount ?? null,
     completionTokens: (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0),
+    ...(metadata.cachedContentTokenCount && {
+      cacheReadTokens: metadata.cachedContentTokenCount,
+    }),
   };
 }
 

@@ -70,6 +70,8 @@ const candidate = z.looseObject({
 /** @see https://ai.google.dev/api/generate-content#UsageMetadata */
 export const usageMetadataSchema = z.looseObject({
   promptTokenCount: reportedCount,
+  /** Of the prompt, the tokens read from cached content (billed at the cache price). */
+  cachedContentTokenCount: reportedCount,
   candidatesTokenCount: reportedCount,
   /** Thinking tokens: billed as output, but not counted in `candidatesTokenCount`. */
   thoughtsTokenCount: reportedCount,

@@ -60,6 +60,9 @@ export const toUsage = (usage: WireUsage): ReportedUsage | null =>
     ? {
         promptTokens: usage.prompt_tokens ?? null,
         completionTokens: usage.completion_tokens ?? null,
+        ...(usage.prompt_tokens_details?.cached_tokens && {
+          cacheReadTokens: usage.prompt_tokens_details.cached_tokens,
+        }),
       }
     : null;
 

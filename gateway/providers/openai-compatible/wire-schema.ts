@@ -13,7 +13,12 @@ import { reportedCount } from '../upstream/reported-count';
  * answer: the text is still good, and the pipeline estimates what it cannot read.
  */
 const usage = z
-  .looseObject({ prompt_tokens: reportedCount, completion_tokens: reportedCount })
+  .looseObject({
+    prompt_tokens: reportedCount,
+    completion_tokens: reportedCount,
+    /** Of the prompt, the tokens read from the server's prompt cache (OpenAI, OpenRouter). */
+    prompt_tokens_details: z.looseObject({ cached_tokens: reportedCount }).nullish().catch(null),
+  })
   .nullish()
   .catch(null);
 
