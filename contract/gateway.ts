@@ -312,6 +312,11 @@ export const managedKeySchema = z.looseObject({
   limit_usd: z.number().nullable(),
   grace_usd: z.number().nullable(),
   consumption_usd: z.number().nullable(),
+  /**
+   * Charges recorded but not yet settled into `consumption_usd` (settlement runs every
+   * `GATEWAY_SETTLE_INTERVAL_MS`); null for a shared child. Optional: older gateways omit it.
+   */
+  pending_usd: z.number().nullable().optional(),
   remaining_usd: z.number().nullable(),
   recharge_usd: z.number().nullable().optional(),
   credit_usd: z.number().nullable().optional(),

@@ -394,6 +394,11 @@ export const checkResultSchema = z.object({
   cf_ray: z.string().nullable(),
   explanation: z.string(),
   ran_at: z.number().nullable(),
+  /**
+   * True when the check could not reach the gateway at all (no connection): the row says more
+   * about the gateway's state at `ran_at` than about the endpoint, and goes stale once it is back.
+   */
+  gateway_unreachable: z.boolean().optional(),
 });
 export type CheckResult = z.infer<typeof checkResultSchema>;
 

@@ -14,7 +14,9 @@ const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
     path: '/keys',
     // The child keys arrive after the balance, and with them the Create button turns enabled.
     ready: async (page) => {
-      await expect(page.getByText('Remaining', { exact: true })).toBeVisible();
+      await expect(
+        page.getByRole('region', { name: 'demo-account' }).getByText('Remaining', { exact: true }),
+      ).toBeVisible();
       await expect(page.getByRole('button', { name: 'Create child key' })).toBeEnabled();
     },
   },

@@ -170,6 +170,48 @@ test.describe('activity', () => {
     expect(nanosOf((await tooltipTotal.textContent()) ?? '')).toBe(todaySpend);
   });
 
+  test('on narrow screens the current page’s link is in view and nothing overflows', async ({
+    page,
+  }) => {
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto('/activity');
+      const navigation = page.getByRole('navigation', { name: 'Main' });
+      const current = navigation.getByRole('link', { name: 'Activity' });
+      await expect(current).toHaveAttribute('aria-current', 'page');
+      // Within a fraction of a pixel (scroll positions are whole pixels); before, "Acti" showed.
+      await expect(current).toBeInViewport({ ratio: 0.99 });
+      await expect(page.getByRole('button', { name: '90 days' })).toBeInViewport({ ratio: 1 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        width,
+      );
+    }
+  });
+
+  test('the navigation keeps ?profile= so the next page’s URL names the profile too', async ({
+    page,
+  }) => {
+    await page.goto('/keys?profile=demo-shared-child');
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Activity' })
+      .click();
+    await expect(page).toHaveURL(/\/activity\?profile=demo-shared-child$/);
+    await expect(page.getByRole('combobox', { name: 'Key' })).toHaveText(/demo-shared-child/);
+  });
+
+  test('says a range older than 90 days and an unknown model are what they are', async ({
+    page,
+  }) => {
+    await page.goto('/activity?from=2020-01-01&to=2020-01-05&model=nope%2Fnone');
+    const corrected = page.getByText(/^The address asked for something the gateway cannot show/);
+    await expect(corrected).toContainText('2020-01-01 to 2020-01-05 ended before that');
+    await expect(corrected).not.toContainText('started after it ended');
+    await expect(
+      page.getByText(/^“nope\/none” is not a model in the gateway’s catalog/),
+    ).toBeVisible();
+  });
+
   for (const colorScheme of ['light', 'dark'] as const) {
     test.describe(`with requests (${colorScheme})`, () => {
       test.use({ colorScheme });

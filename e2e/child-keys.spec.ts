@@ -33,7 +33,7 @@ test.describe('child keys', () => {
     await expect(row).toContainText(maskedKey);
     await expect(row).toContainText('Shared');
     await expect(row).toContainText(profile);
-    await expect(row.locator('[data-text="Active"]')).toBeVisible();
+    await expect(row.getByText('Active', { exact: true })).toBeVisible();
     // The full key stays with the server: not in the page, whatever it shows.
     expect(await page.content()).not.toContain(storedSecret(profile));
 
@@ -80,9 +80,9 @@ test.describe('child keys', () => {
     await expect(row).toContainText('$0.75');
 
     await row.getByRole('button', { name: `Disable ${name}` }).click();
-    await expect(row.locator('[data-text="Disabled"]')).toBeVisible();
+    await expect(row.getByText('Disabled', { exact: true })).toBeVisible();
     await row.getByRole('button', { name: `Enable ${name}` }).click();
-    await expect(row.locator('[data-text="Active"]')).toBeVisible();
+    await expect(row.getByText('Active', { exact: true })).toBeVisible();
 
     await row.getByRole('button', { name: `History of ${name}` }).click();
     const history = page.getByRole('dialog', { name: `History of “${name}”` });

@@ -17,6 +17,9 @@ test.describe('endpoints', () => {
     const geminiBearer = table.getByRole('row').filter({ hasText: 'Bearer on Gemini form' });
     await expect(geminiBearer).toContainText('Expected error');
     await expect(geminiBearer.getByRole('cell').nth(1)).toHaveText('401');
+    // The gateway refuses the token itself: nothing of the client's goes upstream.
+    await expect(geminiBearer).toContainText('the gateway itself refuses a Bearer token');
+    await expect(geminiBearer).not.toContainText('passed upstream');
     await expect(page.getByText(/^Last run \d{2}:\d{2}:\d{2}$/)).toBeVisible();
 
     const catalog = table.getByRole('row').filter({ hasText: 'Model catalog (no key)' });

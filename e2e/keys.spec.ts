@@ -27,7 +27,7 @@ test.describe('keys', () => {
     await page.goto('/keys');
     const panel = balancePanel(page, 'demo-account');
     await expect(panel.getByText('Active', { exact: true })).toBeVisible();
-    await expect(page.getByText('Remaining', { exact: true })).toBeVisible();
+    await expect(panel.getByText('Remaining', { exact: true })).toBeVisible();
     expect(await remainingAmount(page, 'demo-account')).toMatch(/^\$\d[\d,]*\.\d{2}/);
     await expect(panel.getByText('Account key')).toBeVisible();
 
@@ -117,7 +117,7 @@ test.describe('keys: the truth at once', () => {
       await expect(panel.getByText('because its parent key is disabled')).toBeVisible();
       await expect(panel.getByRole('note')).toContainText('keys enable');
       for (const child of ['demo-allocated-child', 'demo-shared-child']) {
-        await expect(rowOf(child).locator('[data-text="Blocked"]')).toBeVisible({
+        await expect(rowOf(child).getByText('Blocked', { exact: true })).toBeVisible({
           timeout: 8_000,
         });
         await expect(rowOf(child)).toContainText('its parent key is disabled');
@@ -204,12 +204,50 @@ test.describe('keys: the truth at once', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto('/keys');
     const table = page.getByRole('table', { name: 'All key profiles' });
-    await expect(table.locator('[data-text="Active"]').first()).toBeVisible();
+    await expect(table.getByText('Active', { exact: true }).first()).toBeVisible();
     await table.scrollIntoViewIfNeeded();
     for (const header of ['Profile', 'State']) {
       await expect(table.getByRole('columnheader', { name: header })).toBeInViewport();
     }
-    await expect(table.locator('[data-text="Active"]').first()).toBeInViewport();
+    await expect(table.getByText('Active', { exact: true }).first()).toBeInViewport();
     await expect(table.getByRole('columnheader', { name: 'Expires' })).toBeHidden();
+  });
+
+  test('on a phone, the child keys fit the width: every action of a row is on screen', async ({
+    page,
+  }, testInfo) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/keys?profile=demo-account');
+    const table = page.getByRole('table', { name: 'Child keys' });
+    const row = table.getByRole('row', { name: /demo-allocated-child/ });
+    const setLimit = row.getByRole('button', {
+      name: 'Set limit & expiry of demo-allocated-child',
+    });
+    await setLimit.scrollIntoViewIfNeeded();
+    await expect(table.getByRole('columnheader', { name: 'State' })).toBeInViewport();
+    await expect(row.getByText('Active', { exact: true })).toBeInViewport();
+    for (const action of [
+      'Set limit & expiry of',
+      'Disable|Enable',
+      'History of',
+      'Rotate',
+      'Revoke',
+    ]) {
+      await expect(row.getByRole('button', { name: new RegExp(`^(${action})`) })).toBeInViewport({
+        ratio: 1,
+      });
+    }
+    // Nothing scrolls sideways: not the table, not the page.
+    const overflow = await table.evaluate((element) => {
+      const scroller = element.parentElement!;
+      return [
+        scroller.scrollWidth - scroller.clientWidth,
+        document.documentElement.scrollWidth - window.innerWidth,
+      ];
+    });
+    expect(overflow).toEqual([0, 0]);
+    await page.screenshot({ path: testInfo.outputPath('keys-phone-children.png') });
+    await setLimit.click();
+    await expect(page.getByRole('dialog')).toBeVisible();
   });
 });

@@ -101,7 +101,7 @@ test.describe('playground', () => {
     await page.getByRole('button', { name: 'Get code' }).click();
     const code = page.getByRole('dialog', { name: 'Get code' });
     await expect(code).toContainText('$GATEWAY_API_KEY');
-    await code.getByRole('tab', { name: 'TypeScript (openai)' }).click();
+    await code.getByRole('tab', { name: 'JavaScript (openai)' }).click();
     await expect(code).toContainText(`${'http://127.0.0.1'}:${e2eGatewayPort}/v1`);
     await expect(code).not.toContainText(demoKey('demo-account'));
   });
@@ -288,7 +288,7 @@ test.describe('playground', () => {
     // Saved under the name the dialog gives and run as it says: plain Node for the JavaScript.
     const runs: { tab: string; file: string; command: string[] }[] = [
       { tab: 'curl', file: 'request.sh', command: ['bash'] },
-      { tab: 'TypeScript (openai)', file: 'openai.mjs', command: ['node'] },
+      { tab: 'JavaScript (openai)', file: 'openai.mjs', command: ['node'] },
       { tab: 'Messages (@anthropic-ai/sdk)', file: 'anthropic.mjs', command: ['node'] },
       { tab: 'Gemini (@google/genai)', file: 'gemini.mjs', command: ['node'] },
     ];
@@ -341,7 +341,7 @@ test.describe('playground', () => {
     const snippetDir = path.resolve('.tmp/e2e-snippets');
     fs.mkdirSync(snippetDir, { recursive: true });
     for (const [tab, file] of [
-      ['TypeScript (openai)', 'tools-openai.mjs'],
+      ['JavaScript (openai)', 'tools-openai.mjs'],
       ['Messages (@anthropic-ai/sdk)', 'tools-anthropic.mjs'],
       ['Gemini (@google/genai)', 'tools-gemini.mjs'],
     ] as const) {
@@ -515,5 +515,57 @@ test.describe('playground', () => {
     await expect(page.getByRole('listitem', { name: 'user turn 3' })).toContainText(
       'And a follow-up',
     );
+  });
+  test('a re-run from an earlier reply keeps the conversation it replaces in History', async ({
+    page,
+  }) => {
+    await page.goto('/playground?model=sim/echo-mini');
+    await setMaxTokens(page, 20);
+    const tag = Date.now().toString(36);
+    for (const [index, word] of ['one', 'two', 'three'].entries()) {
+      await sendMessage(page, `${word} ${tag}`);
+      await finishedTraceId(page, 2 * (index + 1));
+    }
+    await page
+      .getByRole('listitem', { name: 'assistant turn 2' })
+      .getByRole('button', { name: /^Re-run/ })
+      .click();
+    await finishedTraceId(page, 2);
+    await expect(page.getByRole('listitem', { name: 'user turn 3' })).toHaveCount(0);
+    const notice = page.getByRole('status').filter({ hasText: 'before re-run' });
+    await expect(notice).toContainText(`“one ${tag} (before re-run)”`);
+
+    // The way back: the conversation as it was, all three turns.
+    await notice.getByRole('button', { name: 'Open the earlier conversation' }).click();
+    await expect(page.getByRole('listitem', { name: 'user turn 5' })).toContainText(`three ${tag}`);
+    await expect(page.getByRole('listitem', { name: 'user turn 3' })).toContainText(`two ${tag}`);
+  });
+
+  test('History and Get code give the keyboard focus back to their button when closed', async ({
+    page,
+  }) => {
+    await page.goto('/playground?model=sim/echo-mini');
+    for (const name of ['History', 'Get code']) {
+      const button = page.getByRole('button', { name, exact: true });
+      await button.focus();
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('dialog')).toBeVisible();
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      await expect(button).toBeFocused();
+    }
+  });
+
+  test('the page-level Get code is the request that produced the last reply', async ({ page }) => {
+    await page.goto('/playground?model=sim/echo-mini');
+    await setMaxTokens(page, 20);
+    await sendMessage(page, 'What was sent');
+    await finishedTraceId(page, 2);
+    await page.getByRole('button', { name: 'Get code', exact: true }).click();
+    const code = page.getByRole('dialog', { name: 'Get code' });
+    await code.getByRole('tab', { name: 'curl' }).click();
+    const text = (await code.locator('pre').first().textContent()) ?? '';
+    expect(text).toContain('What was sent');
+    expect(text).not.toContain('"role": "assistant"');
   });
 });

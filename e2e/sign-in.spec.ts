@@ -116,7 +116,10 @@ test.describe('sign-in', () => {
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Keys' })
       .click();
-    await expect(page.getByText('Remaining', { exact: true })).toBeVisible();
+    await expect(
+      // GATEWAY_API_KEY is held as the profile named `default`: its balance panel.
+      page.getByRole('region', { name: 'default' }).getByText('Remaining', { exact: true }),
+    ).toBeVisible();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page).toHaveURL(`${origin}/sign-in`);
     await page.goto(`${origin}/keys`);

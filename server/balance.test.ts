@@ -347,6 +347,37 @@ describe('key validation', () => {
     expect(result.meta.upstream_status).toBe(402);
   });
 
+  it.each([
+    // Rotate refuses an expired key, so the advice is to extend its expiry, where it can be done.
+    ['allocated_child', { expired: true }, /Set limit & expiry/, /replacement|rotate/i],
+    ['account', { expired: true }, /cannot change an account key.*keys set ID/, /Set limit/],
+    // An account key cannot be enabled from the workbench; a child can, with Enable.
+    [
+      'account',
+      { disabled: true },
+      /cannot enable an account key.*keys enable ID/,
+      /key management/,
+    ],
+    [
+      'shared_child',
+      { disabled: true },
+      /Enable in the Child keys table/,
+      /command line|key management/,
+    ],
+  ] as const)(
+    'advises a refused %s key (%j) with what the workbench can do',
+    async (identity, overrides, says, saysNot) => {
+      inferenceStatus = 402;
+      balanceOverrides = { identity, ...overrides };
+      const result = validateKeyResultSchema.parse(
+        (await postJson(bff, '/api/validate-key', { profile: 'other', model: 'sim/echo' })).json(),
+      );
+      expect(result.valid).toBe(false);
+      expect(result.message).toMatch(says);
+      expect(result.message).not.toMatch(saysNot);
+    },
+  );
+
   it('a browser leaving during the balance lookup of a 402 is no error: nothing logged, call aborted', async () => {
     gateway.setHandler((request, response) => {
       const path = request.url.split('?')[0];

@@ -13,7 +13,7 @@
  */
 import { Router, type Response } from 'express';
 import { z } from 'zod';
-import { balanceSchema, type Balance } from '../contract/gateway';
+import { balanceSchema, type Balance, type KeyKind } from '../contract/gateway';
 import {
   balanceProbeRequestSchema,
   type BalanceView,
@@ -21,7 +21,13 @@ import {
 } from '../contract/workbench-api';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
-import { ApiFailure, gatewayCallFailure, parseInput, readGatewayAnswer } from './errors';
+import {
+  ApiFailure,
+  gatewayCallFailure,
+  parseInput,
+  readGatewayAnswer,
+  stoppedKeyFix,
+} from './errors';
 import { GatewayCallError, type CollectedResponse } from './gateway-client';
 import { blockedByOf, fetchKeyStatus } from './key-status';
 import { redactJson } from './secrets';
@@ -52,15 +58,19 @@ const blockedGuidance: Record<string, string> = {
  * The spec's guidance per state, in plain words; for a key its parent blocks, the reason the
  * gateway gave. A shared child's "parent's balance" is said once, on the card, not here.
  */
-export function guidanceFor(state: KeyState, blockedReason: string | null = null): string {
+export function guidanceFor(
+  state: KeyState,
+  blockedReason: string | null = null,
+  identity: KeyKind | null = null,
+): string {
   if (blockedReason && blockedGuidance[blockedReason]) return blockedGuidance[blockedReason];
   switch (state) {
     case 'active':
       return 'Requests are served while balance remains. Consumption settles asynchronously and can lag recent requests by several minutes; the grace amount is an admission allowance, not spendable balance.';
     case 'expired':
-      return 'The key has expired: requests return HTTP 402. Do not retry unchanged; create a replacement key, update the server secret, verify one request, then revoke the old key.';
+      return `The key has expired: requests return HTTP 402. Do not retry unchanged. ${stoppedKeyFix('expired', identity)}`;
     case 'disabled':
-      return 'The key is disabled: requests return HTTP 402. Do not retry unchanged; re-enable it in key management or use another key.';
+      return `The key is disabled: requests return HTTP 402. Do not retry unchanged. ${stoppedKeyFix('disabled', identity)}`;
     case 'depleted':
       return 'No remaining balance: requests return HTTP 402, on every model. The grace amount is not spendable; raise the limit or recharge before retrying.';
     case 'blocked':
@@ -177,7 +187,7 @@ async function balanceView(
     // The gateway masks the key itself; masking again guards against one that does not.
     balance: redactJson(balance, context.profiles.allKeys()) as Balance,
     state,
-    guidance: guidanceFor(state, blockedBy?.reason ?? null),
+    guidance: guidanceFor(state, blockedBy?.reason ?? null, balance.identity),
     cf_ray: cfRay,
     fetched_at: Date.now(),
     blocked_by: blockedBy,

@@ -26,6 +26,8 @@ export interface NewChildKey {
   limit_usd?: number;
   grace_usd?: number;
   expires_at?: number | null;
+  /** The id of the key this one replaces (a rotation); the gateway notes it in the key's history. */
+  replaces?: string;
 }
 
 /** What `PATCH /v1/keys/{id}` takes. */

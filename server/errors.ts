@@ -65,6 +65,35 @@ export function setAdviceSituation(
 
 const retryNote = "The Keys page shows the key's state and balance. Do not retry unchanged.";
 
+/**
+ * What the holder of an expired or disabled key can do, as far as the workbench can do it: it
+ * changes child keys from their account profile's Child keys table, never an account key, which
+ * only the gateway's command line or its operator can change. A rotation does not help an expired
+ * key (the replacement would take the same expiry, so Rotate refuses it).
+ */
+export function stoppedKeyFix(
+  state: 'expired' | 'disabled',
+  identity: KeyKind | null | undefined,
+): string {
+  const child = identity === 'allocated_child' || identity === 'shared_child';
+  if (state === 'expired') {
+    if (child) {
+      return 'Extend its expiry on the Keys page: choose its account profile, then Set limit & expiry (Set expiry for a shared child) in the Child keys table. Or choose another key profile.';
+    }
+    if (identity === 'account') {
+      return 'The workbench cannot change an account key: extend its expiry with the gateway’s command line (keys set ID --expires-at …) or ask the gateway’s operator. Or choose another key profile.';
+    }
+    return 'Extend its expiry (a child key: Set limit & expiry in its account profile’s Child keys table on the Keys page; an account key: the gateway’s command line, keys set ID --expires-at …), or choose another key profile.';
+  }
+  if (child) {
+    return 'Enable it on the Keys page: choose its account profile, then Enable in the Child keys table. Or choose another key profile.';
+  }
+  if (identity === 'account') {
+    return 'The workbench cannot enable an account key: the gateway’s command line (keys enable ID) or its operator can. Or choose another key profile.';
+  }
+  return 'Enable it (a child key: Enable in its account profile’s Child keys table on the Keys page; an account key: the gateway’s command line, keys enable ID), or choose another key profile.';
+}
+
 const isFreeModel = (model: string | undefined) => model !== undefined && model.endsWith(':free');
 
 /**
@@ -76,9 +105,9 @@ function adviceForType(type: string, situation: AdviceSituation): string | undef
   const sharedChild = situation.identity === 'shared_child';
   switch (type) {
     case 'key_expired':
-      return `The key has expired. Extend its expiry (gateway command line: keys set ID --expires-at …) or choose another key profile. ${retryNote}`;
+      return `The key has expired. ${stoppedKeyFix('expired', situation.identity)} ${retryNote}`;
     case 'key_disabled':
-      return `The key is disabled. Enable it (gateway command line: keys enable ID) or choose another key profile. ${retryNote}`;
+      return `The key is disabled. ${stoppedKeyFix('disabled', situation.identity)} ${retryNote}`;
     case 'parent_key_unavailable':
       return `The key's parent key is disabled, expired or revoked, so this key is refused too; the Keys page says which. Enable or extend the parent key, or choose another key profile. ${retryNote}`;
     case 'key_depleted': {

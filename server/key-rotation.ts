@@ -1,7 +1,8 @@
 /**
  * Rotating a child key the spec's way (5.7), from the workbench, in four steps:
  * 1. create the replacement: a new child key of the same kind, parent and name (an allocated
- *    child gets the old key's remaining as its limit, and its grace and expiry);
+ *    child gets what the old key has left, counting charges not yet settled, as its limit, and
+ *    its grace and expiry);
  * 2. update the server-side profile to it (the keys store is rewritten atomically);
  * 3. verify one minimal request with it (`max_tokens: 1`, its cost estimated first by
  *    `GET …/rotation/estimate`);
@@ -95,6 +96,16 @@ function failureOf(
   return { message: 'The workbench hit an unexpected error; see its log.' };
 }
 
+/**
+ * An allocated key's limit less its settled and pending charges, never below 0, exact in nanos.
+ * A gateway that does not report `pending_usd` (an older one) is taken at its settled figures.
+ */
+export function remainingCountingPending(key: ManagedKey): number {
+  const nanos = (value: number | null | undefined) => Math.round((value ?? 0) * 1e9);
+  const left = nanos(key.limit_usd) - nanos(key.consumption_usd) - nanos(key.pending_usd);
+  return Math.max(left, 0) / 1e9;
+}
+
 const usd = (value: number) => `$${value.toFixed(value !== 0 && value < 0.01 ? 8 : 2)}`;
 
 interface RotationRun {
@@ -138,18 +149,24 @@ export async function runRotation(run: RotationRun): Promise<RotationDoneLine> {
   const onOld = { id: old.id, key: old.key };
   const allocated = old.kind === 'allocated_child';
 
-  // 1. Create the replacement.
-  const limit = old.remaining_usd ?? 0;
+  // 1. Create the replacement, with what the old key has really left: its limit less what it
+  // spent, settled or not (`remaining_usd` counts only settled charges, which lag by up to
+  // GATEWAY_SETTLE_INTERVAL_MS, so it would give back money just spent). Requests still running
+  // on the old key are not counted here: they are charged to the old key when they end, even
+  // after step 4 (its revocation returns to the account only what it had not spent by then), so
+  // for that moment the account pays them on top of the replacement's limit, at most once.
+  const limit = allocated ? remainingCountingPending(old) : 0;
   const replacement: NewChildKey = {
     kind: allocated ? 'allocated_child' : 'shared_child',
     name: old.name,
     expires_at: old.expires_at,
+    replaces: old.id,
     ...(allocated ? { limit_usd: limit, grace_usd: old.grace_usd ?? 0 } : {}),
   };
   step(
     1,
     'running',
-    `Creating a new ${allocated ? 'allocated' : 'shared'} child key named "${old.name}"${allocated ? ` with a limit of ${usd(limit)} (what the old key has left)` : ''}${old.expires_at !== null ? ' and the same expiry' : ''}.`,
+    `Creating a new ${allocated ? 'allocated' : 'shared'} child key named "${old.name}"${allocated ? ` with a limit of ${usd(limit)} (what the old key has left, counting charges not yet settled)` : ''}${old.expires_at !== null ? ' and the same expiry' : ''}.`,
   );
   let created: { secret: string; id: string; key: string };
   try {

@@ -139,7 +139,7 @@ export function createValidateKeyRouter(context: WorkbenchContext): Router {
         state = keyStatus?.state ?? deriveKeyState(balance);
         if (state === 'active') state = 'blocked';
         const blockedBy = blockedByOf(keyStatus);
-        message = `The gateway knows the key but refuses work with it (HTTP 402)${blockedBy ? `: ${blockedBy.summary}` : ''}. ${guidanceFor(state, blockedBy?.reason ?? null)}`;
+        message = `The gateway knows the key but refuses work with it (HTTP 402)${blockedBy ? `: ${blockedBy.summary}` : ''}. ${guidanceFor(state, blockedBy?.reason ?? null, balance.identity)}`;
       } catch (error) {
         if (!(error instanceof ApiFailure)) throw error;
         message = `The gateway refuses work with this key (HTTP 402), and its state could not be read: ${error.detail.message}`;

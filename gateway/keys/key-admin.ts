@@ -42,7 +42,8 @@ export type KeyField =
   | 'amount_usd'
   | 'note'
   | 'rpm'
-  | 'tpm';
+  | 'tpm'
+  | 'replaces';
 
 /** The same fields as the command line names them, so its messages stay its own. */
 const cliNames: Record<KeyField, string> = {
@@ -57,6 +58,8 @@ const cliNames: Record<KeyField, string> = {
   note: '--note',
   rpm: '--rpm',
   tpm: '--tpm',
+  // Only the routes take it (a workbench rotation); the command line rotates a key in place.
+  replaces: 'replaces',
 };
 
 type Explain = (name: (field: KeyField) => string) => string;
@@ -90,6 +93,8 @@ export type CreateKeyInput = {
   graceUsd?: number;
   expiresAt?: number | null;
   name?: string;
+  /** A key of the same parent this one replaces (a rotation); noted in its `create` event. */
+  replacesId?: string;
 };
 
 /** What `set` changes; a field left out stays as it is. */
@@ -122,6 +127,11 @@ export type KeySummary = {
   limit_usd: number | null;
   grace_usd: number | null;
   consumption_usd: number | null;
+  /**
+   * Charges recorded but not yet moved into `consumption_usd` by the settlement loop; null for a
+   * shared child (its charges are its parent's).
+   */
+  pending_usd: number | null;
   remaining_usd: number | null;
   /** Account keys: operator-funded part of the limit (plus what was allocated on). */
   recharge_usd: number | null;
@@ -218,6 +228,17 @@ export class KeyAdmin {
       validateMoney('grace_usd', input.graceUsd);
       validateExpiry(input.expiresAt);
       validateName(input.name);
+      const replaced =
+        input.replacesId === undefined ? undefined : await this.store.getKey(input.replacesId);
+      if (
+        input.replacesId !== undefined &&
+        (!replaced || replaced.parentId !== (parent?.id ?? null))
+      ) {
+        throw invalid(
+          'replaces',
+          (name) => `${name('replaces')} must be the id of a key with the same parent.`,
+        );
+      }
 
       const key = generateKey();
       const row: KeyRow = {
@@ -248,19 +269,25 @@ export class KeyAdmin {
           limitNanos: row.limitNanos,
         });
       }
-      await this.audit(row.id, actor, 'create', {
-        kind: { old: null, new: row.kind },
-        parent_id: { old: null, new: row.parentId },
-        name: { old: null, new: row.name },
-        key: { old: null, new: row.masked },
-        ...(row.kind === 'shared_child'
-          ? {}
-          : {
-              limit_usd: { old: null, new: usd(row.limitNanos) },
-              grace_usd: { old: null, new: usd(row.graceNanos) },
-            }),
-        expires_at: { old: null, new: row.expiresAt },
-      });
+      await this.audit(
+        row.id,
+        actor,
+        'create',
+        {
+          kind: { old: null, new: row.kind },
+          parent_id: { old: null, new: row.parentId },
+          name: { old: null, new: row.name },
+          key: { old: null, new: row.masked },
+          ...(row.kind === 'shared_child'
+            ? {}
+            : {
+                limit_usd: { old: null, new: usd(row.limitNanos) },
+                grace_usd: { old: null, new: usd(row.graceNanos) },
+              }),
+          expires_at: { old: null, new: row.expiresAt },
+        },
+        replaced ? `rotated from ${replaced.masked} (${replaced.id})` : null,
+      );
       if (row.kind === 'allocated_child') await this.allocate(parent!, row, row.limitNanos, actor);
       return { id: row.id, key, kind: row.kind, parent_id: row.parentId };
     });
@@ -687,6 +714,7 @@ export class KeyAdmin {
       limit_usd: shared ? null : usd(row.limitNanos),
       grace_usd: shared ? null : usd(row.graceNanos),
       consumption_usd: shared ? null : usd(row.consumptionNanos),
+      pending_usd: shared ? null : usd(await this.store.pendingFor(row.id)),
       remaining_usd: usd(remainingNanos(funding)),
       recharge_usd: shared ? null : usd(money.recharge),
       credit_usd: shared ? null : usd(money.credit),

@@ -17,6 +17,8 @@ import type { GatewayParts } from './route-kit';
 const createChildSchema = z.strictObject({
   kind: z.enum(['allocated_child', 'shared_child']),
   ...createFields,
+  /** The id of the child this key replaces (a rotation): its history says "rotated from …". */
+  replaces: z.string().min(1).max(64).optional(),
 });
 
 export function addKeyRoutes(router: Router, parts: GatewayParts): void {
@@ -46,6 +48,7 @@ export function addKeyRoutes(router: Router, parts: GatewayParts): void {
       limitUsd: body.limit_usd,
       graceUsd: body.grace_usd,
       expiresAt: body.expires_at,
+      replacesId: body.replaces,
     }),
   });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checksReportSchema, type CheckResult } from '../../contract/workbench-api';
-import { classifyOutcome } from './outcome';
+import { classifyOutcome, explainOutcome } from './outcome';
 import {
   cfRayOf,
   defaultHandler,
@@ -283,5 +283,38 @@ describe('/api/checks when the browser leaves', () => {
       await workbench.close();
       await silent.close();
     }
+  });
+});
+
+describe('/api/checks while the gateway is down', () => {
+  it('marks the rows that could not connect, and claims no $0 for a model it cannot name', async () => {
+    const gone = await startFakeGateway(defaultHandler);
+    await gone.close();
+    const workbench = await startTestBff({ gatewayBaseUrl: gone.baseUrl, profiles: { main: key } });
+    try {
+      const report = checksReportSchema.parse(
+        (await postJson(workbench, '/api/checks', { profile: 'main' })).json(),
+      );
+      const checks = byId(report.results);
+      expect(report.model).toBeNull();
+      expect(checks.balance).toMatchObject({ outcome: 'failing', gateway_unreachable: true });
+      expect(checks['chat-completions']!.gateway_unreachable).toBeUndefined();
+      expect(checks['chat-completions']!.explanation).toMatch(/cost unknown/);
+      expect(checks['chat-completions']!.explanation).not.toMatch(/\$0/);
+    } finally {
+      await workbench.close();
+    }
+  });
+});
+
+describe('the explanation of the Gemini Bearer check', () => {
+  it('says the gateway itself refuses the token, not that it is passed upstream', () => {
+    const text = explainOutcome('expected_error', {
+      status: 401,
+      planned: false,
+      expectedStatus: 401,
+    });
+    expect(text).toMatch(/the gateway itself refuses a Bearer token/);
+    expect(text).not.toMatch(/upstream and rejected/);
   });
 });

@@ -59,7 +59,7 @@ export function explainOutcome(
     case 'forbidden':
       return `HTTP 403: another upstream authorization decision was passed back.${said}`;
     case 'expected_error':
-      return `Rejected with HTTP ${details.status ?? details.expectedStatus}, as the spec says it must be (a Bearer token on a vendor-B native route is passed upstream and rejected with 401).`;
+      return `Rejected with HTTP ${details.status ?? details.expectedStatus}, as the spec says it must be: the Gemini form takes its key in x-goog-api-key or ?key=, so the gateway itself refuses a Bearer token there (401) and sends nothing upstream.`;
     case 'failing':
       if (details.status === null) return `No usable answer.${said}`;
       if (details.expectedStatus !== undefined && details.status >= 200 && details.status < 300) {

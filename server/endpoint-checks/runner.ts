@@ -80,8 +80,14 @@ function inferenceNotAllowed(model: CatalogModel | null, cost: number): string {
   if (cost > 0) {
     return `Costs money (it runs inference, about $${cost.toPrecision(2)}): run it with paid checks included.`;
   }
-  const on = model ? `on ${model.id}, a free model` : 'on a free model';
-  return `Runs inference (${on}, so $0 estimated): run it with inference checks included.`;
+  // No model (the catalog could not be read), or one without prices: the cost is unknown, not $0.
+  if (!model) {
+    return 'Runs inference on the cheapest catalog model, which could not be read (cost unknown): run it with paid checks included.';
+  }
+  if (!reportModel(model)?.free) {
+    return `Runs inference (on ${model.id}, whose prices are unknown): run it with paid checks included.`;
+  }
+  return `Runs inference (on ${model.id}, a free model, so $0 estimated): run it with inference checks included.`;
 }
 
 function gatewayMessageOf(answer: CollectedResponse, keys: string[]): string | null {
@@ -178,6 +184,7 @@ async function runOne(
         latency_ms: Date.now() - ranAt,
         explanation: `${error.message} (stage: ${error.stage})`,
         ran_at: ranAt,
+        ...(error.stage === 'connect' ? { gateway_unreachable: true } : {}),
       },
       answer: null,
     };

@@ -42,6 +42,34 @@ describe('app shell', () => {
     }
   });
 
+  it('keeps a ?profile= of the URL on the navigation links, so the next page is shareable too', async () => {
+    mockShell();
+    const { router } = renderRoute('/keys?profile=demo-shared-child');
+    const navigation = await screen.findByRole('navigation', { name: 'Main' });
+    await waitFor(() =>
+      expect(within(navigation).getByRole('link', { name: 'Activity' })).toHaveAttribute(
+        'href',
+        '/activity?profile=demo-shared-child',
+      ),
+    );
+    await userEvent.click(within(navigation).getByRole('link', { name: 'Endpoints' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/endpoints'));
+    expect(router.state.location.search).toBe('?profile=demo-shared-child');
+  });
+
+  it('adds no ?profile= to the links when the URL has none', async () => {
+    mockShell();
+    renderRoute('/keys');
+    const navigation = await screen.findByRole('navigation', { name: 'Main' });
+    await waitFor(() =>
+      expect(screen.getByRole('combobox', { name: 'Key' })).toHaveTextContent('demo-account'),
+    );
+    expect(within(navigation).getByRole('link', { name: 'Activity' })).toHaveAttribute(
+      'href',
+      '/activity',
+    );
+  });
+
   it('defaults to the first profile and remembers a choice by name only', async () => {
     mockShell();
     renderRoute('/keys');

@@ -1,8 +1,10 @@
-import { NavLink, Outlet } from 'react-router';
+import { useEffect, useRef } from 'react';
+import { NavLink, Outlet, useLocation, useSearchParams } from 'react-router';
 import { classNames } from '../components/class-names';
 import { SignOutButton } from '../features/sign-in/components/sign-out-button';
 import { GatewayStatus } from './gateway-status';
-import { ProfileProvider } from './profile-context';
+import { scrollLeftToShow } from './nav-scroll';
+import { ProfileProvider, useProfile } from './profile-context';
 import { UnknownProfileNotice } from './unknown-profile-notice';
 import { ProfileSelect } from './profile-select';
 
@@ -13,6 +15,56 @@ const navigation = [
   { to: '/endpoints', label: 'Endpoints' },
   { to: '/activity', label: 'Activity' },
 ];
+
+/**
+ * The pages' links. A `?profile=` in the URL stays on them, so the page a link opens is as
+ * shareable as the one it left; on a narrow screen the list scrolls so the current page's link
+ * is in view.
+ */
+function MainNavigation() {
+  const { profile } = useProfile();
+  const [searchParams] = useSearchParams();
+  const urlProfile = searchParams.get('profile');
+  const search =
+    urlProfile !== null && urlProfile === profile
+      ? `?${new URLSearchParams({ profile: urlProfile }).toString()}`
+      : '';
+  const { pathname } = useLocation();
+  const listRef = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    const list = listRef.current;
+    const current = list?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!list || !current) return;
+    list.scrollLeft = scrollLeftToShow(
+      list.getBoundingClientRect(),
+      list.scrollLeft,
+      current.getBoundingClientRect(),
+    );
+  }, [pathname]);
+  return (
+    <nav aria-label="Main" className="order-3 w-full sm:order-none sm:w-auto">
+      <ul ref={listRef} className="flex gap-1 overflow-x-auto">
+        {navigation.map((item) => (
+          <li key={item.to} className="shrink-0">
+            <NavLink
+              to={{ pathname: item.to, search }}
+              className={({ isActive }) =>
+                classNames(
+                  'block rounded-md px-2.5 py-1.5 text-sm font-medium',
+                  isActive
+                    ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900'
+                    : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
+                )
+              }
+            >
+              {item.label}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
 
 /** The frame of every page: navigation, the key profile chooser, and the page itself. */
 export function AppShell() {
@@ -33,27 +85,7 @@ export function AppShell() {
               </span>
               Gateway workbench
             </span>
-            <nav aria-label="Main" className="order-3 w-full sm:order-none sm:w-auto">
-              <ul className="flex gap-1 overflow-x-auto">
-                {navigation.map((item) => (
-                  <li key={item.to}>
-                    <NavLink
-                      to={item.to}
-                      className={({ isActive }) =>
-                        classNames(
-                          'block rounded-md px-2.5 py-1.5 text-sm font-medium',
-                          isActive
-                            ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900'
-                            : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
-                        )
-                      }
-                    >
-                      {item.label}
-                    </NavLink>
-                  </li>
-                ))}
-              </ul>
-            </nav>
+            <MainNavigation />
             <div className="ml-auto">
               <ProfileSelect />
             </div>

@@ -8,6 +8,16 @@ import { SignInPage } from '../features/sign-in/sign-in-page';
 import { AppShell } from './app-shell';
 import { NotFoundPage } from './not-found-page';
 
+/**
+ * Shown inside the shell while a lazy page's code loads on a direct load or reload (React
+ * Router's hydrate fallback; without one it renders nothing and warns in the console).
+ */
+const pageLoading = (
+  <p role="status" className="p-4 text-sm text-zinc-600 dark:text-zinc-400">
+    Loading the page…
+  </p>
+);
+
 export const routes: RouteObject[] = [
   // Outside the shell: before signing in, nothing the shell asks for would answer.
   { path: 'sign-in', element: <SignInPage /> },
@@ -20,6 +30,7 @@ export const routes: RouteObject[] = [
       // the highlighter, the activity page its charts), so the first page loads only what it shows.
       {
         path: 'playground',
+        hydrateFallbackElement: pageLoading,
         lazy: () =>
           import('../features/playground/playground-page').then((page) => ({
             Component: page.PlaygroundPage,
@@ -27,11 +38,13 @@ export const routes: RouteObject[] = [
       },
       {
         path: 'keys',
+        hydrateFallbackElement: pageLoading,
         lazy: () =>
           import('../features/keys/keys-page').then((page) => ({ Component: page.KeysPage })),
       },
       {
         path: 'endpoints',
+        hydrateFallbackElement: pageLoading,
         lazy: () =>
           import('../features/endpoints/endpoints-page').then((page) => ({
             Component: page.EndpointsPage,
@@ -39,6 +52,7 @@ export const routes: RouteObject[] = [
       },
       {
         path: 'activity',
+        hydrateFallbackElement: pageLoading,
         lazy: () =>
           import('../features/activity/activity-page').then((page) => ({
             Component: page.ActivityPage,

@@ -30,6 +30,40 @@ export function parseDecimal(text: string): Decimal | null {
   return normalize({ digits, scale });
 }
 
+/** An amount as a person typed it, read: its value, or what is wrong with the text. */
+export interface TypedAmount {
+  /** Null when the text is empty or cannot be read. */
+  value: Decimal | null;
+  /** Why the text cannot be read; null when it is empty or fine. */
+  problem: string | null;
+}
+
+/**
+ * Reads a non-negative amount as a person types it: "$3", "0.5", " 2 ", a decimal comma ("1,5" is
+ * 1.5) or thousands separators ("1,000.5"). "1,000" alone could be either, so it is refused with
+ * a question rather than guessed. One reader for every amount field (catalog prices, key limits).
+ */
+export function readTypedAmount(text: string): TypedAmount {
+  const trimmed = text.trim().replace(/^\$\s*/, '');
+  if (trimmed === '') return { value: null, problem: null };
+  let cleaned = trimmed;
+  if (trimmed.includes(',')) {
+    if (/^\d+,\d{3}$/.test(trimmed)) {
+      return {
+        value: null,
+        problem: `“${text.trim()}” could mean ${trimmed.replace(',', '')} or ${trimmed.replace(',', '.')}: write it without the comma, or with a dot for decimals.`,
+      };
+    }
+    if (/^\d*,\d+$/.test(trimmed)) cleaned = trimmed.replace(',', '.');
+    else if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(trimmed)) cleaned = trimmed.replaceAll(',', '');
+  }
+  const value = parseDecimal(cleaned);
+  if (!value || !/^[\d.]+$/.test(cleaned)) {
+    return { value: null, problem: `“${text.trim()}” is not an amount: write it like 0.5 or 3.` };
+  }
+  return { value, problem: null };
+}
+
 /** Removes trailing zeros of the fraction so equal values have one form. */
 function normalize(value: Decimal): Decimal {
   let { digits, scale } = value;

@@ -88,13 +88,26 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
       to = today;
       corrections.push('the range cannot end after today');
     }
-    if (from < earliest) {
-      from = earliest;
-      corrections.push(`activity goes back ${maxActivityDays} days at most`);
-    }
-    if (from > to) {
-      from = to;
-      corrections.push('the range started after it ended');
+    if (to < earliest) {
+      // The whole range is older than the gateway keeps: nothing of it can be shown.
+      corrections.push(
+        `activity goes back ${maxActivityDays} days at most (to ${isoDateOf(earliest)}), and the range ${isoDateOf(from)} to ${isoDateOf(to)} ended before that; showing the last ${defaultDays} days`,
+      );
+      from = today - defaultDays + 1;
+      to = today;
+    } else {
+      if (from > to) {
+        corrections.push(
+          `the range started (${isoDateOf(from)}) after it ended (${isoDateOf(to)}); showing ${isoDateOf(to)} only`,
+        );
+        from = to;
+      }
+      if (from < earliest) {
+        corrections.push(
+          `activity goes back ${maxActivityDays} days at most, so the range starts at ${isoDateOf(earliest)} instead of ${isoDateOf(from)}`,
+        );
+        from = earliest;
+      }
     }
   }
   return {
@@ -165,4 +178,22 @@ export function describeRange(filters: Pick<ActivityFilters, 'from' | 'to'>): st
 export function dateBounds(nowMs: number): { min: string; max: string } {
   const today = dayNumberOf(nowMs);
   return { min: isoDateOf(today - maxActivityDays + 1), max: isoDateOf(today) };
+}
+
+/**
+ * What to say when the model filter matches no activity in the range, so a total of $0 is not
+ * read as free requests: whether the catalog knows the model (`catalogIds`, null when the catalog
+ * could not be read). Null when the model has activity in the range, or no model is chosen.
+ */
+export function modelFilterNote(
+  model: string | null,
+  usedModels: readonly string[],
+  catalogIds: ReadonlySet<string> | null,
+  range: string,
+): string | null {
+  if (model === null || usedModels.includes(model)) return null;
+  if (catalogIds !== null && !catalogIds.has(model)) {
+    return `“${model}” is not a model in the gateway’s catalog, and this key made no request to it in ${range}: the figures below are zero because nothing matches. Check the model id, or clear the filter.`;
+  }
+  return `This key made no request to “${model}” in ${range}: the figures below are zero because nothing matches.`;
 }

@@ -9,6 +9,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useMemo } from 'react';
 import { Link } from 'react-router';
 import type { GenerationOutcome } from '../../../contract/workbench-api';
+import { useCatalog } from '../../api/catalog';
 import { useProfiles } from '../../api/profiles';
 import { useProfile } from '../../app/profile-context';
 import { Button } from '../../components/button';
@@ -19,7 +20,9 @@ import { useNow } from '../../lib/use-now';
 import { useSearchParamState } from '../../lib/use-search-param-state';
 import {
   activityDaysFor,
+  describeRange,
   generationsWindow,
+  modelFilterNote,
   readActivityFilters,
   withPreset,
   withRange,
@@ -74,6 +77,15 @@ export function ActivityPage() {
     [activity.data, filters.from, filters.to, filters.model],
   );
   const models = useMemo(() => modelsOf(activity.data), [activity.data]);
+  // The catalog says whether a model filter with no activity names a model at all.
+  const catalog = useCatalog();
+  const catalogIds = useMemo(
+    () => (catalog.data ? new Set(catalog.data.models.map((entry) => entry.id)) : null),
+    [catalog.data],
+  );
+  const modelNote = summary
+    ? modelFilterNote(filters.model, summary.models, catalogIds, describeRange(filters))
+    : null;
   const rows = useMemo(
     () => generations.data?.pages.flatMap((page) => page.data) ?? [],
     [generations.data],
@@ -178,6 +190,11 @@ export function ActivityPage() {
             </EmptyState>
           ) : summary ? (
             <>
+              {modelNote && (
+                <p role="status" className="text-sm text-amber-800 dark:text-amber-300">
+                  {modelNote}
+                </p>
+              )}
               <ActivityTotals summary={summary} model={filters.model} />
               {filters.outcome && (
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">

@@ -3,19 +3,13 @@ import {
   activityDaysFor,
   describeRange,
   generationsWindow,
+  modelFilterNote,
   readActivityFilters,
   withPreset,
   withRange,
 } from './activity-filters';
-import {
-  csvFileName,
-  formatNanosUsd,
-  modelsOf,
-  nanosToPlainUsd,
-  summarizeActivity,
-  summaryToCsv,
-  usdToNanos,
-} from './activity-summary';
+import { nanosToPlainUsd, usdToNanos } from '../../lib/usd-nanos';
+import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activity-summary';
 import { otherModelsLabel, spendLayers, stackedTops } from './chart-series';
 
 /** 2026-11-22 15:00 UTC. */
@@ -58,25 +52,6 @@ function view(): ActivityView {
     fetched_at: now,
   };
 }
-
-describe('money', () => {
-  it('adds exactly in nano-dollars, where floats would drift', () => {
-    expect(0.1 + 0.2).not.toBe(0.3);
-    expect(usdToNanos(0.1) + usdToNanos(0.2)).toBe(usdToNanos(0.3));
-    expect(usdToNanos(4.57e-7)).toBe(457);
-    expect(usdToNanos(12_345.000000001)).toBe(12_345_000_000_001);
-  });
-
-  it('writes nano-dollars exactly: plain for the CSV, with $ and grouping for people', () => {
-    expect(nanosToPlainUsd(300_123_457)).toBe('0.300123457');
-    expect(nanosToPlainUsd(0)).toBe('0');
-    expect(nanosToPlainUsd(1_234_500_000_000)).toBe('1234.5');
-    expect(formatNanosUsd(300_123_457)).toBe('$0.300123457');
-    expect(formatNanosUsd(123_000)).toBe('$0.000123');
-    expect(formatNanosUsd(0)).toBe('$0.00');
-    expect(formatNanosUsd(1_234_500_000_000)).toBe('$1,234.50');
-  });
-});
 
 describe('summarizeActivity', () => {
   it('adds days from their models and the range from its days, in nano-dollars', () => {
@@ -216,6 +191,34 @@ describe('the filters in the URL', () => {
     });
     expect(read('from=2026-02-30').corrected).toContain('YYYY-MM-DD');
     expect(read('outcome=failed')).toMatchObject({ outcome: null });
+  });
+
+  it('say only what is true of a range entirely older than the 90 days', () => {
+    const ancient = read('from=2020-01-01&to=2020-01-05');
+    // Not a one-day range before the window: the default range, inside it.
+    expect(ancient).toMatchObject({ from: '2026-10-24', to: '2026-11-22' });
+    expect(ancient.corrected).toBe(
+      'activity goes back 90 days at most (to 2026-08-25), and the range 2020-01-01 to 2020-01-05 ended before that; showing the last 30 days.',
+    );
+    expect(ancient.corrected).not.toContain('started after it ended');
+    expect(read('from=2026-11-20&to=2026-11-10').corrected).toBe(
+      'the range started (2026-11-20) after it ended (2026-11-10); showing 2026-11-10 only.',
+    );
+    expect(read('from=2025-01-01&to=2026-11-01').corrected).toBe(
+      'activity goes back 90 days at most, so the range starts at 2026-08-25 instead of 2025-01-01.',
+    );
+  });
+
+  it('say when a model filter matches nothing, and whether the catalog knows the model', () => {
+    const range = 'Oct 24 – Nov 22, 2026 (UTC)';
+    expect(modelFilterNote(null, [], null, range)).toBeNull();
+    expect(modelFilterNote('sim/echo', ['sim/echo'], null, range)).toBeNull();
+    expect(modelFilterNote('nope/none', [], new Set(['sim/echo']), range)).toMatch(
+      /^“nope\/none” is not a model in the gateway’s catalog/,
+    );
+    expect(modelFilterNote('sim/echo', [], new Set(['sim/echo']), range)).toBe(
+      'This key made no request to “sim/echo” in Oct 24 – Nov 22, 2026 (UTC): the figures below are zero because nothing matches.',
+    );
   });
 
   it('write presets and dates back, keeping the other parameters', () => {

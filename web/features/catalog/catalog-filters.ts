@@ -3,7 +3,13 @@
  * filtered view is bookmarkable and the logic is testable without a browser.
  */
 import type { CatalogModel } from '../../../contract/workbench-api';
-import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../../lib/decimal';
+import {
+  compareDecimal,
+  decimalToString,
+  readTypedAmount,
+  type Decimal,
+  type TypedAmount,
+} from '../../lib/decimal';
 import { pricePerMillion } from '../../lib/format';
 
 export const sortFields = ['name', 'prompt', 'completion', 'context', 'newest'] as const;
@@ -158,37 +164,14 @@ export function indexModels(models: CatalogModel[]): IndexedModel[] {
 }
 
 /** A price bound as typed, read: its value, or what is wrong with the text. */
-export interface PriceBound {
-  /** Null when the text is empty or cannot be read. */
-  value: Decimal | null;
-  /** Why the text cannot be read; null when it is empty or fine. */
-  problem: string | null;
-}
+export type PriceBound = TypedAmount;
 
 /**
- * Reads a price bound as a person types it: "$3", "0.5", " 2 ", a decimal comma ("1,5" is 1.5)
- * or thousands separators ("1,000.5"). "1,000" alone could be either, so it is refused with a
- * question rather than guessed.
+ * Reads a price bound as a person types it: "$3", "0.5", a decimal comma ("1,5" is 1.5) or
+ * thousands separators ("1,000.5"); "1,000" alone is refused with a question (`readTypedAmount`).
  */
 export function readPriceBound(text: string): PriceBound {
-  const trimmed = text.trim().replace(/^\$\s*/, '');
-  if (trimmed === '') return { value: null, problem: null };
-  let cleaned = trimmed;
-  if (trimmed.includes(',')) {
-    if (/^\d+,\d{3}$/.test(trimmed)) {
-      return {
-        value: null,
-        problem: `“${text.trim()}” could mean ${trimmed.replace(',', '')} or ${trimmed.replace(',', '.')}: write it without the comma, or with a dot for decimals.`,
-      };
-    }
-    if (/^\d*,\d+$/.test(trimmed)) cleaned = trimmed.replace(',', '.');
-    else if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(trimmed)) cleaned = trimmed.replaceAll(',', '');
-  }
-  const value = parseDecimal(cleaned);
-  if (!value || !/^[\d.]+$/.test(cleaned)) {
-    return { value: null, problem: `“${text.trim()}” is not an amount: write it like 0.5 or 3.` };
-  }
-  return { value, problem: null };
+  return readTypedAmount(text);
 }
 
 /** A price bound's value; null when empty or unreadable (see `readPriceBound` for why). */

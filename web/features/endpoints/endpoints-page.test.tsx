@@ -208,6 +208,47 @@ describe('EndpointsPage', () => {
     expect(screen.queryByText(/Include paid checks/)).not.toBeInTheDocument();
   });
 
+  it('claims no $0 when the model the checks would call is unknown', async () => {
+    mockPageApi({
+      'GET /api/checks': () => ({
+        ...makeChecksReport(false),
+        model: null,
+        results: makeChecksReport(false).results.map((result) =>
+          result.paid ? { ...result, estimated_cost_usd: 0 } : result,
+        ),
+      }),
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    const checkbox = screen.getByRole('checkbox', { name: /^Include paid checks/ });
+    expect(checkbox).toHaveAccessibleName(/the model and the cost are unknown/);
+    expect(checkbox).not.toHaveAccessibleName(/\$0/);
+  });
+
+  it('says when results come from a run the gateway did not answer, and that they may be stale', async () => {
+    const ranAt = 1_760_000_000_000;
+    mockPageApi({
+      'GET /api/checks': () => ({
+        ...makeChecksReport(true),
+        results: makeChecksReport(true).results.map((result) => ({
+          ...result,
+          outcome: 'failing',
+          status: null,
+          explanation: 'Cannot connect to the gateway (stage: connect)',
+          gateway_unreachable: true,
+          ran_at: ranAt,
+        })),
+      }),
+      'GET /api/health': () => reachableHealth,
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    const note = await screen.findByText(/The gateway did not answer during the run at/);
+    expect(note.closest('p')).toHaveTextContent(
+      /could not connect.*The gateway answers again: these results may be stale\. Run checks to refresh them\./,
+    );
+  });
+
   it('keeps the endpoint, its outcome and its run button on a phone, folding the rest', async () => {
     mockEndpoints();
     renderRoute('/endpoints');
@@ -249,7 +290,10 @@ describe('EndpointsPage', () => {
       'GET /api/health': () => ({ ...reachableHealth, mode: 'external' }),
     });
     renderRoute('/endpoints');
-    expect(await screen.findByText('No key profiles')).toBeInTheDocument();
+    // The page's own notice, not the header's profile chooser, which shows the same words.
+    expect(
+      await within(screen.getByRole('main')).findByText('No key profiles'),
+    ).toBeInTheDocument();
     expect(screen.queryByText(/Choose a key in the header/)).not.toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Run checks' })).toBeDisabled();
   });

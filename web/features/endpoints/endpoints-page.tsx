@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import type { CheckResult } from '../../../contract/workbench-api';
 import { useHealth } from '../../api/health';
 import { useProfile } from '../../app/profile-context';
 import { Button } from '../../components/button';
@@ -10,6 +11,16 @@ import { useChecks, useRunChecks, type RunChecksVariables } from './api/checks';
 import { paidChecksCost } from './checks-report';
 import { ChecksTable } from './components/checks-table';
 import { ExportMenu } from './components/export-menu';
+
+/** The checks that could not reach the gateway, and when the last of them ran; null if none. */
+function outageOf(results: CheckResult[]): { count: number; ranAt: number } | null {
+  const failed = results.filter((result) => result.gateway_unreachable && result.ran_at !== null);
+  if (failed.length === 0) return null;
+  return {
+    count: failed.length,
+    ranAt: Math.max(...failed.map((result) => result.ran_at ?? 0)),
+  };
+}
 
 /** `/endpoints`: which gateway endpoints answer, for the chosen key, in each auth form. */
 export function EndpointsPage() {
@@ -24,8 +35,10 @@ export function EndpointsPage() {
   const report = checks.data;
   const paid = paidChecksCost(report?.results ?? []);
   const model = report?.model ?? null;
-  // The checks call the cheapest model; when it is free, running them costs nothing.
-  const costsNothing = paid.cost === 0 && (model === null || model.free);
+  // The checks call the cheapest model; when it is free, running them costs nothing. With no
+  // model (the catalog could not be read) the cost is unknown, not $0.
+  const costsNothing = paid.cost === 0 && model?.free === true;
+  const unreachable = outageOf(report?.results ?? []);
   const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
   const running = runChecks.isPending ? runChecks.variables : undefined;
   const runningIds = new Set<string>(
@@ -84,8 +97,10 @@ export function EndpointsPage() {
               {paid.count === 0
                 ? ' (none planned)'
                 : costsNothing
-                  ? ` (${paid.count} call${paid.count === 1 ? '' : 's'} to ${model ? model.id : 'a model'}, a free model: $0)`
-                  : ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to ${model?.id ?? 'the cheapest model'}, about ${formatUsd(paid.cost)} in total)`}
+                  ? ` (${paid.count} call${paid.count === 1 ? '' : 's'} to ${model?.id}, a free model: $0)`
+                  : !model && paid.cost === 0
+                    ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to the cheapest catalog model; the catalog could not be read, so the model and the cost are unknown)`
+                    : ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to ${model?.id ?? 'the cheapest model'}, about ${formatUsd(paid.cost)} in total)`}
             </span>
           </label>
         </div>
@@ -93,6 +108,23 @@ export function EndpointsPage() {
           The other checks send no inference. Results show masked keys only.
         </p>
       </div>
+
+      {unreachable && (
+        <p
+          data-testid="checks-outage-note"
+          className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-100"
+        >
+          <strong className="font-semibold">
+            The gateway did not answer during the run at {formatTime(unreachable.ranAt)}
+          </strong>
+          : {unreachable.count} check{unreachable.count === 1 ? '' : 's'} could not connect, so{' '}
+          {unreachable.count === 1 ? 'its row shows' : 'their rows show'} the outage, not the state
+          of the endpoint.{' '}
+          {health.data?.reachable
+            ? 'The gateway answers again: these results may be stale. Run checks to refresh them.'
+            : 'Run checks again once the gateway answers.'}
+        </p>
+      )}
 
       {runChecks.isError && (
         <ErrorPanel

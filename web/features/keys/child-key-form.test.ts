@@ -2,6 +2,7 @@ import { nightly, sharedBot } from './child-keys.test-kit';
 import {
   checkCreateForm,
   checkEditForm,
+  createFormServerError,
   editFormValuesOf,
   parseExpiryInput,
   parseUsdInput,
@@ -18,7 +19,13 @@ describe('child key forms', () => {
     expect(parseUsdInput('0.0000000001')).toEqual({
       error: 'At most 9 decimals: the gateway counts nano-dollars.',
     });
-    expect(parseUsdInput('1,5')).toEqual({ error: 'Write the amount with a dot, e.g. 12.50.' });
+    // A decimal comma, as the catalog's price filter takes it; "1,000" could be either: asked.
+    expect(parseUsdInput('1,5')).toEqual({ value: 1.5 });
+    expect(parseUsdInput('$ 0,25')).toEqual({ value: 0.25 });
+    expect(parseUsdInput('1,000')).toEqual({
+      error:
+        '“1,000” could mean 1000 or 1.000: write it without the comma, or with a dot for decimals.',
+    });
     expect(parseUsdInput('-1')).toEqual({ error: 'The amount must be 0 or more.' });
     expect(parseUsdInput('1e3')).toEqual({ error: 'Enter an amount in USD, e.g. 12.50.' });
     expect(parseUsdInput('ten')).toEqual({ error: 'Enter an amount in USD, e.g. 12.50.' });
@@ -71,5 +78,25 @@ describe('child key forms', () => {
     expect(
       checkEditForm(sharedBot, { ...editFormValuesOf(sharedBot), name: 'bot-2', limit: 'x' }, now),
     ).toEqual({ ok: true, value: { name: 'bot-2' } });
+  });
+});
+
+describe('createFormServerError', () => {
+  it('puts a refusal naming a field at that field, under the form’s label', () => {
+    expect(
+      createFormServerError(
+        "'limit_usd' needs 1000 USD, and the account has 20 USD left.",
+        undefined,
+      ),
+    ).toEqual({
+      field: 'limit',
+      message: '“Limit (USD)” needs 1000 USD, and the account has 20 USD left.',
+    });
+    expect(createFormServerError('must be 64 characters or fewer', 'profile_name')).toEqual({
+      field: 'profileName',
+      message: 'must be 64 characters or fewer',
+    });
+    expect(createFormServerError('The gateway did not answer.', undefined)).toBeNull();
+    expect(createFormServerError('Unknown profile', 'profile')).toBeNull();
   });
 });

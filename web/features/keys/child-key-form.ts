@@ -8,7 +8,7 @@ import {
   type CreateChildKeyRequest,
   type UpdateChildKeyRequest,
 } from '../../../contract/workbench-api';
-import { decimalToNumber, parseDecimal } from '../../lib/decimal';
+import { decimalToNumber, readTypedAmount } from '../../lib/decimal';
 
 /** The gateway's largest amount and name (gateway/keys/key-admin.ts). */
 export const maxUsd = 1_000_000;
@@ -21,12 +21,15 @@ type Parsed<T> = { value: T } | { error: string };
  * Empty text is null: the caller decides whether the field may be left out.
  */
 export function parseUsdInput(text: string): Parsed<number | null> {
-  const trimmed = text.trim().replace(/^\$/, '');
+  const trimmed = text.trim().replace(/^\$\s*/, '');
   if (trimmed === '') return { value: null };
-  if (trimmed.includes(',')) return { error: 'Write the amount with a dot, e.g. 12.50.' };
-  const decimal = parseDecimal(trimmed);
-  if (!decimal || /e/i.test(trimmed)) return { error: 'Enter an amount in USD, e.g. 12.50.' };
-  if (decimal.digits < 0n) return { error: 'The amount must be 0 or more.' };
+  if (trimmed.startsWith('-')) return { error: 'The amount must be 0 or more.' };
+  // Read as the catalog's price filter reads amounts: a decimal comma ("1,5") is accepted, and an
+  // ambiguous "1,000" is asked about rather than guessed.
+  const read = readTypedAmount(trimmed);
+  if (read.problem !== null && trimmed.includes(',')) return { error: read.problem };
+  const decimal = read.value;
+  if (!decimal) return { error: 'Enter an amount in USD, e.g. 12.50.' };
   if (decimal.scale > 9) return { error: 'At most 9 decimals: the gateway counts nano-dollars.' };
   const value = decimalToNumber(decimal);
   if (value > maxUsd) return { error: `At most $${maxUsd.toLocaleString('en-US')}.` };
@@ -74,6 +77,34 @@ export interface CreateFormValues {
 }
 
 export type FormErrors = Partial<Record<'name' | 'limit' | 'expires' | 'profileName', string>>;
+
+/** The create form's fields by the names the BFF and gateway use, with the labels people see. */
+const createFormFields: Record<string, { field: keyof FormErrors; label: string }> = {
+  name: { field: 'name', label: 'Name' },
+  limit_usd: { field: 'limit', label: 'Limit (USD)' },
+  expires_at: { field: 'expires', label: 'Expires' },
+  profile_name: { field: 'profileName', label: 'Profile name' },
+};
+
+/**
+ * A server refusal of the create form that names one of its fields (the API's `field`, or the
+ * field quoted in the message, as the gateway writes "'limit_usd' needs …"), as that field's
+ * error, with the form's label in place of the API name. Null when it names none of them.
+ */
+export function createFormServerError(
+  message: string,
+  apiField: string | undefined,
+): { field: keyof FormErrors; message: string } | null {
+  const apiName =
+    (apiField !== undefined && Object.hasOwn(createFormFields, apiField) ? apiField : undefined) ??
+    Object.keys(createFormFields).find((name) =>
+      new RegExp(`['‘’“”"\`]${name}['‘’“”"\`]`).test(message),
+    );
+  if (apiName === undefined) return null;
+  const { field, label } = createFormFields[apiName]!;
+  const named = new RegExp(`['‘’“”"\`]?\\b${apiName}\\b['‘’“”"\`]?`, 'g');
+  return { field, message: message.replace(named, `“${label}”`) };
+}
 
 export type FormCheck<T> = { ok: true; value: T } | { ok: false; errors: FormErrors };
 

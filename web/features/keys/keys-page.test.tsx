@@ -126,7 +126,7 @@ describe('KeysPage', () => {
     expect(within(panel).getByText('Account key')).toBeInTheDocument();
     expect(within(panel).getByText('sk-gw-…a1b2')).toBeInTheDocument();
     expect(within(panel).getByText('Active')).toBeInTheDocument();
-    expect(screen.getByText('Remaining')).toBeInTheDocument();
+    expect(within(panel).getByText('Remaining')).toBeInTheDocument();
     expect(within(panel).getByText('$7.50')).toBeInTheDocument();
     expect(within(panel).getByRole('meter')).toHaveAttribute('aria-valuenow', '75');
     expect(within(panel).getByText('Consumption')).toBeInTheDocument();
@@ -207,7 +207,7 @@ describe('KeysPage', () => {
     const table = screen.getByRole('table', { name: 'All key profiles' });
     for (const child of ['demo-allocated-child', 'demo-shared-child']) {
       const row = within(table).getByRole('button', { name: child }).closest('tr')!;
-      await waitFor(() => expect(row.querySelector('[data-text="Blocked"]')).not.toBeNull());
+      await waitFor(() => expect(within(row).getByText('Blocked', { exact: true })).toBeVisible());
       expect(row).toHaveTextContent('its parent key is disabled');
     }
   });
@@ -320,11 +320,7 @@ describe('KeysPage', () => {
     const visible = within(table)
       .getAllByRole('columnheader')
       .filter((header) => !header.classList.contains('hidden'));
-    expect(
-      visible.map(
-        (header) => header.textContent || header.firstElementChild?.getAttribute('data-text'),
-      ),
-    ).toEqual(['Profile', 'State', 'Remaining']);
+    expect(visible.map((header) => header.textContent)).toEqual(['Profile', 'State', 'Remaining']);
   });
 
   it('explains the shared child once, Recharge, and gives one percentage everywhere', async () => {
@@ -420,6 +416,32 @@ describe('KeysPage', () => {
     expect(post?.body).toEqual({ profile: 'demo-account', model: 'acme/cheap', max_tokens: 1 });
     expect(post?.headers.get('Content-Type')).toBe('application/json');
     expect(within(dialog).getByText('0123456789abcdef-AMS')).toBeInTheDocument();
+  });
+
+  it('a refused key costs nothing, said as the playground says it', async () => {
+    mockKeys(allBalances, {
+      'GET /api/validate-key/estimate': () => ({
+        model: 'acme/cheap',
+        max_tokens: 1,
+        estimated_cost_usd: 0,
+      }),
+      'POST /api/validate-key': () => ({
+        valid: false,
+        state: 'expired',
+        message: 'The key has expired.',
+        estimated_cost_usd: 0,
+        cost_usd: null,
+        meta: { upstream_status: 402, cf_ray: null, ttfb_ms: 2, total_ms: 2 },
+      }),
+    });
+    renderRoute('/keys');
+    await screen.findByRole('region', { name: 'demo-account' });
+    await userEvent.click(screen.getByRole('button', { name: 'Validate key' }));
+    const dialog = await screen.findByRole('dialog');
+    await userEvent.click(await within(dialog).findByRole('button', { name: /Run check/ }));
+    expect(await within(dialog).findByText('The key has expired.')).toBeInTheDocument();
+    expect(within(dialog).getByText('$0.00 · refused')).toBeInTheDocument();
+    expect(within(dialog).queryByText(/not reported yet/)).not.toBeInTheDocument();
   });
 });
 

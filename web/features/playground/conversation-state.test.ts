@@ -1,9 +1,11 @@
 import {
   createMessage,
   createSession,
+  lastSentRequest,
   openToolCalls,
   playgroundReducer,
   rerunCut,
+  turnsDiscardedByRerun,
 } from './conversation-state';
 import type { ConversationMessage } from './playground-types';
 import { finishedRun } from './test-fixtures';
@@ -126,5 +128,39 @@ describe('openToolCalls', () => {
       run: { ...finishedRun, status: 'streaming' },
     });
     expect(openToolCalls([streaming])).toEqual([]);
+  });
+});
+
+describe('turnsDiscardedByRerun', () => {
+  const one = createMessage('user', 'one');
+  const oneReply = createMessage('assistant', 'You said one');
+  const two = createMessage('user', 'two');
+  const twoReply = createMessage('assistant', 'You said two');
+  const messages = [one, oneReply, two, twoReply];
+
+  it('names the turns after an earlier reply that a re-run would drop', () => {
+    expect(turnsDiscardedByRerun(messages, oneReply)).toEqual([two, twoReply]);
+    expect(turnsDiscardedByRerun(messages, one)).toEqual([two, twoReply]);
+  });
+
+  it('is empty when the re-run only replaces the last reply', () => {
+    expect(turnsDiscardedByRerun(messages, twoReply)).toEqual([]);
+    expect(turnsDiscardedByRerun(messages, two)).toEqual([]);
+  });
+});
+
+describe('lastSentRequest', () => {
+  it('is the request of the last reply as sent, when the conversation ends with it', () => {
+    const question = createMessage('user', 'one');
+    const reply = createMessage('assistant', 'You said one', { run: finishedRun });
+    expect(lastSentRequest([question, reply])).toBe(finishedRun.request.request);
+    expect(lastSentRequest([question, reply])?.messages.at(-1)?.role).not.toBe('assistant');
+  });
+
+  it('is null when the conversation does not end with a reply that ran', () => {
+    const question = createMessage('user', 'one');
+    expect(lastSentRequest([question])).toBeNull();
+    expect(lastSentRequest([question, createMessage('assistant', 'typed by hand')])).toBeNull();
+    expect(lastSentRequest([])).toBeNull();
   });
 });

@@ -171,6 +171,33 @@ export function rerunCut(message: ConversationMessage): { id: string; keep: bool
 }
 
 /**
+ * The messages a re-run from `message` would drop beyond the one reply it regenerates: the turns
+ * that came after. Empty when the re-run only replaces the reply it starts from (or the last one).
+ */
+export function turnsDiscardedByRerun(
+  messages: ConversationMessage[],
+  message: ConversationMessage,
+): ConversationMessage[] {
+  const cut = rerunCut(message);
+  const index = messages.findIndex((candidate) => candidate.id === cut.id);
+  if (index === -1) return [];
+  const dropped = messages.slice(cut.keep ? index + 1 : index);
+  // The first dropped message is the reply the re-run answers again when it is one.
+  return dropped[0]?.role === 'assistant' ? dropped.slice(1) : dropped;
+}
+
+/**
+ * The request that produced the conversation's last reply, as it was sent, when the
+ * conversation ends with that reply: what "Get code" reproduces without a draft. Building one
+ * from the messages instead would end with the reply, and a trailing assistant message asks the
+ * model to continue it: another request.
+ */
+export function lastSentRequest(messages: ConversationMessage[]) {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && last.run ? last.run.request.request : null;
+}
+
+/**
  * The tool calls of the conversation that no `tool` message answers yet, oldest first: what a
  * `tool` message may answer (a tool message needs the id of the call it answers).
  */

@@ -5,7 +5,9 @@ import {
   firstWords,
   historyStorageKey,
   historyStore,
+  historyTitleOf,
   renameHistoryEntry,
+  saveConversationCopy,
   saveHistoryEntry,
 } from './history-store';
 
@@ -48,5 +50,40 @@ describe('history store', () => {
 
   it('lists the first words of the first user message', () => {
     expect(firstWords(session, 4)).toBe('Tell me about gateways,…');
+  });
+});
+
+describe('saveConversationCopy', () => {
+  it('keeps the conversation as an entry of its own, named after the one it came from', () => {
+    const session = {
+      ...createSession('sim/chat-standard'),
+      messages: ['one', 'two', 'three'].flatMap((text) => [
+        createMessage('user', text),
+        createMessage('assistant', `You said ${text}`),
+      ]),
+    };
+    saveHistoryEntry('run-1', session);
+    renameHistoryEntry('run-1', 'Counting');
+    const copy = saveConversationCopy(session, historyTitleOf('run-1', session));
+    expect(copy?.title).toBe('Counting (before re-run)');
+    const entries = historyStore.read();
+    expect(entries).toHaveLength(2);
+    const kept = entries.find((entry) => entry.id === copy?.id);
+    expect(kept?.title).toBe('Counting (before re-run)');
+    expect(kept?.session.messages.map((message) => message.text)).toEqual([
+      'one',
+      'You said one',
+      'two',
+      'You said two',
+      'three',
+      'You said three',
+    ]);
+    // The original entry is left as it was.
+    expect(entries.find((entry) => entry.id === 'run-1')?.title).toBe('Counting');
+  });
+
+  it('names an unsaved conversation after its first words', () => {
+    const session = { ...createSession(), messages: [createMessage('user', 'one')] };
+    expect(historyTitleOf('run-unsaved', session)).toBe('one');
   });
 });

@@ -140,6 +140,29 @@ export function saveHistoryEntry(
   return null;
 }
 
+/**
+ * Keeps `session` as an entry of its own, named after the conversation it came from: what a
+ * re-run from an earlier point would otherwise drop. Returns the new entry's id and title, or
+ * null when storage refused it.
+ */
+export function saveConversationCopy(
+  session: PlaygroundSession,
+  fromTitle: string,
+  now = Date.now(),
+): { id: string; title: string } | null {
+  const id = createHistoryId();
+  const title = `${fromTitle} (before re-run)`;
+  if (saveHistoryEntry(id, session, now) === null) return null;
+  renameHistoryEntry(id, title);
+  return { id, title };
+}
+
+/** The title an entry has (or the first words of `session` while it has none saved yet). */
+export function historyTitleOf(id: string, session: PlaygroundSession): string {
+  const entry = historyStore.read().find((candidate) => candidate.id === id);
+  return entry ? entryTitle(entry) : firstWords(session);
+}
+
 export function renameHistoryEntry(id: string, title: string): void {
   const trimmed = title.trim();
   historyStore.write(

@@ -127,6 +127,26 @@ describe('the charge of a run', () => {
   };
   const stopped: RunRecord = { ...baseRun, status: 'stopped', usage: null, finishReason: null };
 
+  it('works out the speed of a broken-off answer from the text received, not the charge', () => {
+    const brokenOff: RunRecord = { ...stopped, status: 'error', firstTokenMs: 200, totalMs: 1200 };
+    // 400 characters arrived (about 100 tokens) in the second after the first token, but the
+    // gateway, cut off, recorded a single completion token.
+    const metrics = computeRunMetrics(brokenOff, 'x'.repeat(400), toolModel, undefined, {
+      ...charge,
+      completion_tokens: 1,
+    });
+    expect(metrics.completionTokens).toBe(1);
+    expect(metrics.tokensPerSecond).toBe(100);
+    expect(metrics.speedEstimated).toBe(true);
+    const completed = computeRunMetrics(baseRun, 'x'.repeat(400), toolModel, undefined, {
+      ...charge,
+      outcome: 'completed',
+      completion_tokens: 50,
+    });
+    expect(completed.tokensPerSecond).toBe(50);
+    expect(completed.speedEstimated).toBe(false);
+  });
+
   it('takes tokens and cost from the generation record, over the page’s own estimate', () => {
     const estimate = computeRunMetrics(stopped, 'x'.repeat(476), toolModel);
     expect(estimate.basis).toBe('estimate');

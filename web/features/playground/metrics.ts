@@ -21,6 +21,11 @@ export interface RunMetrics {
   firstTokenMs: number | null;
   totalMs: number | null;
   tokensPerSecond: number | null;
+  /**
+   * True when the speed is worked out from the text received (estimated tokens): a partial
+   * charge counts what the gateway billed, not what reached the page.
+   */
+  speedEstimated: boolean;
   promptTokens: number | null;
   completionTokens: number | null;
   /** True when the token counts are guessed from the text (no usage arrived, e.g. after Stop). */
@@ -132,6 +137,7 @@ export function computeRunMetrics(
       firstTokenMs: null,
       totalMs,
       tokensPerSecond: null,
+      speedEstimated: false,
       promptTokens: null,
       completionTokens: null,
       tokensEstimated: false,
@@ -160,14 +166,17 @@ export function computeRunMetrics(
     .join('\n');
   const promptTokens = usage ? usage.prompt_tokens : estimateTokens(promptText);
 
+  // A partial charge (the answer ended early: stopped, or broken off) counts what the gateway
+  // billed, which need not be what arrived here; the speed seen here is that of the text received.
+  const partialCharge = charge !== null && charge.outcome === 'ended_early' && replyText !== '';
+  const speedTokens = partialCharge ? estimateTokens(replyText) : completionTokens;
   let tokensPerSecond: number | null = null;
-  if (completionTokens !== null && completionTokens > 0 && totalMs !== null) {
+  if (speedTokens !== null && speedTokens > 0 && totalMs !== null) {
     // Streaming speed is measured after the first token: the wait before it is latency, not speed.
     const generationMs =
       run.streamed && run.firstTokenMs !== null ? totalMs - run.firstTokenMs : totalMs;
     // A reply that arrives in one piece (a tool call, a short answer) has no measurable speed.
-    if (generationMs >= minimumMeasurableMs)
-      tokensPerSecond = (completionTokens * 1000) / generationMs;
+    if (generationMs >= minimumMeasurableMs) tokensPerSecond = (speedTokens * 1000) / generationMs;
   }
 
   let costUsd: number | null = null;
@@ -183,6 +192,7 @@ export function computeRunMetrics(
     firstTokenMs: run.firstTokenMs,
     totalMs,
     tokensPerSecond,
+    speedEstimated: tokensPerSecond !== null && (partialCharge || tokensEstimated),
     promptTokens,
     completionTokens,
     tokensEstimated,

@@ -31,11 +31,18 @@ import { ToolsEditor } from './components/tools-editor';
 import {
   createMessage,
   createSession,
+  lastSentRequest,
   openToolCalls as findOpenToolCalls,
   playgroundReducer,
 } from './conversation-state';
 import { hasConversation, readCurrentSession } from './current-session-store';
-import { createHistoryId, type HistoryEntry } from './history-store';
+import {
+  createHistoryId,
+  historyStore,
+  historyTitleOf,
+  saveConversationCopy,
+  type HistoryEntry,
+} from './history-store';
 import { supportsImages, supportsTools } from './parameters';
 import type { PlaygroundSession, RunRecord } from './playground-types';
 import { useHistoryAutosave } from './use-history-autosave';
@@ -88,6 +95,10 @@ export function PlaygroundPage() {
     undefined,
   );
   const [historyOpen, setHistoryOpen] = useState(false);
+  /** The History entry a re-run kept the dropped turns in (or null when it could not). */
+  const [rerunCopy, setRerunCopy] = useState<
+    { kept: true; id: string; title: string } | { kept: false } | null
+  >(null);
   const systemPromptId = useId();
 
   // A `?model=` that changes while the page is open (a link from the catalog) is followed.
@@ -134,6 +145,11 @@ export function PlaygroundPage() {
     setDraft,
     openToolCalls: openCalls,
     onModelChosen: chooseModel,
+    onRerunDiscards: (current) => {
+      // The turns after the re-run's starting point are kept, never just dropped.
+      const copy = saveConversationCopy(current, historyTitleOf(historyId, current));
+      setRerunCopy(copy ? { kept: true, ...copy } : { kept: false });
+    },
   });
   const { historyNote } = useHistoryAutosave({ session, historyId, running: runs.running });
   usePlaygroundShortcuts({ running: runs.running, onStop: runs.stop, onSend: runs.send });
@@ -147,6 +163,11 @@ export function PlaygroundPage() {
   function openCode() {
     if (!profile || !model) {
       setCodeRequest(null);
+      return;
+    }
+    const sent = runs.hasDraft ? null : lastSentRequest(session.messages);
+    if (sent) {
+      setCodeRequest(sent);
       return;
     }
     const resolved = resolveDraft(draft, openCalls);
@@ -173,6 +194,7 @@ export function PlaygroundPage() {
 
   function openHistoryEntry(entry: HistoryEntry) {
     runs.stop();
+    setRerunCopy(null);
     dispatch({ type: 'sessionLoaded', session: entry.session });
     setHistoryId(entry.id);
     setHistoryOpen(false);
@@ -192,6 +214,7 @@ export function PlaygroundPage() {
       role: current.role === 'tool' ? 'user' : current.role,
     }));
     setRestoredNote(false);
+    setRerunCopy(null);
     runs.reset();
   }
 
@@ -415,6 +438,41 @@ export function PlaygroundPage() {
               onChoose={runs.continueWith}
               onCancel={runs.cancelContinue}
             />
+          )}
+          {rerunCopy && (
+            <div
+              role="status"
+              className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
+            >
+              {rerunCopy.kept ? (
+                <>
+                  <span>
+                    The re-run replaced the turns after it. The conversation as it was is kept in
+                    History as “{rerunCopy.title}”.
+                  </span>
+                  <Button
+                    size="small"
+                    disabled={runs.running}
+                    onClick={() => {
+                      const entry = historyStore
+                        .read()
+                        .find((candidate) => candidate.id === rerunCopy.id);
+                      if (entry) openHistoryEntry(entry);
+                    }}
+                  >
+                    Open the earlier conversation
+                  </Button>
+                </>
+              ) : (
+                <span>
+                  The re-run replaced the turns after it, and the browser’s storage is full or
+                  blocked, so no copy of them could be kept.
+                </span>
+              )}
+              <Button size="small" variant="ghost" onClick={() => setRerunCopy(null)}>
+                Dismiss
+              </Button>
+            </div>
           )}
           {runs.problems.length > 0 && (
             <div

@@ -36,6 +36,8 @@ export const runErrorSchema = z.object({
   cfRay: z.string().nullable(),
   advice: z.string().nullable(),
   type: z.string().nullable(),
+  /** A streamed answer that broke off because the connection to the gateway was lost. */
+  brokeOff: z.boolean().optional(),
 });
 export type RunError = z.infer<typeof runErrorSchema>;
 

@@ -8,7 +8,13 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { chatCompletionSchema } from '../../../contract/gateway';
 import type { ChatRequest } from '../../../contract/workbench-api';
 import { ApiRequestError } from '../../lib/api-client';
-import { errorFromStreamPayload, runErrorFromStream, runErrorFromThrown } from './api/error-advice';
+import {
+  connectionLost,
+  errorFromStreamPayload,
+  runErrorForBrokenStream,
+  runErrorFromStream,
+  runErrorFromThrown,
+} from './api/error-advice';
 import {
   applyChunk,
   emptyReply,
@@ -148,25 +154,26 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
             cfRay: meta?.cf_ray ?? record.cfRay,
             upstreamStatus: meta?.upstream_status ?? record.upstreamStatus,
           };
-          if (outcome.streamError) {
+          if (
+            !outcome.sawDone &&
+            state.finishReason === null &&
+            connectionLost(outcome.streamError)
+          ) {
+            // No end and no error from the gateway itself: the connection to it was lost.
+            record = {
+              ...record,
+              status: 'error',
+              error: runErrorForBrokenStream(
+                outcome.streamError,
+                record.upstreamStatus,
+                record.cfRay,
+              ),
+            };
+          } else if (outcome.streamError) {
             record = {
               ...record,
               status: 'error',
               error: runErrorFromStream(outcome.streamError, record.upstreamStatus, record.cfRay),
-            };
-          } else if (!outcome.sawDone && state.finishReason === null) {
-            record = {
-              ...record,
-              status: 'error',
-              error: runErrorFromStream(
-                {
-                  message: 'The stream ended before the gateway finished the answer.',
-                  stage: 'gateway',
-                  type: null,
-                },
-                record.upstreamStatus,
-                record.cfRay,
-              ),
             };
           } else {
             record = { ...record, status: 'done' };

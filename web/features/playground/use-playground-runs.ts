@@ -13,6 +13,7 @@ import {
   createMessageId,
   maximumCompareModels,
   rerunCut,
+  turnsDiscardedByRerun,
   type PlaygroundAction,
 } from './conversation-state';
 import type { ConversationMessage, PlaygroundSession, ToolCall } from './playground-types';
@@ -30,6 +31,11 @@ export interface PlaygroundRunsInput {
   openToolCalls: ToolCall[];
   /** A compare column's reply was kept: its model becomes the chosen one (and the URL's). */
   onModelChosen(model: string): void;
+  /**
+   * A re-run is about to drop turns that came after its starting point: `session` is the
+   * conversation as it is, to keep before it is cut.
+   */
+  onRerunDiscards?(session: PlaygroundSession): void;
 }
 
 /** What a send needs to ask first: which compared reply the new message follows. */
@@ -194,6 +200,9 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     const index = session.messages.findIndex((candidate) => candidate.id === cut.id);
     if (index === -1) return;
     const kept = session.messages.slice(0, cut.keep ? index + 1 : index);
+    if (turnsDiscardedByRerun(session.messages, message).length > 0) {
+      input.onRerunDiscards?.(session);
+    }
     dispatch({ type: 'conversationCut', ...cut });
     void run(model, kept, null);
   }

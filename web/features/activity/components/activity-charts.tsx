@@ -7,7 +7,8 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { DataTable } from '../../../components/data-table';
 import { formatDay } from '../activity-filters';
-import { formatNanosUsd, type ActivitySummary } from '../activity-summary';
+import { formatNanosUsd } from '../../../lib/usd-nanos';
+import type { ActivitySummary } from '../activity-summary';
 import { layerColour, spendLayers, stackedTops } from '../chart-series';
 import { DailyBarChart } from './daily-bar-chart';
 

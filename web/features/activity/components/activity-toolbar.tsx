@@ -51,7 +51,8 @@ export function ActivityToolbar({
         >
           Range (UTC days)
         </span>
-        <div role="group" aria-labelledby="range-presets-label" className="flex gap-1">
+        {/* Wraps rather than overflow on the narrowest phones (320 px). */}
+        <div role="group" aria-labelledby="range-presets-label" className="flex flex-wrap gap-1">
           {rangePresets.map((preset) => {
             const active = filters.presetDays === preset.days;
             return (
@@ -61,7 +62,7 @@ export function ActivityToolbar({
                 aria-pressed={active}
                 onClick={() => onPreset(preset.days)}
                 className={classNames(
-                  'inline-flex h-8 items-center rounded-md border px-3 text-sm font-medium whitespace-nowrap transition-colors',
+                  'inline-flex h-8 items-center rounded-md border px-2 text-sm font-medium whitespace-nowrap transition-colors sm:px-3',
                   active
                     ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
                     : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',

@@ -1,6 +1,7 @@
 /** The range's totals: spend (exact), requests and tokens, from the same summary as the charts. */
 import { describeRange } from '../activity-filters';
-import { formatNanosUsd, type ActivitySummary } from '../activity-summary';
+import { formatNanosUsd } from '../../../lib/usd-nanos';
+import type { ActivitySummary } from '../activity-summary';
 
 const countFormat = new Intl.NumberFormat('en-US');
 

@@ -11,7 +11,7 @@ import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { CopyButton } from '../../../components/copy-button';
 import { formatDuration } from '../../../lib/format';
-import { formatNanosUsd, usdToNanos } from '../activity-summary';
+import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
 
 /** The public form a request came in, in the words the gateway's docs use. */
 export function formName(form: string): string {

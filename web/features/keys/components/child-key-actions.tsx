@@ -33,8 +33,8 @@ export function ChildKeyActions({
   const toggleWord = childKey.disabled ? 'Enable' : 'Disable';
   const holder = childKey.profile;
   return (
-    // A column on a phone, a row from tablet width up.
-    <div className="flex flex-col items-start gap-0.5 sm:flex-row sm:flex-wrap sm:items-center sm:gap-1">
+    // A row that wraps: on a phone it fills the width under the key's figures.
+    <div className="flex flex-wrap items-center gap-1">
       {!revoked && (
         <>
           <EditChildKeyDialog account={account} childKey={childKey} />

@@ -1,7 +1,6 @@
 import type { ChildKey } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { classNames } from '../../../components/class-names';
-import { CssText } from '../../../components/css-text';
 import { DataTable, columnVisibility, type TableColumn } from '../../../components/data-table';
 import { formatDateTime, formatUsd } from '../../../lib/format';
 import { childKindLabels, managedKeyState } from '../key-state';
@@ -13,8 +12,7 @@ const columns = [
   { key: 'key', header: 'Key', hideBelow: 'lg' },
   { key: 'kind', header: 'Kind', hideBelow: 'md' },
   { key: 'state', header: 'State' },
-  // Drawn by CSS so the balance panel's label stays the page's one text "Remaining".
-  { key: 'remaining', header: <CssText text="Remaining" />, align: 'right' },
+  { key: 'remaining', header: 'Remaining', align: 'right' },
   { key: 'limit', header: 'Limit', align: 'right', hideBelow: 'sm' },
   { key: 'expires', header: 'Expires', hideBelow: 'md' },
   { key: 'profile', header: 'Secret held by', hideBelow: 'lg' },
@@ -24,10 +22,16 @@ const columns = [
 const hidden = (key: string) =>
   columnVisibility(columns.find((column) => column.key === key)?.hideBelow);
 
+/**
+ * On a phone each row is a card that fits the width, with no sideways scrolling: name, state and
+ * remaining on one line (the header's cells line up with them), the actions wrapped below.
+ */
+const phoneCards =
+  'max-sm:block max-sm:[&_tbody]:block max-sm:[&_thead]:block max-sm:[&_tr]:grid max-sm:[&_tr]:grid-cols-[minmax(0,1fr)_6.75rem_7.5rem] max-sm:[&_tr]:items-center';
+
 function StateCell({ state }: { state: string }) {
   const known = managedKeyState(state);
-  // The word drawn by CSS: the balance panel's state stays the page's one text "Active".
-  return known ? <KeyStateBadge state={known} quiet /> : <Badge>{state}</Badge>;
+  return known ? <KeyStateBadge state={known} /> : <Badge>{state}</Badge>;
 }
 
 /** A shared child spends the account's balance: its figures are the account's, said so. */
@@ -94,7 +98,7 @@ function ChildKeyRow({
           </span>
         )}
       </td>
-      <td className="px-2 py-1.5">
+      <td className="px-2 py-1.5 max-sm:col-span-3 max-sm:pt-0">
         <ChildKeyActions account={account} childKey={childKey} handlers={handlers} />
       </td>
     </tr>
@@ -113,7 +117,11 @@ export function ChildKeysTable({
   handlers: ChildKeyHandlers;
 }) {
   return (
-    <DataTable columns={columns} label="Child keys" className="w-full text-sm whitespace-nowrap">
+    <DataTable
+      columns={columns}
+      label="Child keys"
+      className={classNames('w-full text-sm whitespace-nowrap', phoneCards)}
+    >
       {keys.map((childKey) => (
         <ChildKeyRow key={childKey.id} account={account} childKey={childKey} handlers={handlers} />
       ))}

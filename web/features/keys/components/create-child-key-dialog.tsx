@@ -3,9 +3,11 @@ import { useState, type FormEvent } from 'react';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
+import { ApiRequestError } from '../../../lib/api-client';
 import { useCreateChildKey } from '../api/create-child-key';
 import {
   checkCreateForm,
+  createFormServerError,
   type ChildKeyKindChoice,
   type CreateFormValues,
   type FormErrors,
@@ -27,6 +29,14 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
   const [values, setValues] = useState(emptyForm);
   const [errors, setErrors] = useState<FormErrors>({});
   const create = useCreateChildKey(account);
+  // A refusal that names a field is shown at that field, under its label; it concerns the values
+  // sent, so it goes as soon as the form changes or is sent again.
+  const serverError =
+    create.error instanceof ApiRequestError
+      ? createFormServerError(create.error.message, create.error.field)
+      : null;
+  const errorOf = (field: keyof FormErrors) =>
+    errors[field] ?? (serverError?.field === field ? serverError.message : undefined);
 
   function change<Field extends keyof CreateFormValues>(
     field: Field,
@@ -34,10 +44,12 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
   ) {
     setValues((current) => ({ ...current, [field]: value }));
     setErrors((current) => ({ ...current, [field]: undefined }));
+    if (create.isError) create.reset();
   }
 
   function submit(event: FormEvent) {
     event.preventDefault();
+    create.reset();
     const checked = checkCreateForm(values, Date.now());
     if (!checked.ok) return setErrors(checked.errors);
     create.mutate(checked.value);
@@ -67,7 +79,7 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
         value={values.name}
         onChange={(event) => change('name', event.target.value)}
         hint="Who or what uses it, e.g. “nightly-report”."
-        error={errors.name}
+        error={errorOf('name')}
         autoComplete="off"
       />
       {values.kind === 'allocated_child' && (
@@ -78,21 +90,21 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
           value={values.limit}
           onChange={(event) => change('limit', event.target.value)}
           hint="Taken from this account’s balance now; what the key does not spend comes back when it is revoked."
-          error={errors.limit}
+          error={errorOf('limit')}
           autoComplete="off"
         />
       )}
       <ExpiryField
         value={values.expires}
         onChange={(value) => change('expires', value)}
-        error={errors.expires}
+        error={errorOf('expires')}
       />
       <TextField
         label="Profile name (optional)"
         value={values.profileName}
         onChange={(event) => change('profileName', event.target.value)}
         hint="The workbench profile that holds the secret, as the Key picker lists it. Left empty, the server names it after the key."
-        error={errors.profileName}
+        error={errorOf('profileName')}
         autoComplete="off"
       />
       <p className="rounded-md bg-zinc-50 p-2 text-xs text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
@@ -100,7 +112,9 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
         <span className="[overflow-wrap:anywhere]">{keysStore}</span>. This page only ever shows it
         masked.
       </p>
-      {create.isError && <ErrorPanel what="Creating the child key" error={create.error} />}
+      {create.isError && !serverError && (
+        <ErrorPanel what="Creating the child key" error={create.error} />
+      )}
       <div className="flex justify-end gap-2">
         <Dialog.Close asChild>
           <Button variant="ghost">Cancel</Button>

@@ -1,5 +1,4 @@
 import { Badge } from '../../../components/badge';
-import { CssText } from '../../../components/css-text';
 import { keyStateLabels, keyStateTones, type ManagedKeyState } from '../key-state';
 
 const stateSymbols: Record<ManagedKeyState, string> = {
@@ -11,19 +10,16 @@ const stateSymbols: Record<ManagedKeyState, string> = {
   revoked: '✕',
 };
 
-/** The key state as a coloured badge with its word; `quiet` draws the word with CSS (see CssText). */
-export function KeyStateBadge({
-  state,
-  quiet = false,
-}: {
-  state: ManagedKeyState;
-  quiet?: boolean;
-}) {
+/**
+ * The key state as a coloured badge with its word, as real text (copyable, found by Ctrl+F).
+ * The word repeats on the Keys page (panel and tables): tests find it within its region or row.
+ */
+export function KeyStateBadge({ state }: { state: ManagedKeyState }) {
   return (
     <Badge tone={keyStateTones[state]}>
       <span aria-hidden="true">{stateSymbols[state]}</span>
       {/* The word in an element of its own, so it is findable as exactly "Active". */}
-      {quiet ? <CssText text={keyStateLabels[state]} /> : <span>{keyStateLabels[state]}</span>}
+      <span>{keyStateLabels[state]}</span>
     </Badge>
   );
 }

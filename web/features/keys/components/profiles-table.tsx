@@ -2,7 +2,6 @@ import type { Profile } from '../../../../contract/workbench-api';
 import { useBalance } from '../../../api/balance';
 import { classNames } from '../../../components/class-names';
 import { DataTable, columnVisibility, type TableColumn } from '../../../components/data-table';
-import { CssText } from '../../../components/css-text';
 import { formatDateTime, formatTime, formatUsd } from '../../../lib/format';
 import { identityLabels } from '../key-state';
 import { useLiveKeyState } from '../use-live-key-state';
@@ -13,8 +12,7 @@ const columns = [
   { key: 'identity', header: 'Identity', hideBelow: 'md' },
   { key: 'key', header: 'Key', hideBelow: 'lg' },
   { key: 'state', header: 'State' },
-  // Drawn by CSS so the balance panel's label stays the page's one text "Remaining".
-  { key: 'remaining', header: <CssText text="Remaining" />, align: 'right' },
+  { key: 'remaining', header: 'Remaining', align: 'right' },
   { key: 'limit', header: 'Limit', align: 'right', hideBelow: 'sm' },
   { key: 'expires', header: 'Expires', hideBelow: 'md' },
 ] satisfies TableColumn[];
@@ -91,7 +89,7 @@ function ProfileRow({
           </span>
         ) : state ? (
           <span className="flex flex-col items-start gap-0.5">
-            <KeyStateBadge state={state} quiet />
+            <KeyStateBadge state={state} />
             {view?.blocked_by && (
               <span className="text-xs whitespace-normal text-red-800 dark:text-red-300">
                 {view.blocked_by.summary}

@@ -126,8 +126,15 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
                 <dd>{result.meta.upstream_status}</dd>
                 <dt className="text-zinc-600 dark:text-zinc-400">Cost</dt>
                 <dd>
-                  {result.cost_usd === null ? 'not reported yet' : formatUsd(result.cost_usd)}{' '}
-                  (estimated {formatUsd(result.estimated_cost_usd)})
+                  {result.cost_usd === null && result.meta.upstream_status >= 400 ? (
+                    // The gateway charges nothing for a request it refuses (as the playground says).
+                    `${formatUsd(0)} · refused`
+                  ) : (
+                    <>
+                      {result.cost_usd === null ? 'not reported yet' : formatUsd(result.cost_usd)}{' '}
+                      (estimated {formatUsd(result.estimated_cost_usd)})
+                    </>
+                  )}
                 </dd>
                 <dt className="text-zinc-600 dark:text-zinc-400">Time</dt>
                 <dd>{formatDuration(result.meta.total_ms ?? result.meta.ttfb_ms)}</dd>

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../../lib/api-client';
-import { adviceForType, runErrorFromStream, runErrorFromThrown } from './error-advice';
+import {
+  adviceForType,
+  connectionLost,
+  runErrorForBrokenStream,
+  runErrorFromStream,
+  runErrorFromThrown,
+} from './error-advice';
 
 const genericServerAdvice =
   'The key is expired, disabled, depleted, or its parent key is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.';
@@ -68,5 +74,31 @@ describe('run error advice', () => {
       runErrorFromStream({ message: 'x', stage: 'gateway', type: 'key_disabled' }, 402, null)
         .advice,
     ).toMatch(/^This key is disabled/);
+  });
+});
+
+describe('a stream that broke off', () => {
+  const brokeOff = {
+    message: "The gateway's answer broke off (UND_ERR_SOCKET).",
+    stage: 'gateway',
+    type: null,
+    fromWorkbench: true,
+  };
+
+  it('is a lost connection when the workbench server says the gateway’s answer broke off, or nobody says anything', () => {
+    expect(connectionLost(brokeOff)).toBe(true);
+    expect(connectionLost(null)).toBe(true);
+    // An error the gateway itself sent in the stream is the gateway's answer, not a lost line.
+    expect(connectionLost({ ...brokeOff, fromWorkbench: undefined })).toBe(false);
+    expect(connectionLost({ ...brokeOff, stage: 'provider' })).toBe(false);
+  });
+
+  it('says the answer broke off because the connection was lost, not that the gateway reported an error', () => {
+    const error = runErrorForBrokenStream(brokeOff, 200, 'abc-LCL');
+    expect(error.brokeOff).toBe(true);
+    expect(error.message).toMatch(/^The answer broke off: the connection to the gateway was lost/);
+    expect(error.message).toContain('UND_ERR_SOCKET');
+    expect(error.advice).not.toMatch(/reported an error/);
+    expect(error.advice).toMatch(/Re-run/);
   });
 });

@@ -11,6 +11,39 @@ export interface StreamError {
   message: string;
   stage: string;
   type: string | null;
+  /** Written by the workbench server (`event: error`) rather than sent by the gateway. */
+  fromWorkbench?: boolean;
+}
+
+/**
+ * True when a stream that ended without its end (`[DONE]`) did so because the connection to the
+ * gateway was lost, not because the gateway reported an error: the workbench server's own error
+ * for a gateway answer that broke off or went silent, or no error at all.
+ */
+export function connectionLost(error: StreamError | null): boolean {
+  if (error === null) return true;
+  return error.fromWorkbench === true && (error.stage === 'gateway' || error.stage === 'deadline');
+}
+
+/** The run error for a streamed answer that broke off: what arrived is kept, the rest lost. */
+export function runErrorForBrokenStream(
+  error: StreamError | null,
+  upstreamStatus: number | null,
+  cfRay: string | null,
+): RunError {
+  return {
+    message: `The answer broke off: the connection to the gateway was lost before the stream’s end.${
+      error ? ` The workbench server said: ${error.message}` : ''
+    }`,
+    status: 200,
+    stage: error?.stage ?? 'gateway',
+    upstreamStatus,
+    cfRay,
+    advice:
+      'The text above is what arrived before the connection was lost; the charge below is what the gateway recorded for it. Check that the gateway is up (the Endpoints page runs checks), then Re-run the reply.',
+    type: null,
+    brokeOff: true,
+  };
 }
 
 /**

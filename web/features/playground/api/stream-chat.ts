@@ -118,6 +118,7 @@ export async function streamChat(
             message: apiError.data.error.message,
             stage: apiError.data.error.stage,
             type: apiError.data.error.type ?? null,
+            fromWorkbench: true,
           }
         : (errorFromStreamPayload(parseJson(event.data)) ?? {
             message: event.data,

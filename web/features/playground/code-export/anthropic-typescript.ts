@@ -12,6 +12,7 @@ import {
   gatewayRoot,
   parseArguments,
   redactKeys,
+  sdkRetriesOffComment,
   toolFunctions,
   type BlockWriter,
   type CodeExportInput,
@@ -85,6 +86,8 @@ export function generateAnthropicTypeScript(input: CodeExportInput): string {
     'const client = new Anthropic({',
     `  apiKey: process.env.${keyVariable},`,
     `  baseURL: ${JSON.stringify(gatewayRoot(input.gatewayBaseUrl))},`,
+    `  ${sdkRetriesOffComment}`,
+    '  maxRetries: 0,',
     '});',
     '',
   ];

@@ -113,6 +113,8 @@ describe('generators', () => {
       const client = new OpenAI({
         apiKey: process.env.GATEWAY_API_KEY,
         baseURL: "http://127.0.0.1:8787/v1",
+        // The gateway retries and falls back itself: no SDK retries on top.
+        maxRetries: 0,
       });
 
       const stream = await client.chat.completions.create({
@@ -152,6 +154,8 @@ describe('generators', () => {
         client = OpenAI(
             api_key=os.environ["GATEWAY_API_KEY"],
             base_url="http://127.0.0.1:8787/v1",
+            # The gateway retries and falls back itself: no SDK retries on top.
+            max_retries=0,
         )
 
         completion = client.chat.completions.create(
@@ -233,6 +237,8 @@ describe('generators', () => {
         const client = new Anthropic({
           apiKey: process.env.GATEWAY_API_KEY,
           baseURL: "http://127.0.0.1:8787",
+          // The gateway retries and falls back itself: no SDK retries on top.
+          maxRetries: 0,
         });
 
         // The Messages form has no \`seed\`; it is left out.
@@ -319,7 +325,11 @@ describe('generators', () => {
 
         const ai = new GoogleGenAI({
           apiKey: process.env.GATEWAY_API_KEY,
-          httpOptions: { baseUrl: "http://127.0.0.1:8787" },
+          // The gateway retries and falls back itself: no SDK retries on top.
+          httpOptions: {
+            baseUrl: "http://127.0.0.1:8787",
+            retryOptions: { attempts: 1 },
+          },
         });
 
         const response = await ai.models.generateContent({
@@ -436,6 +446,25 @@ describe('no key in any snippet', () => {
       expect(code).toContain('sk-…redacted');
     },
   );
+
+  it.each([
+    ['openai-typescript', 'maxRetries: 0,'],
+    ['openai-python', 'max_retries=0,'],
+    ['anthropic-typescript', 'maxRetries: 0,'],
+    ['gemini-typescript', 'retryOptions: { attempts: 1 }'],
+  ] as const)('%s turns the SDK’s own retries off (the gateway retries)', (id, setting) => {
+    const target = codeTargets.find((candidate) => candidate.id === id);
+    for (const sent of [request, toolRequest]) {
+      expect(target?.generate({ gatewayBaseUrl: baseUrl, request: sent })).toContain(setting);
+    }
+  });
+
+  it('labels the openai snippet for what it is: JavaScript, saved as .mjs', () => {
+    const target = codeTargets.find((candidate) => candidate.id === 'openai-typescript');
+    expect(target?.label).toBe('JavaScript (openai)');
+    expect(target?.fileName).toMatch(/\.mjs$/);
+    expect(codeTargets.some((candidate) => candidate.label.includes('TypeScript'))).toBe(false);
+  });
 
   it('redacts only key-shaped text', () => {
     expect(redactKeys('ask-me-anything-please and sk-abcdefgh1234')).toBe(

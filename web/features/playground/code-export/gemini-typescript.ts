@@ -12,6 +12,7 @@ import {
   gatewayRoot,
   parseArguments,
   redactKeys,
+  sdkRetriesOffComment,
   toolFunctions,
   type BlockWriter,
   type CodeExportInput,
@@ -101,7 +102,12 @@ export function generateGeminiTypeScript(input: CodeExportInput): string {
     '',
     'const ai = new GoogleGenAI({',
     `  apiKey: process.env.${keyVariable},`,
-    `  httpOptions: { baseUrl: ${JSON.stringify(gatewayRoot(input.gatewayBaseUrl))} },`,
+    // `attempts` counts the first request: 1 is no retry (see `HttpRetryOptions`).
+    `  ${sdkRetriesOffComment}`,
+    `  httpOptions: {`,
+    `    baseUrl: ${JSON.stringify(gatewayRoot(input.gatewayBaseUrl))},`,
+    '    retryOptions: { attempts: 1 },',
+    '  },',
     '});',
     '',
   ];

@@ -41,7 +41,7 @@ export const codeTargets: readonly CodeTarget[] = [
   },
   {
     id: 'openai-typescript',
-    label: 'TypeScript (openai)',
+    label: 'JavaScript (openai)',
     language: 'typescript',
     fileName: 'openai.mjs',
     howToRun: 'npm install openai && node openai.mjs',

@@ -1,5 +1,11 @@
 /** The request with the `openai` Python client; its base URL includes `/v1` (spec 5.4). */
-import { defaultKeyVariable, openAiBaseUrl, redactKeys, type CodeExportInput } from './shared';
+import {
+  defaultKeyVariable,
+  openAiBaseUrl,
+  redactKeys,
+  sdkRetriesOffComment,
+  type CodeExportInput,
+} from './shared';
 
 /** A JSON value as a Python literal: JSON strings are valid Python strings; the rest is mapped. */
 export function toPythonLiteral(value: unknown, indent = 0): string {
@@ -37,6 +43,8 @@ export function generateOpenAiPython(input: CodeExportInput): string {
     'client = OpenAI(',
     `    api_key=os.environ[${JSON.stringify(keyVariable)}],`,
     `    base_url=${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
+    `    ${sdkRetriesOffComment.replace('//', '#')}`,
+    '    max_retries=0,',
     ')',
     '',
   ];

@@ -2,7 +2,13 @@
  * The request with the `openai` client for TypeScript and JavaScript; its base URL includes `/v1`
  * (spec 5.4). The snippet is plain JavaScript (an ES module), so Node 20 runs it saved as `.mjs`.
  */
-import { defaultKeyVariable, openAiBaseUrl, redactKeys, type CodeExportInput } from './shared';
+import {
+  defaultKeyVariable,
+  openAiBaseUrl,
+  redactKeys,
+  sdkRetriesOffComment,
+  type CodeExportInput,
+} from './shared';
 
 export function generateOpenAiTypeScript(input: CodeExportInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
@@ -13,6 +19,8 @@ export function generateOpenAiTypeScript(input: CodeExportInput): string {
     'const client = new OpenAI({',
     `  apiKey: process.env.${keyVariable},`,
     `  baseURL: ${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
+    `  ${sdkRetriesOffComment}`,
+    '  maxRetries: 0,',
     '});',
     '',
   ];

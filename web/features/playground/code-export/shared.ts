@@ -17,6 +17,13 @@ export interface CodeExportInput {
 export const defaultKeyVariable = 'GATEWAY_API_KEY';
 
 /**
+ * Why every SDK snippet turns its client's own retries off: the gateway already retries and falls
+ * back (before the first byte only), and a client retrying on top repeats, and bills, requests.
+ */
+export const sdkRetriesOffComment =
+  '// The gateway retries and falls back itself: no SDK retries on top.';
+
+/**
  * The gateway's root without `/v1`, credentials, query or fragment: a `?key=` or
  * `user:password@` in the configured address must never reach a snippet.
  */

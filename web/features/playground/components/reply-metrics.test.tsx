@@ -102,8 +102,19 @@ describe('ReplyMetrics: what was charged', () => {
     expect(
       screen.getByText(/from the gateway’s generation record · ended early/),
     ).toBeInTheDocument();
-    expect(screen.queryByText(/≈/)).not.toBeInTheDocument();
+    // Only the speed is approximate: it is that of the text received, the charge being partial.
+    expect(screen.queryAllByText(/≈/).map((element) => element.textContent)).toEqual([
+      expect.stringMatching(/^≈[\d.]+ tok\/s$/),
+    ]);
     expect(requests[0]?.url.search).toBe(`?profile=demo-account&id=${cfRay}`);
+  });
+
+  it('shows the charged amount exactly, as the record and the Activity page have it', async () => {
+    mockApi({ 'GET /api/generation': () => ({ ...stoppedCharge, cost_usd: 0.0000307 }) });
+    renderWithQueries(<ReplyMetrics run={stoppedRun} replyText={stoppedText} model={toolModel} />);
+    expect(await screen.findByText('Charged')).toBeInTheDocument();
+    expect(screen.getByText('$0.0000307')).toBeInTheDocument();
+    expect(screen.queryByText('$0.000031')).not.toBeInTheDocument();
   });
 
   it('estimates while the reply streams, says so, and asks for no record yet', () => {

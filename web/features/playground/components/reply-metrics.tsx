@@ -12,6 +12,8 @@ import { Button } from '../../../components/button';
 import { CopyButton } from '../../../components/copy-button';
 import { formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
+// The Activity page's exact formatter: a charge reads the same digits on both pages.
+import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
 import { useGenerationCharge } from '../api/generation';
 import {
   chargeLookup,
@@ -185,7 +187,15 @@ export function ReplyMetrics({
           {run.streamed ? formatDuration(metrics.firstTokenMs) : 'not streamed'}
         </Metric>
         <Metric label="Total">{formatDuration(metrics.totalMs)}</Metric>
-        <Metric label="Speed" title="Completion tokens per second after the first token">
+        <Metric
+          label="Speed"
+          title={
+            metrics.speedEstimated
+              ? 'Tokens per second after the first token, estimated from the text received'
+              : 'Completion tokens per second after the first token'
+          }
+        >
+          {metrics.speedEstimated ? '≈' : ''}
           {formatTokensPerSecond(metrics.tokensPerSecond)}
         </Metric>
         <Metric label="Prompt tokens">{nothingCharged ? '0' : tokens(metrics.promptTokens)}</Metric>
@@ -199,7 +209,10 @@ export function ReplyMetrics({
               ? `${formatUsd(0)} · not sent`
               : metrics.costUsd === null
                 ? '—'
-                : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
+                : metrics.basis === 'charged'
+                  ? // What the key was charged, every digit: "$0.0000307", never rounded.
+                    formatNanosUsd(usdToNanos(metrics.costUsd))
+                  : `${metrics.costEstimated ? '≈' : ''}${formatUsd(metrics.costUsd)}`}
         </Metric>
         <Metric label="Finish reason">
           {metrics.finishReason ?? (run.status === 'stopped' ? 'stopped' : '—')}

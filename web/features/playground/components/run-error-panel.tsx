@@ -17,7 +17,12 @@ export function RunErrorPanel({ error }: { error: RunError }) {
     type: error.type ?? undefined,
   });
   const status = error.upstreamStatus ?? error.status;
-  return (
-    <ErrorPanel what={status ? `The request (HTTP ${status})` : 'The request'} error={apiError} />
-  );
+  // A stream that broke off did not fail as a request (it was answered, HTTP 200): the answer
+  // stopped arriving.
+  const what = error.brokeOff
+    ? 'Receiving the answer'
+    : status
+      ? `The request (HTTP ${status})`
+      : 'The request';
+  return <ErrorPanel what={what} error={apiError} />;
 }
