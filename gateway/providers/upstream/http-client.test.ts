@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../upstream-error';
 import { createUpstreamAgent, postJsonWhole } from './http-client';
+import { defaultTimeouts } from './provider-config';
 
 const servers: http.Server[] = [];
 const agents: Array<{ close(): Promise<void> }> = [];
@@ -31,7 +32,12 @@ async function upstream(handler: http.RequestListener) {
 }
 
 function agent(firstByteMs = 2_000) {
-  const created = createUpstreamAgent({ connectMs: 1_000, firstByteMs, idleMs: 2_000 });
+  const created = createUpstreamAgent({
+    ...defaultTimeouts,
+    connectMs: 1_000,
+    firstByteMs,
+    idleMs: 2_000,
+  });
   agents.push(created);
   return created;
 }

@@ -1,103 +1,25 @@
 /**
  * The HTTP side of every upstream provider: one pooled keep-alive undici Agent per provider, with
- * its connect, first-byte (headers) and idle (body) timeouts; each call's deadlines for its first
- * event and its whole answer; and the translation of undici's failures into UpstreamErrors.
- * Nothing here knows a vendor's wire format.
+ * its connect, first-byte (headers) and idle (body) timeouts; each call bound to its deadlines
+ * (call-deadlines.ts); and the translation of undici's failures into UpstreamErrors. Nothing here
+ * knows a vendor's wire format.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import type { UpstreamCall } from './adapter';
+import type { CallDeadline } from './call-deadlines';
 import type { ProviderTimeouts } from './provider-config';
 import { UpstreamError } from '../upstream-error';
 
-export function createUpstreamAgent(
-  timeouts: Pick<ProviderTimeouts, 'connectMs' | 'firstByteMs' | 'idleMs'>,
-): Agent {
+export function createUpstreamAgent(timeouts: ProviderTimeouts): Agent {
   return new Agent({
     connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.firstByteMs,
+    // No headers, no answer: the call's own deadlines bound this wait too.
+    headersTimeout: Math.min(timeouts.firstByteMs, timeouts.firstEventMs, timeouts.totalMs),
     bodyTimeout: timeouts.idleMs,
     keepAliveTimeout: 30_000,
     // Upstreams close idle sockets on their own clock; a stale one is replaced, not reused.
     keepAliveTimeoutThreshold: 2_000,
   });
-}
-
-/**
- * The deadlines of one call, which undici's timeouts cannot be: its idle timeout restarts on every
- * chunk, so an upstream that sends only comments, pings or empty events would hold the call (and
- * the key's slot and reservation) forever. Both run from sending the request; on expiry the call
- * is aborted through `signal`, and `expired` says why.
- */
-export type CallDeadlines = {
-  /** Aborts the call: when the client leaves, or when a deadline passes. */
-  signal: AbortSignal;
-  /** The timeout that ended the call, once one has. */
-  readonly expired: UpstreamError | null;
-  /** The answer's first text, tool call or end has arrived: only the total deadline remains. */
-  answerStarted(): void;
-  /** The call is over: stops the timers. */
-  clear(): void;
-};
-
-export function startCallDeadlines(
-  timeouts: Pick<ProviderTimeouts, 'firstEventMs' | 'totalMs'>,
-  clientSignal: AbortSignal,
-  providerId: string,
-): CallDeadlines {
-  const controller = new AbortController();
-  let expired: UpstreamError | null = null;
-  const expire = (error: UpstreamError) => {
-    if (expired !== null || controller.signal.aborted) return;
-    expired = error;
-    controller.abort(error);
-  };
-  const clientLeft = () => controller.abort(clientSignal.reason);
-  if (clientSignal.aborted) clientLeft();
-  else clientSignal.addEventListener('abort', clientLeft, { once: true });
-  const firstEvent = setTimeout(
-    () =>
-      expire(
-        new UpstreamError(
-          'first_event_timeout',
-          providerId,
-          `The provider sent no part of its answer within ${duration(timeouts.firstEventMs)}.`,
-        ),
-      ),
-    timeouts.firstEventMs,
-  );
-  const total = setTimeout(
-    () =>
-      expire(
-        new UpstreamError(
-          'total_timeout',
-          providerId,
-          `The provider did not finish its answer within ${duration(timeouts.totalMs)}.`,
-        ),
-      ),
-    timeouts.totalMs,
-  );
-  // Shutdown waits for the requests themselves, not for their timers.
-  firstEvent.unref();
-  total.unref();
-  return {
-    signal: controller.signal,
-    get expired() {
-      return expired;
-    },
-    answerStarted: () => clearTimeout(firstEvent),
-    clear: () => {
-      clearTimeout(firstEvent);
-      clearTimeout(total);
-      clientSignal.removeEventListener('abort', clientLeft);
-    },
-  };
-}
-
-/** `600000` → `10 min`, `1500` → `1500 ms`: as an operator wrote it, readably. */
-function duration(milliseconds: number): string {
-  if (milliseconds % 60_000 === 0) return `${milliseconds / 60_000} min`;
-  if (milliseconds % 1_000 === 0) return `${milliseconds / 1_000} s`;
-  return `${milliseconds} ms`;
 }
 
 export type UpstreamAnswer = {
@@ -111,6 +33,8 @@ export type UpstreamRequest = UpstreamCall & {
   agent: Agent;
   signal: AbortSignal;
   providerId: string;
+  /** Ends the call when its first event or its end is late. */
+  deadline?: CallDeadline;
 };
 
 /** Sends a request; resolves with the answer's headers and its body as a stream. */
@@ -121,6 +45,7 @@ export async function postJson({
   body,
   signal,
   providerId,
+  deadline,
 }: UpstreamRequest): Promise<UpstreamAnswer> {
   try {
     const answer = await request(url, {
@@ -129,6 +54,8 @@ export async function postJson({
       dispatcher: agent,
       signal,
     });
+    // A late answer is ended where it is read: its body fails with the deadline's error.
+    deadline?.bind((reason) => answer.body.destroy(reason));
     return { status: answer.statusCode, headers: answer.headers, body: answer.body };
   } catch (error) {
     throw toUpstreamError(error, providerId, 'before');
@@ -157,7 +84,7 @@ export type WholeAnswer = {
  * abort signal behave as `postJson`'s, and a failure after the headers is a cut answer.
  */
 export function postJsonWhole(
-  { agent, url, headers, body, signal, providerId }: UpstreamRequest,
+  { agent, url, headers, body, signal, providerId, deadline }: UpstreamRequest,
   limitOf: (status: number, headers: UpstreamAnswer['headers']) => number,
 ): Promise<WholeAnswer> {
   return new Promise<WholeAnswer>((resolve, reject) => {
@@ -182,6 +109,7 @@ export function postJsonWhole(
       onRequestStart: (started) => {
         controller = started;
         if (signal.aborted) started.abort(signal.reason);
+        deadline?.bind((reason) => started.abort(reason));
       },
       onResponseStart: (_controller, status, responseHeaders) => {
         // 1xx answers (100 Continue) come before the real one.

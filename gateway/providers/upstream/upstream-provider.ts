@@ -12,17 +12,16 @@ import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import type { ModelRoute, Provider } from '../provider';
 import { UpstreamError } from '../upstream-error';
-import type { ProviderAdapter, UpstreamCall, UpstreamSseEvent } from './adapter';
+import type { ProviderAdapter, UpstreamSseEvent } from './adapter';
+import { CallDeadline } from './call-deadlines';
 import { cleanUpstreamMessage } from './clean-message';
 import {
   createUpstreamAgent,
   discardBody,
-  startCallDeadlines,
   first,
   postJson,
   postJsonWhole,
   readText,
-  type CallDeadlines,
   type UpstreamAnswer,
   retryAfterSeconds,
   toUpstreamError,
@@ -61,167 +60,166 @@ export function createUpstreamProvider<State>(
         ? await inlineImageUrls(request, imagePolicy, signal)
         : request;
     const call = adapter.buildCall(prepared, route, config);
-    const deadlines = startCallDeadlines(config.timeouts, signal, id);
+    const deadline = new CallDeadline(config.timeouts, id);
     try {
-      for await (const event of send(request.stream, call, signal, deadlines)) {
-        deadlines.answerStarted();
-        yield event;
-      }
-    } catch (error) {
-      // Aborted by a deadline, the call fails with whatever undici made of the abort: the
-      // deadline is what ended it.
-      throw deadlines.expired ?? error;
-    } finally {
-      deadlines.clear();
-    }
-  }
+      const upstreamCall = { agent, ...call, signal, providerId: id, deadline };
+      /** A non-2xx answer: the provider's own message, its status and when to try again. */
+      const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
+        const read = adapter.readError(status, text);
+        return new UpstreamError('http', id, clean(read.message || `HTTP ${status}`), {
+          status,
+          retryAfterSeconds: retryAfterSeconds(headers),
+          upstreamType: read.type,
+        });
+      };
+      /** What went wrong reading an answer, as the gateway says it: an answer it cannot read is malformed. */
+      const asUpstreamFailure = (error: unknown) => {
+        if (error instanceof UpstreamError || error instanceof GatewayError) return error;
+        if (error instanceof SyntaxError || error instanceof TypeError) {
+          return new UpstreamError(
+            'malformed',
+            id,
+            'The provider sent a chunk the gateway cannot read.',
+          );
+        }
+        return toUpstreamError(error, id, 'during');
+      };
+      const contentTypeOf = (headers: UpstreamAnswer['headers']) =>
+        (first(headers['content-type']) ?? '').toLowerCase();
 
-  /** Sends the call and reads its answer, whole or streamed; `signal` is the client's own. */
-  async function* send(
-    streamed: boolean,
-    call: UpstreamCall,
-    signal: AbortSignal,
-    deadlines: CallDeadlines,
-  ): AsyncGenerator<CanonicalEvent, void, undefined> {
-    const upstreamCall = { agent, ...call, signal: deadlines.signal, providerId: id };
-    /** A non-2xx answer: the provider's own message, its status and when to try again. */
-    const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
-      const read = adapter.readError(status, text);
-      return new UpstreamError('http', id, clean(read.message || `HTTP ${status}`), {
-        status,
-        retryAfterSeconds: retryAfterSeconds(headers),
-        upstreamType: read.type,
-      });
-    };
-    /** What went wrong reading an answer, as the gateway says it: an answer it cannot read is malformed. */
-    const asUpstreamFailure = (error: unknown) => {
-      if (error instanceof UpstreamError || error instanceof GatewayError) return error;
-      if (error instanceof SyntaxError || error instanceof TypeError) {
-        return new UpstreamError(
-          'malformed',
-          id,
-          'The provider sent a chunk the gateway cannot read.',
-        );
+      if (!request.stream) {
+        let whole;
+        try {
+          // An error's message is all that is needed of it; an answer that is not JSON is refused
+          // from its headers, without reading it.
+          whole = await postJsonWhole(upstreamCall, (status, headers) =>
+            status < 200 || status > 299
+              ? ERROR_BODY_BYTES
+              : contentTypeOf(headers).includes('json')
+                ? ANSWER_BYTES
+                : 0,
+          );
+        } catch (error) {
+          if (signal.aborted) return;
+          throw error;
+        }
+        if (whole.status < 200 || whole.status > 299) {
+          throw httpError(whole.status, whole.text, whole.headers);
+        }
+        const contentType = contentTypeOf(whole.headers);
+        if (!contentType.includes('json')) {
+          throw new UpstreamError(
+            'malformed',
+            id,
+            `The provider answered with ${describe(contentType)}, not JSON.`,
+          );
+        }
+        if (whole.truncated) {
+          throw new UpstreamError(
+            'malformed',
+            id,
+            'The provider’s answer is larger than the gateway accepts.',
+          );
+        }
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(whole.text);
+        } catch {
+          throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
+        }
+        try {
+          // The answer is here whole: only the time to read it is left.
+          deadline.answerStarted();
+          yield* adapter.fromResponse(parsed, id);
+        } catch (error) {
+          throw asUpstreamFailure(error);
+        }
+        return;
       }
-      return toUpstreamError(error, id, 'during');
-    };
-    const contentTypeOf = (headers: UpstreamAnswer['headers']) =>
-      (first(headers['content-type']) ?? '').toLowerCase();
 
-    if (!streamed) {
-      let whole;
+      let answer;
       try {
-        // An error's message is all that is needed of it; an answer that is not JSON is refused
-        // from its headers, without reading it.
-        whole = await postJsonWhole(upstreamCall, (status, headers) =>
-          status < 200 || status > 299
-            ? ERROR_BODY_BYTES
-            : contentTypeOf(headers).includes('json')
-              ? ANSWER_BYTES
-              : 0,
-        );
+        answer = await postJson(upstreamCall);
       } catch (error) {
         if (signal.aborted) return;
         throw error;
       }
-      if (whole.status < 200 || whole.status > 299) {
-        throw httpError(whole.status, whole.text, whole.headers);
-      }
-      const contentType = contentTypeOf(whole.headers);
-      if (!contentType.includes('json')) {
-        throw new UpstreamError(
-          'malformed',
-          id,
-          `The provider answered with ${describe(contentType)}, not JSON.`,
-        );
-      }
-      if (whole.truncated) {
-        throw new UpstreamError(
-          'malformed',
-          id,
-          'The provider’s answer is larger than the gateway accepts.',
-        );
-      }
-      let parsed: unknown;
+      const { body } = answer;
       try {
-        parsed = JSON.parse(whole.text);
-      } catch {
-        throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
-      }
-      try {
-        yield* adapter.fromResponse(parsed, id);
-      } catch (error) {
-        throw asUpstreamFailure(error);
-      }
-      return;
-    }
-
-    let answer;
-    try {
-      answer = await postJson(upstreamCall);
-    } catch (error) {
-      if (signal.aborted) return;
-      throw error;
-    }
-    const { body } = answer;
-    try {
-      if (answer.status < 200 || answer.status > 299) {
-        const { text } = await readText(body, ERROR_BODY_BYTES);
-        throw httpError(answer.status, text, answer.headers);
-      }
-      const contentType = contentTypeOf(answer.headers);
-      if (!contentType.includes('text/event-stream')) {
-        throw new UpstreamError(
-          'malformed',
-          id,
-          `The provider answered with ${describe(contentType)}, not an event stream.`,
-        );
-      }
-      const state = adapter.createStreamState();
-      const pending: UpstreamSseEvent[] = [];
-      let eventTooLarge = false;
-      const parser = createParser({
-        onEvent: (event) => pending.push({ event: event.event, data: event.data }),
-        // The parser stops at this size and says so; other complaints (an unknown field) are
-        // ignored, as browsers ignore them.
-        maxBufferSize: limits.maxEventBytes,
-        onError: (error) => {
-          if (error.type === 'max-buffer-size-exceeded') eventTooLarge = true;
-        },
-      });
-      const tooLarge = (what: string, limit: number) =>
-        new UpstreamError('malformed', id, `The provider sent ${what} longer than ${size(limit)}.`);
-      const decoder = new TextDecoder();
-      const drain = function* () {
-        while (pending.length > 0) {
-          yield* adapter.transformStreamEvent(state, pending.shift()!, id);
+        if (answer.status < 200 || answer.status > 299) {
+          const { text } = await readText(body, ERROR_BODY_BYTES);
+          throw httpError(answer.status, text, answer.headers);
         }
-      };
-      let received = 0;
-      for await (const chunk of body) {
-        const bytes = chunk as Buffer;
-        received += bytes.length;
-        if (received > limits.maxStreamBytes) {
-          throw tooLarge('a streamed answer', limits.maxStreamBytes);
+        const contentType = contentTypeOf(answer.headers);
+        if (!contentType.includes('text/event-stream')) {
+          throw new UpstreamError(
+            'malformed',
+            id,
+            `The provider answered with ${describe(contentType)}, not an event stream.`,
+          );
         }
-        parser.feed(decoder.decode(bytes, { stream: true }));
-        // The events that arrived whole before an oversized one are still the answer's.
+        const state = adapter.createStreamState();
+        const pending: UpstreamSseEvent[] = [];
+        let eventTooLarge = false;
+        const parser = createParser({
+          onEvent: (event) => pending.push({ event: event.event, data: event.data }),
+          // The parser stops at this size and says so; other complaints (an unknown field) are
+          // ignored, as browsers ignore them.
+          maxBufferSize: limits.maxEventBytes,
+          onError: (error) => {
+            if (error.type === 'max-buffer-size-exceeded') eventTooLarge = true;
+          },
+        });
+        const tooLarge = (what: string, limit: number) =>
+          new UpstreamError(
+            'malformed',
+            id,
+            `The provider sent ${what} longer than ${size(limit)}.`,
+          );
+        const decoder = new TextDecoder();
+        const drain = function* () {
+          while (pending.length > 0) {
+            for (const event of adapter.transformStreamEvent(state, pending.shift()!, id)) {
+              // Comments, pings and role chunks make no event: they do not count as the answer.
+              deadline.answerStarted();
+              yield event;
+            }
+          }
+        };
+        let received = 0;
+        for await (const chunk of body) {
+          const bytes = chunk as Buffer;
+          received += bytes.length;
+          if (received > limits.maxStreamBytes) {
+            throw tooLarge('a streamed answer', limits.maxStreamBytes);
+          }
+          parser.feed(decoder.decode(bytes, { stream: true }));
+          // The events that arrived whole before an oversized one are still the answer's.
+          yield* drain();
+          if (eventTooLarge) throw tooLarge('an event', limits.maxEventBytes);
+        }
+        parser.feed(decoder.decode());
         yield* drain();
         if (eventTooLarge) throw tooLarge('an event', limits.maxEventBytes);
+        // An upstream that ends without the blank line after its last event still sent that event.
+        parser.reset({ consume: true });
+        yield* drain();
+        // The end of the answer counts as its first event too.
+        deadline.answerStarted();
+        yield* adapter.finishStream(state, id);
+      } catch (error) {
+        if (signal.aborted) return;
+        throw asUpstreamFailure(error);
+      } finally {
+        // A stream left early (client gone, error) must not keep the socket busy.
+        discardBody(body);
       }
-      parser.feed(decoder.decode());
-      yield* drain();
-      if (eventTooLarge) throw tooLarge('an event', limits.maxEventBytes);
-      // An upstream that ends without the blank line after its last event still sent that event.
-      parser.reset({ consume: true });
-      yield* drain();
-      yield* adapter.finishStream(state, id);
     } catch (error) {
-      if (signal.aborted) return;
-      throw asUpstreamFailure(error);
+      // Ended by a deadline, the call fails with whatever undici made of the abort: the deadline
+      // is what ended it.
+      throw deadline.expired ?? error;
     } finally {
-      // A stream left early (client gone, error) must not keep the socket busy.
-      discardBody(body);
+      deadline.clear();
     }
   }
 

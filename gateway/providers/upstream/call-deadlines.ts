@@ -1,0 +1,92 @@
+/**
+ * The deadlines of one upstream call, which undici's timeouts cannot be: its idle timeout restarts
+ * on every chunk, so an upstream that sends only comments, pings or empty events would hold the
+ * call (and the key's slot and reservation) forever. Both run from sending the request: one to the
+ * answer's first text, tool call or end, one to its end.
+ *
+ * They cost a busy gateway nothing per call but a small object: one timer, shared by every call of
+ * the process, looks at the running calls a few times a second (an AbortController and two timers
+ * per call were a sixth of the request path's time). A deadline is therefore kept to within
+ * `SWEEP_MS`. What a passed deadline cancels is given by the code that sends the call (`bind`):
+ * the dispatch of a whole answer, or the body of a stream. Before the response headers, the
+ * agent's headers timeout (`firstByteMs`, capped at these deadlines: http-client.ts) bounds the
+ * wait.
+ */
+import type { ProviderTimeouts } from './provider-config';
+import { UpstreamError } from '../upstream-error';
+
+/** How often the running calls are looked at; the most a deadline is kept late by. */
+const SWEEP_MS = 100;
+
+export class CallDeadline {
+  /** The timeout that ended the call, once one has. */
+  expired: UpstreamError | null = null;
+  private started = false;
+  private cancel: ((reason: UpstreamError) => void) | null = null;
+  private readonly firstEventAt: number;
+  private readonly endAt: number;
+
+  constructor(
+    private readonly timeouts: Pick<ProviderTimeouts, 'firstEventMs' | 'totalMs'>,
+    private readonly providerId: string,
+    now = performance.now(),
+  ) {
+    this.firstEventAt = now + timeouts.firstEventMs;
+    this.endAt = now + timeouts.totalMs;
+    running.add(this);
+    sweeper ??= setInterval(sweep, SWEEP_MS).unref();
+  }
+
+  /** The answer's first text, tool call or end has arrived: only the total deadline remains. */
+  answerStarted(): void {
+    this.started = true;
+  }
+
+  /** What ends the call when a deadline passes (called again as the call moves on). */
+  bind(cancel: (reason: UpstreamError) => void): void {
+    this.cancel = cancel;
+    if (this.expired) cancel(this.expired);
+  }
+
+  /** The call is over. */
+  clear(): void {
+    running.delete(this);
+  }
+
+  /** Expires the call if a deadline has passed at `now`. */
+  check(now: number): void {
+    if (this.expired) return;
+    if (!this.started && now >= this.firstEventAt) {
+      this.expire(
+        'first_event_timeout',
+        `The provider sent no part of its answer within ${duration(this.timeouts.firstEventMs)}.`,
+      );
+    } else if (now >= this.endAt) {
+      this.expire(
+        'total_timeout',
+        `The provider did not finish its answer within ${duration(this.timeouts.totalMs)}.`,
+      );
+    }
+  }
+
+  private expire(failure: 'first_event_timeout' | 'total_timeout', message: string): void {
+    this.expired = new UpstreamError(failure, this.providerId, message);
+    running.delete(this);
+    this.cancel?.(this.expired);
+  }
+}
+
+const running = new Set<CallDeadline>();
+let sweeper: NodeJS.Timeout | null = null;
+
+function sweep(): void {
+  const now = performance.now();
+  for (const deadline of running) deadline.check(now);
+}
+
+/** `600000` → `10 min`, `1500` → `1500 ms`: as an operator wrote it, readably. */
+function duration(milliseconds: number): string {
+  if (milliseconds % 60_000 === 0) return `${milliseconds / 60_000} min`;
+  if (milliseconds % 1_000 === 0) return `${milliseconds / 1_000} s`;
+  return `${milliseconds} ms`;
+}
