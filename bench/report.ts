@@ -74,6 +74,8 @@ export type BenchResults = {
    * same mock at c=1 (bench/bare-proxy.ts), the floor under the gateway's added latency.
    */
   floorC1: { result: ClosedResult; added: Added };
+  /** The same bare proxy passing streams on at c=1: the floor under the added time to first token. */
+  floorStreamsC1: { result: StreamsResult; addedTtft: { p50: number; p99: number } };
   throughputC32: Record<TargetName, ClosedResult>;
   rates: Array<{ rate: number; results: Record<TargetName, RateResult> }>;
   streams: Array<{
@@ -248,11 +250,24 @@ export function formatReport(results: BenchResults): string {
           'coalesced',
           'streams',
         ],
-        TARGETS.map((name) => {
-          const result = byTarget[name];
-          const extra = name === 'mock' ? null : addedTtft[name];
+        [
+          ...TARGETS.map((name) => ({
+            label: TARGET_LABELS[name],
+            result: byTarget[name],
+            extra: name === 'mock' ? null : addedTtft[name],
+          })),
+          ...(concurrency === 1 && results.floorStreamsC1
+            ? [
+                {
+                  label: 'bare Node proxy (floor)',
+                  result: results.floorStreamsC1.result,
+                  extra: results.floorStreamsC1.addedTtft,
+                },
+              ]
+            : []),
+        ].map(({ label, result, extra }) => {
           return [
-            TARGET_LABELS[name],
+            label,
             ms(result.ttft.p50),
             ms(result.ttft.p99),
             ms(extra?.p50, true),

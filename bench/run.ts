@@ -265,7 +265,6 @@ async function main(): Promise<void> {
       connections: 1,
       seconds: seconds.c1,
     });
-    await bareProxy.stop();
 
     const throughputC32 = {} as Record<TargetName, ClosedResult>;
     let generations: GenerationRecords | null = null;
@@ -318,6 +317,7 @@ async function main(): Promise<void> {
     }
 
     const streams: BenchResults['streams'] = [];
+    let floorStreamsC1: BenchResults['floorStreamsC1'] | null = null;
     for (const concurrency of STREAM_CONCURRENCY) {
       const byTarget = {} as Record<TargetName, StreamsResult>;
       for (const name of TARGETS) {
@@ -334,16 +334,32 @@ async function main(): Promise<void> {
         byTarget[name] = value;
         if (concurrency === 100) memory[name].streamsMb = peakMb[name] ?? null;
       }
-      const ttft = (name: 'gateway' | 'portkey') => ({
-        p50: Math.round((byTarget[name].ttft.p50 - byTarget.mock.ttft.p50) * 1000) / 1000,
-        p99: Math.round((byTarget[name].ttft.p99 - byTarget.mock.ttft.p99) * 1000) / 1000,
+      const addedTtft = (result: StreamsResult) => ({
+        p50: Math.round((result.ttft.p50 - byTarget.mock.ttft.p50) * 1000) / 1000,
+        p99: Math.round((result.ttft.p99 - byTarget.mock.ttft.p99) * 1000) / 1000,
       });
       streams.push({
         concurrency,
         results: byTarget,
-        addedTtft: { gateway: ttft('gateway'), portkey: ttft('portkey') },
+        addedTtft: {
+          gateway: addedTtft(byTarget.gateway),
+          portkey: addedTtft(byTarget.portkey),
+        },
       });
+      if (concurrency === 1) {
+        // Not a target: what a proxy that only passes the parts on adds to the first token.
+        progress('streams at c=1: a bare Node proxy (the floor)');
+        const result = await load.run<StreamsResult>({
+          kind: 'streams',
+          request: floorRequests.stream,
+          concurrency,
+          seconds: seconds.streamsC1,
+          staggerMs: streamIntervalMs,
+        });
+        floorStreamsC1 = { result, addedTtft: addedTtft(result) };
+      }
     }
+    await bareProxy.stop();
 
     let bffResults: BffResults = { skipped: true, reason: bffSkipReason };
     if (bff) {
@@ -472,6 +488,7 @@ async function main(): Promise<void> {
       latencyC1,
       addedC1,
       floorC1: { result: floorC1, added: added(floorC1.latency, latencyC1.mock.latency) },
+      floorStreamsC1: floorStreamsC1!,
       throughputC32,
       rates,
       streams,
