@@ -107,6 +107,8 @@ export const catalogModelSchema = z.object({
   description: z.string(),
   created: z.number().nullable(),
   context_length: z.number().nullable(),
+  /** The most tokens one answer may have (`top_provider.max_completion_tokens`); null: not said. */
+  max_completion_tokens: z.number().nullable(),
   /** USD per token, as decimal strings exactly as the gateway sent them. */
   prompt_price: z.string().nullable(),
   completion_price: z.string().nullable(),

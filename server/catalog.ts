@@ -59,6 +59,7 @@ export function normalizeModelEntry(entry: unknown): CatalogModel | null {
     description: stringOr(raw.description, ''),
     created: numberOr(raw.created, null),
     context_length: contextLength,
+    max_completion_tokens: numberOr(record(raw.top_provider).max_completion_tokens, null),
     prompt_price: price(pricing.prompt),
     completion_price: price(pricing.completion),
     input_modalities: strings(architecture.input_modalities),

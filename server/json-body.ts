@@ -18,9 +18,15 @@ interface ReadError {
   status?: number;
 }
 
-function readFailure(error: ReadError): ApiFailure {
+function readFailure(error: ReadError, limitBytes: number): ApiFailure {
   if (error.type === 'entity.too.large') {
-    return validationFailure('body', 'the request body is too large', 413);
+    return new ApiFailure(413, {
+      message: `body: the request is larger than the workbench takes (${mebibytes(limitBytes)}).`,
+      stage: 'validation',
+      field: 'body',
+      advice:
+        'Send less at once: smaller or fewer images, or a shorter conversation (start a new one, or remove earlier turns).',
+    });
   }
   // Cut short, or not the length it declared: nothing to answer about its content.
   return new ApiFailure(400, {
@@ -28,6 +34,10 @@ function readFailure(error: ReadError): ApiFailure {
     stage: 'validation',
   });
 }
+
+/** `8388608` → `8 MiB`: a limit as people write it. */
+const mebibytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
 
 export function jsonBody(limitBytes: number): RequestHandler {
   return (request, _response, next) => {
@@ -67,7 +77,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
         }
         next();
       },
-      (error: ReadError) => next(readFailure(error)),
+      (error: ReadError) => next(readFailure(error, limitBytes)),
     );
   };
 }

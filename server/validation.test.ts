@@ -100,7 +100,12 @@ describe('bad input is a 4xx naming the field, never a 500', () => {
       padding: 'x'.repeat(20_000),
     });
     expect(response.status).toBe(413);
-    expect(errorOf(response)).toMatchObject({ field: 'body' });
+    // The limit and what to do about it, not just "too large".
+    expect(errorOf(response)).toMatchObject({
+      field: 'body',
+      message: expect.stringMatching(/larger than the workbench takes \(\d/),
+      advice: expect.stringContaining('Send less at once'),
+    });
   });
 
   it.each([

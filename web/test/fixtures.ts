@@ -18,6 +18,7 @@ export function makeModel(overrides: Partial<CatalogModel> & { id: string }): Ca
     description: '',
     created: 1_700_000_000,
     context_length: 128_000,
+    max_completion_tokens: 16_384,
     prompt_price: '0.000001',
     completion_price: '0.000002',
     input_modalities: ['text'],

@@ -138,6 +138,33 @@ describe('buildChatRequest', () => {
     );
   });
 
+  it('holds max_tokens to the most the model can produce, as the gateway would', () => {
+    const over = buildChatRequest({
+      profile: 'p',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages,
+      parameters: { ...parameters, max_tokens: toolModel.max_completion_tokens! + 1 },
+      toolsText: '',
+    });
+    expect(over.ok).toBe(false);
+    if (over.ok) return;
+    expect(over.problems).toContain(
+      `max_tokens is ${toolModel.max_completion_tokens! + 1}, more than ${toolModel.id} can produce (${toolModel.max_completion_tokens}).`,
+    );
+    const most = buildChatRequest({
+      profile: 'p',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages,
+      parameters: { ...parameters, max_tokens: toolModel.max_completion_tokens },
+      toolsText: '',
+    });
+    expect(most.ok).toBe(true);
+  });
+
   it('sends images as image_url parts, and refuses them for a text-only model', () => {
     const withImage = [
       createMessage('user', 'What is this?', { images: ['data:image/png;base64,AAAA'] }),

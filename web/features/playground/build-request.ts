@@ -134,7 +134,7 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
       notes.push(`${parameter} is not sent: ${support.reason ?? 'not supported'}`);
       continue;
     }
-    const problem = parameterProblem(parameter, input.parameters);
+    const problem = parameterProblem(parameter, input.parameters, input.catalogModel);
     if (problem) {
       problems.push(problem);
       continue;

@@ -51,18 +51,26 @@ export function supportsImages(model: CatalogModel | undefined): boolean {
   return model?.input_modalities.includes('image') ?? false;
 }
 
-/** A field's problem in words, or null when its value is fine (null values are always fine). */
+/**
+ * A field's problem in words, or null when its value is fine (null values are always fine). With
+ * the model's catalog entry, max_tokens is also held to the most it can produce, as the gateway
+ * would (it refuses more with a 400).
+ */
 export function parameterProblem(
   parameter: TunableParameter,
   parameters: Parameters,
+  model?: CatalogModel,
 ): string | null {
   switch (parameter) {
     case 'max_tokens': {
       const value = parameters.max_tokens;
       if (value === null) return null;
-      return Number.isInteger(value) && value > 0
-        ? null
-        : 'max_tokens must be a whole number above 0.';
+      if (!Number.isInteger(value) || value <= 0)
+        return 'max_tokens must be a whole number above 0.';
+      const most = model?.max_completion_tokens ?? null;
+      return most !== null && value > most
+        ? `max_tokens is ${value}, more than ${model!.id} can produce (${most}).`
+        : null;
     }
     case 'temperature': {
       const value = parameters.temperature;

@@ -457,6 +457,29 @@ describe('PlaygroundPage: what the issue found', () => {
     expect(screen.queryByRole('img', { name: 'Image 1 to send' })).not.toBeInTheDocument();
   });
 
+  it('flags images already in the conversation when a text-only model is chosen', async () => {
+    const user = userEvent.setup({ applyAccept: false });
+    installFakeBff();
+    renderPage('/playground?model=sim/vision-pro');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled());
+    const fileInput = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+    await user.upload(fileInput, new File([png], 'pixel.png', { type: 'image/png' }));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What is this?');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    expect(screen.queryByText(/Earlier turns of this conversation carry/)).not.toBeInTheDocument();
+
+    const modelBox = screen.getByRole('combobox', { name: 'Model' });
+    await user.clear(modelBox);
+    await user.type(modelBox, 'echo');
+    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    expect(
+      await screen.findByText(
+        /Earlier turns of this conversation carry an image, which sim\/echo-mini does not take/,
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('brings the conversation and its system prompt back after a reload, and says so', async () => {
     const user = userEvent.setup();
     const { streams } = installFakeBff();

@@ -124,6 +124,15 @@ export function PlaygroundPage() {
       : model
         ? `${model} is not in the catalog, so whether it takes images is unknown.`
         : 'Choose a model that takes image input first.';
+  // Images already in the conversation go with every request: a model that takes none refuses it.
+  const conversationImages = session.messages.reduce(
+    (count, message) => count + message.images.length,
+    0,
+  );
+  const conversationImagesNote =
+    catalogModel && !imagesSupported && conversationImages > 0
+      ? `Earlier turns of this conversation carry ${conversationImages === 1 ? 'an image' : `${conversationImages} images`}, which ${model} does not take: sending it would be refused. Choose a model that takes images, or start a new conversation.`
+      : null;
   const gatewayBaseUrl = healthQuery.data?.gateway_base_url ?? null;
   const maskedKeyFor = (profileName: string) =>
     profiles.find((candidate) => candidate.name === profileName)?.masked_key ?? null;
@@ -496,6 +505,11 @@ export function PlaygroundPage() {
           )}
           {historyNote && (
             <p className="text-xs text-amber-800 dark:text-amber-300">{historyNote}</p>
+          )}
+          {conversationImagesNote && (
+            <p role="alert" className="text-xs text-amber-900 dark:text-amber-200">
+              {conversationImagesNote}
+            </p>
           )}
 
           <Composer

@@ -10,6 +10,7 @@ export function catalogModel(overrides: Partial<CatalogModel> & { id: string }):
     description: '',
     created: null,
     context_length: 32_768,
+    max_completion_tokens: 8_192,
     prompt_price: '0.000001',
     completion_price: '0.000003',
     input_modalities: ['text'],

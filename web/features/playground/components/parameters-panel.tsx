@@ -103,7 +103,7 @@ function NumberParameter({
   const support = parameterSupport(parameter, model);
   const problem = Number.isNaN(Number(text))
     ? `${parameter} must be a number.`
-    : parameterProblem(parameter, parameters);
+    : parameterProblem(parameter, parameters, model);
   return (
     <FieldShell
       id={id}
