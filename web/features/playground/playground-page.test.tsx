@@ -140,6 +140,19 @@ async function waitForStream(streams: StreamHandle[], count: number) {
 beforeEach(() => window.localStorage.clear());
 afterEach(() => vi.unstubAllGlobals());
 
+/** The first bytes of a PNG: enough for the playground to take a file as an image. */
+const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+
+/** The playground on a model that takes images, ready to attach one. */
+async function openVisionPlayground() {
+  const user = userEvent.setup({ applyAccept: false });
+  installFakeBff();
+  renderPage('/playground?model=sim/vision-pro');
+  await waitFor(() => expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled());
+  const fileInput = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+  return { user, fileInput };
+}
+
 describe('PlaygroundPage', () => {
   it('streams a reply with its trace id and metrics, and saves the run to history', async () => {
     const user = userEvent.setup();
@@ -422,11 +435,7 @@ describe('PlaygroundPage: what the issue found', () => {
   });
 
   it('refuses a file that is not an image, and clears or flags draft images', async () => {
-    const user = userEvent.setup({ applyAccept: false });
-    installFakeBff();
-    renderPage('/playground?model=sim/vision-pro');
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled());
-    const fileInput = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+    const { user, fileInput } = await openVisionPlayground();
 
     await user.upload(fileInput, new File(['not an image'], 'notes.png', { type: 'image/png' }));
     expect(
@@ -434,8 +443,7 @@ describe('PlaygroundPage: what the issue found', () => {
     ).toBeInTheDocument();
     expect(screen.queryByRole('img', { name: 'Image 1 to send' })).not.toBeInTheDocument();
 
-    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
-    await user.upload(fileInput, new File([png], 'pixel.png', { type: 'image/png' }));
+    await user.upload(fileInput, new File([PNG_SIGNATURE], 'pixel.png', { type: 'image/png' }));
     expect(await screen.findByRole('img', { name: 'Image 1 to send' })).toBeInTheDocument();
 
     // A text-only model: the image is flagged, with a way to remove it.
@@ -458,13 +466,8 @@ describe('PlaygroundPage: what the issue found', () => {
   });
 
   it('flags images already in the conversation when a text-only model is chosen', async () => {
-    const user = userEvent.setup({ applyAccept: false });
-    installFakeBff();
-    renderPage('/playground?model=sim/vision-pro');
-    await waitFor(() => expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled());
-    const fileInput = document.querySelector<HTMLInputElement>('input[type="file"]')!;
-    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
-    await user.upload(fileInput, new File([png], 'pixel.png', { type: 'image/png' }));
+    const { user, fileInput } = await openVisionPlayground();
+    await user.upload(fileInput, new File([PNG_SIGNATURE], 'pixel.png', { type: 'image/png' }));
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What is this?');
     await user.click(screen.getByRole('button', { name: 'Add' }));
     expect(screen.queryByText(/Earlier turns of this conversation carry/)).not.toBeInTheDocument();
