@@ -68,31 +68,6 @@ export function adviceForStatus(status: number | null | undefined): string | nul
   }
 }
 
-/**
- * Advice for the gateway's error types that say exactly why a key was refused. Where the type is
- * known, this replaces the generic 402 wording ("expired, disabled, depleted or parent…"), so a
- * person reads the one cause that applies and the one thing to do about it.
- */
-export function adviceForType(type: string | null | undefined): string | null {
-  switch (type) {
-    case 'key_disabled':
-      return 'This key is disabled. Re-enable it (gateway command line: keys enable ID) or choose another profile in the Key picker. Do not retry unchanged: the same request will fail again.';
-    case 'key_expired':
-      return 'This key has expired. Extend it (keys set ID --expires-at …) or choose another profile in the Key picker. Do not retry unchanged: the same request will fail again.';
-    case 'parent_key_unavailable':
-      return 'This child key’s parent key is disabled or expired, so it is refused although its own balance looks usable. Re-enable or extend the parent key, or choose another profile in the Key picker. Do not retry unchanged.';
-    case 'key_depleted':
-      // A used-up key is refused on every model, :free included: a cheaper model would not help.
-      return 'The key’s balance is used up, so every model (:free included) is refused. Raise the key’s limit (or the parent’s, for a shared child) or choose another profile; the Keys page shows what is left. Do not retry unchanged.';
-    case 'insufficient_balance':
-      return 'The key’s remaining balance does not cover this request’s worst case. Lower max_tokens, pick a cheaper model, raise the key’s limit, or choose another profile; the Keys page shows what is left. Do not retry unchanged: the same request will fail again.';
-    case 'model_not_found':
-      return 'The gateway does not know this model id. Pick a model from the catalog.';
-    default:
-      return null;
-  }
-}
-
 /** Reads an error out of a payload the gateway sent where a chunk or completion was expected. */
 export function errorFromStreamPayload(payload: unknown): StreamError | null {
   const gatewayError = gatewayErrorBodySchema.safeParse(payload);
@@ -120,18 +95,13 @@ export function errorFromStreamPayload(payload: unknown): StreamError | null {
 }
 
 /**
- * One piece of advice: the error type's when it names the cause, else the BFF's (which knows its
- * own failures, such as an unreachable gateway), else the spec's for the status. The BFF's advice
- * for a gateway status restates the spec's in other words, so joining them said it twice.
+ * One piece of advice: the BFF's, which is the one author of advice for gateway errors (it knows
+ * the error type, the key's kind and the model, and its own failures, such as an unreachable
+ * gateway: server/errors.ts), else the spec's for the status, for an error that arrived inside a
+ * stream. Joining the two said it twice.
  */
-function combineAdvice(
-  serverAdvice: string | null | undefined,
-  status: number | null | undefined,
-  type: string | null | undefined,
-) {
-  return (
-    adviceForType(type) ?? (serverAdvice?.trim() ? serverAdvice : null) ?? adviceForStatus(status)
-  );
+function combineAdvice(serverAdvice: string | null | undefined, status: number | null | undefined) {
+  return (serverAdvice?.trim() ? serverAdvice : null) ?? adviceForStatus(status);
 }
 
 /** The run error for anything a send threw (an `ApiRequestError` or something unexpected). */
@@ -144,7 +114,7 @@ export function runErrorFromThrown(error: unknown): RunError {
       stage: error.stage,
       upstreamStatus: error.upstreamStatus ?? null,
       cfRay: error.cfRay ?? null,
-      advice: combineAdvice(error.advice, status, error.type),
+      advice: combineAdvice(error.advice, status),
       type: error.type ?? null,
     };
   }
@@ -175,7 +145,6 @@ export function runErrorFromStream(
       combineAdvice(
         null,
         upstreamStatus !== null && upstreamStatus >= 400 ? upstreamStatus : null,
-        error.type,
       ) ?? 'The gateway reported an error while answering; the raw view shows the events received.',
     type: error.type,
   };
