@@ -13,6 +13,7 @@ import type {
   FinishReason,
   PipelineEvent,
   PublicFormName,
+  ReportedUsage,
 } from '../canonical/model';
 import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
 import { pendingCharge, type Budget, type Reservation } from '../billing/budget';
@@ -198,8 +199,10 @@ export class InferencePipeline {
     let started = false;
     const onAbort = () => {
       if (started) return;
-      void connected.iterator.return?.(undefined)?.catch(() => undefined);
-      void this.recordAndFinish(input, admission, connected, finish);
+      void (async () => {
+        await connected.iterator.return?.(undefined)?.catch(() => undefined);
+        await this.recordAndFinish(input, admission, connected, finish);
+      })();
     };
     input.signal.addEventListener('abort', onAbort, { once: true });
     const events = this.run(input, admission, connected, () => (started = true), finish);
@@ -322,7 +325,10 @@ export class InferencePipeline {
       const policy = entry.provider.kind === 'simulated' ? NO_RETRY : entry.retry;
       for (let attempt = 1; attempt <= policy.maxAttempts; attempt += 1) {
         const began = performance.now();
-        const answer = entry.provider.stream(request, route, input.signal);
+        const partial: Connected['partial'] = { usage: null };
+        const answer = entry.provider.stream(request, route, input.signal, (usage) => {
+          partial.usage = usage;
+        });
         const iterator = answer[Symbol.asyncIterator]();
         try {
           const first = await iterator.next();
@@ -342,6 +348,7 @@ export class InferencePipeline {
             first,
             attempts,
             tally: { textDeltas: 0, text: [], toolText: [] },
+            partial,
             recorded: false,
             recordError: null,
           };
@@ -469,9 +476,11 @@ export class InferencePipeline {
         5,
       );
     } finally {
-      // The client left (or stopped reading) before the end: charge what was delivered.
-      await this.recordAndFinish(input, admission, connected, finish);
+      // The provider's answer is closed first, so it says the usage it had been told (the prompt
+      // count, for an answer cut short); then, if the client left (or stopped reading) before the
+      // end, what was delivered is charged.
       await connected.iterator.return?.(undefined)?.catch(() => undefined);
+      await this.recordAndFinish(input, admission, connected, finish);
     }
   }
 
@@ -511,7 +520,11 @@ export class InferencePipeline {
     const { route, tally } = connected;
     const simulated = connected.entry.provider.kind === 'simulated';
     const delivered = tally.textDeltas > 0 || tally.toolText.length > 0;
-    const reported = finishEvent?.usage ?? null;
+    // Without its finish, an answer still has the prompt the upstream counted (Anthropic says it
+    // at the start); what it produced is counted here, from what was delivered.
+    const reported =
+      finishEvent?.usage ??
+      (connected.partial.usage && { ...connected.partial.usage, completionTokens: null });
     // Each count is taken as reported, or counted here where it was not; no completion reported
     // for text that was delivered is no report.
     const reportedPrompt = reported?.promptTokens ?? null;
@@ -641,6 +654,8 @@ type Connected = {
   attempts: GenerationAttempt[];
   /** What has been delivered so far, for a charge the gateway must count itself. */
   tally: { textDeltas: number; text: string[]; toolText: string[] };
+  /** The usage the upstream had reported when its answer ended without its finish. */
+  partial: { usage: ReportedUsage | null };
   recorded: boolean;
   /** Why the record could not be written, if it could not. */
   recordError: unknown;

@@ -3,7 +3,7 @@
  * request. A provider never sees a public form's response shape, a gateway key or the gateway's
  * money. Providers are keyed by their `id` (the providers file's), never by a global name.
  */
-import type { CanonicalEvent, CanonicalRequest } from '../canonical/model';
+import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../canonical/model';
 
 export type ProviderKind = 'openai-compatible' | 'anthropic' | 'gemini' | 'simulated';
 
@@ -41,5 +41,10 @@ export interface Provider {
     request: CanonicalRequest,
     route: ModelRoute,
     signal: AbortSignal,
+    /**
+     * Told, as the answer ends by any way but its finish (an error, the client leaving), the usage
+     * the upstream had reported by then, so its prompt count is still the one charged.
+     */
+    onPartialUsage?: (usage: ReportedUsage) => void,
   ): AsyncIterable<CanonicalEvent>;
 }

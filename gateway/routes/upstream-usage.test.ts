@@ -10,8 +10,14 @@ import { loadTokenizer } from '../pipeline/usage-estimate';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { readFormAnswer, callForm } from '../test-kit/public-forms';
-import { fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
-import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import { fixtureEvents, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
+import {
+  eventually,
+  getWithKey,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../testing-support';
 
 const PROMPT_NANOS = 1_000;
 const COMPLETION_NANOS = 2_000;
@@ -309,5 +315,71 @@ describe('the prompt cache as each form shows it', () => {
     expect(list.data.find((model) => model.id === 'usage/anthropic')!.pricing).not.toHaveProperty(
       'input_cache_read',
     );
+  });
+});
+
+describe('an answer that ends without its finish', () => {
+  it('is charged the prompt the upstream counted at its start, and the delivered text', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    // message_start (input_tokens 25), content_block_start, ping, "Hello", "!", then the cut.
+    fakes.anthropic.reply({
+      events: fixtureEvents('anthropic', 'anthropic-text-stream.chunks.txt'),
+      fault: 'reset_mid',
+      cutAfter: 6,
+    });
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      'usage/anthropic',
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: true },
+    );
+    const answer = await readFormAnswer('chat_completions', response, true);
+    expect(answer.text).toBe('Hello!');
+    expect(answer.cleanEnd).toBe(false);
+    const record = await generationOf(response.headers.get('cf-ray')!, key);
+    // The gateway's own count of "Hello there" would be 2: the upstream's 25 is what it billed.
+    const completion = countTokens('Hello!');
+    expect(record).toMatchObject({
+      outcome: 'ended_early',
+      usage_estimated: true,
+      prompt_tokens: 25,
+      completion_tokens: completion,
+    });
+    expect(toNanos(record.cost_usd)).toBe(25 * PROMPT_NANOS + completion * COMPLETION_NANOS);
+  });
+
+  it('is charged the same way when the client leaves mid-stream', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    fakes.anthropic.reply({
+      events: fixtureEvents('anthropic', 'anthropic-text-stream.chunks.txt'),
+      eventIntervalMs: 150,
+    });
+    const leave = new AbortController();
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      'usage/anthropic',
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: true, signal: leave.signal },
+    );
+    const cfRay = response.headers.get('cf-ray')!;
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('Hello')) received += decoder.decode((await reader.read()).value);
+    leave.abort();
+    await reader.cancel().catch(() => undefined);
+    const record = await eventually(async () => {
+      const found = await getWithKey(`${gateway.url}/v1/generation?id=${cfRay}`, key);
+      return found.status === 200 ? generationRecordSchema.parse(await found.json()) : undefined;
+    });
+    expect(record).toMatchObject({
+      outcome: 'ended_early',
+      usage_estimated: true,
+      prompt_tokens: 25,
+    });
   });
 });

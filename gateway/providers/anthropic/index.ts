@@ -8,6 +8,7 @@ import { readError } from './error-mapping';
 import { toMessagesBody } from './request-converter';
 import { fromMessagesResponse } from './response-converter';
 import {
+  anthropicUsageSoFar,
   createStreamState,
   finishStream,
   transformStreamEvent,
@@ -27,5 +28,6 @@ export const anthropicAdapter: ProviderAdapter<AnthropicStreamState> = {
   createStreamState,
   transformStreamEvent,
   finishStream,
+  usageSoFar: anthropicUsageSoFar,
   readError,
 };

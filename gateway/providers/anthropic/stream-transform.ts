@@ -180,6 +180,9 @@ export function finishStream(state: AnthropicStreamState, providerId: string): C
   return [finishEvent(state.stopReason, state.stopSequence, toUsage(state.usage))];
 }
 
+/** What the stream has reported so far (the prompt arrives with `message_start`). */
+export const anthropicUsageSoFar = (state: AnthropicStreamState) => toUsage(state.usage);
+
 /** Each field the report carries replaces the one held; fields it omits keep their value. */
 function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null | undefined) {
   if (!report) return;

@@ -10,6 +10,7 @@ import { fromGeminiResponse } from './response-converter';
 import {
   createGeminiStreamState,
   finishGeminiStream,
+  geminiUsageSoFar,
   transformGeminiEvent,
   type GeminiStreamState,
 } from './stream-transform';
@@ -27,5 +28,6 @@ export const geminiAdapter: ProviderAdapter<GeminiStreamState> = {
   createStreamState: createGeminiStreamState,
   transformStreamEvent: transformGeminiEvent,
   finishStream: finishGeminiStream,
+  usageSoFar: geminiUsageSoFar,
   readError: readGeminiError,
 };

@@ -68,6 +68,9 @@ export function transformGeminiEvent(
   return events;
 }
 
+/** What the stream has reported so far (each chunk carries the running usage). */
+export const geminiUsageSoFar = (state: GeminiStreamState) => toUsage(state.usage);
+
 export function finishGeminiStream(state: GeminiStreamState, providerId: string): CanonicalEvent[] {
   if (state.finish === null) {
     throw new UpstreamError(

@@ -11,6 +11,7 @@ import { fromChatCompletion } from './response-converter';
 import {
   createStreamState,
   finishStream,
+  openAiUsageSoFar,
   transformStreamEvent,
   type OpenAiStreamState,
 } from './stream-transform';
@@ -28,5 +29,6 @@ export const openAiCompatibleAdapter: ProviderAdapter<OpenAiStreamState> = {
   createStreamState,
   transformStreamEvent,
   finishStream,
+  usageSoFar: openAiUsageSoFar,
   readError,
 };

@@ -110,6 +110,9 @@ export function transformStreamEvent(
   return events;
 }
 
+/** What the stream has reported so far (OpenAI sends its usage last, with `include_usage`). */
+export const openAiUsageSoFar = (state: OpenAiStreamState) => state.usage;
+
 export function finishStream(state: OpenAiStreamState, providerId: string): CanonicalEvent[] {
   // Either end marker will do: some servers send no `[DONE]`, a few no `finish_reason`.
   if (state.finishReason === null && !state.done) {

@@ -5,7 +5,7 @@
  * assembles this object from them. The engine owns the HTTP, timeouts, SSE framing and aborts;
  * the adapter owns the vendor's wire format.
  */
-import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig, UpstreamKind } from './provider-config';
 
@@ -43,6 +43,12 @@ export interface ProviderAdapter<StreamState> {
    * follows it has arrived). Throws an UpstreamError `cut` if the answer had not finished.
    */
   finishStream(state: StreamState, providerId: string): CanonicalEvent[];
+  /**
+   * The usage the stream has reported so far (Anthropic's `message_start` gives the prompt at
+   * once), for an answer that ends without its finish: its prompt is then charged as the
+   * upstream counted it. Null when it has reported none.
+   */
+  usageSoFar(state: StreamState): ReportedUsage | null;
   /**
    * A non-2xx answer → the upstream's message and error type, read from its error body (which may
    * be anything, including HTML). The engine cleans the message before anyone sees it.

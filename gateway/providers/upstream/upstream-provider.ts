@@ -8,7 +8,7 @@
  * a whole stream).
  */
 import { createParser } from 'eventsource-parser';
-import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import type { ModelRoute, Provider } from '../provider';
 import { UpstreamError } from '../upstream-error';
@@ -51,6 +51,7 @@ export function createUpstreamProvider<State>(
     request: CanonicalRequest,
     route: ModelRoute,
     signal: AbortSignal,
+    onPartialUsage?: (usage: ReportedUsage) => void,
   ): AsyncGenerator<CanonicalEvent, void, undefined> {
     // A Gemini-form request to a Gemini upstream is the caller's own body: its `fileData` URIs
     // (Files API, or URLs Gemini fetches itself) go through unchanged, and nothing is fetched.
@@ -145,6 +146,7 @@ export function createUpstreamProvider<State>(
         throw error;
       }
       const { body } = answer;
+      let state: State | null = null;
       try {
         if (answer.status < 200 || answer.status > 299) {
           const { text } = await readText(body, ERROR_BODY_BYTES);
@@ -158,7 +160,8 @@ export function createUpstreamProvider<State>(
             `The provider answered with ${describe(contentType)}, not an event stream.`,
           );
         }
-        const state = adapter.createStreamState();
+        state = adapter.createStreamState();
+        const streamState = state;
         const pending: UpstreamSseEvent[] = [];
         let eventTooLarge = false;
         const parser = createParser({
@@ -179,7 +182,7 @@ export function createUpstreamProvider<State>(
         const decoder = new TextDecoder();
         const drain = function* () {
           while (pending.length > 0) {
-            for (const event of adapter.transformStreamEvent(state, pending.shift()!, id)) {
+            for (const event of adapter.transformStreamEvent(streamState, pending.shift()!, id)) {
               // Comments, pings and role chunks make no event: they do not count as the answer.
               deadline.answerStarted();
               yield event;
@@ -206,13 +209,16 @@ export function createUpstreamProvider<State>(
         yield* drain();
         // The end of the answer counts as its first event too.
         deadline.answerStarted();
-        yield* adapter.finishStream(state, id);
+        yield* adapter.finishStream(streamState, id);
       } catch (error) {
         if (signal.aborted) return;
         throw asUpstreamFailure(error);
       } finally {
         // A stream left early (client gone, error) must not keep the socket busy.
         discardBody(body);
+        // An answer that ends without its finish is still charged the prompt the upstream counted.
+        const usage = state === null ? null : adapter.usageSoFar(state);
+        if (usage !== null) onPartialUsage?.(usage);
       }
     } catch (error) {
       // Ended by a deadline, the call fails with whatever undici made of the abort: the deadline
