@@ -3,9 +3,7 @@
  * and database, keys minted by its command line): the happy paths end to end, the secrets kept
  * in the keys store only, and the gateway's refusals passed on.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiErrorSchema,
@@ -20,7 +18,7 @@ import {
   rotationLineSchema,
   updatedChildKeySchema,
 } from '../contract/workbench-api';
-import { startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
+import type { GatewayProcess } from '../testing/gateway-process';
 import { KeysStore } from './keys-store';
 import {
   postJson,
@@ -29,6 +27,7 @@ import {
   type RawResponse,
   type TestBff,
 } from './test-support/harness';
+import { startRealGatewayTeam, type RealGatewayTeam } from './test-support/real-gateway-team';
 
 let gateway: GatewayProcess;
 let bff: TestBff;
@@ -60,36 +59,17 @@ const chat = (profile: string) =>
   );
 
 let ciId: string;
+let team: RealGatewayTeam;
 
 beforeAll(async () => {
-  gateway = await startGatewayProcess();
-  const account = await gateway.createKey(['--kind', 'account', '--limit-usd', '5']);
-  const ci = await gateway.createKey([
-    '--kind',
-    'allocated_child',
-    '--parent',
-    account.id,
-    '--limit-usd',
-    '1',
-    '--name',
-    'ci',
-  ]);
-  ciId = ci.id;
-  secrets.push(account.key, ci.key);
-  // Embedded mode's own store, beside the gateway's database.
-  storePath = path.join(mkdtempSync(path.join(tmpdir(), 'bff-data-')), 'workbench-keys.json');
-  bff = await startTestBff({
-    gatewayBaseUrl: gateway.baseUrl,
-    mode: 'embedded',
-    profiles: { team: account.key, ci: ci.key },
-    keysStore: new KeysStore({ path: storePath, origin: 'embedded' }),
-  });
+  team = await startRealGatewayTeam({ childLimitUsd: '1' });
+  ({ gateway, bff, storePath } = team);
+  ciId = team.child.id;
+  secrets.push(team.account.key, team.child.key);
 }, 90_000);
 
 afterAll(async () => {
-  await bff?.close();
-  await gateway?.stop();
-  if (storePath) rmSync(path.dirname(storePath), { recursive: true, force: true });
+  await team?.stop();
 });
 
 describe('child keys against the real gateway', () => {

@@ -9,6 +9,7 @@
  */
 import type { RequestHandler } from 'express';
 import getRawBody from 'raw-body';
+import { byteSize } from '../contract/byte-size';
 import { declaresBody } from '../contract/unread-body';
 import { ApiFailure, validationFailure } from './errors';
 import { mediaType } from './media-type';
@@ -21,7 +22,7 @@ interface ReadError {
 function readFailure(error: ReadError, limitBytes: number): ApiFailure {
   if (error.type === 'entity.too.large') {
     return new ApiFailure(413, {
-      message: `body: the request is larger than the workbench takes (${mebibytes(limitBytes)}).`,
+      message: `body: the request is larger than the workbench takes (${byteSize(limitBytes)}).`,
       stage: 'validation',
       field: 'body',
       advice:
@@ -34,10 +35,6 @@ function readFailure(error: ReadError, limitBytes: number): ApiFailure {
     stage: 'validation',
   });
 }
-
-/** `8388608` → `8 MiB`: a limit as people write it. */
-const mebibytes = (bytes: number) =>
-  bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB` : `${bytes} bytes`;
 
 export function jsonBody(limitBytes: number): RequestHandler {
   return (request, _response, next) => {

@@ -4,9 +4,6 @@
  * the replacement's limit must count them (the gateway's `pending_usd`), not only the settled
  * `remaining_usd`, or the rotation would hand the spent money back.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { managedKeyListSchema } from '../contract/gateway';
 import {
@@ -15,13 +12,13 @@ import {
   rotationDoneLineSchema,
   rotationLineSchema,
 } from '../contract/workbench-api';
-import { startGatewayProcess, type GatewayProcess } from '../testing/gateway-process';
-import { KeysStore } from './keys-store';
-import { postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
+import type { GatewayProcess } from '../testing/gateway-process';
+import { postJson, rawRequest, type TestBff } from './test-support/harness';
+import { startRealGatewayTeam, type RealGatewayTeam } from './test-support/real-gateway-team';
 
+let team: RealGatewayTeam;
 let gateway: GatewayProcess;
 let bff: TestBff;
-let storePath: string;
 let accountKey: string;
 let childKey: string;
 let childId: string;
@@ -38,34 +35,18 @@ const gatewayChildren = async () =>
 
 beforeAll(async () => {
   // Nothing settles during the test: every charge stays pending.
-  gateway = await startGatewayProcess({ environment: { GATEWAY_SETTLE_INTERVAL_MS: '600000' } });
-  const account = await gateway.createKey(['--kind', 'account', '--limit-usd', '5']);
-  const child = await gateway.createKey([
-    '--kind',
-    'allocated_child',
-    '--parent',
-    account.id,
-    '--limit-usd',
-    '0.01',
-    '--name',
-    'ci',
-  ]);
-  accountKey = account.key;
-  childKey = child.key;
-  childId = child.id;
-  storePath = path.join(mkdtempSync(path.join(tmpdir(), 'bff-data-')), 'workbench-keys.json');
-  bff = await startTestBff({
-    gatewayBaseUrl: gateway.baseUrl,
-    mode: 'embedded',
-    profiles: { team: account.key, ci: child.key },
-    keysStore: new KeysStore({ path: storePath, origin: 'embedded' }),
+  team = await startRealGatewayTeam({
+    childLimitUsd: '0.01',
+    gatewayEnvironment: { GATEWAY_SETTLE_INTERVAL_MS: '600000' },
   });
+  ({ gateway, bff } = team);
+  accountKey = team.account.key;
+  childKey = team.child.key;
+  childId = team.child.id;
 }, 90_000);
 
 afterAll(async () => {
-  await bff?.close();
-  await gateway?.stop();
-  if (storePath) rmSync(path.dirname(storePath), { recursive: true, force: true });
+  await team?.stop();
 });
 
 describe('rotating an allocated child with charges not yet settled', () => {

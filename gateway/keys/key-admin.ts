@@ -714,7 +714,7 @@ export class KeyAdmin {
       limit_usd: shared ? null : usd(row.limitNanos),
       grace_usd: shared ? null : usd(row.graceNanos),
       consumption_usd: shared ? null : usd(row.consumptionNanos),
-      pending_usd: shared ? null : usd(await this.store.pendingFor(row.id)),
+      pending_usd: shared ? null : usd((await this.spentBy(row)).pending),
       remaining_usd: usd(remainingNanos(funding)),
       recharge_usd: shared ? null : usd(money.recharge),
       credit_usd: shared ? null : usd(money.credit),

@@ -8,6 +8,7 @@
  * a whole stream).
  */
 import { createParser } from 'eventsource-parser';
+import { byteSize } from '../../../contract/byte-size';
 import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import type { ModelRoute, Provider } from '../provider';
@@ -177,7 +178,7 @@ export function createUpstreamProvider<State>(
           new UpstreamError(
             'malformed',
             id,
-            `The provider sent ${what} longer than ${size(limit)}.`,
+            `The provider sent ${what} longer than ${byteSize(limit)}.`,
           );
         const decoder = new TextDecoder();
         const drain = function* () {
@@ -235,13 +236,6 @@ export function createUpstreamProvider<State>(
     stream,
     close: () => agent.close(),
   };
-}
-
-/** `16777216` → `16 MiB`, `4096` → `4 KiB`: a limit as people write it. */
-function size(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }
 
 const describe = (contentType: string) =>

@@ -143,6 +143,14 @@ afterEach(() => vi.unstubAllGlobals());
 /** The first bytes of a PNG: enough for the playground to take a file as an image. */
 const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
+/** Picks sim/echo-mini, which takes no images, in the Model combobox. */
+async function chooseTextOnlyModel(user: ReturnType<typeof userEvent.setup>) {
+  const modelBox = screen.getByRole('combobox', { name: 'Model' });
+  await user.clear(modelBox);
+  await user.type(modelBox, 'echo');
+  await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+}
+
 /** The playground on a model that takes images, ready to attach one. */
 async function openVisionPlayground() {
   const user = userEvent.setup({ applyAccept: false });
@@ -447,10 +455,7 @@ describe('PlaygroundPage: what the issue found', () => {
     expect(await screen.findByRole('img', { name: 'Image 1 to send' })).toBeInTheDocument();
 
     // A text-only model: the image is flagged, with a way to remove it.
-    const modelBox = screen.getByRole('combobox', { name: 'Model' });
-    await user.clear(modelBox);
-    await user.type(modelBox, 'echo');
-    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    await chooseTextOnlyModel(user);
     expect(
       await screen.findByText(
         /This image cannot be sent: sim\/echo-mini does not take image input/,
@@ -472,10 +477,7 @@ describe('PlaygroundPage: what the issue found', () => {
     await user.click(screen.getByRole('button', { name: 'Add' }));
     expect(screen.queryByText(/Earlier turns of this conversation carry/)).not.toBeInTheDocument();
 
-    const modelBox = screen.getByRole('combobox', { name: 'Model' });
-    await user.clear(modelBox);
-    await user.type(modelBox, 'echo');
-    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    await chooseTextOnlyModel(user);
     expect(
       await screen.findByText(
         /Earlier turns of this conversation carry an image, which sim\/echo-mini does not take/,
