@@ -11,6 +11,7 @@ import {
   childKeyEventsSchema,
   childKeysSchema,
   createdChildKeySchema,
+  generationsPageSchema,
   profilesSchema,
   revokedChildKeySchema,
   rotationDoneLineSchema,
@@ -135,6 +136,7 @@ describe('child keys against the real gateway', () => {
     );
     expect(estimate.max_tokens).toBe(1);
     const oldSecret = stored().ci ?? secrets[1]!;
+    const before = chatResultSchema.parse((await chat('ci')).json()).meta.cf_ray!;
     const response = await track(
       postJson(bff, `/api/profiles/team/child-keys/${ciId}/rotation`, {
         profile: 'ci',
@@ -176,6 +178,15 @@ describe('child keys against the real gateway', () => {
       ).json(),
     );
     expect(history.events.map((event) => event.action)).toContain('revoke');
+
+    // The profile's Activity goes on: the request made with the old key is still listed, marked
+    // with the key that made it, beside the verify request and the one since.
+    const activity = generationsPageSchema.parse(
+      (await track(rawRequest(bff, { path: '/api/generations?profile=ci' }))).json(),
+    );
+    const earlier = activity.data.find((request) => request.id === before);
+    expect(earlier?.child).toMatchObject({ id: ciId, name: 'ci' });
+    expect(activity.data.filter((request) => request.child === null)).toHaveLength(2);
     ciId = replacement!.id;
   });
 

@@ -1,8 +1,9 @@
 /**
  * Generation records as a key sees them: one record, a page of them, or daily totals. A key sees
- * its own records; an account key also sees its children's, each marked with the child (id, name,
- * masked key). Any other record does not exist for it (404), so ids cannot be probed. The routes
- * ask here and never read storage themselves.
+ * its own records and those of the keys it replaced (a rotation by a new key: the history goes on);
+ * an account key also sees its children's. A record another key made is marked with that key (id,
+ * name, masked key). Any other record does not exist for it (404), so ids cannot be probed. The
+ * routes ask here and never read storage themselves.
  */
 import { notFound } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
@@ -61,6 +62,11 @@ export type GenerationFilters = {
 };
 
 export const MAX_PAGE = 200;
+/**
+ * How many replaced keys back a key's history reaches. A rotation is a person's deliberate act, so
+ * a chain this long is not expected; the bound keeps a listing's merge (one range per key) small.
+ */
+export const MAX_PREDECESSORS = 100;
 export const MAX_ACTIVITY_DAYS = 90;
 const SECONDS_PER_DAY = 86_400;
 
@@ -73,11 +79,17 @@ export class GenerationRecords {
     private readonly registry: KeyRegistry,
   ) {}
 
-  /** One record, if the viewer made it or is the parent of the key that did. */
+  /** One record, if the viewer made it, replaced the key that did, or is that key's parent. */
   async get(viewer: Viewer, id: string) {
     const record = await this.store.getGeneration(id);
     const owner = record ? this.registry.get(record.keyId) : undefined;
-    if (!record || !owner || (owner.id !== viewer.id && owner.parentId !== viewer.id)) {
+    if (
+      !record ||
+      !owner ||
+      (owner.id !== viewer.id &&
+        owner.parentId !== viewer.id &&
+        !this.predecessorsOf(viewer.id).includes(owner.id))
+    ) {
       throw notFound(`No generation record ${id.slice(0, 64)} is visible to this key.`);
     }
     return generationToWire(record, this.childMark(viewer, record.keyId));
@@ -141,17 +153,34 @@ export class GenerationRecords {
     };
   }
 
-  /** What a viewer may read: its own records, or (an account) its tree or one child of it. */
+  /**
+   * What a viewer may read: its own records with those of the keys it replaced, or (an account) its
+   * tree or one key of it; `keyId` narrows to one key the viewer sees.
+   */
   private scope(viewer: Viewer, keyId: string | undefined): GenerationScope {
     if (keyId === undefined || keyId === viewer.id) {
       return viewer.kind === 'account' && keyId === undefined
         ? { accountId: viewer.id }
-        : { keyId: viewer.id };
+        : { keyId: viewer.id, predecessorIds: this.predecessorsOf(viewer.id) };
     }
     if (viewer.kind === 'account' && this.registry.get(keyId)?.parentId === viewer.id) {
-      return { keyId };
+      return { keyId, predecessorIds: this.predecessorsOf(keyId) };
     }
+    if (this.predecessorsOf(viewer.id).includes(keyId)) return { keyId };
     throw notFound(`No key ${keyId.slice(0, 64)} is visible to this key (key_id).`);
+  }
+
+  /** The keys `keyId` replaced, the latest first, as far back as `MAX_PREDECESSORS`. */
+  private predecessorsOf(keyId: string): string[] {
+    const chain: string[] = [];
+    let key = this.registry.get(keyId);
+    while (key?.replacesId && chain.length < MAX_PREDECESSORS) {
+      // A loop cannot be made (a key names an older key when it is created), but stay safe.
+      if (key.replacesId === keyId || chain.includes(key.replacesId)) break;
+      chain.push(key.replacesId);
+      key = this.registry.get(key.replacesId);
+    }
+    return chain;
   }
 
   private childMark(viewer: Viewer, keyId: string): ChildMark | null {

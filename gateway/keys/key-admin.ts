@@ -258,6 +258,7 @@ export class KeyAdmin {
         createdAt: nowSeconds(),
         rpmLimit: null,
         tpmLimit: null,
+        replacesId: replaced?.id ?? null,
       };
       // A child funded by its account is checked before anything is written.
       if (row.kind === 'allocated_child') await this.requireFunds(parent!, row.limitNanos, actor);

@@ -148,6 +148,71 @@ describe('GET /v1/generations', () => {
     expect(stranger_.page!.data).toHaveLength(1);
   });
 
+  it('keeps the history of the keys a key replaced (a rotation by a new key), marked', async () => {
+    const account = await gateway.createKey({ kind: 'account' });
+    const first = await gateway.createKey({
+      kind: 'allocated_child',
+      parentId: account.id,
+      name: 'ci',
+    });
+    const second = await gateway.createKey({
+      kind: 'allocated_child',
+      parentId: account.id,
+      name: 'ci',
+      replacesId: first.id,
+    });
+    const third = await gateway.createKey({
+      kind: 'allocated_child',
+      parentId: account.id,
+      name: 'ci',
+      replacesId: second.id,
+    });
+    const sibling = await gateway.createKey({ kind: 'allocated_child', parentId: account.id });
+    const now = Math.floor(Date.now() / 1000);
+    // Interleaved in time, so pages have to merge the keys' ranges, not follow one another.
+    const rows = await insert(
+      generation(first.id, { createdAt: now - 50 }),
+      generation(second.id, { createdAt: now - 40 }),
+      generation(first.id, { createdAt: now - 30 }),
+      generation(third.id, { createdAt: now - 20 }),
+      generation(second.id, { createdAt: now - 10 }),
+      generation(sibling.id, { createdAt: now - 5 }),
+    );
+    const [a1, b1, a2, c1, b2] = rows.map((row) => row.id);
+
+    const history = await walk(third.key, '?limit=2');
+    expect(history.map((record) => record.id)).toEqual([b2, c1, a2, b1, a1]);
+    expect(history[0]!.child).toEqual({
+      id: second.id,
+      name: 'ci',
+      key: `${second.key.slice(0, 7)}…${second.key.slice(-4)}`,
+    });
+    expect(history[1]!.child).toBeNull();
+    expect(history[2]!.child).toMatchObject({ id: first.id });
+    // Narrowed to one of the keys it replaced, and filtered.
+    const narrowed = await list(third.key, `?key_id=${first.id}`);
+    expect(narrowed.page!.data.map((record) => record.id)).toEqual([a2, a1]);
+    const since = await list(third.key, `?from=${now - 35}`);
+    expect(since.page!.data.map((record) => record.id)).toEqual([b2, c1, a2]);
+    // One record at a time too; the sibling's is not visible.
+    const one = await getWithKey(`${gateway.url}/v1/generation?id=${a1}`, third.key);
+    expect(one.status).toBe(200);
+    expect((await list(third.key, `?key_id=${sibling.id}`)).status).toBe(404);
+    const hidden = await getWithKey(`${gateway.url}/v1/generation?id=${rows[5]!.id}`, third.key);
+    expect(hidden.status).toBe(404);
+    // The history runs backwards only: an older key does not see what replaced it.
+    const older = await walk(second.key, '?limit=200');
+    expect(older.map((record) => record.id)).toEqual([b2, a2, b1, a1]);
+    expect((await getWithKey(`${gateway.url}/v1/generation?id=${c1}`, first.key)).status).toBe(404);
+    // The daily figures count the whole history.
+    const activity = (await (
+      await getWithKey(`${gateway.url}/v1/activity?days=1`, third.key)
+    ).json()) as { totals: { requests: number; cost_usd: number } };
+    expect(activity.totals.requests).toBe(5);
+    // The account's own view is unchanged: every child, each once.
+    expect(await walk(account.key, '?limit=200')).toHaveLength(6);
+  });
+
   it('shows each record exactly as GET /v1/generation does', async () => {
     const account = await gateway.createKey({ kind: 'account' });
     const child = await gateway.createKey({ kind: 'allocated_child', parentId: account.id });
@@ -284,6 +349,24 @@ describe('the generations index', () => {
       expect(detail, JSON.stringify(query)).not.toContain('TEMP B-TREE');
       expect(detail, JSON.stringify(query)).not.toMatch(/SCAN generations(?! USING)/);
     }
+
+    // A key that replaced others: each key's range read in order and cut at a page, and only
+    // those rows (at most a page per key) sorted to merge them, never the table.
+    const lineage = plan({
+      keyId: 'key_b',
+      predecessorIds: ['key_c', 'key_d'],
+      after,
+      limit: 51,
+    }).split(' | ');
+    expect(
+      lineage.filter((step) =>
+        step.startsWith('SEARCH generations USING INDEX generations_by_key'),
+      ),
+    ).toHaveLength(3);
+    expect(lineage.some((step) => /SCAN generations(?! USING)/.test(step))).toBe(false);
+    lineage.forEach((step, index) => {
+      if (step.includes('TEMP B-TREE')) expect(lineage[index - 1]).toMatch(/^SCAN branch\d$/);
+    });
     database.close();
 
     // And the pages are right: newest first, each page after the last.

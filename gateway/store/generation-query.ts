@@ -6,14 +6,23 @@ import type { GenerationQuery, GenerationScope } from './store';
 
 export type Parameters = Record<string, string | number>;
 
-/** The WHERE terms and parameters of a scope (one key, or an account's tree). */
+/** The keys of a key scope: the key, then the keys it replaced (none for an account's tree). */
+function scopeKeys(scope: GenerationScope): string[] {
+  return scope.keyId === undefined ? [] : [scope.keyId, ...(scope.predecessorIds ?? [])];
+}
+
+/** The WHERE terms and parameters of a scope (one key and those it replaced, or an account's tree). */
 export function scopeTerms(scope: GenerationScope): { terms: string[]; params: Parameters } {
   const terms: string[] = [];
   const params: Parameters = {};
+  const keys = scopeKeys(scope);
   // One term, so the planner has one index to read in order (a key's own is the narrower).
-  if (scope.keyId !== undefined) {
+  if (keys.length === 1) {
     terms.push('key_id = @keyId');
-    params.keyId = scope.keyId;
+    params.keyId = keys[0]!;
+  } else if (keys.length > 1) {
+    keys.forEach((keyId, index) => (params[`key${index}`] = keyId));
+    terms.push(`key_id IN (${keys.map((_, index) => `@key${index}`).join(', ')})`);
   } else if (scope.accountId !== undefined) {
     terms.push('account_id = @accountId');
     params.accountId = scope.accountId;
@@ -25,38 +34,59 @@ export function scopeTerms(scope: GenerationScope): { terms: string[]; params: P
 /**
  * The SQL of a generation listing. Every shape it takes reads one index in order
  * (`generations_by_key` or `generations_by_account`: scope, then time, then `seq`), so a page costs
- * the same with a million records as with ten. Exported so a test can check the query plan.
+ * the same with a million records as with ten. A key that replaced others reads each key's range
+ * in order, at most a page from each, and merges those few rows. Exported so a test can check the
+ * query plan.
  */
 export function generationListQuery(query: GenerationQuery): { sql: string; params: Parameters } {
-  const { terms, params } = scopeTerms(query);
-  const values: Parameters = { ...params, limit: query.limit };
+  const filters = filterTerms(query);
+  const keys = scopeKeys(query);
+  const params: Parameters = { ...filters.params, limit: query.limit };
+  const range = (scopeTerm: string) =>
+    `SELECT * FROM generations WHERE ${[scopeTerm, ...filters.terms].join(' AND ')}
+      ORDER BY created_at DESC, seq DESC LIMIT @limit`;
+  if (keys.length <= 1) {
+    const scope = scopeTerms(query);
+    return { sql: range(scope.terms[0]!), params: { ...params, ...scope.params } };
+  }
+  const branches = keys.map((keyId, index) => {
+    params[`key${index}`] = keyId;
+    return `SELECT * FROM (${range(`key_id = @key${index}`)}) AS branch${index}`;
+  });
+  return {
+    sql: `SELECT * FROM (${branches.join(' UNION ALL ')}) AS lineage
+      ORDER BY created_at DESC, seq DESC LIMIT @limit`,
+    params,
+  };
+}
+
+/** The terms of a listing's filters (model, outcome, time, position), whatever its scope. */
+function filterTerms(query: GenerationQuery): { terms: string[]; params: Parameters } {
+  const terms: string[] = [];
+  const params: Parameters = {};
   if (query.model !== undefined) {
     terms.push('model = @model');
-    values.model = query.model;
+    params.model = query.model;
   }
   if (query.outcome !== undefined) {
     terms.push('outcome = @outcome');
-    values.outcome = query.outcome;
+    params.outcome = query.outcome;
   }
   if (query.from !== undefined) {
     terms.push('created_at >= @from');
-    values.from = query.from;
+    params.from = query.from;
   }
   if (query.to !== undefined) {
     terms.push('created_at < @to');
-    values.to = query.to;
+    params.to = query.to;
   }
   if (query.after !== undefined) {
     // The first term bounds the index range; the second drops what the last page already gave.
     terms.push('created_at <= @afterTime AND (created_at < @afterTime OR seq < @afterSeq)');
-    values.afterTime = query.after.createdAt;
-    values.afterSeq = query.after.seq;
+    params.afterTime = query.after.createdAt;
+    params.afterSeq = query.after.seq;
   }
-  return {
-    sql: `SELECT * FROM generations WHERE ${terms.join(' AND ')}
-      ORDER BY created_at DESC, seq DESC LIMIT @limit`,
-    params: values,
-  };
+  return { terms, params };
 }
 
 /**

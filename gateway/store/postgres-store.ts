@@ -546,8 +546,9 @@ export async function openPostgresStore(
       await query(
         notifyKeyChange(
           `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
-             consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+             consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
+             replaces_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
         ),
         [
           row.id,
@@ -565,6 +566,7 @@ export async function openPostgresStore(
           row.createdAt,
           row.rpmLimit,
           row.tpmLimit,
+          row.replacesId ?? null,
         ],
       );
     },

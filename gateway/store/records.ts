@@ -37,6 +37,7 @@ export type KeyRecord = {
   created_at: number;
   rpm_limit: number | null;
   tpm_limit: number | null;
+  replaces_id?: string | null;
 };
 
 export const toKeyRow = (record: KeyRecord): KeyRow => ({
@@ -55,6 +56,7 @@ export const toKeyRow = (record: KeyRecord): KeyRow => ({
   createdAt: record.created_at,
   rpmLimit: record.rpm_limit ?? null,
   tpmLimit: record.tpm_limit ?? null,
+  replacesId: record.replaces_id ?? null,
 });
 
 /** The key columns a `KeyUpdate` field writes. */

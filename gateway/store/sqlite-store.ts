@@ -109,9 +109,11 @@ export function openSqliteStore(
     findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
     insertKey: database.prepare(
       `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
-         consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit)
+         consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
+         replaces_id)
        VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
-         @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt, @rpmLimit, @tpmLimit)`,
+         @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt, @rpmLimit, @tpmLimit,
+         @replacesId)`,
     ),
     pendingFor: database
       .prepare<[string], number>(
@@ -333,7 +335,11 @@ export function openSqliteStore(
       }),
     insertKey: (row) =>
       run(() => {
-        statements.insertKey.run({ ...row, disabled: row.disabled ? 1 : 0 });
+        statements.insertKey.run({
+          ...row,
+          disabled: row.disabled ? 1 : 0,
+          replacesId: row.replacesId ?? null,
+        });
       }),
     updateKey: (id, update) =>
       run(() => {

@@ -42,6 +42,7 @@ export const keyRow = (overrides: Partial<KeyRow> = {}): KeyRow => {
     createdAt: 1_700_000_000,
     rpmLimit: null,
     tpmLimit: null,
+    replacesId: null,
     ...overrides,
   };
 };
@@ -310,6 +311,55 @@ export function describeStoreContract(factory: StoreFactory): void {
       expect(new Set(seqs).size).toBe(7);
       const top = await store.listGenerations({ keyId: 'key_account', limit: 3 });
       expect(top.map(({ row }) => row.id)).toEqual(['gen_new_3', 'gen_new_2', 'gen_new_1']);
+    });
+
+    it('reads a key with the keys it replaced: their records merged in order, and their totals', async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(
+        keyRow({ id: 'key_old', kind: 'allocated_child', parentId: 'key_account' }),
+      );
+      await store.insertKey(
+        keyRow({
+          id: 'key_new',
+          kind: 'allocated_child',
+          parentId: 'key_account',
+          replacesId: 'key_old',
+        }),
+      );
+      expect((await store.getKey('key_new'))?.replacesId).toBe('key_old');
+      expect((await store.getKey('key_old'))?.replacesId).toBeNull();
+      const day = 20_000;
+      const at = (offset: number) => day * 86_400 + offset;
+      const by = (keyId: string, id: string, createdAt: number) =>
+        generationRow({ id, keyId, fundingKeyId: keyId, createdAt });
+      await store.insertGenerations([
+        by('key_old', 'o1', at(10)),
+        by('key_new', 'n1', at(20)),
+        by('key_old', 'o2', at(30)),
+        by('key_old', 'o3', at(30)),
+        by('key_new', 'n2', at(40)),
+        by('key_account', 'a1', at(25)),
+      ]);
+      const scope = { keyId: 'key_new', predecessorIds: ['key_old'] };
+      const page1 = await store.listGenerations({ ...scope, limit: 3 });
+      expect(page1.map(({ row }) => row.id)).toEqual(['n2', 'o3', 'o2']);
+      const page2 = await store.listGenerations({
+        ...scope,
+        limit: 3,
+        after: page1.at(-1)!.position,
+      });
+      expect(page2.map(({ row }) => row.id)).toEqual(['n1', 'o1']);
+      const filtered = await store.listGenerations({
+        ...scope,
+        from: at(25),
+        to: at(40),
+        limit: 10,
+      });
+      expect(filtered.map(({ row }) => row.id)).toEqual(['o3', 'o2']);
+      const [totals] = await store.activity(scope, day, day);
+      expect(totals?.requests).toBe(5);
+      expect(totals?.costNanos).toBe(5 * (3 * USD + 1));
     });
 
     it("filters by model, outcome and time, and reads an account's whole tree", async () => {

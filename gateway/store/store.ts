@@ -31,6 +31,11 @@ export type KeyRow = {
   rpmLimit: number | null;
   /** Tokens (prompt plus completion) per minute; null: the gateway's default. */
   tpmLimit: number | null;
+  /**
+   * The key of the same parent this one replaced (a rotation by a new key, as the workbench
+   * does it); that key's records are this one's history too. Null or absent: none.
+   */
+  replacesId?: string | null;
 };
 
 export type GenerationOutcome = 'completed' | 'ended_early';
@@ -166,7 +171,15 @@ export type ReclaimResult = {
  * Which records a query reads: one key's (`keyId`, which wins when both are given) or an
  * account's and all its children's (`accountId`). At least one is given.
  */
-export type GenerationScope = { keyId?: string; accountId?: string };
+/**
+ * Whose records a listing reads: one key's (with the keys it replaced, newest first, as
+ * `predecessorIds`), or an account's tree.
+ */
+export type GenerationScope = {
+  keyId?: string;
+  predecessorIds?: readonly string[];
+  accountId?: string;
+};
 
 /** A position in a listing: the last record of the previous page (newest first). */
 export type GenerationPosition = { createdAt: number; seq: number };
