@@ -12,6 +12,7 @@ import type {
   PublicFormName,
 } from '../canonical/model';
 import type { GatewayError } from '../errors';
+import type { AnswerCheck } from '../pipeline/inference-pipeline';
 
 /** What the path says about the request, for forms that put the model or mode in the URL. */
 export type PathTarget = { model?: string; stream?: boolean; url: URL };
@@ -42,6 +43,11 @@ export interface PublicForm {
     meta: AnswerMeta,
   ): Promise<void>;
   errorBody(error: GatewayError, traceId: string): unknown;
+  /**
+   * For a form that cannot carry every answer: a new check per request, which the pipeline runs
+   * on each event, so an answer it refuses is recorded as ended early, never as completed.
+   */
+  answerCheck?(): AnswerCheck;
 }
 
 /**

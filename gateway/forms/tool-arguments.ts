@@ -9,7 +9,9 @@
  * - Anything else (an array, a string, a number, null, garbage) is the provider breaking the
  *   form's rule: a 502, never an `{}` the client would run the tool with.
  */
+import type { CanonicalEvent } from '../canonical/model';
 import { GatewayError } from '../errors';
+import type { AnswerCheck } from '../pipeline/inference-pipeline';
 
 export const UNFINISHED = 'unfinished';
 
@@ -34,6 +36,28 @@ export function toolArguments(
 /** A call cut short that is not the last of an answer stopped at max_tokens: broken, not cut. */
 export const brokenToolArguments = (toolName: string) =>
   toolArgumentsError(toolName, 'broken or unfinished JSON');
+
+/**
+ * The rule above as the pipeline applies it to an answer, event by event, before any goes out (and
+ * before its record says completed), for the forms whose calls carry an object: a call cut short
+ * is held until the next event, which must be a finish at max_tokens, as in their stream
+ * transforms. The converters keep their own checks.
+ */
+export function objectArgumentsCheck(): AnswerCheck {
+  let cutCall: string | null = null;
+  return (event: CanonicalEvent) => {
+    if (cutCall !== null && !(event.type === 'finish' && event.finishReason === 'length'))
+      return brokenToolArguments(cutCall);
+    if (event.type !== 'tool-call') return null;
+    try {
+      if (toolArguments(event.arguments, event.name) === UNFINISHED) cutCall = event.name;
+      return null;
+    } catch (error) {
+      if (error instanceof GatewayError) return error;
+      throw error;
+    }
+  };
+}
 
 /** The provider's fault, reported as an answer the gateway cannot read is (502, retry later). */
 function toolArgumentsError(toolName: string, what: string): GatewayError {

@@ -70,7 +70,16 @@ export type InferenceInput = {
   beforeReserve?: (estimate: { promptTokens: number; maxOutputTokens: number }) => Promise<void>;
   /** Runs once when the request ends, with the tokens charged (0 when nothing was). */
   onEnd?: (chargedTokens: number) => void;
+  /** The client's form's rule over the answer, when that form cannot carry every answer. */
+  answerCheck?: AnswerCheck;
 };
+
+/**
+ * Sees each event of the answer before it goes out, and returns the error that refuses the answer
+ * once an event breaks the client's form's rule (a tool call whose arguments the Messages or Gemini
+ * form cannot carry), else null. One per request: it may hold state from event to event.
+ */
+export type AnswerCheck = (event: CanonicalEvent) => GatewayError | null;
 
 export type InferenceRun = {
   model: CatalogModel;
@@ -428,11 +437,21 @@ export class InferencePipeline {
   ): AsyncGenerator<PipelineEvent, void, undefined> {
     markStarted();
     const tally = connected.tally;
+    const check = input.answerCheck;
+    // Set when the answer breaks the client's form's rule: the model's output, not the provider
+    // failing, so the provider's breaker is not told.
+    let refusal: GatewayError | null = null;
     try {
       let next = connected.first;
       while (!next.done) {
         const event = next.value;
+        if (check && refusal === null) refusal = check(event);
         if (event.type === 'finish') {
+          if (refusal !== null) {
+            // Charged as the upstream reports it: it served (and billed) the whole answer.
+            await this.record(input, admission, connected, 'ended_early', event, 'error');
+            throw refusal;
+          }
           // The record is on disk before the client sees the end of the answer.
           const charged = await this.record(input, admission, connected, 'completed', event);
           yield {
@@ -450,9 +469,11 @@ export class InferencePipeline {
           tally.textDeltas += 1;
           tally.text.push(event.text);
         } else tally.toolText.push(event.name, event.arguments);
-        yield event;
+        // Once refused, nothing more goes out; the rest is read for the usage its finish reports.
+        if (refusal === null) yield event;
         next = await connected.iterator.next();
       }
+      if (refusal !== null) throw refusal;
     } catch (error) {
       // A record that could not be written fails the request as it is: nothing was charged.
       if (connected.recordError !== null) throw error;
@@ -460,6 +481,13 @@ export class InferencePipeline {
         await this.record(input, admission, connected, 'ended_early', null, 'error');
       if (error instanceof UpstreamError && countsAgainstProvider(error))
         connected.entry.breaker.failed();
+      if (refusal !== null) {
+        this.deps.logger.warn(
+          { cfRay: input.traceId, provider: connected.route.providerId, reason: refusal.message },
+          'answer refused: the client form cannot carry it',
+        );
+        throw refusal;
+      }
       if (error instanceof UpstreamError) {
         this.deps.logger.warn(
           { cfRay: input.traceId, provider: error.providerId, failure: error.failure },

@@ -70,6 +70,7 @@ export async function serveInference(
         // The rate limits need the prompt count: the pipeline's, so the body is counted once.
         beforeReserve: limits.admit,
         onEnd: limits.settle,
+        answerCheck: form.answerCheck?.(),
       });
     } catch (error) {
       // Refused or failed before the answer began: the tokens taken are given back.

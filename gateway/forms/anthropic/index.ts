@@ -1,5 +1,6 @@
 /** The Messages form (vendor A) as one object (see public-form.ts). */
 import { unmappedFields, type PublicForm } from '../public-form';
+import { objectArgumentsCheck } from '../tool-arguments';
 import { parseBody } from '../validation';
 import { messagesErrorBody } from './error-shape';
 import { toCanonicalRequest } from './request-converter';
@@ -44,4 +45,6 @@ export const messagesForm: PublicForm = {
       promptTokens: meta.promptTokens,
     }),
   errorBody: messagesErrorBody,
+  // Its tool calls carry an object (`input` / `args`): arguments of any other kind are refused.
+  answerCheck: objectArgumentsCheck,
 };

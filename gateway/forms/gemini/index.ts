@@ -1,5 +1,6 @@
 /** The Gemini form (vendor B) as one object (see public-form.ts). The model and mode are in the path. */
 import { unmappedFields, type PublicForm } from '../public-form';
+import { objectArgumentsCheck } from '../tool-arguments';
 import { parseBody } from '../validation';
 import { geminiErrorBody } from './error-shape';
 import { toCanonicalRequest } from './request-converter';
@@ -64,4 +65,6 @@ export const geminiForm: PublicForm = {
       framing: meta.url.searchParams.get('alt') === 'sse' ? 'sse' : 'json_array',
     }),
   errorBody: geminiErrorBody,
+  // Its tool calls carry an object (`input` / `args`): arguments of any other kind are refused.
+  answerCheck: objectArgumentsCheck,
 };
