@@ -234,10 +234,12 @@ export const generationRecordSchema = z.looseObject({
   charge_capped: z.boolean().optional(),
   /**
    * Of `prompt_tokens`, those the upstream read from and wrote to its prompt cache, priced at the
-   * model's `input_cache_read` / `input_cache_write` where the providers file sets them.
+   * model's `input_cache_read` / `input_cache_write` where the providers file sets them; of the
+   * writes, those to a one-hour cache entry, priced at `input_cache_write_1h`.
    */
   cache_read_tokens: z.number().optional(),
   cache_write_tokens: z.number().optional(),
+  cache_write_1h_tokens: z.number().optional(),
   /**
    * The child key that made the request, when an account key reads a child's record (its id,
    * name and masked key); null for the presenting key's own records.

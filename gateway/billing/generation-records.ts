@@ -33,6 +33,7 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
     completion_tokens: record.completionTokens,
     cache_read_tokens: record.cacheReadTokens ?? 0,
     cache_write_tokens: record.cacheWriteTokens ?? 0,
+    cache_write_1h_tokens: record.cacheWriteHourTokens ?? 0,
     cost_usd: nanosToUsd(record.costNanos),
     finish_reason: record.finishReason,
     outcome: record.outcome,

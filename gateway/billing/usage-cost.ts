@@ -12,18 +12,22 @@ export type ChargedUsage = {
   /** Of `promptTokens`, read from and written to the prompt cache. */
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of `cacheWriteTokens`, written to a one-hour cache entry. */
+  cacheWriteHourTokens: number;
 };
 
 export function usageCost(route: ModelRoute, usage: ChargedUsage): Nanos {
   const uncached = usage.promptTokens - usage.cacheReadTokens - usage.cacheWriteTokens;
+  const writeNanos = route.cacheWriteNanos ?? route.promptNanos;
   return (
     uncached * route.promptNanos +
     usage.cacheReadTokens * (route.cacheReadNanos ?? route.promptNanos) +
-    usage.cacheWriteTokens * (route.cacheWriteNanos ?? route.promptNanos) +
+    (usage.cacheWriteTokens - usage.cacheWriteHourTokens) * writeNanos +
+    usage.cacheWriteHourTokens * (route.cacheWriteHourNanos ?? writeNanos) +
     usage.completionTokens * route.completionNanos
   );
 }
 
 /** The dearest a prompt token can be on this route: a cache write may cost more than the prompt. */
 export const worstPromptNanos = (route: ModelRoute): Nanos =>
-  Math.max(route.promptNanos, route.cacheWriteNanos ?? 0);
+  Math.max(route.promptNanos, route.cacheWriteNanos ?? 0, route.cacheWriteHourNanos ?? 0);

@@ -65,6 +65,8 @@ export type Usage = {
   /** Of the prompt, the tokens the upstream read from and wrote to its prompt cache. */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written to a one-hour cache entry (Anthropic's `1h` TTL). */
+  cacheWriteHourTokens?: number;
 };
 
 /**
@@ -78,6 +80,8 @@ export type ReportedUsage = {
   /** Of the prompt, the tokens read from and written to the upstream's prompt cache (0: none). */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written to a one-hour cache entry (Anthropic's `1h` TTL). */
+  cacheWriteHourTokens?: number;
 };
 
 /** What a provider streams; a non-streamed answer is the same events gathered. */

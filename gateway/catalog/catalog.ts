@@ -89,6 +89,9 @@ export function cachePricing(route: ModelRoute | undefined) {
     ...(route?.cacheWriteNanos !== undefined && {
       input_cache_write: nanosToDecimalString(route.cacheWriteNanos),
     }),
+    ...(route?.cacheWriteHourNanos !== undefined && {
+      input_cache_write_1h: nanosToDecimalString(route.cacheWriteHourNanos),
+    }),
   };
 }
 

@@ -582,11 +582,13 @@ export class InferencePipeline {
       reportedPrompt === null
         ? 0
         : Math.min(reported?.cacheWriteTokens ?? 0, promptTokens - cacheReadTokens);
+    const cacheWriteHourTokens = Math.min(reported?.cacheWriteHourTokens ?? 0, cacheWriteTokens);
     const fullNanos = usageCost(route, {
       promptTokens,
       completionTokens,
       cacheReadTokens,
       cacheWriteTokens,
+      cacheWriteHourTokens,
     });
     const costNanos = Math.min(fullNanos, admission.reservation.nanos);
     if (costNanos < fullNanos) {
@@ -608,6 +610,7 @@ export class InferencePipeline {
       completionTokens,
       cacheReadTokens,
       cacheWriteTokens,
+      cacheWriteHourTokens,
       costNanos,
       finishReason,
       outcome,
@@ -636,7 +639,13 @@ export class InferencePipeline {
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     admission.chargedTokens = promptTokens + completionTokens;
     return {
-      usage: { promptTokens, completionTokens, cacheReadTokens, cacheWriteTokens },
+      usage: {
+        promptTokens,
+        completionTokens,
+        cacheReadTokens,
+        cacheWriteTokens,
+        cacheWriteHourTokens,
+      },
       costNanos,
     };
   }

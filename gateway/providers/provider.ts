@@ -22,6 +22,11 @@ export type ModelRoute = {
    */
   cacheReadNanos?: number;
   cacheWriteNanos?: number;
+  /**
+   * Nano-USD per prompt token written to a one-hour cache entry (Anthropic bills it at twice the
+   * prompt price, against 1.25 times for five minutes). Absent: the cache-write price.
+   */
+  cacheWriteHourNanos?: number;
   contextLength: number;
   maxCompletionTokens: number;
   inputModalities: string[];

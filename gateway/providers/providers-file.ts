@@ -42,6 +42,7 @@ const modelSchema = z.looseObject({
     /** Per prompt token read from, and written to, the upstream's prompt cache (OpenRouter's names). */
     input_cache_read: decimalUsd.optional(),
     input_cache_write: decimalUsd.optional(),
+    input_cache_write_1h: decimalUsd.optional(),
     /** Optional bookkeeping: which price list these come from, and since when. */
     version: z.string().optional(),
     as_of: z.string().optional(),
@@ -191,6 +192,9 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
         }),
         ...(model.pricing.input_cache_write !== undefined && {
           cacheWriteNanos: parseUsdToNanos(model.pricing.input_cache_write)!,
+        }),
+        ...(model.pricing.input_cache_write_1h !== undefined && {
+          cacheWriteHourNanos: parseUsdToNanos(model.pricing.input_cache_write_1h)!,
         }),
         contextLength: model.context_length,
         maxCompletionTokens: model.max_completion_tokens,

@@ -53,6 +53,16 @@ beforeAll(async () => {
           cacheRead: '0.0000001',
           cacheWrite: '0.00000125',
         },
+        // And with one-hour cache writes priced apart (twice the prompt price).
+        {
+          id: `cached-hour/${kind}`,
+          upstreamModel: `${kind}-model`,
+          prompt: '0.000001',
+          completion: '0.000002',
+          cacheRead: '0.0000001',
+          cacheWrite: '0.00000125',
+          cacheWriteHour: '0.000002',
+        },
       ],
     })),
   );
@@ -268,6 +278,66 @@ describe.each(KINDS)('the prompt cache of a %s upstream', (kind) => {
   });
 });
 
+describe('one-hour cache writes of an anthropic upstream', () => {
+  // Of the 50 tokens written, 30 to a one-hour entry and 20 to a five-minute one.
+  const byLifetime = { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 30 };
+  // 20 uncached at 1,000, 30 read at 100, 20 five-minute writes at 1,250, 30 one-hour at 2,000.
+  const expected = 20 * 1_000 + 30 * 100 + 20 * 1_250 + 30 * 2_000 + 9 * 2_000;
+
+  it('are charged at the one-hour price, and the record and the Messages usage say how many', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const body = answerWithCache('anthropic');
+    (body.usage as Record<string, unknown>).cache_creation = byLifetime;
+    const { answer, record } = await askAnswered('anthropic', body, key, 'cached-hour/anthropic');
+    expect(record).toMatchObject({ cache_write_tokens: 50, cache_write_1h_tokens: 30 });
+    expect(toNanos(record.cost_usd)).toBe(expected);
+    expect(toNanos(answer.costUsd!)).toBe(expected);
+
+    fakes.anthropic.reply({ body });
+    const messages = await callForm('messages', gateway.url, key, 'cached-hour/anthropic', {
+      max_tokens: 200,
+      messages: [{ role: 'user', content: QUESTION }],
+    });
+    const usage = ((await messages.json()) as { usage: Record<string, unknown> }).usage;
+    expect(usage).toMatchObject({ cache_creation_input_tokens: 50, cache_creation: byLifetime });
+  });
+
+  it('are charged the same in a stream, where message_start reports them', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const events = fixtureEvents('anthropic', 'anthropic-text-stream.chunks.txt').map((event) =>
+      event.replace(
+        '"usage": {"input_tokens": 25, "output_tokens": 1}',
+        `"usage": {"input_tokens": 20, "cache_read_input_tokens": 30, "cache_creation_input_tokens": 50, "cache_creation": ${JSON.stringify(byLifetime)}, "output_tokens": 1}`,
+      ),
+    );
+    expect(events.join('')).toContain('ephemeral_1h_input_tokens');
+    fakes.anthropic.reply({
+      events: events.map((event) => event.replace('"output_tokens": 15', '"output_tokens": 9')),
+    });
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      'cached-hour/anthropic',
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: true },
+    );
+    await readFormAnswer('chat_completions', response, true);
+    const record = await generationOf(response.headers.get('cf-ray')!, key);
+    expect(record).toMatchObject({ prompt_tokens: 100, cache_write_1h_tokens: 30 });
+    expect(toNanos(record.cost_usd)).toBe(expected);
+  });
+
+  it('are charged at the cache-write price where the file sets no one-hour price', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const body = answerWithCache('anthropic');
+    (body.usage as Record<string, unknown>).cache_creation = byLifetime;
+    const { record } = await askAnswered('anthropic', body, key, 'cached/anthropic');
+    expect(record.cache_write_1h_tokens).toBe(30);
+    expect(toNanos(record.cost_usd)).toBe(20 * 1_000 + 30 * 100 + 50 * 1_250 + 9 * 2_000);
+  });
+});
+
 describe('the prompt cache as each form shows it', () => {
   it('a Messages client gets the vendor’s split: input_tokens without the cached parts', async () => {
     const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
@@ -311,6 +381,9 @@ describe('the prompt cache as each form shows it', () => {
     expect(list.data.find((model) => model.id === 'cached/anthropic')!.pricing).toMatchObject({
       input_cache_read: '0.0000001',
       input_cache_write: '0.00000125',
+    });
+    expect(list.data.find((model) => model.id === 'cached-hour/anthropic')!.pricing).toMatchObject({
+      input_cache_write_1h: '0.000002',
     });
     expect(list.data.find((model) => model.id === 'usage/anthropic')!.pricing).not.toHaveProperty(
       'input_cache_read',

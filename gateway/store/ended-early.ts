@@ -37,5 +37,6 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     chargeCapped: false,
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
+    cacheWriteHourTokens: 0,
   };
 }

@@ -97,6 +97,7 @@ export type GenerationRecord = {
   charge_capped: Flag;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  cache_write_1h_tokens: number;
 };
 
 export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
@@ -122,6 +123,7 @@ export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
   chargeCapped: flag(record.charge_capped),
   cacheReadTokens: Number(record.cache_read_tokens ?? 0),
   cacheWriteTokens: Number(record.cache_write_tokens ?? 0),
+  cacheWriteHourTokens: Number(record.cache_write_1h_tokens ?? 0),
 });
 
 export type InflightRecord = {

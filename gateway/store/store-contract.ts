@@ -70,6 +70,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   chargeCapped: false,
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
+  cacheWriteHourTokens: 0,
   ...overrides,
 });
 
@@ -267,6 +268,7 @@ export function describeStoreContract(factory: StoreFactory): void {
         chargeCapped: true,
         cacheReadTokens: 7,
         cacheWriteTokens: 3,
+        cacheWriteHourTokens: 2,
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);

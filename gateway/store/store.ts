@@ -73,6 +73,8 @@ export type GenerationRow = {
   /** Of `promptTokens`, read from and written to the upstream's prompt cache (priced apart); 0 when absent. */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written to a one-hour cache entry (priced apart); 0 when absent. */
+  cacheWriteHourTokens?: number;
 };
 
 export type KeyUpdate = Partial<

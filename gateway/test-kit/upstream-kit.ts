@@ -25,6 +25,7 @@ export type UpstreamModelSpec = {
   /** Prompt-cache prices (`pricing.input_cache_read` / `input_cache_write`), when set. */
   cacheRead?: string;
   cacheWrite?: string;
+  cacheWriteHour?: string;
   contextLength?: number;
   maxCompletionTokens?: number;
   inputModalities?: Array<'text' | 'image'>;
@@ -96,6 +97,9 @@ export function providersFileFor(
             completion: model.completion,
             ...(model.cacheRead !== undefined && { input_cache_read: model.cacheRead }),
             ...(model.cacheWrite !== undefined && { input_cache_write: model.cacheWrite }),
+            ...(model.cacheWriteHour !== undefined && {
+              input_cache_write_1h: model.cacheWriteHour,
+            }),
           },
           input_modalities: model.inputModalities ?? ['text', 'image'],
           supported_parameters: model.supportedParameters ?? [

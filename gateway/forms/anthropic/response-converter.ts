@@ -16,6 +16,7 @@ export function toMessagesUsage(finish: PricedFinish) {
     completionTokens,
     cacheReadTokens = 0,
     cacheWriteTokens = 0,
+    cacheWriteHourTokens = 0,
   } = finish.usage;
   return {
     // The vendor's `input_tokens` leaves out what was read from or written to the cache.
@@ -23,6 +24,11 @@ export function toMessagesUsage(finish: PricedFinish) {
     output_tokens: completionTokens,
     cache_creation_input_tokens: cacheWriteTokens,
     cache_read_input_tokens: cacheReadTokens,
+    // The writes by cache lifetime, which the vendor prices apart.
+    cache_creation: {
+      ephemeral_5m_input_tokens: cacheWriteTokens - cacheWriteHourTokens,
+      ephemeral_1h_input_tokens: cacheWriteHourTokens,
+    },
     cost_usd: finish.costUsd,
   };
 }

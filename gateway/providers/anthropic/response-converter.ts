@@ -55,11 +55,17 @@ export function toUsage(usage: AnthropicUsage | null | undefined): ReportedUsage
   const input = usage.input_tokens ?? null;
   const cacheReadTokens = usage.cache_read_input_tokens ?? 0;
   const cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
+  // One-hour writes are priced apart; never more of them than writes in all.
+  const cacheWriteHourTokens = Math.min(
+    usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
+    cacheWriteTokens,
+  );
   return {
     promptTokens: input === null ? null : input + cacheWriteTokens + cacheReadTokens,
     completionTokens: usage.output_tokens ?? null,
     ...(cacheReadTokens > 0 && { cacheReadTokens }),
     ...(cacheWriteTokens > 0 && { cacheWriteTokens }),
+    ...(cacheWriteHourTokens > 0 && { cacheWriteHourTokens }),
   };
 }
 

@@ -38,6 +38,7 @@ type HeldUsage = {
   output_tokens: number | null;
   cache_creation_input_tokens: number | null;
   cache_read_input_tokens: number | null;
+  cache_creation: AnthropicUsage['cache_creation'];
 };
 
 export type AnthropicStreamState = {
@@ -191,6 +192,7 @@ function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null |
     output_tokens: null,
     cache_creation_input_tokens: null,
     cache_read_input_tokens: null,
+    cache_creation: null,
   };
   state.usage = {
     input_tokens: report.input_tokens ?? held.input_tokens,
@@ -198,6 +200,7 @@ function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null |
     cache_creation_input_tokens:
       report.cache_creation_input_tokens ?? held.cache_creation_input_tokens,
     cache_read_input_tokens: report.cache_read_input_tokens ?? held.cache_read_input_tokens,
+    cache_creation: report.cache_creation ?? held.cache_creation,
   };
 }
 

@@ -13,6 +13,14 @@ export const usageSchema = z.looseObject({
   output_tokens: reportedCount,
   cache_creation_input_tokens: reportedCount,
   cache_read_input_tokens: reportedCount,
+  /** The cache writes by entry lifetime; their sum is `cache_creation_input_tokens`. */
+  cache_creation: z
+    .looseObject({
+      ephemeral_5m_input_tokens: reportedCount,
+      ephemeral_1h_input_tokens: reportedCount,
+    })
+    .nullish()
+    .catch(null),
 });
 
 export type AnthropicUsage = z.infer<typeof usageSchema>;
