@@ -22,8 +22,8 @@ function mockShell(reachable = true) {
 describe('app shell', () => {
   it('sends / to /catalog', async () => {
     mockShell();
-    const { router } = renderRoute('/');
-    await waitFor(() => expect(router.state.location.pathname).toBe('/catalog'));
+    const { currentLocation } = renderRoute('/');
+    await waitFor(() => expect(currentLocation().pathname).toBe('/catalog'));
   });
 
   it('has the navigation links and the Key combobox on every page', async () => {
@@ -44,7 +44,7 @@ describe('app shell', () => {
 
   it('keeps a ?profile= of the URL on the navigation links, so the next page is shareable too', async () => {
     mockShell();
-    const { router } = renderRoute('/keys?profile=demo-shared-child');
+    const { currentLocation } = renderRoute('/keys?profile=demo-shared-child');
     const navigation = await screen.findByRole('navigation', { name: 'Main' });
     await waitFor(() =>
       expect(within(navigation).getByRole('link', { name: 'Activity' })).toHaveAttribute(
@@ -53,8 +53,33 @@ describe('app shell', () => {
       ),
     );
     await userEvent.click(within(navigation).getByRole('link', { name: 'Endpoints' }));
-    await waitFor(() => expect(router.state.location.pathname).toBe('/endpoints'));
-    expect(router.state.location.search).toBe('?profile=demo-shared-child');
+    await waitFor(() => expect(currentLocation().pathname).toBe('/endpoints'));
+    expect(currentLocation().search).toBe('?profile=demo-shared-child');
+  });
+
+  it('keeps a ?profile= on the links while the profiles load, so a quick click keeps it', async () => {
+    // Nothing answers: the profiles are still loading when the links are followed.
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => new Promise<Response>(() => undefined)),
+    );
+    renderRoute('/catalog?profile=demo-shared-child');
+    const navigation = await screen.findByRole('navigation', { name: 'Main' });
+    expect(within(navigation).getByRole('link', { name: 'Activity' })).toHaveAttribute(
+      'href',
+      '/activity?profile=demo-shared-child',
+    );
+  });
+
+  it('leaves an unknown ?profile= off the links', async () => {
+    mockShell();
+    renderRoute('/keys?profile=nope');
+    await screen.findByText(/asks for the key profile/);
+    expect(
+      within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', {
+        name: 'Activity',
+      }),
+    ).toHaveAttribute('href', '/activity');
   });
 
   it('adds no ?profile= to the links when the URL has none', async () => {
@@ -109,12 +134,12 @@ describe('app shell', () => {
 
   it('writes the chosen profile to the URL', async () => {
     mockShell();
-    const { router } = renderRoute('/keys');
+    const { currentLocation } = renderRoute('/keys');
     const combobox = await screen.findByRole('combobox', { name: 'Key' });
     await waitFor(() => expect(combobox).toHaveTextContent('demo-account'));
     await userEvent.click(combobox);
     await userEvent.click(await screen.findByRole('option', { name: /demo-allocated-child/ }));
-    await waitFor(() => expect(router.state.location.search).toBe('?profile=demo-allocated-child'));
+    await waitFor(() => expect(currentLocation().search).toBe('?profile=demo-allocated-child'));
   });
 
   it('says that a ?profile= in the URL is unknown, and which profile it shows instead', async () => {

@@ -1,8 +1,10 @@
-import { useEffect, useRef } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { NavLink, Outlet, useLocation, useSearchParams } from 'react-router';
 import { classNames } from '../components/class-names';
+import { LoadingState } from '../components/states';
 import { SignOutButton } from '../features/sign-in/components/sign-out-button';
 import { GatewayStatus } from './gateway-status';
+import { PageErrorBoundary } from './page-error-boundary';
 import { scrollLeftToShow } from './nav-scroll';
 import { ProfileProvider, useProfile } from './profile-context';
 import { UnknownProfileNotice } from './unknown-profile-notice';
@@ -18,15 +20,16 @@ const navigation = [
 
 /**
  * The pages' links. A `?profile=` in the URL stays on them, so the page a link opens is as
- * shareable as the one it left; on a narrow screen the list scrolls so the current page's link
- * is in view.
+ * shareable as the one it left (also while the profiles load: a link followed then keeps it),
+ * unless the BFF holds no such profile; on a narrow screen the list scrolls so the current
+ * page's link is in view.
  */
 function MainNavigation() {
-  const { profile } = useProfile();
+  const { unknownProfile } = useProfile();
   const [searchParams] = useSearchParams();
   const urlProfile = searchParams.get('profile');
   const search =
-    urlProfile !== null && urlProfile === profile
+    urlProfile !== null && urlProfile !== unknownProfile
       ? `?${new URLSearchParams({ profile: urlProfile }).toString()}`
       : '';
   const { pathname } = useLocation();
@@ -66,8 +69,22 @@ function MainNavigation() {
   );
 }
 
+/**
+ * Shown in place of a page whose code is still loading: on a direct load or reload of a page
+ * other than the catalog. Going from one page to another keeps the page one leaves in view
+ * until the next one is ready (React Router navigates in a transition).
+ */
+function PageLoading() {
+  return (
+    <div className="mx-auto w-full max-w-screen-2xl px-3 py-4 sm:px-6">
+      <LoadingState>Loading the page…</LoadingState>
+    </div>
+  );
+}
+
 /** The frame of every page: navigation, the key profile chooser, and the page itself. */
 export function AppShell() {
+  const { pathname } = useLocation();
   return (
     <ProfileProvider>
       <div className="flex min-h-full flex-col">
@@ -95,7 +112,11 @@ export function AppShell() {
         <GatewayStatus />
         <UnknownProfileNotice />
         <main id="main" className="flex flex-1 flex-col">
-          <Outlet />
+          <PageErrorBoundary resetKey={pathname}>
+            <Suspense fallback={<PageLoading />}>
+              <Outlet />
+            </Suspense>
+          </PageErrorBoundary>
         </main>
       </div>
     </ProfileProvider>

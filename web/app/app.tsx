@@ -1,16 +1,17 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
-import { RouterProvider } from 'react-router';
+import { BrowserRouter } from 'react-router';
 import { createQueryClient } from '../lib/query-client';
-import { createRouter } from './router';
+import { WorkbenchRoutes } from './router';
 
 /** The providers every page needs: server state (TanStack Query) and routing. */
 export function App() {
   const [queryClient] = useState(createQueryClient);
-  const [router] = useState(createRouter);
   return (
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <BrowserRouter>
+        <WorkbenchRoutes />
+      </BrowserRouter>
     </QueryClientProvider>
   );
 }

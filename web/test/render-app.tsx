@@ -1,10 +1,10 @@
 /** Renders the workbench's routes in memory with a mocked BFF, for page tests. */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, type RenderResult } from '@testing-library/react';
-import type { ReactElement } from 'react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { useLayoutEffect, type ReactElement } from 'react';
+import { MemoryRouter, useLocation, useNavigate, type Location } from 'react-router';
 import { vi } from 'vitest';
-import { routes } from '../app/router';
+import { WorkbenchRoutes } from '../app/router';
 import { shouldRetry } from '../lib/query-client';
 import { demoProfiles, reachableHealth } from './fixtures';
 
@@ -70,6 +70,24 @@ export function mockPageApi(handlers: Record<string, MockHandler> = {}): Recorde
   });
 }
 
+/** Tells the test where the router is, and how to move it, after each commit. */
+function ReportRouter({
+  onRender,
+}: {
+  onRender(location: Location, navigate: (delta: number) => void): void;
+}) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  useLayoutEffect(() => {
+    onRender(location, (delta) => void navigate(delta));
+  }, [onRender, location, navigate]);
+  return null;
+}
+
+/**
+ * Renders the workbench's routes at `path`, as `App` does but with a router in memory.
+ * `currentLocation()` is where the router is now; `navigate(-1)` goes back.
+ */
 export function renderRoute(path: string, options: { storage?: Record<string, string> } = {}) {
   window.localStorage.clear();
   for (const [name, value] of Object.entries(options.storage ?? {}))
@@ -77,13 +95,25 @@ export function renderRoute(path: string, options: { storage?: Record<string, st
   const queryClient = new QueryClient({
     defaultOptions: { queries: { retry: shouldRetry, retryDelay: 0 }, mutations: { retry: false } },
   });
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  let reported: { location: Location; navigate(delta: number): void } | null = null;
+  const report = (location: Location, navigate: (delta: number) => void) => {
+    reported = { location, navigate };
+  };
   const view = render(
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <MemoryRouter initialEntries={[path]}>
+        <WorkbenchRoutes />
+        <ReportRouter onRender={report} />
+      </MemoryRouter>
     </QueryClientProvider>,
   );
-  return { ...view, router, queryClient };
+  function current() {
+    if (!reported) throw new Error('The router has not rendered yet.');
+    return reported;
+  }
+  const currentLocation = (): Location => current().location;
+  const navigate = (delta: number): void => current().navigate(delta);
+  return { ...view, queryClient, currentLocation, navigate };
 }
 
 /** Renders one component with a query client of its own (no retries unless a query asks). */

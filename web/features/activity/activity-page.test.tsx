@@ -272,7 +272,7 @@ describe('the Activity page', () => {
 
   it('keeps the range and filters in the URL, and asks with them', async () => {
     const requests = mockActivity();
-    const { router } = renderRoute('/activity?model=sim%2Fecho-mini&outcome=ended_early');
+    const { currentLocation } = renderRoute('/activity?model=sim%2Fecho-mini&outcome=ended_early');
     await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
     const listCall = calls(requests, '/api/generations')[0];
     expect(listCall?.url.searchParams.get('model')).toBe('sim/echo-mini');
@@ -283,8 +283,8 @@ describe('the Activity page', () => {
     expect(within(totals).getByText('$0.00000033')).toBeInTheDocument();
 
     await userEvent.click(screen.getByRole('button', { name: '7 days' }));
-    await waitFor(() => expect(router.state.location.search).toContain('days=7'));
-    expect(router.state.location.search).toContain('model=sim%2Fecho-mini');
+    await waitFor(() => expect(currentLocation().search).toContain('days=7'));
+    expect(currentLocation().search).toContain('model=sim%2Fecho-mini');
     await waitFor(() =>
       expect(
         calls(requests, '/api/activity').some((call) => call.url.searchParams.get('days') === '7'),
@@ -293,7 +293,7 @@ describe('the Activity page', () => {
     expect(screen.getByRole('button', { name: '7 days' })).toHaveAttribute('aria-pressed', 'true');
 
     await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
-    await waitFor(() => expect(router.state.location.search).toBe('?days=7'));
+    await waitFor(() => expect(currentLocation().search).toBe('?days=7'));
   });
 
   it('loads the next page on the cursor', async () => {
@@ -355,6 +355,26 @@ describe('the Activity page', () => {
     expect(within(table).getAllByRole('columnheader', { name: 'Model · key' })).toHaveLength(1);
     expect(within(table).getAllByRole('row')[1]).toHaveTextContent('key: intern');
     expect(within(table).getAllByRole('row')[2]).not.toHaveTextContent('key:');
+    await act(async () => undefined);
+  });
+
+  it('marks the requests a rotated profile made with its earlier key', async () => {
+    mockActivity({
+      pages: [
+        page([
+          request(1),
+          request(2, { child: { id: 'key_old', name: 'ci', masked_key: 'sk-gw-…9z8y' } }),
+        ]),
+      ],
+    });
+    renderRoute('/activity?profile=demo-allocated-child');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    const rows = within(table).getAllByRole('row');
+    expect(rows[2]).toHaveTextContent('earlier key: sk-gw-…9z8y');
+    expect(
+      within(rows[2]!).getAllByTitle(/the key this profile used before it was rotated/).length,
+    ).toBeGreaterThan(0);
+    expect(rows[1]).not.toHaveTextContent('key:');
     await act(async () => undefined);
   });
 });

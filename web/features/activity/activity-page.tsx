@@ -236,6 +236,7 @@ export function ActivityPage() {
                   <RequestsTable
                     rows={rows}
                     showKey={showKey}
+                    markedKeys={identity === 'account' ? 'children' : 'replaced'}
                     hasMore={hasNextPage}
                     loadingMore={isFetchingNextPage}
                     onLoadMore={loadMore}

@@ -77,13 +77,13 @@ describe('CatalogPage', () => {
       }),
       makeModel({ id: 'meta-llama/llama-3:free', name: 'Llama 3' }),
     ]);
-    const { router } = renderRoute('/catalog');
+    const { currentLocation } = renderRoute('/catalog');
     await screen.findByText('openai/gpt-4o');
     await userEvent.type(screen.getByRole('searchbox', { name: 'Search models' }), 'writer');
     await waitFor(() => expect(visibleIds()).toEqual(['anthropic/claude-sonnet']));
     // The URL follows once typing pauses.
     await waitFor(() =>
-      expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer'),
+      expect(new URLSearchParams(currentLocation().search).get('q')).toBe('writer'),
     );
     expect(screen.getByText('1 of 3 models', { exact: false })).toBeInTheDocument();
   });
@@ -122,12 +122,12 @@ describe('CatalogPage', () => {
       makeModel({ id: 'a/small', name: 'Small', context_length: 8192 }),
       makeModel({ id: 'b/large', name: 'Large', context_length: 1_000_000 }),
     ]);
-    const { router } = renderRoute('/catalog');
+    const { currentLocation } = renderRoute('/catalog');
     await screen.findByText('a/small');
     expect(visibleIds()).toEqual(['b/large', 'a/small']);
     await userEvent.click(screen.getByRole('button', { name: /^Context/ }));
     await waitFor(() => expect(visibleIds()).toEqual(['b/large', 'a/small']));
-    expect(new URLSearchParams(router.state.location.search).get('sort')).toBe('context');
+    expect(new URLSearchParams(currentLocation().search).get('sort')).toBe('context');
     await userEvent.click(screen.getByRole('button', { name: /^Context/ }));
     await waitFor(() => expect(visibleIds()).toEqual(['a/small', 'b/large']));
   });
@@ -144,10 +144,10 @@ describe('CatalogPage', () => {
       },
     });
     mockCatalog([model]);
-    const { router } = renderRoute('/catalog');
+    const { currentLocation } = renderRoute('/catalog');
     await userEvent.click(await screen.findByRole('button', { name: 'Details of GPT-4o' }));
     const dialog = await screen.findByRole('dialog');
-    expect(new URLSearchParams(router.state.location.search).get('model')).toBe('openai/gpt-4o');
+    expect(new URLSearchParams(currentLocation().search).get('model')).toBe('openai/gpt-4o');
     expect(within(dialog).getByText('top_provider')).toBeInTheDocument();
     expect(within(dialog).getByText('pricing.image')).toBeInTheDocument();
     expect(within(dialog).getByText(/"is_moderated": true/)).toBeInTheDocument();
@@ -261,7 +261,7 @@ describe('CatalogPage', () => {
       makeModel({ id: 'openai/gpt-4o', name: 'GPT-4o' }),
       makeModel({ id: 'anthropic/claude', name: 'Claude', description: 'careful writer' }),
     ]);
-    const { router } = renderRoute('/catalog');
+    const { currentLocation, navigate } = renderRoute('/catalog');
     await screen.findByText('openai/gpt-4o');
     // Pasted, so the search is one edit: typed letter by letter on a loaded machine, a gap between
     // two letters can outlast the typing pause, and then the first letters are a search (and a
@@ -269,12 +269,12 @@ describe('CatalogPage', () => {
     await userEvent.click(screen.getByRole('searchbox', { name: 'Search models' }));
     await userEvent.paste('writer');
     await waitFor(() =>
-      expect(new URLSearchParams(router.state.location.search).get('q')).toBe('writer'),
+      expect(new URLSearchParams(currentLocation().search).get('q')).toBe('writer'),
     );
     expect(visibleIds()).toEqual(['anthropic/claude']);
 
-    await act(() => router.navigate(-1));
-    expect(router.state.location.search).toBe('');
+    act(() => navigate(-1));
+    expect(currentLocation().search).toBe('');
     await waitFor(() => expect(visibleIds()).toHaveLength(2));
     expect(screen.getByRole('searchbox', { name: 'Search models' })).toHaveValue('');
   });
@@ -298,14 +298,14 @@ describe('CatalogPage', () => {
       makeModel({ id: 'b/mid', prompt_price: '0.000002' }),
       makeModel({ id: 'c/dear', prompt_price: '0.00002' }),
     ]);
-    const { router } = renderRoute('/catalog');
+    const { currentLocation } = renderRoute('/catalog');
     await screen.findByText('a/cheap');
     await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
     await userEvent.type(screen.getByLabelText('From'), '1,5');
     // 1.5, not 15: only the $2 and $20 models remain.
     await waitFor(() => expect(visibleIds()).toEqual(['c/dear', 'b/mid']));
     await waitFor(() =>
-      expect(new URLSearchParams(router.state.location.search).get('min')).toBe('1,5'),
+      expect(new URLSearchParams(currentLocation().search).get('min')).toBe('1,5'),
     );
 
     await userEvent.clear(screen.getByLabelText('From'));

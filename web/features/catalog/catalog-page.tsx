@@ -1,4 +1,4 @@
-import { useDeferredValue, useEffect, useMemo, useRef } from 'react';
+import { lazy, Suspense, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useCatalog, useRefreshCatalog } from '../../api/catalog';
 import { useHealth } from '../../api/health';
 import { Button } from '../../components/button';
@@ -22,8 +22,27 @@ import {
   type SortField,
 } from './catalog-filters';
 import { CatalogToolbar } from './components/catalog-toolbar';
-import { ModelDetailDialog } from './components/model-detail-dialog';
 import { ModelList } from './components/model-list';
+
+// The detail panel (with Radix's dialog and the providers' table) loads when first opened, so the
+// first page does not wait for it.
+const ModelDetailDialog = lazy(() =>
+  import('./components/model-detail-dialog').then((module) => ({
+    default: module.ModelDetailDialog,
+  })),
+);
+
+/** The detail panel's frame while its code loads: the same place and size, with a loading line. */
+function ModelDetailLoading() {
+  return (
+    <>
+      <div className="fixed inset-0 z-40 bg-zinc-950/40" />
+      <div className="fixed inset-y-0 right-0 z-50 flex w-full max-w-2xl flex-col border-l border-zinc-200 bg-white px-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-950">
+        <LoadingState>Loading the model’s details…</LoadingState>
+      </div>
+    </>
+  );
+}
 
 /** True when a key press lands in something that takes text (or in a dialog): `/` is typed there. */
 function takesTyping(event: KeyboardEvent): boolean {
@@ -164,6 +183,10 @@ export function CatalogPage() {
     [indexed, filters, deferredSearch, minimumText, maximumText],
   );
   const selected = selectedId ? (models?.find((model) => model.id === selectedId) ?? null) : null;
+  const missingId = selectedId && models && !selected ? selectedId : null;
+  // Once opened, the panel stays mounted: closing it is then Radix's own (focus return included).
+  const [detailWanted, setDetailWanted] = useState(false);
+  if (!detailWanted && (selected !== null || missingId !== null)) setDetailWanted(true);
 
   const total = models?.length ?? 0;
   const skipped = catalogQuery.data?.skipped ?? 0;
@@ -269,16 +292,20 @@ export function CatalogPage() {
           onOpen={openModel}
         />
       )}
-      <ModelDetailDialog
-        model={selected}
-        missingId={selectedId && models && !selected ? selectedId : null}
-        gatewayBaseUrl={health.data?.gateway_base_url}
-        onClose={closeModel}
-        onCloseAutoFocus={(event) => {
-          event.preventDefault();
-          returnFocus();
-        }}
-      />
+      {detailWanted && (
+        <Suspense fallback={<ModelDetailLoading />}>
+          <ModelDetailDialog
+            model={selected}
+            missingId={missingId}
+            gatewayBaseUrl={health.data?.gateway_base_url}
+            onClose={closeModel}
+            onCloseAutoFocus={(event) => {
+              event.preventDefault();
+              returnFocus();
+            }}
+          />
+        </Suspense>
+      )}
     </PageLayout>
   );
 }

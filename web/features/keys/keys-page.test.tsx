@@ -306,11 +306,11 @@ describe('KeysPage', () => {
 
   it('chooses a profile by a click anywhere on its row, and writes it to the URL', async () => {
     mockKeys(allBalances);
-    const { router } = renderRoute('/keys');
+    const { currentLocation } = renderRoute('/keys');
     const table = await screen.findByRole('table', { name: 'All key profiles' });
     await userEvent.click(within(table).getByText('sk-gw-…e5f6'));
     expect(await screen.findByRole('region', { name: 'demo-shared-child' })).toBeInTheDocument();
-    expect(router.state.location.search).toBe('?profile=demo-shared-child');
+    expect(currentLocation().search).toBe('?profile=demo-shared-child');
   });
 
   it('keeps Profile, State and Remaining on a phone; the other columns fold away', async () => {

@@ -45,6 +45,22 @@ function OutcomeBadge({ outcome }: { outcome: string }) {
   return <Badge>{outcome}</Badge>;
 }
 
+/** What a row made with another key says about that key, and its tooltip. */
+function keyMark(
+  key: NonNullable<ActivityRequest['child']>,
+  markedKeys: RequestsTableProps['markedKeys'],
+): { label: string; title: string } {
+  return markedKeys === 'children'
+    ? {
+        label: `key: ${key.name || key.masked_key}`,
+        title: `Made with the child key ${key.masked_key}`,
+      }
+    : {
+        label: `earlier key: ${key.masked_key}`,
+        title: `Made with ${key.masked_key}, the key this profile used before it was rotated`,
+      };
+}
+
 /** Rows ahead of the end at which the next page is asked for. */
 const prefetchRows = 15;
 
@@ -52,6 +68,11 @@ export interface RequestsTableProps {
   rows: ActivityRequest[];
   /** An account profile also sees its children's requests: say so in the Model header. */
   showKey: boolean;
+  /**
+   * Whose a marked row is: an account's child, or (for a child's profile) the key the profile
+   * used before a rotation replaced it, whose requests stay the profile's history.
+   */
+  markedKeys: 'children' | 'replaced';
   hasMore: boolean;
   loadingMore: boolean;
   onLoadMore(): void;
@@ -60,6 +81,7 @@ export interface RequestsTableProps {
 export function RequestsTable({
   rows,
   showKey,
+  markedKeys,
   hasMore,
   loadingMore,
   onLoadMore,
@@ -166,13 +188,14 @@ export function RequestsTable({
                   )}
                 </>
               );
-              // Only a child's requests say whose they are; the rest are the profile key's own.
-              const child = row.child && (
+              // Only another key's requests say whose they are; the rest are the profile key's own.
+              const mark = row.child && keyMark(row.child, markedKeys);
+              const child = mark && (
                 <div
                   className="truncate text-xs text-zinc-600 dark:text-zinc-400"
-                  title={`Made with the child key ${row.child.masked_key}`}
+                  title={mark.title}
                 >
-                  key: {row.child.name || row.child.masked_key}
+                  {mark.label}
                 </div>
               );
               const cfRay = (
