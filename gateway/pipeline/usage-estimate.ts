@@ -6,7 +6,7 @@
  */
 import type { CanonicalRequest } from '../canonical/model';
 
-type Encoder = { countTokens(text: string): number };
+export type Encoder = { countTokens(text: string): number };
 let encoder: Encoder | null = null;
 
 /** Loads the tokenizer; until it is loaded, counts fall back to a conservative estimate. */
@@ -16,10 +16,44 @@ export async function loadTokenizer(): Promise<void> {
   encoder = { countTokens: (text) => module.countTokens(text) };
 }
 
+/**
+ * The longest run of one kind of character (non-space, or space) handed to the tokenizer whole.
+ * BPE's work grows with the square of a piece's length: 64 KiB of one letter takes 3 s, 256 KiB
+ * 47 s, all of it on the event loop every tenant shares. No real word is this long; a longer run
+ * is counted in slices of it, which moves the count by a token or so per slice at most.
+ */
+export const LONGEST_PIECE = 256;
+const longRun = new RegExp(`\\S{${LONGEST_PIECE + 1},}|\\s{${LONGEST_PIECE + 1},}`, 'g');
+
+/**
+ * How much text is counted exactly; the rest of a longer text is counted at the same rate. A
+ * count is an estimate either way, and counting is linear but not free (about 30 ms for this much
+ * base64, on the event loop every tenant shares), while an answer may be 64 MiB.
+ */
+export const EXACT_CHARACTERS = 256 * 1024;
+
 /** A real count where the tokenizer is loaded; else about one token per three characters. */
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
-  return encoder ? encoder.countTokens(text) : Math.ceil(text.length / 3);
+  if (!encoder) return Math.ceil(text.length / 3);
+  if (text.length <= EXACT_CHARACTERS) return countPieces(encoder, text);
+  const sample = text.slice(0, EXACT_CHARACTERS);
+  return Math.ceil((countPieces(encoder, sample) * text.length) / sample.length);
+}
+
+/** The tokenizer's count, with long runs of one kind of character counted in slices. */
+export function countPieces(tokenizer: Encoder, text: string): number {
+  let total = 0;
+  let last = 0;
+  for (const run of text.matchAll(longRun)) {
+    if (run.index > last) total += tokenizer.countTokens(text.slice(last, run.index));
+    for (let at = 0; at < run[0].length; at += LONGEST_PIECE) {
+      total += tokenizer.countTokens(run[0].slice(at, at + LONGEST_PIECE));
+    }
+    last = run.index + run[0].length;
+  }
+  if (last < text.length) total += tokenizer.countTokens(text.slice(last));
+  return total;
 }
 
 /** What vendors charge an image at most (a large image on the vendor that charges most per tile). */
