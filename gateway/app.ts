@@ -18,7 +18,7 @@ import type { GatewayConfig } from './config';
 import { GatewayError } from './errors';
 import { chatErrorBody } from './forms/openai/error-shape';
 
-import { sendJson } from './http/respond';
+import { DEFAULT_CLIENT_SEND_TIMEOUT_MS, sendJson, setClientSendTimeout } from './http/respond';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import { Router, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
@@ -220,6 +220,8 @@ export async function createGateway(
       url = new URL('http://gateway.invalid/');
     }
     const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
+    if (config.clientSendTimeoutMs !== DEFAULT_CLIENT_SEND_TIMEOUT_MS)
+      setClientSendTimeout(response, config.clientSendTimeoutMs);
     // A body the answer left unread is discarded only up to a bound (contract/unread-body.ts).
     limitUnreadBody(request, response);
     // `close` fires for every request, also when the client left before the answer ended.

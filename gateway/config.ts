@@ -30,6 +30,8 @@ const environmentSchema = z.object({
     .int()
     .min(1024)
     .default(20 * 1024 * 1024),
+  /** How long a client may leave a streamed answer unread before it is dropped. */
+  GATEWAY_CLIENT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** Inference requests one key may have running at once; more get 429. */
   GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Largest body of the token-counting routes, which carry no image the count depends on. */
@@ -87,6 +89,8 @@ export type GatewayConfig = {
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
   maxCountBodyBytes: number;
+  /** How long a client may leave a streamed answer unread before it is dropped. */
+  clientSendTimeoutMs: number;
   /** The providers file, validated; null when GATEWAY_PROVIDERS is unset (simulated models only). */
   providers: ProvidersFile | null;
   allowPrivateImageUrls: boolean;
@@ -143,6 +147,7 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     maxBodyBytes: value.GATEWAY_MAX_BODY_BYTES,
     maxConcurrentPerKey: value.GATEWAY_MAX_CONCURRENT_PER_KEY,
     maxCountBodyBytes: value.GATEWAY_MAX_COUNT_BODY_BYTES,
+    clientSendTimeoutMs: value.GATEWAY_CLIENT_SEND_TIMEOUT_MS,
     providers,
     allowPrivateImageUrls: ['1', 'true'].includes(value.GATEWAY_ALLOW_PRIVATE_IMAGE_URLS ?? ''),
     adminToken: value.GATEWAY_ADMIN_TOKEN,

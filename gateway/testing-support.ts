@@ -45,6 +45,7 @@ export function testConfig(
     maxBodyBytes: 1024 * 1024,
     maxConcurrentPerKey: 64,
     maxCountBodyBytes: 1024 * 1024,
+    clientSendTimeoutMs: 60_000,
     providers: null,
     allowPrivateImageUrls: true,
     adminToken: undefined,

@@ -51,19 +51,43 @@ export function writeEvent(
 }
 
 /**
+ * How long a client may leave a streamed answer unread before it is dropped, as nginx's
+ * `send_timeout`: a client that reads nothing for this long would otherwise hold its request (the
+ * key's slot, its reservation) for as long as its socket stays open.
+ */
+export const DEFAULT_CLIENT_SEND_TIMEOUT_MS = 60_000;
+
+const sendTimeouts = new WeakMap<ServerResponse, number>();
+
+/** A send timeout other than the default for one response (`GATEWAY_CLIENT_SEND_TIMEOUT_MS`). */
+export function setClientSendTimeout(response: ServerResponse, milliseconds: number): void {
+  sendTimeouts.set(response, milliseconds);
+}
+
+/**
  * Writes a piece of a streamed answer, and waits for `drain` when the client's socket is full,
  * so a slow reader slows only its own stream: the next provider event is not pulled (nor
- * generated) until this one is on its way. Resolves false once the client is gone.
+ * generated) until this one is on its way. A client that reads nothing within the send timeout is
+ * dropped. Resolves false once the client is gone.
  */
 export async function writeChunk(response: ServerResponse, text: string): Promise<boolean> {
   if (response.destroyed || response.writableEnded) return false;
   if (!response.write(text)) {
     await new Promise<void>((resolve) => {
       const done = () => {
+        clearTimeout(timer);
         response.off('drain', done);
         response.off('close', done);
         resolve();
       };
+      // Armed only while the client is behind, so a fast reader costs no timer.
+      const timer = setTimeout(
+        () => {
+          response.destroy();
+          done();
+        },
+        sendTimeouts.get(response) ?? DEFAULT_CLIENT_SEND_TIMEOUT_MS,
+      );
       response.on('drain', done);
       response.on('close', done);
     });

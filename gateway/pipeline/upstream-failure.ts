@@ -40,6 +40,7 @@ export function allowsFallback(error: UpstreamError): boolean {
 
 /** Whether the failure says something about the provider's health (for the breaker). */
 export function countsAgainstProvider(error: UpstreamError): boolean {
+  if (error.details.slowReader) return false;
   if (error.failure !== 'http') return true;
   const status = error.details.status ?? 500;
   return status === 401 || status === 408 || status === 429 || status >= 500;
@@ -65,18 +66,22 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
         `${who} could not be reached. Retry later.`,
         5,
       );
+    case 'total_timeout':
+      if (error.details.slowReader) {
+        return new GatewayError(
+          504,
+          'provider_error',
+          'provider',
+          `${error.message} Read the stream as it comes, or ask for a shorter answer.`,
+          5,
+        );
+      }
+      return timedOut(who, error);
     case 'connect_timeout':
     case 'first_byte_timeout':
     case 'idle_timeout':
     case 'first_event_timeout':
-    case 'total_timeout':
-      return new GatewayError(
-        504,
-        'provider_error',
-        'provider',
-        `${who} timed out: ${error.message} Retry later.`,
-        5,
-      );
+      return timedOut(who, error);
     case 'malformed':
       return new GatewayError(
         502,
@@ -178,3 +183,12 @@ export function backoffMs(
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(random() * ceiling);
 }
+
+const timedOut = (who: string, error: UpstreamError) =>
+  new GatewayError(
+    504,
+    'provider_error',
+    'provider',
+    `${who} timed out: ${error.message} Retry later.`,
+    5,
+  );

@@ -42,6 +42,8 @@ export class UpstreamError extends Error {
       retryAfterSeconds?: number;
       /** The upstream's own error type (`overloaded_error`, `RESOURCE_EXHAUSTED`…). */
       upstreamType?: string;
+      /** A total deadline that passed only because the client read slowly: not the provider's fault. */
+      slowReader?: boolean;
     } = {},
   ) {
     super(message);

@@ -30,6 +30,7 @@ import {
   toNanos,
   type TestGateway,
 } from '../testing-support';
+import type { GatewayConfig } from '../config';
 
 const PROMPT_NANOS = 1_000;
 const COMPLETION_NANOS = 2_000;
@@ -39,6 +40,7 @@ const STREAM_LIMIT = 8 * 1024;
 
 const fakes: Record<string, FakeUpstream> = {};
 let gateway: TestGateway;
+let providers: NonNullable<GatewayConfig['providers']>;
 
 function provider(
   id: string,
@@ -72,7 +74,7 @@ const deadlines = (fields: { first_event_ms?: number; total_ms?: number }) => ({
 
 beforeAll(async () => {
   await loadTokenizer();
-  for (const id of ['bounded', 'bounded_ant', 'hushed', 'steady', 'endless']) {
+  for (const id of ['bounded', 'bounded_ant', 'hushed', 'steady', 'endless', 'flood']) {
     fakes[id] = await startFakeUpstream();
   }
   const setup = providersFileFor([
@@ -83,7 +85,13 @@ beforeAll(async () => {
     }),
     provider('steady', ['limits/first-event-fallback']),
     provider('endless', ['limits/total'], { timeouts: deadlines({ total_ms: 700 }) }),
+    // Sends a long answer at once; one failure would take it out of rotation.
+    provider('flood', ['limits/flood'], {
+      timeouts: deadlines({ total_ms: 1_500 }),
+      breaker: { failure_threshold: 1 },
+    }),
   ]);
+  providers = setup.providers;
   for (const config of setup.providers.upstream) {
     if (config.id.startsWith('bounded')) {
       config.limits = { maxEventBytes: EVENT_LIMIT, maxStreamBytes: STREAM_LIMIT };
@@ -384,4 +392,78 @@ describe('total_ms', () => {
       await expectReleased(key, 'limits/total', 'endless');
     },
   );
+});
+
+/**
+ * About 26 MB of text at once, far more than the sockets between the gateway and a client that
+ * does not read can hold, so the gateway has to wait on the client.
+ */
+const FLOOD_PIECE = 'x'.repeat(64 * 1024);
+const floodReply = (): FakeReply => ({
+  events: [ROLE, ...Array.from({ length: 400 }, () => text(FLOOD_PIECE)), ...ending],
+});
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+describe('a client that reads slowly', () => {
+  it('is cut at total_ms with an error that says why, and the provider is not blamed', async () => {
+    const key = await spender();
+    fakes.flood!.reply(floodReply());
+    const response = await ask(key.key, 'limits/flood');
+    expect(response.status).toBe(200);
+    // The client reads nothing past twice the provider's total deadline.
+    await sleep(3_500);
+    const answer = await readFormAnswer('chat_completions', response, true);
+    expect(answer.text.length).toBeGreaterThan(0);
+    expect(answer.text.length).toBeLessThan(400 * FLOOD_PIECE.length);
+    expectBrokenStream(
+      'chat_completions',
+      answer,
+      504,
+      "at twice the provider's limit of 1500 ms because the client read it slowly",
+    );
+    const record = await eventually(() => generation(response.headers.get('cf-ray')!, key.key));
+    expect(record).toMatchObject({ outcome: 'ended_early', finish_reason: 'error' });
+    // One failure counted would have taken the provider out of rotation for the next request.
+    await expectReleased(key, 'limits/flood', 'flood');
+  });
+
+  it('is dropped when it reads nothing for the send timeout, and its request ends', async () => {
+    const impatient = await startTestGateway({
+      providers,
+      settleIntervalMs: 600_000,
+      maxConcurrentPerKey: 1,
+      clientSendTimeoutMs: 500,
+    });
+    try {
+      const key = await impatient.createKey({ kind: 'account', limitUsd: 1 });
+      const askImpatient = () =>
+        callForm(
+          'chat_completions',
+          impatient.url,
+          key.key,
+          'limits/flood',
+          question('chat_completions'),
+          { stream: true },
+        );
+      fakes.flood!.reply(floodReply());
+      const response = await askImpatient();
+      expect(response.status).toBe(200);
+      const cfRay = response.headers.get('cf-ray')!;
+      // Never read: the request ends by itself, recorded, and gives back what it held.
+      const record = await eventually(async () => {
+        const found = await getWithKey(`${impatient.url}/v1/generation?id=${cfRay}`, key.key);
+        return found.status === 200 ? generationRecordSchema.parse(await found.json()) : undefined;
+      }, 5_000);
+      expect(record.outcome).toBe('ended_early');
+      expect(await impatient.gateway.parts.budget.reservedFor(key.id)).toBe(0);
+      await response.body?.cancel().catch(() => undefined);
+      // The key's one slot is free again.
+      fakes.flood!.reply(openaiStream());
+      const next = await askImpatient();
+      expect(next.status).toBe(200);
+      expect((await readFormAnswer('chat_completions', next, true)).text).toBe(STREAMED_TEXT);
+    } finally {
+      await impatient.stop();
+    }
+  });
 });

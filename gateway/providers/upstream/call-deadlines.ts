@@ -11,6 +11,11 @@
  * the dispatch of a whole answer, or the body of a stream. Before the response headers, the
  * agent's headers timeout (`firstByteMs`, capped at these deadlines: http-client.ts) bounds the
  * wait.
+ *
+ * The total deadline counts the provider's time only: while the gateway holds an event it was
+ * handed (the client reads slowly, so the next one is not asked for), the clock is the client's.
+ * A slow client is still cut, at twice the deadline, with an error that says so (`slowReader`),
+ * which the provider's breaker does not count.
  */
 import type { ProviderTimeouts } from './provider-config';
 import { UpstreamError } from '../upstream-error';
@@ -25,6 +30,9 @@ export class CallDeadline {
   private cancel: ((reason: UpstreamError) => void) | null = null;
   private readonly firstEventAt: number;
   private readonly endAt: number;
+  /** Since when the event last handed over has been held, or null when the call is being read. */
+  private heldSince: number | null = null;
+  private heldMs = 0;
 
   constructor(
     private readonly timeouts: Pick<ProviderTimeouts, 'firstEventMs' | 'totalMs'>,
@@ -40,6 +48,18 @@ export class CallDeadline {
   /** The answer's first text, tool call or end has arrived: only the total deadline remains. */
   answerStarted(): void {
     this.started = true;
+  }
+
+  /** An event was handed to the gateway: until it asks for the next, the wait is not the provider's. */
+  handedOver(now = performance.now()): void {
+    this.heldSince = now;
+  }
+
+  /** The gateway asks for the next event. */
+  takenBack(now = performance.now()): void {
+    if (this.heldSince === null) return;
+    this.heldMs += now - this.heldSince;
+    this.heldSince = null;
   }
 
   /** What ends the call when a deadline passes (called again as the call moves on). */
@@ -62,15 +82,33 @@ export class CallDeadline {
         `The provider sent no part of its answer within ${duration(this.timeouts.firstEventMs)}.`,
       );
     } else if (now >= this.endAt) {
-      this.expire(
-        'total_timeout',
-        `The provider did not finish its answer within ${duration(this.timeouts.totalMs)}.`,
-      );
+      const held = this.heldMs + (this.heldSince === null ? 0 : now - this.heldSince);
+      if (now - held >= this.endAt) {
+        this.expire(
+          'total_timeout',
+          `The provider did not finish its answer within ${duration(this.timeouts.totalMs)}.`,
+        );
+      } else if (now >= this.endAt + this.timeouts.totalMs) {
+        this.expire(
+          'total_timeout',
+          `The answer was cut at twice the provider's limit of ${duration(this.timeouts.totalMs)} because the client read it slowly (the gateway waited ${(held / 1000).toFixed(1)} s for it to take what was sent).`,
+          true,
+        );
+      }
     }
   }
 
-  private expire(failure: 'first_event_timeout' | 'total_timeout', message: string): void {
-    this.expired = new UpstreamError(failure, this.providerId, message);
+  private expire(
+    failure: 'first_event_timeout' | 'total_timeout',
+    message: string,
+    slowReader = false,
+  ): void {
+    this.expired = new UpstreamError(
+      failure,
+      this.providerId,
+      message,
+      slowReader ? { slowReader } : {},
+    );
     running.delete(this);
     this.cancel?.(this.expired);
   }

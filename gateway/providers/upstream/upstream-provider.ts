@@ -186,7 +186,9 @@ export function createUpstreamProvider<State>(
             for (const event of adapter.transformStreamEvent(streamState, pending.shift()!, id)) {
               // Comments, pings and role chunks make no event: they do not count as the answer.
               deadline.answerStarted();
+              deadline.handedOver();
               yield event;
+              deadline.takenBack();
             }
           }
         };
