@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatResultSchema, apiErrorSchema, type CallMeta } from '../contract/workbench-api';
 import {
@@ -183,6 +184,42 @@ describe('POST /api/chat', () => {
     finishGateway();
     const all = await stream.waitFor((text) => text.includes('event: done'));
     expect(all).toContain('"second"');
+  });
+
+  it('reads the gateway only as fast as the browser reads: a tab that stops reading holds it back', async () => {
+    // About 48 MB, far more than the sockets between the three can hold.
+    const piece = chunkLine('x'.repeat(64 * 1024));
+    const pieces = 750;
+    let written = 0;
+    gateway.setHandler(async (_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cf-ray': '0000000000000003-TST',
+      });
+      for (let index = 0; index < pieces; index += 1) {
+        if (!response.write(piece)) {
+          await new Promise((resolve) => response.once('drain', resolve));
+        }
+        written += 1;
+      }
+      response.end('data: [DONE]\n\n');
+    });
+    const request = openRequest(bff, 'POST', '/api/chat', chatBody(true));
+    const reply = await new Promise<IncomingMessage>((resolve) => request.on('response', resolve));
+    reply.pause();
+    // While the browser reads nothing, the gateway is held back, not read to its end.
+    await expect.poll(() => written, { timeout: 5_000 }).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(written).toBeLessThan(pieces);
+    // Once it reads, everything arrives, in order, and the stream ends as usual.
+    let received = '';
+    reply.setEncoding('utf8');
+    reply.on('data', (text: string) => (received += text));
+    reply.resume();
+    await new Promise((resolve) => reply.on('end', resolve));
+    expect(written).toBe(pieces);
+    expect(received.split('"content":"x').length - 1).toBe(pieces);
+    expect(received).toContain('event: done');
   });
 
   it('aborts the gateway request when the browser goes away mid-stream', async () => {

@@ -5,6 +5,7 @@
  */
 import { Router, type Response } from 'express';
 import { chatRequestSchema, type CallMeta, type ChatResult } from '../contract/workbench-api';
+import { writeWithBackpressure } from '../contract/write-with-backpressure';
 import { abortOnClientClose } from './client-close';
 import type { WorkbenchContext } from './context';
 import { gatewayCallFailure, gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
@@ -16,6 +17,9 @@ import {
   type GatewayResponse,
 } from './gateway-client';
 import { maskKnownKeys, redactJson, redactSecretText } from './secrets';
+
+/** How long a browser may leave a streamed reply unread before it is dropped (and the gateway call with it). */
+const BROWSER_SEND_TIMEOUT_MS = 60_000;
 
 function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -88,33 +92,35 @@ export function createChatRouter(context: WorkbenchContext): Router {
     const decoder = new TextDecoder();
     let unfinishedLine = '';
     let tail = '';
-    const write = (text: string) => {
+    // The next piece is read from the gateway only once the browser has taken this one, so a tab
+    // that stops reading holds back the gateway's stream instead of filling this server's memory.
+    const write = async (text: string) => {
       if (text === '') return;
-      response.write(text);
       tail = (tail + text).slice(-2);
+      await writeWithBackpressure(response, text, BROWSER_SEND_TIMEOUT_MS);
     };
     // The gateway's last event may lack its blank line; close it so the next event stands alone.
-    const closeLastEvent = () => {
-      if (tail !== '' && tail !== '\n\n') write(tail.endsWith('\n') ? '\n' : '\n\n');
+    const closeLastEvent = async () => {
+      if (tail !== '' && tail !== '\n\n') await write(tail.endsWith('\n') ? '\n' : '\n\n');
     };
     try {
       for await (const chunk of gateway.chunks(upstream, signal)) {
         unfinishedLine += decoder.decode(chunk, { stream: true });
         const lastNewline = unfinishedLine.lastIndexOf('\n');
         if (lastNewline === -1) continue;
-        write(forward(unfinishedLine.slice(0, lastNewline + 1)));
+        await write(forward(unfinishedLine.slice(0, lastNewline + 1)));
         unfinishedLine = unfinishedLine.slice(lastNewline + 1);
       }
       unfinishedLine += decoder.decode();
-      write(forward(unfinishedLine));
+      await write(forward(unfinishedLine));
     } catch (error) {
       if (error instanceof CallerGoneError || signal.aborted) return;
       if (!(error instanceof GatewayCallError)) throw error;
       // The status is already sent: the failure goes out as an event in the stream.
-      closeLastEvent();
-      write(sseEvent('error', { error: gatewayCallFailure(error).detail }));
+      await closeLastEvent();
+      await write(sseEvent('error', { error: gatewayCallFailure(error).detail }));
     }
-    closeLastEvent();
+    await closeLastEvent();
     response.write(sseEvent('done', { ...meta, total_ms: upstream.elapsedMs() }));
     response.end();
   }

@@ -1,5 +1,6 @@
 /** Writing answers: JSON bodies and the headers of an event stream. */
 import type { ServerResponse } from 'node:http';
+import { writeWithBackpressure } from '../../contract/write-with-backpressure';
 
 export function sendJson(
   response: ServerResponse,
@@ -65,32 +66,14 @@ export function setClientSendTimeout(response: ServerResponse, milliseconds: num
 }
 
 /**
- * Writes a piece of a streamed answer, and waits for `drain` when the client's socket is full,
- * so a slow reader slows only its own stream: the next provider event is not pulled (nor
- * generated) until this one is on its way. A client that reads nothing within the send timeout is
- * dropped. Resolves false once the client is gone.
+ * Writes a piece of a streamed answer with backpressure (contract/write-with-backpressure.ts): the
+ * next provider event is not pulled (nor generated) until this one is on its way, and a client that
+ * reads nothing within the send timeout is dropped. Resolves false once the client is gone.
  */
-export async function writeChunk(response: ServerResponse, text: string): Promise<boolean> {
-  if (response.destroyed || response.writableEnded) return false;
-  if (!response.write(text)) {
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        response.off('drain', done);
-        response.off('close', done);
-        resolve();
-      };
-      // Armed only while the client is behind, so a fast reader costs no timer.
-      const timer = setTimeout(
-        () => {
-          response.destroy();
-          done();
-        },
-        sendTimeouts.get(response) ?? DEFAULT_CLIENT_SEND_TIMEOUT_MS,
-      );
-      response.on('drain', done);
-      response.on('close', done);
-    });
-  }
-  return !response.destroyed;
+export function writeChunk(response: ServerResponse, text: string): Promise<boolean> {
+  return writeWithBackpressure(
+    response,
+    text,
+    sendTimeouts.get(response) ?? DEFAULT_CLIENT_SEND_TIMEOUT_MS,
+  );
 }
