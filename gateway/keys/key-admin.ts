@@ -232,11 +232,13 @@ export class KeyAdmin {
         input.replacesId === undefined ? undefined : await this.store.getKey(input.replacesId);
       if (
         input.replacesId !== undefined &&
-        (!replaced || replaced.parentId !== (parent?.id ?? null))
+        // Only a child replaces a key (of its own parent): an account key naming another account
+        // key would match on the missing parent, and see a stranger's records.
+        (parent === undefined || !replaced || replaced.parentId !== parent.id)
       ) {
         throw invalid(
           'replaces',
-          (name) => `${name('replaces')} must be the id of a key with the same parent.`,
+          (name) => `${name('replaces')} must be the id of a child key of the same parent.`,
         );
       }
 

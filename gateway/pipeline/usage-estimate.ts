@@ -17,44 +17,62 @@ export async function loadTokenizer(): Promise<void> {
 }
 
 /**
- * The longest run of one kind of character (non-space, or space) handed to the tokenizer whole.
- * BPE's work grows with the square of a piece's length: 64 KiB of one letter takes 3 s, 256 KiB
- * 47 s, all of it on the event loop every tenant shares. No real word is this long; a longer run
- * is counted in slices of it, which moves the count by a token or so per slice at most.
+ * The most text handed to the tokenizer at once. BPE's work grows with the square of a piece's
+ * length (64 KiB of one letter took 3 s, 256 KiB 47 s, and a piece need not be one kind of
+ * character: `/` and line breaks alternating make one piece too), all of it on the event loop
+ * every tenant shares. So text is counted in windows of this many characters, each ended before a
+ * space where there is one (the tokenizer joins a space to the word after it, so prose counts the
+ * same), which bounds the work of every window whatever the text.
  */
-export const LONGEST_PIECE = 256;
-const longRun = new RegExp(`\\S{${LONGEST_PIECE + 1},}|\\s{${LONGEST_PIECE + 1},}`, 'g');
+export const WINDOW_CHARACTERS = 64;
 
 /**
- * How much text is counted exactly; the rest of a longer text is counted at the same rate. A
- * count is an estimate either way, and counting is linear but not free (about 30 ms for this much
- * base64, on the event loop every tenant shares), while an answer may be 64 MiB.
+ * How much text is counted; of a longer one, windows at random places adding up to this much are
+ * counted and the rest is taken at their rate. Random, so that no text can put cheap filler where
+ * the count looks and dense text where it does not. The densest text the tokenizer has not seen
+ * before (CJK) costs it about 2 ms a KiB, so this bounds a count to about 30 ms.
  */
-export const EXACT_CHARACTERS = 256 * 1024;
+export const EXACT_CHARACTERS = 16 * 1024;
 
 /** A real count where the tokenizer is loaded; else about one token per three characters. */
-export function countTextTokens(text: string): number {
+export function countTextTokens(text: string, random: () => number = Math.random): number {
   if (text === '') return 0;
   if (!encoder) return Math.ceil(text.length / 3);
   if (text.length <= EXACT_CHARACTERS) return countPieces(encoder, text);
-  const sample = text.slice(0, EXACT_CHARACTERS);
-  return Math.ceil((countPieces(encoder, sample) * text.length) / sample.length);
+  let tokens = 0;
+  let counted = 0;
+  while (counted < EXACT_CHARACTERS) {
+    const start = Math.floor(random() * (text.length - WINDOW_CHARACTERS));
+    const end = windowEnd(text, start);
+    tokens += encoder.countTokens(text.slice(start, end));
+    counted += end - start;
+  }
+  return Math.ceil((tokens * text.length) / counted);
 }
 
-/** The tokenizer's count, with long runs of one kind of character counted in slices. */
+/** The tokenizer's count of `text`, taken window by window (`WINDOW_CHARACTERS`). */
 export function countPieces(tokenizer: Encoder, text: string): number {
   let total = 0;
-  let last = 0;
-  for (const run of text.matchAll(longRun)) {
-    if (run.index > last) total += tokenizer.countTokens(text.slice(last, run.index));
-    for (let at = 0; at < run[0].length; at += LONGEST_PIECE) {
-      total += tokenizer.countTokens(run[0].slice(at, at + LONGEST_PIECE));
-    }
-    last = run.index + run[0].length;
+  for (let start = 0; start < text.length;) {
+    const end = windowEnd(text, start);
+    total += tokenizer.countTokens(text.slice(start, end));
+    start = end;
   }
-  if (last < text.length) total += tokenizer.countTokens(text.slice(last));
   return total;
 }
+
+/** Where the window from `start` ends: before its last space past its middle, else at its size. */
+function windowEnd(text: string, start: number): number {
+  const limit = start + WINDOW_CHARACTERS;
+  if (limit >= text.length) return text.length;
+  for (let at = limit; at > start + WINDOW_CHARACTERS / 2; at -= 1) {
+    if (isSpace(text.charCodeAt(at))) return at;
+  }
+  return limit;
+}
+
+/** Space, tab, line feed and carriage return: where windows end, so words stay whole. */
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
 
 /** What vendors charge an image at most (a large image on the vendor that charges most per tile). */
 export const IMAGE_TOKENS_RESERVED = 1_600;

@@ -211,6 +211,10 @@ describe('GET /v1/generations', () => {
     expect(activity.totals.requests).toBe(5);
     // The account's own view is unchanged: every child, each once.
     expect(await walk(account.key, '?limit=200')).toHaveLength(6);
+    // Only a child replaces a key: an account key cannot take on another account's history.
+    await expect(gateway.createKey({ kind: 'account', replacesId: account.id })).rejects.toThrow(
+      /replaces/,
+    );
   });
 
   it('shows each record exactly as GET /v1/generation does', async () => {
