@@ -583,13 +583,14 @@ export class InferencePipeline {
         ? 0
         : Math.min(reported?.cacheWriteTokens ?? 0, promptTokens - cacheReadTokens);
     const cacheWriteHourTokens = Math.min(reported?.cacheWriteHourTokens ?? 0, cacheWriteTokens);
-    const fullNanos = usageCost(route, {
+    const usage: ChargedUsage = {
       promptTokens,
       completionTokens,
       cacheReadTokens,
       cacheWriteTokens,
       cacheWriteHourTokens,
-    });
+    };
+    const fullNanos = usageCost(route, usage);
     const costNanos = Math.min(fullNanos, admission.reservation.nanos);
     if (costNanos < fullNanos) {
       this.deps.logger.warn(
@@ -606,11 +607,7 @@ export class InferencePipeline {
       upstreamModel: route.upstreamModel,
       form: input.form,
       streamed: input.request.stream,
-      promptTokens,
-      completionTokens,
-      cacheReadTokens,
-      cacheWriteTokens,
-      cacheWriteHourTokens,
+      ...usage,
       costNanos,
       finishReason,
       outcome,
@@ -638,16 +635,7 @@ export class InferencePipeline {
     // one that charged only what was checkpointed, and the difference is what is charged now.
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     admission.chargedTokens = promptTokens + completionTokens;
-    return {
-      usage: {
-        promptTokens,
-        completionTokens,
-        cacheReadTokens,
-        cacheWriteTokens,
-        cacheWriteHourTokens,
-      },
-      costNanos,
-    };
+    return { usage, costNanos };
   }
 
   /**
