@@ -12,9 +12,10 @@
  * client still sending past the bound gets a broken connection, not the answer: it sent more, or
  * for longer, than any request the server takes.
  *
- * And it is read at a bounded rate per owner (the key that sent it, or without one the address it
- * came from): a tenant that sends large bodies on many connections while it is being refused (a
- * 429 for its third large body at once, say) would otherwise have the event loop read and discard
+ * And it is read at a bounded rate per owner (the account of the key that sent it, its account key
+ * and child keys together, or without a key the address it came from): a tenant that sends large
+ * bodies on many connections, or from many child keys, while it is being refused (a 429 for its
+ * third large body at once, say) would otherwise have the event loop read and discard
  * a gigabyte a second for it, and every other tenant's requests would wait behind those reads.
  * Past its rate an owner's sockets are paused, so its clients wait for their answers' ends
  * instead of the other tenants waiting for theirs.
@@ -50,7 +51,7 @@ export function declaresBody(request: IncomingMessage): boolean {
 
 const owners = new WeakMap<IncomingMessage, string>();
 
-/** Whose budget the rest of this request's body is read from (a key, once it is known). */
+/** Whose budget the rest of this request's body is read from (an account, once a key is known). */
 export function ownUnreadBody(request: IncomingMessage, owner: string): void {
   owners.set(request, owner);
 }

@@ -81,6 +81,7 @@ export const defaultTimeouts: GatewayTimeouts = {
   firstByteMs: 120_000,
   idleMs: 120_000,
   bodyDeadlineMs: 15_000,
+  callDeadlineMs: 30_000,
 };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);

@@ -17,7 +17,13 @@ describe('loadWorkbenchConfig', () => {
       dataDirectory: path.resolve('data'),
       gatewayBaseUrl: null,
       gatewayApiKey: null,
-      timeouts: { connectMs: 5000, firstByteMs: 120000, idleMs: 120000, bodyDeadlineMs: 15000 },
+      timeouts: {
+        connectMs: 5000,
+        firstByteMs: 120000,
+        idleMs: 120000,
+        bodyDeadlineMs: 15000,
+        callDeadlineMs: 30000,
+      },
       catalogTtlMs: 30000,
     });
   });
@@ -46,6 +52,7 @@ describe('loadWorkbenchConfig', () => {
       WORKBENCH_GATEWAY_FIRST_BYTE_TIMEOUT_MS: '2000',
       WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS: '3000',
       WORKBENCH_GATEWAY_BODY_DEADLINE_MS: '4000',
+      WORKBENCH_GATEWAY_CALL_DEADLINE_MS: '5000',
       WORKBENCH_CATALOG_TTL_MS: '0',
     });
     expect(config).toMatchObject({
@@ -55,7 +62,13 @@ describe('loadWorkbenchConfig', () => {
       keysFile: '/etc/keys.json',
       dataDirectory: '/srv/gateway',
       gatewayApiKey: key,
-      timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 3000, bodyDeadlineMs: 4000 },
+      timeouts: {
+        connectMs: 1000,
+        firstByteMs: 2000,
+        idleMs: 3000,
+        bodyDeadlineMs: 4000,
+        callDeadlineMs: 5000,
+      },
       catalogTtlMs: 0,
     });
   });

@@ -18,6 +18,12 @@ export interface GatewayTimeouts {
    * timeout alone never ends a body drip-fed one byte at a time; streams have no such deadline.
    */
   bodyDeadlineMs: number;
+  /**
+   * Longest time for a whole call that runs no model (catalog, balance, keys), from its start to
+   * its last byte: the stages alone add up to minutes. Streams and POSTs (which may run a model)
+   * keep only their stages.
+   */
+  callDeadlineMs: number;
 }
 
 export interface WorkbenchConfig {
@@ -107,6 +113,7 @@ const variableSchemas = {
   WORKBENCH_GATEWAY_FIRST_BYTE_TIMEOUT_MS: integer(100, 290_000),
   WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS: integer(100, 290_000),
   WORKBENCH_GATEWAY_BODY_DEADLINE_MS: integer(100, 290_000),
+  WORKBENCH_GATEWAY_CALL_DEADLINE_MS: integer(100, 290_000),
   WORKBENCH_CATALOG_TTL_MS: integer(0, 3_600_000),
   // As long as GATEWAY_ADMIN_TOKEN: a sign-in secret that cannot be guessed, even without throttling.
   WORKBENCH_ACCESS_TOKEN: z
@@ -163,6 +170,8 @@ export function loadWorkbenchConfig(
       idleMs: read(env, 'WORKBENCH_GATEWAY_IDLE_TIMEOUT_MS') ?? 120_000,
       // Counted from the headers: a whole answer is ready by then, so it only has to travel.
       bodyDeadlineMs: read(env, 'WORKBENCH_GATEWAY_BODY_DEADLINE_MS') ?? 15_000,
+      // A catalog or a balance is ready at once: a gateway that takes this long is not well.
+      callDeadlineMs: read(env, 'WORKBENCH_GATEWAY_CALL_DEADLINE_MS') ?? 30_000,
     },
     catalogTtlMs: read(env, 'WORKBENCH_CATALOG_TTL_MS') ?? 30_000,
     accessToken: read(env, 'WORKBENCH_ACCESS_TOKEN'),

@@ -2,8 +2,11 @@
  * Calls to the gateway over HTTP with Node's fetch, with a timeout per stage: connecting, the
  * first byte of the answer, and silences while reading the body; a non-streamed answer also has
  * a deadline and a size cap, so a gateway that drip-feeds or floods cannot hang or bloat the
- * BFF. A failure names its stage so the UI can say "the gateway is down" apart from "the gateway
- * is slow" or "answered garbage".
+ * BFF. A call that runs no model (a GET, PATCH or DELETE: the catalog, a balance, a key) also has
+ * a deadline for the whole call, from its start to its last byte: the stages alone add up to
+ * over two minutes, which a gateway holding its headers would keep a page waiting. A failure
+ * names its stage so the UI can say "the gateway is down" apart from "the gateway is slow" or
+ * "answered garbage".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
@@ -84,6 +87,12 @@ export interface GatewayRequest {
   stream?: boolean;
   /** Overrides the configured first-byte timeout (health checks want a short one). */
   firstByteTimeoutMs?: number;
+  /**
+   * Overrides the deadline of the whole call (`callDeadlineMs`); null for none. By default a
+   * streamed call or a POST (which may run a model, and a model may think for minutes before its
+   * first byte) has none, and every other call has the configured one.
+   */
+  deadlineMs?: number | null;
 }
 
 export interface GatewayResponse {
@@ -97,6 +106,8 @@ export interface GatewayResponse {
   body: ReadableStream<Uint8Array> | null;
   /** Milliseconds since the call started. */
   elapsedMs(): number;
+  /** The whole call's deadline: its length, and when it passes (`performance.now()` time). */
+  deadline: { ms: number; at: number } | null;
   /** Stops the call (and so the gateway's work) now. */
   abort(): void;
 }
@@ -195,6 +206,20 @@ export function createGatewayClient(options: {
 
     const controller = new AbortController();
     let timedOut: GatewayStage | null = null;
+    const deadlineMs =
+      call.deadlineMs !== undefined
+        ? call.deadlineMs
+        : call.stream || call.method === 'POST'
+          ? null
+          : timeouts.callDeadlineMs;
+    // Runs until the headers; `readText` keeps to what is left of it for the body.
+    const deadlineTimer =
+      deadlineMs === null
+        ? undefined
+        : setTimeout(() => {
+            timedOut ??= 'deadline';
+            controller.abort();
+          }, deadlineMs);
     const firstByteMs = call.firstByteTimeoutMs ?? timeouts.firstByteMs;
     let firstByteTimer: NodeJS.Timeout | undefined;
     const phase: CallPhase = {
@@ -216,6 +241,7 @@ export function createGatewayClient(options: {
     const clearTimers = () => {
       clearTimeout(connectTimer);
       clearTimeout(firstByteTimer);
+      clearTimeout(deadlineTimer);
     };
 
     const started = performance.now();
@@ -245,6 +271,19 @@ export function createGatewayClient(options: {
           'first_byte',
           `The gateway did not start answering within ${firstByteMs} ms.`,
         );
+      }
+      if (timedOut === 'deadline') {
+        // Named by the stage it stopped in, and by the deadline that stopped it.
+        const deadline = `${deadlineMs} ms, the workbench's deadline for a whole gateway call (WORKBENCH_GATEWAY_CALL_DEADLINE_MS)`;
+        throw phase.connected
+          ? new GatewayCallError(
+              'first_byte',
+              `The gateway did not start answering within ${deadline}.`,
+            )
+          : new GatewayCallError(
+              'connect',
+              `No connection to the gateway at ${baseUrl} within ${deadline}.`,
+            );
       }
       const code = errorCode(error);
       if (!phase.connected) {
@@ -283,6 +322,7 @@ export function createGatewayClient(options: {
       ttfbMs,
       body: response.body,
       elapsedMs: () => Math.round(performance.now() - started),
+      deadline: deadlineMs === null ? null : { ms: deadlineMs, at: started + deadlineMs },
       abort: () => controller.abort(),
     };
   }
@@ -345,11 +385,20 @@ export function createGatewayClient(options: {
     };
     const declaredBytes = Number(response.headers.get('content-length') ?? Number.NaN);
     if (declaredBytes > maxAnswerBytes) throw tooLarge();
+    // The body deadline, or what is left of the whole call's deadline when that comes first.
+    const callLeftMs =
+      response.deadline === null
+        ? Number.POSITIVE_INFINITY
+        : Math.max(0, Math.round(response.deadline.at - performance.now()));
+    const callDeadlineFirst = callLeftMs < timeouts.bodyDeadlineMs;
     let deadlinePassed = false;
-    const deadlineTimer = setTimeout(() => {
-      deadlinePassed = true;
-      response.abort();
-    }, timeouts.bodyDeadlineMs);
+    const deadlineTimer = setTimeout(
+      () => {
+        deadlinePassed = true;
+        response.abort();
+      },
+      Math.min(callLeftMs, timeouts.bodyDeadlineMs),
+    );
     const decoder = new TextDecoder();
     let text = '';
     let receivedBytes = 0;
@@ -363,7 +412,9 @@ export function createGatewayClient(options: {
       if (deadlinePassed && !signal?.aborted) {
         throw new GatewayCallError(
           'deadline',
-          `The gateway did not finish its answer within ${timeouts.bodyDeadlineMs} ms of starting it.`,
+          callDeadlineFirst
+            ? `The gateway did not finish its answer within ${response.deadline!.ms} ms of the call's start, the workbench's deadline for a whole gateway call (WORKBENCH_GATEWAY_CALL_DEADLINE_MS).`
+            : `The gateway did not finish its answer within ${timeouts.bodyDeadlineMs} ms of starting it.`,
         );
       }
       throw error;

@@ -354,6 +354,59 @@ describe('a gateway that drip-feeds or floods a non-streamed answer', () => {
     await gateway.requests[0]!.clientGone;
   });
 
+  it('holds its headers: stage first_byte at the whole-call deadline, long before the first-byte timeout', async () => {
+    const gateway = await fake();
+    // Accepts the catalog and balance calls and never sends a header.
+    gateway.setHandler(onCatalogAndBalance(() => undefined));
+    // The first-byte timeout stays at its two minutes: only the call deadline can end these.
+    const bff = await bffFor(gateway.baseUrl, { callDeadlineMs: 300 });
+    for (const path of ['/api/catalog', '/api/balance?profile=main']) {
+      const response = await rawRequest(bff, { path });
+      expect(response.status, path).toBe(504);
+      const error = apiErrorSchema.parse(response.json()).error;
+      expect(error.stage, path).toBe('first_byte');
+      expect(error.message).toMatch(
+        /within 300 ms, the workbench's deadline for a whole gateway call/,
+      );
+    }
+    await Promise.all(misbehaving(gateway).map((request) => request.clientGone));
+  });
+
+  it('answers too late in all: stage deadline when the call deadline passes while the body arrives', async () => {
+    const gateway = await fake();
+    gateway.setHandler(
+      onCatalogAndBalance(async (request, response) => {
+        const gone = goneFlag(request);
+        // Headers late, then a body that keeps coming well within the idle and body limits.
+        await sleep(150);
+        response.writeHead(200, { 'content-type': 'application/json' });
+        for (let sent = 0; sent < 400 && !gone() && !response.destroyed; sent += 1) {
+          response.write(' ');
+          await sleep(25);
+        }
+        if (!gone() && !response.destroyed) response.end('{}');
+      }),
+    );
+    const bff = await bffFor(gateway.baseUrl, { callDeadlineMs: 400 });
+    const response = await rawRequest(bff, { path: '/api/catalog' });
+    expect(response.status).toBe(504);
+    const error = apiErrorSchema.parse(response.json()).error;
+    expect(error.stage).toBe('deadline');
+    expect(error.message).toMatch(/within 400 ms of the call's start/);
+    await Promise.all(misbehaving(gateway).map((request) => request.clientGone));
+  });
+
+  it("a model's answer (a POST) keeps its stages: the call deadline does not cut it", async () => {
+    const gateway = await fake();
+    gateway.setHandler(async (request, response) => {
+      if (request.url.startsWith('/v1/chat/completions')) await sleep(600);
+      return defaultHandler(request, response);
+    });
+    const bff = await bffFor(gateway.baseUrl, { callDeadlineMs: 200 });
+    const response = await postJson(bff, '/api/chat', chat);
+    expect(response.status).toBe(200);
+  });
+
   it('a stream has no body deadline: it may run longer while its chunks keep coming', async () => {
     const gateway = await fake();
     gateway.setHandler(async (_request, response) => {

@@ -84,7 +84,8 @@ export async function authenticate(
       'The API key is not known to this gateway: it may be mistyped, rotated or revoked. Check the key, or create a new one.',
     );
   }
-  // A body this request leaves unread is read at the key's rate, not its address's.
-  ownUnreadBody(request, `key ${row.id}`);
+  // A body this request leaves unread is read at the account's rate (the account key and its
+  // child keys together, so minting children buys no more), not its address's.
+  ownUnreadBody(request, `account ${row.parentId ?? row.id}`);
   return row;
 }

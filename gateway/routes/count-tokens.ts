@@ -1,8 +1,9 @@
 /**
  * Token counting (Messages `count_tokens`, Gemini `countTokens`): it runs no model and costs
  * nothing, but it reads and walks a body, so it is bounded like inference: a key that cannot
- * spend is refused before the body is read, the request holds one of the key's concurrency slots,
- * and its body limit is far below the inference routes' (it carries no image the count needs).
+ * spend is refused before the body is read, the request holds one of the key's (and its
+ * account's) concurrency slots, and its body limit is far below the inference routes' (it carries
+ * no image the count needs).
  * It takes nothing from the key's rate limits (limits/rate-limits.ts) and sends no rate-limit
  * headers: they meter inference, and counting is free (as Anthropic keeps `count_tokens` apart
  * from its message limits). The slots and the body limit already bound it.
@@ -21,7 +22,7 @@ export async function serveCountTokens(
 ): Promise<void> {
   const key = await authenticate(context.request, context.url, auth, parts.registry);
   refuseUnusableKey(parts, key);
-  const releaseSlot = parts.slots.acquire(key.id);
+  const releaseSlot = parts.slots.acquire(key);
   try {
     const body = await readJsonBody(context.request, parts.config.maxCountBodyBytes);
     sendJson(context.response, 200, count(body));

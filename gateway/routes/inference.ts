@@ -1,8 +1,9 @@
 /**
  * The one inference route, whatever the public form: authenticate the form's way, refuse a key
- * that cannot spend before reading the body, take the key's concurrency slot, read and convert
- * the body, run the pipeline (which checks the key's rate limits once it has counted the prompt,
- * before reserving money), then write the answer whole or as the form's stream. The provider
+ * that cannot spend before reading the body, take the key's (and its account's) concurrency slot
+ * and, for a large body, one of its account's large-body slots, read and convert the body, run
+ * the pipeline (which checks the key's rate limits once it has counted the prompt, before
+ * reserving money), then write the answer whole or as the form's stream. The provider
  * call is aborted as soon as the response closes: the response's close, not the request's, says
  * the client left, also mid-stream.
  */
@@ -39,12 +40,12 @@ export async function serveInference(
   const key = await authenticate(request, url, form.auth, parts.registry);
   refuseUnusableKey(parts, key);
   const resolvedTarget = target();
-  const releaseSlot = parts.slots.acquire(key.id);
+  const releaseSlot = parts.slots.acquire(key);
   let slotHandedOver = false;
   let releaseLarge: SlotRelease = () => undefined;
   try {
     const declared = Number(request.headers['content-length']);
-    if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key.id);
+    if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key);
     const canonical = form.toCanonical(
       await readJsonBody(request, parts.config.maxBodyBytes),
       resolvedTarget,

@@ -4,6 +4,7 @@
  * very next request; the full key is in the create and rotate answers only (scanned for at the
  * end, in every answer, header and log line of this file).
  */
+import http from 'node:http';
 import {
   balanceSchema,
   gatewayErrorBodySchema,
@@ -99,6 +100,50 @@ async function events(account: string, id: string, query = ''): Promise<KeyEvent
   const answer = await call('GET', `/v1/keys/${id}/events${query}`, account);
   expect(answer.status).toBe(200);
   return keyEventListSchema.parse(answer.body).data;
+}
+
+/**
+ * Sends a write's head and the first bytes of a body it declares longer, and waits for the answer
+ * without sending the rest: status 0 when none comes within a few seconds (the route is waiting
+ * for the body, so it did not refuse before reading it).
+ */
+function answerBeforeBody(
+  method: string,
+  path: string,
+  key: string,
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(`${gateway.url}${path}`);
+    const giveUp = setTimeout(() => {
+      request.destroy();
+      resolve({ status: 0, body: null });
+    }, 5_000);
+    const request = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': 4_000,
+        },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          clearTimeout(giveUp);
+          transcript.push({ label: `${method} ${path} (unsent body)`, text, issuing: false });
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) });
+          request.destroy();
+        });
+      },
+    );
+    request.on('error', (failure) => (request.destroyed ? undefined : reject(failure)));
+    request.write('{"kind":"shared_child","name":"');
+  });
 }
 
 describe('/v1/keys', () => {
@@ -327,6 +372,67 @@ describe('/v1/keys', () => {
       (await call('GET', '/v1/keys', account.key)).body,
     ).data;
     expect(listed.map((key) => key.id).sort()).toEqual([child.data.id, sibling.data.id].sort());
+  });
+
+  it.each([
+    ['a disabled', (id: string) => gateway.gateway.admin.setDisabled(id, true), 'key_disabled'],
+    [
+      'an expired',
+      (id: string) => gateway.gateway.admin.set(id, { expiresAt: 1_000 }),
+      'key_expired',
+    ],
+  ] as const)(
+    'refuses %s account key every change, before reading the body; it may still look',
+    async (_state, stop, type) => {
+      const account = await gateway.createKey({ kind: 'account' });
+      const child = await createChild(account.key, { kind: 'shared_child' });
+      await stop(account.id);
+      await gateway.refreshKeys();
+
+      const created = await answerBeforeBody('POST', '/v1/keys', account.key);
+      expect(created.status).toBe(402);
+      expect(gatewayErrorBodySchema.parse(created.body)).toMatchObject({ type });
+      expect(gatewayErrorBodySchema.parse(created.body).error).toContain(
+        'cannot create, change, rotate or revoke child keys',
+      );
+      const changed = await answerBeforeBody('PATCH', `/v1/keys/${child.data.id}`, account.key);
+      expect(changed.status).toBe(402);
+      for (const [method, suffix] of [
+        ['DELETE', ''],
+        ['POST', '/rotate'],
+      ]) {
+        const refused = await call(method!, `/v1/keys/${child.data.id}${suffix}`, account.key);
+        expect(refused.status, `${method} ${suffix}`).toBe(402);
+        expect(error(refused)).toMatchObject({ type });
+      }
+      // Nothing changed: the child's old secret is still its secret (a rotation would 401 it).
+      expect((await getWithKey(`${gateway.url}/v1/balance`, child.key)).status).toBe(200);
+      // Looking is not acting: the listing (no new child in it), the child and its history.
+      const listed = await call('GET', '/v1/keys', account.key);
+      expect(listed.status).toBe(200);
+      expect(managedKeyListSchema.parse(listed.body).data.map((key) => key.id)).toEqual([
+        child.data.id,
+      ]);
+      const shown = await call('GET', `/v1/keys/${child.data.id}`, account.key);
+      expect(managedKeySchema.parse(shown.body)).toMatchObject({
+        disabled: false,
+        revoked_at: null,
+      });
+      expect(await events(account.key, child.data.id)).toHaveLength(1);
+    },
+  );
+
+  it('lets a depleted account key manage its children: managing spends nothing', async () => {
+    const account = await gateway.createKey({ kind: 'account', limitUsd: 0 });
+    expect(await infer(account.key)).toBe(402);
+    const child = await createChild(account.key, { kind: 'shared_child' });
+    const disabled = await call('PATCH', `/v1/keys/${child.data.id}`, account.key, {
+      disabled: true,
+    });
+    expect(disabled.status).toBe(200);
+    expect(managedKeySchema.parse(disabled.body).disabled).toBe(true);
+    expect((await call('POST', `/v1/keys/${child.data.id}/rotate`, account.key)).status).toBe(200);
+    expect((await call('DELETE', `/v1/keys/${child.data.id}`, account.key)).status).toBe(200);
   });
 
   it('rotates: the very next request with the old secret is refused, the new one works', async () => {

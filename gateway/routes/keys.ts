@@ -5,14 +5,50 @@
  * it a new secret (once; the old one stops at once), `GET …/events` lists its audited changes.
  * A child key gets 403; a key that is not the caller's child is 404. An allocated child's limit
  * is given from the account's own limit (see KeyAdmin).
+ *
+ * A disabled or expired account key may still look (list, show, events) but not act: its writes
+ * (create, change, rotate, revoke) get the 402 its inference gets, before the body is read. The
+ * operator stopped that key, and a stopped key that could still mint or rotate children (each
+ * with a working secret) would not be stopped. A depleted account key does act: managing its
+ * children spends nothing, and cutting them off is what its owner may most need to do then.
  */
 import { z } from 'zod';
 import { authenticate } from '../auth/authenticate';
 import { GatewayError } from '../errors';
 import type { Router } from '../http/router';
 import type { KeyActor } from '../keys/key-admin';
+import { isExpired } from '../keys/key-state';
+import type { KeyRow } from '../store/store';
 import { addKeyManagementRoutes, createFields } from './key-management';
 import type { GatewayParts } from './route-kit';
+
+/**
+ * The 402 that stops a disabled or expired account key from changing its children, or null: the
+ * type its inference refusal has, with a message about managing. Only those two states: a
+ * depleted account key may still manage, and an account key has no parent to be stopped by.
+ */
+function managementRefusal(key: KeyRow, nowSeconds: number): GatewayError | null {
+  const cannot =
+    'so it cannot create, change, rotate or revoke child keys (listing and showing them still work).';
+  if (isExpired(key, nowSeconds)) {
+    const when = new Date(key.expiresAt! * 1000).toISOString();
+    return new GatewayError(
+      402,
+      'key_expired',
+      'authentication',
+      `This key expired at ${when}, ${cannot} Ask the operator to extend its expiry.`,
+    );
+  }
+  if (key.disabled) {
+    return new GatewayError(
+      402,
+      'key_disabled',
+      'authentication',
+      `This key is disabled, ${cannot} Ask the operator to enable it.`,
+    );
+  }
+  return null;
+}
 
 const createChildSchema = z.strictObject({
   kind: z.enum(['allocated_child', 'shared_child']),
@@ -25,7 +61,9 @@ export function addKeyRoutes(router: Router, parts: GatewayParts): void {
   addKeyManagementRoutes(router, parts, {
     prefix: '/v1/keys',
     authorize: async ({ request, url }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
+      const presented = await authenticate(request, url, 'chat_completions', parts.registry);
+      // The registry's row: a key disabled a moment ago is refused by the very next request.
+      const key = parts.registry.get(presented.id) ?? presented;
       if (key.kind !== 'account') {
         throw new GatewayError(
           403,
@@ -33,6 +71,11 @@ export function addKeyRoutes(router: Router, parts: GatewayParts): void {
           'authentication',
           `Only an account key manages child keys; this is ${key.kind === 'shared_child' ? 'a shared' : 'an allocated'} child key. Ask the owner of its account key.`,
         );
+      }
+      // Every route here but the GETs changes a key; each calls this before reading its body.
+      if (request.method !== 'GET') {
+        const refusal = managementRefusal(key, Math.floor(Date.now() / 1000));
+        if (refusal) throw refusal;
       }
       return {
         actor: key.id as KeyActor,
