@@ -83,26 +83,56 @@ const MESSAGE_OVERHEAD_TOKENS = 8;
 const TOOLS_OVERHEAD_TOKENS = 600;
 
 /**
- * An upper bound on what an upstream will count for this prompt, cheap to compute on any size:
- * one token per two characters is above what BPE tokenizers give for prose, code or CJK text.
- * Reserving more than is used costs nothing (the reservation is released); reserving less could
- * let an upstream's count take a key past its limit.
+ * An upper bound on what any upstream tokenizer makes of `text`, in one pass over it: one token
+ * per UTF-8 byte, the most a byte-level BPE tokenizer (OpenAI's, Anthropic's, Llama's) or a
+ * SentencePiece one with byte fallback (Gemini's) can give, since each token holds at least one
+ * byte. No rate per character below that is a bound: o200k gives a token to every character of
+ * digits between spaces, 0.67 a character to Chinese and 2.2 to rare CJK characters, and GPT-2's
+ * 50k vocabulary nearly 0.9 a letter to words of rare letters and 1 a character to letters and
+ * marks alternating. The one exception keeps prose near 4 times its real count rather than 5: a
+ * space before an ASCII letter is free. Every vocabulary has a token for a space and each letter,
+ * and BPE merges while any neighbouring pair makes a token, so a word left in single letters has
+ * its space merged into the first, and a word that merged anywhere has a token to spare for it.
+ */
+export function conservativeTextTokens(text: string): number {
+  let tokens = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) {
+      if (code !== 32 || !isAsciiLetter(text.charCodeAt(index + 1))) tokens += 1;
+    } else if (code < 0x800) tokens += 2;
+    // A surrogate pair is one character of four bytes: two for each half.
+    else if (code >= 0xd800 && code <= 0xdfff) tokens += 2;
+    else tokens += 3;
+  }
+  return tokens;
+}
+
+const isAsciiLetter = (code: number) =>
+  (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+
+/**
+ * An upper bound on what an upstream will count for this prompt (`conservativeTextTokens` of its
+ * text, plus the vendors' overheads), cheap to compute on any size. Reserving more than is used
+ * costs nothing once the request ends (the reservation is released), though while it runs it can
+ * leave a nearly spent key a 402; reserving less would let an upstream's count go uncharged.
  */
 export function conservativePromptTokens(request: CanonicalRequest): number {
-  let characters = request.system?.length ?? 0;
-  let fixed = REQUEST_OVERHEAD_TOKENS + (request.system ? MESSAGE_OVERHEAD_TOKENS : 0);
-  if (request.tools.length > 0) fixed += TOOLS_OVERHEAD_TOKENS;
+  let tokens = REQUEST_OVERHEAD_TOKENS;
+  if (request.system) tokens += MESSAGE_OVERHEAD_TOKENS + conservativeTextTokens(request.system);
+  if (request.tools.length > 0) tokens += TOOLS_OVERHEAD_TOKENS;
   for (const message of request.messages) {
-    fixed += MESSAGE_OVERHEAD_TOKENS;
+    tokens += MESSAGE_OVERHEAD_TOKENS;
     for (const part of message.parts) {
-      if (part.type === 'text') characters += part.text.length;
-      else if (part.type === 'image') fixed += IMAGE_TOKENS_RESERVED;
-      else if (part.type === 'tool_call') characters += part.name.length + part.arguments.length;
-      else characters += part.content.length;
+      if (part.type === 'text') tokens += conservativeTextTokens(part.text);
+      else if (part.type === 'image') tokens += IMAGE_TOKENS_RESERVED;
+      else if (part.type === 'tool_call')
+        tokens += conservativeTextTokens(part.name) + conservativeTextTokens(part.arguments);
+      else tokens += conservativeTextTokens(part.content);
     }
   }
-  for (const tool of request.tools) characters += JSON.stringify(tool).length;
-  return fixed + Math.ceil(characters / 2);
+  for (const tool of request.tools) tokens += conservativeTextTokens(JSON.stringify(tool));
+  return tokens;
 }
 
 /** The prompt as text, for counting it when the upstream did not. */

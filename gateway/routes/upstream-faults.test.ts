@@ -14,7 +14,12 @@ import {
 } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
 import { loadTokenizer } from '../pipeline/usage-estimate';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
+import {
+  startFakeUpstream,
+  startUnacceptingServer,
+  type FakeReply,
+  type FakeUpstream,
+} from '../test-kit/fake-upstream';
 import {
   callForm,
   expectBrokenStream,
@@ -42,8 +47,11 @@ import {
 const PROMPT_NANOS = 1_000;
 const COMPLETION_NANOS = 2_000;
 
-/** The fake upstreams, by provider id; `refused` has none (nothing listens at its address). */
+/** The fake upstreams, by provider id; `refused` and `unreachable` have none (nothing listens at
+ * their address), `blackhole` a server that never accepts a connection. */
 const fakes: Record<string, FakeUpstream> = {};
+let blackhole: Awaited<ReturnType<typeof startUnacceptingServer>>;
+const CONNECT_MS = 300;
 let gateway: TestGateway;
 let key: string;
 let upstreamKeys: Record<string, string>;
@@ -80,14 +88,26 @@ beforeAll(async () => {
   await loadTokenizer();
   const ids =
     'slow stall reset twice patient busy_a busy_b flaky steady garbled estimating greedy strict ' +
-    'fragile leaving inband_oai inband_ant inband_gem';
+    'fragile leaving inband_oai inband_ant inband_gem polyglot rescuer';
   for (const id of ids.split(' ')) fakes[id] = await startFakeUpstream();
   const refusedUrl = await closedPortUrl();
+  blackhole = await startUnacceptingServer();
   const setup = providersFileFor([
     provider('refused', ['faults/refused'], {
       url: refusedUrl,
       retry: { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 5 },
     }),
+    // Listed before `rescuer`, so they are tried first for the models they share with it.
+    provider('unreachable', ['faults/unreachable-first'], {
+      url: await closedPortUrl(),
+      retry: threeQuickAttempts,
+    }),
+    provider('blackhole', ['faults/slow-connect', 'faults/slow-connect-first'], {
+      url: blackhole.url,
+      timeouts: { connect_ms: CONNECT_MS, first_byte_ms: 20_000 },
+      retry: { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 5 },
+    }),
+    provider('rescuer', ['faults/unreachable-first', 'faults/slow-connect-first']),
     provider('slow', ['faults/slow'], { timeouts: { first_byte_ms: 300 } }),
     provider('stall', ['faults/stall'], { timeouts: { idle_ms: 300 } }),
     provider('reset', ['faults/reset']),
@@ -107,6 +127,7 @@ beforeAll(async () => {
     provider('garbled', ['faults/garbled'], { retry: threeQuickAttempts }),
     provider('estimating', ['faults/no-usage']),
     provider('greedy', ['faults/overcount'], { prices: ['0.000001', '0.000001'] }),
+    provider('polyglot', ['faults/dense-prompt']),
     provider('strict', ['faults/client-errors'], { retry: threeQuickAttempts }),
     provider('fragile', ['faults/breaker'], {
       breaker: { failure_threshold: 2, cooldown_ms: 1_500 },
@@ -126,17 +147,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   for (const fake of Object.values(fakes)) await fake.close();
+  await blackhole?.close();
 });
 
-const question = (form: PublicFormName, maxTokens = 200): Record<string, unknown> => {
+const question = (
+  form: PublicFormName,
+  maxTokens = 200,
+  text = 'Hello there',
+): Record<string, unknown> => {
   switch (form) {
     case 'chat_completions':
-      return { messages: [{ role: 'user', content: 'Hello there' }], max_tokens: maxTokens };
+      return { messages: [{ role: 'user', content: text }], max_tokens: maxTokens };
     case 'messages':
-      return { max_tokens: maxTokens, messages: [{ role: 'user', content: 'Hello there' }] };
+      return { max_tokens: maxTokens, messages: [{ role: 'user', content: text }] };
     case 'gemini':
       return {
-        contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+        contents: [{ role: 'user', parts: [{ text }] }],
         generationConfig: { maxOutputTokens: maxTokens },
       };
   }
@@ -150,6 +176,8 @@ const ask = (
     as?: string;
     signal?: AbortSignal;
     maxTokens?: number;
+    /** The user's message; "Hello there" unless given. */
+    text?: string;
   } = {},
 ) =>
   callForm(
@@ -157,7 +185,7 @@ const ask = (
     gateway.url,
     options.as ?? key,
     model,
-    question(options.form ?? 'chat_completions', options.maxTokens),
+    question(options.form ?? 'chat_completions', options.maxTokens, options.text),
     {
       stream: options.stream ?? false,
       signal: options.signal,
@@ -211,10 +239,18 @@ describe('a provider that cannot be reached or does not answer', () => {
       expect(error.status).toBe(502);
       expect(error.message).toContain("Provider 'refused' could not be reached");
       expect(error.retryAfter).toBe('5');
+      // Every form says the stage and when to retry, in its own shape.
+      if (form === 'chat_completions')
+        expect(error.body).toMatchObject({ stage: 'provider', retry_after: 5 });
       if (form === 'messages')
-        expect(error.body).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+        expect(error.body).toMatchObject({
+          type: 'error',
+          error: { type: 'api_error', stage: 'provider', retry_after: 5 },
+        });
       if (form === 'gemini')
-        expect(error.body).toMatchObject({ error: { code: 502, status: 'UNAVAILABLE' } });
+        expect(error.body).toMatchObject({
+          error: { code: 502, status: 'UNAVAILABLE', stage: 'provider', retry_after: 5 },
+        });
       // Failed before any output: no record, nothing pending, nothing held.
       expect(await generation(response.headers.get('cf-ray')!, spender.key)).toBeUndefined();
       const after = await balance(spender.key);
@@ -235,6 +271,59 @@ describe('a provider that cannot be reached or does not answer', () => {
     expect(reached).toBe(1);
     await eventually(() => (fakes.slow!.disconnects === disconnects + 1 ? true : undefined));
     expect(await generation(response.headers.get('cf-ray')!)).toBeUndefined();
+  });
+});
+
+describe('connections retried before the answer starts', () => {
+  it('a refused connection is retried up to max_attempts, then the next provider answers', async () => {
+    fakes.rescuer!.reply(openaiText());
+    const { result: response, reached } = await counting('rescuer', () =>
+      ask('faults/unreachable-first'),
+    );
+    expect(response.status).toBe(200);
+    expect(reached).toBe(1);
+    expect(response.headers.get('x-gateway-attempts')).toBe('4');
+    await response.text();
+    const record = (await generation(response.headers.get('cf-ray')!))!;
+    expect(record.attempts?.map(({ provider, status }) => ({ provider, status }))).toEqual([
+      { provider: 'unreachable', status: 'connect' },
+      { provider: 'unreachable', status: 'connect' },
+      { provider: 'unreachable', status: 'connect' },
+      { provider: 'rescuer', status: 200 },
+    ]);
+  });
+
+  it('a provider that does not accept the connection within connect_ms is a 504, after max_attempts', async () => {
+    const began = performance.now();
+    const response = await ask('faults/slow-connect');
+    const elapsed = performance.now() - began;
+    const error = await errorOf('chat_completions', response);
+    expect(error.status).toBe(504);
+    expect(error.message).toContain(
+      "Provider 'blackhole' timed out: The provider did not accept a connection in time.",
+    );
+    expect(error.body).toMatchObject({ type: 'provider_error', stage: 'provider' });
+    // Two attempts of connect_ms each (and some slack for a busy machine): the connect clock,
+    // not first_byte_ms (20 s) nor undici's default connect timeout (10 s), ended them.
+    expect(elapsed).toBeGreaterThanOrEqual(2 * CONNECT_MS - 10);
+    expect(elapsed).toBeLessThan(2 * 2_000);
+  });
+
+  it('a slow connect falls back like any failure: the record shows each attempt’s connect timeout', async () => {
+    fakes.rescuer!.reply(openaiText());
+    const response = await ask('faults/slow-connect-first');
+    expect(response.status).toBe(200);
+    await response.text();
+    const record = (await generation(response.headers.get('cf-ray')!))!;
+    expect(record.attempts?.map(({ provider, status }) => ({ provider, status }))).toEqual([
+      { provider: 'blackhole', status: 'connect_timeout' },
+      { provider: 'blackhole', status: 'connect_timeout' },
+      { provider: 'rescuer', status: 200 },
+    ]);
+    for (const attempt of record.attempts!.slice(0, 2)) {
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(CONNECT_MS - 10);
+      expect(attempt.latency_ms).toBeLessThan(2_000);
+    }
   });
 });
 
@@ -316,6 +405,33 @@ describe('a stream that breaks after it began', () => {
     },
   );
 
+  it.each(PUBLIC_FORMS)(
+    'a stream cut after its first text is not retried, though the provider allows another attempt: the %s client gets the error event',
+    async (form) => {
+      // Three text deltas reach the client, then the connection resets; a retry would send them twice.
+      fakes.twice!.reply({ events: openaiStream().events, fault: 'reset_mid', cutAfter: 4 });
+      const before = fakes.twice!.requests.length;
+      const response = await ask('faults/cut-early', { form, stream: true });
+      // Sent only when an answer took more than one attempt.
+      expect(response.headers.get('x-gateway-attempts')).toBeNull();
+      const answer = await readFormAnswer(form, response, true);
+      expect(answer.text).toBe('Hello! How');
+      expectBrokenStream(
+        form,
+        answer,
+        502,
+        "Provider 'twice': The provider closed the connection before its answer ended",
+      );
+      // Counted once the answer is over: a retry would have come before its end.
+      expect(fakes.twice!.requests.length - before).toBe(1);
+      const record = (await generation(response.headers.get('cf-ray')!))!;
+      expect(record.attempts?.map(({ provider, status }) => ({ provider, status }))).toEqual([
+        { provider: 'twice', status: 200 },
+      ]);
+      expect(record).toMatchObject({ outcome: 'ended_early', finish_reason: 'error' });
+    },
+  );
+
   it.each([
     {
       form: 'chat_completions',
@@ -393,6 +509,23 @@ describe('rate limits', () => {
     expect(response.headers.get('x-gateway-attempts')).toBe('2');
     const record = (await generation(response.headers.get('cf-ray')!))!;
     expect(record.attempts?.map(({ status }) => status)).toEqual([429, 200]);
+  });
+
+  it('a 408 is retried, then answered', async () => {
+    fakes.patient!.reply(
+      { status: 408, body: { error: { message: 'Request timed out', type: 'timeout' } } },
+      openaiText(),
+    );
+    const { result: response, reached } = await counting('patient', () =>
+      ask('faults/retry-after'),
+    );
+    expect(response.status).toBe(200);
+    expect(reached).toBe(2);
+    expect((await readFormAnswer('chat_completions', response, false)).text).toContain(
+      'wooden boardwalk',
+    );
+    const record = (await generation(response.headers.get('cf-ray')!))!;
+    expect(record.attempts?.map(({ status }) => status)).toEqual([408, 200]);
   });
 
   it('a Retry-After longer than max_delay_ms is not waited for: the client gets the 429 and the delay', async () => {
@@ -612,6 +745,47 @@ describe('usage', () => {
     expect(toNanos(after.consumption_usd)).toBe(charged);
     expect(toNanos(after.consumption_usd)).toBeLessThanOrEqual(toNanos(limitUsd + graceUsd));
   });
+});
+
+describe('a prompt that tokenizes densely', () => {
+  it.each([
+    [
+      'Chinese',
+      '我们今天讨论一下模型网关的计费问题以及上游提供商的重试策略，请详细说明。'.repeat(20),
+    ],
+    ['rare CJK characters', '龘靐齉爩鱻麤'.repeat(60)],
+    ['emoji', '😀🎉🚀🔥💯'.repeat(50)],
+  ])(
+    'in %s is reserved for in full: the upstream’s real prompt count is charged, not capped',
+    async (_, prompt) => {
+      // Far more tokens than characters / 2 (the old bound): the upstream counts them all, plus
+      // the few its chat template adds. A short answer leaves no output reserve to absorb them.
+      const promptTokens = countTokens(prompt) + 7;
+      expect(promptTokens).toBeGreaterThan(prompt.length / 2 + 40);
+      const answer = fixtureJson('openai-compatible', 'openai-text-response.json');
+      answer.usage = { prompt_tokens: promptTokens, completion_tokens: 1, total_tokens: 0 };
+      fakes.polyglot!.reply({ body: answer });
+      const spender = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+      const response = await ask('faults/dense-prompt', {
+        as: spender.key,
+        text: prompt,
+        maxTokens: 1,
+      });
+      expect(response.status).toBe(200);
+      expect((await readFormAnswer('chat_completions', response, false)).usage).toEqual({
+        prompt: promptTokens,
+        completion: 1,
+      });
+      const record = (await generation(response.headers.get('cf-ray')!, spender.key))!;
+      expect(record).toMatchObject({
+        charge_capped: false,
+        usage_estimated: false,
+        prompt_tokens: promptTokens,
+        completion_tokens: 1,
+      });
+      expect(toNanos(record.cost_usd)).toBe(promptTokens * PROMPT_NANOS + COMPLETION_NANOS);
+    },
+  );
 });
 
 describe("the upstream's own refusals", () => {

@@ -137,6 +137,40 @@ function answerReporting(
   }
 }
 
+/** Each kind's recorded stream, its usage saying no completion tokens for the text it sends. */
+function streamReportingNoCompletion(kind: UpstreamKind): {
+  events: string[];
+  text: string;
+  prompt: number;
+} {
+  switch (kind) {
+    case 'openai-compatible':
+      return {
+        events: fixtureEvents(kind, 'openai-text-stream.chunks.txt').map((event) =>
+          event.replace('"completion_tokens":10', '"completion_tokens":0'),
+        ),
+        text: 'Hello! How can I assist you today?',
+        prompt: 19,
+      };
+    case 'anthropic':
+      return {
+        events: fixtureEvents(kind, 'anthropic-text-stream.chunks.txt').map((event) =>
+          event.replace(/"output_tokens": \d+/, '"output_tokens": 0'),
+        ),
+        text: 'Hello!',
+        prompt: 25,
+      };
+    case 'gemini':
+      return {
+        events: fixtureEvents(kind, 'gemini-text.chunks.txt').map((event) =>
+          event.replace(/"candidatesTokenCount": \d+/, '"candidatesTokenCount": 0'),
+        ),
+        text: 'Once upon a time, in a town nestled between rolling hills, lived a girl named Elara.',
+        prompt: 8,
+      };
+  }
+}
+
 const KINDS: UpstreamKind[] = ['openai-compatible', 'anthropic', 'gemini'];
 
 describe.each(KINDS)('usage reported by a %s upstream', (kind) => {
@@ -190,6 +224,53 @@ describe.each(KINDS)('usage reported by a %s upstream', (kind) => {
       usage_estimated: true,
       prompt_tokens: counted.prompt,
       completion_tokens: 7,
+    });
+    expect(toNanos(record.cost_usd)).toBe(
+      counted.prompt * PROMPT_NANOS + counted.completion * COMPLETION_NANOS,
+    );
+  });
+
+  it('no completion tokens for text that was delivered is counted by the gateway, and the record says so', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { body, text } = answerReporting(kind, { prompt: 31, completion: 0 });
+    const { answer, record } = await askAnswered(kind, body, key);
+    expect(answer.text).toBe(text);
+    // The prompt count is the upstream's; the text it did deliver is not free.
+    const counted = { prompt: 31, completion: countTokens(text) };
+    expect(counted.completion).toBeGreaterThan(0);
+    expect(answer.usage).toEqual(counted);
+    expect(record).toMatchObject({
+      usage_estimated: true,
+      prompt_tokens: 31,
+      completion_tokens: counted.completion,
+    });
+    expect(toNanos(record.cost_usd)).toBe(
+      counted.prompt * PROMPT_NANOS + counted.completion * COMPLETION_NANOS,
+    );
+  });
+
+  it('no completion tokens for a streamed text is counted by the gateway too', async () => {
+    const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { events, text, prompt } = streamReportingNoCompletion(kind);
+    fakes[kind].reply({ events });
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      `usage/${kind}`,
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: true },
+    );
+    const answer = await readFormAnswer('chat_completions', response, true);
+    expect(answer.text).toBe(text);
+    const counted = { prompt, completion: countTokens(text) };
+    expect(answer.usage).toEqual(counted);
+    const record = await generationOf(response.headers.get('cf-ray')!, key);
+    expect(record).toMatchObject({
+      outcome: 'completed',
+      usage_estimated: true,
+      prompt_tokens: prompt,
+      completion_tokens: counted.completion,
     });
     expect(toNanos(record.cost_usd)).toBe(
       counted.prompt * PROMPT_NANOS + counted.completion * COMPLETION_NANOS,
@@ -429,6 +510,7 @@ describe('an answer that ends without its finish', () => {
       events: fixtureEvents('anthropic', 'anthropic-text-stream.chunks.txt'),
       eventIntervalMs: 150,
     });
+    const disconnects = fakes.anthropic.disconnects;
     const leave = new AbortController();
     const response = await callForm(
       'chat_completions',
@@ -454,5 +536,88 @@ describe('an answer that ends without its finish', () => {
       usage_estimated: true,
       prompt_tokens: 25,
     });
+    // The upstream saw the client leave: its request was aborted, not read to its end.
+    await eventually(() => (fakes.anthropic.disconnects === disconnects + 1 ? true : undefined));
+  });
+});
+
+/** Each kind's recorded stream, and the first text a chat-completions client sees of it. */
+const RECORDED_STREAMS: Record<UpstreamKind, { fixture: string; firstText: string }> = {
+  'openai-compatible': { fixture: 'openai-text-stream.chunks.txt', firstText: 'Hello' },
+  anthropic: { fixture: 'anthropic-text-stream.chunks.txt', firstText: 'Hello' },
+  gemini: { fixture: 'gemini-text.chunks.txt', firstText: 'Once' },
+};
+
+describe.each(KINDS)('a client that leaves a %s upstream’s answer', (kind) => {
+  /** Resolves once the key's reservation is given back (the pipeline does so as it winds down). */
+  const released = (keyId: string) =>
+    eventually(async () =>
+      (await gateway.gateway.parts.budget.reservedFor(keyId)) === 0 ? true : undefined,
+    );
+
+  it('mid-stream: the upstream request is aborted at once, and the reservation released', async () => {
+    const { key, id } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    const { fixture, firstText } = RECORDED_STREAMS[kind];
+    fakes[kind].reply({ events: fixtureEvents(kind, fixture), eventIntervalMs: 150 });
+    const disconnects = fakes[kind].disconnects;
+    const leave = new AbortController();
+    const response = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      `usage/${kind}`,
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: true, signal: leave.signal },
+    );
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes(firstText)) received += decoder.decode((await reader.read()).value);
+    expect(await gateway.gateway.parts.budget.reservedFor(id)).toBeGreaterThan(0);
+    leave.abort();
+    await reader.cancel().catch(() => undefined);
+    // The fake's stream has more events to send, 150 ms apart: only an abort ends it this soon.
+    await eventually(() => (fakes[kind].disconnects === disconnects + 1 ? true : undefined));
+    await released(id);
+    const record = await eventually(async () => {
+      const found = await getWithKey(
+        `${gateway.url}/v1/generation?id=${response.headers.get('cf-ray')}`,
+        key,
+      );
+      return found.status === 200 ? generationRecordSchema.parse(await found.json()) : undefined;
+    });
+    expect(record.outcome).toBe('ended_early');
+  });
+
+  it('before a plain answer came: the upstream request is aborted, and nothing is held or charged', async () => {
+    const { key, id } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+    let answerNow = () => {};
+    const { body } = answerReporting(kind, { prompt: 31, completion: 9 });
+    fakes[kind].reply({ body, holdUntil: new Promise<void>((resolve) => (answerNow = resolve)) });
+    const disconnects = fakes[kind].disconnects;
+    const requests = fakes[kind].requests.length;
+    const leave = new AbortController();
+    const sent = callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      `usage/${kind}`,
+      { messages: [{ role: 'user', content: QUESTION }], max_tokens: 200 },
+      { stream: false, signal: leave.signal },
+    ).catch((error: unknown) => error);
+    // The upstream has the request and holds its answer; the key's worst case is reserved.
+    await eventually(() => (fakes[kind].requests.length === requests + 1 ? true : undefined));
+    expect(await gateway.gateway.parts.budget.reservedFor(id)).toBeGreaterThan(0);
+    leave.abort();
+    expect(await sent).toMatchObject({ name: 'AbortError' });
+    await eventually(() => (fakes[kind].disconnects === disconnects + 1 ? true : undefined));
+    await released(id);
+    answerNow();
+    await gateway.gateway.settlement.settleNow();
+    const balance = balanceSchema.parse(
+      await (await getWithKey(`${gateway.url}/v1/balance`, key)).json(),
+    );
+    expect(balance.consumption_usd).toBe(0);
   });
 });

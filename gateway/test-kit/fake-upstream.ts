@@ -3,10 +3,12 @@
  * (method, path, headers, body) and answers each with the next scripted reply: a JSON body, a
  * recorded stream (`.chunks.txt` from a provider's `__fixtures__`) sent event by event, or a
  * fault (reset, stall, malformed answer, wrong content type). It sees a client's disconnect.
+ * Beside it, a server that never accepts a connection, for connect timeouts.
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 
 export type FakeReply = {
   status?: number;
@@ -134,6 +136,53 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
+}
+
+/**
+ * The listening socket of an upstream that does not accept connections: a server in a worker
+ * thread whose event loop is blocked, so it never accepts, with its accept queue (backlog 1)
+ * filled here. The kernel then drops each new connection's SYN, and a connect to `url` hangs
+ * until the caller's connect timeout gives up, as with an overloaded host.
+ */
+export async function startUnacceptingServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const wake = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const server = require('node:net').createServer();
+     server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+       parentPort.postMessage(server.address().port);
+       Atomics.wait(workerData, 0, 0);
+       server.close();
+     });`,
+    { eval: true, workerData: wake },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  // Connections the kernel completes wait in the queue; once one hangs, the queue is full.
+  const fillers: Socket[] = [];
+  for (let filled = false; !filled && fillers.length < 16;) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    fillers.push(socket);
+    filled = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(true), 200);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of fillers) socket.destroy();
+      Atomics.store(wake, 0, 1);
+      Atomics.notify(wake, 0);
+      await worker.terminate();
+    },
+  };
 }
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));

@@ -289,7 +289,29 @@ describe('canonical response → Messages response', () => {
       traceId,
     );
     expect(Object.keys(body).sort()).toEqual(Object.keys(recorded).sort());
-    expect(body.error).toEqual({ type: 'not_found_error', message: 'No such model.' });
+    // The vendor's fields, and the gateway's stage as every form gives it.
+    expect(body.error).toEqual({
+      type: 'not_found_error',
+      message: 'No such model.',
+      stage: 'validation',
+    });
+  });
+
+  it('says in the error when a retry may succeed, as the chat-completion form does', () => {
+    const body = messagesErrorBody(
+      new GatewayError(503, 'provider_error', 'provider', 'Overloaded.', 7),
+      traceId,
+    );
+    expect(body).toEqual({
+      type: 'error',
+      error: {
+        type: 'overloaded_error',
+        message: 'Overloaded.',
+        stage: 'provider',
+        retry_after: 7,
+      },
+      request_id: traceId,
+    });
   });
 });
 

@@ -32,10 +32,20 @@ export function messagesErrorType(status: number): string {
   }
 }
 
+/**
+ * The vendor's envelope, with the gateway's `stage` and `retry_after` (as the chat-completion form
+ * gives them) added inside `error`: the vendor's SDK keeps the whole body (`APIError.error`) and
+ * reads only `type`, `message` and `details` of it, so the extra fields break no client.
+ */
 export function messagesErrorBody(error: GatewayError, traceId: string) {
   return {
     type: 'error',
-    error: { type: messagesErrorType(error.status), message: error.message },
+    error: {
+      type: messagesErrorType(error.status),
+      message: error.message,
+      stage: error.stage,
+      ...(error.retryAfterSeconds === undefined ? {} : { retry_after: error.retryAfterSeconds }),
+    },
     request_id: traceId,
   };
 }

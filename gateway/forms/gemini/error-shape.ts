@@ -36,14 +36,31 @@ export function geminiStatusName(status: number): string {
   }
 }
 
-/** The trace id rides in the vendor's own `google.rpc.RequestInfo` detail. */
+/**
+ * The vendor's `google.rpc.Status` envelope. The trace id rides in its own `RequestInfo` detail,
+ * and the delay before a retry in a `RetryInfo` one, as the vendor sends it with a 429. The
+ * gateway's `stage` and `retry_after` (as the chat-completion form gives them) are added inside
+ * `error` too: the vendor's SDK reads `code` of it and keeps the rest as the error's message, so
+ * the extra fields break no client.
+ * @see https://cloud.google.com/apis/design/errors#error_details
+ */
 export function geminiErrorBody(error: GatewayError, traceId: string) {
+  const retryAfter = error.retryAfterSeconds;
   return {
     error: {
       code: error.status,
       message: error.message,
       status: geminiStatusName(error.status),
-      details: [{ '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: traceId }],
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: traceId },
+        ...(retryAfter === undefined
+          ? []
+          : [
+              { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` },
+            ]),
+      ],
+      stage: error.stage,
+      ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
     },
   };
 }

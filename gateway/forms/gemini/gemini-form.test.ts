@@ -246,11 +246,36 @@ describe('canonical response → Gemini response', () => {
       new GatewayError(402, 'key_depleted', 'admission', 'Used up.'),
       traceId,
     );
-    expect(Object.keys(body.error).sort()).toEqual(Object.keys(recorded.error).sort());
+    // The vendor's fields, and the gateway's stage as every form gives it.
+    expect(Object.keys(body.error).sort()).toEqual(
+      [...Object.keys(recorded.error), 'stage'].sort(),
+    );
     expect(body.error).toMatchObject({
       code: 402,
       status: 'FAILED_PRECONDITION',
       message: 'Used up.',
+      stage: 'admission',
+    });
+    expect(body.error.details).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: traceId },
+    ]);
+  });
+
+  it('says when a retry may succeed, in the gateway’s field and the vendor’s RetryInfo', () => {
+    const body = geminiErrorBody(
+      new GatewayError(503, 'provider_error', 'provider', 'Overloaded.', 7),
+      traceId,
+    );
+    expect(body.error).toEqual({
+      code: 503,
+      message: 'Overloaded.',
+      status: 'UNAVAILABLE',
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: traceId },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' },
+      ],
+      stage: 'provider',
+      retry_after: 7,
     });
   });
 });
