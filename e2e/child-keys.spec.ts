@@ -2,9 +2,10 @@
  * Child keys managed from the Keys page, against the real BFF and the embedded gateway: a
  * shared child created there is at once a profile the playground can use, and its spend shows
  * on the parent account's Activity page; the full key never reaches the page. The section and
- * its dialogs have no serious axe findings, light and dark.
+ * its dialogs have no serious axe findings, light and dark, the rotation dialog also once its
+ * steps have run (all done, or stopped by a failed step).
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { seriousFindings } from './axe';
 import {
   childKeyRow,
@@ -16,6 +17,11 @@ import {
 } from './child-keys';
 
 test.describe.configure({ mode: 'serial' });
+
+/** The four steps of a rotation dialog, each with its status. */
+function rotationSteps(dialog: Locator) {
+  return dialog.getByRole('list', { name: 'Rotation steps' }).getByRole('listitem');
+}
 
 async function openAccountKeys(page: Page) {
   await page.goto('/keys?profile=demo-account');
@@ -166,6 +172,47 @@ test.describe('child keys', () => {
         const create = page.getByRole('dialog', { name: 'Create child key' });
         await create.getByRole('button', { name: 'Create', exact: true }).click();
         await expect(create.getByText('Give the key a name')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+        await page.keyboard.press('Escape');
+        await expect(create).toBeHidden();
+
+        // The rotation dialog once its steps have run and say how each went, with the outcome.
+        await row.getByRole('button', { name: `Rotate ${name}` }).click();
+        const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+        await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
+        await expect(
+          rotate.getByRole('status').filter({ hasText: 'Rotation complete' }),
+        ).toBeVisible({ timeout: 30_000 });
+        await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Done/, /Done/]);
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+
+      test('the rotation dialog stopped by a failed step has no serious or critical axe findings', async ({
+        page,
+      }) => {
+        await openAccountKeys(page);
+        const name = `e2e axe failed rotation ${colorScheme}`;
+        // Too little to pay for one token of sim/reasoner-large, the verify request's model below.
+        await createChildKey(page, { kind: 'Allocated', name, limitUsd: '0.00005' });
+        // The dialog verifies with the catalog's cheapest (free) model; asking for a dear one
+        // instead makes the real step 3 fail with 402, so the flow stops half-way.
+        await page.route('**/rotation', (route) =>
+          route.continue({
+            postData: JSON.stringify({
+              ...(route.request().postDataJSON() as object),
+              model: 'sim/reasoner-large',
+            }),
+          }),
+        );
+        await childKeyRow(page, name)
+          .getByRole('button', { name: `Rotate ${name}` })
+          .click();
+        const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+        await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
+        await expect(
+          rotate.getByRole('alert').filter({ hasText: 'The rotation failed at step 3' }),
+        ).toBeVisible({ timeout: 30_000 });
+        await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Failed/, /Not run/]);
         expect(await seriousFindings(page)).toEqual([]);
       });
     });

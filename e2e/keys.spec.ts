@@ -206,10 +206,18 @@ test.describe('keys: the truth at once', () => {
     const table = page.getByRole('table', { name: 'All key profiles' });
     await expect(table.getByText('Active', { exact: true }).first()).toBeVisible();
     await table.scrollIntoViewIfNeeded();
-    for (const header of ['Profile', 'State']) {
-      await expect(table.getByRole('columnheader', { name: header })).toBeInViewport();
+    // Wholly on screen, not clipped by the table's scroller.
+    for (const header of ['Profile', 'State', 'Remaining']) {
+      await expect(table.getByRole('columnheader', { name: header })).toBeInViewport({ ratio: 1 });
     }
     await expect(table.getByText('Active', { exact: true }).first()).toBeInViewport();
+    // The demo account's figure, not just the header: the cell is on screen too.
+    const accountRow = table
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'demo-account', exact: true }) });
+    await expect(accountRow.getByRole('cell').filter({ hasText: /^\$\d/ }).first()).toBeInViewport({
+      ratio: 1,
+    });
     await expect(table.getByRole('columnheader', { name: 'Expires' })).toBeHidden();
   });
 

@@ -2,13 +2,15 @@
  * A gateway that stops and starts again while the workbench is open, seen from the browser. The
  * spec runs its own gateway process and a workbench in external mode pointed at it (the suite's
  * embedded one is left alone), so it can kill the gateway and bring it back on the same port.
+ * Covered: the banner, stale key figures, errors shown at once, and the catalog (Refresh and a
+ * plain reload both report the outage instead of the BFF's cached catalog).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 
 const root = path.resolve(import.meta.dirname, '..');
 const gatewayEntry = path.join(root, 'dist', 'gateway.js');
@@ -70,6 +72,29 @@ async function killGateway(): Promise<void> {
 }
 
 const banner = (page: Page) => page.getByTestId('gateway-banner');
+
+const modelsTable = (page: Page) => page.getByRole('table', { name: 'Models' });
+
+/** The catalog page with its models shown, freshly fetched from the gateway (not the cache). */
+async function openFreshCatalog(page: Page) {
+  await page.goto(`${workbenchUrl}/catalog`);
+  const table = modelsTable(page);
+  await expect(table.getByRole('row').nth(1)).toBeVisible();
+  // The BFF keeps the catalog 30 s: a fetch now, so what follows happens well inside that time.
+  const fetched = page.waitForResponse(
+    (response) => response.url().endsWith('/api/catalog?refresh=1') && response.ok(),
+  );
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await fetched;
+  return table;
+}
+
+/** Top edge of an element on the page, to compare what is above what. */
+async function topOf(locator: Locator): Promise<number> {
+  const box = await locator.boundingBox();
+  if (!box) throw new Error('The element has no box: it is not shown.');
+  return box.y;
+}
 
 test.describe.configure({ mode: 'serial' });
 
@@ -158,6 +183,67 @@ test.describe('a gateway that stops while the workbench is open', () => {
     await expect(row).not.toContainText('stale', { timeout: 8_000 });
   });
 
+  test('Refresh during an outage shows the error at once, above the catalog already shown', async ({
+    page,
+  }) => {
+    const table = await openFreshCatalog(page);
+    await killGateway();
+    try {
+      const catalogCalls: Array<{ at: number; search: string }> = [];
+      page.on('response', (response) => {
+        const url = new URL(response.url());
+        if (url.pathname === '/api/catalog')
+          catalogCalls.push({ at: Date.now(), search: url.search });
+      });
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const failure = page.getByRole('alert').filter({ hasText: 'Refreshing the catalog failed.' });
+      await expect(failure).toBeVisible();
+      // One answer, past the BFF's cache, shown as it came: not retried for seconds.
+      expect(catalogCalls.map((call) => call.search)).toEqual(['?refresh=1']);
+      expect(Date.now() - catalogCalls[0]!.at).toBeLessThan(1_000);
+      await expect(failure).toContainText('connecting to the gateway');
+
+      // The catalog already shown stays, below the error and a note that it may be out of date.
+      const note = page.getByText(/Below is the catalog as fetched at .*: it may be out of date\./);
+      await expect(note).toBeVisible();
+      await expect(table.getByRole('row').nth(1)).toBeVisible();
+      expect(await topOf(failure)).toBeLessThan(await topOf(note));
+      expect(await topOf(note)).toBeLessThan(await topOf(table));
+
+      // The failed refresh dropped the BFF's cache: a reload says the catalog cannot be loaded.
+      await page.reload();
+      await expect(
+        page.getByRole('alert').filter({ hasText: 'Loading the catalog failed.' }),
+      ).toBeVisible();
+      await expect(modelsTable(page)).toHaveCount(0);
+    } finally {
+      await startGateway();
+    }
+    // Once the gateway answers again, the page asks for the catalog again by itself.
+    await expect(modelsTable(page).getByRole('row').nth(1)).toBeVisible({ timeout: 5_000 });
+    await expect(page.getByRole('alert').filter({ hasText: 'catalog failed' })).toHaveCount(0);
+  });
+
+  test('a reload during an outage, within the catalog cache’s 30 s and without a Refresh, reports it', async ({
+    page,
+  }) => {
+    await openFreshCatalog(page);
+    await killGateway();
+    try {
+      // The banner means a health check has failed, and that drops the BFF's cached catalog.
+      await expect(banner(page)).toBeVisible({ timeout: 2_000 });
+      await page.reload();
+      await expect(banner(page)).toBeVisible();
+      // Before the fix, the cached catalog came back as if nothing were wrong, the banner aside.
+      const failure = page.getByRole('alert').filter({ hasText: 'Loading the catalog failed.' });
+      await expect(failure).toBeVisible();
+      await expect(failure).toContainText('connecting to the gateway');
+      await expect(modelsTable(page)).toHaveCount(0);
+    } finally {
+      await startGateway();
+    }
+  });
+
   test('an error the workbench diagnosed is shown at once, not retried, with Try again', async ({
     page,
   }) => {
@@ -178,9 +264,15 @@ test.describe('a gateway that stops while the workbench is open', () => {
       await expect(failure).toContainText('GATEWAY_BASE_URL');
       await expect(failure).not.toContainText('embedded');
 
-      await startGateway();
+      // Try again asks once more at once. (Clicked while the gateway is still down: once it is
+      // back, the page asks again by itself, and that could remove the button before a click.)
       await failure.getByRole('button', { name: 'Try again' }).click();
+      await expect.poll(() => balanceCalls.length, { timeout: 1_000 }).toBe(2);
+      await expect(failure).toContainText('connecting to the gateway');
+
+      await startGateway();
       await expect(page.getByRole('region', { name: 'default' })).toBeVisible();
+      await expect(failure).toHaveCount(0);
     } finally {
       if (!gateway) await startGateway();
     }

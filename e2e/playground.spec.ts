@@ -1,12 +1,13 @@
 /**
  * The playground against the real BFF and the embedded gateway (simulated models): a streamed
  * reply with its trace id, Stop that the gateway records as ended early, compare, a tool-call
- * round trip, an image, a depleted key's 402 advice, and history across a reload.
+ * round trip, an image (flagged on a text-only model, dropped by New conversation), a depleted
+ * key's 402 advice (on a paid and a :free model), and history across a reload.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import { balanceViewSchema } from '../contract/workbench-api';
 import { e2eDatabase, e2eDataDir, e2eGatewayPort } from './environment';
@@ -44,6 +45,20 @@ async function chooseModel(page: Page, label: string, modelId: string) {
     .first()
     .click();
   await expect(combobox).toHaveValue(modelId);
+}
+
+/** A 1×1 PNG. */
+const pixelPng = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Attaches the 1×1 PNG to the draft through `Attach image`, and waits for its thumbnail. */
+async function attachPixel(page: Page) {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Attach image' }).click();
+  await (await chooser).setFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: pixelPng });
+  await expect(page.getByRole('img', { name: 'Image 1 to send' })).toBeVisible();
 }
 
 async function setMaxTokens(page: Page, value: number) {
@@ -208,15 +223,7 @@ test.describe('playground', () => {
   test('attaches an image and sends it as an image_url part', async ({ page }) => {
     await page.goto('/playground?model=sim/vision-pro');
     await setMaxTokens(page, 40);
-    // A 1×1 PNG.
-    const png = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-      'base64',
-    );
-    const chooser = page.waitForEvent('filechooser');
-    await page.getByRole('button', { name: 'Attach image' }).click();
-    await (await chooser).setFiles({ name: 'pixel.png', mimeType: 'image/png', buffer: png });
-    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toBeVisible();
+    await attachPixel(page);
 
     const chatRequest = page.waitForRequest((sent) => sent.url().endsWith('/api/chat'));
     await sendMessage(page, 'What is in this image?');
@@ -234,9 +241,11 @@ test.describe('playground', () => {
     await expect(page.getByRole('img', { name: 'Attached image 1' })).toBeVisible();
   });
 
-  test('a depleted key shows the 402 advice in place', async ({ page, request }) => {
-    // Profiles are fixed when the workbench starts, so a new key cannot become one at run time:
-    // the demo allocated child is depleted for this test (limit 0) and restored afterwards.
+  /**
+   * Runs `body` with the demo allocated child depleted (limit 0), restored afterwards. Profiles
+   * are fixed when the workbench starts, so a new key cannot become one at run time.
+   */
+  async function withDepletedChild(request: APIRequestContext, body: () => Promise<void>) {
     const list = gatewayCli(['keys', 'list', '--json']) as {
       data: { id: string; name: string | null; limit_usd: number | null }[];
     };
@@ -253,22 +262,44 @@ test.describe('playground', () => {
             : `HTTP ${response.status()}`;
         })
         .toBe('depleted');
-
-      await page.goto('/playground?model=sim/chat-standard&profile=demo-allocated-child');
-      await expect(page.getByRole('combobox', { name: 'Key' })).toContainText(
-        'demo-allocated-child',
-      );
-      await setMaxTokens(page, 20);
-      await sendMessage(page, 'This should not be admitted');
-
-      const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
-      const alert = reply.getByRole('alert');
-      await expect(alert).toContainText('402');
-      await expect(alert).toContainText(/balance/i);
-      await expect(alert).toContainText('Do not retry unchanged');
+      await body();
     } finally {
       gatewayCli(['keys', 'set', child.id, '--limit-usd', String(originalLimit)]);
     }
+  }
+
+  /** Sends one message with the depleted child on `model`; returns the reply's alert. */
+  async function refusedReply(page: Page, model: string) {
+    await page.goto(`/playground?model=${model}&profile=demo-allocated-child`);
+    await expect(page.getByRole('combobox', { name: 'Key' })).toContainText('demo-allocated-child');
+    await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue(model);
+    await setMaxTokens(page, 20);
+    await sendMessage(page, 'This should not be admitted');
+    const alert = page.getByRole('listitem', { name: 'assistant turn 2' }).getByRole('alert');
+    await expect(alert).toContainText('402');
+    return alert;
+  }
+
+  test('a depleted key shows the 402 advice in place', async ({ page, request }) => {
+    await withDepletedChild(request, async () => {
+      const alert = await refusedReply(page, 'sim/chat-standard');
+      await expect(alert).toContainText(/balance/i);
+      await expect(alert).toContainText('a cheaper or :free model does not help');
+      await expect(alert).toContainText('Do not retry unchanged');
+    });
+  });
+
+  test('on a :free model, a depleted key’s advice does not offer a cheaper model', async ({
+    page,
+    request,
+  }) => {
+    await withDepletedChild(request, async () => {
+      const alert = await refusedReply(page, 'sim/chat-standard:free');
+      await expect(alert).toContainText(/balance/i);
+      await expect(alert).toContainText(':free ones included');
+      await expect(alert).not.toContainText(/cheaper/i);
+      await expect(alert).toContainText('Do not retry unchanged');
+    });
   });
 
   test('the exported code runs against the gateway with the key from the environment', async ({
@@ -455,6 +486,35 @@ test.describe('playground', () => {
         .filter({ hasText: '“notes.png” is not a PNG, JPEG, GIF or WebP image' }),
     ).toBeVisible();
     await expect(page.getByRole('img', { name: 'Image 1 to send' })).toHaveCount(0);
+  });
+
+  test('New conversation drops an image still in the draft', async ({ page }) => {
+    await page.goto('/playground?model=sim/vision-pro');
+    // A turn without an image, so there is a conversation to leave (`Add` empties the draft, so
+    // the image comes after it and stays in the draft).
+    await page.getByRole('textbox', { name: 'Message' }).fill('A first turn');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect(page.getByRole('listitem', { name: 'user turn 1' })).toBeVisible();
+    await attachPixel(page);
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await expect(page.getByRole('listitem', { name: 'user turn 1' })).toHaveCount(0);
+    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toHaveCount(0);
+  });
+
+  test('an image in the draft is flagged when a text-only model is chosen', async ({ page }) => {
+    await page.goto('/playground?model=sim/vision-pro');
+    await attachPixel(page);
+
+    await chooseModel(page, 'Model', 'sim/echo-mini');
+    const flag = page
+      .getByRole('alert')
+      .filter({ hasText: 'This image cannot be sent: sim/echo-mini does not take image input.' });
+    await expect(flag).toBeVisible();
+    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toBeVisible();
+    await flag.getByRole('button', { name: 'Remove the image' }).click();
+    await expect(page.getByRole('img', { name: 'Image 1 to send' })).toHaveCount(0);
+    await expect(flag).toHaveCount(0);
   });
 
   test('a reload brings back the conversation and its system prompt', async ({ page }) => {

@@ -1,7 +1,18 @@
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogSchema } from '../contract/workbench-api';
+import {
+  apiErrorSchema,
+  catalogSchema,
+  healthSchema,
+  type EmbeddedGatewayStatus,
+} from '../contract/workbench-api';
 import { normalizeModelEntry } from './catalog';
-import { sendJson, startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
+import {
+  sendJson,
+  startFakeGateway,
+  type FakeGateway,
+  type RecordedRequest,
+} from './test-support/fake-gateway';
 import { rawRequest, startTestBff, type TestBff } from './test-support/harness';
 
 describe('normalizeModelEntry', () => {
@@ -120,5 +131,115 @@ describe('GET /api/catalog', () => {
     const back = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
     expect(back.fetched_at).toBeGreaterThanOrEqual(cached.fetched_at);
     expect(back.models[0]?.id).toBe('sim/back');
+  });
+});
+
+describe('GET /api/catalog after a failed health check', () => {
+  let gateway: FakeGateway;
+  let bff: TestBff;
+  let catalogRequests = 0;
+
+  /** A gateway that serves its catalog, the model named by how many catalogs it served. */
+  function serveCatalog() {
+    gateway.setHandler((_request, response) => {
+      catalogRequests += 1;
+      sendJson(response, 200, { object: 'list', data: [{ id: `sim/v${catalogRequests}` }] });
+    });
+  }
+
+  beforeAll(async () => {
+    gateway = await startFakeGateway();
+    serveCatalog();
+    bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, catalogTtlMs: 60_000 });
+  });
+
+  afterAll(async () => {
+    await bff.close();
+    await gateway.close();
+  });
+
+  it('keeps the cache while health checks pass', async () => {
+    const first = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+    const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+    expect(health.reachable).toBe(true);
+    const again = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+    expect(again.fetched_at).toBe(first.fetched_at);
+  });
+
+  it.each([
+    [
+      'cuts the connection',
+      (_request: RecordedRequest, response: ServerResponse) => response.socket?.destroy(),
+    ],
+    [
+      'answers 503',
+      (_request: RecordedRequest, response: ServerResponse) =>
+        sendJson(response, 503, { error: { message: 'Down for maintenance.' } }),
+    ],
+  ])(
+    'drops the cache once a health check finds the gateway failing (it %s), so a reload reports it',
+    async (_what, failing) => {
+      serveCatalog();
+      const cached = (await rawRequest(bff, { path: '/api/catalog' })).status;
+      expect(cached).toBe(200);
+      gateway.setHandler(failing);
+      try {
+        const health = healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json());
+        expect(health.error).toBeTruthy();
+        // Without a Refresh: before the fix, this plain reload answered 200 from the cache.
+        const reload = await rawRequest(bff, { path: '/api/catalog' });
+        expect([502, 504]).toContain(reload.status);
+        expect(apiErrorSchema.parse(reload.json()).error.message).toBeTruthy();
+      } finally {
+        serveCatalog();
+      }
+      const back = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+      expect(back.models[0]?.id).toBe(`sim/v${catalogRequests}`);
+    },
+  );
+});
+
+describe('GET /api/catalog while the embedded gateway restarts', () => {
+  it('is asked of the gateway again once health has seen its process stopped', async () => {
+    let served = 0;
+    const gateway = await startFakeGateway((_request, response) => {
+      served += 1;
+      sendJson(response, 200, { object: 'list', data: [{ id: `sim/v${served}` }] });
+    });
+    const running: EmbeddedGatewayStatus = {
+      state: 'running',
+      attempt: 0,
+      restarts: 0,
+      last_exit: null,
+      retry_in_ms: null,
+    };
+    let process = running;
+    const bff = await startTestBff({
+      gatewayBaseUrl: gateway.baseUrl,
+      catalogTtlMs: 60_000,
+      mode: 'embedded',
+      embeddedGateway: () => process,
+    });
+    try {
+      const first = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+      expect(first.models[0]?.id).toBe('sim/v1');
+      process = {
+        state: 'restarting',
+        attempt: 1,
+        restarts: 1,
+        last_exit: 'signal SIGKILL',
+        retry_in_ms: 500,
+      };
+      // The supervisor's word is enough: health does not call the gateway, yet drops the cache.
+      expect(
+        healthSchema.parse((await rawRequest(bff, { path: '/api/health' })).json()).error,
+      ).toBeTruthy();
+      process = running;
+      const next = catalogSchema.parse((await rawRequest(bff, { path: '/api/catalog' })).json());
+      expect(next.models[0]?.id).toBe('sim/v2');
+    } finally {
+      await bff.close();
+      await gateway.close();
+    }
   });
 });

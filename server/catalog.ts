@@ -83,6 +83,11 @@ export interface CatalogService {
   find(id: string, field: string): Promise<CatalogModel>;
   /** The cheapest text model (a `:free` one when there is one), for checks and probes. */
   cheapest(): Promise<CatalogModel | null>;
+  /**
+   * Drops the cached catalog: the gateway failed a health check, so the next reader asks it
+   * again and reports the failure instead of a catalog shown as if nothing were wrong.
+   */
+  forget(): void;
 }
 
 export function createCatalogService(gateway: GatewayClient, ttlMs: number): CatalogService {
@@ -170,7 +175,11 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
     return sorted[0] ?? null;
   }
 
-  return { get, find, cheapest };
+  function forget() {
+    cached = null;
+  }
+
+  return { get, find, cheapest, forget };
 }
 
 const catalogQuerySchema = z.object({ refresh: z.enum(['0', '1']).optional() });

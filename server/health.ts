@@ -32,6 +32,7 @@ export function createHealthRouter(context: WorkbenchContext): Router {
           ? `The embedded gateway stopped (${embedded.last_exit ?? 'it exited'}); restarting it (attempt ${embedded.attempt}).`
           : 'The embedded gateway has stopped.';
       health.advice = unreachableAdvice(context.mode, 'banner');
+      context.catalog.forget();
       response.json(health);
       return;
     }
@@ -52,6 +53,9 @@ export function createHealthRouter(context: WorkbenchContext): Router {
       health.error = `${error.message.replace(/\.$/, '')}; stage: ${error.stage}.`;
       health.advice = unreachableAdvice(context.mode, 'banner');
     }
+    // A gateway that fails its health check would fail a catalog fetch too: a reload during the
+    // outage then says so, rather than serving the cached catalog as if nothing were wrong.
+    if (health.error) context.catalog.forget();
     response.json(health);
   });
 

@@ -442,7 +442,7 @@ describe('PlaygroundPage: what the issue found', () => {
     );
   });
 
-  it('refuses a file that is not an image, and clears or flags draft images', async () => {
+  it('refuses a file that is not an image, and flags draft images on a text-only model', async () => {
     const { user, fileInput } = await openVisionPlayground();
 
     await user.upload(fileInput, new File(['not an image'], 'notes.png', { type: 'image/png' }));
@@ -462,11 +462,19 @@ describe('PlaygroundPage: what the issue found', () => {
       ),
     ).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Remove the image' })).toBeInTheDocument();
+  });
 
-    // A new conversation starts without the old draft's images.
-    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'x');
+  it('New conversation drops the images still in the draft', async () => {
+    const { user, fileInput } = await openVisionPlayground();
+    // A turn without an image, so there is a conversation to leave; `Add` empties the draft,
+    // so the image is attached only after it, and stays in the draft.
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'First turn');
     await user.click(screen.getByRole('button', { name: 'Add' }));
+    await user.upload(fileInput, new File([PNG_SIGNATURE], 'pixel.png', { type: 'image/png' }));
+    expect(await screen.findByRole('img', { name: 'Image 1 to send' })).toBeInTheDocument();
+
     await user.click(screen.getByRole('button', { name: 'New conversation' }));
+    expect(screen.queryByRole('listitem', { name: 'user turn 1' })).not.toBeInTheDocument();
     expect(screen.queryByRole('img', { name: 'Image 1 to send' })).not.toBeInTheDocument();
   });
 
