@@ -167,7 +167,13 @@ test.describe('child keys', () => {
           await expect(dialog).toBeHidden();
         }
 
-        // The create form showing its errors, too.
+        // The create form showing its errors, too. With them it is taller than a 720 px
+        // window, so clicking Create scrolls the title out of the dialog, above the window's
+        // top, and axe's contrast rule throws on it ("Element midpoint exceeds the grid
+        // bounds", axe-core issue 4253), checking nothing: a window it fits in has it all
+        // measured.
+        const viewport = page.viewportSize();
+        await page.setViewportSize({ width: 1280, height: 1000 });
         await page.getByRole('button', { name: 'Create child key' }).click();
         const create = page.getByRole('dialog', { name: 'Create child key' });
         await create.getByRole('button', { name: 'Create', exact: true }).click();
@@ -175,6 +181,7 @@ test.describe('child keys', () => {
         expect(await seriousFindings(page)).toEqual([]);
         await page.keyboard.press('Escape');
         await expect(create).toBeHidden();
+        if (viewport) await page.setViewportSize(viewport);
 
         // The rotation dialog once its steps have run and say how each went, with the outcome.
         await row.getByRole('button', { name: `Rotate ${name}` }).click();

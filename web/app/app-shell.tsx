@@ -1,11 +1,10 @@
-import { Suspense, useEffect, useRef } from 'react';
+import { Suspense } from 'react';
 import { NavLink, Outlet, useLocation, useSearchParams } from 'react-router';
 import { classNames } from '../components/class-names';
 import { LoadingState } from '../components/states';
 import { SignOutButton } from '../features/sign-in/components/sign-out-button';
 import { GatewayStatus } from './gateway-status';
 import { PageErrorBoundary } from './page-error-boundary';
-import { scrollLeftToShow } from './nav-scroll';
 import { ProfileProvider, useProfile } from './profile-context';
 import { UnknownProfileNotice } from './unknown-profile-notice';
 import { ProfileSelect } from './profile-select';
@@ -21,8 +20,9 @@ const navigation = [
 /**
  * The pages' links. A `?profile=` in the URL stays on them, so the page a link opens is as
  * shareable as the one it left (also while the profiles load: a link followed then keeps it),
- * unless the BFF holds no such profile; on a narrow screen the list scrolls so the current
- * page's link is in view.
+ * unless the BFF holds no such profile. On a phone they sit closer, so the five fit one row at
+ * 390 px; a narrower screen (or wider letters) wraps them onto a second row rather than
+ * hiding any (a scrolled row cut "Activity" to "Acti", with nothing saying there was more).
  */
 function MainNavigation() {
   const { unknownProfile } = useProfile();
@@ -32,28 +32,16 @@ function MainNavigation() {
     urlProfile !== null && urlProfile !== unknownProfile
       ? `?${new URLSearchParams({ profile: urlProfile }).toString()}`
       : '';
-  const { pathname } = useLocation();
-  const listRef = useRef<HTMLUListElement>(null);
-  useEffect(() => {
-    const list = listRef.current;
-    const current = list?.querySelector<HTMLElement>('[aria-current="page"]');
-    if (!list || !current) return;
-    list.scrollLeft = scrollLeftToShow(
-      list.getBoundingClientRect(),
-      list.scrollLeft,
-      current.getBoundingClientRect(),
-    );
-  }, [pathname]);
   return (
     <nav aria-label="Main" className="order-3 w-full sm:order-none sm:w-auto">
-      <ul ref={listRef} className="flex gap-1 overflow-x-auto">
+      <ul className="flex flex-wrap gap-0.5 sm:gap-1">
         {navigation.map((item) => (
-          <li key={item.to} className="shrink-0">
+          <li key={item.to}>
             <NavLink
               to={{ pathname: item.to, search }}
               className={({ isActive }) =>
                 classNames(
-                  'block rounded-md px-2.5 py-1.5 text-sm font-medium',
+                  'block rounded-md px-1.5 py-1.5 text-sm font-medium sm:px-2.5',
                   isActive
                     ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900'
                     : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
