@@ -50,7 +50,8 @@ export function mockApi(handlers: Record<string, MockHandler>): RecordedRequest[
           error: { message: `No mock for ${method} ${url.pathname}`, stage: 'internal' },
         });
       }
-      const answer = handler(request);
+      // A handler may answer later (a request still on its way while something else happens).
+      const answer = await handler(request);
       if (answer instanceof Response) return answer;
       return jsonResponse(200, answer);
     }),

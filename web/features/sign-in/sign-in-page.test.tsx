@@ -109,6 +109,30 @@ describe('Sign out', () => {
     await waitFor(() => expect(leavePageTo).toHaveBeenCalledWith('/sign-in'));
   });
 
+  it('goes to the plain form, not back to the page, when requests on their way come back 401', async () => {
+    let endSession!: () => void;
+    const ended = new Promise<void>((resolve) => (endSession = resolve));
+    mockPageApi({
+      // A request the page made just before Sign out, answered once the session is gone.
+      'GET /api/activity': async () => {
+        await ended;
+        return jsonResponse(401, {
+          error: { message: 'Sign in first.', stage: 'session', type: 'sign_in_required' },
+        });
+      },
+      'POST /api/sign-out': async () => {
+        endSession();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { required: true, signed_in: false, expires_at: null };
+      },
+    });
+    document.cookie = 'workbench_signed_in=1';
+    renderRoute('/activity?days=7');
+    await userEvent.click(await screen.findByRole('button', { name: 'Sign out' }));
+    await waitFor(() => expect(leavePageTo).toHaveBeenCalledWith('/sign-in'));
+    expect(leavePageTo).toHaveBeenCalledTimes(1);
+  });
+
   it('sends the page back to the form when the session has ended', async () => {
     mockPageApi({
       'GET /api/activity': () =>

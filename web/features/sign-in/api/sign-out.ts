@@ -7,6 +7,9 @@ export function signOut(): Promise<SessionState> {
   return apiPost('/api/sign-out', {}, sessionStateSchema);
 }
 
+/** Names the sign-out, so that requests refused for the session it is ending can tell. */
+export const signOutMutationKey = ['sign-out'] as const;
+
 export function useSignOut() {
-  return useMutation({ mutationFn: signOut });
+  return useMutation({ mutationKey: signOutMutationKey, mutationFn: signOut });
 }
