@@ -9,7 +9,7 @@ import { GenerationWriter } from './billing/generation-writer';
 import type { Redis } from 'ioredis';
 import type { Budget } from './billing/budget';
 import { createRateLimits } from './limits/rate-limits';
-import { InflightRows } from './billing/inflight-rows';
+import { fenceMarginMs, InflightRows, renewalIntervalMs } from './billing/inflight-rows';
 import { MemoryBudget } from './billing/ledger';
 import { StoreBudget } from './billing/store-budget';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
@@ -105,7 +105,11 @@ export async function createGateway(
   const registry = await KeyRegistry.open(store, digest);
   // Changes made in this process reach the registry at once (the next request sees them).
   const admin = new KeyAdmin(store, digest, () => registry.reload());
-  const rows = new InflightRows(store, instanceId, config.leaseMs, logger);
+  // Instances sharing a store may close each other's rows once a lease runs out: each stops its
+  // own requests before that can happen (the fence, billing/inflight-rows.ts).
+  const rows = new InflightRows(store, instanceId, config.leaseMs, logger, {
+    fenceMarginMs: store.engine === 'postgres' ? fenceMarginMs(config.leaseMs) : null,
+  });
   // One process alone on its SQLite file: whatever in-flight rows it finds were left by its own
   // previous run, so they are closed now rather than after a lease.
   // One Redis connection serves the budget and the rate limits (loaded only when configured).
@@ -187,13 +191,13 @@ export async function createGateway(
     registry,
     budget,
     intervalMs: config.settleIntervalMs,
-    reclaimIntervalMs: Math.min(1_000, config.leaseMs),
+    reclaimIntervalMs: store.engine === 'postgres' ? Math.min(1_000, config.leaseMs) : null,
     logger,
     onSettled: () => metrics.noteSettlement(),
   });
-  rows.start(1_000, async (leaseExpiresAt) => {
-    await budget.renew(pipeline.runningReservations(), leaseExpiresAt);
-  });
+  rows.start(renewalIntervalMs(config.leaseMs), (leaseExpiresAt) =>
+    budget.renew(pipeline.runningReservations(), leaseExpiresAt),
+  );
   // Changes another process commits (the command line, another instance) reach this one within
   // a quarter second; a full reload every few seconds is the safety net for a missed notice.
   const reloadKeys = () =>

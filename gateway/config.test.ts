@@ -8,6 +8,7 @@ describe('loadGatewayConfig', () => {
       host: '127.0.0.1',
       port: 8787,
       databasePath: path.resolve('./data/gateway.db'),
+      sqliteSync: 'full',
       settleIntervalMs: 30_000,
       keyPepper: undefined,
     });
@@ -18,6 +19,7 @@ describe('loadGatewayConfig', () => {
       GATEWAY_HOST: '0.0.0.0',
       GATEWAY_PORT: '9999',
       GATEWAY_DB: '/tmp/x/gateway.db',
+      GATEWAY_SQLITE_SYNC: 'normal',
       GATEWAY_SETTLE_INTERVAL_MS: '100',
       GATEWAY_SIM_TOKENS_PER_SECOND: '0',
       GATEWAY_MAX_BODY_BYTES: '4096',
@@ -28,6 +30,7 @@ describe('loadGatewayConfig', () => {
       host: '0.0.0.0',
       port: 9999,
       databasePath: '/tmp/x/gateway.db',
+      sqliteSync: 'normal',
       settleIntervalMs: 100,
       simulatedTokensPerSecond: 0,
       maxBodyBytes: 4096,
@@ -45,6 +48,7 @@ describe('loadGatewayConfig', () => {
     ['GATEWAY_SIM_TOKENS_PER_SECOND', '-1'],
     ['GATEWAY_MAX_BODY_BYTES', '10'],
     ['GATEWAY_LOG_LEVEL', 'loud'],
+    ['GATEWAY_SQLITE_SYNC', 'off'],
     ['GATEWAY_KEY_PEPPER', 'short'],
     ['GATEWAY_ADMIN_TOKEN', 'x'.repeat(31)],
   ])('throws naming %s for the bad value %j', (variable, value) => {

@@ -16,6 +16,12 @@ const environmentSchema = z.object({
   GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   GATEWAY_PORT: port.default(8787),
   GATEWAY_DB: z.string().min(1).default('./data/gateway.db'),
+  /**
+   * SQLite: `full` syncs each batch of generation records to disk before its answers end (a
+   * power cut loses no answered charge); `normal` leaves it in the OS's cache (a killed process
+   * loses nothing, a lost machine may lose the last records), for a little less latency.
+   */
+  GATEWAY_SQLITE_SYNC: z.enum(['full', 'normal']).default('full'),
   GATEWAY_SETTLE_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Secret mixed into key digests; when unset, a random one is kept beside the database. */
   GATEWAY_KEY_PEPPER: z.string().min(16).optional(),
@@ -82,6 +88,8 @@ export type GatewayConfig = {
   host: string;
   port: number;
   databasePath: string;
+  /** SQLite: whether records are synced to disk before their answers end (`full`) or not. */
+  sqliteSync: 'full' | 'normal';
   settleIntervalMs: number;
   keyPepper: string | undefined;
   simulatedTokensPerSecond: number;
@@ -140,6 +148,7 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     host: value.GATEWAY_HOST,
     port: value.GATEWAY_PORT,
     databasePath: path.resolve(value.GATEWAY_DB),
+    sqliteSync: value.GATEWAY_SQLITE_SYNC,
     settleIntervalMs: value.GATEWAY_SETTLE_INTERVAL_MS,
     keyPepper: value.GATEWAY_KEY_PEPPER,
     simulatedTokensPerSecond: value.GATEWAY_SIM_TOKENS_PER_SECOND,

@@ -38,6 +38,7 @@ export function testConfig(
     host: '127.0.0.1',
     port: 0,
     databasePath: path.join(folder, 'gateway.db'),
+    sqliteSync: 'full',
     settleIntervalMs: 200,
     keyPepper: 'test-pepper-that-is-long-enough',
     simulatedTokensPerSecond: 0,

@@ -59,10 +59,18 @@ export interface Budget {
    * freed and the charge counted. Safe to call once per reservation.
    */
   charged(reservation: Reservation, charge: Charge): Promise<void>;
-  /** The request ended without a record: frees the reservation and drops the in-flight row. */
+  /**
+   * The request ended without a record: drops the in-flight row, then frees the reservation (in
+   * that order, so a row that another instance may still close and charge is never left behind
+   * a reservation already given away).
+   */
   release(reservation: Reservation): Promise<void>;
-  /** Renews the leases of these running requests' reservations (every few seconds). */
-  renew(reservations: Reservation[], leaseExpiresAt: number): Promise<void>;
+  /**
+   * Renews the leases of these running requests' reservations (every second or so), where the
+   * budget holds them apart from the in-flight rows (Redis). Resolves with the ids of those whose
+   * reservation was already gone (its lease ran out and was freed): they may charge nothing more.
+   */
+  renew(reservations: Reservation[], leaseExpiresAt: number): Promise<ReadonlySet<string>>;
   /** Settlement moved these amounts from pending into consumption. */
   settled(moved: Map<string, Nanos>): void;
   /** A dead instance's in-flight rows were closed: count their charges, free their holds. */

@@ -73,7 +73,9 @@ export class MemoryBudget implements Budget {
   }
 
   /** Leases matter only across instances; one process frees its own at once. */
-  async renew(): Promise<void> {}
+  async renew(): Promise<ReadonlySet<string>> {
+    return new Set();
+  }
 
   settled(moved: Map<string, Nanos>): void {
     for (const [id, nanos] of moved) this.addPending(id, -nanos);

@@ -9,7 +9,12 @@
  * - `{prefix}budget-leases:{F}`, a sorted set: reservation id → lease end (Unix ms);
  * - `{prefix}budget-holds:{F}`, a hash: reservation id → nanos held.
  * A reservation whose lease ended (its instance died, or stopped renewing) is freed by the next
- * script that looks at the key, so a dead instance blocks nobody for longer than the lease.
+ * script that looks at the key, so a dead instance blocks nobody for long. A hold's lease runs
+ * `holdSlackMs` past its in-flight row's: a dead instance's row is closed in PostgreSQL first, and
+ * the reclaim frees the hold and counts the closure's charge in one script (`reclaimed`). Were the
+ * hold freed first, another request could take its room before that charge was counted here, and
+ * the key would end past limit + grace. Holds of requests that had no row, or nothing
+ * checkpointed (nothing to charge), just lapse.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -95,6 +100,17 @@ redis.call('HSET', KEYS[1], 'charged', ARGV[1], 'reserved', total, 'seededAt', A
 return 1
 `;
 
+/**
+ * Renews reservation ARGV[1] to ARGV[3] only while it is held and its lease has not ended
+ * (ARGV[2], now): a lapsed hold may already be freed, its room taken. Returns 1 when renewed.
+ */
+const renewScript = `
+local lease = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not lease or tonumber(lease) < tonumber(ARGV[2]) then return 0 end
+if tonumber(ARGV[3]) > tonumber(lease) then redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1]) end
+return 1
+`;
+
 /** Frees expired reservations, then returns `reserved`. ARGV: 1 now. */
 const reservedScript = `${freeExpired}
 freeExpired(ARGV[1])
@@ -112,6 +128,7 @@ type BudgetCommands = {
   gatewayBudgetFree(...args: [...Keys, ...ScriptArgument[]]): Promise<number>;
   gatewayBudgetSeed(...args: [...Keys, ...ScriptArgument[]]): Promise<number>;
   gatewayBudgetReserved(...args: [...Keys, ...ScriptArgument[]]): Promise<number>;
+  gatewayBudgetRenew(...args: [...Keys, ...ScriptArgument[]]): Promise<number>;
 };
 
 const NEEDS_SEED = 2;
@@ -125,6 +142,11 @@ export type RedisBudgetOptions = {
   prefix: string;
   /** Lease of a reservation whose in-flight row names none. */
   leaseMs: number;
+  /**
+   * How long a hold outlives its in-flight row's lease, so that a reclaim (every second, on every
+   * instance) counts a dead request's charge before its room is freed. Default half the lease.
+   */
+  holdSlackMs?: number;
   /**
    * How old a seed may get before it is refreshed from the store, in the background. The refresh
    * heals the one gap Redis cannot see: an instance that died between committing a record and
@@ -141,16 +163,19 @@ export class RedisBudget implements Budget {
   private readonly commands: BudgetCommands;
   private readonly seeding = new Map<string, Promise<void>>();
   private readonly reseedMs: number;
+  private readonly holdSlackMs: number;
 
   constructor(private readonly options: RedisBudgetOptions) {
     this.redis = options.redis;
     this.reseedMs = options.reseedMs ?? 60_000;
+    this.holdSlackMs = options.holdSlackMs ?? Math.floor(options.leaseMs / 2);
     const define = (name: keyof BudgetCommands, lua: string) =>
       this.redis.defineCommand(name, { numberOfKeys: 3, lua });
     define('gatewayBudgetReserve', reserveScript);
     define('gatewayBudgetFree', freeScript);
     define('gatewayBudgetSeed', seedScript);
     define('gatewayBudgetReserved', reservedScript);
+    define('gatewayBudgetRenew', renewScript);
     this.commands = this.redis as unknown as BudgetCommands;
   }
 
@@ -171,7 +196,9 @@ export class RedisBudget implements Budget {
     // that two retries cover it.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const now = Date.now();
-      const leaseEnd = row.leaseExpiresAt > now ? row.leaseExpiresAt : now + this.options.leaseMs;
+      const leaseEnd =
+        (row.leaseExpiresAt > now ? row.leaseExpiresAt : now + this.options.leaseMs) +
+        this.holdSlackMs;
       const [status, charged, reserved, stale] = await this.commands.gatewayBudgetReserve(
         ...keys,
         row.id,
@@ -209,23 +236,41 @@ export class RedisBudget implements Budget {
   async release(reservation: Reservation): Promise<void> {
     if (reservation.released) return;
     reservation.released = true;
+    // The row first: once it is gone no reclaim can charge it, and the room may be freed. If it
+    // cannot be dropped, the hold stays until its lease runs out, after the row's.
+    await this.options.rows.drop(reservation.id);
     await this.commands.gatewayBudgetFree(
       ...this.keysOf(reservation.fundingKeyId),
       reservation.id,
       0,
     );
-    await this.options.rows.drop(reservation.id);
   }
 
-  /** Moves the lease end of each running reservation; one that was already freed stays freed. */
-  async renew(reservations: Reservation[], leaseExpiresAt: number): Promise<void> {
+  /**
+   * Moves the lease end of each running reservation (plus the slack); one whose lease already
+   * ran out is not renewed (another instance may have freed it and spent its room): its id is
+   * returned.
+   */
+  async renew(reservations: Reservation[], leaseExpiresAt: number): Promise<ReadonlySet<string>> {
     const running = reservations.filter((reservation) => !reservation.released);
-    if (running.length === 0) return;
-    const pipeline = this.redis.pipeline();
+    if (running.length === 0) return new Set();
+    const pipeline = this.redis.pipeline() as unknown as BudgetPipeline;
+    const now = Date.now();
     for (const reservation of running) {
-      pipeline.zadd(this.keysOf(reservation.fundingKeyId)[1], 'XX', leaseExpiresAt, reservation.id);
+      pipeline.gatewayBudgetRenew(
+        ...this.keysOf(reservation.fundingKeyId),
+        reservation.id,
+        now,
+        leaseExpiresAt + this.holdSlackMs,
+      );
     }
-    throwFirstFailure(await pipeline.exec());
+    const results = await pipeline.exec();
+    throwFirstFailure(results);
+    return new Set(
+      running
+        .filter((_, index) => results?.[index]?.[1] !== 1)
+        .map((reservation) => reservation.id),
+    );
   }
 
   /** `charged` counts pending already: moving it into consumption changes nothing here. */
@@ -304,6 +349,7 @@ export class RedisBudget implements Budget {
 
 type BudgetPipeline = {
   gatewayBudgetFree(...args: [...Keys, ...ScriptArgument[]]): BudgetPipeline;
+  gatewayBudgetRenew(...args: [...Keys, ...ScriptArgument[]]): BudgetPipeline;
   exec(): Promise<Array<[Error | null, unknown]> | null>;
 };
 

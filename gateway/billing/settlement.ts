@@ -22,8 +22,12 @@ export function startSettlementLoop(options: {
   registry: KeyRegistry;
   budget: Budget;
   intervalMs: number;
-  /** How often dead instances' in-flight rows are looked for. */
-  reclaimIntervalMs?: number;
+  /**
+   * How often dead instances' in-flight rows are looked for; null never (one process alone on
+   * its store: any row whose lease ran out is its own, of a request still running, and what its
+   * previous run left is closed at start-up).
+   */
+  reclaimIntervalMs?: number | null;
   logger: Logger;
   now?: () => number;
   /** Called after each settlement pass that succeeded (the metrics note its time). */
@@ -71,12 +75,15 @@ export function startSettlementLoop(options: {
     );
   }, options.intervalMs);
   settleTimer.unref();
-  const reclaimTimer = setInterval(() => {
-    reclaimNow().catch((error: unknown) =>
-      logger.error({ err: error }, 'closing dead in-flight requests failed; will retry'),
-    );
-  }, options.reclaimIntervalMs ?? 1_000);
-  reclaimTimer.unref();
+  const reclaimTimer =
+    options.reclaimIntervalMs === null
+      ? undefined
+      : setInterval(() => {
+          reclaimNow().catch((error: unknown) =>
+            logger.error({ err: error }, 'closing dead in-flight requests failed; will retry'),
+          );
+        }, options.reclaimIntervalMs ?? 1_000);
+  reclaimTimer?.unref();
 
   return {
     settleNow,

@@ -27,7 +27,7 @@ export class StoreBudget implements Budget {
         figures.reservedNanos > 0,
       );
     }
-    this.rows.hold(row.id);
+    this.rows.hold(row.id, row.leaseExpiresAt);
     return {
       id: row.id,
       fundingKeyId: funding.id,
@@ -47,8 +47,13 @@ export class StoreBudget implements Budget {
     await this.rows.drop(reservation.id);
   }
 
-  /** The in-flight rows' leases are the reservations' leases: InflightRows renews them. */
-  async renew(): Promise<void> {}
+  /**
+   * The in-flight rows' leases are the reservations' leases: InflightRows renews them, and a
+   * record finds its row (and the reservation in it) or its closure in one transaction.
+   */
+  async renew(): Promise<ReadonlySet<string>> {
+    return new Set();
+  }
 
   settled(): void {}
 

@@ -3,11 +3,15 @@
  * `serve` in its own process on the same database (INTERFACES.md).
  */
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { balanceSchema } from '../../contract/gateway';
 import { startGatewayProcess, type GatewayProcess } from '../../testing/gateway-process';
 import { chatBody, eventually, getWithKey, postJson } from '../testing-support';
+import { createTestSchema, postgresAvailable } from '../test-kit/shared-services';
 
 const execute = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,10 +22,16 @@ let gateway: GatewayProcess;
 type Result = { stdout: string; stderr: string; code: number };
 
 /** The command line exactly as `npm run gateway` runs it (tsx on cli/main.ts), in one process. */
-async function cli(args: string[], options: { db?: boolean } = {}): Promise<Result> {
-  const environment = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
-  );
+async function cli(
+  args: string[],
+  options: { db?: boolean; environment?: Record<string, string> } = {},
+): Promise<Result> {
+  const environment = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
+    ),
+    ...options.environment,
+  };
   const fullArgs = options.db === false ? args : [...args, '--db', gateway.dbPath];
   try {
     const { stdout, stderr } = await execute(
@@ -377,3 +387,57 @@ describe('gateway keys (command line)', () => {
     expect(failed.stderr).toMatch(/GATEWAY_SETTLE_INTERVAL_MS/);
   });
 });
+
+describe.skipIf(!(await postgresAvailable('the --database-url test')))(
+  'gateway keys --database-url (command line)',
+  () => {
+    it('works like GATEWAY_DATABASE_URL, and wins over --db as the variable wins over GATEWAY_DB', async () => {
+      const schema = await createTestSchema('cli_database_url');
+      const pepper = { GATEWAY_KEY_PEPPER: crypto.randomBytes(24).toString('base64url') };
+      const shared = await startGatewayProcess({
+        environment: { GATEWAY_DATABASE_URL: schema.url, ...pepper },
+      });
+      // A SQLite file the flag must leave alone.
+      const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-cli-'));
+      const sqlite = ['--db', path.join(folder, 'gateway.db')];
+      try {
+        // The flag alone: no GATEWAY_DATABASE_URL in the environment.
+        const created = await cli(
+          ['keys', 'create', '--kind', 'account', '--limit-usd', '1', '--json', ...sqlite].concat([
+            '--database-url',
+            schema.url,
+          ]),
+          { db: false, environment: pepper },
+        );
+        expect(created.stderr).toBe('');
+        expect(created.code).toBe(0);
+        const issued = JSON.parse(created.stdout) as Issued;
+        // The gateway on that database accepts it.
+        const response = await postJson(
+          `${shared.baseUrl}/v1/chat/completions`,
+          chatBody({ max_tokens: 4 }),
+          { key: issued.key },
+        );
+        await response.text();
+        expect(response.status).toBe(200);
+        const ids = (result: Result) =>
+          (JSON.parse(result.stdout) as { data: Array<{ id: string }> }).data.map((key) => key.id);
+        const flagged = await cli(
+          ['keys', 'list', '--json', '--database-url', schema.url, ...sqlite],
+          { db: false, environment: pepper },
+        );
+        const variable = await cli(['keys', 'list', '--json', ...sqlite], {
+          db: false,
+          environment: { ...pepper, GATEWAY_DATABASE_URL: schema.url },
+        });
+        expect(ids(flagged)).toEqual([issued.id]);
+        expect(ids(variable)).toEqual([issued.id]);
+        expect(fs.existsSync(path.join(folder, 'gateway.db'))).toBe(false);
+      } finally {
+        await shared.stop();
+        await schema.drop();
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  },
+);

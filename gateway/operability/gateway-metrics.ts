@@ -5,6 +5,7 @@
  * such as a key in a path, can reach the scrape.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isClusterWorker, joinClusterMetrics } from './cluster-metrics';
 import {
   attemptOutcomeOf,
   formOf,
@@ -20,6 +21,11 @@ export type MetricSources = {
   reservationsHeld: () => number;
   /** Unix milliseconds, for the settlement lag's start before the first settlement. */
   now?: () => number;
+  /**
+   * Scrapes show every worker of `serve --workers` together, gathered by the primary
+   * (cluster-metrics.ts). Default: when this process is such a worker.
+   */
+  clusterWide?: boolean;
 };
 
 /** One finished (or abandoned) request, as the requests counter sees it. */
@@ -46,6 +52,7 @@ export class GatewayMetrics {
   private readonly attempts: Counter<'provider' | 'outcome'>;
   private readonly now: () => number;
   private lastSettledAt: number;
+  private readonly clusterText: (() => Promise<string>) | null;
 
   constructor(sources: MetricSources) {
     this.now = sources.now ?? Date.now;
@@ -73,7 +80,7 @@ export class GatewayMetrics {
     });
     new Gauge({
       name: 'gateway_reservations_held',
-      help: 'Budget reservations held by running requests in this process.',
+      help: 'Budget reservations held by running requests in this process (over workers, in all of them).',
       registers,
       collect() {
         this.set(sources.reservationsHeld());
@@ -82,13 +89,16 @@ export class GatewayMetrics {
     const settlementLag = () => Math.max(0, (this.now() - this.lastSettledAt) / 1000);
     new Gauge({
       name: 'gateway_settlement_lag_seconds',
-      help: "Seconds since this process's settlement loop last succeeded (since start-up before the first).",
+      help: "Seconds since this process's settlement loop last succeeded (since start-up before the first); over workers, the longest.",
       registers,
+      aggregator: 'max',
       collect() {
         this.set(settlementLag());
       },
     });
     collectDefaultMetrics({ register: this.registry, prefix: PROCESS_METRICS_PREFIX });
+    this.clusterText =
+      (sources.clusterWide ?? isClusterWorker()) ? joinClusterMetrics(this.registry) : null;
   }
 
   observeRequest(request: ObservedRequest): void {
@@ -114,8 +124,8 @@ export class GatewayMetrics {
     return this.registry.contentType;
   }
 
-  /** The scrape, in Prometheus text format. */
+  /** The scrape, in Prometheus text format: of every worker together, under `--workers`. */
   text(): Promise<string> {
-    return this.registry.metrics();
+    return this.clusterText ? this.clusterText() : this.registry.metrics();
   }
 }

@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { GenerationWriter } from '../billing/generation-writer';
 import { InflightRows } from '../billing/inflight-rows';
+import type { Reservation } from '../billing/budget';
 import { MemoryBudget } from '../billing/ledger';
+import type { GatewayError } from '../errors';
 import { Catalog } from '../catalog/catalog';
 import { KeyAdmin } from '../keys/key-admin';
 import { createKeyDigester } from '../keys/key-material';
@@ -291,16 +293,15 @@ describe('a stream still open when the gateway shuts down', () => {
   });
 });
 
-describe('a stream whose lease runs out while it runs (its gateway was slow, not dead)', () => {
-  it('is closed with what was checkpointed, then charged in full when it ends after all', async () => {
-    const closures = capturingLogger('warn');
-    // Leases far shorter than the once-a-second checkpoint: the row written by the first
-    // checkpoint is closed by the next reclaim, while the stream still runs for another second.
+describe('a stream that outlives its lease in the embedded gateway (it was slow, not dead)', () => {
+  it('is closed by nobody, since one process alone owns its file, and is charged in full', async () => {
+    const warnings = capturingLogger('warn');
     const running = await startTestGateway(
-      { simulatedTokensPerSecond: 20, leaseMs: 100, settleIntervalMs: 100 },
-      { logger: closures.logger },
+      { simulatedTokensPerSecond: 20, leaseMs: 1_000, settleIntervalMs: 100 },
+      { logger: warnings.logger },
     );
     try {
+      const { store, instanceId } = running.gateway.parts;
       const created = await running.createKey({ kind: 'account', limitUsd: 1 });
       const response = await postJson(
         `${running.url}/v1/chat/completions`,
@@ -312,27 +313,119 @@ describe('a stream whose lease runs out while it runs (its gateway was slow, not
         { key: created.key },
       );
       const traceId = response.headers.get('cf-ray')!;
-      await readSseData(response);
-      expect(closures.text()).toContain('closed in-flight requests of an instance that stopped');
+      const reading = readSseData(response);
+      await eventually(async () => ((await store.listInflight()).length > 0 ? true : undefined));
+      // As if the process had stalled past its lease, again and again while the stream runs: a
+      // reclaim looking now would find the row's lease ended.
+      const stalled = Date.now() + 1_200;
+      while (Date.now() < stalled && (await store.listInflight()).length > 0) {
+        await store.checkpointInflight(instanceId, 1, []);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await reading;
+      expect(warnings.text()).not.toContain('closed in-flight requests');
 
-      const record = (await running.gateway.parts.store.getGeneration(traceId))!;
+      const record = (await store.getGeneration(traceId))!;
       expect(record).toMatchObject({ outcome: 'completed', completionTokens: 40 });
       expect(record.costNanos).toBe(
         record.promptTokens * model.promptNanos + 40 * model.completionNanos,
       );
-      // The key is charged the record's cost once: not the closure's, and not both.
-      const figures = (await running.gateway.parts.store.fundingFigures(created.id))!;
-      expect(figures.consumptionNanos + figures.pendingNanos).toBe(record.costNanos);
-      // And settles as that cost: all of it in consumption, nothing left pending, here or in the
-      // budget's own count.
+      // The key is charged the record's cost once, and settles as that cost: all of it in
+      // consumption, nothing left pending, here or in the budget's own count.
       const budget = running.gateway.parts.budget as MemoryBudget;
       const settled = await eventually(async () => {
-        const now = (await running.gateway.parts.store.fundingFigures(created.id))!;
+        const now = (await store.fundingFigures(created.id))!;
         return budget.pendingFor(created.id) === 0 && now.pendingNanos === 0 ? now : undefined;
       });
       expect(settled.consumptionNanos).toBe(record.costNanos);
     } finally {
       await running.stop();
     }
+  });
+});
+
+describe('a request whose lease this instance can no longer vouch for', () => {
+  /** A reservation that lapsed in the shared budget while the instance was cut off. */
+  class LapsedBudget extends MemoryBudget {
+    override async renew(reservations: Reservation[] = []): Promise<ReadonlySet<string>> {
+      return new Set(reservations.map((reservation) => reservation.id));
+    }
+  }
+
+  async function fencedPipeline(budgetKind: 'held' | 'lapsed') {
+    const store = openSqliteStore(':memory:');
+    const digest = createKeyDigester('test-pepper-that-is-long-enough');
+    const issued = await new KeyAdmin(store, digest).create({ kind: 'account', limitUsd: 1 });
+    const registry = await KeyRegistry.open(store, digest);
+    const clock = { now: 1_800_000_000_000 };
+    const rows = new InflightRows(store, 'instance-test', 3_000, createLogger('silent'), {
+      fenceMarginMs: 1_000,
+      now: () => clock.now,
+    });
+    const budget =
+      budgetKind === 'held' ? new MemoryBudget(new Map(), rows) : new LapsedBudget(new Map(), rows);
+    const pipeline = new InferencePipeline({
+      catalog: new Catalog(simulatedModels),
+      registry,
+      budget,
+      rows,
+      writer: new GenerationWriter(store),
+      providers: new Map([
+        [
+          'simulated',
+          {
+            provider: createSimulatedProvider({ tokensPerSecond: 0 }),
+            retry: defaultRetry,
+            breaker: new CircuitBreaker(defaultBreaker),
+          },
+        ],
+      ]),
+      logger: createLogger('silent'),
+    });
+    const key = (await registry.findByKey(issued.key))!;
+    const run = await pipeline.start(
+      input(key, request({ stream: true, maxTokens: 50 }), '00000000000000f1-TST'),
+    );
+    // Three events out, and their checkpoint written, while the lease holds.
+    const iterator = run.events[Symbol.asyncIterator]();
+    for (let index = 0; index < 3; index += 1) await iterator.next();
+    await rows.checkpointNow();
+    // No renewal gets through for two seconds: the lease is within the margin of its end.
+    clock.now += 2_000;
+    const stopped = await iterator.next().then(
+      () => null,
+      (error: unknown) => error as GatewayError,
+    );
+    await pipeline.whenIdle();
+    const close = async () => {
+      await rows.flush();
+      await store.close();
+    };
+    return { store, budget, key, stopped, close };
+  }
+
+  it('stops before the next event with a 503, and charges what was delivered while the reservation holds', async () => {
+    const { store, budget, key, stopped, close } = await fencedPipeline('held');
+    expect(stopped).toMatchObject({ status: 503, type: 'provider_error', stage: 'provider' });
+    const record = (await store.getGeneration('00000000000000f1-TST'))!;
+    expect(record).toMatchObject({
+      outcome: 'ended_early',
+      finishReason: 'error',
+      completionTokens: 3,
+    });
+    expect(record.costNanos).toBeGreaterThan(0);
+    expect(await budget.reservedFor(key.id)).toBe(0);
+    expect(await store.listInflight()).toEqual([]);
+    await close();
+  });
+
+  it('charges nothing once its reservation has lapsed, and leaves no row to charge later', async () => {
+    const { store, budget, key, stopped, close } = await fencedPipeline('lapsed');
+    expect(stopped).toMatchObject({ status: 503 });
+    expect(await store.getGeneration('00000000000000f1-TST')).toBeUndefined();
+    expect(await store.pendingFor(key.id)).toBe(0);
+    expect(await budget.reservedFor(key.id)).toBe(0);
+    await eventually(async () => ((await store.listInflight()).length === 0 ? true : undefined));
+    await close();
   });
 });

@@ -107,6 +107,12 @@ type Admission = {
   reservation: Reservation;
   /** Prompt plus completion tokens charged, once the record is written. */
   chargedTokens: number;
+  /**
+   * Aborted when this instance can no longer vouch for the request's lease (its renewals did not
+   * get through in time: billing/inflight-rows.ts): the provider call stops, nothing more is
+   * delivered, and the request ends with an error.
+   */
+  leaseLost: AbortController;
 };
 
 const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
@@ -178,6 +184,7 @@ export class InferencePipeline {
     }
     this.inFlight += 1;
     this.running.add(admission.reservation);
+    this.deps.rows.onLeaseLost(input.traceId, () => admission.leaseLost.abort());
     let finished = false;
     const finish = () => {
       if (finished) return;
@@ -303,7 +310,16 @@ export class InferencePipeline {
         createdAt: Math.floor(Date.now() / 1000),
       },
     );
-    return { key, funding, model, promptTokens, maxOutputTokens, reservation, chargedTokens: 0 };
+    return {
+      key,
+      funding,
+      model,
+      promptTokens,
+      maxOutputTokens,
+      reservation,
+      chargedTokens: 0,
+      leaseLost: new AbortController(),
+    };
   }
 
   /**
@@ -322,6 +338,8 @@ export class InferencePipeline {
     let lastError: UpstreamError | null = null;
     let everyFailureRateLimited = true;
     const sleep = this.deps.sleep ?? abortableSleep;
+    // The provider stops when the client leaves, or when the request's lease is lost.
+    const signal = AbortSignal.any([input.signal, admission.leaseLost.signal]);
 
     for (const route of admission.model.routes) {
       const entry = this.deps.providers.get(route.providerId);
@@ -333,9 +351,13 @@ export class InferencePipeline {
       }
       const policy = entry.provider.kind === 'simulated' ? NO_RETRY : entry.retry;
       for (let attempt = 1; attempt <= policy.maxAttempts; attempt += 1) {
+        if (!this.leaseHeld(input, admission)) {
+          entry.breaker.abandoned();
+          throw leaseLostError();
+        }
         const began = performance.now();
         const partial: Connected['partial'] = { usage: null };
-        const answer = entry.provider.stream(request, route, input.signal, (usage) => {
+        const answer = entry.provider.stream(request, route, signal, (usage) => {
           partial.usage = usage;
         });
         const iterator = answer[Symbol.asyncIterator]();
@@ -346,6 +368,10 @@ export class InferencePipeline {
             entry.breaker.abandoned();
             await iterator.return?.(undefined);
             throw clientLeft();
+          }
+          if (!this.leaseHeld(input, admission)) {
+            await iterator.return?.(undefined);
+            throw leaseLostError();
           }
           entry.breaker.succeeded();
           attempted({ provider: route.providerId, status: 200, latencyMs });
@@ -363,6 +389,11 @@ export class InferencePipeline {
           };
         } catch (error) {
           const latencyMs = round(performance.now() - began);
+          // Stopped by the fence, not failed: not the provider's fault.
+          if (admission.leaseLost.signal.aborted) {
+            entry.breaker.abandoned();
+            throw leaseLostError();
+          }
           if (!(error instanceof UpstreamError)) {
             // The request cannot be sent to this provider as it is (a 400 naming the field), or
             // the client left: neither is the provider's fault.
@@ -406,8 +437,9 @@ export class InferencePipeline {
           if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs)
             break;
           if (!entry.breaker.tryAcquire()) break;
-          await sleep(wait, input.signal);
+          await sleep(wait, signal);
           if (input.signal.aborted) throw clientLeft();
+          if (!this.leaseHeld(input, admission)) throw leaseLostError();
         }
       }
     }
@@ -441,9 +473,14 @@ export class InferencePipeline {
     // Set when the answer breaks the client's form's rule: the model's output, not the provider
     // failing, so the provider's breaker is not told.
     let refusal: GatewayError | null = null;
+    // Set when the request was stopped by the fence and its record is written in the background.
+    let recordingApart = false;
     try {
       let next = connected.first;
       while (!next.done) {
+        // Checked before anything more goes out: after a pause of the whole process the fence's
+        // timer may not have run yet.
+        if (!this.leaseHeld(input, admission)) throw leaseLostError();
         const event = next.value;
         if (check && refusal === null) refusal = check(event);
         if (event.type === 'finish') {
@@ -473,8 +510,27 @@ export class InferencePipeline {
         if (refusal === null) yield event;
         next = await connected.iterator.next();
       }
+      // The provider ends its answer early when the fence aborts it.
+      if (!this.leaseHeld(input, admission)) throw leaseLostError();
       if (refusal !== null) throw refusal;
     } catch (error) {
+      if (admission.leaseLost.signal.aborted) {
+        this.deps.logger.warn(
+          { cfRay: input.traceId, provider: connected.route.providerId },
+          'request stopped: its lease could not be renewed in time',
+        );
+        if (!connected.recorded) {
+          // The answer ends now; its record waits for the store, which may be what this instance
+          // cannot reach. Until it is written, the request counts as running (shutdown waits).
+          connected.recorded = true;
+          recordingApart = true;
+          void (async () => {
+            await connected.iterator.return?.(undefined)?.catch(() => undefined);
+            await this.recordLeaseLost(input, admission, connected);
+          })().finally(finish);
+        }
+        throw leaseLostError();
+      }
       // A record that could not be written fails the request as it is: nothing was charged.
       if (connected.recordError !== null) throw error;
       if (!connected.recorded)
@@ -507,8 +563,10 @@ export class InferencePipeline {
       // The provider's answer is closed first, so it says the usage it had been told (the prompt
       // count, for an answer cut short); then, if the client left (or stopped reading) before the
       // end, what was delivered is charged.
-      await connected.iterator.return?.(undefined)?.catch(() => undefined);
-      await this.recordAndFinish(input, admission, connected, finish);
+      if (!recordingApart) {
+        await connected.iterator.return?.(undefined)?.catch(() => undefined);
+        await this.recordAndFinish(input, admission, connected, finish);
+      }
     }
   }
 
@@ -622,7 +680,9 @@ export class InferencePipeline {
     let correction: RecordCorrection | null;
     try {
       // The record removes the request's in-flight row, if one was written: after its write.
-      await this.deps.rows.closing(input.traceId);
+      // Were the row gone without a closure, a reclaim gave its reservation back with nothing to
+      // charge, and so does the record.
+      row.inflightRowWritten = await this.deps.rows.closing(input.traceId);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
       correction = await this.deps.writer.write(row);
@@ -636,6 +696,52 @@ export class InferencePipeline {
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     admission.chargedTokens = promptTokens + completionTokens;
     return { usage, costNanos };
+  }
+
+  /**
+   * Whether this instance still vouches for the request's lease. Once it does not, the request's
+   * `leaseLost` is aborted (the provider call stops) and stays so.
+   */
+  private leaseHeld(input: InferenceInput, admission: Admission): boolean {
+    if (admission.leaseLost.signal.aborted) return false;
+    if (!this.deps.rows.leaseLost(input.traceId)) return true;
+    admission.leaseLost.abort();
+    return false;
+  }
+
+  /**
+   * The record of a request stopped because its lease was lost. It may charge only against a
+   * reservation it still holds: where the budget holds it apart from the row (Redis), the hold
+   * is renewed first, and if it is gone (it lapsed, and its room may be spent) nothing is
+   * charged: the row is dropped (`finish` releases it) or, if a reclaim closed it already, its
+   * closure stands. Otherwise the record charges what was delivered, within the reservation; the
+   * store caps it at the closure's cost if a reclaim got there first (store.ts,
+   * `insertGenerations`), so nothing is charged twice, nor past what the reclaim left.
+   */
+  private async recordLeaseLost(
+    input: InferenceInput,
+    admission: Admission,
+    connected: Connected,
+  ): Promise<void> {
+    let gone: ReadonlySet<string>;
+    try {
+      gone = await this.deps.budget.renew([admission.reservation], this.deps.rows.leaseFromNow());
+    } catch (error) {
+      this.deps.logger.warn({ err: error, cfRay: input.traceId }, 'reservation not renewed');
+      gone = new Set([admission.reservation.id]);
+    }
+    if (gone.has(admission.reservation.id)) {
+      this.deps.logger.warn(
+        { cfRay: input.traceId },
+        'lease lost with its reservation: nothing more is charged (a closure already written stands)',
+      );
+      return;
+    }
+    try {
+      await this.record(input, admission, connected, 'ended_early', null, 'error');
+    } catch (error) {
+      this.deps.logger.error({ err: error, cfRay: input.traceId }, 'generation record not written');
+    }
   }
 
   /**
@@ -687,6 +793,20 @@ type Connected = {
 };
 
 const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
+
+/**
+ * The request's lease could not be renewed in time (this instance lost its database or Redis for
+ * a while, or was paused): it was stopped before another instance could give its reservation
+ * away. Another instance can serve a retry.
+ */
+const leaseLostError = () =>
+  new GatewayError(
+    503,
+    'provider_error',
+    'provider',
+    "This gateway instance could not renew the hold on this request's budget in time, so it stopped the answer. Retry: another instance can serve it.",
+    1,
+  );
 
 /** The client went away: nobody is left to answer (the route sees a destroyed response). */
 const clientLeft = () =>

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempFolder } from '../testing-support';
 import { startGenerationWriterThread } from './generation-writer-thread';
-import { openSqliteStore } from './sqlite-store';
+import { openSqliteStore, type RecordSync, writesOnThread } from './sqlite-store';
 import type { GatewayStore, GenerationRow } from './store';
 import { generationRow, keyRow } from './store-contract';
 
@@ -17,11 +17,13 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 });
 
-async function threadedStore(): Promise<{ store: GatewayStore; file: string }> {
+async function threadedStore(
+  recordSync: RecordSync = 'full',
+): Promise<{ store: GatewayStore; file: string }> {
   const folder = tempFolder();
   folders.push(folder);
   const file = path.join(folder, 'gateway.db');
-  const opened = openSqliteStore(file, { autoCheckpoint: false, writerThread: true });
+  const opened = openSqliteStore(file, { autoCheckpoint: false, writerThread: true, recordSync });
   stores.push(opened);
   await opened.insertKey(keyRow());
   // As under load: other requests running, so the records go to the thread.
@@ -49,8 +51,8 @@ describe('the record-writing thread', () => {
     expect(await store.pendingFor('key_account')).toBe(5 * generationRow().costNanos);
   });
 
-  it('writes on the main thread while the gateway is not busy, and both ways add up', async () => {
-    const { store } = await threadedStore();
+  it('writes on the main thread while the gateway is not busy (records not synced), and both ways add up', async () => {
+    const { store } = await threadedStore('normal');
     const quiet = stores.at(-1)!;
     await Promise.all([
       store.insertGenerations(records(2)),
@@ -85,6 +87,37 @@ describe('the record-writing thread', () => {
     await store.insertGenerations(records(1));
     expect(await store.getGeneration('gen_0')).toBeDefined();
     expect(await store.getGeneration('gen_bad')).toBeUndefined();
+  });
+
+  it.each([
+    ['FULL', 2],
+    ['NORMAL', 1],
+  ] as const)(
+    'commits with synchronous = %s on its own connection when asked to',
+    async (level, expected) => {
+      const folder = tempFolder();
+      folders.push(folder);
+      const file = path.join(folder, 'gateway.db');
+      openSqliteStore(file, { autoCheckpoint: false }).close();
+      const here = {
+        insertGenerations: () => Promise.reject(new Error('not here')),
+        settle: () => Promise.reject(new Error('not here')),
+      };
+      const thread = startGenerationWriterThread(file, here, undefined, level);
+      expect(await thread.synchronousLevel()).toBe(expected);
+      await thread.close();
+    },
+  );
+
+  it('sends every record to the thread when records are synced, so no sync holds the event loop', () => {
+    const quiet = { running: true, insideTransaction: false, busy: false, threadIdle: true };
+    expect(writesOnThread({ ...quiet, recordSync: 'full' })).toBe(true);
+    expect(writesOnThread({ ...quiet, recordSync: 'normal' })).toBe(false);
+    expect(writesOnThread({ ...quiet, busy: true, recordSync: 'normal' })).toBe(true);
+    expect(writesOnThread({ ...quiet, threadIdle: false, recordSync: 'normal' })).toBe(true);
+    // Never from inside a transaction of the main connection, nor once the thread has failed.
+    expect(writesOnThread({ ...quiet, insideTransaction: true, recordSync: 'full' })).toBe(false);
+    expect(writesOnThread({ ...quiet, running: false, recordSync: 'full' })).toBe(false);
   });
 
   it('hands its batches to the main thread when it cannot run, and says so once', async () => {

@@ -31,11 +31,13 @@ let database;
 let writes;
 try {
   database = new Database(workerData.path, { fileMustExist: true });
-  // Commit to the log without a sync and leave checkpoints to the checkpoint thread, as the main
-  // connection does. Waiting for another's lock blocks only this thread, so it waits long: a
-  // record that fails fails an answered request.
+  // Records are synced to disk with their commit (FULL) unless the operator chose speed over a
+  // power cut (NORMAL: on disk for a killed process, in the OS's cache for a lost machine). The
+  // sync's wait is this thread's alone. Checkpoints are the checkpoint thread's. Waiting for
+  // another's lock blocks only this thread, so it waits long: a record that fails fails an
+  // answered request.
   database.pragma('busy_timeout = 30000');
-  database.pragma('synchronous = NORMAL');
+  database.pragma('synchronous = ' + workerData.synchronous);
   database.pragma('wal_autocheckpoint = 0');
   // The log is cut back by whichever connection starts it over, with its own limit.
   database.pragma('journal_size_limit = ' + workerData.journalSizeLimit);
@@ -52,7 +54,9 @@ parentPort.on('message', (message) => {
     return;
   }
   try {
-    if (message.settleAt !== undefined) {
+    if (message.describe) {
+      parentPort.postMessage({ id: message.id, synchronous: database.pragma('synchronous', { simple: true }) });
+    } else if (message.settleAt !== undefined) {
       parentPort.postMessage({ id: message.id, moved: [...writes.settle(message.settleAt)] });
     } else {
       parentPort.postMessage({ id: message.id, corrections: writes.insertGenerations(message.rows) });
@@ -74,6 +78,8 @@ export type GenerationWriterThread = {
   insert(rows: GenerationRow[]): Promise<RecordCorrection[]>;
   /** Settles every unsettled record on the thread (GenerationWrites.settle); what moved. */
   settle(now: number): Promise<Map<string, Nanos>>;
+  /** SQLite's `synchronous` level on the thread's connection (2 is FULL, 1 NORMAL), as it reads it. */
+  synchronousLevel(): Promise<number>;
   /** Waits for the batches sent, then ends the thread and its connection. */
   close(): Promise<void>;
   /** Whether the thread is still the one writing (false once it failed and the main thread took over). */
@@ -97,6 +103,7 @@ type Answer = {
   id: number;
   moved?: Array<[string, Nanos]>;
   corrections?: RecordCorrection[];
+  synchronous?: number;
   error?: { message: string; code?: string };
 };
 
@@ -115,6 +122,8 @@ export function startGenerationWriterThread(
    */
   here: WritesHere,
   onFailure: (error: Error) => void = () => undefined,
+  /** FULL syncs each batch's commit to disk; NORMAL leaves it in the OS's cache (see sqlite-store.ts). */
+  synchronous: 'FULL' | 'NORMAL' = 'FULL',
 ): GenerationWriterThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker | null = new Worker(workerSource, {
@@ -122,7 +131,7 @@ export function startGenerationWriterThread(
     // Plain CommonJS whatever flags started this process (`--input-type=module` would make the
     // source an ES module, where `require` does not exist).
     execArgv: [],
-    workerData: { path: databasePath, driver, journalSizeLimit: JOURNAL_SIZE_LIMIT },
+    workerData: { path: databasePath, driver, journalSizeLimit: JOURNAL_SIZE_LIMIT, synchronous },
     // What it holds lives for one batch. V8's default young generation (two 16 MB halves) grew
     // to 40 MB of the gateway's memory under load; a small one is collected more often, each
     // time in a fraction of a millisecond, and none of it on the event loop.
@@ -218,6 +227,12 @@ export function startGenerationWriterThread(
         { settleAt: now },
         () => here.settle(now),
         (answer) => new Map(answer.moved),
+      ),
+    synchronousLevel: () =>
+      send(
+        { describe: true },
+        () => Promise.reject(new Error('the record-writing thread is not running')),
+        (answer) => answer.synchronous ?? -1,
       ),
     close() {
       closing ??= (async () => {

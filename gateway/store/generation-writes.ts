@@ -32,10 +32,16 @@ export type GenerationWrites = {
    * `closedByLease`: the record closes an in-flight row whose lease ran out, and a record the
    * request writes itself later replaces it. A record already stored that was closed by lease is
    * replaced by this one (unless this one is closed by lease too): what that moved is returned.
+   * `lost`: the request's row was reclaimed with nothing checkpointed; a new record costs nothing.
    */
-  insert(batch: InsertBatch, row: GenerationRow, closedByLease?: boolean): RecordCorrection | null;
+  insert(
+    batch: InsertBatch,
+    row: GenerationRow,
+    closedByLease?: boolean,
+    lost?: boolean,
+  ): RecordCorrection | null;
   /** Removes a request's in-flight row, if written, and gives back what it reserved. */
-  freeInflight(batch: InsertBatch, id: string): void;
+  freeInflight(batch: InsertBatch, id: string): boolean;
   /** Gives back a reservation whose row is already gone. */
   release(batch: InsertBatch, fundingKeyId: string, nanos: Nanos): void;
   /** Writes what the batch moved: one update per funding key, one upsert per day total. */
@@ -163,14 +169,16 @@ export function createGenerationWrites(database: Database.Database): GenerationW
 
   /**
    * The request finished after all, after its in-flight row was closed by lease: its own record
-   * replaces that one, and the difference is charged (or given back). A settled closure is
-   * unsettled: its cost leaves consumption, and the whole new cost is pending.
+   * replaces that one, and the difference is given back, never charged on top (the closure gave
+   * the reservation back, and others may have spent it: the record's cost is capped at the
+   * closure's). A settled closure is unsettled: its cost leaves consumption, and the whole new
+   * cost is pending.
    */
   const replaceClosedByLease = (
     batch: InsertBatch,
-    row: GenerationRow,
+    recorded: GenerationRow,
   ): RecordCorrection | null => {
-    const stored = statements.closedByLease.get(row.id) as
+    const stored = statements.closedByLease.get(recorded.id) as
       | {
           key_id: string;
           funding_key_id: string;
@@ -183,6 +191,10 @@ export function createGenerationWrites(database: Database.Database): GenerationW
         }
       | undefined;
     if (!stored) return null;
+    const capped = recorded.costNanos > stored.cost_nanos;
+    const row = capped
+      ? { ...recorded, costNanos: stored.cost_nanos, chargeCapped: true }
+      : recorded;
     statements.replaceClosedByLease.run({
       ...row,
       attempts: JSON.stringify(row.attempts),
@@ -209,7 +221,16 @@ export function createGenerationWrites(database: Database.Database): GenerationW
 
   const newBatch = (): InsertBatch => ({ keys: new Map(), days: new Map() });
 
-  const insert = (batch: InsertBatch, row: GenerationRow, closedByLease = false) => {
+  const insert = (
+    batch: InsertBatch,
+    recorded: GenerationRow,
+    closedByLease = false,
+    lost = false,
+  ) => {
+    // Its row was reclaimed with nothing checkpointed, its reservation given back: a new record
+    // charges nothing (a closure, if there is one, is replaced capped at its own cost).
+    const row =
+      lost && recorded.costNanos > 0 ? { ...recorded, costNanos: 0, chargeCapped: true } : recorded;
     const { changes } = statements.insertGeneration.run({
       ...row,
       streamed: row.streamed ? 1 : 0,
@@ -222,7 +243,7 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       cacheWriteHourTokens: row.cacheWriteHourTokens ?? 0,
       closedByLease: closedByLease ? 1 : 0,
     });
-    if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, row);
+    if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, recorded);
     if (!row.settled) move(batch, row.fundingKeyId, row.costNanos, 0);
     addDayTotal(batch, {
       keyId: row.keyId,
@@ -233,13 +254,16 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       completionTokens: row.completionTokens,
       costNanos: row.costNanos,
     });
-    return null;
+    // Charged nothing, whatever it cost: the budget must count nothing either.
+    return lost ? { id: row.id, pendingNanos: 0, chargedNanos: 0 } : null;
   };
 
-  const freeInflight = (batch: InsertBatch, id: string) => {
+  /** Deletes the in-flight row, giving back what it held; says whether there was one. */
+  const freeInflight = (batch: InsertBatch, id: string): boolean => {
     const freed = statements.deleteInflight.get(id) as
       { funding_key_id: string; reserved_nanos: number } | undefined;
     if (freed) move(batch, freed.funding_key_id, 0, -freed.reserved_nanos);
+    return freed !== undefined;
   };
 
   const release = (batch: InsertBatch, fundingKeyId: string, nanos: Nanos) =>
@@ -259,8 +283,8 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     const batch = newBatch();
     const corrections: RecordCorrection[] = [];
     for (const row of rows) {
-      freeInflight(batch, row.id);
-      const correction = insert(batch, row);
+      const freed = freeInflight(batch, row.id);
+      const correction = insert(batch, row, false, row.inflightRowWritten === true && !freed);
       if (correction) corrections.push(correction);
     }
     apply(batch);

@@ -29,6 +29,7 @@ export async function openStore(
   return openSqliteStore(config.databasePath, {
     autoCheckpoint: options.autoCheckpoint,
     writerThread: options.writerThread,
+    recordSync: config.sqliteSync,
     onWriterFailure: (error) =>
       logger?.error(
         { err: error },

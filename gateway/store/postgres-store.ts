@@ -113,7 +113,9 @@ const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstrea
  * from the identity, in the order given. A record already stored is skipped (a retried batch),
  * unless it was written when the request's lease ran out (a closure) and this one is the
  * request's own: then this one replaces it, keeping its place in the listings, unsettled again
- * (its whole new cost pending), and its day total moves by the difference. Closures are locked in
+ * (its whole new cost pending), and its day total moves by the difference. A replacement costs
+ * at most what its closure did (`charge_capped` then): the closure gave the reservation back. A
+ * record that is `lost` (its row was reclaimed with nothing checkpointed) costs nothing. Closures are locked in
  * id order, as settlement locks what it settles, and every day row is upserted in this one
  * statement in key, day, model order, so two instances writing the same rows wait for each other
  * rather than deadlock. Returns each record written (`inserted`) or replaced (`replaced`, with
@@ -123,7 +125,8 @@ const insertRecordsSql = `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, id text, key_id text,
     funding_key_id text, model text, provider text, form text, streamed boolean,
-    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, finish_reason text,
+    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, lost boolean,
+    finish_reason text,
     outcome text, settled boolean, created_at bigint, settled_at bigint,
     latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
     charge_capped boolean, closed_by_lease boolean, cache_read_tokens bigint,
@@ -141,9 +144,11 @@ closures AS MATERIALIZED (
 replaced AS (
   UPDATE generations SET provider = input.provider, upstream_model = input.upstream_model,
     prompt_tokens = input.prompt_tokens, completion_tokens = input.completion_tokens,
-    cost_nanos = input.cost_nanos, finish_reason = input.finish_reason, outcome = input.outcome,
+    cost_nanos = LEAST(input.cost_nanos, generations.cost_nanos),
+    finish_reason = input.finish_reason, outcome = input.outcome,
     latency_ms = input.latency_ms, attempts = input.attempts,
-    usage_estimated = input.usage_estimated, charge_capped = input.charge_capped,
+    usage_estimated = input.usage_estimated,
+    charge_capped = input.charge_capped OR input.cost_nanos > generations.cost_nanos,
     cache_read_tokens = input.cache_read_tokens, cache_write_tokens = input.cache_write_tokens,
     cache_write_1h_tokens = input.cache_write_1h_tokens, settled = false, settled_at = NULL, closed_by_lease = false
   FROM input
@@ -157,9 +162,11 @@ inserted AS (
     closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens)
   SELECT input.id, input.key_id, COALESCE(keys.parent_id, input.key_id), input.funding_key_id,
     input.model, input.provider, input.form, input.streamed, input.prompt_tokens,
-    input.completion_tokens, input.cost_nanos, input.finish_reason, input.outcome, input.settled,
+    input.completion_tokens, CASE WHEN input.lost THEN 0 ELSE input.cost_nanos END,
+    input.finish_reason, input.outcome, input.settled,
     input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
-    input.usage_estimated, input.charge_capped, input.closed_by_lease, input.cache_read_tokens,
+    input.usage_estimated, input.charge_capped OR (input.lost AND input.cost_nanos > 0),
+    input.closed_by_lease, input.cache_read_tokens,
     input.cache_write_tokens, input.cache_write_1h_tokens
   FROM input LEFT JOIN keys ON keys.id = input.key_id
   WHERE input.id NOT IN (SELECT id FROM closures)
@@ -175,7 +182,8 @@ moved AS (
   UNION ALL
   SELECT closures.key_id, closures.account_id, (closures.created_at / 86400)::integer, closures.model,
     0, input.prompt_tokens - closures.prompt_tokens,
-    input.completion_tokens - closures.completion_tokens, input.cost_nanos - closures.cost_nanos
+    input.completion_tokens - closures.completion_tokens,
+    LEAST(input.cost_nanos, closures.cost_nanos) - closures.cost_nanos
   FROM closures JOIN input USING (id)
 ),
 days AS (
@@ -195,8 +203,8 @@ days AS (
 SELECT 'inserted' AS outcome, id, funding_key_id, cost_nanos, settled, 0 AS closure_nanos
 FROM inserted
 UNION ALL
-SELECT 'replaced', closures.id, closures.funding_key_id, input.cost_nanos, closures.settled,
-  closures.cost_nanos
+SELECT 'replaced', closures.id, closures.funding_key_id,
+  LEAST(input.cost_nanos, closures.cost_nanos), closures.settled, closures.cost_nanos
 FROM closures JOIN input USING (id) JOIN replaced USING (id)`;
 
 /**
@@ -222,7 +230,7 @@ const deleteInflightSql = `
 DELETE FROM inflight WHERE id IN (
   SELECT id FROM inflight WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
 )
-RETURNING funding_key_id, reserved_nanos`;
+RETURNING id, funding_key_id, reserved_nanos`;
 
 type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
 
@@ -370,14 +378,27 @@ export async function openPostgresStore(
     application_name: applicationName(`gateway ${instance}`),
     max: options.poolSize ?? 10,
   });
-  // An idle connection that drops emits here; without a handler it would end the process.
-  pool.on('error', (error) => {
-    logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed');
+  // Lease renewals (`openInflight`, `checkpointInflight`) have a connection of their own: queued behind a busy
+  // gateway's records and admissions in the main pool, they would come late, and an instance
+  // whose renewals come late stops its own requests (billing/inflight-rows.ts).
+  const leasePool = new pg.Pool({
+    ...connection,
+    application_name: applicationName(`gateway ${instance} leases`),
+    max: 1,
+    // Opened at start and kept: opening one on a loaded server can take longer than a renewal may.
+    idleTimeoutMillis: 0,
   });
+  // An idle connection that drops emits here; without a handler it would end the process.
+  for (const connections of [pool, leasePool]) {
+    connections.on('error', (error) => {
+      logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed');
+    });
+  }
   try {
     await migratePostgres(pool, schema, logger);
+    await leasePool.query('SELECT 1');
   } catch (error) {
-    await pool.end().catch(() => {});
+    await Promise.all([pool.end(), leasePool.end()]).catch(() => {});
     throw error;
   }
 
@@ -398,16 +419,17 @@ export async function openPostgresStore(
     text: string,
     values?: unknown[],
     name?: string,
+    connections = pool,
   ): Promise<pg.QueryResult<R>> => {
     const open = transactions.getStore();
     const statement = name ? { name, text, values } : { text, values };
-    return open && !open.ended ? open.client.query<R>(statement) : pool.query<R>(statement);
+    return open && !open.ended ? open.client.query<R>(statement) : connections.query<R>(statement);
   };
 
-  const transaction = async <T>(work: () => Promise<T>): Promise<T> => {
+  const transaction = async <T>(work: () => Promise<T>, connections = pool): Promise<T> => {
     const joined = transactions.getStore();
     if (joined && !joined.ended) return work();
-    const client = await pool.connect();
+    const client = await connections.connect();
     const open: OpenTransaction = { client, ended: false };
     let broken = false;
     try {
@@ -442,7 +464,12 @@ export async function openPostgresStore(
    * funder's pending, and a replaced closure's is corrected (a settled one leaves consumption).
    * `closedByLease`: they close in-flight rows whose lease ran out, and may be replaced later.
    */
-  const insertRecords = async (rows: GenerationRow[], deltas: KeyDeltas, closedByLease = false) => {
+  const insertRecords = async (
+    rows: GenerationRow[],
+    deltas: KeyDeltas,
+    closedByLease = false,
+    lost: ReadonlySet<string> = new Set(),
+  ) => {
     const input = rows.map((row, ord) => ({
       ord,
       id: row.id,
@@ -455,6 +482,7 @@ export async function openPostgresStore(
       prompt_tokens: row.promptTokens,
       completion_tokens: row.completionTokens,
       cost_nanos: row.costNanos,
+      lost: lost.has(row.id),
       finish_reason: row.finishReason,
       outcome: row.outcome,
       settled: row.settled,
@@ -485,6 +513,9 @@ export async function openPostgresStore(
       if (record.outcome === 'inserted') {
         inserted.add(record.id);
         if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
+        // Charged nothing, whatever it cost: the budget must count nothing either.
+        if (lost.has(record.id))
+          corrections.push({ id: record.id, pendingNanos: 0, chargedNanos: 0 });
         continue;
       }
       const pendingNanos = record.cost_nanos - (record.settled ? 0 : record.closure_nanos);
@@ -502,13 +533,15 @@ export async function openPostgresStore(
     return { inserted, corrections, consumed: [...consumed] };
   };
 
+  /** Returns the ids of the rows it deleted. */
   const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
-    const { rows } = await query<{ funding_key_id: string; reserved_nanos: number }>(
+    const { rows } = await query<{ id: string; funding_key_id: string; reserved_nanos: number }>(
       deleteInflightSql,
       [ids],
       'delete-inflight',
     );
     for (const row of rows) deltas.add(row.funding_key_id, 'reserved', -row.reserved_nanos);
+    return new Set(rows.map((row) => row.id));
   };
 
   /** Tells every instance these keys changed (their registries read them again). */
@@ -589,11 +622,16 @@ export async function openPostgresStore(
         // The in-flight rows first: a reclaim that got there first already gave them back (and
         // wrote their closures, which these records replace); one that comes later finds them
         // gone.
-        await deleteInflight(
+        const deleted = await deleteInflight(
           rows.map((row) => row.id),
           deltas,
         );
-        const { corrections, consumed } = await insertRecords(rows, deltas);
+        // A written row that is gone was closed by a reclaim: with a closure, the record replaces
+        // it (capped at it); without one (nothing was checkpointed), it charges nothing.
+        const lost = new Set(
+          rows.filter((row) => row.inflightRowWritten && !deleted.has(row.id)).map((row) => row.id),
+        );
+        const { corrections, consumed } = await insertRecords(rows, deltas, false, lost);
         await applyDeltas(deltas);
         // Every instance's registry shows consumption (the balance): tell them it moved.
         await notifyKeys(consumed);
@@ -733,19 +771,26 @@ export async function openPostgresStore(
       }),
     openInflight: async (rows) => {
       if (rows.length === 0) return;
+      // Part of the lease renewal pass (billing/inflight-rows.ts): on its connection.
       await query(
         `INSERT INTO inflight (${inflightColumnList})
          SELECT ${inflightColumnList} FROM jsonb_to_recordset($1::jsonb) AS r(${inflightColumns})`,
         [JSON.stringify(rows.map(toInflightRecord))],
+        undefined,
+        leasePool,
       );
     },
-    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints: InflightCheckpoint[]) =>
+    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints: InflightCheckpoint[], renew) =>
       transaction(async () => {
+        // Rows another transaction holds are skipped rather than waited for: a record or a drop
+        // removing them (the request is ending), or a reclaim closing them (the lease was lost
+        // already). Waiting behind a busy key's records would make the renewal late.
         await query(
           `UPDATE inflight SET lease_expires_at = $2 WHERE id IN (
-             SELECT id FROM inflight WHERE instance_id = $1 ORDER BY id FOR UPDATE
+             SELECT id FROM inflight WHERE instance_id = $1 AND ($3::text[] IS NULL OR id = ANY($3))
+             ORDER BY id FOR UPDATE SKIP LOCKED
            )`,
-          [instanceId, leaseExpiresAt],
+          [instanceId, leaseExpiresAt, renew ?? null],
         );
         if (checkpoints.length === 0) return;
         const input = [...checkpoints]
@@ -764,10 +809,12 @@ export async function openPostgresStore(
              cost_nanos = c.cost_nanos
            FROM jsonb_to_recordset($1::jsonb) AS c(id text, provider text, upstream_model text,
              prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint)
-           WHERE inflight.id = c.id`,
-          [JSON.stringify(input)],
+           WHERE inflight.id = c.id AND inflight.id IN (
+             SELECT id FROM inflight WHERE id = ANY($2::text[]) ORDER BY id FOR UPDATE SKIP LOCKED
+           )`,
+          [JSON.stringify(input), input.map((checkpoint) => checkpoint.id)],
         );
-      }),
+      }, leasePool),
     dropInflight: async (ids) => {
       if (ids.length === 0) return;
       await transaction(async () => {
@@ -838,7 +885,7 @@ export async function openPostgresStore(
     },
     close: () => {
       listener.stop();
-      closing ??= pool.end();
+      closing ??= Promise.all([pool.end(), leasePool.end()]).then(() => undefined);
       return closing;
     },
   };

@@ -1,8 +1,14 @@
 /**
- * The SQLite store of the embedded gateway. WAL mode with `synchronous = NORMAL`: a commit is on
- * disk in the WAL before the call returns, so a killed process loses nothing it answered, and
- * writes stay cheap (prepared statements, a handful per request). The schema comes from the
- * versioned files in `migrations/sqlite` (see migrate.ts).
+ * The SQLite store of the embedded gateway, in WAL mode. Generation records are synced to disk
+ * with their commit by default (`recordSync: 'full'`): an answer's end goes out after its record's
+ * batch is committed and synced, so neither a killed process nor a lost machine loses a charge
+ * the client was answered for. The sync is paid once per batch, on the record-writing thread,
+ * never on the event loop. The main connection commits with `synchronous = NORMAL`: in the log at
+ * once (a killed process loses nothing), synced by the next checkpoint (the checkpoint thread's,
+ * within a second) or FULL commit, so after a power cut its last second of key changes and
+ * in-flight checkpoints may be gone, never a record. The operator may choose `normal` for records
+ * too (GATEWAY_SQLITE_SYNC): a power cut can then lose the last second of records as well. The
+ * schema comes from the versioned files in `migrations/sqlite` (see migrate.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
@@ -64,6 +70,27 @@ function retryWhileBusy<T>(step: () => T): T {
   }
 }
 
+export type RecordSync = 'full' | 'normal';
+
+/**
+ * Where a write of records (or a settlement) runs. On the thread while it runs, never inside a
+ * transaction of the main connection (the write is part of it, and the thread would only wait for
+ * its lock). With records synced (`full`) always there, since the sync would hold the event loop
+ * (a fraction of a millisecond usually, tens of milliseconds at worst on this kind of disk). With
+ * `normal`, a quiet gateway writes on the main thread: the trip to the thread and back (about
+ * 0.2 ms) would only delay the answer, and the idle thread holds no lock this one could wait for.
+ */
+export function writesOnThread(state: {
+  running: boolean;
+  insideTransaction: boolean;
+  busy: boolean;
+  threadIdle: boolean;
+  recordSync: RecordSync;
+}): boolean {
+  if (!state.running || state.insideTransaction) return false;
+  return state.recordSync === 'full' || state.busy || !state.threadIdle;
+}
+
 export function openSqliteStore(
   databasePath: string,
   options: {
@@ -81,6 +108,11 @@ export function openSqliteStore(
     writerThread?: boolean;
     /** Told when the record-writing thread failed and the main thread took its work over. */
     onWriterFailure?: (error: Error) => void;
+    /**
+     * `full` (default): a record's commit is synced to disk before its answer ends; `normal`: it
+     * is in the operating system's cache (safe from a killed process, not from a power cut).
+     */
+    recordSync?: RecordSync;
   } = {},
 ): GatewayStore {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(databasePath), { recursive: true });
@@ -155,6 +187,9 @@ export function openSqliteStore(
     renewLeases: database.prepare<[number, string]>(
       'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ?',
     ),
+    renewLease: database.prepare<[number, string, string]>(
+      'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ? AND id = ?',
+    ),
     checkpointInflight: database.prepare(
       `UPDATE inflight SET provider = @provider, upstream_model = @upstreamModel,
          prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
@@ -219,6 +254,7 @@ export function openSqliteStore(
   };
 
   const writes = createGenerationWrites(database);
+  const recordSync = options.recordSync ?? 'full';
   const writerThread =
     options.writerThread && databasePath !== ':memory:'
       ? startGenerationWriterThread(
@@ -228,9 +264,16 @@ export function openSqliteStore(
             insertGenerations: (rows) => run(() => writes.insertGenerations(rows)),
             settle: (now) => run(() => writes.settle(now)),
           },
-          options.onWriterFailure,
+          (error) => {
+            // The main connection writes the records from now on, so it syncs them as the thread did.
+            if (recordSync === 'full') database.pragma('synchronous = FULL');
+            options.onWriterFailure?.(error);
+          },
+          recordSync === 'full' ? 'FULL' : 'NORMAL',
         )
       : null;
+  // Without a thread (the command line, an in-memory database) the main connection writes them.
+  if (!writerThread && recordSync === 'full') database.pragma('synchronous = FULL');
 
   const openInflight = database.transaction((rows: InflightRow[]) => {
     for (const row of rows) {
@@ -243,8 +286,10 @@ export function openSqliteStore(
       instanceId: string,
       leaseExpiresAt: number,
       checkpoints: Parameters<GatewayStore['checkpointInflight']>[2],
+      renew: string[] | undefined,
     ) => {
-      statements.renewLeases.run(leaseExpiresAt, instanceId);
+      if (renew === undefined) statements.renewLeases.run(leaseExpiresAt, instanceId);
+      else for (const id of renew) statements.renewLease.run(leaseExpiresAt, instanceId, id);
       for (const checkpoint of checkpoints) statements.checkpointInflight.run(checkpoint);
     },
   );
@@ -296,15 +341,15 @@ export function openSqliteStore(
   const inTransaction = new AsyncLocalStorage<{ ended: boolean }>();
   const joined = () => inTransaction.getStore()?.ended === false;
   let open: Promise<unknown> | null = null;
-  /**
-   * Whether a write goes to the record-writing thread: only while it runs, never inside a
-   * transaction of this connection (the write is part of it, and the thread would only wait for
-   * its lock), and, for records, while other requests are running or the thread is busy anyway.
-   * A quiet gateway writes here: the trip to the thread and back (about 0.2 ms) would only delay
-   * the answer, and the idle thread's connection holds no lock this one could wait for.
-   */
+  /** Whether a write goes to the record-writing thread now (see `writesOnThread`). */
   const onThread = (busy: boolean) =>
-    writerThread?.running === true && !joined() && (busy || !writerThread.idle);
+    writesOnThread({
+      running: writerThread?.running === true,
+      insideTransaction: joined(),
+      busy,
+      threadIdle: writerThread?.idle ?? true,
+      recordSync,
+    });
   const run = async <T>(work: () => T): Promise<T> => {
     if (joined()) return work();
     for (const started = Date.now(); ;) {
@@ -445,8 +490,8 @@ export function openSqliteStore(
       return run(() => writes.settle(now));
     },
     openInflight: (rows) => run(() => openInflight(rows)),
-    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints) =>
-      run(() => checkpointInflight(instanceId, leaseExpiresAt, checkpoints)),
+    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints, renew) =>
+      run(() => checkpointInflight(instanceId, leaseExpiresAt, checkpoints, renew)),
     dropInflight: (ids) => run(() => dropInflight(ids)),
     reclaimInflight: (nowMs, reclaimOptions) =>
       run(() => reclaim.immediate(nowMs, reclaimOptions?.instanceId ?? null)),

@@ -735,6 +735,13 @@ export function describeStoreContract(factory: StoreFactory): void {
         { ...rows[1], leaseExpiresAt: 1_700_000_060_000 },
         rows[2],
       ]);
+      // Named rows only: one the instance no longer runs is left to lapse.
+      await store.checkpointInflight('instance-a', 1_700_000_090_000, [], ['req_a2', 'req_b1']);
+      expect((await store.listInflight()).map((row) => [row.id, row.leaseExpiresAt])).toEqual([
+        ['req_a1', 1_700_000_060_000],
+        ['req_a2', 1_700_000_090_000],
+        ['req_b1', rows[2]!.leaseExpiresAt],
+      ]);
     });
 
     it('drops the rows of requests that ended without a record, giving back what they held', async () => {
@@ -886,7 +893,7 @@ export function describeStoreContract(factory: StoreFactory): void {
       expect(await store.listInflight()).toEqual([]);
     });
 
-    it('does not give back twice when a record arrives after its row was reclaimed', async () => {
+    it('does not give back twice, nor charge past what the reclaim left, when records arrive after their rows were reclaimed', async () => {
       const store = await open();
       await store.insertKey(keyRow());
       await store.reserve(
@@ -917,39 +924,56 @@ export function describeStoreContract(factory: StoreFactory): void {
         pendingNanos: 3 * USD,
       });
       // The requests finished after all (their instance was only slow): the batch is not
-      // refused, nothing more is given back, and the request already closed is charged what it
-      // really cost, once: its own record replaces the closure, and the difference is pending.
+      // refused and nothing more is given back. The reclaim gave their reservations back, and
+      // others may have spent that room since, so none of them is charged more than the reclaim
+      // charged: a closure is replaced by the request's own record, capped at the closure's
+      // cost; a row closed with nothing checkpointed leaves nothing to charge.
       const late = [
-        generationRow({ id: 'gen_1', costNanos: 2 * USD }),
-        generationRow({ id: 'gen_2', costNanos: 1 * USD }),
+        generationRow({ id: 'gen_1', costNanos: 2 * USD, inflightRowWritten: true }),
+        // Its row is still there: its reservation covers it.
+        generationRow({ id: 'gen_2', costNanos: 1 * USD, inflightRowWritten: true }),
         generationRow({ id: 'gen_3', costNanos: 4 * USD, completionTokens: 40 }),
         // The provider counted less than the checkpoint's estimate: the difference comes back.
         generationRow({ id: 'gen_4', costNanos: 1 * USD, completionTokens: 5 }),
       ];
       const corrections = await store.insertGenerations(late);
       expect(corrections.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-        { id: 'gen_3', pendingNanos: 3 * USD, chargedNanos: 3 * USD },
+        { id: 'gen_1', pendingNanos: 0, chargedNanos: 0 },
+        { id: 'gen_3', pendingNanos: 0, chargedNanos: 0 },
         { id: 'gen_4', pendingNanos: -1 * USD, chargedNanos: -1 * USD },
       ]);
       expect(await store.fundingFigures('key_account')).toMatchObject({
         reservedNanos: 0,
-        pendingNanos: 8 * USD,
+        pendingNanos: 3 * USD,
+      });
+      expect(await store.getGeneration('gen_1')).toMatchObject({
+        costNanos: 0,
+        chargeCapped: true,
+      });
+      expect(await store.getGeneration('gen_2')).toMatchObject({
+        costNanos: 1 * USD,
+        chargeCapped: false,
       });
       expect(await store.getGeneration('gen_3')).toMatchObject({
         outcome: 'completed',
-        costNanos: 4 * USD,
+        costNanos: 1 * USD,
+        chargeCapped: true,
         completionTokens: 40,
         usageEstimated: false,
         // Its place in the listings is the closure's.
         createdAt: 1_700_000_000,
       });
+      expect(await store.getGeneration('gen_4')).toMatchObject({
+        costNanos: 1 * USD,
+        chargeCapped: false,
+      });
       const day = Math.floor(1_700_000_000 / 86_400);
       expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
-        expect.objectContaining({ requests: 4, completionTokens: 85, costNanos: 8 * USD }),
+        expect.objectContaining({ requests: 4, completionTokens: 85, costNanos: 3 * USD }),
       ]);
       // The same batch again (a retry after a lost answer) changes nothing in the store.
       expect(await store.insertGenerations(late)).toEqual([]);
-      expect(await store.pendingFor('key_account')).toBe(8 * USD);
+      expect(await store.pendingFor('key_account')).toBe(3 * USD);
     });
 
     it('unsettles a settled closure when the request writes its own record later, charging the difference', async () => {
@@ -1020,17 +1044,18 @@ export function describeStoreContract(factory: StoreFactory): void {
               reservedNanos: 10,
               leaseExpiresAt: 1,
               completionTokens: 5,
-              costNanos: 3,
+              costNanos: 7,
             }),
           );
         }
         await other.reclaimInflight(2);
         // The stalled instance's requests finish together, in another order than their ids,
-        // while the other instance settles.
+        // while the other instance settles (for less than checkpointed: a record is never
+        // charged more than its closure).
         const late = ids
           .slice()
           .reverse()
-          .map((id) => generationRow({ id, costNanos: 7 }));
+          .map((id) => generationRow({ id, costNanos: 3 }));
         await Promise.all([
           store.insertGenerations(late),
           (async () => {
@@ -1041,13 +1066,13 @@ export function describeStoreContract(factory: StoreFactory): void {
       }
       await other.settlePending(1_800_000_000);
       expect(await store.fundingFigures('key_account')).toMatchObject({
-        consumptionNanos: rounds * perRound * 7,
+        consumptionNanos: rounds * perRound * 3,
         pendingNanos: 0,
         reservedNanos: 0,
       });
       const day = Math.floor(1_700_000_000 / 86_400);
       expect(await store.activity({ keyId: 'key_account' }, day, day)).toEqual([
-        expect.objectContaining({ requests: rounds * perRound, costNanos: rounds * perRound * 7 }),
+        expect.objectContaining({ requests: rounds * perRound, costNanos: rounds * perRound * 3 }),
       ]);
     });
 
@@ -1066,7 +1091,7 @@ export function describeStoreContract(factory: StoreFactory): void {
           reservedNanos: 10,
           leaseExpiresAt: 1,
           completionTokens: 5,
-          costNanos: 3,
+          costNanos: 7,
           createdAt: 1_700_000_000,
         });
       const rounds = 8;
@@ -1091,19 +1116,19 @@ export function describeStoreContract(factory: StoreFactory): void {
             }),
           ),
           ...closures.map((id) =>
-            generationRow({ id, keyId: 'key_1', fundingKeyId: 'key_1', costNanos: 7 }),
+            generationRow({ id, keyId: 'key_1', fundingKeyId: 'key_1', costNanos: 3 }),
           ),
         ];
         await Promise.all([store.insertGenerations(batch), other.reclaimInflight(2)]);
       }
-      // key_1: its replaced closures at 7 and the other's closures at 3; key_2: 4s and 3s.
-      expect(await store.pendingFor('key_1')).toBe(rounds * (20 * 7 + 20 * 3));
-      expect(await store.pendingFor('key_2')).toBe(rounds * (5 * 4 + 20 * 3));
+      // key_1: its replaced closures at 3 and the other's closures at 7; key_2: 4s and 7s.
+      expect(await store.pendingFor('key_1')).toBe(rounds * (20 * 3 + 20 * 7));
+      expect(await store.pendingFor('key_2')).toBe(rounds * (5 * 4 + 20 * 7));
       const day = Math.floor(1_700_000_000 / 86_400);
       const [key1Day] = await store.activity({ keyId: 'key_1' }, day, day);
       expect(key1Day).toMatchObject({
         requests: rounds * 40,
-        costNanos: rounds * (20 * 7 + 20 * 3),
+        costNanos: rounds * (20 * 3 + 20 * 7),
       });
     });
 

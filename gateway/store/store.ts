@@ -68,13 +68,22 @@ export type GenerationRow = {
   attempts: GenerationAttempt[];
   /** The provider reported no usage (or none for what it delivered): the gateway counted. */
   usageEstimated: boolean;
-  /** The upstream's usage cost more than was reserved; the charge was capped at the reservation. */
+  /**
+   * The upstream's usage cost more than was reserved; the charge was capped at the reservation
+   * (or at what remained of it once its lease ran out: `insertGenerations`).
+   */
   chargeCapped: boolean;
   /** Of `promptTokens`, read from and written to the upstream's prompt cache (priced apart); 0 when absent. */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
   /** Of `cacheWriteTokens`, those written to a one-hour cache entry (priced apart); 0 when absent. */
   cacheWriteHourTokens?: number;
+  /**
+   * Only when writing: the request's in-flight row was written. If the store finds neither that
+   * row nor a closure of it, a reclaim closed it with nothing checkpointed and gave its
+   * reservation back, so the record charges nothing (`chargeCapped`). Not stored.
+   */
+  inflightRowWritten?: boolean;
 };
 
 export type KeyUpdate = Partial<
@@ -149,8 +158,10 @@ export type FundingFigures = {
 
 /**
  * A request's own record replaced the `ended_early` record written when its in-flight row's lease
- * ran out (its instance was slow, not dead): the record now charges what the request really
- * served, and this is what that moved on its funding key. A settled closure is unsettled again.
+ * ran out (its instance was slow, not dead): the record now says what the request really served,
+ * charging that or, when more, what the closure charged (the reservation was given back with the
+ * closure), and this is what that moved on its funding key: never up. A settled closure is
+ * unsettled again.
  */
 export type RecordCorrection = {
   /** The record (the request's trace id). */
@@ -262,6 +273,10 @@ export interface GatewayStore {
    * its cost to its funding key's pending total. A record whose id is already stored (a retried
    * batch) is skipped, so nothing is charged twice; but one written when the request's lease ran
    * out (`reclaimInflight`) is replaced, and the difference charged: the corrections are returned.
+   * A replacement never costs more than the closure it replaces (its `costNanos` is capped there,
+   * `chargeCapped` set): the closure gave the reservation back, and others may have spent it. For
+   * the same reason a record whose row was written (`inflightRowWritten`) and is gone, with no
+   * closure, costs nothing (and is returned among the corrections, having moved nothing).
    * `busy`: other requests are running besides these, so a store that can write from another
    * thread (SQLite) does, and the event loop goes on serving them.
    */
@@ -302,13 +317,17 @@ export interface GatewayStore {
   /** Writes in-flight rows (admission), in one transaction. */
   openInflight(rows: InflightRow[]): Promise<void>;
   /**
-   * Checkpoints running requests' delivered usage and renews the lease of every in-flight row
-   * of `instanceId` to `leaseExpiresAt` (Unix ms), in one transaction.
+   * Checkpoints running requests' delivered usage and renews the lease of in-flight rows of
+   * `instanceId` to `leaseExpiresAt` (Unix ms), in one transaction: only the rows named in
+   * `renew` when it is given (the requests the instance still runs: a row it no longer runs, say
+   * one it failed to drop, must lapse and be closed, not be renewed for as long as the process
+   * lives), else every row of the instance.
    */
   checkpointInflight(
     instanceId: string,
     leaseExpiresAt: number,
     checkpoints: InflightCheckpoint[],
+    renew?: string[],
   ): Promise<void>;
   /** Removes in-flight rows of requests that ended without a record (refused, failed), freeing what they held. */
   dropInflight(ids: string[]): Promise<void>;
