@@ -24,6 +24,20 @@ export type MemoryRow = {
   endMb: number | null;
 };
 
+/**
+ * The gateway's memory over repeated rounds of the same c=32 load, at the end of the run: its
+ * resident memory a second after each round, to show whether it levels off or keeps growing.
+ */
+export type RepeatedRounds = {
+  rounds: number;
+  secondsEach: number;
+  requestsPerSecond: number[];
+  /** VmRSS a second after each round, in MB. */
+  afterRoundMb: number[];
+  /** Highest VmRSS during each round, in MB. */
+  peakMb: number[];
+};
+
 export type GenerationRecords = {
   /** Records written per second during the c=32 load. */
   writtenPerSecond: number;
@@ -96,6 +110,7 @@ export type BenchResults = {
     flood: { perSecond: number; statuses: Record<string, number> };
   };
   memory: Record<TargetName, MemoryRow>;
+  repeatedRounds?: RepeatedRounds;
   /** The workbench's catalog filter on 2,000 models, per keystroke (bench/catalog-filter.ts). */
   catalogFilter: {
     models: number;
@@ -362,6 +377,16 @@ export function formatReport(results: BenchResults): string {
       }),
     ),
   );
+
+  const repeated = results.repeatedRounds;
+  if (repeated) {
+    sections.push(
+      `Gateway memory over ${repeated.rounds} more rounds of ${repeated.secondsEach} s at c=32: ` +
+        `peak ${repeated.peakMb.map(megabytes).join(' / ')} MB, ` +
+        `a second after each ${repeated.afterRoundMb.map(megabytes).join(' / ')} MB ` +
+        `(${repeated.requestsPerSecond.map(count).join(' / ')} req/s).`,
+    );
+  }
 
   const filter = results.catalogFilter;
   sections.push(

@@ -52,6 +52,7 @@ import {
   type BffResults,
   type GenerationRecords,
   type MemoryRow,
+  type RepeatedRounds,
   type TargetName,
 } from './report';
 
@@ -462,6 +463,30 @@ async function main(): Promise<void> {
     await pause(1000);
     for (const name of TARGETS) memory[name].endMb = residentMegabytes(pids[name]);
 
+    // "Flat after repeated rounds": the same c=32 load again and again, memory read after each.
+    const repeatedRounds: RepeatedRounds = {
+      rounds: quick ? 2 : 4,
+      secondsEach: seconds.c32,
+      requestsPerSecond: [],
+      afterRoundMb: [],
+      peakMb: [],
+    };
+    for (let round = 1; round <= repeatedRounds.rounds; round += 1) {
+      progress(`gateway memory, round ${round} of ${repeatedRounds.rounds} at c=32`);
+      const { value, peakMb } = await peakMemory({ gateway: pids.gateway }, () =>
+        load.run<ClosedResult>({
+          kind: 'closed',
+          request: requests.gateway.plain,
+          connections: 32,
+          seconds: seconds.c32,
+        }),
+      );
+      await pause(1000);
+      repeatedRounds.requestsPerSecond.push(Math.round(value.perSecond));
+      repeatedRounds.peakMb.push(peakMb.gateway ?? NaN);
+      repeatedRounds.afterRoundMb.push(residentMegabytes(pids.gateway) ?? NaN);
+    }
+
     const addedC1 = {
       gateway: added(latencyC1.gateway.latency, latencyC1.mock.latency),
       portkey: added(latencyC1.portkey.latency, latencyC1.mock.latency),
@@ -496,6 +521,7 @@ async function main(): Promise<void> {
       noisyNeighbour,
       catalogFilter: measureCatalogFilter(),
       memory,
+      repeatedRounds,
       generations: generations!,
       ratios: {
         throughputVsPortkey: ratio(
