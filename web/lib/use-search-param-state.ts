@@ -97,6 +97,10 @@ export function useUrlBoundText(
       timer.current = window.setTimeout(() => {
         timer.current = null;
         setTyping(false);
+        // What the URL is told is what this field follows from now on: the router renders a
+        // new location in a transition, which a quick Back can overtake, so the field may never
+        // see `next` come back from the URL before the value Back restores.
+        setFollowedUrlValue(next);
         latestWrite.current(next);
       }, pauseMs);
     },
@@ -111,6 +115,7 @@ export function useUrlBoundText(
   const set = useCallback(
     (next: string) => {
       reset(next);
+      setFollowedUrlValue(next);
       latestWrite.current(next);
     },
     [reset],
