@@ -17,6 +17,25 @@ const parentUnusable = (parent: KeyRow | undefined, nowSeconds: number) =>
   !parent || parent.revokedAt !== null || parent.disabled || isExpired(parent, nowSeconds);
 
 /**
+ * The 402 for a key stopped by its own state (expired, then disabled), or null: one type and
+ * stage for every route that refuses it, each route saying in its own words what is refused.
+ */
+export function ownStateRefusal(
+  key: KeyRow,
+  nowSeconds: number,
+  messages: { expired: (when: string) => string; disabled: string },
+): GatewayError | null {
+  if (isExpired(key, nowSeconds)) {
+    const when = new Date(key.expiresAt! * 1000).toISOString();
+    return new GatewayError(402, 'key_expired', 'authentication', messages.expired(when));
+  }
+  if (key.disabled) {
+    return new GatewayError(402, 'key_disabled', 'authentication', messages.disabled);
+  }
+  return null;
+}
+
+/**
  * Returns the 402 that stops `key`, or null when it may spend. A shared child spends its
  * parent's money, so it also stops when the parent is depleted.
  */
@@ -25,23 +44,11 @@ export function inferenceRefusal(
   parent: KeyRow | undefined,
   nowSeconds: number,
 ): GatewayError | null {
-  if (isExpired(key, nowSeconds)) {
-    const when = new Date(key.expiresAt! * 1000).toISOString();
-    return new GatewayError(
-      402,
-      'key_expired',
-      'authentication',
-      `This key expired at ${when}. ${advice}`,
-    );
-  }
-  if (key.disabled) {
-    return new GatewayError(
-      402,
-      'key_disabled',
-      'authentication',
-      `This key is disabled. ${advice}`,
-    );
-  }
+  const own = ownStateRefusal(key, nowSeconds, {
+    expired: (when) => `This key expired at ${when}. ${advice}`,
+    disabled: `This key is disabled. ${advice}`,
+  });
+  if (own) return own;
   if (key.kind !== 'account' && parentUnusable(parent, nowSeconds)) {
     return new GatewayError(
       402,

@@ -17,7 +17,7 @@ import { authenticate } from '../auth/authenticate';
 import { GatewayError } from '../errors';
 import type { Router } from '../http/router';
 import type { KeyActor } from '../keys/key-admin';
-import { isExpired } from '../keys/key-state';
+import { ownStateRefusal } from '../keys/key-state';
 import type { KeyRow } from '../store/store';
 import { addKeyManagementRoutes, createFields } from './key-management';
 import type { GatewayParts } from './route-kit';
@@ -30,24 +30,11 @@ import type { GatewayParts } from './route-kit';
 function managementRefusal(key: KeyRow, nowSeconds: number): GatewayError | null {
   const cannot =
     'so it cannot create, change, rotate or revoke child keys (listing and showing them still work).';
-  if (isExpired(key, nowSeconds)) {
-    const when = new Date(key.expiresAt! * 1000).toISOString();
-    return new GatewayError(
-      402,
-      'key_expired',
-      'authentication',
+  return ownStateRefusal(key, nowSeconds, {
+    expired: (when) =>
       `This key expired at ${when}, ${cannot} Ask the operator to extend its expiry.`,
-    );
-  }
-  if (key.disabled) {
-    return new GatewayError(
-      402,
-      'key_disabled',
-      'authentication',
-      `This key is disabled, ${cannot} Ask the operator to enable it.`,
-    );
-  }
-  return null;
+    disabled: `This key is disabled, ${cannot} Ask the operator to enable it.`,
+  });
 }
 
 const createChildSchema = z.strictObject({
