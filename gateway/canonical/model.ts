@@ -8,7 +8,19 @@ export type CanonicalPart =
   /** An image, inline (base64 `data`) or by `url`. */
   | { type: 'image'; mediaType: string; data?: string; url?: string }
   | { type: 'tool_call'; id: string; name: string; arguments: string }
-  | { type: 'tool_result'; toolCallId: string; name?: string; content: string; isError?: boolean };
+  | { type: 'tool_result'; toolCallId: string; name?: string; content: string; isError?: boolean }
+  /**
+   * Reasoning the model produced on an earlier turn, handed back. `signature` (Anthropic, Gemini)
+   * or `encrypted` (OpenAI's `encrypted_content`) go back only to the provider that made them
+   * (`providerId`); another provider gets neither.
+   */
+  | {
+      type: 'reasoning';
+      text: string;
+      signature?: string;
+      encrypted?: string;
+      providerId?: string;
+    };
 
 export type CanonicalRole = 'user' | 'assistant' | 'tool';
 
@@ -25,6 +37,22 @@ export type CanonicalToolChoice = 'auto' | 'none' | 'required' | { name: string 
 
 /** The public forms a request can arrive in. */
 export type PublicFormName = 'chat_completions' | 'messages' | 'gemini';
+
+/**
+ * How hard the model should think: an effort, a token budget, or both (each form says one; each
+ * provider kind takes what it can). Null on the request: the provider's default.
+ */
+export type CanonicalReasoning = {
+  effort: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | null;
+  budgetTokens: number | null;
+  /** Whether the client wants the reasoning text (or a summary) in the answer. */
+  includeText: boolean;
+};
+
+/** The shape the answer must take: free text, any JSON object, or JSON matching a schema. */
+export type CanonicalResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean };
 
 /**
  * The request as it arrived, for what the canonical fields cannot carry. An upstream of the same
@@ -52,6 +80,10 @@ export type CanonicalRequest = {
   tools: CanonicalTool[];
   toolChoice: CanonicalToolChoice;
   stream: boolean;
+  /** Absent or null: the provider's default. */
+  reasoning?: CanonicalReasoning | null;
+  /** Absent or null: free text. */
+  responseFormat?: CanonicalResponseFormat | null;
   /** Absent for requests the gateway builds itself (tests, probes). */
   inbound?: InboundRequest;
 };
@@ -67,6 +99,8 @@ export type Usage = {
   cacheWriteTokens?: number;
   /** Of `cacheWriteTokens`, those written to a one-hour cache entry (Anthropic's `1h` TTL). */
   cacheWriteHourTokens?: number;
+  /** Of the completion, the tokens spent reasoning (charged as completion tokens). */
+  reasoningTokens?: number;
 };
 
 /**
@@ -82,6 +116,8 @@ export type ReportedUsage = {
   cacheWriteTokens?: number;
   /** Of `cacheWriteTokens`, those written to a one-hour cache entry (Anthropic's `1h` TTL). */
   cacheWriteHourTokens?: number;
+  /** Of the completion, the tokens spent reasoning. */
+  reasoningTokens?: number;
 };
 
 /** What a provider streams; a non-streamed answer is the same events gathered. */
@@ -103,6 +139,11 @@ export type CanonicalEvent =
       logprobs?: unknown[];
     }
   | { type: 'tool-call'; id: string; name: string; arguments: string }
+  /**
+   * Reasoning text (or its summary) as it streams. `signature` or `encrypted` closes a block of
+   * reasoning: what the provider needs to see it again on a later turn.
+   */
+  | { type: 'reasoning-delta'; text: string; signature?: string; encrypted?: string }
   | {
       type: 'finish';
       finishReason: FinishReason;
@@ -125,6 +166,8 @@ export type PipelineEvent = Exclude<CanonicalEvent, { type: 'finish' }> | Priced
 export type CanonicalResponse = {
   text: string;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** The reasoning blocks, in order, each with its signature or encrypted form when it had one. */
+  reasoning?: Array<{ text: string; signature?: string; encrypted?: string }>;
   finish: PricedFinish;
   /** The model's refusal, when it sent one (`channel: 'refusal'` deltas), apart from `text`. */
   refusal?: string;
@@ -139,6 +182,9 @@ export async function gatherResponse(
   let refusal: string | undefined;
   let logprobs: CanonicalResponse['logprobs'];
   const toolCalls: CanonicalResponse['toolCalls'] = [];
+  const reasoning: NonNullable<CanonicalResponse['reasoning']> = [];
+  // A block stays open until its signature (or encrypted form) arrives.
+  let reasoningOpen = false;
   let finish: PricedFinish | undefined;
   for await (const event of events) {
     if (event.type === 'text-delta') {
@@ -149,15 +195,24 @@ export async function gatherResponse(
         const into = event.channel === 'refusal' ? logprobs.refusal : logprobs.content;
         for (const entry of event.logprobs) into.push(entry);
       }
-    } else if (event.type === 'tool-call')
+    } else if (event.type === 'reasoning-delta') {
+      if (!reasoningOpen) reasoning.push({ text: '' });
+      const block = reasoning[reasoning.length - 1]!;
+      block.text += event.text;
+      if (event.signature !== undefined) block.signature = event.signature;
+      if (event.encrypted !== undefined) block.encrypted = event.encrypted;
+      reasoningOpen = event.signature === undefined && event.encrypted === undefined;
+    } else if (event.type === 'tool-call') {
+      reasoningOpen = false;
       toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });
-    else finish = event;
+    } else finish = event;
   }
   if (!finish) throw new Error('The answer ended without a finish event');
   return {
     text,
     toolCalls,
     finish,
+    ...(reasoning.length > 0 && { reasoning }),
     ...(refusal !== undefined && { refusal }),
     ...(logprobs && { logprobs }),
   };

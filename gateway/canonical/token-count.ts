@@ -40,6 +40,7 @@ export function countPromptTokens(request: CanonicalRequest, limit = Infinity): 
       else if (part.type === 'image') total += IMAGE_TOKENS;
       else if (part.type === 'tool_call')
         total += countTokens(part.name) + countTokens(part.arguments, left(total));
+      else if (part.type === 'reasoning') total += countTokens(part.text, left(total));
       else total += countTokens(part.content, left(total));
     }
   }

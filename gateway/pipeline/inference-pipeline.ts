@@ -502,7 +502,8 @@ export class InferencePipeline {
           };
           return;
         }
-        if (event.type === 'text-delta') {
+        // Reasoning is produced text like the answer, and charged as completion.
+        if (event.type === 'text-delta' || event.type === 'reasoning-delta') {
           tally.textDeltas += 1;
           tally.text.push(event.text);
         } else tally.toolText.push(event.name, event.arguments);

@@ -128,6 +128,7 @@ export function conservativePromptTokens(request: CanonicalRequest): number {
       else if (part.type === 'image') tokens += IMAGE_TOKENS_RESERVED;
       else if (part.type === 'tool_call')
         tokens += conservativeTextTokens(part.name) + conservativeTextTokens(part.arguments);
+      else if (part.type === 'reasoning') tokens += conservativeTextTokens(part.text);
       else tokens += conservativeTextTokens(part.content);
     }
   }
@@ -144,6 +145,7 @@ export function promptText(request: CanonicalRequest): { text: string; images: n
       if (part.type === 'text') pieces.push(part.text);
       else if (part.type === 'image') images += 1;
       else if (part.type === 'tool_call') pieces.push(part.name, part.arguments);
+      else if (part.type === 'reasoning') pieces.push(part.text);
       else pieces.push(part.content);
     }
   }

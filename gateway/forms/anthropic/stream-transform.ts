@@ -110,6 +110,9 @@ export async function writeMessagesStream(
         // Arguments that are not an object are refused here, before the block goes out.
         if (toolArguments(event.arguments, event.name) === UNFINISHED) state.cutCall = event;
         else if (!(await writeToolUse(event))) break;
+      } else if (event.type === 'reasoning-delta') {
+        // Reasoning in this form's own shape is the agent-clients issue's; until then, not shown.
+        continue;
       } else {
         // A call cut short by max_tokens goes out as the vendor's own stream sends one: its partial
         // JSON in `input_json_delta` (the vendor's clients build the input from it as far as it

@@ -59,6 +59,9 @@ export async function writeGeminiStream(
         const args = toolArguments(event.arguments, event.name);
         if (args === UNFINISHED) state.cutCall = event.name;
         else if (!(await write(candidate([{ functionCall: { name: event.name, args } }])))) break;
+      } else if (event.type === 'reasoning-delta') {
+        // Reasoning in this form's own shape is the agent-clients issue's; until then, not shown.
+        continue;
       } else {
         await write({
           ...candidate([{ text: '' }], { finishReason: toGeminiFinishReason(event.finishReason) }),

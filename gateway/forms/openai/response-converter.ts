@@ -62,6 +62,10 @@ export function toChatCompletion(
               : response.text,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           refusal,
+          // OpenRouter's field for the reasoning text.
+          ...(response.reasoning && {
+            reasoning: response.reasoning.map((block) => block.text).join(''),
+          }),
         },
         logprobs: response.logprobs ? toChatLogprobs(response.logprobs) : null,
         finish_reason: toChatFinishReason(response.finish.finishReason),

@@ -67,6 +67,10 @@ export async function writeChatCompletionStream(
         };
         state.toolCallIndex += 1;
         if (!(await writeEvent(response, chunk({ tool_calls: [call] })))) break;
+      } else if (event.type === 'reasoning-delta') {
+        // OpenRouter's field for reasoning text on chat completions.
+        if (event.text !== '' && !(await writeEvent(response, chunk({ reasoning: event.text }))))
+          break;
       } else {
         const usage = toChatUsage(event);
         const finishReason = toChatFinishReason(event.finishReason);

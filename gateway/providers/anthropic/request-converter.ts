@@ -133,5 +133,8 @@ function toBlock(part: CanonicalPart): Block[] {
           ...(part.isError !== undefined && { is_error: part.isError }),
         },
       ];
+    case 'reasoning':
+      // Handed back only where it was made; round trips are the agent-clients issue's.
+      return [];
   }
 }

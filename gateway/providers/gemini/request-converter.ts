@@ -171,6 +171,9 @@ function toPart(
       }
       return { functionResponse: { name, response: toFunctionResponse(part) } };
     }
+    case 'reasoning':
+      // Handed back only where it was made; round trips are the agent-clients issue's.
+      return null;
   }
 }
 
