@@ -82,6 +82,13 @@ const environmentSchema = z.object({
   GATEWAY_DEFAULT_RPM: z.coerce.number().int().min(0).max(10_000_000).default(0),
   /** Default tokens per minute per key (0: no limit); `keys set --tpm` overrides per key. */
   GATEWAY_DEFAULT_TPM: z.coerce.number().int().min(0).max(10_000_000_000).default(0),
+  /** How long a stored response (Responses form, `store`) is kept, in seconds; 30 days as OpenAI. */
+  GATEWAY_RESPONSES_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(10 * 365 * 86_400)
+    .default(30 * 86_400),
 });
 
 export type GatewayConfig = {
@@ -91,6 +98,8 @@ export type GatewayConfig = {
   /** SQLite: whether records are synced to disk before their answers end (`full`) or not. */
   sqliteSync: 'full' | 'normal';
   settleIntervalMs: number;
+  /** How long a stored response is kept, in seconds. */
+  responsesTtlSeconds: number;
   keyPepper: string | undefined;
   simulatedTokensPerSecond: number;
   logLevel: z.infer<typeof environmentSchema>['GATEWAY_LOG_LEVEL'];
@@ -150,6 +159,7 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     databasePath: path.resolve(value.GATEWAY_DB),
     sqliteSync: value.GATEWAY_SQLITE_SYNC,
     settleIntervalMs: value.GATEWAY_SETTLE_INTERVAL_MS,
+    responsesTtlSeconds: value.GATEWAY_RESPONSES_TTL_SECONDS,
     keyPepper: value.GATEWAY_KEY_PEPPER,
     simulatedTokensPerSecond: value.GATEWAY_SIM_TOKENS_PER_SECOND,
     logLevel: value.GATEWAY_LOG_LEVEL,

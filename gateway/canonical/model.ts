@@ -36,7 +36,7 @@ export type CanonicalTool = {
 export type CanonicalToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 /** The public forms a request can arrive in. */
-export type PublicFormName = 'chat_completions' | 'messages' | 'gemini';
+export type PublicFormName = 'chat_completions' | 'messages' | 'gemini' | 'responses';
 
 /**
  * How hard the model should think: an effort, a token budget, or both (each form says one; each

@@ -28,6 +28,11 @@ export type AnswerMeta = {
   promptTokens: number;
   request: CanonicalRequest;
   url: URL;
+  /**
+   * Keeps the finished answer's body (the Responses form's stored responses) before the client
+   * is told it finished; absent where nothing is kept.
+   */
+  keep?: (answer: unknown) => Promise<void>;
 };
 
 export interface PublicForm {

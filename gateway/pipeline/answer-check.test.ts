@@ -132,6 +132,12 @@ function body(form: PublicFormName): Record<string, unknown> {
         generationConfig: { maxOutputTokens: 1_000 },
         tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: TOOL_SCHEMA }] }],
       };
+    case 'responses':
+      return {
+        input: 'Weather in Paris?',
+        max_output_tokens: 1_000,
+        tools: [{ type: 'function', name: 'get_weather', parameters: TOOL_SCHEMA }],
+      };
   }
 }
 

@@ -8,7 +8,7 @@
  * the client left, also mid-stream.
  */
 import { authenticate } from '../auth/authenticate';
-import { gatherResponse } from '../canonical/model';
+import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
@@ -16,6 +16,7 @@ import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import type { InferenceRun } from '../pipeline/inference-pipeline';
 import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
+import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
 export function inferenceRoute(
@@ -23,11 +24,20 @@ export function inferenceRoute(
   form: PublicForm,
   /** What the path says (model, streaming); may throw a 404 in the form's shape. */
   pathTarget: (context: RouteContext) => PathTarget = (context) => ({ url: context.url }),
+  hooks: InferenceHooks = {},
 ): RouteHandler {
   return withErrors(form.errorBody, async (context) => {
-    await serveInference(parts, form, context, () => pathTarget(context));
+    await serveInference(parts, form, context, () => pathTarget(context), hooks);
   });
 }
+
+/** What a route adds around the inference steps (the Responses form's stored conversations). */
+export type InferenceHooks = {
+  /** Rewrites the parsed body, the key known, before it is converted (a stored conversation). */
+  prepareBody?: (body: unknown, key: KeyRow) => Promise<unknown>;
+  /** Keeps the finished answer's body before the client is told it finished. */
+  keep?: (answer: unknown, key: KeyRow, request: CanonicalRequest) => Promise<void>;
+};
 
 /** The inference steps; `target` is read after the key is checked (it may name a missing model). */
 export async function serveInference(
@@ -35,6 +45,7 @@ export async function serveInference(
   form: PublicForm,
   context: RouteContext,
   target: () => PathTarget,
+  hooks: InferenceHooks = {},
 ): Promise<void> {
   const { request, response, url, traceId } = context;
   const key = await authenticate(request, url, form.auth, parts.registry);
@@ -46,8 +57,9 @@ export async function serveInference(
   try {
     const declared = Number(request.headers['content-length']);
     if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key);
+    const body = await readJsonBody(request, parts.config.maxBodyBytes);
     const canonical = form.toCanonical(
-      await readJsonBody(request, parts.config.maxBodyBytes),
+      hooks.prepareBody ? await hooks.prepareBody(body, key) : body,
       resolvedTarget,
     );
     const abort = new AbortController();
@@ -90,13 +102,15 @@ export async function serveInference(
       promptTokens: run.promptTokens,
       request: canonical,
       url,
+      ...(hooks.keep && { keep: (answer: unknown) => hooks.keep!(answer, key, canonical) }),
     };
     if (canonical.stream) {
       await form.writeStream(response, run.events, meta);
       return;
     }
-    const answer = await gatherResponse(run.events);
-    sendJson(response, 200, form.toResponse(answer, meta));
+    const answer = form.toResponse(await gatherResponse(run.events), meta);
+    await meta.keep?.(answer);
+    sendJson(response, 200, answer);
   } finally {
     releaseLarge();
     if (!slotHandedOver) releaseSlot();

@@ -165,6 +165,8 @@ const question = (
         contents: [{ role: 'user', parts: [{ text }] }],
         generationConfig: { maxOutputTokens: maxTokens },
       };
+    case 'responses':
+      return { input: text, max_output_tokens: maxTokens };
   }
 };
 

@@ -117,6 +117,8 @@ const question = (form: PublicFormName): Record<string, unknown> => {
         contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
         generationConfig: { maxOutputTokens: 200 },
       };
+    case 'responses':
+      return { input: 'Hello there', max_output_tokens: 200 };
   }
 };
 

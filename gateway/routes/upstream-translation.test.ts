@@ -61,6 +61,7 @@ const FINISH: Record<PublicFormName, { text: string; tool: string }> = {
   chat_completions: { text: 'stop', tool: 'tool_calls' },
   messages: { text: 'end_turn', tool: 'tool_use' },
   gemini: { text: 'STOP', tool: 'STOP' },
+  responses: { text: 'completed', tool: 'completed' },
 };
 
 const TOOL_DESCRIPTION = 'Get the current weather in a given location';
@@ -85,6 +86,14 @@ const toolsIn: Record<PublicFormName, unknown> = {
       ],
     },
   ],
+  responses: [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: TOOL_DESCRIPTION,
+      parameters: TOOL_SCHEMA,
+    },
+  ],
 };
 
 /** A one-line question with room for every recorded answer, with or without tools. */
@@ -101,6 +110,8 @@ function simpleBody(form: PublicFormName, withTools: boolean): Record<string, un
         generationConfig: { maxOutputTokens: 1_000 },
         ...tools,
       };
+    case 'responses':
+      return { input: 'Hello there', max_output_tokens: 1_000, ...tools };
   }
 }
 
@@ -347,6 +358,34 @@ function richBody(form: PublicFormName): Record<string, unknown> {
         toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
         generationConfig: { maxOutputTokens: 300, temperature: 0.5, stopSequences: ['END'] },
       };
+    case 'responses':
+      // The form has no stop sequences; everything else is the same conversation.
+      return {
+        instructions: SYSTEM,
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: QUESTION },
+              { type: 'input_image', image_url: `data:image/png;base64,${PNG_BASE64}` },
+              { type: 'input_image', image_url: images.imageUrl },
+            ],
+          },
+          {
+            type: 'function_call',
+            call_id: 'call_1',
+            name: 'get_weather',
+            arguments: '{"location":"Paris"}',
+          },
+          { type: 'function_call_output', call_id: 'call_1', output: '{"temp_c":18}' },
+          { role: 'assistant', content: EARLIER_ANSWER },
+          { role: 'user', content: FOLLOW_UP },
+        ],
+        tools: toolsIn.responses,
+        tool_choice: 'auto',
+        max_output_tokens: 300,
+        temperature: 0.5,
+      };
   }
 }
 
@@ -355,6 +394,7 @@ const EARLIER_CALL_ID: Record<PublicFormName, string> = {
   chat_completions: 'call_1',
   messages: 'toolu_1',
   gemini: 'call_1_0',
+  responses: 'call_1',
 };
 
 /** What a kind is sent for the rich conversation arriving on another form. */
@@ -496,6 +536,14 @@ function sameFormBody(kind: UpstreamKind): Record<string, unknown> {
   }
 }
 
+/** The Responses form has no stop sequences: what its translation lacks. */
+function withoutStopSequences(body: Record<string, unknown>): void {
+  delete body.stop;
+  delete body.stop_sequences;
+  const config = body.generationConfig as Record<string, unknown> | undefined;
+  if (config) delete config.stopSequences;
+}
+
 const NATIVE_FORM: Record<UpstreamKind, PublicFormName> = {
   'openai-compatible': 'chat_completions',
   anthropic: 'messages',
@@ -515,6 +563,7 @@ describe.each(PUBLIC_FORMS)('a whole conversation on the %s form', (form) => {
       expect(sent.path).toBe(upstreamPath(kind, false));
       expectUpstreamAuth(kind, sent);
       const expected = NATIVE_FORM[kind] === form ? sameFormBody(kind) : translatedBody(kind, form);
+      if (form === 'responses') withoutStopSequences(expected);
       expect(sent.body).toEqual(expected);
       // Only an upstream that cannot fetch URLs makes the gateway fetch the image, and only for a
       // request of another form (a Gemini-form body passes through as the caller wrote it).

@@ -12,6 +12,7 @@
  * Rows are locked in one order everywhere several are (in-flight rows, day totals, then keys; each
  * by id), so two instances' transactions wait for each other instead of deadlocking.
  */
+import { postgresStoredResponses } from './stored-responses';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -566,6 +567,7 @@ export async function openPostgresStore(
 
   const store: GatewayStore = {
     engine: 'postgres',
+    responses: postgresStoredResponses(pool),
     listKeys: async () =>
       (await query<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).rows.map(toKeyRow),
     getKey: async (id) => {

@@ -14,6 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteStoredResponses } from './stored-responses';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
@@ -367,6 +368,7 @@ export function openSqliteStore(
 
   return {
     engine: 'sqlite',
+    responses: sqliteStoredResponses(database, run),
     listKeys: () => run(() => statements.listKeys.all().map(toKeyRow)),
     getKey: (id) =>
       run(() => {

@@ -8,6 +8,7 @@ import type { KeyKind } from '../../contract/gateway';
 import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
 import type { CheckpointWorker } from './checkpoint-worker';
+import type { StoredResponses } from './stored-responses';
 
 /** A key as stored: never the key itself, only its versioned digest. */
 export type KeyRow = {
@@ -260,6 +261,8 @@ export type LedgerEntry = {
 export type LedgerTotals = { rechargeNanos: Nanos; creditNanos: Nanos; allocatedNanos: Nanos };
 
 export interface GatewayStore {
+  /** Responses kept for the Responses form (stored-responses.ts). */
+  readonly responses: StoredResponses;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   listKeys(): Promise<KeyRow[]>;

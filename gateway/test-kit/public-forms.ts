@@ -1,12 +1,17 @@
 /**
- * The gateway's three public forms as a test calls them over raw HTTP: each with its own route,
+ * The gateway's four public forms as a test calls them over raw HTTP: each with its own route,
  * its own key header and its own answer shape, read back into one shape so a test can compare an
  * answer across forms. Streams are read whole, and whether they ended cleanly or with the form's
  * error event is part of the answer.
  */
 import type { PublicFormName } from '../canonical/model';
 
-export const PUBLIC_FORMS: PublicFormName[] = ['chat_completions', 'messages', 'gemini'];
+export const PUBLIC_FORMS: PublicFormName[] = [
+  'chat_completions',
+  'messages',
+  'gemini',
+  'responses',
+];
 
 /** Sends `body` (in the form's own shape, without model or stream) to the gateway. */
 export function callForm(
@@ -48,6 +53,16 @@ export function callForm(
         `${gatewayUrl}/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
         { 'x-goog-api-key': key },
         body,
+      );
+    case 'responses':
+      return post(
+        `${gatewayUrl}/v1/responses`,
+        { authorization: `Bearer ${key}` },
+        {
+          model,
+          ...body,
+          stream,
+        },
       );
   }
 }
@@ -112,6 +127,8 @@ export async function readFormAnswer(
       return readMessagesStream(events);
     case 'gemini':
       return readGeminiStream(events);
+    case 'responses':
+      return readResponsesStream(events);
   }
 }
 
@@ -145,7 +162,52 @@ function readPlain(form: PublicFormName, body: Json): FormAnswer {
     case 'gemini':
       addGeminiChunk(answer, body);
       return answer;
+    case 'responses':
+      addResponseObject(answer, body);
+      return answer;
   }
+}
+
+/** A finished Responses `response` object: its items, status and usage. */
+function addResponseObject(answer: FormAnswer, body: Json): void {
+  for (const item of body.output ?? []) {
+    if (item.type === 'message')
+      for (const part of item.content) if (part.type === 'output_text') answer.text += part.text;
+    if (item.type === 'function_call')
+      answer.toolCalls.push({
+        id: item.call_id,
+        name: item.name,
+        args: JSON.parse(item.arguments),
+      });
+  }
+  answer.finish = body.status;
+  if (body.usage) {
+    answer.usage = { prompt: body.usage.input_tokens, completion: body.usage.output_tokens };
+    answer.costUsd = body.usage.cost;
+  }
+}
+
+function readResponsesStream(events: Array<{ event: string | null; data: string }>): FormAnswer {
+  const answer = emptyAnswer();
+  let streamedText = '';
+  for (const { event, data } of events) {
+    const body = JSON.parse(data) as Json;
+    // The vendor's invariant: an event's name is its data's type.
+    if (body.type !== event) throw new Error(`event '${event}' carries type '${body.type}'`);
+    if (event === 'response.output_text.delta') streamedText += body.delta;
+    if (event === 'response.completed' || event === 'response.incomplete') {
+      addResponseObject(answer, body.response);
+      if (answer.text !== streamedText)
+        throw new Error('the final response differs from the deltas');
+      answer.cleanEnd = true;
+    }
+    if (event === 'response.failed') {
+      answer.streamError = body.response.error;
+      answer.text = streamedText;
+    }
+    if (event === 'error') answer.streamError = body;
+  }
+  return answer;
 }
 
 function readChatStream(events: Array<{ data: string }>): FormAnswer {
@@ -286,6 +348,8 @@ export function formErrorMessage(form: PublicFormName, body: Json): string {
       return body.error.message;
     case 'gemini':
       return body.error.message;
+    case 'responses':
+      return body.error;
   }
 }
 
@@ -302,6 +366,8 @@ export function streamErrorOf(
       return { message: body.error.message, status: body.error.type };
     case 'gemini':
       return { message: body.error.message, status: body.error.code };
+    case 'responses':
+      return { message: body.message, status: body.code };
   }
 }
 
@@ -331,8 +397,17 @@ export function expectBrokenStream(
       expect(answer.finish).toBeNull();
       expect(error.status).toBe(status);
       break;
+    case 'responses':
+      // `response.failed`, carrying the error; no response.completed.
+      expect(answer.finish).toBeNull();
+      expect(error.status).toBe(responsesErrorCode(status));
+      break;
   }
 }
+
+/** The `code` of a failed response's error, for an HTTP status (responses-stream.ts). */
+export const responsesErrorCode = (status: number) =>
+  status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request';
 
 /**
  * A Messages usage as prompt and completion counts: the vendor's `input_tokens` leaves out what

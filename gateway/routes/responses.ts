@@ -1,0 +1,169 @@
+/**
+ * The Responses form: `POST /v1/responses` (every catalog model, plain and streamed), and the
+ * stored responses of a key: `GET` and `DELETE /v1/responses/{id}`, `GET /v1/responses/{id}/input_items`.
+ * A response is kept (unless `store: false`) for the key that made it; that key and its account
+ * may read, continue (`previous_response_id`) or delete it, and every other key gets 404, the
+ * answer for a response that does not exist.
+ * @see https://platform.openai.com/docs/api-reference/responses
+ */
+import { z } from 'zod';
+import { authenticate } from '../auth/authenticate';
+import { notFound } from '../errors';
+import { chatErrorBody } from '../forms/openai/error-shape';
+import { responsesForm } from '../forms/responses';
+import type { ResponsesRequest } from '../forms/responses/request-schema';
+import { sendJson } from '../http/respond';
+import type { Router } from '../http/router';
+import type { KeyRow } from '../store/store';
+import type { StoredResponse } from '../store/stored-responses';
+import { inferenceRoute } from './inference';
+import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
+
+type Item = Record<string, unknown>;
+
+const ID = '(?<id>resp_[A-Za-z0-9_-]{1,100})';
+
+const listQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  after: z.string().max(200).optional(),
+  include: z.string().optional(),
+  'include[]': z.string().optional(),
+});
+
+/** The account a key belongs to: itself, or a child's parent. */
+const accountOf = (key: KeyRow) => key.parentId ?? key.id;
+
+/** Whether `key` may see `stored`: the key that made it, or the account over it. */
+const mayRead = (key: KeyRow, stored: StoredResponse) =>
+  stored.keyId === key.id || (key.kind === 'account' && stored.accountId === key.id);
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export function addResponsesRoutes(router: Router, parts: GatewayParts): void {
+  const { store, config } = parts;
+
+  /** The stored response, or the one 404 for absent, expired and someone else's alike. */
+  const readable = async (key: KeyRow, id: string, field?: string) => {
+    const stored = await store.responses.get(id, now());
+    if (stored && mayRead(key, stored)) return stored;
+    throw notFound(
+      field
+        ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
+        : `No response '${id}' is stored for this key.`,
+    );
+  };
+
+  router.add(
+    'POST',
+    '/v1/responses',
+    inferenceRoute(parts, responsesForm, undefined, {
+      // A continuation is the stored conversation, then the previous answer, then the new input.
+      async prepareBody(body, key) {
+        const request = body as ResponsesRequest | null;
+        const previousId = request?.previous_response_id;
+        if (typeof previousId !== 'string') return body;
+        const previous = await readable(key, previousId, 'previous_response_id');
+        return {
+          ...request,
+          input: [
+            ...previous.context,
+            ...(previous.response.output as Item[]),
+            ...inputItems(request!.input),
+          ],
+        };
+      },
+      async keep(answer, key, request) {
+        const body = request.inbound?.body as ResponsesRequest | undefined;
+        if (body?.store === false) return;
+        const response = answer as Item & { id: string };
+        const created = now();
+        try {
+          await store.responses.put(
+            {
+              id: response.id,
+              keyId: key.id,
+              accountId: accountOf(key),
+              createdAt: created,
+              expiresAt: created + config.responsesTtlSeconds,
+              context: withIds(inputItems(body?.input), response.id),
+              response,
+            },
+            created,
+          );
+        } catch (error) {
+          // The answer itself is charged and delivered; only its continuation is lost.
+          parts.logger.error({ err: error, response: response.id }, 'response not stored');
+        }
+      },
+    }),
+  );
+
+  router.add(
+    'GET',
+    new RegExp(`^/v1/responses/${ID}$`),
+    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
+      const stored = await readable(key, params.id!);
+      sendJson(response, 200, stored.response, { 'cache-control': 'no-store' });
+    }),
+  );
+
+  router.add(
+    'DELETE',
+    new RegExp(`^/v1/responses/${ID}$`),
+    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
+      const stored = await readable(key, params.id!);
+      await store.responses.delete(stored.id);
+      sendJson(response, 200, { id: stored.id, object: 'response', deleted: true });
+    }),
+  );
+
+  router.add(
+    'GET',
+    new RegExp(`^/v1/responses/${ID}/input_items$`),
+    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+      const key = await authenticate(request, url, 'chat_completions', parts.registry);
+      const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
+      const stored = await readable(key, params.id!);
+      const items = (
+        query.order === 'desc' ? [...stored.context].reverse() : stored.context
+      ) as Item[];
+      const start = query.after ? items.findIndex((item) => item.id === query.after) + 1 : 0;
+      const page = items.slice(start, start + query.limit);
+      sendJson(
+        response,
+        200,
+        {
+          object: 'list',
+          data: page,
+          first_id: page[0]?.id ?? null,
+          last_id: page.at(-1)?.id ?? null,
+          has_more: start + query.limit < items.length,
+        },
+        { 'cache-control': 'no-store' },
+      );
+    }),
+  );
+}
+
+/** The request's `input` as items: a string is one user message. */
+function inputItems(input: ResponsesRequest['input']): Item[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string')
+    return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  return input as Item[];
+}
+
+/** Items as `input_items` lists them: each with an id (its own, or one made from the response's). */
+function withIds(items: Item[], responseId: string): Item[] {
+  return items.map((item, index) => ({
+    ...(item.type === undefined && { type: 'message' }),
+    ...item,
+    id:
+      typeof item.id === 'string'
+        ? item.id
+        : `in_${responseId.slice(5)}${String(index).padStart(4, '0')}`,
+  }));
+}
