@@ -19,7 +19,7 @@ import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token
 import { pendingCharge, type Budget, type Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
-import { usageCost, worstPromptNanos, type ChargedUsage } from '../billing/usage-cost';
+import { worstPromptNanos, type ChargedUsage } from '../billing/usage-cost';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
@@ -35,6 +35,7 @@ import type {
   KeyRow,
   RecordCorrection,
 } from '../store/store';
+import { capCharge } from './charge-cap';
 import { CircuitBreaker } from './circuit-breaker';
 import type { SlotRelease } from './key-slots';
 import {
@@ -591,8 +592,8 @@ export class InferencePipeline {
    * Writes the generation record and makes its cost pending. The upstream's reported usage is
    * charged at the answering provider's prices. Where it reported none (or no completion for text
    * it did deliver), the gateway counts, and the record says the usage is estimated. The charge
-   * never exceeds the reservation, so limit + grace holds even when an upstream counts more than
-   * the gateway reserved for.
+   * never exceeds the reservation, nor its completion max_tokens, so limit + grace holds even
+   * when an upstream counts more than the gateway reserved for; the record then says it was capped.
    */
   private async record(
     input: InferenceInput,
@@ -631,9 +632,6 @@ export class InferencePipeline {
       (simulated
         ? tally.textDeltas + tally.toolText.reduce((sum, text) => sum + countTokens(text), 0)
         : countTextTokens(tally.text.join('')) + countTextTokens(tally.toolText.join('')));
-    // Only the reserved output is billable: a provider that overshoots max_tokens must not take
-    // the key past limit + grace.
-    const completionTokens = Math.min(producedTokens, admission.maxOutputTokens);
     // The cached part of a prompt is the upstream's word about its own prompt: only with its count.
     const cacheReadTokens =
       reportedPrompt === null ? 0 : Math.min(reported?.cacheReadTokens ?? 0, promptTokens);
@@ -642,19 +640,31 @@ export class InferencePipeline {
         ? 0
         : Math.min(reported?.cacheWriteTokens ?? 0, promptTokens - cacheReadTokens);
     const cacheWriteHourTokens = Math.min(reported?.cacheWriteHourTokens ?? 0, cacheWriteTokens);
-    const usage: ChargedUsage = {
-      promptTokens,
-      completionTokens,
-      cacheReadTokens,
-      cacheWriteTokens,
-      cacheWriteHourTokens,
-    };
-    const fullNanos = usageCost(route, usage);
-    const costNanos = Math.min(fullNanos, admission.reservation.nanos);
-    if (costNanos < fullNanos) {
+    // Only the reserved output is billable (charge-cap.ts): a provider that overshoots
+    // max_tokens, or counts past the reservation, must not take the key past limit + grace.
+    const charge = capCharge(
+      route,
+      {
+        promptTokens,
+        completionTokens: producedTokens,
+        cacheReadTokens,
+        cacheWriteTokens,
+        cacheWriteHourTokens,
+      },
+      { maxOutputTokens: admission.maxOutputTokens, reservedNanos: admission.reservation.nanos },
+    );
+    const { usage, costNanos } = charge;
+    if (charge.capped) {
       this.deps.logger.warn(
-        { cfRay: input.traceId, provider: route.providerId, fullNanos, costNanos },
-        'usage above the reservation: charge capped at what was reserved',
+        {
+          cfRay: input.traceId,
+          provider: route.providerId,
+          producedTokens,
+          maxOutputTokens: admission.maxOutputTokens,
+          fullNanos: charge.uncappedNanos,
+          costNanos,
+        },
+        'charge capped: usage past max_tokens or the reservation',
       );
     }
     const row: GenerationRow = {
@@ -676,7 +686,7 @@ export class InferencePipeline {
       latencyMs: round(performance.now() - input.startedAt),
       attempts: connected.attempts,
       usageEstimated,
-      chargeCapped: costNanos < fullNanos,
+      chargeCapped: charge.capped,
     };
     let correction: RecordCorrection | null;
     try {
@@ -695,7 +705,7 @@ export class InferencePipeline {
     // Its lease ran out while it ran (its instance was slow, not dead): its record replaced the
     // one that charged only what was checkpointed, and the difference is what is charged now.
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
-    admission.chargedTokens = promptTokens + completionTokens;
+    admission.chargedTokens = promptTokens + usage.completionTokens;
     return { usage, costNanos };
   }
 

@@ -205,6 +205,33 @@ describe('the Messages stream', () => {
     expect(result.finish).toMatchObject({ usage: { promptTokens: 3020, completionTokens: 9 } });
   });
 
+  it.each([
+    ['no usage at all', undefined],
+    ['usage without output_tokens', { input_tokens: 12 }],
+    ['a negative count', { output_tokens: -5000 }],
+    ['a fractional count', { output_tokens: 0.5 }],
+    ['an absurd count', { output_tokens: 1e15 }],
+    ['a count sent as text', { output_tokens: '300' }],
+  ])(
+    'never takes message_start’s placeholder output_tokens as the count: message_delta with %s leaves it unreported',
+    (_case, usage) => {
+      const result = replay([
+        messageStart({ input_tokens: 12, output_tokens: 1 }),
+        sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+        sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+        sse({ type: 'content_block_stop', index: 0 }),
+        sse({
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          ...(usage && { usage }),
+        }),
+        sse({ type: 'message_stop' }),
+      ]);
+      // The prompt stays the upstream's; the pipeline counts the completion from the text.
+      expect(result.finish).toMatchObject({ usage: { promptTokens: 12, completionTokens: null } });
+    },
+  );
+
   it('sends a text block’s opening text, and a tool call whose input came whole in its start', () => {
     const result = replay([
       messageStart({ input_tokens: 5, output_tokens: 1 }),

@@ -88,9 +88,13 @@ export function transformStreamEvent(
   };
 
   switch (type) {
-    case 'message_start':
-      mergeUsage(state, read(messageStartSchema).message.usage);
+    case 'message_start': {
+      // Its `output_tokens` (1) is a placeholder, never a count of the answer: only
+      // `message_delta` says that, and without it the gateway counts the text itself.
+      const usage = read(messageStartSchema).message.usage;
+      mergeUsage(state, usage && { ...usage, output_tokens: null });
       return [];
+    }
 
     case 'content_block_start': {
       const { index, content_block: block } = read(contentBlockStartSchema);
@@ -206,7 +210,8 @@ function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null |
 
 /**
  * `{type: 'error', error: {type, message}}` inside a 200 stream → an in-band failure standing for
- * the status the vendor would have answered with.
+ * the status the vendor would have answered with. Only the type and the message are kept, and the
+ * engine cleans the message.
  */
 function inBandError(data: unknown, providerId: string): UpstreamError {
   const body = errorBodySchema.safeParse(data);

@@ -5,7 +5,6 @@
  * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  */
 import { UpstreamError } from '../upstream-error';
-import { cleanUpstreamMessage } from '../upstream/clean-message';
 import { errorBodySchema } from './wire-schema';
 
 type ErrorStatus = { code?: number; message?: string; status?: string };
@@ -32,15 +31,13 @@ export function readGeminiError(
 
 /**
  * An error the vendor sends as a stream event after answering 200 (an overloaded model, mostly).
- * The engine cleans only the messages of non-2xx answers, so this one is cleaned here.
+ * The engine cleans its message, as it cleans a non-2xx answer's.
  */
 export function inBandError(error: ErrorStatus, providerId: string): UpstreamError {
   return new UpstreamError(
     'in_band',
     providerId,
-    cleanUpstreamMessage(
-      error.message || 'The provider reported an error in the middle of its answer.',
-    ),
+    error.message || 'The provider reported an error in the middle of its answer.',
     {
       ...(error.code !== undefined ? { status: error.code } : {}),
       ...(error.status ? { upstreamType: error.status } : {}),

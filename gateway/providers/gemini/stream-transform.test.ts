@@ -141,6 +141,22 @@ describe('Gemini stream', () => {
     ]);
   });
 
+  it('leaves the completion unreported when text followed the last usage (a placeholder or a running count)', () => {
+    const state = geminiAdapter.createStreamState();
+    const send = (chunk: object) =>
+      geminiAdapter.transformStreamEvent(state, { data: JSON.stringify(chunk) }, providerId);
+    send({
+      candidates: [{ content: { parts: [{ text: 'Once' }] } }],
+      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 1 },
+    });
+    send({
+      candidates: [{ content: { parts: [{ text: ' upon a time' }] }, finishReason: 'STOP' }],
+    });
+    expect(geminiAdapter.finishStream(state, providerId)).toMatchObject([
+      { type: 'finish', usage: { promptTokens: 12, completionTokens: null } },
+    ]);
+  });
+
   it('finishes a prompt blocked at the start of the stream as content_filter', () => {
     const state = geminiAdapter.createStreamState();
     const events = geminiAdapter.transformStreamEvent(

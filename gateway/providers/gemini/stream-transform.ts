@@ -18,6 +18,7 @@ import {
   type CallIds,
 } from './response-converter';
 import type { UsageMetadata } from './wire-schema';
+import { finalUsage } from '../upstream/reported-count';
 
 export type GeminiStreamState = {
   /** Function call ids, counted across the whole stream. */
@@ -30,6 +31,8 @@ export type GeminiStreamState = {
   finish: { reason: string; promptBlocked: boolean } | null;
   /** The latest usage. Each chunk's is the running total, so it replaces, never adds. */
   usage: UsageMetadata | null;
+  /** Output arrived after the latest usage: its completion count is a running one, not final. */
+  outputSinceUsage: boolean;
 };
 
 export const createGeminiStreamState = (): GeminiStreamState => ({
@@ -37,6 +40,7 @@ export const createGeminiStreamState = (): GeminiStreamState => ({
   madeToolCalls: false,
   finish: null,
   usage: null,
+  outputSinceUsage: false,
 });
 
 export function transformGeminiEvent(
@@ -53,7 +57,13 @@ export function transformGeminiEvent(
     throw malformed(providerId, 'The provider sent a chunk that is not JSON.');
   }
   const response = readResponse(chunk, providerId, 'a chunk');
-  if (response.usageMetadata) state.usage = response.usageMetadata;
+  // A chunk's usage counts the parts it carries; parts in a chunk without one are not counted.
+  if (response.usageMetadata) {
+    state.usage = response.usageMetadata;
+    state.outputSinceUsage = false;
+  } else if ((response.candidates?.[0]?.content?.parts ?? []).some((part) => part.text !== '')) {
+    state.outputSinceUsage = true;
+  }
   const blockReason = response.promptFeedback?.blockReason;
   if (blockReason !== undefined) state.finish = { reason: blockReason, promptBlocked: true };
 
@@ -82,5 +92,5 @@ export function finishGeminiStream(state: GeminiStreamState, providerId: string)
   const reason = state.finish.promptBlocked
     ? mapBlockReason(state.finish.reason)
     : mapFinishReason(state.finish.reason, state.madeToolCalls);
-  return [finishEvent(reason, toUsage(state.usage))];
+  return [finishEvent(reason, finalUsage(toUsage(state.usage), state.outputSinceUsage))];
 }

@@ -6,7 +6,6 @@
  * @see https://openrouter.ai/docs/api/errors
  */
 import { UpstreamError } from '../upstream-error';
-import { cleanUpstreamMessage } from '../upstream/clean-message';
 import { errorBodySchema, type ErrorDetail } from './wire-schema';
 
 /** A non-2xx answer's body → the upstream's message and error type. */
@@ -30,10 +29,13 @@ export function readError(status: number, bodyText: string): { message: string; 
   return { message: text };
 }
 
-/** An error sent inside a 200 stream → the failure the pipeline acts on (retry, fall back…). */
+/**
+ * An error sent inside a 200 stream → the failure the pipeline acts on (retry, fall back…). The
+ * engine cleans its message, as it cleans a non-2xx answer's.
+ */
 export function inBandError(error: string | ErrorDetail, providerId: string): UpstreamError {
   const detail = typeof error === 'string' ? { message: error } : error;
-  const message = cleanUpstreamMessage(detail.message ?? '');
+  const message = detail.message ?? '';
   const code = typeof error === 'string' ? undefined : error.code;
   return new UpstreamError(
     'in_band',

@@ -125,6 +125,17 @@ describe('a stream without usage', () => {
     });
   });
 
+  it('leaves the completion unreported when text followed the last usage (a placeholder or a running count)', () => {
+    const events = sseEvents('openai-stream-without-usage.chunks.txt');
+    const first = JSON.parse(events[0]!.data);
+    first.usage = { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 };
+    events[0] = { data: JSON.stringify(first) };
+
+    expect(finishOf(run(events).all)).toMatchObject({
+      usage: { promptTokens: 12, completionTokens: null },
+    });
+  });
+
   it('finishes as a stop when [DONE] comes without a finish_reason', () => {
     const events = sseEvents('openai-stream-without-usage.chunks.txt').filter((event) => {
       return event.data === '[DONE]' || !JSON.parse(event.data).choices[0].finish_reason;

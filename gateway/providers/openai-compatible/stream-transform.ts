@@ -8,6 +8,7 @@
  */
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import type { UpstreamSseEvent } from '../upstream/adapter';
+import { finalUsage } from '../upstream/reported-count';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
 import { mapFinishReason } from './finish-reason';
@@ -33,6 +34,8 @@ export type OpenAiStreamState = {
   finishReason: string | null;
   /** The latest usage reported; null until (unless) one arrives. */
   usage: ReportedUsage | null;
+  /** Output arrived after the latest usage: its completion count is a running one, not final. */
+  outputSinceUsage: boolean;
   /** `data: [DONE]` arrived: the stream is over, whatever follows. */
   done: boolean;
 };
@@ -42,6 +45,7 @@ export const createStreamState = (): OpenAiStreamState => ({
   toolCallsEmitted: 0,
   finishReason: null,
   usage: null,
+  outputSinceUsage: false,
   done: false,
 });
 
@@ -78,7 +82,10 @@ export function transformStreamEvent(
   }
 
   // The include_usage chunk (empty `choices`) or, on some servers, the finish chunk itself.
-  if (chunk.data.usage) state.usage = toUsage(chunk.data.usage);
+  if (chunk.data.usage) {
+    state.usage = toUsage(chunk.data.usage);
+    state.outputSinceUsage = false;
+  } else if (carriesOutput(chunk.data)) state.outputSinceUsage = true;
   const events: CanonicalEvent[] = [];
   for (const choice of chunk.data.choices ?? []) {
     // Only the first choice is answered (`n` > 1 is refused before the request goes upstream).
@@ -130,10 +137,16 @@ export function finishStream(state: OpenAiStreamState, providerId: string): Cano
       finishReason: finish.unified,
       rawFinishReason: finish.raw,
       stopSequence: null,
-      usage: state.usage,
+      usage: finalUsage(state.usage, state.outputSinceUsage),
     },
   ];
 }
+
+const carriesOutput = (chunk: ChatCompletionChunk) =>
+  (chunk.choices ?? []).some(
+    ({ delta }) =>
+      Boolean(delta?.content) || Boolean(delta?.refusal) || (delta?.tool_calls?.length ?? 0) > 0,
+  );
 
 /**
  * One fragment of a tool call. A fragment that starts a call (a new index, or a new id at an index

@@ -31,7 +31,8 @@ export interface ProviderAdapter<StreamState> {
   createStreamState(): StreamState;
   /**
    * One upstream event → the canonical events it carries (often none). Throws an UpstreamError
-   * (`in_band` or `malformed`) for an error event or a chunk it cannot read.
+   * (`in_band` or `malformed`) for an error event or a chunk it cannot read; the engine cleans an
+   * `in_band` error's message, the upstream's own text, before anyone sees it.
    */
   transformStreamEvent(
     state: StreamState,

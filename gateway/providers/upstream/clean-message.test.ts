@@ -46,4 +46,17 @@ describe('an upstream error message', () => {
       ),
     ).toBe('Full: [redacted], backend [address] at [address], token [redacted]');
   });
+
+  it('removes any start of the gateway’s own key from 8 characters on, however the upstream cut it', () => {
+    const secret = 'up-7d3f0c2e-1111-4a4a-9b9b-0123456789ab';
+    const cleaned = cleanUpstreamMessage(
+      `key ${secret.slice(0, 14)}… (${secret.slice(0, 8)}) rejected, again ${secret.slice(0, 9)}...89ab; ${secret}`,
+      [secret],
+    );
+    expect(cleaned).toBe(
+      'key [redacted]… ([redacted]) rejected, again [redacted]...89ab; [redacted]',
+    );
+    // Shorter than that, a run of the key's characters is ordinary text.
+    expect(cleanUpstreamMessage('the up-7d3 branch', [secret])).toBe('the up-7d3 branch');
+  });
 });

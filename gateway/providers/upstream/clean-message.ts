@@ -43,11 +43,15 @@ const FILE_PATH = new RegExp(
   'g',
 );
 
+/**
+ * The shortest start of a key taken as the key: upstreams cut a key short as well as mask it
+ * ("key up-7d3f0c2e…"), and a run this long of a random key does not occur by chance.
+ */
+const KEY_PREFIX_CHARS = 8;
+
 export function cleanUpstreamMessage(text: string, secrets: string[] = []): string {
   let cleaned = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) cleaned = cleaned.split(secret).join('[redacted]');
-  }
+  for (const secret of secrets) cleaned = withoutSecret(cleaned, secret);
   // The patterns below run on a bounded text, so an upstream's megabyte of error message costs
   // no more than a short one (a long run of key characters is scanned once per pattern).
   cleaned = cleaned
@@ -59,4 +63,19 @@ export function cleanUpstreamMessage(text: string, secrets: string[] = []): stri
     .replace(/\s+/g, ' ')
     .trim();
   return cleaned.length > 500 ? `${cleaned.slice(0, 500)}…` : cleaned;
+}
+
+/** `text` with each occurrence of `secret`, or of its first `KEY_PREFIX_CHARS` characters on, redacted. */
+function withoutSecret(text: string, secret: string): string {
+  if (secret.length < 4) return text;
+  const head = secret.slice(0, Math.min(KEY_PREFIX_CHARS, secret.length));
+  let cleaned = '';
+  let from = 0;
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
+    let end = at + head.length;
+    while (end - at < secret.length && text[end] === secret[end - at]) end += 1;
+    cleaned += `${text.slice(from, at)}[redacted]`;
+    from = end;
+  }
+  return cleaned + text.slice(from);
 }

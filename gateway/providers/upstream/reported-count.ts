@@ -7,6 +7,7 @@
  * that is not whole nanos.
  */
 import { z } from 'zod';
+import type { ReportedUsage } from '../../canonical/model';
 
 /**
  * No model reads or writes two billion tokens in one request; a count above it is a broken
@@ -21,3 +22,14 @@ export const reportedCount = z
   .max(MAX_REPORTED_TOKENS)
   .nullish()
   .catch(null);
+
+/**
+ * The usage a stream ends with. A completion count that more output followed (a placeholder, or
+ * a running count whose final one never came) is no count of the answer: it is left unreported,
+ * and the pipeline counts the text delivered. The prompt count stays.
+ */
+export const finalUsage = (
+  usage: ReportedUsage | null,
+  outputSinceUsage: boolean,
+): ReportedUsage | null =>
+  usage && outputSinceUsage ? { ...usage, completionTokens: null } : usage;

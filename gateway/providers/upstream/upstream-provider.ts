@@ -76,6 +76,11 @@ export function createUpstreamProvider<State>(
       };
       /** What went wrong reading an answer, as the gateway says it: an answer it cannot read is malformed. */
       const asUpstreamFailure = (error: unknown) => {
+        // An error inside an answer carries the upstream's own text, as a non-2xx body does: it
+        // goes through the same cleaner, with the provider's key, whatever kind read it.
+        if (error instanceof UpstreamError && error.failure === 'in_band') {
+          return new UpstreamError('in_band', id, clean(error.message), error.details);
+        }
         if (error instanceof UpstreamError || error instanceof GatewayError) return error;
         if (error instanceof SyntaxError || error instanceof TypeError) {
           return new UpstreamError(
