@@ -251,6 +251,8 @@ const question = (form: PublicFormName, maxTokens: number): Record<string, unkno
         contents: [{ role: 'user', parts: [{ text: 'Tell me a story' }] }],
         generationConfig: { maxOutputTokens: maxTokens },
       };
+    case 'responses':
+      return { input: 'Tell me a story', max_output_tokens: maxTokens };
   }
 };
 
