@@ -497,8 +497,14 @@ export class InferencePipeline {
             finishReason: event.finishReason,
             rawFinishReason: event.rawFinishReason ?? null,
             stopSequence: event.stopSequence,
-            // The usage shown is the usage charged.
-            usage: charged.usage,
+            // The usage shown is the usage charged; of it, the part the upstream said was reasoning.
+            usage: {
+              ...charged.usage,
+              reasoningTokens: Math.min(
+                event.usage?.reasoningTokens ?? 0,
+                charged.usage.completionTokens,
+              ),
+            },
             costUsd: nanosToUsd(charged.costNanos),
           };
           return;

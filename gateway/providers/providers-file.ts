@@ -104,6 +104,8 @@ const providerSchema = z
       )
       .optional(),
     inline_image_urls: z.boolean().optional(),
+    /** An openai-compatible upstream that also serves `POST /responses` (OpenAI itself). */
+    responses_api: z.boolean().optional(),
     models: z.array(modelSchema),
   })
   .superRefine((provider, context) => {
@@ -238,6 +240,7 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
       headers: provider.headers ?? {},
       // Gemini's API fetches no arbitrary URL: images always travel inline there.
       inlineImageUrls: provider.kind === 'gemini' ? true : (provider.inline_image_urls ?? false),
+      responsesApi: provider.kind === 'openai-compatible' && provider.responses_api === true,
       models,
     });
   });

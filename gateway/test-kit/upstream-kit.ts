@@ -49,6 +49,7 @@ export type UpstreamProviderSpec = {
   breaker?: { failure_threshold?: number; cooldown_ms?: number };
   headers?: Record<string, string>;
   inline_image_urls?: boolean;
+  responses_api?: boolean;
 };
 
 export type UpstreamSetup = {
@@ -86,6 +87,7 @@ export function providersFileFor(
         ...(spec.breaker && { breaker: spec.breaker }),
         ...(spec.headers && { headers: spec.headers }),
         ...(spec.inline_image_urls !== undefined && { inline_image_urls: spec.inline_image_urls }),
+        ...(spec.responses_api !== undefined && { responses_api: spec.responses_api }),
         models: spec.models.map((model) => ({
           id: model.id,
           upstream_model: model.upstreamModel,

@@ -75,6 +75,11 @@ export type ProviderConfig = {
    * cannot fetch a URL themselves. Gemini always needs it; others default to passing the URL.
    */
   inlineImageUrls: boolean;
+  /**
+   * An openai-compatible upstream that speaks the Responses API too (`responses_api` in the
+   * providers file): requests in that form go to it as sent, not translated to chat completions.
+   */
+  responsesApi?: boolean;
   /** The models this provider serves, in file order. */
   models: Array<ModelRoute & { id: string; name: string }>;
   /** `defaultStreamLimits` unless set (tests set small ones). */
