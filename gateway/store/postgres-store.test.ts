@@ -29,7 +29,14 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
 
   // DELETE, not TRUNCATE: on tables this small it takes a tenth of the time.
   const emptyTables = async () => {
-    const tables = ['key_events', 'key_ledger', 'generations', 'generation_days', 'inflight'];
+    const tables = [
+      'key_events',
+      'key_ledger',
+      'generations',
+      'generation_days',
+      'inflight',
+      'stored_responses',
+    ];
     for (const table of [...tables, 'keys']) await admin.query(`DELETE FROM ${runSchema}.${table}`);
   };
 

@@ -1222,6 +1222,40 @@ export function describeStoreContract(factory: StoreFactory): void {
     });
   });
 
+  describe('stored responses', () => {
+    const stored = (id: string, expiresAt: number) => ({
+      id,
+      keyId: 'key_child',
+      accountId: 'key_account',
+      createdAt: 1_000,
+      expiresAt,
+      context: [{ type: 'message', role: 'user', content: 'Hi', id: 'in_1' }],
+      response: { id, object: 'response', output: [{ type: 'message', id: 'msg_1' }] },
+    });
+
+    it('keeps a response with its context, and reads it back until it expires', async () => {
+      const store = await open();
+      await store.responses.put(stored('resp_a', 2_000), 1_000);
+      expect(await store.responses.get('resp_a', 1_500)).toEqual(stored('resp_a', 2_000));
+      // Another instance on the same store reads it too.
+      expect((await (await openAnother()).responses.get('resp_a', 1_500))?.keyId).toBe('key_child');
+      expect(await store.responses.get('resp_a', 2_000)).toBeUndefined();
+      expect(await store.responses.get('resp_missing', 1_500)).toBeUndefined();
+    });
+
+    it('deletes a response once, and drops expired ones as new ones are kept', async () => {
+      const store = await open();
+      await store.responses.put(stored('resp_b', 2_000), 1_000);
+      expect(await store.responses.delete('resp_b')).toBe(true);
+      expect(await store.responses.delete('resp_b')).toBe(false);
+      await store.responses.put(stored('resp_old', 1_500), 1_000);
+      await store.responses.put(stored('resp_new', 9_000), 1_600);
+      // The expired row is gone from the table, not only hidden.
+      expect(await store.responses.delete('resp_old')).toBe(false);
+      expect(await store.responses.get('resp_new', 1_600)).toBeDefined();
+    });
+  });
+
   it('answers a ping', async () => {
     const store = await open();
     await expect(store.ping()).resolves.toBeUndefined();
