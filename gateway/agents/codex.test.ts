@@ -6,6 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
+import { textStream, toolCallStream } from '../test-kit/tool-call-streams';
+import { providersFileFor } from '../test-kit/upstream-kit';
 import { startTestGateway, type TestGateway } from '../testing-support';
 import {
   isolatedHome,
@@ -33,7 +36,7 @@ afterAll(async () => {
 });
 
 /** Codex's own configuration: the gateway as a custom provider, updates and analytics off. */
-function writeConfig(codexHome: string, model: string): void {
+function writeConfig(codexHome: string, model: string, baseUrl = proxy.url): void {
   fs.mkdirSync(codexHome, { recursive: true });
   fs.writeFileSync(
     path.join(codexHome, 'config.toml'),
@@ -44,7 +47,7 @@ function writeConfig(codexHome: string, model: string): void {
       '',
       '[model_providers.gateway]',
       'name = "Model gateway"',
-      `base_url = "${proxy.url}/v1"`,
+      `base_url = "${baseUrl}/v1"`,
       'env_key = "GATEWAY_API_KEY"',
       'wire_api = "responses"',
       'request_max_retries = 0',
@@ -85,6 +88,68 @@ describe('codex exec through the gateway', () => {
       if (process.env.UPDATE_AGENT_FIXTURES === '1')
         fs.writeFileSync(FIXTURE, `${JSON.stringify(shape, null, 2)}\n`);
       expect(shape).toEqual(JSON.parse(fs.readFileSync(FIXTURE, 'utf8')));
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+/** Each upstream kind, and OpenAI's Responses wire, behind a provider of its own. */
+const VARIANTS = ['openai-responses'] as const;
+
+describe('codex exec through the gateway to each kind of upstream', () => {
+  let kindGateway: TestGateway;
+  let kindKey: string;
+  const fakes = {} as Record<(typeof VARIANTS)[number], FakeUpstream>;
+
+  beforeAll(async () => {
+    for (const variant of VARIANTS) fakes[variant] = await startFakeUpstream();
+    const setup = providersFileFor(
+      VARIANTS.map((variant) => ({
+        id: `up-${variant}`,
+        kind: variant === 'openai-responses' ? 'openai-compatible' : variant,
+        url: fakes[variant].url,
+        retry: { max_attempts: 1 },
+        ...(variant === 'openai-responses' && { responses_api: true }),
+        models: [
+          {
+            id: `test/codex-${variant}`,
+            upstreamModel: 'upstream-model',
+            prompt: '0.000001',
+            completion: '0.000002',
+          },
+        ],
+      })),
+    );
+    kindGateway = await startTestGateway({ providers: setup.providers });
+    kindKey = (await kindGateway.createKey({ kind: 'account', limitUsd: 20 })).key;
+  });
+  afterAll(async () => {
+    await kindGateway?.stop();
+    for (const fake of Object.values(fakes)) await fake?.close();
+  });
+
+  it.each(VARIANTS)('runs a tool round to its final answer via %s', async (variant) => {
+    const fake = fakes[variant];
+    fake.reply(
+      { events: toolCallStream(variant, 'exec_command', { cmd: 'echo gateway-tool-ran' }) },
+      { events: textStream(variant, 'The command printed gateway-tool-ran.') },
+    );
+    const { home, workspace, cleanup } = isolatedHome();
+    try {
+      const codexHome = path.join(home, '.codex');
+      writeConfig(codexHome, `test/codex-${variant}`, kindGateway.url);
+      const run = await runCli(CODEX, ['exec', '--skip-git-repo-check', 'run echo'], {
+        cwd: workspace,
+        env: { HOME: home, CODEX_HOME: codexHome, GATEWAY_API_KEY: kindKey },
+        timeoutMs: 120_000,
+      });
+      expect(run.timedOut, run.stderr).toBe(false);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('The command printed gateway-tool-ran.');
+      expect(fake.requests).toHaveLength(2);
+      // The second request carries the command's output back to the upstream, in its own form.
+      expect(JSON.stringify(fake.requests[1]!.body)).toContain('gateway-tool-ran');
     } finally {
       cleanup();
     }
