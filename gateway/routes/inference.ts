@@ -8,14 +8,14 @@
  * the client left, also mid-stream.
  */
 import { authenticate } from '../auth/authenticate';
-import { gatherResponse } from '../canonical/model';
+import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
-import type { InferenceRun } from '../pipeline/inference-pipeline';
-import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
+import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
+import { RequestHolds } from '../pipeline/request-holds';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
 export function inferenceRoute(
@@ -40,65 +40,56 @@ export async function serveInference(
   const key = await authenticate(request, url, form.auth, parts.registry);
   refuseUnusableKey(parts, key);
   const resolvedTarget = target();
-  const releaseSlot = parts.slots.acquire(key);
-  let slotHandedOver = false;
-  let releaseLarge: SlotRelease = () => undefined;
+  // Everything this request takes from here on is given back once, by whoever ends it: this
+  // route until the pipeline has it, the pipeline after.
+  const holds = new RequestHolds(traceId, parts.logger, parts.slots.acquire(key));
+  let canonical: CanonicalRequest;
+  const abort = new AbortController();
   try {
     const declared = Number(request.headers['content-length']);
-    if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key);
-    const canonical = form.toCanonical(
+    if (!(declared <= LARGE_BODY_BYTES)) holds.holdLargeBody(parts.slots.acquireLarge(key));
+    canonical = form.toCanonical(
       await readJsonBody(request, parts.config.maxBodyBytes),
       resolvedTarget,
     );
-    const abort = new AbortController();
     // Only a response that closes before it finished means the client left; aborting after a
     // normal end would build an error and wake every listener for nothing.
     response.on('close', () => {
       if (!response.writableFinished) abort.abort();
     });
-    slotHandedOver = true;
-    const limits = requestRateLimits(parts.rateLimits, key, response, parts.logger);
-    let run: InferenceRun;
-    try {
-      run = await parts.pipeline.start({
-        key,
-        request: canonical,
-        form: form.name,
-        traceId,
-        signal: abort.signal,
-        startedAt: context.startedAt,
-        releaseSlot,
-        // The rate limits need the prompt count: the pipeline's, so the body is counted once.
-        beforeReserve: limits.admit,
-        onEnd: limits.settle,
-        answerCheck: form.answerCheck?.(),
-      });
-    } catch (error) {
-      // Refused or failed before the answer began: the tokens taken are given back.
-      limits.settle(0);
-      throw error;
-    }
-    // The heavy part of a large body (parse, convert, count, admit) is over.
-    releaseLarge();
-    response.setHeader('x-gateway-provider', run.route.providerId);
-    if (run.attempts.length > 1)
-      response.setHeader('x-gateway-attempts', String(run.attempts.length));
-    const meta = {
-      model: run.model.id,
-      traceId,
-      created: Math.floor(Date.now() / 1000),
-      promptTokens: run.promptTokens,
-      request: canonical,
-      url,
-    };
-    if (canonical.stream) {
-      await form.writeStream(response, run.events, meta);
-      return;
-    }
-    const answer = await gatherResponse(run.events);
-    sendJson(response, 200, form.toResponse(answer, meta));
-  } finally {
-    releaseLarge();
-    if (!slotHandedOver) releaseSlot();
+    // The rate limits need the prompt count: admission's, so the body is counted once.
+    holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, response, parts.logger));
+  } catch (error) {
+    holds.end();
+    throw error;
   }
+  const run = await parts.pipeline.start({
+    key,
+    request: canonical,
+    form: form.name,
+    traceId,
+    signal: abort.signal,
+    startedAt: context.startedAt,
+    holds,
+    answerCheck: form.answerCheck?.(),
+  });
+  // The heavy part of a large body (parse, convert, count, admit) is over.
+  holds.releaseLargeBody();
+  response.setHeader('x-gateway-provider', run.route.providerId);
+  if (run.attempts.length > 1)
+    response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  const meta = {
+    model: run.model.id,
+    traceId,
+    created: Math.floor(Date.now() / 1000),
+    promptTokens: run.promptTokens,
+    request: canonical,
+    url,
+  };
+  if (canonical.stream) {
+    await form.writeStream(response, run.events, meta);
+    return;
+  }
+  const answer = await gatherResponse(run.events);
+  sendJson(response, 200, form.toResponse(answer, meta));
 }
