@@ -9,7 +9,7 @@ import type { Budget, Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
 import { worstPromptNanos } from '../billing/usage-cost';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
-import type { PublicFormName } from '../canonical/model';
+import type { RecordedFormName } from '../canonical/model';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
@@ -33,7 +33,7 @@ export type AdmissionInput = {
   key: KeyRow;
   /** The catalog id (or the name a form resolved to it). */
   model: string;
-  form: PublicFormName;
+  form: RecordedFormName;
   streamed: boolean;
   traceId: string;
   holds: RequestHolds;

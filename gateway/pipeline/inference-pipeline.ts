@@ -3,7 +3,8 @@
  * operation runs: admission (admission.ts: key state, limits, reservation), routing (routing.ts:
  * the first provider of the model that answers, retrying and falling back only before the first
  * event reaches the client) and metering (metering.ts: the generation record, written before the
- * last event goes out). This file streams a chat answer between them. What the request holds
+ * last event goes out). This file streams a chat answer between them (`start`), and runs an
+ * embeddings request through them whole (`embed`). What the request holds
  * (slot, rate-limit tokens, reservation, lease) is in its `RequestHolds`, given back once however
  * the request ends: finished, failed, or left.
  */
@@ -14,10 +15,12 @@ import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
 import type {
+  CanonicalEmbeddingRequest,
   CanonicalEvent,
   CanonicalRequest,
   PipelineEvent,
   PublicFormName,
+  RecordedFormName,
 } from '../canonical/model';
 import { GatewayError } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
@@ -26,7 +29,7 @@ import { UpstreamError } from '../providers/upstream-error';
 import type { GenerationAttempt, KeyRow } from '../store/store';
 import { admit, type Admission } from './admission';
 import { Metering, type Connected } from './metering';
-import { chatOperation } from './operation';
+import { chatOperation, embeddingsOperation, type Operation } from './operation';
 import { RequestHolds } from './request-holds';
 import { leaseLostError, routeRequest, type ProviderEntry } from './routing';
 import { countsAgainstProvider, toClientError } from './upstream-failure';
@@ -69,6 +72,31 @@ export type InferenceRun = {
   attempts: GenerationAttempt[];
   /** Must be consumed to its end or `return()`ed: its `finally` releases the reservation. */
   events: AsyncGenerator<PipelineEvent, void, undefined>;
+};
+
+/** An embeddings request, as the embeddings route hands it over. */
+export type EmbeddingInput = {
+  key: KeyRow;
+  request: CanonicalEmbeddingRequest;
+  form: RecordedFormName;
+  traceId: string;
+  /** Aborts the provider call: the client left. */
+  signal: AbortSignal;
+  /** `performance.now()` when the request arrived, for the record's latency. */
+  startedAt: number;
+  /** As for chat (`InferenceInput.holds`): ended once the request has ended, also on a throw. */
+  holds?: RequestHolds;
+};
+
+export type EmbeddingRun = {
+  model: CatalogModel;
+  route: ModelRoute;
+  attempts: GenerationAttempt[];
+  /** One vector per input, in order. */
+  vectors: number[][];
+  /** The prompt tokens charged. */
+  promptTokens: number;
+  costUsd: number;
 };
 
 /** A chat request as the pipeline runs it: its holds always there. */
@@ -136,10 +164,10 @@ export class InferencePipeline {
    * reservation's lease is renewed meanwhile. On failure the holds end at once.
    */
   private async admitAndHold<Request>(
-    input: { key: KeyRow; form: PublicFormName; traceId: string; holds: RequestHolds },
+    input: { key: KeyRow; form: RecordedFormName; traceId: string; holds: RequestHolds },
     model: string,
     streamed: boolean,
-    operation: Parameters<typeof admit<Request>>[2],
+    operation: Operation<Request>,
     request: Request,
   ): Promise<Admission> {
     let admission: Admission;
@@ -163,6 +191,66 @@ export class InferencePipeline {
     return admission;
   }
 
+  /** Routing for an admitted request: stopped by the client leaving or by the lease's fence. */
+  private route<Request, Answer>(
+    input: { traceId: string; signal: AbortSignal },
+    admission: Admission,
+    operation: Operation<Request, Answer>,
+    request: Request,
+  ) {
+    return routeRequest(
+      this.deps,
+      {
+        model: admission.model,
+        traceId: input.traceId,
+        signal: input.signal,
+        leaseLost: admission.leaseLost.signal,
+        leaseHeld: () => this.metering.leaseHeld(input.traceId, admission),
+      },
+      operation,
+      request,
+    );
+  }
+
+  /**
+   * Embeds the inputs: admission, routing and metering with the embeddings operation. The
+   * answer is whole, so the request has ended, recorded and released, when this resolves or
+   * throws; nothing is charged for a request that failed.
+   */
+  async embed(embeddingInput: EmbeddingInput): Promise<EmbeddingRun> {
+    const holds =
+      embeddingInput.holds ?? new RequestHolds(embeddingInput.traceId, this.deps.logger);
+    const input = { ...embeddingInput, holds, streamed: false };
+    const { request } = input;
+    const admission = await this.admitAndHold(
+      input,
+      request.model,
+      false,
+      embeddingsOperation,
+      request,
+    );
+    try {
+      const routed = await this.route(input, admission, embeddingsOperation, request);
+      const { vectors, promptTokens } = routed.answer;
+      const charged = await this.metering.recordEmbeddings(
+        input,
+        admission,
+        { ...routed, recorded: false, recordError: null },
+        promptTokens,
+      );
+      return {
+        model: admission.model,
+        route: routed.route,
+        attempts: routed.attempts,
+        vectors,
+        promptTokens: charged.usage.promptTokens,
+        costUsd: nanosToUsd(charged.costNanos),
+      };
+    } finally {
+      holds.end();
+    }
+  }
+
   /**
    * Admits the request and connects to a provider, or throws the error that refuses it; nothing
    * has been charged then. It resolves once the first event of the answer has arrived.
@@ -184,18 +272,7 @@ export class InferencePipeline {
     let connected: Connected;
     try {
       const request: CanonicalRequest = { ...input.request, maxTokens: admission.maxOutputTokens };
-      const routed = await routeRequest(
-        this.deps,
-        {
-          model: admission.model,
-          traceId: input.traceId,
-          signal: input.signal,
-          leaseLost: admission.leaseLost.signal,
-          leaseHeld: () => this.metering.leaseHeld(input.traceId, admission),
-        },
-        chatOperation,
-        request,
-      );
+      const routed = await this.route(input, admission, chatOperation, request);
       connected = {
         traceId: input.traceId,
         route: routed.route,

@@ -11,10 +11,11 @@ import type { GenerationWriter } from '../billing/generation-writer';
 import type { InflightRows } from '../billing/inflight-rows';
 import { usageCost, type ChargedUsage } from '../billing/usage-cost';
 import type {
+  CanonicalEmbeddingRequest,
   CanonicalEvent,
   CanonicalRequest,
   FinishReason,
-  PublicFormName,
+  RecordedFormName,
 } from '../canonical/model';
 import { countTokens, IMAGE_TOKENS } from '../canonical/token-count';
 import type { ModelRoute } from '../providers/provider';
@@ -43,7 +44,7 @@ export type MeteringDeps = {
 /** The request as metering sees it. */
 export type MeteredRequest = {
   traceId: string;
-  form: PublicFormName;
+  form: RecordedFormName;
   streamed: boolean;
   /** `performance.now()` when the request arrived, for the record's latency. */
   startedAt: number;
@@ -200,6 +201,36 @@ export class Metering {
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
     input.holds.chargedTokens = promptTokens + completionTokens;
     return { usage, costNanos };
+  }
+
+  /**
+   * The record of an embeddings request: its inputs' tokens at the prompt price, nothing for
+   * output. Where the upstream gave no count (Gemini's embed API gives none), the gateway's
+   * tokenizer counts and the record says the usage is estimated; the simulated provider's
+   * count is admission's own, exact.
+   */
+  async recordEmbeddings(
+    input: MeteredRequest & { request: CanonicalEmbeddingRequest },
+    admission: Admission,
+    answer: MeteredAnswer,
+    reportedPrompt: number | null,
+  ): Promise<{ usage: ChargedUsage; costNanos: number }> {
+    const simulated = answer.entry.provider.kind === 'simulated';
+    const usageEstimated = !simulated && reportedPrompt === null;
+    if (usageEstimated) await loadTokenizer();
+    const counted = () =>
+      input.request.inputs.reduce(
+        (sum, item) => sum + (typeof item === 'string' ? countTextTokens(item) : item.length),
+        0,
+      );
+    const usage: ChargedUsage = {
+      promptTokens: reportedPrompt ?? (simulated ? admission.promptTokens : counted()),
+      completionTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWriteHourTokens: 0,
+    };
+    return this.charge(input, admission, answer, usage, usageEstimated, 'completed', 'stop');
   }
 
   /**

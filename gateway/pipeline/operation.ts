@@ -5,11 +5,18 @@
  * metering prices what that call reports. Each public form names the operation it runs.
  */
 import type { CatalogModel } from '../catalog/catalog';
-import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../canonical/model';
+import { embeddingTokens } from '../canonical/embedding-count';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEvent,
+  CanonicalRequest,
+  EmbeddingResult,
+  ReportedUsage,
+} from '../canonical/model';
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest } from '../errors';
 import type { ModelRoute, Provider } from '../providers/provider';
-import { conservativePromptTokens } from './usage-estimate';
+import { conservativePromptTokens, conservativeTextTokens } from './usage-estimate';
 
 export type OperationKind = 'chat' | 'embeddings';
 
@@ -82,6 +89,44 @@ export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
   async discard(answer) {
     await answer.iterator.return?.(undefined);
   },
+};
+
+/**
+ * Embeddings: each input must fit the model's context (an embedding model's is per input); the
+ * request is priced by its inputs' tokens alone, with no output to reserve for.
+ */
+export const embeddingsOperation: Operation<CanonicalEmbeddingRequest, EmbeddingResult> = {
+  kind: 'embeddings',
+  measure(request, model) {
+    let promptTokens = 0;
+    request.inputs.forEach((input, index) => {
+      // Counting stops past the context: such an input is refused anyway.
+      const tokens = embeddingTokens(input, model.contextLength + 1);
+      if (tokens > model.contextLength) {
+        throw invalidRequest(
+          `Input ${index} is about ${tokens} tokens, more than ${model.id} embeds at once (${model.contextLength}). Shorten or split it.`,
+        );
+      }
+      promptTokens += tokens;
+    });
+    return {
+      promptTokens,
+      maxOutputTokens: 0,
+      upstreamPromptTokens: () =>
+        request.inputs.reduce(
+          (sum, input) =>
+            sum + (typeof input === 'string' ? conservativeTextTokens(input) : input.length),
+          0,
+        ),
+    };
+  },
+  call(provider, request, route, signal) {
+    // The providers file gives no embedding model to a kind without embeddings (Anthropic).
+    if (!provider.embed)
+      throw invalidRequest(`Provider '${provider.id}' (${provider.kind}) has no embeddings.`);
+    return provider.embed(request, route, signal);
+  },
+  discard: () => Promise.resolve(),
 };
 
 function checkCapabilities(model: CatalogModel, request: CanonicalRequest): void {

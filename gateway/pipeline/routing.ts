@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { CatalogModel } from '../catalog/catalog';
-import { GatewayError } from '../errors';
+import { clientLeft, GatewayError } from '../errors';
 import type { ModelRoute, Provider } from '../providers/provider';
 import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
@@ -191,7 +191,3 @@ export const leaseLostError = () =>
     "This gateway instance could not renew the hold on this request's budget in time, so it stopped the answer. Retry: another instance can serve it.",
     1,
   );
-
-/** The client went away: nobody is left to answer (the route sees a destroyed response). */
-export const clientLeft = () =>
-  new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');

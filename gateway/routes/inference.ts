@@ -7,8 +7,8 @@
  * call is aborted as soon as the response closes: the response's close, not the request's, says
  * the client left, also mid-stream.
  */
-import { authenticate } from '../auth/authenticate';
-import { gatherResponse, type CanonicalRequest } from '../canonical/model';
+import { authenticate, type AuthForm } from '../auth/authenticate';
+import { gatherResponse } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
@@ -16,6 +16,7 @@ import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
+import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
 export function inferenceRoute(
@@ -29,29 +30,41 @@ export function inferenceRoute(
   });
 }
 
-/** The inference steps; `target` is read after the key is checked (it may name a missing model). */
-export async function serveInference(
+/** A request read and held, ready for the pipeline, which ends its holds from then on. */
+export type ReceivedRequest<Request, Target> = {
+  key: KeyRow;
+  request: Request;
+  target: Target;
+  holds: RequestHolds;
+  /** Aborted when the client leaves before its answer has ended. */
+  signal: AbortSignal;
+};
+
+/**
+ * The steps before the pipeline, for every operation: the key, the slots, the body converted,
+ * the rate limits. Whatever it takes is given back once, by whoever ends the request: this
+ * function when a step fails, the pipeline after it has the holds.
+ */
+export async function receiveRequest<Request, Target>(
   parts: GatewayParts,
-  form: PublicForm,
+  auth: AuthForm,
   context: RouteContext,
-  target: () => PathTarget,
-): Promise<void> {
+  target: () => Target,
+  convert: (body: unknown, target: Target) => Request,
+): Promise<ReceivedRequest<Request, Target>> {
   const { request, response, url, traceId } = context;
-  const key = await authenticate(request, url, form.auth, parts.registry);
+  const key = await authenticate(request, url, auth, parts.registry);
   refuseUnusableKey(parts, key);
   const resolvedTarget = target();
-  // Everything this request takes from here on is given back once, by whoever ends it: this
-  // route until the pipeline has it, the pipeline after.
   const holds = new RequestHolds(traceId, parts.logger, parts.slots.acquire(key));
-  let canonical: CanonicalRequest;
-  const abort = new AbortController();
   try {
     const declared = Number(request.headers['content-length']);
     if (!(declared <= LARGE_BODY_BYTES)) holds.holdLargeBody(parts.slots.acquireLarge(key));
-    canonical = form.toCanonical(
+    const converted = convert(
       await readJsonBody(request, parts.config.maxBodyBytes),
       resolvedTarget,
     );
+    const abort = new AbortController();
     // Only a response that closes before it finished means the client left; aborting after a
     // normal end would build an error and wake every listener for nothing.
     response.on('close', () => {
@@ -59,22 +72,37 @@ export async function serveInference(
     });
     // The rate limits need the prompt count: admission's, so the body is counted once.
     holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, response, parts.logger));
+    return { key, request: converted, target: resolvedTarget, holds, signal: abort.signal };
   } catch (error) {
     holds.end();
     throw error;
   }
+}
+
+/** The inference steps; `target` is read after the key is checked (it may name a missing model). */
+export async function serveInference(
+  parts: GatewayParts,
+  form: PublicForm,
+  context: RouteContext,
+  target: () => PathTarget,
+): Promise<void> {
+  const { response, url, traceId } = context;
+  const received = await receiveRequest(parts, form.auth, context, target, (body, resolved) =>
+    form.toCanonical(body, resolved),
+  );
+  const canonical = received.request;
   const run = await parts.pipeline.start({
-    key,
+    key: received.key,
     request: canonical,
     form: form.name,
     traceId,
-    signal: abort.signal,
+    signal: received.signal,
     startedAt: context.startedAt,
-    holds,
+    holds: received.holds,
     answerCheck: form.answerCheck?.(),
   });
   // The heavy part of a large body (parse, convert, count, admit) is over.
-  holds.releaseLargeBody();
+  received.holds.releaseLargeBody();
   response.setHeader('x-gateway-provider', run.route.providerId);
   if (run.attempts.length > 1)
     response.setHeader('x-gateway-attempts', String(run.attempts.length));

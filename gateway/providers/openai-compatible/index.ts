@@ -4,6 +4,7 @@
  * configuration (base URL, key, extra headers), never in code.
  */
 import type { ProviderAdapter } from '../upstream/adapter';
+import { openAiEmbeddings } from './embeddings';
 import { chatCompletionsHeaders, chatCompletionsUrl } from './api';
 import { readError } from './error-mapping';
 import { toChatCompletionsBody } from './request-converter';
@@ -30,5 +31,6 @@ export const openAiCompatibleAdapter: ProviderAdapter<OpenAiStreamState> = {
   transformStreamEvent,
   finishStream,
   usageSoFar: openAiUsageSoFar,
+  embeddings: openAiEmbeddings,
   readError,
 };
