@@ -10,6 +10,9 @@ import type { RequestSpec } from './load-protocol';
 
 export const MODEL = 'bench/mock-16';
 export const UPSTREAM_MODEL = 'mock-16';
+/** The embedding model the mock serves (`POST /v1/embeddings`). */
+export const EMBEDDING_MODEL = 'bench/embed-mock';
+export const EMBEDDING_UPSTREAM_MODEL = 'embed-mock';
 /** Not a secret: the mock accepts anything. Sent the way a real upstream key would be. */
 export const UPSTREAM_KEY = 'bench-upstream-key';
 export const messages = [{ role: 'user', content: 'Say something short.' }];
@@ -44,6 +47,17 @@ export function providersFile(mockUrl: string) {
             input_modalities: ['text'],
             supported_parameters: ['max_tokens', 'temperature', 'stream'],
           },
+          {
+            id: EMBEDDING_MODEL,
+            upstream_model: EMBEDDING_UPSTREAM_MODEL,
+            name: 'Benchmark mock embeddings (256 dimensions)',
+            context_length: 8192,
+            max_completion_tokens: 1,
+            pricing: { prompt: '0.00000002', completion: '0' },
+            input_modalities: ['text'],
+            output_modalities: ['embeddings'],
+            supported_parameters: ['dimensions'],
+          },
         ],
       },
     ],
@@ -66,6 +80,26 @@ export function chatRequests(
       headers: allHeaders,
       body: JSON.stringify({ ...base, stream: true, stream_options: { include_usage: true } }),
     },
+  };
+}
+
+/** Inputs per embeddings request in the benchmark: a small batch, as retrieval code sends. */
+export const EMBEDDING_INPUTS = 8;
+
+/** An embeddings request of `EMBEDDING_INPUTS` short texts. */
+export function embeddingRequest(
+  url: string,
+  headers: Record<string, string>,
+  model: string,
+): RequestSpec {
+  const input = Array.from(
+    { length: EMBEDDING_INPUTS },
+    (_, index) => `passage ${index} of a document`,
+  );
+  return {
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model, input }),
   };
 }
 

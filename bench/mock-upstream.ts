@@ -4,7 +4,8 @@
  * a gateway adds is its own cost. Every answer is the same: 16 completion tokens with usage, or
  * (with `"stream": true`) a stream of `--chunks` content chunks, the first at once and the next
  * every `--interval-ms`, then the finish chunk, the usage chunk when the request asks for it
- * (`stream_options.include_usage`, as OpenAI does) and `data: [DONE]`.
+ * (`stream_options.include_usage`, as OpenAI does) and `data: [DONE]`. `POST …/embeddings`
+ * answers one 256-dimension vector per input, with usage, as OpenAI's embeddings do.
  *
  * Usage: tsx bench/mock-upstream.ts [--port N] [--chunks N] [--interval-ms N]
  * Prints `{"port": N}` on standard output once it listens on 127.0.0.1.
@@ -122,20 +123,43 @@ function stream(response: http.ServerResponse, includeUsage: boolean): void {
   next();
 }
 
+/** One vector, serialised once: every input gets the same one. */
+const EMBEDDING_JSON = JSON.stringify(
+  Array.from({ length: 256 }, (_, index) => Math.round(Math.sin(index) * 1e6) / 1e6),
+);
+
+function embeddings(response: http.ServerResponse, inputs: number): void {
+  const data = Array.from(
+    { length: inputs },
+    (_, index) => `{"object":"embedding","index":${index},"embedding":${EMBEDDING_JSON}}`,
+  );
+  const body = Buffer.from(
+    `{"object":"list","data":[${data.join(',')}],"model":"embed-mock",` +
+      `"usage":{"prompt_tokens":${inputs * PROMPT_TOKENS},"total_tokens":${inputs * PROMPT_TOKENS}}}`,
+  );
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+  response.end(body);
+}
+
 function notFound(response: http.ServerResponse): void {
   response.writeHead(404, { 'content-type': 'application/json' });
   response.end('{"error":{"message":"not found","type":"invalid_request_error"}}');
 }
 
 const server = http.createServer((request, response) => {
-  if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+  const embedding = request.url?.endsWith('/embeddings') === true;
+  if (request.method !== 'POST' || (!request.url?.endsWith('/chat/completions') && !embedding)) {
     request.resume();
     return notFound(response);
   }
   const parts: Buffer[] = [];
   request.on('data', (part: Buffer) => parts.push(part));
   request.on('end', () => {
-    let body: { stream?: unknown; stream_options?: { include_usage?: unknown } } = {};
+    let body: {
+      stream?: unknown;
+      stream_options?: { include_usage?: unknown };
+      input?: unknown;
+    } = {};
     try {
       body = JSON.parse(Buffer.concat(parts).toString('utf8')) as typeof body;
     } catch {
@@ -143,6 +167,7 @@ const server = http.createServer((request, response) => {
       response.end('{"error":{"message":"body is not JSON","type":"invalid_request_error"}}');
       return;
     }
+    if (embedding) return embeddings(response, Array.isArray(body.input) ? body.input.length : 1);
     if (body.stream === true) return stream(response, body.stream_options?.include_usage === true);
     response.writeHead(200, {
       'content-type': 'application/json',

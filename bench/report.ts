@@ -121,6 +121,12 @@ export type BenchResults = {
     budget: number;
   };
   generations: GenerationRecords;
+  /** An embeddings request (bench-setup.ts `EMBEDDING_INPUTS` inputs) to the mock and through the gateway. */
+  embeddings?: {
+    inputs: number;
+    c1: Record<'mock' | 'gateway', ClosedResult>;
+    c32: Record<'mock' | 'gateway', ClosedResult>;
+  };
   ratios: Record<string, number | null>;
 };
 
@@ -233,6 +239,23 @@ export function formatReport(results: BenchResults): string {
       }),
     ),
   );
+
+  if (results.embeddings) {
+    const { embeddings } = results;
+    sections.push(
+      table(
+        `Embeddings, ${embeddings.inputs} inputs a request (plain JSON)`,
+        ['target', 'c=1 p50 ms', 'c=1 p99 ms', 'c=32 req/s', 'c=32 p99 ms'],
+        (['mock', 'gateway'] as const).map((name) => [
+          TARGET_LABELS[name],
+          ms(embeddings.c1[name].latency.p50),
+          ms(embeddings.c1[name].latency.p99),
+          `${count(embeddings.c32[name].perSecond)}${failures(embeddings.c32[name])}`,
+          ms(embeddings.c32[name].latency.p99),
+        ]),
+      ),
+    );
+  }
 
   sections.push(
     table(

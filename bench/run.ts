@@ -22,6 +22,10 @@ import { freePort, type GatewayProcess } from '../testing/gateway-process';
 import {
   chatRequests,
   checkWiring,
+  EMBEDDING_INPUTS,
+  EMBEDDING_MODEL,
+  EMBEDDING_UPSTREAM_MODEL,
+  embeddingRequest,
   gatewayEnvironment,
   messages,
   MODEL,
@@ -301,6 +305,39 @@ async function main(): Promise<void> {
       }
     }
 
+    // Embeddings beside chat: the mock directly and through the gateway (Portkey is left out:
+    // the comparison is the gateway's own cost per embeddings request).
+    const embeddingTargets = {
+      mock: embeddingRequest(`${mock.url}/v1/embeddings`, {}, EMBEDDING_UPSTREAM_MODEL),
+      gateway: embeddingRequest(
+        `${gateway.baseUrl}/v1/embeddings`,
+        { authorization: `Bearer ${key}` },
+        EMBEDDING_MODEL,
+      ),
+    };
+    const embeddings: NonNullable<BenchResults['embeddings']> = {
+      inputs: EMBEDDING_INPUTS,
+      c1: {} as Record<'mock' | 'gateway', ClosedResult>,
+      c32: {} as Record<'mock' | 'gateway', ClosedResult>,
+    };
+    for (const name of ['mock', 'gateway'] as const) {
+      progress(`embeddings at c=1 and c=32: ${name}`);
+      const request = embeddingTargets[name];
+      await load.run({ kind: 'closed', request, connections: 8, seconds: seconds.warmup });
+      embeddings.c1[name] = await load.run({
+        kind: 'closed',
+        request,
+        connections: 1,
+        seconds: seconds.c1,
+      });
+      embeddings.c32[name] = await load.run({
+        kind: 'closed',
+        request,
+        connections: 32,
+        seconds: seconds.c32,
+      });
+    }
+
     const rates: BenchResults['rates'] = [];
     for (const rate of RATES) {
       const byTarget = {} as Record<TargetName, RateResult>;
@@ -523,6 +560,7 @@ async function main(): Promise<void> {
       memory,
       repeatedRounds,
       generations: generations!,
+      embeddings,
       ratios: {
         throughputVsPortkey: ratio(
           throughputC32.gateway.perSecond,

@@ -39,6 +39,7 @@ import { addActivityRoutes } from './routes/activity';
 import { addAdminKeyRoutes } from './routes/admin-keys';
 import { addBalanceRoutes } from './routes/balance';
 import { addChatCompletionRoutes } from './routes/chat-completions';
+import { addEmbeddingRoutes } from './routes/embeddings';
 import { addGenerationRoutes } from './routes/generation';
 import { addHealthRoutes } from './routes/health';
 import { addKeyRoutes } from './routes/keys';
@@ -71,6 +72,7 @@ export const coreRouteFamilies: RouteFamily[] = [
   addModelRoutes,
   addModelEndpointRoutes,
   addChatCompletionRoutes,
+  addEmbeddingRoutes,
   addBalanceRoutes,
   addKeyStatusRoutes,
   addGenerationRoutes,

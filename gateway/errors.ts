@@ -46,6 +46,10 @@ export const invalidRequest = (message: string) =>
 export const notFound = (message: string) =>
   new GatewayError(404, 'not_found', 'validation', message);
 
+/** The client went away: nobody is left to answer (the route sees a destroyed response). */
+export const clientLeft = () =>
+  new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');
+
 /** Anything that is not a GatewayError becomes a 500 that says nothing of the internals. */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;

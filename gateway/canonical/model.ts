@@ -55,6 +55,12 @@ export type CanonicalResponseFormat =
   | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean };
 
 /**
+ * The form a generation record names: a chat form, or `embeddings` (OpenAI's embeddings route;
+ * the Gemini form's embeddings are recorded as `gemini`, as its other methods are).
+ */
+export type RecordedFormName = PublicFormName | 'embeddings';
+
+/**
  * The request as it arrived, for what the canonical fields cannot carry. An upstream of the same
  * form gets `body` with only the model (and the gateway's own bounds) replaced, so fields the
  * gateway does not understand reach it unchanged. An upstream of another form cannot honour
@@ -217,3 +223,27 @@ export async function gatherResponse(
     ...(logprobs && { logprobs }),
   };
 }
+
+/** One input to embed: a text, or token ids as the client's tokenizer made them. */
+export type EmbeddingInput = string | number[];
+
+/** An embeddings request, whatever its form: several inputs, one vector each, in order. */
+export type CanonicalEmbeddingRequest = {
+  /** Catalog id, `<author>/<model>[:variant]`. */
+  model: string;
+  inputs: EmbeddingInput[];
+  /** Vector length asked for (models that can shorten their vectors); null: the model's own. */
+  dimensions: number | null;
+  /** The caller's end-user id, passed on where the upstream takes it. */
+  user?: string;
+  /** The body as it arrived, for the form's answer (OpenAI's `encoding_format`, Gemini's `content`). */
+  inbound?: { form: RecordedFormName; body: Record<string, unknown> };
+};
+
+/** What a provider returns for an embeddings request. */
+export type EmbeddingResult = {
+  /** One vector per input, in the inputs' order. */
+  vectors: number[][];
+  /** The prompt tokens the upstream counted; null when it counts none (Gemini's embed API). */
+  promptTokens: number | null;
+};

@@ -34,7 +34,7 @@ export function buildCatalogModels(file: ProvidersFile | null): CatalogModel[] {
           promptNanos: model.promptNanos,
           completionNanos: model.completionNanos,
           inputModalities: model.inputModalities,
-          outputModalities: ['text'],
+          outputModalities: model.outputModalities ?? ['text'],
           supportedParameters: model.supportedParameters,
           routes: [route],
         });

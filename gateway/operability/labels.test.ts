@@ -13,6 +13,8 @@ describe('routeNameOf', () => {
     ['/v1beta/models/sim/chat-standard:generateContent', 'gemini_generate'],
     ['/v1/models/sim/chat-standard:free:streamGenerateContent', 'gemini_generate'],
     ['/v1beta/models/sim/chat-standard:countTokens', 'gemini_count_tokens'],
+    ['/v1beta/models/sim/embed-small:batchEmbedContents', 'gemini_embed'],
+    ['/v1/embeddings', 'embeddings'],
     ['/v1/models', 'models'],
     ['/v1/models/sim/chat-standard/endpoints', 'model_endpoints'],
     ['/v1/balance', 'balance'],

@@ -12,6 +12,8 @@ export const ROUTE_NAMES = [
   'messages_count_tokens',
   'gemini_generate',
   'gemini_count_tokens',
+  'embeddings',
+  'gemini_embed',
   'models',
   'model_endpoints',
   'balance',
@@ -29,12 +31,13 @@ export const ROUTE_NAMES = [
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
 /** The public form a route speaks, or `none` for the routes that are not inference. */
-export type FormLabel = 'chat_completions' | 'messages' | 'gemini' | 'none';
+export type FormLabel = 'chat_completions' | 'messages' | 'gemini' | 'embeddings' | 'none';
 
 const exactRoutes = new Map<string, RouteName>([
   ['/v1/chat/completions', 'chat_completions'],
   ['/v1/messages', 'messages'],
   ['/v1/messages/count_tokens', 'messages_count_tokens'],
+  ['/v1/embeddings', 'embeddings'],
   ['/v1/models', 'models'],
   ['/v1/balance', 'balance'],
   ['/v1/key', 'key'],
@@ -65,6 +68,7 @@ export function routeNameOf(pathname: string): RouteName {
     if (method === 'generateContent' || method === 'streamGenerateContent')
       return 'gemini_generate';
     if (method === 'countTokens') return 'gemini_count_tokens';
+    if (method === 'embedContent' || method === 'batchEmbedContents') return 'gemini_embed';
     return 'other';
   }
   if (MODEL_ENDPOINTS.test(pathname)) return 'model_endpoints';
@@ -82,7 +86,10 @@ export function formOf(route: RouteName): FormLabel {
       return 'messages';
     case 'gemini_generate':
     case 'gemini_count_tokens':
+    case 'gemini_embed':
       return 'gemini';
+    case 'embeddings':
+      return 'embeddings';
     default:
       return 'none';
   }

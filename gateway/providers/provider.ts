@@ -3,7 +3,13 @@
  * request. A provider never sees a public form's response shape, a gateway key or the gateway's
  * money. Providers are keyed by their `id` (the providers file's), never by a global name.
  */
-import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../canonical/model';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEvent,
+  CanonicalRequest,
+  EmbeddingResult,
+  ReportedUsage,
+} from '../canonical/model';
 
 export type ProviderKind = 'openai-compatible' | 'anthropic' | 'gemini' | 'simulated';
 
@@ -30,6 +36,8 @@ export type ModelRoute = {
   contextLength: number;
   maxCompletionTokens: number;
   inputModalities: string[];
+  /** `['embeddings']` for an embedding model; absent: text. */
+  outputModalities?: string[];
   supportedParameters: string[];
 };
 
@@ -52,4 +60,14 @@ export interface Provider {
      */
     onPartialUsage?: (usage: ReportedUsage) => void,
   ): AsyncIterable<CanonicalEvent>;
+  /**
+   * Embeds every input, in order, in as many upstream calls as the upstream's batch limit needs,
+   * their usage summed. Absent for a kind that has no embeddings (Anthropic): the providers file
+   * cannot give it an embedding model. Throws as `stream` does; an abort ends it with a 499.
+   */
+  embed?(
+    request: CanonicalEmbeddingRequest,
+    route: ModelRoute,
+    signal: AbortSignal,
+  ): Promise<EmbeddingResult>;
 }

@@ -123,6 +123,29 @@ describe('the providers file', () => {
       { providers: [{ ...validProvider, retry: { attempts: 3 } }] },
       'providers[0].retry',
     ],
+    [
+      'an embedding model on an anthropic provider',
+      {
+        providers: [
+          {
+            ...validProvider,
+            kind: 'anthropic',
+            models: [{ ...validModel, output_modalities: ['embeddings'] }],
+          },
+        ],
+      },
+      "providers[0].models[0]: 'acme/model-one' is an embedding model, but kind 'anthropic' has no embeddings API",
+    ],
+    [
+      'one id as an embedding model at one provider and a chat model at another',
+      {
+        providers: [
+          { ...validProvider, models: [{ ...validModel, output_modalities: ['embeddings'] }] },
+          { ...validProvider, id: 'other' },
+        ],
+      },
+      "providers[1].models[0]: 'acme/model-one' has output modalities text here and embeddings",
+    ],
   ])('refuses %s, naming the file and the JSON path', (_case, content, expected) => {
     const file = writeFile(content);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(file);
@@ -145,6 +168,31 @@ describe('the providers file', () => {
       totalMs: 3_000,
     });
     expect(plain!.timeouts).toMatchObject({ firstEventMs: 600_000, totalMs: 1_800_000 });
+  });
+
+  it('marks an embedding model by output_modalities or architecture.output_modalities', () => {
+    const file = writeFile({
+      providers: [
+        {
+          ...validProvider,
+          models: [
+            { ...validModel, output_modalities: ['embeddings'] },
+            {
+              ...validModel,
+              id: 'acme/model-two',
+              architecture: { output_modalities: ['embeddings'] },
+            },
+            { ...validModel, id: 'acme/model-three' },
+          ],
+        },
+      ],
+    });
+    const models = loadProvidersFile(file, { ACME_KEY: 'x' }).upstream[0]!.models;
+    expect(models.map((model) => model.outputModalities)).toEqual([
+      ['embeddings'],
+      ['embeddings'],
+      ['text'],
+    ]);
   });
 
   it('says which variable is missing when a provider key is not set', () => {

@@ -27,6 +27,8 @@ const milliseconds = z.number().int().min(1).max(3_600_000);
 /** Headers that carry credentials: keys come from the environment, never from this file. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie'];
 
+const outputModalities = z.array(z.enum(['text', 'embeddings'])).min(1);
+
 const modelSchema = z.looseObject({
   id: z
     .string()
@@ -48,6 +50,9 @@ const modelSchema = z.looseObject({
     as_of: z.string().optional(),
   }),
   input_modalities: z.array(z.enum(['text', 'image'])).min(1),
+  /** `["embeddings"]` marks an embedding model, as the catalog's `architecture` does. */
+  output_modalities: outputModalities.optional(),
+  architecture: z.looseObject({ output_modalities: outputModalities.optional() }).optional(),
   supported_parameters: z.array(z.string()),
 });
 
@@ -165,6 +170,8 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
   }
 
   const seenProviders = new Set<string>();
+  /** Each model id's output, so that no id is an embedding model at one provider and chat at another. */
+  const outputsById = new Map<string, string>();
   const upstream: ProviderConfig[] = [];
   const simulated: SimulatedProviderEntry[] = [];
   parsed.data.providers.forEach((provider, index) => {
@@ -182,6 +189,20 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
         );
       }
       seenModels.add(model.id);
+      const outputs = model.output_modalities ?? model.architecture?.output_modalities ?? ['text'];
+      const where = `${shown}: providers[${index}].models[${modelIndex}]`;
+      if (outputs.includes('embeddings') && provider.kind === 'anthropic') {
+        throw new ProvidersFileError(
+          `${where}: '${model.id}' is an embedding model, but kind 'anthropic' has no embeddings API. Serve it from an openai-compatible or gemini provider.`,
+        );
+      }
+      const known = outputsById.get(model.id);
+      if (known !== undefined && known !== outputs.join(',')) {
+        throw new ProvidersFileError(
+          `${where}: '${model.id}' has output modalities ${outputs.join(', ')} here and ${known} at an earlier provider; one catalog id is one kind of model.`,
+        );
+      }
+      outputsById.set(model.id, outputs.join(','));
       return {
         id: model.id,
         name: model.name,
@@ -201,6 +222,7 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
         contextLength: model.context_length,
         maxCompletionTokens: model.max_completion_tokens,
         inputModalities: model.input_modalities,
+        outputModalities: outputs,
         supportedParameters: model.supported_parameters,
       };
     });

@@ -1,7 +1,8 @@
 /**
  * The Gemini form (vendor B): `POST /v1beta/models/{model}:generateContent`,
  * `:streamGenerateContent` (`?alt=sse` as the vendor's clients send it, else one streamed JSON
- * array) and `:countTokens`, and the same under `/v1/models/…`. `{model}` is a catalog id, which
+ * array), `:countTokens`, and the embeddings `:embedContent` and `:batchEmbedContents`, and the
+ * same under `/v1/models/…`. `{model}` is a catalog id, which
  * holds a `/` and maybe a `:variant` (the vendor's client puts a name with a slash into the path
  * as it is: `models/sim/chat-standard:generateContent`), or, where unambiguous, a bare model
  * name. Anything else under `/v1beta` is a 404 in this form's shape.
@@ -9,11 +10,13 @@
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest, notFound } from '../errors';
 import { geminiForm } from '../forms/gemini';
+import { geminiEmbeddingsForm } from '../forms/gemini/embeddings';
 import { toCanonicalRequest } from '../forms/gemini/request-converter';
 import { countTokensRequestSchema } from '../forms/gemini/request-schema';
 import { parseBody } from '../forms/validation';
 import type { Router } from '../http/router';
 import { serveCountTokens } from './count-tokens';
+import { serveEmbeddings } from './embeddings';
 import { serveInference } from './inference';
 import { withErrors, type GatewayParts } from './route-kit';
 
@@ -22,8 +25,19 @@ const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>[^?#]+:[A-Za-z]*)
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
-type ModelMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens';
-const MODEL_METHODS: ModelMethod[] = ['generateContent', 'streamGenerateContent', 'countTokens'];
+type ModelMethod =
+  | 'generateContent'
+  | 'streamGenerateContent'
+  | 'countTokens'
+  | 'embedContent'
+  | 'batchEmbedContents';
+const MODEL_METHODS: ModelMethod[] = [
+  'generateContent',
+  'streamGenerateContent',
+  'countTokens',
+  'embedContent',
+  'batchEmbedContents',
+];
 
 /** `sim/chat-standard:free:generateContent` → the model name and the method (after the last `:`). */
 export function parseModelTarget(target: string): { modelName: string; method: ModelMethod } {
@@ -67,6 +81,14 @@ export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
             );
           return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
         });
+        return;
+      }
+      if (method === 'embedContent' || method === 'batchEmbedContents') {
+        await serveEmbeddings(parts, geminiEmbeddingsForm, context, () => ({
+          model: resolve().id,
+          method,
+          url: context.url,
+        }));
         return;
       }
       await serveInference(parts, geminiForm, context, () => ({

@@ -7,15 +7,15 @@
  * call is aborted as soon as the response closes: the response's close, not the request's, says
  * the client left, also mid-stream.
  */
-import { authenticate } from '../auth/authenticate';
+import { authenticate, type AuthForm } from '../auth/authenticate';
 import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
 import { sendJson } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
-import type { InferenceRun } from '../pipeline/inference-pipeline';
-import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
+import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
+import { RequestHolds } from '../pipeline/request-holds';
 import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 
@@ -29,6 +29,56 @@ export function inferenceRoute(
   return withErrors(form.errorBody, async (context) => {
     await serveInference(parts, form, context, () => pathTarget(context), hooks);
   });
+}
+
+/** A request read and held, ready for the pipeline, which ends its holds from then on. */
+export type ReceivedRequest<Request, Target> = {
+  key: KeyRow;
+  request: Request;
+  target: Target;
+  holds: RequestHolds;
+  /** Aborted when the client leaves before its answer has ended. */
+  signal: AbortSignal;
+};
+
+/**
+ * The steps before the pipeline, for every operation: the key, the slots, the body converted,
+ * the rate limits. Whatever it takes is given back once, by whoever ends the request: this
+ * function when a step fails, the pipeline after it has the holds.
+ */
+export async function receiveRequest<Request, Target>(
+  parts: GatewayParts,
+  auth: AuthForm,
+  context: RouteContext,
+  target: () => Target,
+  convert: (body: unknown, target: Target, key: KeyRow) => Request | Promise<Request>,
+): Promise<ReceivedRequest<Request, Target>> {
+  const { request, response, url, traceId } = context;
+  const key = await authenticate(request, url, auth, parts.registry);
+  refuseUnusableKey(parts, key);
+  const resolvedTarget = target();
+  const holds = new RequestHolds(traceId, parts.logger, parts.slots.acquire(key));
+  try {
+    const declared = Number(request.headers['content-length']);
+    if (!(declared <= LARGE_BODY_BYTES)) holds.holdLargeBody(parts.slots.acquireLarge(key));
+    const converted = await convert(
+      await readJsonBody(request, parts.config.maxBodyBytes),
+      resolvedTarget,
+      key,
+    );
+    const abort = new AbortController();
+    // Only a response that closes before it finished means the client left; aborting after a
+    // normal end would build an error and wake every listener for nothing.
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort();
+    });
+    // The rate limits need the prompt count: admission's, so the body is counted once.
+    holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, response, parts.logger));
+    return { key, request: converted, target: resolvedTarget, holds, signal: abort.signal };
+  } catch (error) {
+    holds.end();
+    throw error;
+  }
 }
 
 /** What a route adds around the inference steps (the Responses form's stored conversations). */
@@ -47,72 +97,47 @@ export async function serveInference(
   target: () => PathTarget,
   hooks: InferenceHooks = {},
 ): Promise<void> {
-  const { request, response, url, traceId } = context;
-  const key = await authenticate(request, url, form.auth, parts.registry);
-  refuseUnusableKey(parts, key);
-  const resolvedTarget = target();
-  const releaseSlot = parts.slots.acquire(key);
-  let slotHandedOver = false;
-  let releaseLarge: SlotRelease = () => undefined;
-  try {
-    const declared = Number(request.headers['content-length']);
-    if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key);
-    const body = await readJsonBody(request, parts.config.maxBodyBytes);
-    const canonical = form.toCanonical(
-      hooks.prepareBody ? await hooks.prepareBody(body, key) : body,
-      resolvedTarget,
-    );
-    const abort = new AbortController();
-    // Only a response that closes before it finished means the client left; aborting after a
-    // normal end would build an error and wake every listener for nothing.
-    response.on('close', () => {
-      if (!response.writableFinished) abort.abort();
-    });
-    slotHandedOver = true;
-    const limits = requestRateLimits(parts.rateLimits, key, response, parts.logger);
-    let run: InferenceRun;
-    try {
-      run = await parts.pipeline.start({
-        key,
-        request: canonical,
-        form: form.name,
-        traceId,
-        signal: abort.signal,
-        startedAt: context.startedAt,
-        releaseSlot,
-        // The rate limits need the prompt count: the pipeline's, so the body is counted once.
-        beforeReserve: limits.admit,
-        onEnd: limits.settle,
-        answerCheck: form.answerCheck?.(),
-      });
-    } catch (error) {
-      // Refused or failed before the answer began: the tokens taken are given back.
-      limits.settle(0);
-      throw error;
-    }
-    // The heavy part of a large body (parse, convert, count, admit) is over.
-    releaseLarge();
-    response.setHeader('x-gateway-provider', run.route.providerId);
-    if (run.attempts.length > 1)
-      response.setHeader('x-gateway-attempts', String(run.attempts.length));
-    const meta = {
-      model: run.model.id,
-      traceId,
-      created: Math.floor(Date.now() / 1000),
-      promptTokens: run.promptTokens,
-      request: canonical,
-      url,
-      ...(hooks.keep && { keep: (answer: unknown) => hooks.keep!(answer, key, canonical) }),
-    };
-    if (canonical.stream) {
-      await form.writeStream(response, run.events, meta);
-      return;
-    }
-    const answer = form.toResponse(await gatherResponse(run.events), meta);
-    await meta.keep?.(answer);
-    sendJson(response, 200, answer);
-  } finally {
-    releaseLarge();
-    if (!slotHandedOver) releaseSlot();
+  const { response, url, traceId } = context;
+  const received = await receiveRequest(
+    parts,
+    form.auth,
+    context,
+    target,
+    async (body, resolved, key) =>
+      form.toCanonical(hooks.prepareBody ? await hooks.prepareBody(body, key) : body, resolved),
+  );
+  const canonical = received.request;
+  const run = await parts.pipeline.start({
+    key: received.key,
+    request: canonical,
+    form: form.name,
+    traceId,
+    signal: received.signal,
+    startedAt: context.startedAt,
+    holds: received.holds,
+    answerCheck: form.answerCheck?.(),
+  });
+  // The heavy part of a large body (parse, convert, count, admit) is over.
+  received.holds.releaseLargeBody();
+  response.setHeader('x-gateway-provider', run.route.providerId);
+  if (run.attempts.length > 1)
+    response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  const meta = {
+    model: run.model.id,
+    traceId,
+    created: Math.floor(Date.now() / 1000),
+    promptTokens: run.promptTokens,
+    request: canonical,
+    url,
+    ...(hooks.keep && {
+      keep: (answer: unknown) => hooks.keep!(answer, received.key, canonical),
+    }),
+  };
+  if (canonical.stream) {
+    await form.writeStream(response, run.events, meta);
+    return;
   }
+  const answer = form.toResponse(await gatherResponse(run.events), meta);
+  await meta.keep?.(answer);
+  sendJson(response, 200, answer);
 }

@@ -34,6 +34,11 @@ describe('GET /v1/models', () => {
       expect(entry.pricing?.completion).toMatch(/^\d+(\.\d+)?$/);
       expect(parseUsdToNanos(entry.pricing!.prompt!)).not.toBeNull();
       expect(entry.architecture?.input_modalities).toContain('text');
+      // An embedding model makes vectors, not text, and takes no max_tokens.
+      if (entry.architecture?.output_modalities?.includes('embeddings')) {
+        expect(entry.architecture.output_modalities).toEqual(['embeddings']);
+        continue;
+      }
       expect(entry.architecture?.output_modalities).toContain('text');
       expect(entry.supported_parameters).toEqual(expect.arrayContaining(['max_tokens']));
     }

@@ -29,6 +29,8 @@ export type UpstreamModelSpec = {
   contextLength?: number;
   maxCompletionTokens?: number;
   inputModalities?: Array<'text' | 'image'>;
+  /** `['embeddings']` for an embedding model; absent: the file says nothing (text). */
+  outputModalities?: Array<'text' | 'embeddings'>;
   supportedParameters?: string[];
 };
 
@@ -104,6 +106,7 @@ export function providersFileFor(
             }),
           },
           input_modalities: model.inputModalities ?? ['text', 'image'],
+          ...(model.outputModalities && { output_modalities: model.outputModalities }),
           supported_parameters: model.supportedParameters ?? [
             'max_tokens',
             'temperature',

@@ -3,6 +3,7 @@
  * of this folder, assembled for the shared upstream engine.
  */
 import type { ProviderAdapter } from '../upstream/adapter';
+import { geminiEmbeddings } from './embeddings';
 import { geminiHeaders, geminiUrl } from './api';
 import { readGeminiError } from './error-mapping';
 import { toGeminiBody } from './request-converter';
@@ -30,4 +31,5 @@ export const geminiAdapter: ProviderAdapter<GeminiStreamState> = {
   finishStream: finishGeminiStream,
   usageSoFar: geminiUsageSoFar,
   readError: readGeminiError,
+  embeddings: geminiEmbeddings,
 };

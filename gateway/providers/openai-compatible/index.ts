@@ -5,6 +5,7 @@
  */
 import type { ProviderAdapter, UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
+import { openAiEmbeddings } from './embeddings';
 import { chatCompletionsHeaders, chatCompletionsUrl } from './api';
 import { readError } from './error-mapping';
 import { toChatCompletionsBody } from './request-converter';
@@ -82,5 +83,6 @@ export const openAiCompatibleAdapter: ProviderAdapter<StreamState> = {
       : finishStream(state, providerId),
   usageSoFar: (state) =>
     state.responses ? responsesUsageSoFar(state.responses) : openAiUsageSoFar(state),
+  embeddings: openAiEmbeddings,
   readError,
 };

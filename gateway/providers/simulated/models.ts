@@ -10,9 +10,12 @@ const toolParameters = [...textParameters, 'tools', 'tool_choice'];
 
 export const SIMULATED_PROVIDER_ID = 'simulated';
 
-const base = (model: Omit<CatalogModel, 'routes' | 'outputModalities'>): CatalogModel => ({
+const base = (
+  model: Omit<CatalogModel, 'routes' | 'outputModalities'>,
+  outputModalities: string[] = ['text'],
+): CatalogModel => ({
   ...model,
-  outputModalities: ['text'],
+  outputModalities,
   routes: [
     {
       providerId: SIMULATED_PROVIDER_ID,
@@ -104,4 +107,21 @@ export const simulatedModels: CatalogModel[] = [
     inputModalities: ['text'],
     supportedParameters: textParameters,
   }),
+  base(
+    {
+      id: 'sim/embed-small',
+      name: 'Sim: Embed Small',
+      description:
+        'Simulated embedding model: 256-dimension unit vectors, the same for the same text and close for close texts. Send it to POST /v1/embeddings.',
+      created: 1_777_593_600,
+      // Per input, as embedding APIs bound each text.
+      contextLength: 8_192,
+      maxCompletionTokens: 0,
+      promptNanos: 20,
+      completionNanos: 0,
+      inputModalities: ['text'],
+      supportedParameters: ['dimensions', 'encoding_format', 'user'],
+    },
+    ['embeddings'],
+  ),
 ];

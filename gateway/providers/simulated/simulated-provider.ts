@@ -2,12 +2,19 @@
  * The simulated provider: a real engine with no network. It plans a deterministic answer, then
  * streams it one token per event at the configured rate, stopping as soon as the caller aborts.
  */
-import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEvent,
+  CanonicalRequest,
+  EmbeddingResult,
+} from '../../canonical/model';
 import { countPromptTokens, countTokens } from '../../canonical/token-count';
 import type { ModelRoute, Provider } from '../provider';
 import { SIMULATED_PROVIDER_ID } from './models';
 import { planAnswer } from './answer-plan';
 import { abortableSleep } from '../../shared/abortable-sleep';
+import { embeddingInputTokens } from '../../canonical/embedding-count';
+import { simulatedEmbedding } from './embedding';
 
 export type SimulatedProviderOptions = {
   /** Tokens per second when streaming; 0 sends as fast as possible. */
@@ -70,6 +77,15 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
         stopSequence: plan.stopSequence,
         usage: { promptTokens, completionTokens: sent },
       } satisfies CanonicalEvent;
+    },
+    // Computed at once: a vector costs microseconds, and no rate applies to a whole answer.
+    embed(request: CanonicalEmbeddingRequest): Promise<EmbeddingResult> {
+      return Promise.resolve({
+        vectors: request.inputs.map((input) =>
+          simulatedEmbedding(input, request.dimensions ?? undefined),
+        ),
+        promptTokens: embeddingInputTokens(request.inputs),
+      });
     },
   };
 }

@@ -5,7 +5,13 @@
  * assembles this object from them. The engine owns the HTTP, timeouts, SSE framing and aborts;
  * the adapter owns the vendor's wire format.
  */
-import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEvent,
+  CanonicalRequest,
+  EmbeddingResult,
+  ReportedUsage,
+} from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig, UpstreamKind } from './provider-config';
 
@@ -55,4 +61,20 @@ export interface ProviderAdapter<StreamState> {
    * be anything, including HTML). The engine cleans the message before anyone sees it.
    */
   readError(status: number, bodyText: string): { message: string; type?: string };
+  /** The kind's embeddings endpoint; absent for a kind that has none (Anthropic). */
+  readonly embeddings?: EmbeddingAdapter;
+}
+
+/** What a provider kind supplies for embeddings; the engine splits, sends and sums. */
+export interface EmbeddingAdapter {
+  /** The most inputs one upstream call may carry: bigger requests are split into calls of this size. */
+  readonly batchLimit: number;
+  /** The call for one batch (at most `batchLimit` inputs); throws the 400 for an input it cannot send. */
+  buildCall(
+    request: CanonicalEmbeddingRequest,
+    route: ModelRoute,
+    config: ProviderConfig,
+  ): UpstreamCall;
+  /** One batch's answer → its vectors in input order and its token count (null: none given). */
+  fromResponse(body: unknown, providerId: string, inputs: number): EmbeddingResult;
 }

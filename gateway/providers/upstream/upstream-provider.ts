@@ -9,11 +9,17 @@
  */
 import { createParser } from 'eventsource-parser';
 import { byteSize } from '../../../contract/byte-size';
-import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
-import { GatewayError } from '../../errors';
+import type {
+  CanonicalEmbeddingRequest,
+  CanonicalEvent,
+  CanonicalRequest,
+  EmbeddingResult,
+  ReportedUsage,
+} from '../../canonical/model';
+import { clientLeft, GatewayError } from '../../errors';
 import type { ModelRoute, Provider } from '../provider';
 import { UpstreamError } from '../upstream-error';
-import type { ProviderAdapter, UpstreamSseEvent } from './adapter';
+import type { EmbeddingAdapter, ProviderAdapter, UpstreamSseEvent } from './adapter';
 import { CallDeadline } from './call-deadlines';
 import { cleanUpstreamMessage } from './clean-message';
 import {
@@ -48,6 +54,16 @@ export function createUpstreamProvider<State>(
   const clean = (text: string) => cleanUpstreamMessage(text, secrets);
   const id = config.id;
 
+  /** A non-2xx answer: the provider's own message, its status and when to try again. */
+  const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
+    const read = adapter.readError(status, text);
+    return new UpstreamError('http', id, clean(read.message || `HTTP ${status}`), {
+      status,
+      retryAfterSeconds: retryAfterSeconds(headers),
+      upstreamType: read.type,
+    });
+  };
+
   async function* stream(
     request: CanonicalRequest,
     route: ModelRoute,
@@ -65,15 +81,6 @@ export function createUpstreamProvider<State>(
     const deadline = new CallDeadline(config.timeouts, id);
     try {
       const upstreamCall = { agent, ...call, signal, providerId: id, deadline };
-      /** A non-2xx answer: the provider's own message, its status and when to try again. */
-      const httpError = (status: number, text: string, headers: UpstreamAnswer['headers']) => {
-        const read = adapter.readError(status, text);
-        return new UpstreamError('http', id, clean(read.message || `HTTP ${status}`), {
-          status,
-          retryAfterSeconds: retryAfterSeconds(headers),
-          upstreamType: read.type,
-        });
-      };
       /** What went wrong reading an answer, as the gateway says it: an answer it cannot read is malformed. */
       const asUpstreamFailure = (error: unknown) => {
         // An error inside an answer carries the upstream's own text, as a non-2xx body does: it
@@ -237,10 +244,75 @@ export function createUpstreamProvider<State>(
     }
   }
 
+  /** One batch of inputs: a whole JSON answer, read under the call's deadlines. */
+  async function embedBatch(
+    embeddings: EmbeddingAdapter,
+    request: CanonicalEmbeddingRequest,
+    route: ModelRoute,
+    signal: AbortSignal,
+  ): Promise<EmbeddingResult> {
+    const call = embeddings.buildCall(request, route, config);
+    const deadline = new CallDeadline(config.timeouts, id);
+    try {
+      const whole = await postJsonWhole(
+        { agent, ...call, signal, providerId: id, deadline },
+        (status) => (status < 200 || status > 299 ? ERROR_BODY_BYTES : ANSWER_BYTES),
+      );
+      if (whole.status < 200 || whole.status > 299)
+        throw httpError(whole.status, whole.text, whole.headers);
+      if (whole.truncated) {
+        throw new UpstreamError(
+          'malformed',
+          id,
+          'The provider’s answer is larger than the gateway accepts.',
+        );
+      }
+      deadline.answerStarted();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(whole.text);
+      } catch {
+        throw new UpstreamError('malformed', id, 'The provider’s answer is not valid JSON.');
+      }
+      return embeddings.fromResponse(parsed, id, request.inputs.length);
+    } catch (error) {
+      if (signal.aborted) throw clientLeft();
+      throw deadline.expired ?? error;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /**
+   * Big requests go up in batches of the upstream's limit, one after another (a burst of
+   * parallel batches would meet the upstream's rate limit first); the counts are summed, and
+   * unknown if any batch gave none.
+   */
+  async function embed(
+    request: CanonicalEmbeddingRequest,
+    route: ModelRoute,
+    signal: AbortSignal,
+  ): Promise<EmbeddingResult> {
+    const embeddings = adapter.embeddings!;
+    const vectors: number[][] = [];
+    let promptTokens: number | null = 0;
+    for (let start = 0; start < request.inputs.length; start += embeddings.batchLimit) {
+      const inputs = request.inputs.slice(start, start + embeddings.batchLimit);
+      const batch = await embedBatch(embeddings, { ...request, inputs }, route, signal);
+      vectors.push(...batch.vectors);
+      promptTokens =
+        promptTokens === null || batch.promptTokens === null
+          ? null
+          : promptTokens + batch.promptTokens;
+    }
+    return { vectors, promptTokens };
+  }
+
   return {
     id,
     kind: config.kind,
     stream,
+    ...(adapter.embeddings && { embed }),
     close: () => agent.close(),
   };
 }

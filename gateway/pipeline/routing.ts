@@ -1,0 +1,193 @@
+/**
+ * Routing: which provider answers. The model's providers are tried in order until one's call
+ * begins its answer. A provider is retried on connection errors, timeouts, 408, 429 and 5xx,
+ * with backoff (or its Retry-After); the caller's own mistakes (400, 413, 422) end the request at
+ * once; anything else falls back to the next provider. Cooling-down providers (their breaker open)
+ * are skipped. Deadlines are the providers' own (providers/upstream/call-deadlines.ts).
+ */
+import type { Logger } from 'pino';
+import type { CatalogModel } from '../catalog/catalog';
+import { clientLeft, GatewayError } from '../errors';
+import type { ModelRoute, Provider } from '../providers/provider';
+import type { RetryPolicy } from '../providers/upstream/provider-config';
+import { UpstreamError } from '../providers/upstream-error';
+import { abortableSleep } from '../shared/abortable-sleep';
+import type { GenerationAttempt } from '../store/store';
+import type { CircuitBreaker } from './circuit-breaker';
+import type { Operation } from './operation';
+import {
+  allowsFallback,
+  backoffMs,
+  countsAgainstProvider,
+  isRetryable,
+  toClientError,
+} from './upstream-failure';
+
+/** A provider as the pipeline runs it: with its retry policy and its breaker. */
+export type ProviderEntry = { provider: Provider; retry: RetryPolicy; breaker: CircuitBreaker };
+
+export type RoutingDeps = {
+  providers: Map<string, ProviderEntry>;
+  logger: Logger;
+  /** Test hook: how routing waits between attempts. */
+  sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
+  /** Sees every provider attempt as it is recorded (the metrics count them). */
+  onAttempt?: (attempt: GenerationAttempt) => void;
+};
+
+export type RoutingInput = {
+  model: CatalogModel;
+  traceId: string;
+  /** Aborts the provider call: the client left or stopped. */
+  signal: AbortSignal;
+  /** Aborted once the request's lease is lost: the provider call stops too. */
+  leaseLost: AbortSignal;
+  /** Whether this instance still vouches for the request's lease (metering's fence). */
+  leaseHeld: () => boolean;
+};
+
+/** The provider whose call began its answer, that answer, and every attempt made for it. */
+export type Routed<Answer> = {
+  route: ModelRoute;
+  entry: ProviderEntry;
+  answer: Answer;
+  /** Every attempt made before this answer started, the answering one last. */
+  attempts: GenerationAttempt[];
+};
+
+const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
+
+export async function routeRequest<Request, Answer>(
+  deps: RoutingDeps,
+  input: RoutingInput,
+  operation: Operation<Request, Answer>,
+  request: Request,
+): Promise<Routed<Answer>> {
+  const attempts: GenerationAttempt[] = [];
+  const attempted = (attempt: GenerationAttempt) => {
+    attempts.push(attempt);
+    deps.onAttempt?.(attempt);
+  };
+  let lastError: UpstreamError | null = null;
+  let everyFailureRateLimited = true;
+  const sleep = deps.sleep ?? abortableSleep;
+  // The provider stops when the client leaves, or when the request's lease is lost.
+  const signal = AbortSignal.any([input.signal, input.leaseLost]);
+
+  for (const route of input.model.routes) {
+    const entry = deps.providers.get(route.providerId);
+    if (!entry) continue;
+    if (!entry.breaker.tryAcquire()) {
+      attempted({ provider: route.providerId, status: 'cooling_down', latencyMs: 0 });
+      everyFailureRateLimited = false;
+      continue;
+    }
+    const policy = entry.provider.kind === 'simulated' ? NO_RETRY : entry.retry;
+    for (let attempt = 1; attempt <= policy.maxAttempts; attempt += 1) {
+      if (!input.leaseHeld()) {
+        entry.breaker.abandoned();
+        throw leaseLostError();
+      }
+      const began = performance.now();
+      try {
+        const answer = await operation.call(entry.provider, request, route, signal);
+        const latencyMs = round(performance.now() - began);
+        if (input.signal.aborted) {
+          entry.breaker.abandoned();
+          await operation.discard(answer);
+          throw clientLeft();
+        }
+        if (!input.leaseHeld()) {
+          await operation.discard(answer);
+          throw leaseLostError();
+        }
+        entry.breaker.succeeded();
+        attempted({ provider: route.providerId, status: 200, latencyMs });
+        return { route, entry, answer, attempts };
+      } catch (error) {
+        const latencyMs = round(performance.now() - began);
+        // Stopped by the fence, not failed: not the provider's fault.
+        if (input.leaseLost.aborted) {
+          entry.breaker.abandoned();
+          throw leaseLostError();
+        }
+        if (!(error instanceof UpstreamError)) {
+          // The request cannot be sent to this provider as it is (a 400 naming the field), or
+          // the client left: neither is the provider's fault.
+          entry.breaker.abandoned();
+          if (error instanceof GatewayError) throw error;
+          deps.logger.error(
+            { err: error, cfRay: input.traceId, provider: route.providerId },
+            'provider failed unexpectedly',
+          );
+          throw new GatewayError(
+            502,
+            'provider_error',
+            'provider',
+            `Provider '${route.providerId}' failed unexpectedly. Retry later.`,
+            5,
+          );
+        }
+        attempted({
+          provider: route.providerId,
+          status: error.details.status ?? error.failure,
+          latencyMs,
+        });
+        deps.logger.warn(
+          {
+            cfRay: input.traceId,
+            provider: route.providerId,
+            failure: error.failure,
+            status: error.details.status,
+            attempt,
+          },
+          'provider attempt failed',
+        );
+        if (countsAgainstProvider(error)) entry.breaker.failed();
+        else entry.breaker.abandoned();
+        lastError = error;
+        if (error.details.status !== 429) everyFailureRateLimited = false;
+        if (!allowsFallback(error)) throw toClientError(error, false);
+        const retryAfter = error.details.retryAfterSeconds;
+        const wait = backoffMs(attempt, policy, retryAfter);
+        // A Retry-After longer than the policy allows is better spent on the next provider.
+        if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs)
+          break;
+        if (!entry.breaker.tryAcquire()) break;
+        await sleep(wait, signal);
+        if (input.signal.aborted) throw clientLeft();
+        if (!input.leaseHeld()) throw leaseLostError();
+      }
+    }
+  }
+  if (lastError)
+    throw toClientError(lastError, everyFailureRateLimited && input.model.routes.length > 1);
+  const cooling = input.model.routes
+    .map(
+      (route) => deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null,
+    )
+    .filter((seconds): seconds is number => seconds !== null);
+  throw new GatewayError(
+    503,
+    'provider_error',
+    'provider',
+    `No provider of ${input.model.id} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
+    cooling.length > 0 ? Math.min(...cooling) : 30,
+  );
+}
+
+export const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
+
+/**
+ * The request's lease could not be renewed in time (this instance lost its database or Redis for
+ * a while, or was paused): it was stopped before another instance could give its reservation
+ * away. Another instance can serve a retry.
+ */
+export const leaseLostError = () =>
+  new GatewayError(
+    503,
+    'provider_error',
+    'provider',
+    "This gateway instance could not renew the hold on this request's budget in time, so it stopped the answer. Retry: another instance can serve it.",
+    1,
+  );

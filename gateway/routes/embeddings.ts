@@ -1,0 +1,59 @@
+/**
+ * Embeddings, in every form that has them: `POST /v1/embeddings` (OpenAI's shape) here, and the
+ * Gemini form's `:embedContent` and `:batchEmbedContents` (routes/gemini.ts). The same steps as
+ * inference (the key checked before the body is read, its slots, rate limits, admission,
+ * reservation and record), with the embeddings operation: the answer is written whole.
+ */
+import type { EmbeddingForm, EmbeddingTarget } from '../forms/embedding-form';
+import { embeddingsForm } from '../forms/openai/embeddings';
+import { sendJson } from '../http/respond';
+import type { RouteContext, Router } from '../http/router';
+import { receiveRequest } from './inference';
+import { withErrors, type GatewayParts } from './route-kit';
+
+export function addEmbeddingRoutes(router: Router, parts: GatewayParts): void {
+  router.add(
+    'POST',
+    '/v1/embeddings',
+    withErrors(embeddingsForm.errorBody, (context) =>
+      serveEmbeddings(parts, embeddingsForm, context, () => ({ url: context.url })),
+    ),
+  );
+}
+
+/** The embeddings steps; `target` is read after the key is checked (it may name a missing model). */
+export async function serveEmbeddings(
+  parts: GatewayParts,
+  form: EmbeddingForm,
+  context: RouteContext,
+  target: () => EmbeddingTarget,
+): Promise<void> {
+  const received = await receiveRequest(parts, form.auth, context, target, (body, resolved) =>
+    form.toCanonical(body, resolved),
+  );
+  const run = await parts.pipeline.embed({
+    key: received.key,
+    request: received.request,
+    form: form.name,
+    traceId: context.traceId,
+    signal: received.signal,
+    startedAt: context.startedAt,
+    holds: received.holds,
+  });
+  context.response.setHeader('x-gateway-provider', run.route.providerId);
+  if (run.attempts.length > 1)
+    context.response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  sendJson(
+    context.response,
+    200,
+    form.toResponse(
+      {
+        model: run.model.id,
+        vectors: run.vectors,
+        promptTokens: run.promptTokens,
+        request: received.request,
+      },
+      received.target,
+    ),
+  );
+}
