@@ -14,7 +14,9 @@ import type {
   PipelineEvent,
   PublicFormName,
   ReportedUsage,
+  TranslationReport,
 } from '../canonical/model';
+import { reportOrNull } from '../canonical/translation';
 import { countPromptTokens, countTokens, IMAGE_TOKENS } from '../canonical/token-count';
 import { pendingCharge, type Budget, type Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
@@ -36,6 +38,7 @@ import type {
   RecordCorrection,
 } from '../store/store';
 import { CircuitBreaker } from './circuit-breaker';
+import { outputBound } from './output-bound';
 import type { SlotRelease } from './key-slots';
 import {
   allowsFallback,
@@ -89,6 +92,8 @@ export type InferenceRun = {
   promptTokens: number;
   /** Every attempt made before this answer started, the answering one last. */
   attempts: GenerationAttempt[];
+  /** What was dropped or changed to reach the answering provider; null when nothing. */
+  translation: TranslationReport | null;
   /** Must be consumed to its end or `return()`ed: its `finally` releases the reservation. */
   events: AsyncGenerator<PipelineEvent, void, undefined>;
 };
@@ -104,6 +109,8 @@ type Admission = {
   /** The gateway's own prompt count (exact for the simulated provider). */
   promptTokens: number;
   maxOutputTokens: number;
+  /** The request's own adjustments (a lowered `max_tokens`), before any provider's. */
+  adjusted: string[];
   reservation: Reservation;
   /** Prompt plus completion tokens charged, once the record is written. */
   chargedTokens: number;
@@ -227,6 +234,7 @@ export class InferencePipeline {
       route: connected.route,
       promptTokens: admission.promptTokens,
       attempts: connected.attempts,
+      translation: reportOrNull(connected.translation),
       events,
     };
   }
@@ -250,15 +258,12 @@ export class InferencePipeline {
 
     // Counting stops once the prompt is known not to fit: past the context it is refused anyway.
     const promptTokens = countPromptTokens(request, model.contextLength + 1);
-    const maxOutputTokens = request.maxTokens ?? model.maxCompletionTokens;
-    if (maxOutputTokens > model.maxCompletionTokens) {
+    const { maxOutputTokens, adjusted } = outputBound(request, model);
+    // A bound the client set counts against the context as lowered; none set counts nothing.
+    const askedOutput = request.maxTokens === null ? 0 : maxOutputTokens;
+    if (promptTokens + askedOutput > model.contextLength) {
       throw invalidRequest(
-        `max_tokens is ${maxOutputTokens}, more than ${model.id} can produce (${model.maxCompletionTokens}).`,
-      );
-    }
-    if (promptTokens + (request.maxTokens ?? 0) > model.contextLength) {
-      throw invalidRequest(
-        `The prompt is about ${promptTokens} tokens; with max_tokens ${request.maxTokens ?? 0} it passes ` +
+        `The prompt is about ${promptTokens} tokens; with max_tokens ${askedOutput} it passes ` +
           `${model.id}'s context length of ${model.contextLength}. Shorten the conversation or lower max_tokens.`,
       );
     }
@@ -316,6 +321,7 @@ export class InferencePipeline {
       model,
       promptTokens,
       maxOutputTokens,
+      adjusted,
       reservation,
       chargedTokens: 0,
       leaseLost: new AbortController(),
@@ -357,7 +363,9 @@ export class InferencePipeline {
         }
         const began = performance.now();
         const partial: Connected['partial'] = { usage: null };
-        const answer = entry.provider.stream(request, route, signal, (usage) => {
+        // Each attempt's converter reports for itself: a fallback may drop other fields.
+        const translation: TranslationReport = { dropped: [], adjusted: [...admission.adjusted] };
+        const answer = entry.provider.stream({ ...request, translation }, route, signal, (usage) => {
           partial.usage = usage;
         });
         const iterator = answer[Symbol.asyncIterator]();
@@ -382,6 +390,7 @@ export class InferencePipeline {
             iterator,
             first,
             attempts,
+            translation,
             tally: { textDeltas: 0, text: [], toolText: [] },
             partial,
             recorded: false,
@@ -677,6 +686,7 @@ export class InferencePipeline {
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: costNanos < fullNanos,
+      translation: reportOrNull(connected.translation),
     };
     let correction: RecordCorrection | null;
     try {
@@ -784,6 +794,8 @@ type Connected = {
   iterator: AsyncIterator<CanonicalEvent, void, undefined>;
   first: IteratorResult<CanonicalEvent, void>;
   attempts: GenerationAttempt[];
+  /** What the answering attempt's converter dropped or changed, with admission's adjustments. */
+  translation: TranslationReport;
   /** What has been delivered so far, for a charge the gateway must count itself. */
   tally: { textDeltas: number; text: string[]; toolText: string[] };
   /** The usage the upstream had reported when its answer ended without its finish. */

@@ -17,6 +17,7 @@ import { requestRateLimits } from '../limits/request-rate-limits';
 import type { InferenceRun } from '../pipeline/inference-pipeline';
 import { LARGE_BODY_BYTES, type SlotRelease } from '../pipeline/key-slots';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
+import { setTranslationHeaders, withRequestTranslation } from './translation-headers';
 
 export function inferenceRoute(
   parts: GatewayParts,
@@ -46,9 +47,10 @@ export async function serveInference(
   try {
     const declared = Number(request.headers['content-length']);
     if (!(declared <= LARGE_BODY_BYTES)) releaseLarge = parts.slots.acquireLarge(key);
-    const canonical = form.toCanonical(
-      await readJsonBody(request, parts.config.maxBodyBytes),
-      resolvedTarget,
+    const canonical = withRequestTranslation(
+      form.toCanonical(await readJsonBody(request, parts.config.maxBodyBytes), resolvedTarget),
+      request,
+      form.passHeaders,
     );
     const abort = new AbortController();
     // Only a response that closes before it finished means the client left; aborting after a
@@ -83,6 +85,7 @@ export async function serveInference(
     response.setHeader('x-gateway-provider', run.route.providerId);
     if (run.attempts.length > 1)
       response.setHeader('x-gateway-attempts', String(run.attempts.length));
+    setTranslationHeaders(response, run.translation);
     const meta = {
       model: run.model.id,
       traceId,
