@@ -61,7 +61,9 @@ export function toGeminiBody(
     request.system,
     ...request.messages
       .filter((message) => message.role === 'system')
-      .map((message) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('')),
+      .map((message) =>
+        message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''),
+      ),
   ].filter((text): text is string => Boolean(text));
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
 
