@@ -73,6 +73,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   };
 }
 
+export const newWorkspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'agent-workspace-'));
+
 export type AgentRun = { code: number | null; stdout: string; stderr: string; workspace: string };
 
 /**
@@ -86,10 +88,12 @@ export async function runAgent(options: {
   files?: Record<string, string>;
   /** Written under HOME before the run (settings files), relative paths. */
   homeFiles?: Record<string, string>;
+  /** The workspace, when the test needs its path before the run (`newWorkspace`). */
+  workspace?: string;
   timeoutMs: number;
 }): Promise<AgentRun> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-home-'));
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-workspace-'));
+  const workspace = options.workspace ?? newWorkspace();
   for (const [name, text] of Object.entries(options.files ?? {})) {
     fs.writeFileSync(path.join(workspace, name), text);
   }
@@ -193,4 +197,33 @@ export function scrubRequest(request: SentRequest): SentRequest {
     ),
     body: cut(request.body) as Record<string, unknown>,
   };
+}
+
+/** The request shapes a fixture holds: every field path of every recorded request. */
+export function fixtureShape(requests: SentRequest[]): Set<string> {
+  return new Set(requests.flatMap((request) => fieldShape(request.body)));
+}
+
+/** Field paths the live requests have that the fixture never had: a new CLI release's fields. */
+export function newFields(live: SentRequest[], fixture: SentRequest[]): string[] {
+  const known = fixtureShape(fixture);
+  return [...fixtureShape(live)].filter((field) => !known.has(field)).sort();
+}
+
+/**
+ * Compares what a run sent with a fixture file, returning the new fields. With
+ * `UPDATE_AGENT_FIXTURES=1` the requests that brought new fields are added to the fixture
+ * (scrubbed) instead, after a person has checked the form accepts them.
+ */
+export function diffWithFixture(fixturePath: string, live: SentRequest[]): string[] {
+  const fixture = JSON.parse(fs.readFileSync(fixturePath, 'utf8')) as {
+    cli: string;
+    requests: SentRequest[];
+  };
+  const fresh = newFields(live, fixture.requests);
+  if (fresh.length === 0 || process.env.UPDATE_AGENT_FIXTURES !== '1') return fresh;
+  const adding = live.filter((request) => newFields([request], fixture.requests).length > 0);
+  fixture.requests.push(...adding.map(scrubRequest));
+  fs.writeFileSync(fixturePath, `${JSON.stringify(fixture, null, 2)}\n`);
+  return [];
 }
