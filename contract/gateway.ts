@@ -204,10 +204,6 @@ export const translationReportSchema = z.looseObject({
 });
 export type TranslationReport = z.infer<typeof translationReportSchema>;
 
-/** The answer headers that carry the same report, comma-separated. */
-export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
-export const ADJUSTED_PARAMS_HEADER = 'x-gateway-adjusted-params';
-
 /** `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),
@@ -394,3 +390,9 @@ export const providerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const gatewayProviderHeader = 'x-gateway-provider';
 /** Inference answers that took more than one provider attempt say how many in this header. */
 export const gatewayAttemptsHeader = 'x-gateway-attempts';
+/**
+ * Inference answers: what the gateway dropped (dotted paths) or changed (`max_tokens=32000->8192`)
+ * to reach the provider, comma-separated; absent when nothing (docs/translation.md).
+ */
+export const gatewayDroppedParamsHeader = 'x-gateway-dropped-params';
+export const gatewayAdjustedParamsHeader = 'x-gateway-adjusted-params';

@@ -41,7 +41,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       for (const [name, value] of Object.entries(request.headers)) {
         if (typeof value === 'string') headers[name] = value;
       }
-      let body: Record<string, unknown> = {};
+      let body: Record<string, unknown>;
       try {
         body = raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {};
       } catch {

@@ -3,7 +3,7 @@
  * same-form upstream gets as sent, and the answer headers that report what was dropped or changed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ADJUSTED_PARAMS_HEADER, DROPPED_PARAMS_HEADER } from '../../contract/gateway';
+import { gatewayAdjustedParamsHeader, gatewayDroppedParamsHeader } from '../../contract/gateway';
 import type { CanonicalRequest, TranslationReport } from '../canonical/model';
 
 export const REQUIRE_PARAMETERS_HEADER = 'x-gateway-require-parameters';
@@ -39,7 +39,7 @@ export function setTranslationHeaders(
 ): void {
   if (!report) return;
   if (report.dropped.length > 0)
-    response.setHeader(DROPPED_PARAMS_HEADER, report.dropped.join(','));
+    response.setHeader(gatewayDroppedParamsHeader, report.dropped.join(','));
   if (report.adjusted.length > 0)
-    response.setHeader(ADJUSTED_PARAMS_HEADER, report.adjusted.join(','));
+    response.setHeader(gatewayAdjustedParamsHeader, report.adjusted.join(','));
 }
