@@ -312,3 +312,30 @@ describe('system-role messages inside a Messages conversation', () => {
     expect(fakes.anthropic.requests.at(-1)!.body.messages).toEqual(body.messages);
   });
 });
+
+describe('what the model sees, toward another kind', () => {
+  it('a Gemini part the canonical request cannot carry is refused, never dropped', async () => {
+    const before = fakes.anthropic.requests.length;
+    const response = await callForm('gemini', gateway.url, key, KIND_PROVIDERS.anthropic.model, {
+      contents: [
+        {
+          role: 'user',
+          parts: [{ text: 'Run this' }, { executableCode: { language: 'PYTHON', code: '1+1' } }],
+        },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(formErrorMessage('gemini', await response.json())).toContain("'contents.0.parts.1'");
+    expect(fakes.anthropic.requests.length).toBe(before);
+  });
+
+  it('a Messages server tool is refused toward another kind, even without strict mode', async () => {
+    const response = await callForm('messages', gateway.url, key, KIND_PROVIDERS.gemini.model, {
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Search the web' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
+    });
+    expect(response.status).toBe(400);
+    expect(formErrorMessage('messages', await response.json())).toContain("'tools.0'");
+  });
+});
