@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { generationRecordSchema } from '../../contract/gateway';
+import { generationListSchema, generationRecordSchema } from '../../contract/gateway';
 import type { SentRequest } from '../agents/agent-kit';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { RECORDED_ANSWERS, KIND_PROVIDERS } from '../test-kit/kind-upstreams';
@@ -166,7 +166,13 @@ describe.each(UPSTREAM_KINDS)('what Gemini CLI sends, to a %s upstream', (kind) 
       return;
     }
     expect(dropped).toEqual(['generationConfig.topK', 'generationConfig.thinkingConfig']);
-    expect((await recordOf(response.headers.get('cf-ray')!)).translation).toEqual({
+    const cfRay = response.headers.get('cf-ray')!;
+    expect((await recordOf(cfRay)).translation).toEqual({ dropped, adjusted: [] });
+    // The listing carries the same report.
+    const page = generationListSchema.parse(
+      await (await getWithKey(`${gateway.url}/v1/generations?limit=5`, key)).json(),
+    );
+    expect(page.data.find((record) => record.id === cfRay)?.translation).toEqual({
       dropped,
       adjusted: [],
     });
