@@ -365,9 +365,14 @@ export class InferencePipeline {
         const partial: Connected['partial'] = { usage: null };
         // Each attempt's converter reports for itself: a fallback may drop other fields.
         const translation: TranslationReport = { dropped: [], adjusted: [...admission.adjusted] };
-        const answer = entry.provider.stream({ ...request, translation }, route, signal, (usage) => {
-          partial.usage = usage;
-        });
+        const answer = entry.provider.stream(
+          { ...request, translation },
+          route,
+          signal,
+          (usage) => {
+            partial.usage = usage;
+          },
+        );
         const iterator = answer[Symbol.asyncIterator]();
         try {
           const first = await iterator.next();
