@@ -21,6 +21,8 @@ export type SentRequest = {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  /** The gateway's answer headers (the proxy's recording only; never in a fixture). */
+  answerHeaders?: Record<string, string>;
 };
 
 export type RecordingProxy = {
@@ -47,11 +49,22 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       } catch {
         body = { unparsed: raw.toString('utf8').slice(0, 200) };
       }
-      requests.push({ method: request.method ?? 'GET', path: request.url ?? '/', headers, body });
+      const sent: SentRequest = {
+        method: request.method ?? 'GET',
+        path: request.url ?? '/',
+        headers,
+        body,
+      };
+      requests.push(sent);
       const forward = http.request(
         new URL(request.url ?? '/', target),
         { method: request.method, headers: { ...request.headers, host: new URL(target).host } },
         (answer) => {
+          sent.answerHeaders = Object.fromEntries(
+            Object.entries(answer.headers).filter(
+              (entry): entry is [string, string] => typeof entry[1] === 'string',
+            ),
+          );
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
         },

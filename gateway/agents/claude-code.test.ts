@@ -132,6 +132,10 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       const upstream = fakes[kind].requests.slice(before);
       expect(upstream).toHaveLength(2);
       expect(JSON.stringify(upstream[1]!.body)).toContain(SECRET);
+      // Another kind cannot take Claude Code's thinking and betas: dropped, and said so.
+      const dropped = sent[0]!.answerHeaders?.['x-gateway-dropped-params'] ?? '';
+      if (kind === 'anthropic') expect(dropped).toBe('');
+      else expect(dropped.split(',')).toEqual(expect.arrayContaining(['thinking']));
       expectKnownFields(sent);
     },
     RUN_TIMEOUT_MS * 2,

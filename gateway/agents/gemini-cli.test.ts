@@ -145,8 +145,15 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       expect(JSON.stringify(upstream[1]!.body)).toContain(SECRET);
       // Its sampling extras reach Gemini; elsewhere they are dropped, never sent.
       const first = JSON.stringify(upstream[0]!.body);
-      if (kind === 'gemini') expect(first).toContain('"topK"');
-      else expect(first).not.toMatch(/topK|top_k|thinkingConfig/);
+      const dropped = sent.find((request) => request.path.includes('GenerateContent'))!
+        .answerHeaders?.['x-gateway-dropped-params'];
+      if (kind === 'gemini') {
+        expect(first).toContain('"topK"');
+        expect(dropped).toBeUndefined();
+      } else {
+        expect(first).not.toMatch(/topK|top_k|thinkingConfig/);
+        expect(dropped).toBe('generationConfig.topK,generationConfig.thinkingConfig');
+      }
       expectKnownFields(sent, model);
     },
     RUN_TIMEOUT_MS * 2,
