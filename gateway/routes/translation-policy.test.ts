@@ -345,3 +345,24 @@ describe('what the model sees, toward another kind', () => {
     expect(formErrorMessage('messages', await response.json())).toContain("'tools.0'");
   });
 });
+
+describe('the Gemini form’s thinkingConfig', () => {
+  it.each(UPSTREAM_KINDS)('is accepted in each spelling toward a %s upstream', async (kind) => {
+    fakes[kind].reply(RECORDED_ANSWERS[kind].text.plain.reply());
+    const thinkingConfig = { includeThoughts: true, thinkingBudget: 1_024, thinkingLevel: 'HIGH' };
+    const response = await callForm('gemini', gateway.url, key, KIND_PROVIDERS[kind].model, {
+      contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
+      generationConfig: { maxOutputTokens: 100, topK: 40, thinkingConfig },
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const sent = fakes[kind].requests.at(-1)!.body;
+    if (kind === 'gemini') {
+      expect(sent.generationConfig).toMatchObject({ topK: 40, thinkingConfig });
+      expect(response.headers.get('x-gateway-dropped-params')).toBeNull();
+    } else {
+      expect(response.headers.get('x-gateway-dropped-params')).toBe(
+        'generationConfig.topK,generationConfig.thinkingConfig',
+      );
+    }
+  });
+});
