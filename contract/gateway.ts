@@ -197,6 +197,13 @@ export const chatCompletionChunkSchema = z.looseObject({
 });
 export type ChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
 
+/** What the gateway dropped or changed of a request to reach its provider (docs/translation.md). */
+export const translationReportSchema = z.looseObject({
+  dropped: z.array(z.string()),
+  adjusted: z.array(z.string()),
+});
+export type TranslationReport = z.infer<typeof translationReportSchema>;
+
 /** `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),
@@ -240,6 +247,12 @@ export const generationRecordSchema = z.looseObject({
   cache_read_tokens: z.number().optional(),
   cache_write_tokens: z.number().optional(),
   cache_write_1h_tokens: z.number().optional(),
+  /**
+   * What the gateway dropped (dotted paths of the request) or changed (`max_tokens=32000->8192`)
+   * to reach the provider; null when nothing. The answer's `x-gateway-dropped-params` and
+   * `x-gateway-adjusted-params` headers say the same.
+   */
+  translation: translationReportSchema.nullable().optional(),
   /**
    * The child key that made the request, when an account key reads a child's record (its id,
    * name and masked key); null for the presenting key's own records.
@@ -377,3 +390,9 @@ export const providerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const gatewayProviderHeader = 'x-gateway-provider';
 /** Inference answers that took more than one provider attempt say how many in this header. */
 export const gatewayAttemptsHeader = 'x-gateway-attempts';
+/**
+ * Inference answers: what the gateway dropped (dotted paths) or changed (`max_tokens=32000->8192`)
+ * to reach the provider, comma-separated; absent when nothing (docs/translation.md).
+ */
+export const gatewayDroppedParamsHeader = 'x-gateway-dropped-params';
+export const gatewayAdjustedParamsHeader = 'x-gateway-adjusted-params';

@@ -9,6 +9,7 @@ import {
   keyEventSchema,
   keyKindSchema,
   managedKeySchema,
+  translationReportSchema,
 } from './gateway';
 
 /**
@@ -279,6 +280,11 @@ export const callMetaSchema = z.object({
    * sent none but named a provider); more than 1 means retries or fallbacks happened.
    */
   attempts: z.number().int().positive().nullable().optional(),
+  /**
+   * Inference only: what the gateway dropped or changed to reach the provider (its
+   * `x-gateway-dropped-params` / `x-gateway-adjusted-params`); null when nothing.
+   */
+  translation: translationReportSchema.nullable().optional(),
 });
 export type CallMeta = z.infer<typeof callMetaSchema>;
 
@@ -505,6 +511,8 @@ export const activityRequestSchema = z.object({
   charge_capped: z.boolean(),
   /** Provider attempts before the answer started; 1 when the first one answered. */
   attempts: z.number(),
+  /** What the gateway dropped or changed to reach the provider; null when nothing. */
+  translation: translationReportSchema.nullable().optional(),
   /** Null for the profile key's own requests. */
   child: recordChildSchema.nullable(),
 });

@@ -98,7 +98,10 @@ describe('the Activity routes', () => {
             data: [
               record(1),
               // A gateway that forgot to mask the child's key: the BFF masks it.
-              record(2, { child: { id: 'key_child', name: 'ci', key: childKey } }),
+              record(2, {
+                child: { id: 'key_child', name: 'ci', key: childKey },
+                translation: { dropped: ['top_k'], adjusted: ['max_tokens=32000->8192'] },
+              }),
             ],
             has_more: true,
             next_cursor: 'WzE4MDAwMDAwMDAsMTJd',
@@ -140,7 +143,13 @@ describe('the Activity routes', () => {
         usage_estimated: false,
         charge_capped: false,
         attempts: 2,
+        translation: null,
         child: null,
+      });
+      // What the gateway dropped or changed reaches the table as the record has it.
+      expect(page.data[1]?.translation).toEqual({
+        dropped: ['top_k'],
+        adjusted: ['max_tokens=32000->8192'],
       });
       expect(page.data[1]?.child).toMatchObject({ id: 'key_child', name: 'ci' });
       expect(page.data[1]?.child?.masked_key).toMatch(/^sk-.{4}….{4}$/);

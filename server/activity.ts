@@ -48,6 +48,7 @@ export function activityRequestOf(
     usage_estimated: record.usage_estimated ?? false,
     charge_capped: record.charge_capped ?? false,
     attempts: Math.max(1, record.attempts?.length ?? 1),
+    translation: record.translation ?? null,
     child: record.child
       ? {
           id: record.child.id,

@@ -139,6 +139,25 @@ describe('POST /api/chat', () => {
     expect(streamed.text).toMatch(/event: done\ndata: \{[^\n]*"provider":"backup","attempts":3/);
   });
 
+  it('passes on what the gateway dropped or changed, and only well-formed entries', async () => {
+    gateway.setHandler((_request, response) => {
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'x-gateway-provider': 'primary',
+        'x-gateway-dropped-params': 'generationConfig.topK,<img src=x>,thinking',
+        'x-gateway-adjusted-params': 'max_tokens=32000->8192',
+      });
+      response.end(JSON.stringify(completionBody()));
+    });
+    const result = chatResultSchema.parse(
+      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+    );
+    expect(result.meta.translation).toEqual({
+      dropped: ['generationConfig.topK', 'thinking'],
+      adjusted: ['max_tokens=32000->8192'],
+    });
+  });
+
   it.each([
     ['a provider id of another shape', { 'x-gateway-provider': '<script>' }, null, null],
     [

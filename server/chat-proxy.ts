@@ -14,6 +14,7 @@ import {
   GatewayCallError,
   parseJsonOrNull,
   routingOf,
+  translationOf,
   type GatewayResponse,
 } from './gateway-client';
 import { maskKnownKeys, redactJson, redactSecretText } from './secrets';
@@ -33,6 +34,7 @@ function callMetaOf(upstream: GatewayResponse, totalMs: number | null): CallMeta
     ttfb_ms: upstream.ttfbMs,
     total_ms: totalMs,
     ...routingOf(upstream.headers),
+    translation: translationOf(upstream.headers),
   };
 }
 

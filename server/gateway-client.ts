@@ -11,10 +11,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import {
+  gatewayAdjustedParamsHeader,
   cfRayPattern,
+  gatewayDroppedParamsHeader,
   gatewayAttemptsHeader,
   gatewayProviderHeader,
   providerIdPattern,
+  type TranslationReport,
 } from '../contract/gateway';
 import type { GatewayTimeouts } from './config';
 
@@ -50,6 +53,25 @@ export function routingOf(headers: Headers): { provider: string | null; attempts
         ? 1
         : null;
   return { provider, attempts };
+}
+
+/** A dotted path (`generationConfig.topK`) or a change (`max_tokens=32000->8192`); nothing else is echoed. */
+const translationItemPattern = /^[A-Za-z0-9_.*-]+(=[A-Za-z0-9_. ]+->[A-Za-z0-9_. ]+)?$/;
+
+/**
+ * What the gateway dropped or changed to reach the provider, from `x-gateway-dropped-params` and
+ * `x-gateway-adjusted-params` (comma-separated); null when it sent neither.
+ */
+export function translationOf(headers: Headers): TranslationReport | null {
+  const listOf = (name: string) =>
+    (headers.get(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => translationItemPattern.test(item))
+      .slice(0, 100);
+  const dropped = listOf(gatewayDroppedParamsHeader);
+  const adjusted = listOf(gatewayAdjustedParamsHeader);
+  return dropped.length === 0 && adjusted.length === 0 ? null : { dropped, adjusted };
 }
 
 /** How the key travels (spec 5). `none` sends no key at all. */

@@ -95,7 +95,7 @@ describe('codex exec through the gateway', () => {
 });
 
 /** Each upstream kind, and OpenAI's Responses wire, behind a provider of its own. */
-const VARIANTS = ['openai-responses'] as const;
+const VARIANTS = ['openai-compatible', 'openai-responses', 'anthropic', 'gemini'] as const;
 
 describe('codex exec through the gateway to each kind of upstream', () => {
   let kindGateway: TestGateway;

@@ -48,6 +48,7 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
     })),
     usage_estimated: record.usageEstimated,
     charge_capped: record.chargeCapped,
+    translation: record.translation ?? null,
     /** Null for the presenting key's own records. */
     child,
   };

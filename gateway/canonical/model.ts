@@ -22,7 +22,11 @@ export type CanonicalPart =
       providerId?: string;
     };
 
-export type CanonicalRole = 'user' | 'assistant' | 'tool';
+/**
+ * `system`: an instruction inside the conversation (Claude Code sends them mid-`messages`). A
+ * provider that takes one there keeps it in place; the others fold its text into `system`.
+ */
+export type CanonicalRole = 'system' | 'user' | 'assistant' | 'tool';
 
 export type CanonicalMessage = { role: CanonicalRole; parts: CanonicalPart[] };
 
@@ -64,14 +68,23 @@ export type RecordedFormName = PublicFormName | 'embeddings';
  * The request as it arrived, for what the canonical fields cannot carry. An upstream of the same
  * form gets `body` with only the model (and the gateway's own bounds) replaced, so fields the
  * gateway does not understand reach it unchanged. An upstream of another form cannot honour
- * `unmappedFields`, and refuses the request naming them rather than dropping them silently.
+ * `unmappedFields`: it drops them and says so (`TranslationReport`), or refuses them in strict
+ * mode and where they are what the model sees (`canonical/translation.ts`).
  */
 export type InboundRequest = {
   form: PublicFormName;
   body: Record<string, unknown>;
-  /** Top-level fields of `body` the canonical request does not carry, as dotted paths. */
+  /** Fields of `body` the canonical request does not carry, as dotted paths. */
   unmappedFields: string[];
+  /** Request headers a same-form upstream gets as sent (`anthropic-beta`), lower-case names. */
+  headers?: Record<string, string>;
 };
+
+/**
+ * What the gateway dropped or changed to reach the provider that answered, as dotted paths of
+ * the client's request (`generationConfig.topK`) and `field=from->to` (`max_tokens=32000->8192`).
+ */
+export type TranslationReport = { dropped: string[]; adjusted: string[] };
 
 export type CanonicalRequest = {
   /** Catalog id, `<author>/<model>[:variant]`. */
@@ -92,6 +105,16 @@ export type CanonicalRequest = {
   responseFormat?: CanonicalResponseFormat | null;
   /** Absent for requests the gateway builds itself (tests, probes). */
   inbound?: InboundRequest;
+  /**
+   * Strict mode (`x-gateway-require-parameters: true`, or `provider.require_parameters`): what a
+   * provider cannot honour is refused with a 400 naming it, instead of dropped.
+   */
+  requireParameters?: boolean;
+  /**
+   * Filled by the provider's request converter for one attempt (the pipeline gives each attempt
+   * its own): what it dropped or adjusted. Absent: nobody is listening (tests, probes).
+   */
+  translation?: TranslationReport;
 };
 
 export type FinishReason =

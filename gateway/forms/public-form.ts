@@ -48,6 +48,8 @@ export interface PublicForm {
     meta: AnswerMeta,
   ): Promise<void>;
   errorBody(error: GatewayError, traceId: string): unknown;
+  /** Request headers (lower-case) an upstream of this form gets as sent, e.g. `anthropic-beta`. */
+  readonly passHeaders?: readonly string[];
   /**
    * For a form that cannot carry every answer: a new check per request, which the pipeline runs
    * on each event, so an answer it refuses is recorded as ended early, never as completed.

@@ -47,6 +47,8 @@ export type Admission = {
   /** The gateway's own prompt count (exact for the simulated provider). */
   promptTokens: number;
   maxOutputTokens: number;
+  /** The request's own adjustments (a lowered `max_tokens`), before any provider's. */
+  adjusted: string[];
   reservation: Reservation;
   /**
    * Aborted when this instance can no longer vouch for the request's lease (its renewals did not
@@ -119,6 +121,7 @@ export async function admit<Request>(
     model,
     promptTokens,
     maxOutputTokens,
+    adjusted: demand.adjusted,
     reservation,
     leaseLost: new AbortController(),
   };

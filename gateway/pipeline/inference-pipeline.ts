@@ -21,7 +21,9 @@ import type {
   PipelineEvent,
   PublicFormName,
   RecordedFormName,
+  TranslationReport,
 } from '../canonical/model';
+import { reportOrNull } from '../canonical/translation';
 import { GatewayError } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
@@ -70,6 +72,8 @@ export type InferenceRun = {
   promptTokens: number;
   /** Every attempt made before this answer started, the answering one last. */
   attempts: GenerationAttempt[];
+  /** What was dropped or changed to reach the answering provider; null when nothing. */
+  translation: TranslationReport | null;
   /** Must be consumed to its end or `return()`ed: its `finally` releases the reservation. */
   events: AsyncGenerator<PipelineEvent, void, undefined>;
 };
@@ -271,7 +275,11 @@ export class InferencePipeline {
     const finish = () => input.holds.end();
     let connected: Connected;
     try {
-      const request: CanonicalRequest = { ...input.request, maxTokens: admission.maxOutputTokens };
+      const request: CanonicalRequest = {
+        ...input.request,
+        maxTokens: admission.maxOutputTokens,
+        translation: { dropped: [], adjusted: admission.adjusted },
+      };
       const routed = await this.route(input, admission, chatOperation, request);
       connected = {
         traceId: input.traceId,
@@ -307,6 +315,7 @@ export class InferencePipeline {
       route: connected.route,
       promptTokens: admission.promptTokens,
       attempts: connected.attempts,
+      translation: reportOrNull(connected.translation),
       events,
     };
   }

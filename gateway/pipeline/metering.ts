@@ -17,7 +17,9 @@ import type {
   CanonicalRequest,
   FinishReason,
   RecordedFormName,
+  TranslationReport,
 } from '../canonical/model';
+import { reportOrNull } from '../canonical/translation';
 import { countTokens, IMAGE_TOKENS } from '../canonical/token-count';
 import type { ModelRoute } from '../providers/provider';
 import type {
@@ -60,6 +62,8 @@ export type MeteredAnswer = {
   recorded: boolean;
   /** Why the record could not be written, if it could not. */
   recordError: unknown;
+  /** What was dropped or changed to reach the answering provider (chat only). */
+  translation?: TranslationReport;
 };
 
 /** A chat answer being delivered: the provider's stream and what has gone out since. */
@@ -191,6 +195,7 @@ export class Metering {
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,
+      translation: reportOrNull(connected.translation),
     };
     let correction: RecordCorrection | null;
     try {

@@ -12,10 +12,12 @@ import type {
   CanonicalRequest,
   EmbeddingResult,
   ReportedUsage,
+  TranslationReport,
 } from '../canonical/model';
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest } from '../errors';
 import type { ModelRoute, Provider } from '../providers/provider';
+import { outputBound } from './output-bound';
 import { conservativePromptTokens, conservativeTextTokens } from './usage-estimate';
 
 export type OperationKind = 'chat' | 'embeddings';
@@ -28,6 +30,8 @@ export type Demand = {
   maxOutputTokens: number;
   /** A prompt count above any upstream tokenizer's, asked only where a real upstream may answer. */
   upstreamPromptTokens: () => number;
+  /** What measuring changed in the request (a lowered `max_tokens`), reported to the client. */
+  adjusted: string[];
 };
 
 export type Operation<Request, Answer = unknown> = {
@@ -51,6 +55,8 @@ export type ChatStart = {
   first: IteratorResult<CanonicalEvent, void>;
   /** The usage the upstream had reported when its answer ended without its finish. */
   partial: { usage: ReportedUsage | null };
+  /** What the answering attempt's converter dropped or changed, with admission's adjustments. */
+  translation: TranslationReport;
 };
 
 export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
@@ -59,15 +65,12 @@ export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
     checkCapabilities(model, request);
     // Counting stops once the prompt is known not to fit: past the context it is refused anyway.
     const promptTokens = countPromptTokens(request, model.contextLength + 1);
-    const maxOutputTokens = request.maxTokens ?? model.maxCompletionTokens;
-    if (maxOutputTokens > model.maxCompletionTokens) {
+    const { maxOutputTokens, adjusted } = outputBound(request, model);
+    // A bound the client set counts against the context as lowered; none set counts nothing.
+    const askedOutput = request.maxTokens === null ? 0 : maxOutputTokens;
+    if (promptTokens + askedOutput > model.contextLength) {
       throw invalidRequest(
-        `max_tokens is ${maxOutputTokens}, more than ${model.id} can produce (${model.maxCompletionTokens}).`,
-      );
-    }
-    if (promptTokens + (request.maxTokens ?? 0) > model.contextLength) {
-      throw invalidRequest(
-        `The prompt is about ${promptTokens} tokens; with max_tokens ${request.maxTokens ?? 0} it passes ` +
+        `The prompt is about ${promptTokens} tokens; with max_tokens ${askedOutput} it passes ` +
           `${model.id}'s context length of ${model.contextLength}. Shorten the conversation or lower max_tokens.`,
       );
     }
@@ -75,16 +78,23 @@ export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
       promptTokens,
       maxOutputTokens,
       upstreamPromptTokens: () => conservativePromptTokens(request),
+      adjusted,
     };
   },
   async call(provider, request, route, signal) {
     const partial: ChatStart['partial'] = { usage: null };
-    const answer = provider.stream(request, route, signal, (usage) => {
+    // Each attempt's converter reports for itself: a fallback may drop other fields. The
+    // request's own adjustments (admission's) start every attempt's report.
+    const translation: TranslationReport = {
+      dropped: [],
+      adjusted: [...(request.translation?.adjusted ?? [])],
+    };
+    const answer = provider.stream({ ...request, translation }, route, signal, (usage) => {
       partial.usage = usage;
     });
     const iterator = answer[Symbol.asyncIterator]();
     const first = await iterator.next();
-    return { iterator, first, partial };
+    return { iterator, first, partial, translation };
   },
   async discard(answer) {
     await answer.iterator.return?.(undefined);
@@ -112,6 +122,7 @@ export const embeddingsOperation: Operation<CanonicalEmbeddingRequest, Embedding
     return {
       promptTokens,
       maxOutputTokens: 0,
+      adjusted: [],
       upstreamPromptTokens: () =>
         request.inputs.reduce(
           (sum, input) =>

@@ -18,6 +18,7 @@ import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
 import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
+import { setTranslationHeaders, withRequestTranslation } from './translation-headers';
 
 export function inferenceRoute(
   parts: GatewayParts,
@@ -104,7 +105,11 @@ export async function serveInference(
     context,
     target,
     async (body, resolved, key) =>
-      form.toCanonical(hooks.prepareBody ? await hooks.prepareBody(body, key) : body, resolved),
+      withRequestTranslation(
+        form.toCanonical(hooks.prepareBody ? await hooks.prepareBody(body, key) : body, resolved),
+        context.request,
+        form.passHeaders,
+      ),
   );
   const canonical = received.request;
   const run = await parts.pipeline.start({
@@ -122,6 +127,7 @@ export async function serveInference(
   response.setHeader('x-gateway-provider', run.route.providerId);
   if (run.attempts.length > 1)
     response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  setTranslationHeaders(response, run.translation);
   const meta = {
     model: run.model.id,
     traceId,

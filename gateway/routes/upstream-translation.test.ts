@@ -788,7 +788,7 @@ describe('fields only the same form knows', () => {
     expect(sent.body).toEqual(body);
   });
 
-  it.each([
+  const CROSS_FORM_FIELDS = [
     {
       form: 'chat_completions',
       kind: 'anthropic',
@@ -816,14 +816,49 @@ describe('fields only the same form knows', () => {
       field: 'generationConfig.responseSchema',
       extra: { generationConfig: { maxOutputTokens: 100, responseSchema: { type: 'OBJECT' } } },
     },
-  ] as const)(
-    'are refused with 400 naming $field and the provider when $form goes to a $kind upstream',
+  ] as const;
+
+  it.each(CROSS_FORM_FIELDS)(
+    'drop $field when $form goes to a $kind upstream, and say so in headers and record',
+    async ({ form, kind, field, extra }) => {
+      for (const stream of [false, true]) {
+        const recorded = RECORDED_ANSWERS[kind].text[stream ? 'stream' : 'plain'];
+        fakes[kind].reply(recorded.reply());
+        const { result: response, sent } = await sendThrough(kind, () =>
+          callForm(
+            form,
+            gateway.url,
+            key,
+            KIND_PROVIDERS[kind].model,
+            { ...simpleBody(form, false), ...extra },
+            { stream },
+          ),
+        );
+        expect(response.status, await response.clone().text()).toBe(200);
+        expect(response.headers.get('x-gateway-dropped-params')).toBe(field);
+        expect(response.headers.get('x-gateway-adjusted-params')).toBeNull();
+        expect((await readFormAnswer(form, response, stream)).text).toBe(recorded.text);
+        // Not sent under any name the upstream might read.
+        const leaf = field.split('.').at(-1)!;
+        expect(JSON.stringify(sent.body)).not.toContain(`"${leaf}"`);
+        const record = await generationRecord(response.headers.get('cf-ray')!);
+        expect(record.translation).toEqual({ dropped: [field], adjusted: [] });
+      }
+    },
+  );
+
+  it.each(CROSS_FORM_FIELDS)(
+    'refuse $field with 400 naming it and the provider in strict mode ($form to $kind)',
     async ({ form, kind, field, extra }) => {
       const before = fakes[kind].requests.length;
-      const response = await callForm(form, gateway.url, key, KIND_PROVIDERS[kind].model, {
-        ...simpleBody(form, false),
-        ...extra,
-      });
+      const response = await callForm(
+        form,
+        gateway.url,
+        key,
+        KIND_PROVIDERS[kind].model,
+        { ...simpleBody(form, false), ...extra },
+        { headers: { 'x-gateway-require-parameters': 'true' } },
+      );
       expect(response.status).toBe(400);
       const message = formErrorMessage(form, await response.json());
       expect(message).toContain(`'${field}'`);
@@ -837,6 +872,60 @@ describe('fields only the same form knows', () => {
       expect(record.status).toBe(404);
     },
   );
+
+  it("turn strict with the chat form's provider.require_parameters, which never goes upstream", async () => {
+    const before = fakes.anthropic.requests.length;
+    const strict = await callForm(
+      'chat_completions',
+      gateway.url,
+      key,
+      KIND_PROVIDERS.anthropic.model,
+      {
+        ...simpleBody('chat_completions', false),
+        seed: 42,
+        provider: { require_parameters: true },
+      },
+    );
+    expect(strict.status).toBe(400);
+    expect(formErrorMessage('chat_completions', await strict.json())).toContain("'seed'");
+    expect(fakes.anthropic.requests.length).toBe(before);
+
+    fakes['openai-compatible'].reply(RECORDED_ANSWERS['openai-compatible'].text.plain.reply());
+    const { result: response, sent } = await sendThrough('openai-compatible', () =>
+      callForm('chat_completions', gateway.url, key, KIND_PROVIDERS['openai-compatible'].model, {
+        ...simpleBody('chat_completions', false),
+        provider: { require_parameters: false, order: ['somewhere'] },
+      }),
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(sent.body).not.toHaveProperty('provider');
+    expect(response.headers.get('x-gateway-dropped-params')).toBe('provider.order');
+  });
+
+  it('never drop what the model sees: a document block toward another kind is refused', async () => {
+    const before = fakes['openai-compatible'].requests.length;
+    const response = await callForm(
+      'messages',
+      gateway.url,
+      key,
+      KIND_PROVIDERS['openai-compatible'].model,
+      {
+        max_tokens: 100,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Summarise this.' },
+              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } },
+            ],
+          },
+        ],
+      },
+    );
+    expect(response.status).toBe(400);
+    expect(formErrorMessage('messages', await response.json())).toContain("'messages.0.content.1'");
+    expect(fakes['openai-compatible'].requests.length).toBe(before);
+  });
 });
 
 describe('n above 1 on the chat-completion form', () => {

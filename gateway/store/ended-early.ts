@@ -38,5 +38,6 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
     cacheWriteHourTokens: 0,
+    translation: null,
   };
 }

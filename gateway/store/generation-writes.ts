@@ -68,12 +68,12 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
          prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
          settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-         closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, account_id,
-         seq)
+         closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, translation,
+         account_id, seq)
        VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
          @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
          @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped, @closedByLease,
-         @cacheReadTokens, @cacheWriteTokens, @cacheWriteHourTokens,
+         @cacheReadTokens, @cacheWriteTokens, @cacheWriteHourTokens, @translation,
          COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
          (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))
        ON CONFLICT (id) DO NOTHING`,
@@ -92,7 +92,7 @@ export function createGenerationWrites(database: Database.Database): GenerationW
          latency_ms = @latencyMs, attempts = @attempts, usage_estimated = @usageEstimated,
          charge_capped = @chargeCapped, cache_read_tokens = @cacheReadTokens,
          cache_write_tokens = @cacheWriteTokens, cache_write_1h_tokens = @cacheWriteHourTokens,
-         settled = 0, settled_at = NULL,
+         translation = @translation, settled = 0, settled_at = NULL,
          closed_by_lease = 0
        WHERE id = @id`,
     ),
@@ -203,6 +203,7 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       cacheReadTokens: row.cacheReadTokens ?? 0,
       cacheWriteTokens: row.cacheWriteTokens ?? 0,
       cacheWriteHourTokens: row.cacheWriteHourTokens ?? 0,
+      translation: row.translation ? JSON.stringify(row.translation) : null,
     });
     const wasSettled = stored.settled === 1;
     const pendingNanos = row.costNanos - (wasSettled ? 0 : stored.cost_nanos);
@@ -241,6 +242,7 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       cacheReadTokens: row.cacheReadTokens ?? 0,
       cacheWriteTokens: row.cacheWriteTokens ?? 0,
       cacheWriteHourTokens: row.cacheWriteHourTokens ?? 0,
+      translation: row.translation ? JSON.stringify(row.translation) : null,
       closedByLease: closedByLease ? 1 : 0,
     });
     if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, recorded);

@@ -131,7 +131,7 @@ WITH input AS (
     outcome text, settled boolean, created_at bigint, settled_at bigint,
     latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
     charge_capped boolean, closed_by_lease boolean, cache_read_tokens bigint,
-    cache_write_tokens bigint, cache_write_1h_tokens bigint)
+    cache_write_tokens bigint, cache_write_1h_tokens bigint, translation jsonb)
 ),
 closures AS MATERIALIZED (
   SELECT generations.id, generations.key_id, generations.account_id, generations.funding_key_id,
@@ -151,7 +151,8 @@ replaced AS (
     usage_estimated = input.usage_estimated,
     charge_capped = input.charge_capped OR input.cost_nanos > generations.cost_nanos,
     cache_read_tokens = input.cache_read_tokens, cache_write_tokens = input.cache_write_tokens,
-    cache_write_1h_tokens = input.cache_write_1h_tokens, settled = false, settled_at = NULL, closed_by_lease = false
+    cache_write_1h_tokens = input.cache_write_1h_tokens, translation = input.translation,
+    settled = false, settled_at = NULL, closed_by_lease = false
   FROM input
   WHERE generations.id = input.id AND generations.id IN (SELECT id FROM closures)
   RETURNING generations.id
@@ -160,7 +161,7 @@ inserted AS (
   INSERT INTO generations (id, key_id, account_id, funding_key_id, model, provider, form, streamed,
     prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
     settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-    closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens)
+    closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, translation)
   SELECT input.id, input.key_id, COALESCE(keys.parent_id, input.key_id), input.funding_key_id,
     input.model, input.provider, input.form, input.streamed, input.prompt_tokens,
     input.completion_tokens, CASE WHEN input.lost THEN 0 ELSE input.cost_nanos END,
@@ -168,7 +169,7 @@ inserted AS (
     input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
     input.usage_estimated, input.charge_capped OR (input.lost AND input.cost_nanos > 0),
     input.closed_by_lease, input.cache_read_tokens,
-    input.cache_write_tokens, input.cache_write_1h_tokens
+    input.cache_write_tokens, input.cache_write_1h_tokens, input.translation
   FROM input LEFT JOIN keys ON keys.id = input.key_id
   WHERE input.id NOT IN (SELECT id FROM closures)
   ORDER BY input.ord
@@ -498,6 +499,7 @@ export async function openPostgresStore(
       cache_read_tokens: row.cacheReadTokens ?? 0,
       cache_write_tokens: row.cacheWriteTokens ?? 0,
       cache_write_1h_tokens: row.cacheWriteHourTokens ?? 0,
+      translation: row.translation ?? null,
     }));
     const { rows: written } = await query<{
       outcome: 'inserted' | 'replaced';

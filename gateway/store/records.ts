@@ -98,6 +98,7 @@ export type GenerationRecord = {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cache_write_1h_tokens: number;
+  translation?: Json<GenerationRow['translation']> | null;
 };
 
 export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
@@ -124,6 +125,7 @@ export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
   cacheReadTokens: Number(record.cache_read_tokens ?? 0),
   cacheWriteTokens: Number(record.cache_write_tokens ?? 0),
   cacheWriteHourTokens: Number(record.cache_write_1h_tokens ?? 0),
+  translation: record.translation == null ? null : json(record.translation),
 });
 
 export type InflightRecord = {

@@ -71,6 +71,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
   cacheWriteHourTokens: 0,
+  translation: null,
   ...overrides,
 });
 
@@ -269,6 +270,10 @@ export function describeStoreContract(factory: StoreFactory): void {
         cacheReadTokens: 7,
         cacheWriteTokens: 3,
         cacheWriteHourTokens: 2,
+        translation: {
+          dropped: ['generationConfig.topK', 'messages.0.content.1.cache_control'],
+          adjusted: ['max_tokens=32000->8192'],
+        },
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);

@@ -7,6 +7,7 @@
 import type { KeyKind } from '../../contract/gateway';
 import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
+import type { TranslationReport } from '../canonical/model';
 import type { CheckpointWorker } from './checkpoint-worker';
 import type { StoredResponses } from './stored-responses';
 
@@ -79,6 +80,8 @@ export type GenerationRow = {
   cacheWriteTokens?: number;
   /** Of `cacheWriteTokens`, those written to a one-hour cache entry (priced apart); 0 when absent. */
   cacheWriteHourTokens?: number;
+  /** What the gateway dropped or changed to reach the provider; null (or absent) when nothing. */
+  translation?: TranslationReport | null;
   /**
    * Only when writing: the request's in-flight row was written. If the store finds neither that
    * row nor a closure of it, a reclaim closed it with nothing checkpointed and gave its

@@ -20,13 +20,14 @@ export function callForm(
   key: string,
   model: string,
   body: Record<string, unknown>,
-  options: { stream?: boolean; signal?: AbortSignal } = {},
+  /** `headers`: more request headers (`x-gateway-require-parameters`, `anthropic-beta`). */
+  options: { stream?: boolean; signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const stream = options.stream ?? false;
   const post = (url: string, headers: Record<string, string>, sent: unknown) =>
     fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
+      headers: { 'content-type': 'application/json', ...headers, ...options.headers },
       body: JSON.stringify(sent),
       signal: options.signal,
     });

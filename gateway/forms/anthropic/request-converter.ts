@@ -47,6 +47,14 @@ export function toCanonicalRequest(body: MessagesRequest): CanonicalRequest {
   const messages: CanonicalMessage[] = [];
 
   body.messages.forEach((message, index) => {
+    if (message.role === 'system') {
+      const text =
+        typeof message.content === 'string'
+          ? message.content
+          : message.content.map((block) => block.text).join('\n\n');
+      if (text !== '') messages.push({ role: 'system', parts: [{ type: 'text', text }] });
+      return;
+    }
     const blocks: MessagesContentBlock[] =
       typeof message.content === 'string'
         ? [{ type: 'text', text: message.content }]
@@ -96,7 +104,9 @@ export function toCanonicalRequest(body: MessagesRequest): CanonicalRequest {
           break;
         }
         default:
-          // Thinking, documents and other blocks the gateway does not use are dropped.
+          // Thinking goes back only to where it was made; documents and other blocks the
+          // canonical request cannot carry are listed by the form (index.ts), so another kind
+          // refuses them rather than lose them.
           break;
       }
     });

@@ -1,7 +1,8 @@
 /**
  * The Messages request as the gateway accepts it. Only the fields the gateway uses are described;
- * other fields (`thinking`, `cache_control`, `service_tier`…) are kept and ignored, so newer
- * clients that send more still work.
+ * other fields (`thinking`, `output_config`, `context_management`, `cache_control`…) are kept: a
+ * Messages upstream gets them as sent, another kind drops them and says so (form index.ts).
+ * Claude Code's system-role messages inside `messages` are accepted too.
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { z } from 'zod';
@@ -48,10 +49,17 @@ const otherBlock = z.looseObject({
 
 const contentBlock = z.union([textBlock, imageBlock, toolUseBlock, toolResultBlock, otherBlock]);
 
-const message = z.looseObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(contentBlock)]),
-});
+const message = z.discriminatedUnion('role', [
+  z.looseObject({
+    role: z.enum(['user', 'assistant']),
+    content: z.union([z.string(), z.array(contentBlock)]),
+  }),
+  // An instruction inside the conversation: text only, as the top-level `system`.
+  z.looseObject({
+    role: z.literal('system'),
+    content: z.union([z.string(), z.array(textBlock)]),
+  }),
+]);
 
 const tool = z.looseObject({
   name: z.string().min(1),

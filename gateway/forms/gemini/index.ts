@@ -36,6 +36,17 @@ function geminiUnmappedFields(body: Record<string, unknown>): string[] {
       ),
     );
   }
+  // A part the canonical request cannot carry (executable code, its result): the model would
+  // not see it, so another kind refuses it rather than lose it.
+  const carried = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse'];
+  const contents = (body.contents as Array<{ parts: Array<Record<string, unknown>> }>) ?? [];
+  contents.forEach((content, index) => {
+    content.parts.forEach((part, partIndex) => {
+      if (part.thought !== true && !carried.some((key) => part[key] !== undefined)) {
+        fields.push(`contents.${index}.parts.${partIndex}`);
+      }
+    });
+  });
   const tools = (body.tools as Array<Record<string, unknown>> | undefined) ?? [];
   tools.forEach((tool, index) => {
     fields.push(

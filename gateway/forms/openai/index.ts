@@ -27,6 +27,7 @@ const MAPPED = new Set([
   'stream_options',
   'user',
   'store',
+  'provider',
 ]);
 
 export const chatCompletionsForm: PublicForm = {
@@ -34,12 +35,20 @@ export const chatCompletionsForm: PublicForm = {
   auth: 'chat_completions',
   toCanonical(body) {
     const parsed = parseBody(chatCompletionRequestSchema, body);
+    const provider = parsed.provider ?? {};
     return {
       ...toCanonicalRequest(parsed),
+      ...(provider.require_parameters === true && { requireParameters: true }),
       inbound: {
         form: 'chat_completions',
         body: parsed,
-        unmappedFields: unmappedFields(parsed, MAPPED),
+        unmappedFields: [
+          ...unmappedFields(parsed, MAPPED),
+          // Routing preferences the gateway does not act on (`order`, `sort`…) are reported.
+          ...unmappedFields(provider, new Set(['require_parameters'])).map(
+            (field) => `provider.${field}`,
+          ),
+        ],
       },
     };
   },

@@ -66,6 +66,12 @@ export const chatCompletionRequestSchema = z.looseObject({
     .nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  /**
+   * The gateway's routing preferences, OpenRouter's spelling: `require_parameters: true` turns on
+   * strict mode (refuse what the provider cannot honour). Never sent upstream.
+   * @see https://openrouter.ai/docs/features/provider-routing
+   */
+  provider: z.looseObject({ require_parameters: z.boolean().optional() }).nullish(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

@@ -111,7 +111,7 @@ export function toCanonicalRequest(
         return;
       }
       default:
-        unmapped.push(`${field}.${item.type}`);
+        unmapped.push(field);
     }
   });
 

@@ -5,6 +5,7 @@
 import type { ProviderAdapter } from '../upstream/adapter';
 import { anthropicHeaders, messagesUrl } from './api';
 import { readError } from './error-mapping';
+import { sameFormHeaders } from '../upstream/request-fields';
 import { toMessagesBody } from './request-converter';
 import { fromMessagesResponse } from './response-converter';
 import {
@@ -21,7 +22,7 @@ export const anthropicAdapter: ProviderAdapter<AnthropicStreamState> = {
   kind: 'anthropic',
   buildCall: (request, route, config) => ({
     url: messagesUrl(config.baseUrl),
-    headers: anthropicHeaders(config),
+    headers: anthropicHeaders(config, sameFormHeaders(request, 'anthropic')),
     body: toMessagesBody(request, route, config),
   }),
   fromResponse: fromMessagesResponse,

@@ -291,7 +291,12 @@ describe('a request from another form', () => {
     expect(bodyOf(testRequest({ maxTokens: null })).max_tokens).toBe(testRoute.maxCompletionTokens);
   });
 
-  describe('refuses what the vendor cannot honour, naming the field and the provider', () => {
+  describe('drops or adjusts what the vendor cannot honour, and says so', () => {
+    const reported = (overrides: Partial<CanonicalRequest>) => {
+      const translation = { dropped: [] as string[], adjusted: [] as string[] };
+      const body = bodyOf(testRequest({ ...overrides, translation }));
+      return { body, translation };
+    };
     const refusal = (request: CanonicalRequest) => {
       const error = thrownBy(() => bodyOf(request));
       expect(error).toBeInstanceOf(GatewayError);
@@ -301,27 +306,52 @@ describe('a request from another form', () => {
       return gatewayError.message;
     };
 
-    it('a seed', () => {
-      expect(refusal(testRequest({ seed: 42 }))).toContain("Field 'seed'");
+    it('a seed is dropped; strict mode refuses it', () => {
+      const { body, translation } = reported({ seed: 42 });
+      expect(body).not.toHaveProperty('seed');
+      expect(translation.dropped).toEqual(['seed']);
+      expect(refusal(testRequest({ seed: 42, requireParameters: true }))).toContain("Field 'seed'");
     });
 
-    it('a temperature above 1', () => {
-      const message = refusal(testRequest({ temperature: 1.5 }));
+    it('a temperature above 1 becomes 1; strict mode refuses it', () => {
+      const { body, translation } = reported({ temperature: 1.5 });
+      expect(body.temperature).toBe(1);
+      expect(translation.adjusted).toEqual(['temperature=1.5->1']);
+      const message = refusal(testRequest({ temperature: 1.5, requireParameters: true }));
       expect(message).toContain("Field 'temperature'");
       expect(message).toContain('0 to 1');
     });
 
-    it('a field the canonical request could not carry', () => {
-      const message = refusal(
-        testRequest({
-          inbound: {
-            form: 'chat_completions',
-            body: {},
-            unmappedFields: ['logit_bias', 'logprobs'],
-          },
-        }),
-      );
+    it('a field the canonical request could not carry is dropped; strict mode refuses it', () => {
+      const inbound = {
+        form: 'chat_completions' as const,
+        body: {},
+        unmappedFields: ['logit_bias', 'logprobs'],
+      };
+      expect(reported({ inbound }).translation.dropped).toEqual(['logit_bias', 'logprobs']);
+      const message = refusal(testRequest({ inbound, requireParameters: true }));
       expect(message).toContain("Field 'logit_bias'");
+    });
+
+    it('system turns inside the conversation join the system text, in order', () => {
+      const { body } = reported({
+        system: 'Be brief.',
+        messages: [
+          { role: 'user', parts: [{ type: 'text', text: 'Hi' }] },
+          { role: 'system', parts: [{ type: 'text', text: 'Now in French.' }] },
+          { role: 'user', parts: [{ type: 'text', text: 'How are you?' }] },
+        ],
+      });
+      expect(body.system).toBe('Be brief.\n\nNow in French.');
+      expect(body.messages).toEqual([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Hi' },
+            { type: 'text', text: 'How are you?' },
+          ],
+        },
+      ]);
     });
   });
 });

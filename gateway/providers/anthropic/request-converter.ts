@@ -1,7 +1,8 @@
 /**
  * Canonical request → Messages request body. A request that arrived in the Messages form goes
  * through as the client wrote it (thinking, cache_control, metadata… reach the vendor unchanged);
- * any other form is rebuilt from the canonical fields, refusing what this API cannot honour.
+ * any other form is rebuilt from the canonical fields, dropping (and reporting) the parameters
+ * this API cannot honour.
  * @see https://docs.anthropic.com/en/api/messages
  */
 import type {
@@ -10,13 +11,16 @@ import type {
   CanonicalRequest,
   CanonicalToolChoice,
 } from '../../canonical/model';
+import { clientFieldName } from '../../canonical/translation';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
+  adjustField,
+  dropField,
+  dropInboundHeaders,
+  dropUnmappedFields,
   parseToolArguments,
-  refuseUnmappedFields,
   sameFormBody,
-  unsupportedField,
 } from '../upstream/request-fields';
 
 type Block = Record<string, unknown>;
@@ -35,16 +39,27 @@ export function toMessagesBody(
     return { ...same, model: route.upstreamModel, max_tokens: maxTokens, stream: request.stream };
   }
 
-  refuseUnmappedFields(request, config);
-  if (request.seed !== null) throw unsupportedField('seed', config, 'this provider has no seed');
-  if (request.temperature !== null && request.temperature > 1) {
-    throw unsupportedField('temperature', config, 'this provider accepts 0 to 1');
+  dropUnmappedFields(request, config);
+  dropInboundHeaders(request, config);
+  if (request.seed !== null) {
+    dropField(request, clientFieldName(request, 'seed'), config, 'this provider has no seed');
+  }
+  let temperature = request.temperature;
+  if (temperature !== null && temperature > 1) {
+    const field = clientFieldName(request, 'temperature');
+    adjustField(request, field, { from: temperature, to: 1 }, config, 'it takes 0 to 1');
+    temperature = 1;
   }
 
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens: maxTokens };
-  if (request.system) body.system = request.system;
-  body.messages = toWireMessages(request.messages);
-  if (request.temperature !== null) body.temperature = request.temperature;
+  // This API has no system turn: instructions from inside the conversation join the system text.
+  const system = [
+    request.system,
+    ...request.messages.filter((message) => message.role === 'system').map(systemText),
+  ].filter((text): text is string => Boolean(text));
+  if (system.length > 0) body.system = system.join('\n\n');
+  body.messages = toWireMessages(request.messages.filter((message) => message.role !== 'system'));
+  if (temperature !== null) body.temperature = temperature;
   if (request.topP !== null) body.top_p = request.topP;
   if (request.stop.length > 0) body.stop_sequences = request.stop;
   if (request.tools.length > 0) {
@@ -60,6 +75,9 @@ export function toMessagesBody(
   body.stream = request.stream;
   return body;
 }
+
+const systemText = (message: CanonicalMessage) =>
+  message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 /**
  * Without tools, `auto` and `none` mean the same and the vendor refuses a tool_choice with no

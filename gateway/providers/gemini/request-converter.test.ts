@@ -326,22 +326,30 @@ describe('Gemini body from a chat-completions request', () => {
     ]);
   });
 
-  it('refuses a field the canonical request could not carry, naming it and the provider', () => {
-    const error = thrownBy(() =>
-      bodyOf(
-        request({
-          inbound: { form: 'chat_completions', body: {}, unmappedFields: ['logprobs', 'n'] },
-        }),
-      ),
-    );
+  it('drops a field the canonical request could not carry; strict mode refuses it by name', () => {
+    const inbound = {
+      form: 'chat_completions' as const,
+      body: {},
+      unmappedFields: ['logprobs', 'n'],
+    };
+    const translation = { dropped: [], adjusted: [] };
+    bodyOf(request({ inbound, translation }));
+    expect(translation.dropped).toEqual(['logprobs', 'n']);
+    const error = thrownBy(() => bodyOf(request({ inbound, requireParameters: true })));
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).status).toBe(400);
     expect((error as GatewayError).message).toContain("'logprobs'");
     expect((error as GatewayError).message).toContain("'google-main'");
   });
 
-  it('refuses more stop sequences than Gemini takes', () => {
-    const error = thrownBy(() => bodyOf(request({ stop: ['a', 'b', 'c', 'd', 'e', 'f'] })));
+  it('keeps the first five stop sequences, reported; strict mode refuses more', () => {
+    const translation = { dropped: [], adjusted: [] };
+    const kept = bodyOf(request({ stop: ['a', 'b', 'c', 'd', 'e', 'f'], translation }));
+    expect(kept.generationConfig?.stopSequences).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(translation.adjusted).toEqual(['stop=6 sequences->5 sequences']);
+    const error = thrownBy(() =>
+      bodyOf(request({ stop: ['a', 'b', 'c', 'd', 'e', 'f'], requireParameters: true })),
+    );
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).status).toBe(400);
     expect((error as GatewayError).message).toContain("'stop'");

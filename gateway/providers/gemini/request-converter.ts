@@ -1,14 +1,17 @@
 /**
  * Canonical request → Gemini `generateContent` body. A request that came in on the Gemini form
  * goes out as the caller sent it, with only the output bound replaced; any other form is built
- * from the canonical request, refusing (400) what Gemini cannot take rather than dropping it.
+ * from the canonical request, dropping (and reporting) the parameters Gemini cannot take.
  * @see https://ai.google.dev/api/generate-content#request-body
  */
 import type { CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
+import { clientFieldName } from '../../canonical/translation';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
+  adjustField,
+  dropInboundHeaders,
+  dropUnmappedFields,
   parseToolArguments,
-  refuseUnmappedFields,
   sameFormBody,
   unsupportedField,
 } from '../upstream/request-fields';
@@ -38,23 +41,37 @@ export function toGeminiBody(
 ): Record<string, unknown> | GeminiRequestBody {
   const same = sameFormBody(request, 'gemini');
   if (same !== null) return fromSameForm(same, request.maxTokens);
-  refuseUnmappedFields(request, config);
+  dropUnmappedFields(request, config);
+  dropInboundHeaders(request, config);
 
-  if (request.stop.length > MAX_STOP_SEQUENCES) {
-    throw unsupportedField(
-      'stop',
+  let stop = request.stop;
+  if (stop.length > MAX_STOP_SEQUENCES) {
+    adjustField(
+      request,
+      clientFieldName(request, 'stop'),
+      { from: `${stop.length} sequences`, to: `${MAX_STOP_SEQUENCES} sequences` },
       config,
       `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`,
     );
+    stop = stop.slice(0, MAX_STOP_SEQUENCES);
   }
   const body: GeminiRequestBody = { contents: toContents(request, config) };
-  if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
+  // Gemini has no system turn: instructions from inside the conversation join the system text.
+  const system = [
+    request.system,
+    ...request.messages
+      .filter((message) => message.role === 'system')
+      .map((message) =>
+        message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''),
+      ),
+  ].filter((text): text is string => Boolean(text));
+  if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
 
   const generationConfig: NonNullable<GeminiRequestBody['generationConfig']> = {};
   if (request.maxTokens !== null) generationConfig.maxOutputTokens = request.maxTokens;
   if (request.temperature !== null) generationConfig.temperature = request.temperature;
   if (request.topP !== null) generationConfig.topP = request.topP;
-  if (request.stop.length > 0) generationConfig.stopSequences = request.stop;
+  if (stop.length > 0) generationConfig.stopSequences = stop;
   if (request.seed !== null) generationConfig.seed = request.seed;
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
 
@@ -122,6 +139,7 @@ function toContents(request: CanonicalRequest, config: ProviderConfig): GeminiCo
   // the call's id, so names are looked up from the calls made earlier in the conversation.
   const callNames = new Map<string, string>();
   for (const message of request.messages) {
+    if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const parts: GeminiPart[] = [];
     for (const part of message.parts) {

@@ -394,25 +394,49 @@ describe('a request from another form', () => {
     expect(bodyOf(canonical({ tools: [weatherTool] })).tool_choice).toBe('auto');
   });
 
-  it('is refused with a 400 naming the field and the provider when a field cannot be mapped', () => {
-    const request = canonical({
-      inbound: { form: 'messages', body: {}, unmappedFields: ['thinking', 'metadata'] },
-    });
+  it('drops and reports a field that cannot be mapped; refuses it in strict mode', () => {
+    const inbound = {
+      form: 'messages' as const,
+      body: {},
+      unmappedFields: ['thinking', 'metadata'],
+    };
+    const translation = { dropped: [], adjusted: [] };
+    const body = build(canonical({ inbound, translation }));
+    expect(body).not.toHaveProperty('thinking');
+    expect(translation).toEqual({ dropped: ['thinking', 'metadata'], adjusted: [] });
 
-    const error = thrownBy(() => build(request));
-
+    const error = thrownBy(() => build(canonical({ inbound, requireParameters: true })));
     expect(error).toBeInstanceOf(GatewayError);
     expect((error as GatewayError).status).toBe(400);
     expect((error as GatewayError).message).toContain("'thinking'");
     expect((error as GatewayError).message).toContain("'openrouter'");
   });
 
-  it('refuses more stop sequences than the server takes', () => {
-    const error = thrownBy(() => build(canonical({ stop: ['a', 'b', 'c', 'd', 'e'] })));
-
-    expect(error).toBeInstanceOf(GatewayError);
+  it('refuses what the model sees even without strict mode: a block it cannot carry', () => {
+    const inbound = {
+      form: 'messages' as const,
+      body: {},
+      unmappedFields: ['messages.0.content.1.cache_control', 'messages.0.content.2'],
+    };
+    const error = thrownBy(() => build(canonical({ inbound })));
     expect((error as GatewayError).status).toBe(400);
-    expect((error as GatewayError).message).toContain("'stop'");
+    expect((error as GatewayError).message).toContain("'messages.0.content.2'");
+  });
+
+  it('keeps the first stop sequences the server takes, and reports the change', () => {
+    const translation = { dropped: [], adjusted: [] };
+    expect(bodyOf(canonical({ stop: ['a', 'b', 'c', 'd', 'e'], translation })).stop).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+    expect(translation.adjusted).toEqual(['stop=5 sequences->4 sequences']);
+
+    const error = thrownBy(() =>
+      build(canonical({ stop: ['a', 'b', 'c', 'd', 'e'], requireParameters: true })),
+    );
+    expect((error as GatewayError).status).toBe(400);
     expect((error as GatewayError).message).toContain('at most 4');
     expect(bodyOf(canonical({ stop: ['a', 'b', 'c', 'd'] })).stop).toEqual(['a', 'b', 'c', 'd']);
   });

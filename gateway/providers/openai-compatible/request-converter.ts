@@ -3,7 +3,8 @@
  * chat-completions form is passed on as the client sent it, with only the gateway's own fields
  * replaced, so fields the gateway does not model (`response_format`, `logprobs`…) still reach the
  * server; `n` above 1 is the exception (see `refuseSeveralChoices`). A request from another form
- * is built from the canonical fields, and refused when it carries a field that cannot be mapped.
+ * is built from the canonical fields; what it carries that cannot be mapped is dropped and
+ * reported (`upstream/request-fields.ts`). The gateway's own `provider` object never goes out.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import type {
@@ -12,10 +13,17 @@ import type {
   CanonicalRequest,
   CanonicalToolChoice,
 } from '../../canonical/model';
+import { clientFieldName } from '../../canonical/translation';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import { invalidRequest } from '../../errors';
-import { refuseUnmappedFields, sameFormBody, unsupportedField } from '../upstream/request-fields';
+import {
+  adjustField,
+  dropField,
+  dropInboundHeaders,
+  dropUnmappedFields,
+  sameFormBody,
+} from '../upstream/request-fields';
 
 type Body = Record<string, unknown>;
 
@@ -41,6 +49,12 @@ function fromSameForm(
 ): Body {
   refuseSeveralChoices(inbound, config);
   const body: Body = { ...inbound, model: route.upstreamModel, stream: request.stream };
+  // The gateway's routing preferences (OpenRouter's spelling): only `require_parameters` is
+  // honoured, by the form; the rest is reported, and none of it is the upstream's business.
+  delete body.provider;
+  for (const field of Object.keys(asObject(inbound.provider))) {
+    if (field !== 'require_parameters') dropField(request, `provider.${field}`, config);
+  }
   if (request.maxTokens !== null) {
     // The bound the pipeline reserved for is the one the server must enforce: keep the client's
     // spelling of it, and drop the other so the server cannot pick a larger one.
@@ -77,9 +91,18 @@ function refuseSeveralChoices(inbound: Body, config: ProviderConfig): void {
 }
 
 function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: ProviderConfig): Body {
-  refuseUnmappedFields(request, config);
-  if (request.stop.length > MAX_STOP_SEQUENCES) {
-    throw unsupportedField('stop', config, `at most ${MAX_STOP_SEQUENCES} stop sequences`);
+  dropUnmappedFields(request, config);
+  dropInboundHeaders(request, config);
+  let stop = request.stop;
+  if (stop.length > MAX_STOP_SEQUENCES) {
+    adjustField(
+      request,
+      clientFieldName(request, 'stop'),
+      { from: `${stop.length} sequences`, to: `${MAX_STOP_SEQUENCES} sequences` },
+      config,
+      `at most ${MAX_STOP_SEQUENCES} stop sequences`,
+    );
+    stop = stop.slice(0, MAX_STOP_SEQUENCES);
   }
   const messages: Body[] = [];
   if (request.system !== null) messages.push({ role: 'system', content: request.system });
@@ -89,7 +112,7 @@ function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: Pro
   if (request.maxTokens !== null) body.max_tokens = request.maxTokens;
   if (request.temperature !== null) body.temperature = request.temperature;
   if (request.topP !== null) body.top_p = request.topP;
-  if (request.stop.length > 0) body.stop = request.stop;
+  if (stop.length > 0) body.stop = stop;
   if (request.seed !== null) body.seed = request.seed;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({
@@ -110,6 +133,9 @@ function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: Pro
 
 function toWireMessages(message: CanonicalMessage): Body[] {
   switch (message.role) {
+    // This wire takes a system message anywhere in the conversation: it stays where it was.
+    case 'system':
+      return [{ role: 'system', content: textOf(message.parts) }];
     case 'user':
       return [{ role: 'user', content: userContent(message.parts) }];
     case 'assistant': {

@@ -53,8 +53,8 @@ export function supportsImages(model: CatalogModel | undefined): boolean {
 
 /**
  * A field's problem in words, or null when its value is fine (null values are always fine). With
- * the model's catalog entry, max_tokens is also held to the most it can produce, as the gateway
- * would (it refuses more with a 400).
+ * the model's catalog entry, max_tokens is also held to the most it can produce: the gateway would
+ * lower a larger one (or refuse it in strict mode), and the person should see the real bound.
  */
 export function parameterProblem(
   parameter: TunableParameter,

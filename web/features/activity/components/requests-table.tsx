@@ -10,6 +10,7 @@ import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { CopyButton } from '../../../components/copy-button';
+import { TranslationSummary } from '../../../components/translation-report';
 import { formatDuration } from '../../../lib/format';
 import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
 
@@ -244,6 +245,7 @@ export function RequestsTable({
                         {row.attempts} attempts
                       </div>
                     )}
+                    <TranslationSummary report={row.translation} />
                   </div>
                   <div role="cell" className="hidden truncate xl:block" title={form}>
                     {shortFormName(row.form)}
@@ -290,6 +292,7 @@ export function RequestsTable({
                       {formatDuration(row.latency_ms)}
                     </div>
                     {child}
+                    <TranslationSummary report={row.translation} />
                     <div className="flex min-w-0 items-center gap-1">{cfRay}</div>
                   </div>
                   <div role="cell" className="self-start text-right font-mono xl:hidden">

@@ -65,6 +65,35 @@ describe('ReplyMetrics', () => {
     expect(screen.queryByText(/attempts/)).not.toBeInTheDocument();
   });
 
+  it('shows what the gateway dropped or changed to reach the provider, under the reply', () => {
+    renderWithQueries(
+      <ReplyMetrics
+        run={run({
+          provider: 'oai',
+          attempts: 1,
+          translation: { dropped: ['thinking', 'top_k'], adjusted: ['max_tokens=32000->8192'] },
+        })}
+        replyText="Hello"
+        model={toolModel}
+      />,
+    );
+    const report = screen.getByLabelText('Translation');
+    expect(report).toHaveTextContent('Dropped for this provider:thinking, top_k');
+    expect(report).toHaveTextContent('Adjusted:max_tokens=32000->8192');
+  });
+
+  it('shows no translation line when nothing was dropped or changed', () => {
+    renderWithQueries(
+      <ReplyMetrics
+        run={run({ provider: 'simulated', translation: null })}
+        replyText="Hello"
+        model={toolModel}
+      />,
+    );
+    expect(screen.queryByLabelText('Translation')).not.toBeInTheDocument();
+    expect(screen.queryByText(/Dropped for this provider/)).not.toBeInTheDocument();
+  });
+
   it('says how many attempts it took when there were retries or fallbacks', () => {
     renderWithQueries(
       <ReplyMetrics

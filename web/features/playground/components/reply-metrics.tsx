@@ -10,6 +10,7 @@ import type { CatalogModel, GenerationCharge } from '../../../../contract/workbe
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { CopyButton } from '../../../components/copy-button';
+import { TranslationDetails } from '../../../components/translation-report';
 import { formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
 // The Activity page's exact formatter: a charge reads the same digits on both pages.
@@ -218,6 +219,7 @@ export function ReplyMetrics({
           {metrics.finishReason ?? (run.status === 'stopped' ? 'stopped' : '—')}
         </Metric>
       </dl>
+      <TranslationDetails report={run.meta?.translation} />
       <ChargeNote
         run={run}
         metrics={metrics}

@@ -1,0 +1,161 @@
+/**
+ * The pinned Gemini CLI (`gemini -p`) against a gateway on loopback: to a simulated model, and to
+ * a fake upstream of each vendor kind through one round of tool use (the upstream asks to read a
+ * file of the workspace, the CLI reads it, and the final answer arrives). It sends `topK` and
+ * `thinkingConfig` on every request: another kind drops them and says so. What it sent is
+ * compared with the recorded fixture; `UPDATE_AGENT_FIXTURES=1` adds a checked new field.
+ */
+import path from 'node:path';
+import type { UpstreamKind } from '../providers/upstream/provider-config';
+import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
+import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
+import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { startTestGateway, type TestGateway } from '../testing-support';
+import {
+  diffWithFixture,
+  GEMINI_BIN,
+  newWorkspace,
+  runAgent,
+  startRecordingProxy,
+  type RecordingProxy,
+  type SentRequest,
+} from './agent-kit';
+import { textReply, toolCallReply } from './vendor-replies';
+
+/** Each run is bounded; a CLI that hangs is killed and the test fails on its exit code. */
+const RUN_TIMEOUT_MS = 90_000;
+const SECRET = 'the secret word is marmalade';
+const FIXTURE = path.join(
+  import.meta.dirname,
+  '..',
+  'forms',
+  'gemini',
+  '__fixtures__',
+  'gemini-cli-requests.json',
+);
+
+/**
+ * The CLI's own settings: an API key as the way in (it asks interactively otherwise), and no
+ * usage statistics sent anywhere.
+ */
+const SETTINGS = JSON.stringify({
+  security: { auth: { selectedType: 'gemini-api-key' } },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+});
+
+let gateway: TestGateway;
+let proxy: RecordingProxy;
+let key: string;
+const fakes = {} as Record<UpstreamKind, FakeUpstream>;
+
+beforeAll(async () => {
+  for (const kind of UPSTREAM_KINDS) fakes[kind] = await startFakeUpstream();
+  const setup = providersFileFor(
+    UPSTREAM_KINDS.map((kind) => ({
+      id: KIND_PROVIDERS[kind].provider,
+      kind,
+      url: fakes[kind].url,
+      retry: { max_attempts: 1 },
+      models: [
+        {
+          id: KIND_PROVIDERS[kind].model,
+          upstreamModel: KIND_PROVIDERS[kind].upstreamModel,
+          prompt: '0.000001',
+          completion: '0.000002',
+        },
+      ],
+    })),
+    { includeSimulatedModels: true },
+  );
+  gateway = await startTestGateway({ providers: setup.providers });
+  key = (await gateway.createKey({ kind: 'account', limitUsd: 50 })).key;
+  proxy = await startRecordingProxy(gateway.url);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await gateway?.stop();
+  for (const fake of Object.values(fakes)) await fake.close();
+});
+
+function gemini(model: string, prompt: string, workspace: string) {
+  return runAgent({
+    bin: GEMINI_BIN,
+    args: ['-p', prompt, '-m', model],
+    environment: {
+      GOOGLE_GEMINI_BASE_URL: proxy.url,
+      GEMINI_API_KEY: key,
+      // A fresh workspace is untrusted by default, and an untrusted one runs no tools.
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    },
+    homeFiles: { '.gemini/settings.json': SETTINGS },
+    workspace,
+    files: { 'notes.txt': `${SECRET}\n` },
+    timeoutMs: RUN_TIMEOUT_MS,
+  });
+}
+
+async function recorded<T>(run: () => Promise<T>): Promise<{ result: T; sent: SentRequest[] }> {
+  const before = proxy.requests.length;
+  const result = await run();
+  return { result, sent: proxy.requests.slice(before) };
+}
+
+function expectKnownFields(sent: SentRequest[], model: string) {
+  const generations = sent.filter((request) => request.path.includes('GenerateContent'));
+  expect(generations.length).toBeGreaterThan(0);
+  for (const request of generations) {
+    expect(request.path).toBe(`/v1beta/models/${model}:streamGenerateContent?alt=sse`);
+  }
+  expect(diffWithFixture(FIXTURE, generations)).toEqual([]);
+}
+
+it(
+  'answers through a simulated model',
+  async () => {
+    const { result, sent } = await recorded(() =>
+      gemini('sim/chat-standard', 'Say hi.', newWorkspace()),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).not.toBe('');
+    expectKnownFields(sent, 'sim/chat-standard');
+  },
+  RUN_TIMEOUT_MS * 2,
+);
+
+describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
+  it(
+    'reads a file when the model asks, and prints the final answer',
+    async () => {
+      const workspace = newWorkspace();
+      const file = path.join(workspace, 'notes.txt');
+      const before = fakes[kind].requests.length;
+      fakes[kind].reply(
+        toolCallReply(kind, { id: 'call_agent_1', name: 'read_file', args: { file_path: file } }),
+        textReply(kind, 'The file says marmalade.'),
+      );
+      const { model } = KIND_PROVIDERS[kind];
+      const { result, sent } = await recorded(() =>
+        gemini(model, 'What does notes.txt say?', workspace),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('The file says marmalade.');
+      const upstream = fakes[kind].requests.slice(before);
+      expect(upstream).toHaveLength(2);
+      expect(JSON.stringify(upstream[1]!.body)).toContain(SECRET);
+      // Its sampling extras reach Gemini; elsewhere they are dropped, never sent.
+      const first = JSON.stringify(upstream[0]!.body);
+      const dropped = sent.find((request) => request.path.includes('GenerateContent'))!
+        .answerHeaders?.['x-gateway-dropped-params'];
+      if (kind === 'gemini') {
+        expect(first).toContain('"topK"');
+        expect(dropped).toBeUndefined();
+      } else {
+        expect(first).not.toMatch(/topK|top_k|thinkingConfig/);
+        expect(dropped).toBe('generationConfig.topK,generationConfig.thinkingConfig');
+      }
+      expectKnownFields(sent, model);
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+});

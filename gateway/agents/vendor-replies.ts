@@ -1,0 +1,124 @@
+/**
+ * Streamed answers of each upstream kind, built for the agent CLI tests: a text answer, and one
+ * tool call (reading a file), each as the vendor streams it (shapes as in the providers'
+ * recorded `__fixtures__`), so a fake upstream can drive an agent through one round of tool use.
+ * @see https://docs.anthropic.com/en/api/messages-streaming
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+ */
+import type { UpstreamKind } from '../providers/upstream/provider-config';
+import type { FakeReply } from '../test-kit/fake-upstream';
+
+const sse = (data: unknown, event?: string) =>
+  `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+
+type Answer = { text: string } | { tool: { id: string; name: string; args: unknown } };
+
+function anthropicEvents(answer: Answer): string[] {
+  const block =
+    'text' in answer
+      ? { start: { type: 'text', text: '' }, delta: { type: 'text_delta', text: answer.text } }
+      : {
+          start: { type: 'tool_use', id: answer.tool.id, name: answer.tool.name, input: {} },
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(answer.tool.args) },
+        };
+  return [
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_agent_test',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-upstream-1',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 40, output_tokens: 1 },
+        },
+      },
+      'message_start',
+    ),
+    sse(
+      { type: 'content_block_start', index: 0, content_block: block.start },
+      'content_block_start',
+    ),
+    sse({ type: 'content_block_delta', index: 0, delta: block.delta }, 'content_block_delta'),
+    sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
+    sse(
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'text' in answer ? 'end_turn' : 'tool_use', stop_sequence: null },
+        usage: { output_tokens: 12 },
+      },
+      'message_delta',
+    ),
+    sse({ type: 'message_stop' }, 'message_stop'),
+  ];
+}
+
+function openaiEvents(answer: Answer): string[] {
+  const chunk = (delta: unknown, finish: string | null, usage: unknown = null) =>
+    sse({
+      id: 'chatcmpl-agent-test',
+      object: 'chat.completion.chunk',
+      created: 1_764_000_000,
+      model: 'gpt-upstream-1',
+      choices: delta === null ? [] : [{ index: 0, delta, finish_reason: finish }],
+      usage,
+    });
+  const delta =
+    'text' in answer
+      ? { role: 'assistant', content: answer.text }
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              index: 0,
+              id: answer.tool.id,
+              type: 'function',
+              function: { name: answer.tool.name, arguments: JSON.stringify(answer.tool.args) },
+            },
+          ],
+        };
+  return [
+    chunk(delta, null),
+    chunk({}, 'text' in answer ? 'stop' : 'tool_calls'),
+    chunk(null, null, { prompt_tokens: 40, completion_tokens: 12, total_tokens: 52 }),
+    'data: [DONE]\n\n',
+  ];
+}
+
+function geminiEvents(answer: Answer): string[] {
+  const part =
+    'text' in answer
+      ? { text: answer.text }
+      : { functionCall: { name: answer.tool.name, args: answer.tool.args } };
+  return [
+    sse({
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 12, totalTokenCount: 52 },
+      modelVersion: 'gemini-upstream-1',
+    }),
+  ];
+}
+
+const BUILDERS: Record<UpstreamKind, (answer: Answer) => string[]> = {
+  anthropic: anthropicEvents,
+  'openai-compatible': openaiEvents,
+  gemini: geminiEvents,
+};
+
+export const textReply = (kind: UpstreamKind, text: string): FakeReply => ({
+  headers: { 'content-type': 'text/event-stream' },
+  events: BUILDERS[kind]({ text }),
+});
+
+export const toolCallReply = (
+  kind: UpstreamKind,
+  tool: { id: string; name: string; args: unknown },
+): FakeReply => ({
+  headers: { 'content-type': 'text/event-stream' },
+  events: BUILDERS[kind]({ tool }),
+});
