@@ -83,6 +83,23 @@ export function chatRequests(
   };
 }
 
+/**
+ * The chat question as a Responses request (`POST /v1/responses`), plain: the same model, input and
+ * output bound, so the two forms' cost through the gateway can be set side by side.
+ */
+export function responsesRequest(url: string, headers: Record<string, string>): RequestSpec {
+  return {
+    url,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({
+      model: MODEL,
+      input: messages[0]!.content,
+      max_output_tokens: 16,
+      store: false,
+    }),
+  };
+}
+
 /** Inputs per embeddings request in the benchmark: a small batch, as retrieval code sends. */
 export const EMBEDDING_INPUTS = 8;
 

@@ -127,6 +127,11 @@ export type BenchResults = {
     c1: Record<'mock' | 'gateway', ClosedResult>;
     c32: Record<'mock' | 'gateway', ClosedResult>;
   };
+  /** The same question through the gateway as chat completions and as a Responses request. */
+  responses?: {
+    c1: Record<'chat' | 'responses', ClosedResult>;
+    c32: Record<'chat' | 'responses', ClosedResult>;
+  };
   ratios: Record<string, number | null>;
 };
 
@@ -252,6 +257,24 @@ export function formatReport(results: BenchResults): string {
           ms(embeddings.c1[name].latency.p99),
           `${count(embeddings.c32[name].perSecond)}${failures(embeddings.c32[name])}`,
           ms(embeddings.c32[name].latency.p99),
+        ]),
+      ),
+    );
+  }
+
+  if (results.responses) {
+    const { responses } = results;
+    const labels = { chat: 'chat completions', responses: 'Responses' };
+    sections.push(
+      table(
+        'The gateway by public form, the same question (plain JSON)',
+        ['form', 'c=1 p50 ms', 'c=1 p99 ms', 'c=32 req/s', 'c=32 p99 ms'],
+        (['chat', 'responses'] as const).map((name) => [
+          labels[name],
+          ms(responses.c1[name].latency.p50),
+          ms(responses.c1[name].latency.p99),
+          `${count(responses.c32[name].perSecond)}${failures(responses.c32[name])}`,
+          ms(responses.c32[name].latency.p99),
         ]),
       ),
     );

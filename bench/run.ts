@@ -26,6 +26,7 @@ import {
   EMBEDDING_MODEL,
   EMBEDDING_UPSTREAM_MODEL,
   embeddingRequest,
+  responsesRequest,
   gatewayEnvironment,
   messages,
   MODEL,
@@ -338,6 +339,40 @@ async function main(): Promise<void> {
       });
     }
 
+    // The Responses form beside chat completions, both through the gateway to the same mock
+    // (the Responses request is translated to chat completions on the way): the form's own cost.
+    const formTargets = {
+      chat: chatRequests(
+        `${gateway.baseUrl}/v1/chat/completions`,
+        { authorization: `Bearer ${key}` },
+        MODEL,
+      ).plain,
+      responses: responsesRequest(`${gateway.baseUrl}/v1/responses`, {
+        authorization: `Bearer ${key}`,
+      }),
+    };
+    const responses: NonNullable<BenchResults['responses']> = {
+      c1: {} as Record<'chat' | 'responses', ClosedResult>,
+      c32: {} as Record<'chat' | 'responses', ClosedResult>,
+    };
+    for (const name of ['chat', 'responses'] as const) {
+      progress(`${name} form through the gateway at c=1 and c=32`);
+      const request = formTargets[name];
+      await load.run({ kind: 'closed', request, connections: 8, seconds: seconds.warmup });
+      responses.c1[name] = await load.run({
+        kind: 'closed',
+        request,
+        connections: 1,
+        seconds: seconds.c1,
+      });
+      responses.c32[name] = await load.run({
+        kind: 'closed',
+        request,
+        connections: 32,
+        seconds: seconds.c32,
+      });
+    }
+
     const rates: BenchResults['rates'] = [];
     for (const rate of RATES) {
       const byTarget = {} as Record<TargetName, RateResult>;
@@ -561,6 +596,7 @@ async function main(): Promise<void> {
       repeatedRounds,
       generations: generations!,
       embeddings,
+      responses,
       ratios: {
         throughputVsPortkey: ratio(
           throughputC32.gateway.perSecond,
