@@ -10,7 +10,7 @@ import { writeMessagesStream } from './stream-transform';
 
 /**
  * The fields the canonical request carries, and `metadata` (an end-user id for abuse tracking,
- * which changes nothing about the answer). `thinking`, `top_k`, `service_tier`… reach an
+ * which changes nothing about the answer). `top_k`, `service_tier`, `cache_control`… reach an
  * Anthropic upstream only.
  */
 const MAPPED = new Set([
@@ -25,6 +25,9 @@ const MAPPED = new Set([
   'tool_choice',
   'stream',
   'metadata',
+  'thinking',
+  'output_config',
+  'output_format',
 ]);
 
 export const messagesForm: PublicForm = {

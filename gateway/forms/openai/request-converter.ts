@@ -2,10 +2,13 @@
 import type {
   CanonicalMessage,
   CanonicalPart,
+  CanonicalReasoning,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { withOptional } from '../optional-fields';
 import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
 
@@ -110,5 +113,45 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
     })),
     toolChoice,
     stream: body.stream ?? false,
+    ...withOptional(toCanonicalReasoning(body), toCanonicalResponseFormat(body.response_format)),
   };
+}
+
+/**
+ * OpenAI's `reasoning_effort`, or OpenRouter's `reasoning` object (which wins where both are
+ * given: it says more). `enabled: false` is effort `none`.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
+ */
+function toCanonicalReasoning(body: ChatCompletionRequest): CanonicalReasoning | null {
+  const object = body.reasoning;
+  if (object) {
+    return {
+      effort: object.enabled === false ? 'none' : (object.effort ?? body.reasoning_effort ?? null),
+      budgetTokens: object.max_tokens ?? null,
+      includeText: object.exclude !== true,
+    };
+  }
+  if (body.reasoning_effort)
+    return { effort: body.reasoning_effort, budgetTokens: null, includeText: true };
+  return null;
+}
+
+/** @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format */
+export function toCanonicalResponseFormat(
+  format: ChatCompletionRequest['response_format'],
+): CanonicalResponseFormat | null {
+  switch (format?.type) {
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema':
+      return {
+        type: 'json_schema',
+        name: format.json_schema.name,
+        schema: format.json_schema.schema ?? { type: 'object' },
+        strict: format.json_schema.strict === true,
+      };
+    default:
+      return null;
+  }
 }

@@ -65,6 +65,36 @@ export const chatCompletionRequestSchema = z.looseObject({
     ])
     .nullish(),
   stream: z.boolean().nullish(),
+  /** OpenAI's effort; `xhigh` and `none` are newer values, passed on as they are. */
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+  /**
+   * OpenRouter's reasoning object: an effort or a token budget, and `exclude` to leave the
+   * reasoning text out of the answer.
+   * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
+   */
+  reasoning: z
+    .looseObject({
+      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+      max_tokens: z.number().int().positive().nullish(),
+      exclude: z.boolean().nullish(),
+      enabled: z.boolean().nullish(),
+    })
+    .nullish(),
+  /** @see https://platform.openai.com/docs/guides/structured-outputs */
+  response_format: z
+    .discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('text') }),
+      z.looseObject({ type: z.literal('json_object') }),
+      z.looseObject({
+        type: z.literal('json_schema'),
+        json_schema: z.looseObject({
+          name: z.string().min(1),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullish(),
+        }),
+      }),
+    ])
+    .nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
 });
 

@@ -10,12 +10,19 @@ import type {
   CanonicalMessage,
   CanonicalPart,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import { invalidRequest } from '../../errors';
-import { refuseUnmappedFields, sameFormBody, unsupportedField } from '../upstream/request-fields';
+import {
+  effortForBudget,
+  reasoningFor,
+  refuseUnmappedFields,
+  sameFormBody,
+  unsupportedField,
+} from '../upstream/request-fields';
 
 type Body = Record<string, unknown>;
 
@@ -41,6 +48,8 @@ function fromSameForm(
 ): Body {
   refuseSeveralChoices(inbound, config);
   const body: Body = { ...inbound, model: route.upstreamModel, stream: request.stream };
+  // TODO(translation-policy): toward a model without `reasoning` (droppedCanonicalFields), drop
+  // and report `reasoning_effort` and `reasoning`; until then the client's own form passes.
   if (request.maxTokens !== null) {
     // The bound the pipeline reserved for is the one the server must enforce: keep the client's
     // spelling of it, and drop the other so the server cannot pick a larger one.
@@ -103,9 +112,26 @@ function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: Pro
   }
   const toolChoice = toWireToolChoice(request.toolChoice, request.tools.length > 0);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  const reasoning = reasoningFor(request, route);
+  if (reasoning) {
+    const effort =
+      reasoning.effort ??
+      (reasoning.budgetTokens !== null ? effortForBudget(reasoning.budgetTokens) : null);
+    if (effort !== null) body.reasoning_effort = effort;
+  }
+  if (request.responseFormat) body.response_format = toWireResponseFormat(request.responseFormat);
   body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
   return body;
+}
+
+/** @see https://platform.openai.com/docs/guides/structured-outputs */
+function toWireResponseFormat(format: CanonicalResponseFormat): Body {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  return {
+    type: 'json_schema',
+    json_schema: { name: format.name, schema: format.schema, strict: format.strict },
+  };
 }
 
 function toWireMessages(message: CanonicalMessage): Body[] {

@@ -3,8 +3,9 @@
  * natively, the refusal of a field a kind cannot honour (never dropped silently), and reading
  * canonical tool arguments (JSON text) as the object the Messages and Gemini wires want.
  */
-import type { CanonicalRequest, PublicFormName } from '../../canonical/model';
+import type { CanonicalReasoning, CanonicalRequest, PublicFormName } from '../../canonical/model';
 import { invalidRequest, type GatewayError } from '../../errors';
+import type { ModelRoute } from '../provider';
 import type { ProviderConfig, UpstreamKind } from './provider-config';
 
 /** The public form each upstream kind speaks natively: same-form requests pass through. */
@@ -54,3 +55,58 @@ export function parseToolArguments(text: string): Record<string, unknown> {
 
 /** The base URL without a trailing slash, so paths join cleanly. */
 export const trimBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
+
+/**
+ * The request's reasoning, when the model takes it: a model whose `supported_parameters` leave
+ * out `reasoning` gets none (see `droppedCanonicalFields`).
+ */
+export function reasoningFor(
+  request: CanonicalRequest,
+  route: ModelRoute,
+): CanonicalReasoning | null {
+  if (!request.reasoning) return null;
+  return route.supportedParameters.includes('reasoning') ? request.reasoning : null;
+}
+
+/**
+ * The canonical fields a request carries that this route's model cannot take, so they are not
+ * sent (dotted paths of the canonical request). The translation policy reports them
+ * (`x-gateway-dropped-params`, the record's `translation`); each kind's converter leaves them out.
+ */
+export function droppedCanonicalFields(request: CanonicalRequest, route: ModelRoute): string[] {
+  const dropped: string[] = [];
+  if (request.reasoning && !route.supportedParameters.includes('reasoning'))
+    dropped.push('reasoning');
+  return dropped;
+}
+
+/**
+ * Thinking tokens for an effort, for the kinds that take a budget (Anthropic, Gemini 2.5). The
+ * steps follow OpenRouter's reading of effort as a share of the output bound, at fixed sizes.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#reasoning-effort-level
+ */
+export function budgetForEffort(effort: CanonicalReasoning['effort']): number {
+  switch (effort) {
+    case 'none':
+      return 0;
+    case 'minimal':
+      return 1_024;
+    case 'low':
+      return 2_048;
+    case 'high':
+      return 16_384;
+    case 'xhigh':
+      return 32_768;
+    case 'medium':
+    default:
+      return 8_192;
+  }
+}
+
+/** The effort closest to a budget, for the kinds that take only an effort (OpenAI). */
+export function effortForBudget(budget: number): NonNullable<CanonicalReasoning['effort']> {
+  if (budget <= 1_024) return 'minimal';
+  if (budget <= 4_096) return 'low';
+  if (budget <= 12_288) return 'medium';
+  return 'high';
+}
