@@ -496,8 +496,8 @@ export class InferencePipeline {
             finishReason: event.finishReason,
             rawFinishReason: event.rawFinishReason ?? null,
             stopSequence: event.stopSequence,
-            // The usage shown is the usage charged.
-            usage: charged.usage,
+            // The usage shown is the usage charged; reasoning is a part of its completion.
+            usage: withReasoningTokens(charged.usage, event.usage?.reasoningTokens),
             costUsd: nanosToUsd(charged.costNanos),
           };
           return;
@@ -792,6 +792,12 @@ type Connected = {
   /** Why the record could not be written, if it could not. */
   recordError: unknown;
 };
+
+/** The upstream's count of reasoning tokens, never more than the completion charged. */
+const withReasoningTokens = (usage: ChargedUsage, reasoningTokens: number | undefined) =>
+  reasoningTokens
+    ? { ...usage, reasoningTokens: Math.min(reasoningTokens, usage.completionTokens) }
+    : usage;
 
 const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
 

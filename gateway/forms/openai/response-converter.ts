@@ -7,13 +7,17 @@ import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { toChatFinishReason } from './finish-reason';
 
 export function toChatUsage(finish: PricedFinish) {
-  const { promptTokens, completionTokens, cacheReadTokens = 0 } = finish.usage;
+  const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     // The vendor's own place for the prompt tokens read from its cache (priced apart).
     ...(cacheReadTokens > 0 && { prompt_tokens_details: { cached_tokens: cacheReadTokens } }),
+    // Of the completion (and charged with it), the tokens spent reasoning.
+    ...(reasoningTokens > 0 && {
+      completion_tokens_details: { reasoning_tokens: reasoningTokens },
+    }),
     cost: finish.costUsd,
   };
 }
