@@ -4,7 +4,8 @@
  * array) and `:countTokens`, and the same under `/v1/models/…`. `{model}` is a catalog id, which
  * holds a `/` and maybe a `:variant` (the vendor's client puts a name with a slash into the path
  * as it is: `models/sim/chat-standard:generateContent`), or, where unambiguous, a bare model
- * name. Anything else under `/v1beta` is a 404 in this form's shape.
+ * name; `/v1beta/{author}/{model}:{method}` (and `/v1/…`) is the same route for a catalog id.
+ * Anything else under `/v1beta` is a 404 in this form's shape.
  */
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest, notFound } from '../errors';
@@ -19,6 +20,13 @@ import { withErrors, type GatewayParts } from './route-kit';
 
 /** Only `models/{model}:{method}`: other paths under `/v1/models/` are the catalog's (404 there). */
 const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>[^?#]+:[A-Za-z]*)$/;
+/**
+ * `{author}/{model}:{method}` without `models/`: the AI SDK's Google provider puts a model id that
+ * holds a slash into the path as it is (`/v1beta/sim/chat-standard:generateContent`). The same
+ * route, for catalog ids only: a bare name still needs `models/` (and the ambiguity rule).
+ */
+const AUTHOR_MODEL_METHOD_PATH =
+  /^\/(?:v1beta|v1)\/(?!models\/)(?<target>[^/?#:]+\/[^?#]+:[A-Za-z]*)$/;
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -47,35 +55,32 @@ export function parseModelTarget(target: string): { modelName: string; method: M
 }
 
 export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
-  router.add(
-    'POST',
-    MODEL_METHOD_PATH,
-    withErrors(geminiForm.errorBody, async (context) => {
-      const { modelName, method } = parseModelTarget(context.params.target ?? '');
-      const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
+  const modelMethod = withErrors(geminiForm.errorBody, async (context) => {
+    const { modelName, method } = parseModelTarget(context.params.target ?? '');
+    const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
 
-      if (method === 'countTokens') {
-        await serveCountTokens(parts, context, 'gemini', (raw) => {
-          const model = resolve();
-          const body = parseBody(countTokensRequestSchema, raw);
-          const counted =
-            body.generateContentRequest ??
-            (body.contents ? { contents: body.contents } : undefined);
-          if (!counted)
-            throw invalidRequest(
-              "Invalid field 'contents': give contents or a generateContentRequest to count.",
-            );
-          return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
-        });
-        return;
-      }
-      await serveInference(parts, geminiForm, context, () => ({
-        model: resolve().id,
-        stream: method === 'streamGenerateContent',
-        url: context.url,
-      }));
-    }),
-  );
+    if (method === 'countTokens') {
+      await serveCountTokens(parts, context, 'gemini', (raw) => {
+        const model = resolve();
+        const body = parseBody(countTokensRequestSchema, raw);
+        const counted =
+          body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
+        if (!counted)
+          throw invalidRequest(
+            "Invalid field 'contents': give contents or a generateContentRequest to count.",
+          );
+        return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
+      });
+      return;
+    }
+    await serveInference(parts, geminiForm, context, () => ({
+      model: resolve().id,
+      stream: method === 'streamGenerateContent',
+      url: context.url,
+    }));
+  });
+  router.add('POST', MODEL_METHOD_PATH, modelMethod);
+  router.add('POST', AUTHOR_MODEL_METHOD_PATH, modelMethod);
 
   // Registered after the real routes, so it answers only what they do not.
   const unknownPath = withErrors(geminiForm.errorBody, ({ request, url }) => {
