@@ -116,7 +116,9 @@ function readPlain(form: PublicFormName, body: Json): Omit<Seen, 'ray'> {
       return {
         body,
         reasoning: message.reasoning ?? '',
-        signatures: [],
+        signatures: ((message.reasoning_details ?? []) as Json[]).flatMap((detail) =>
+          detail.signature ? [detail.signature] : detail.data ? [detail.data] : [],
+        ),
         text: message.content ?? '',
         completion: body.usage.completion_tokens,
         reasoningTokens: body.usage.completion_tokens_details?.reasoning_tokens ?? null,
@@ -173,6 +175,8 @@ function readStream(
     if (form === 'chat_completions') {
       const delta = chunk.choices?.[0]?.delta ?? {};
       seen.reasoning += delta.reasoning ?? '';
+      for (const detail of (delta.reasoning_details ?? []) as Json[])
+        if (detail.signature) seen.signatures.push(detail.signature);
       seen.text += delta.content ?? '';
       if (chunk.usage) {
         seen.completion = chunk.usage.completion_tokens;
@@ -223,13 +227,8 @@ describe('the simulated reasoner, in every form', () => {
     async ({ form, stream }) => {
       const seen = await ask(form, 'sim/reasoner-large', question(form, {}, 2_000), stream);
       expect(seen.text.length).toBeGreaterThan(0);
-      if (form === 'chat_completions') {
-        // The chat form has no place for a signature: only the text.
-        expect(seen.reasoning).toMatch(/^The question is about Paris/);
-      } else {
-        expect(seen.reasoning).toMatch(/^The question is about Paris/);
-        expect(seen.signatures).toEqual([expect.stringMatching(/^gw1:simulated:sim-[0-9a-f]{8}$/)]);
-      }
+      expect(seen.reasoning).toMatch(/^The question is about Paris/);
+      expect(seen.signatures).toEqual([expect.stringMatching(/^gw1:simulated:sim-[0-9a-f]{8}$/)]);
       const charged = await record(seen.ray);
       expect(seen.completion).toBe(charged.completion_tokens);
       expect(toNanos(charged.cost_usd)).toBe(
@@ -381,7 +380,7 @@ describe('reasoning round trips with signatures', () => {
   const anthropicFinal = { body: fixtureJson('anthropic', 'anthropic-text-response.json') };
   const geminiFinal = { body: fixtureJson('gemini', 'gemini-text-response.json') };
 
-  it.each(['messages', 'gemini'] as const)(
+  it.each(['messages', 'gemini', 'chat_completions'] as const)(
     'an Anthropic signature handed out on the %s form goes back to Anthropic opened',
     async (form) => {
       anthropicThinks();
@@ -399,7 +398,7 @@ describe('reasoning round trips with signatures', () => {
     },
   );
 
-  it.each(['messages', 'gemini'] as const)(
+  it.each(['messages', 'gemini', 'chat_completions'] as const)(
     'a Gemini signature handed out on the %s form goes back to Gemini opened, on its call',
     async (form) => {
       geminiThinks();
@@ -455,7 +454,7 @@ describe('reasoning round trips with signatures', () => {
     ).toBe(false);
   });
 
-  it.each(['messages', 'gemini'] as const)(
+  it.each(['messages', 'gemini', 'chat_completions'] as const)(
     'a streamed Anthropic thinking block reaches the %s form with its sealed signature',
     async (form) => {
       fakes.anthropic.reply({

@@ -8,6 +8,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
 import { withOptional } from '../optional-fields';
 import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
@@ -62,7 +63,7 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
         break;
       }
       case 'assistant': {
-        const parts: CanonicalPart[] = [];
+        const parts: CanonicalPart[] = reasoningParts(message.reasoning_details ?? []);
         const text = joinText(message.content);
         if (text) parts.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
@@ -115,6 +116,29 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
     stream: body.stream ?? false,
     ...withOptional(toCanonicalReasoning(body), toCanonicalResponseFormat(body.response_format)),
   };
+}
+
+/**
+ * OpenRouter's `reasoning_details` → reasoning parts: the entries of one `index` are one block
+ * (a stream sends a block in pieces), its signature or encrypted data opened for its provider.
+ */
+function reasoningParts(
+  details: NonNullable<
+    Extract<ChatCompletionRequest['messages'][number], { role: 'assistant' }>['reasoning_details']
+  >,
+): CanonicalPart[] {
+  const blocks = new Map<number, { text: string; signature?: string; encrypted?: string }>();
+  details.forEach((detail, position) => {
+    const index = detail.index ?? position;
+    const block = blocks.get(index) ?? { text: '' };
+    blocks.set(index, block);
+    if (detail.type === 'reasoning.text') block.text += detail.text ?? '';
+    if (detail.signature) block.signature = detail.signature;
+    if (detail.type === 'reasoning.encrypted' && detail.data) block.encrypted = detail.data;
+  });
+  return [...blocks.values()].map((block) =>
+    reasoningPartFrom(block.text, block.signature, block.encrypted),
+  );
 }
 
 /**

@@ -18,6 +18,18 @@ const toolCall = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
+/**
+ * OpenRouter's reasoning blocks, handed back on a later turn with their signatures.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks
+ */
+const reasoningDetail = z.looseObject({
+  type: z.string(),
+  text: z.string().nullish(),
+  signature: z.string().nullish(),
+  data: z.string().nullish(),
+  index: z.number().int().nullish(),
+});
+
 const message = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textPart)]) }),
   z.looseObject({
@@ -29,6 +41,7 @@ const message = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: z.union([z.string(), z.array(textPart)]).nullish(),
     tool_calls: z.array(toolCall).optional(),
+    reasoning_details: z.array(reasoningDetail).nullish(),
   }),
   z.looseObject({
     role: z.literal('tool'),

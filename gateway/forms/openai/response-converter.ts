@@ -34,6 +34,25 @@ export function toChatLogprobs(logprobs: { content: unknown[]; refusal: unknown[
   };
 }
 
+/**
+ * A reasoning block as OpenRouter's `reasoning_details` entry: text with its signature (sealed,
+ * see canonical/reasoning-signature.ts), or encrypted data. `index` numbers the blocks.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#reasoning-details
+ */
+export function reasoningDetail(
+  block: { text: string; signature?: string; encrypted?: string },
+  index: number,
+) {
+  if (block.encrypted !== undefined)
+    return { type: 'reasoning.encrypted', data: block.encrypted, index };
+  return {
+    type: 'reasoning.text',
+    text: block.text,
+    ...(block.signature !== undefined && { signature: block.signature }),
+    index,
+  };
+}
+
 /** Chat-completion ids are `chatcmpl-` + the trace id's hex, so the two can be matched. */
 export const completionId = (traceId: string) => `chatcmpl-${traceId.slice(0, 16)}`;
 
@@ -66,9 +85,10 @@ export function toChatCompletion(
               : response.text,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           refusal,
-          // OpenRouter's field for the reasoning text.
+          // OpenRouter's fields for the reasoning: its text, and its blocks with their signatures.
           ...(response.reasoning && {
             reasoning: response.reasoning.map((block) => block.text).join(''),
+            reasoning_details: response.reasoning.map(reasoningDetail),
           }),
         },
         logprobs: response.logprobs ? toChatLogprobs(response.logprobs) : null,
