@@ -134,6 +134,10 @@ function addThinking(
     body.thinking = { type: 'disabled' };
     return;
   }
+  // The vendor refuses thinking with a forced tool (tool_choice any or tool): the client's tool
+  // choice wins. TODO(translation-policy): report `reasoning` as dropped here.
+  const choice = (body.tool_choice as { type?: string } | undefined)?.type;
+  if (choice === 'any' || choice === 'tool') return;
   const wanted = reasoning.budgetTokens ?? budgetForEffort(reasoning.effort);
   const budget = Math.min(Math.max(wanted, MIN_THINKING_BUDGET), maxTokens - 1);
   // TODO(translation-policy): report `reasoning` as dropped: max_tokens leaves no room to think.
