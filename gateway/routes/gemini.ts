@@ -18,15 +18,13 @@ import { serveCountTokens } from './count-tokens';
 import { serveInference } from './inference';
 import { withErrors, type GatewayParts } from './route-kit';
 
-/** Only `models/{model}:{method}`: other paths under `/v1/models/` are the catalog's (404 there). */
-const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>[^?#]+:[A-Za-z]*)$/;
 /**
- * `{author}/{model}:{method}` without `models/`: the AI SDK's Google provider puts a model id that
- * holds a slash into the path as it is (`/v1beta/sim/chat-standard:generateContent`). The same
- * route, for catalog ids only: a bare name still needs `models/` (and the ambiguity rule).
+ * `models/{model}:{method}`, or `{author}/{model}:{method}` without `models/` (the AI SDK's
+ * Google provider puts a model id holding a slash into the path as it is); a bare name needs
+ * `models/`. Other paths under `/v1/models/` are the catalog's (404 there).
  */
-const AUTHOR_MODEL_METHOD_PATH =
-  /^\/(?:v1beta|v1)\/(?!models\/)(?<target>[^/?#:]+\/[^?#]+:[A-Za-z]*)$/;
+const MODEL_METHOD_PATH =
+  /^\/(?:v1beta|v1)\/(?<target>(?:models\/[^?#]+|[^/?#:]+\/[^?#]+):[A-Za-z]*)$/;
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -55,32 +53,35 @@ export function parseModelTarget(target: string): { modelName: string; method: M
 }
 
 export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
-  const modelMethod = withErrors(geminiForm.errorBody, async (context) => {
-    const { modelName, method } = parseModelTarget(context.params.target ?? '');
-    const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
+  router.add(
+    'POST',
+    MODEL_METHOD_PATH,
+    withErrors(geminiForm.errorBody, async (context) => {
+      const { modelName, method } = parseModelTarget(context.params.target ?? '');
+      const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
 
-    if (method === 'countTokens') {
-      await serveCountTokens(parts, context, 'gemini', (raw) => {
-        const model = resolve();
-        const body = parseBody(countTokensRequestSchema, raw);
-        const counted =
-          body.generateContentRequest ?? (body.contents ? { contents: body.contents } : undefined);
-        if (!counted)
-          throw invalidRequest(
-            "Invalid field 'contents': give contents or a generateContentRequest to count.",
-          );
-        return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
-      });
-      return;
-    }
-    await serveInference(parts, geminiForm, context, () => ({
-      model: resolve().id,
-      stream: method === 'streamGenerateContent',
-      url: context.url,
-    }));
-  });
-  router.add('POST', MODEL_METHOD_PATH, modelMethod);
-  router.add('POST', AUTHOR_MODEL_METHOD_PATH, modelMethod);
+      if (method === 'countTokens') {
+        await serveCountTokens(parts, context, 'gemini', (raw) => {
+          const model = resolve();
+          const body = parseBody(countTokensRequestSchema, raw);
+          const counted =
+            body.generateContentRequest ??
+            (body.contents ? { contents: body.contents } : undefined);
+          if (!counted)
+            throw invalidRequest(
+              "Invalid field 'contents': give contents or a generateContentRequest to count.",
+            );
+          return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
+        });
+        return;
+      }
+      await serveInference(parts, geminiForm, context, () => ({
+        model: resolve().id,
+        stream: method === 'streamGenerateContent',
+        url: context.url,
+      }));
+    }),
+  );
 
   // Registered after the real routes, so it answers only what they do not.
   const unknownPath = withErrors(geminiForm.errorBody, ({ request, url }) => {
