@@ -362,7 +362,6 @@ export class InferencePipeline {
             finishReason: event.finishReason,
             rawFinishReason: event.rawFinishReason ?? null,
             stopSequence: event.stopSequence,
-            // The usage shown is the usage charged.
             // The usage shown is the usage charged; of it, the part the upstream said was reasoning.
             usage: {
               ...charged.usage,

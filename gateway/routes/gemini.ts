@@ -5,7 +5,8 @@
  * same under `/v1/models/…`. `{model}` is a catalog id, which
  * holds a `/` and maybe a `:variant` (the vendor's client puts a name with a slash into the path
  * as it is: `models/sim/chat-standard:generateContent`), or, where unambiguous, a bare model
- * name. Anything else under `/v1beta` is a 404 in this form's shape.
+ * name; `/v1beta/{author}/{model}:{method}` (and `/v1/…`) is the same route for a catalog id.
+ * Anything else under `/v1beta` is a 404 in this form's shape.
  */
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest, notFound } from '../errors';
@@ -20,8 +21,13 @@ import { serveEmbeddings } from './embeddings';
 import { serveInference } from './inference';
 import { withErrors, type GatewayParts } from './route-kit';
 
-/** Only `models/{model}:{method}`: other paths under `/v1/models/` are the catalog's (404 there). */
-const MODEL_METHOD_PATH = /^\/(?:v1beta|v1)\/models\/(?<target>[^?#]+:[A-Za-z]*)$/;
+/**
+ * `models/{model}:{method}`, or `{author}/{model}:{method}` without `models/` (the AI SDK's
+ * Google provider puts a model id holding a slash into the path as it is); a bare name needs
+ * `models/`. Other paths under `/v1/models/` are the catalog's (404 there).
+ */
+const MODEL_METHOD_PATH =
+  /^\/(?:v1beta|v1)\/(?<target>(?:models\/[^?#]+|[^/?#:]+\/[^?#]+):[A-Za-z]*)$/;
 const ANY_V1BETA_PATH = /^\/v1beta(?:\/.*)?$/;
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 

@@ -232,7 +232,8 @@ describe('the @google/genai client', () => {
     const parts = chunks.flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? []);
     const last = chunks.at(-1)!;
     return {
-      text: parts.map((part) => part.text ?? '').join(''),
+      // A thought is reasoning, not the answer's text.
+      text: parts.map((part) => (part.thought ? '' : (part.text ?? ''))).join(''),
       toolCalls: parts.flatMap((part) =>
         part.functionCall
           ? [
@@ -247,7 +248,9 @@ describe('the @google/genai client', () => {
       finish: last.candidates?.[0]?.finishReason,
       usage: {
         prompt: last.usageMetadata!.promptTokenCount!,
-        completion: last.usageMetadata!.candidatesTokenCount!,
+        // Thinking is counted apart from the candidates; both are the completion.
+        completion:
+          last.usageMetadata!.candidatesTokenCount! + (last.usageMetadata!.thoughtsTokenCount ?? 0),
       },
     };
   }

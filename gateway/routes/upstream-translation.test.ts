@@ -788,20 +788,15 @@ describe('fields only the same form knows', () => {
     expect(sent.body).toEqual(body);
   });
 
+  // response_format toward Anthropic is mapped now (docs/reasoning-and-structured-outputs.md).
   const CROSS_FORM_FIELDS = [
-    {
-      form: 'chat_completions',
-      kind: 'anthropic',
-      field: 'response_format',
-      extra: { response_format: { type: 'json_object' } },
-    },
     { form: 'chat_completions', kind: 'anthropic', field: 'seed', extra: { seed: 42 } },
     { form: 'chat_completions', kind: 'gemini', field: 'logprobs', extra: { logprobs: true } },
     {
       form: 'messages',
       kind: 'openai-compatible',
-      field: 'thinking',
-      extra: { thinking: { type: 'enabled', budget_tokens: 1_024 } },
+      field: 'service_tier',
+      extra: { service_tier: 'standard_only' },
     },
     { form: 'messages', kind: 'gemini', field: 'top_k', extra: { top_k: 5 } },
     {
@@ -813,8 +808,8 @@ describe('fields only the same form knows', () => {
     {
       form: 'gemini',
       kind: 'anthropic',
-      field: 'generationConfig.responseSchema',
-      extra: { generationConfig: { maxOutputTokens: 100, responseSchema: { type: 'OBJECT' } } },
+      field: 'generationConfig.responseModalities',
+      extra: { generationConfig: { maxOutputTokens: 100, responseModalities: ['TEXT'] } },
     },
   ] as const;
 

@@ -310,7 +310,8 @@ function readGeminiStream(events: Array<{ data: string }>): FormAnswer {
 function addGeminiChunk(answer: FormAnswer, chunk: Json): void {
   const candidate = chunk.candidates?.[0];
   for (const part of candidate?.content?.parts ?? []) {
-    if (typeof part.text === 'string') answer.text += part.text;
+    // A thought is reasoning, not the answer's text.
+    if (typeof part.text === 'string' && part.thought !== true) answer.text += part.text;
     if (part.functionCall)
       answer.toolCalls.push({
         id: part.functionCall.id ?? null,
@@ -325,7 +326,9 @@ function addGeminiChunk(answer: FormAnswer, chunk: Json): void {
   if (chunk.usageMetadata) {
     answer.usage = {
       prompt: chunk.usageMetadata.promptTokenCount,
-      completion: chunk.usageMetadata.candidatesTokenCount,
+      // The form counts thinking apart from the candidates; both are the completion.
+      completion:
+        chunk.usageMetadata.candidatesTokenCount + (chunk.usageMetadata.thoughtsTokenCount ?? 0),
     };
   }
 }

@@ -90,6 +90,8 @@ describe('Messages request → canonical request', () => {
       tools: [],
       toolChoice: 'auto',
       stream: false,
+      // The fixture's `thinking: {type: 'disabled'}`.
+      reasoning: { effort: 'none', budgetTokens: null, includeText: false },
     });
   });
 

@@ -10,7 +10,7 @@ import { writeMessagesStream } from './stream-transform';
 
 /**
  * The fields the canonical request carries, and `metadata` (an end-user id for abuse tracking,
- * which changes nothing about the answer). `thinking`, `top_k`, `output_config`… reach an
+ * which changes nothing about the answer). `top_k`, `service_tier`, `context_management`… reach an
  * Anthropic upstream only; another kind drops them and says so.
  */
 const MAPPED = new Set([
@@ -25,6 +25,9 @@ const MAPPED = new Set([
   'tool_choice',
   'stream',
   'metadata',
+  'thinking',
+  'output_config',
+  'output_format',
 ]);
 
 /** Block types the canonical request carries; thinking goes back only where it was made. */

@@ -2,9 +2,13 @@
 import type {
   CanonicalMessage,
   CanonicalPart,
+  CanonicalReasoning,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
+import { withOptional } from '../optional-fields';
 import { invalidRequest } from '../../errors';
 import { isBase64 } from '../validation';
 import type {
@@ -103,10 +107,27 @@ export function toCanonicalRequest(body: MessagesRequest): CanonicalRequest {
           });
           break;
         }
+        case 'thinking': {
+          // Handed back on a later turn; the signature goes only to the provider that made it.
+          const { thinking, signature } = block as { thinking?: unknown; signature?: unknown };
+          if (message.role === 'assistant')
+            parts.push(
+              reasoningPartFrom(
+                typeof thinking === 'string' ? thinking : '',
+                typeof signature === 'string' ? signature : undefined,
+              ),
+            );
+          break;
+        }
+        case 'redacted_thinking': {
+          const { data } = block as { data?: unknown };
+          if (message.role === 'assistant' && typeof data === 'string')
+            parts.push(reasoningPartFrom('', undefined, data));
+          break;
+        }
         default:
-          // Thinking goes back only to where it was made; documents and other blocks the
-          // canonical request cannot carry are listed by the form (index.ts), so another kind
-          // refuses them rather than lose them.
+          // Documents and other blocks the canonical request cannot carry are listed by the form
+          // (index.ts), so another kind refuses them rather than lose them.
           break;
       }
     });
@@ -130,7 +151,49 @@ export function toCanonicalRequest(body: MessagesRequest): CanonicalRequest {
     })),
     toolChoice: toCanonicalToolChoice(body.tool_choice),
     stream: body.stream ?? false,
+    ...withOptional(toCanonicalReasoning(body), toCanonicalResponseFormat(body)),
   };
+}
+
+/**
+ * `thinking` says whether and with what budget; `output_config.effort` says how hard (`max` is
+ * the canonical `xhigh`). Adaptive thinking without an effort is the model's own choice.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/effort
+ */
+function toCanonicalReasoning(body: MessagesRequest): CanonicalReasoning | null {
+  const effort = toCanonicalEffort(body.output_config?.effort);
+  switch (body.thinking?.type) {
+    case 'enabled':
+      return { effort, budgetTokens: body.thinking.budget_tokens, includeText: true };
+    case 'adaptive':
+      return { effort, budgetTokens: null, includeText: true };
+    case 'disabled':
+      return { effort: 'none', budgetTokens: null, includeText: false };
+    default:
+      return effort === null ? null : { effort, budgetTokens: null, includeText: true };
+  }
+}
+
+function toCanonicalEffort(effort: string | undefined): CanonicalReasoning['effort'] {
+  switch (effort) {
+    case 'low':
+    case 'medium':
+    case 'high':
+      return effort;
+    case 'max':
+      return 'xhigh';
+    default:
+      return null;
+  }
+}
+
+/** `output_config.format`, or the beta's `output_format`: JSON matching the schema. */
+function toCanonicalResponseFormat(body: MessagesRequest): CanonicalResponseFormat | null {
+  const format = body.output_config?.format ?? body.output_format;
+  if (!format) return null;
+  // The vendor's structured outputs are always strict: the answer matches the schema.
+  return { type: 'json_schema', name: 'response', schema: format.schema, strict: true };
 }
 
 /** The same conversion for `count_tokens`, which has no `max_tokens`. */

@@ -1,8 +1,8 @@
 /**
  * The Messages request as the gateway accepts it. Only the fields the gateway uses are described;
- * other fields (`thinking`, `output_config`, `context_management`, `cache_control`…) are kept: a
- * Messages upstream gets them as sent, another kind drops them and says so (form index.ts).
- * Claude Code's system-role messages inside `messages` are accepted too.
+ * other fields (`cache_control`, `service_tier`, `context_management`…) are kept: a Messages
+ * upstream gets them as sent, another kind drops them and says so (form index.ts). Claude Code's
+ * system-role messages inside `messages` are accepted too.
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { z } from 'zod';
@@ -83,6 +83,33 @@ export const countTokensRequestSchema = z.looseObject({
   tool_choice: toolChoice.optional(),
 });
 
+/**
+ * Extended thinking: a budget (`enabled`), the model's own choice (`adaptive`), or none.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ */
+const thinking = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+  z.looseObject({ type: z.literal('adaptive') }),
+  z.looseObject({ type: z.literal('disabled') }),
+]);
+
+/** A JSON schema the answer must match (structured outputs). */
+const jsonSchemaFormat = z.looseObject({
+  type: z.literal('json_schema'),
+  schema: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * `effort` and `format` (structured outputs); `output_format` is the same format's earlier, beta
+ * home, still sent by older clients.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/effort
+ */
+const outputConfig = z.looseObject({
+  effort: z.string().optional(),
+  format: jsonSchemaFormat.nullish(),
+});
+
 export const messagesRequestSchema = countTokensRequestSchema.extend({
   // Required, as in the vendor's API.
   max_tokens: z.number().int().positive(),
@@ -92,6 +119,9 @@ export const messagesRequestSchema = countTokensRequestSchema.extend({
   top_k: z.number().int().nonnegative().optional(),
   stream: z.boolean().optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
+  thinking: thinking.optional(),
+  output_config: outputConfig.optional(),
+  output_format: jsonSchemaFormat.nullish(),
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;

@@ -34,6 +34,17 @@ export function toMessagesUsage(finish: PricedFinish) {
 }
 
 /**
+ * A reasoning block as the vendor's: `thinking` with its signature (sealed: the gateway's, see
+ * canonical/reasoning-signature.ts; empty when its provider gave none, which no provider will
+ * take back), or `redacted_thinking` for an encrypted one.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ */
+export function thinkingBlock(block: NonNullable<CanonicalResponse['reasoning']>[number]) {
+  if (block.encrypted !== undefined) return { type: 'redacted_thinking', data: block.encrypted };
+  return { type: 'thinking', thinking: block.text, signature: block.signature ?? '' };
+}
+
+/**
  * A refusal (an OpenAI-compatible upstream's `refusal`) has no field of its own here: it is what
  * the model said, so it is text, as it is in the stream.
  */
@@ -54,7 +65,8 @@ export function toMessagesResponse(response: CanonicalResponse, model: string, t
     if (response.finish.finishReason !== 'length' || index !== response.toolCalls.length - 1)
       throw brokenToolArguments(call.name);
   });
-  const content: Array<Record<string, unknown>> = [];
+  // Reasoning comes first, as the vendor's thinking blocks do.
+  const content: Array<Record<string, unknown>> = (response.reasoning ?? []).map(thinkingBlock);
   if (text !== '' || toolUses.length === 0) content.push({ type: 'text', text });
   content.push(...toolUses);
   return {

@@ -20,6 +20,8 @@ type StreamState = {
   nextIndex: number;
   /** The text block still open, if any: text deltas keep appending to it. */
   openTextIndex: number | null;
+  /** The thinking block still open, if any: until its signature arrives. */
+  openThinkingIndex: number | null;
   /**
    * A tool call whose arguments begin an object and stop short, held until the next event: only a
    * finish at max_tokens makes it a cut call, anything else a broken one.
@@ -36,14 +38,62 @@ export async function writeMessagesStream(
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; promptTokens: number; pingIntervalMs?: number },
 ): Promise<void> {
-  const state: StreamState = { nextIndex: 0, openTextIndex: null, cutCall: null };
+  const state: StreamState = {
+    nextIndex: 0,
+    openTextIndex: null,
+    openThinkingIndex: null,
+    cutCall: null,
+  };
   const send = (name: string, data: object) =>
     writeEvent(response, JSON.stringify({ type: name, ...data }), name);
+  const closeThinking = async () => {
+    if (state.openThinkingIndex === null) return true;
+    const index = state.openThinkingIndex;
+    state.openThinkingIndex = null;
+    return send('content_block_stop', { index });
+  };
   const closeText = async () => {
+    await closeThinking();
     if (state.openTextIndex === null) return true;
     const index = state.openTextIndex;
     state.openTextIndex = null;
     return send('content_block_stop', { index });
+  };
+  /**
+   * Reasoning as the vendor streams thinking: a `thinking` block of `thinking_delta`s, closed by
+   * its `signature_delta`; an encrypted block whole, as `redacted_thinking`.
+   * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#streaming-thinking
+   */
+  const writeReasoning = async (event: Extract<PipelineEvent, { type: 'reasoning-delta' }>) => {
+    if (event.encrypted !== undefined) {
+      await closeText();
+      const index = state.nextIndex++;
+      await send('content_block_start', {
+        index,
+        content_block: { type: 'redacted_thinking', data: event.encrypted },
+      });
+      return send('content_block_stop', { index });
+    }
+    if (state.openThinkingIndex === null) {
+      await closeText();
+      state.openThinkingIndex = state.nextIndex++;
+      await send('content_block_start', {
+        index: state.openThinkingIndex,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+    }
+    const index = state.openThinkingIndex;
+    if (event.text !== '')
+      await send('content_block_delta', {
+        index,
+        delta: { type: 'thinking_delta', thinking: event.text },
+      });
+    if (event.signature === undefined) return true;
+    await send('content_block_delta', {
+      index,
+      delta: { type: 'signature_delta', signature: event.signature },
+    });
+    return closeThinking();
   };
   /** A `tool_use` block: its arguments go as one `input_json_delta`, as the vendor streams them. */
   const writeToolUse = async (call: ToolCall) => {
@@ -92,6 +142,7 @@ export async function writeMessagesStream(
       if (state.cutCall && !(event.type === 'finish' && event.finishReason === 'length'))
         throw brokenToolArguments(state.cutCall.name);
       if (event.type === 'text-delta') {
+        await closeThinking();
         if (state.openTextIndex === null) {
           state.openTextIndex = state.nextIndex++;
           await send('content_block_start', {
@@ -111,8 +162,7 @@ export async function writeMessagesStream(
         if (toolArguments(event.arguments, event.name) === UNFINISHED) state.cutCall = event;
         else if (!(await writeToolUse(event))) break;
       } else if (event.type === 'reasoning-delta') {
-        // Reasoning in this form's own shape is the agent-clients issue's; until then, not shown.
-        continue;
+        if (!(await writeReasoning(event))) break;
       } else {
         // A call cut short by max_tokens goes out as the vendor's own stream sends one: its partial
         // JSON in `input_json_delta` (the vendor's clients build the input from it as far as it

@@ -15,7 +15,7 @@ const MAPPED = new Set([
   'tools',
   'toolConfig',
 ]);
-/** `generationConfig` fields the canonical request carries; others (responseSchema…) do not. */
+/** `generationConfig` fields the canonical request carries; others (topK, responseModalities…) do not. */
 const MAPPED_GENERATION_CONFIG = new Set([
   'maxOutputTokens',
   'temperature',
@@ -23,6 +23,10 @@ const MAPPED_GENERATION_CONFIG = new Set([
   'stopSequences',
   'seed',
   'candidateCount',
+  'thinkingConfig',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
 ]);
 
 /** Top-level and nested fields (generation config, non-function tools) a canonical request lacks. */

@@ -2,9 +2,13 @@
 import type {
   CanonicalMessage,
   CanonicalPart,
+  CanonicalReasoning,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
+import { withOptional } from '../optional-fields';
 import { invalidRequest } from '../../errors';
 import { isBase64 } from '../validation';
 import type { GeminiContent, GeminiPart, GenerateContentRequest } from './request-schema';
@@ -45,7 +49,49 @@ export function toCanonicalRequest(
     ),
     toolChoice: toCanonicalToolChoice(body.toolConfig?.functionCallingConfig),
     stream,
+    ...withOptional(toCanonicalReasoning(config.thinkingConfig), toCanonicalResponseFormat(config)),
   };
+}
+
+type GenerationConfig = NonNullable<GenerateContentRequest['generationConfig']>;
+
+/**
+ * `thinkingBudget` 0 turns thinking off and -1 leaves it to the model; `thinkingLevel` (Gemini 3)
+ * is an effort. Thoughts appear in the answer only with `includeThoughts`.
+ * @see https://ai.google.dev/gemini-api/docs/thinking
+ */
+function toCanonicalReasoning(
+  thinking: GenerationConfig['thinkingConfig'],
+): CanonicalReasoning | null {
+  if (!thinking) return null;
+  const budget = thinking.thinkingBudget;
+  const level = thinking.thinkingLevel?.toLowerCase();
+  const effort: CanonicalReasoning['effort'] =
+    budget === 0
+      ? 'none'
+      : level === 'minimal' || level === 'low' || level === 'medium' || level === 'high'
+        ? level
+        : null;
+  return {
+    effort,
+    budgetTokens: budget !== undefined && budget > 0 ? budget : null,
+    includeText: thinking.includeThoughts === true,
+  };
+}
+
+/**
+ * JSON when `responseMimeType` says so: matching `responseJsonSchema` (JSON Schema) or
+ * `responseSchema` (the vendor's OpenAPI subset), else any JSON.
+ * @see https://ai.google.dev/gemini-api/docs/structured-output
+ */
+function toCanonicalResponseFormat(config: GenerationConfig): CanonicalResponseFormat | null {
+  if (config.responseMimeType !== 'application/json') return null;
+  const schema =
+    config.responseJsonSchema ??
+    (config.responseSchema ? toJsonSchema(config.responseSchema) : undefined);
+  if (!schema) return { type: 'json_object' };
+  // The vendor always holds the answer to the schema it was given.
+  return { type: 'json_schema', name: 'response', schema, strict: true };
 }
 
 export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage[] {
@@ -60,6 +106,10 @@ export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage
     const results: CanonicalPart[] = [];
     content.parts.forEach((part, partIndex) => {
       const field = `contents.${contentIndex}.parts.${partIndex}`;
+      if (role === 'assistant' && (part.thought || part.thoughtSignature !== undefined)) {
+        addReasoning(parts, part);
+        if (part.thought) return;
+      }
       const converted = toCanonicalPart(part, field);
       if (converted === null) return;
       if (converted.type === 'tool_call') {
@@ -90,8 +140,24 @@ export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage
   return messages;
 }
 
+/**
+ * Thought summaries become reasoning text; a `thoughtSignature` (which the vendor puts on the part
+ * after the thoughts: a call, or text) closes the reasoning before it. Consecutive thoughts are one
+ * block, as the canonical events make them.
+ */
+function addReasoning(parts: CanonicalPart[], part: GeminiPart): void {
+  const open = parts.at(-1);
+  const text = part.thought ? (part.text ?? '') : '';
+  if (open?.type === 'reasoning' && open.signature === undefined && open.providerId === undefined) {
+    const merged = reasoningPartFrom(open.text + text, part.thoughtSignature);
+    parts[parts.length - 1] = merged;
+    return;
+  }
+  parts.push(reasoningPartFrom(text, part.thoughtSignature));
+}
+
 function toCanonicalPart(part: GeminiPart, field: string): CanonicalPart | null {
-  // Thought summaries the client echoes back are the model's, not the conversation's.
+  // Thought summaries of other turns (a user turn cannot have any) carry nothing.
   if (part.thought) return null;
   if (part.text !== undefined) return { type: 'text', text: part.text };
   if (part.inlineData) {

@@ -1,6 +1,6 @@
 /**
  * The Gemini `generateContent` request as the gateway accepts it. Only the fields the gateway
- * uses are described; others (`safetySettings`, `thinkingConfig`, `cachedContent`…) are kept and
+ * uses are described; others (`safetySettings`, `cachedContent`…) are kept and
  * ignored, so newer clients that send more still work.
  * @see https://ai.google.dev/api/generate-content#request-body
  */
@@ -69,6 +69,8 @@ const part = z.looseObject({
     })
     .optional(),
   thought: z.boolean().optional(),
+  /** What the model needs to see its reasoning again: on a thought, a call or a text part. */
+  thoughtSignature: z.string().optional(),
 });
 
 const content = z.looseObject({
@@ -96,6 +98,18 @@ const generateContentRequestObject = z.looseObject({
       stopSequences: z.array(z.string()).max(5).optional(),
       seed: z.number().int().optional(),
       candidateCount: z.literal(1, { message: 'only one candidate is supported' }).optional(),
+      /** @see https://ai.google.dev/gemini-api/docs/thinking */
+      thinkingConfig: z
+        .looseObject({
+          includeThoughts: z.boolean().optional(),
+          thinkingBudget: z.number().int().min(-1).optional(),
+          thinkingLevel: z.string().optional(),
+        })
+        .optional(),
+      /** @see https://ai.google.dev/gemini-api/docs/structured-output */
+      responseMimeType: z.string().optional(),
+      responseSchema: z.record(z.string(), z.unknown()).optional(),
+      responseJsonSchema: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
   // Tools other than functions (code execution, search) are kept and ignored.

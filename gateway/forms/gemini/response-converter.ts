@@ -10,15 +10,37 @@ export const responseId = (traceId: string) => traceId.slice(0, 16);
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
 export function toUsageMetadata(finish: PricedFinish) {
-  const { promptTokens, completionTokens, cacheReadTokens = 0 } = finish.usage;
+  const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
   return {
     promptTokenCount: promptTokens,
-    candidatesTokenCount: completionTokens,
+    // The vendor counts thinking apart from the candidates; both are charged as output.
+    candidatesTokenCount: completionTokens - reasoningTokens,
     totalTokenCount: promptTokens + completionTokens,
     // Of the prompt, what was read from cached content; the vendor leaves a 0 out.
     ...(cacheReadTokens > 0 && { cachedContentTokenCount: cacheReadTokens }),
+    ...(reasoningTokens > 0 && { thoughtsTokenCount: reasoningTokens }),
   };
 }
+
+/**
+ * Reasoning as the vendor's parts: its text as `thought: true` parts; its signature (sealed, see
+ * canonical/reasoning-signature.ts) as `thoughtSignature` on the part that follows, as the vendor
+ * places it. Returns the parts and the signature still waiting for a part.
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ */
+export function thoughtParts(
+  block: { text: string; signature?: string },
+  pending: string | undefined,
+): { parts: Array<Record<string, unknown>>; pending: string | undefined } {
+  const parts: Array<Record<string, unknown>> = [];
+  if (block.text !== '') parts.push({ text: block.text, thought: true, ...signed(pending) });
+  else if (pending !== undefined) parts.push({ text: '', thought: true, ...signed(pending) });
+  return { parts, pending: block.signature };
+}
+
+/** `thoughtSignature` on a part, when one is waiting. */
+export const signed = (signature: string | undefined) =>
+  signature === undefined ? {} : { thoughtSignature: signature };
 
 export function toGenerateContentResponse(
   response: CanonicalResponse,
@@ -39,8 +61,17 @@ export function toGenerateContentResponse(
       throw brokenToolArguments(call.name);
   });
   const parts: Array<Record<string, unknown>> = [];
+  let pending: string | undefined;
+  for (const block of response.reasoning ?? []) {
+    const thought = thoughtParts(block, pending);
+    parts.push(...thought.parts);
+    pending = thought.pending;
+  }
   if (text !== '' || calls.length === 0) parts.push({ text });
   parts.push(...calls);
+  // The last signature rides on the first part after the reasoning.
+  const after = parts.find((part) => part.thought !== true);
+  if (pending !== undefined && after) after.thoughtSignature = pending;
   return {
     candidates: [
       {

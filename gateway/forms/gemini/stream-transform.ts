@@ -13,7 +13,7 @@ import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '.
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { responseId, toUsageMetadata } from './response-converter';
+import { responseId, signed, thoughtParts, toUsageMetadata } from './response-converter';
 
 export type StreamFraming = 'sse' | 'json_array';
 
@@ -24,6 +24,8 @@ type StreamState = {
    * max_tokens makes it a cut call (left out, see response-converter.ts), anything else a broken one.
    */
   cutCall: string | null;
+  /** A reasoning signature waiting for the next part to ride on. */
+  signature: string | undefined;
 };
 
 export async function writeGeminiStream(
@@ -31,7 +33,13 @@ export async function writeGeminiStream(
   events: AsyncIterable<PipelineEvent>,
   options: { model: string; traceId: string; framing: StreamFraming },
 ): Promise<void> {
-  const state: StreamState = { chunksWritten: 0, cutCall: null };
+  const state: StreamState = { chunksWritten: 0, cutCall: null, signature: undefined };
+  /** The waiting signature, taken by the part about to go out. */
+  const takeSignature = () => {
+    const taken = signed(state.signature);
+    state.signature = undefined;
+    return taken;
+  };
   const base = { modelVersion: options.model, responseId: responseId(options.traceId) };
   const write = (body: object): Promise<boolean> => {
     const text = JSON.stringify(body);
@@ -54,17 +62,25 @@ export async function writeGeminiStream(
       if (state.cutCall !== null && !(event.type === 'finish' && event.finishReason === 'length'))
         throw brokenToolArguments(state.cutCall);
       if (event.type === 'text-delta') {
-        if (!(await write(candidate([{ text: event.text }])))) break;
+        if (!(await write(candidate([{ text: event.text, ...takeSignature() }])))) break;
       } else if (event.type === 'tool-call') {
         const args = toolArguments(event.arguments, event.name);
         if (args === UNFINISHED) state.cutCall = event.name;
-        else if (!(await write(candidate([{ functionCall: { name: event.name, args } }])))) break;
+        else if (
+          !(await write(
+            candidate([{ functionCall: { name: event.name, args }, ...takeSignature() }]),
+          ))
+        )
+          break;
       } else if (event.type === 'reasoning-delta') {
-        // Reasoning in this form's own shape is the agent-clients issue's; until then, not shown.
-        continue;
+        const thought = thoughtParts(event, state.signature);
+        state.signature = thought.pending;
+        if (thought.parts.length > 0 && !(await write(candidate(thought.parts)))) break;
       } else {
         await write({
-          ...candidate([{ text: '' }], { finishReason: toGeminiFinishReason(event.finishReason) }),
+          ...candidate([{ text: '', ...takeSignature() }], {
+            finishReason: toGeminiFinishReason(event.finishReason),
+          }),
           usageMetadata: toUsageMetadata(event),
         });
       }

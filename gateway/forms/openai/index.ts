@@ -9,8 +9,7 @@ import { writeChatCompletionStream } from './stream-transform';
 
 /**
  * The fields the canonical request carries, and those that change nothing about the answer
- * (`user`, `store`, usage options the gateway always honours). Anything else (`response_format`,
- * `logprobs`, `n`…) reaches an OpenAI-compatible upstream only.
+ * (`user`, `store`, usage options the gateway always honours). Anything else (`logprobs`, `n`…) reaches an OpenAI-compatible upstream only.
  */
 const MAPPED = new Set([
   'model',
@@ -25,6 +24,9 @@ const MAPPED = new Set([
   'tool_choice',
   'stream',
   'stream_options',
+  'reasoning_effort',
+  'reasoning',
+  'response_format',
   'user',
   'store',
   'provider',

@@ -2,10 +2,14 @@
 import type {
   CanonicalMessage,
   CanonicalPart,
+  CanonicalReasoning,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
+import { withOptional } from '../optional-fields';
 import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
 
@@ -59,7 +63,7 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
         break;
       }
       case 'assistant': {
-        const parts: CanonicalPart[] = [];
+        const parts: CanonicalPart[] = reasoningParts(message.reasoning_details ?? []);
         const text = joinText(message.content);
         if (text) parts.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
@@ -110,5 +114,68 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
     })),
     toolChoice,
     stream: body.stream ?? false,
+    ...withOptional(toCanonicalReasoning(body), toCanonicalResponseFormat(body.response_format)),
   };
+}
+
+/**
+ * OpenRouter's `reasoning_details` → reasoning parts: the entries of one `index` are one block
+ * (a stream sends a block in pieces), its signature or encrypted data opened for its provider.
+ */
+function reasoningParts(
+  details: NonNullable<
+    Extract<ChatCompletionRequest['messages'][number], { role: 'assistant' }>['reasoning_details']
+  >,
+): CanonicalPart[] {
+  const blocks = new Map<number, { text: string; signature?: string; encrypted?: string }>();
+  details.forEach((detail, position) => {
+    const index = detail.index ?? position;
+    const block = blocks.get(index) ?? { text: '' };
+    blocks.set(index, block);
+    if (detail.type === 'reasoning.text') block.text += detail.text ?? '';
+    if (detail.signature) block.signature = detail.signature;
+    if (detail.type === 'reasoning.encrypted' && detail.data) block.encrypted = detail.data;
+  });
+  return [...blocks.values()].map((block) =>
+    reasoningPartFrom(block.text, block.signature, block.encrypted),
+  );
+}
+
+/**
+ * OpenAI's `reasoning_effort`, or OpenRouter's `reasoning` object (which wins where both are
+ * given: it says more). `enabled: false` is effort `none`.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
+ */
+function toCanonicalReasoning(body: ChatCompletionRequest): CanonicalReasoning | null {
+  const object = body.reasoning;
+  if (object) {
+    return {
+      effort: object.enabled === false ? 'none' : (object.effort ?? body.reasoning_effort ?? null),
+      budgetTokens: object.max_tokens ?? null,
+      includeText: object.exclude !== true,
+    };
+  }
+  if (body.reasoning_effort)
+    return { effort: body.reasoning_effort, budgetTokens: null, includeText: true };
+  return null;
+}
+
+/** @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format */
+export function toCanonicalResponseFormat(
+  format: ChatCompletionRequest['response_format'],
+): CanonicalResponseFormat | null {
+  switch (format?.type) {
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema':
+      return {
+        type: 'json_schema',
+        name: format.json_schema.name,
+        schema: format.json_schema.schema ?? { type: 'object' },
+        strict: format.json_schema.strict === true,
+      };
+    default:
+      return null;
+  }
 }

@@ -18,6 +18,18 @@ const toolCall = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
+/**
+ * OpenRouter's reasoning blocks, handed back on a later turn with their signatures.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks
+ */
+const reasoningDetail = z.looseObject({
+  type: z.string(),
+  text: z.string().nullish(),
+  signature: z.string().nullish(),
+  data: z.string().nullish(),
+  index: z.number().int().nullish(),
+});
+
 const message = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textPart)]) }),
   z.looseObject({
@@ -29,6 +41,7 @@ const message = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: z.union([z.string(), z.array(textPart)]).nullish(),
     tool_calls: z.array(toolCall).optional(),
+    reasoning_details: z.array(reasoningDetail).nullish(),
   }),
   z.looseObject({
     role: z.literal('tool'),
@@ -65,6 +78,36 @@ export const chatCompletionRequestSchema = z.looseObject({
     ])
     .nullish(),
   stream: z.boolean().nullish(),
+  /** OpenAI's effort; `xhigh` and `none` are newer values, passed on as they are. */
+  reasoning_effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+  /**
+   * OpenRouter's reasoning object: an effort or a token budget, and `exclude` to leave the
+   * reasoning text out of the answer.
+   * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
+   */
+  reasoning: z
+    .looseObject({
+      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+      max_tokens: z.number().int().positive().nullish(),
+      exclude: z.boolean().nullish(),
+      enabled: z.boolean().nullish(),
+    })
+    .nullish(),
+  /** @see https://platform.openai.com/docs/guides/structured-outputs */
+  response_format: z
+    .discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('text') }),
+      z.looseObject({ type: z.literal('json_object') }),
+      z.looseObject({
+        type: z.literal('json_schema'),
+        json_schema: z.looseObject({
+          name: z.string().min(1),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullish(),
+        }),
+      }),
+    ])
+    .nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   /**
    * The gateway's routing preferences, OpenRouter's spelling: `require_parameters: true` turns on

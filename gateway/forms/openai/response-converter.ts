@@ -7,13 +7,17 @@ import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { toChatFinishReason } from './finish-reason';
 
 export function toChatUsage(finish: PricedFinish) {
-  const { promptTokens, completionTokens, cacheReadTokens = 0 } = finish.usage;
+  const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     // The vendor's own place for the prompt tokens read from its cache (priced apart).
     ...(cacheReadTokens > 0 && { prompt_tokens_details: { cached_tokens: cacheReadTokens } }),
+    // Of the completion (and charged with it), the tokens spent reasoning.
+    ...(reasoningTokens > 0 && {
+      completion_tokens_details: { reasoning_tokens: reasoningTokens },
+    }),
     cost: finish.costUsd,
   };
 }
@@ -27,6 +31,25 @@ export function toChatLogprobs(logprobs: { content: unknown[]; refusal: unknown[
   return {
     content: logprobs.content.length > 0 ? logprobs.content : null,
     refusal: logprobs.refusal.length > 0 ? logprobs.refusal : null,
+  };
+}
+
+/**
+ * A reasoning block as OpenRouter's `reasoning_details` entry: text with its signature (sealed,
+ * see canonical/reasoning-signature.ts), or encrypted data. `index` numbers the blocks.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#reasoning-details
+ */
+export function reasoningDetail(
+  block: { text: string; signature?: string; encrypted?: string },
+  index: number,
+) {
+  if (block.encrypted !== undefined)
+    return { type: 'reasoning.encrypted', data: block.encrypted, index };
+  return {
+    type: 'reasoning.text',
+    text: block.text,
+    ...(block.signature !== undefined && { signature: block.signature }),
+    index,
   };
 }
 
@@ -62,9 +85,10 @@ export function toChatCompletion(
               : response.text,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           refusal,
-          // OpenRouter's field for the reasoning text.
+          // OpenRouter's fields for the reasoning: its text, and its blocks with their signatures.
           ...(response.reasoning && {
             reasoning: response.reasoning.map((block) => block.text).join(''),
+            reasoning_details: response.reasoning.map(reasoningDetail),
           }),
         },
         logprobs: response.logprobs ? toChatLogprobs(response.logprobs) : null,

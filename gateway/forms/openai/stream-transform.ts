@@ -13,9 +13,13 @@ import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { chatErrorBody } from './error-shape';
 import { toChatFinishReason } from './finish-reason';
-import { completionId, toChatLogprobs, toChatUsage } from './response-converter';
+import { completionId, reasoningDetail, toChatLogprobs, toChatUsage } from './response-converter';
 
-type StreamState = { toolCallIndex: number };
+type StreamState = {
+  toolCallIndex: number;
+  /** The reasoning block being written, for `reasoning_details[].index`. */
+  reasoningIndex: number;
+};
 
 export async function writeChatCompletionStream(
   response: ServerResponse,
@@ -39,7 +43,7 @@ export async function writeChatCompletionStream(
       choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
       ...extra,
     });
-  const state: StreamState = { toolCallIndex: 0 };
+  const state: StreamState = { toolCallIndex: 0, reasoningIndex: 0 };
 
   startEventStream(response);
   const iterator = events[Symbol.asyncIterator]();
@@ -68,9 +72,14 @@ export async function writeChatCompletionStream(
         state.toolCallIndex += 1;
         if (!(await writeEvent(response, chunk({ tool_calls: [call] })))) break;
       } else if (event.type === 'reasoning-delta') {
-        // OpenRouter's field for reasoning text on chat completions.
-        if (event.text !== '' && !(await writeEvent(response, chunk({ reasoning: event.text }))))
-          break;
+        // OpenRouter's fields: the text, and the block piece with its signature once it closes.
+        const delta = {
+          ...(event.text !== '' && { reasoning: event.text }),
+          reasoning_details: [reasoningDetail(event, state.reasoningIndex)],
+        };
+        if (event.signature !== undefined || event.encrypted !== undefined)
+          state.reasoningIndex += 1;
+        if (!(await writeEvent(response, chunk(delta)))) break;
       } else {
         const usage = toChatUsage(event);
         const finishReason = toChatFinishReason(event.finishReason);

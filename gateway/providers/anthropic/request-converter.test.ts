@@ -355,3 +355,77 @@ describe('a request from another form', () => {
     });
   });
 });
+
+describe('reasoning toward a model that lists it', () => {
+  const route = {
+    ...testRoute,
+    supportedParameters: [...testRoute.supportedParameters, 'reasoning'],
+  };
+  const build = (overrides: Partial<CanonicalRequest>) =>
+    anthropicAdapter.buildCall(
+      testRequest({ maxTokens: 20_000, ...overrides }),
+      route,
+      testConfig(),
+    ).body as Record<string, unknown>;
+
+  it('sends a budget for an effort, without temperature or a low top_p', () => {
+    const body = build({
+      reasoning: { effort: 'low', budgetTokens: null, includeText: true },
+      temperature: 0.2,
+      topP: 0.5,
+    });
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2_048 });
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('top_p');
+  });
+
+  it('sends no thinking with a forced tool, which the vendor refuses', () => {
+    const body = build({
+      reasoning: { effort: 'high', budgetTokens: null, includeText: true },
+      tools: [weatherTool],
+      toolChoice: 'required',
+    });
+    expect(body).not.toHaveProperty('thinking');
+    expect(body.tool_choice).toEqual({ type: 'any' });
+  });
+
+  it('sends no thinking when max_tokens leaves no room for the smallest budget', () => {
+    const body = build({
+      maxTokens: 1_000,
+      reasoning: { effort: null, budgetTokens: 4_000, includeText: true },
+    });
+    expect(body).not.toHaveProperty('thinking');
+  });
+
+  it('hands back only its own thinking blocks, signed as it made them', () => {
+    const body = build({
+      messages: [
+        { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'mine', signature: 'c2ln', providerId: 'claude-direct' },
+            { type: 'reasoning', text: '', encrypted: 'ZW5j', providerId: 'claude-direct' },
+            { type: 'reasoning', text: 'theirs', signature: 'b3Ro', providerId: 'gem' },
+            { type: 'reasoning', text: 'unsigned' },
+            { type: 'text', text: 'Sunny.' },
+          ],
+        },
+        { role: 'user', parts: [{ type: 'text', text: 'Thanks' }] },
+      ],
+    });
+    expect((body.messages as Array<{ content: unknown[] }>)[1]!.content).toEqual([
+      { type: 'thinking', thinking: 'mine', signature: 'c2ln' },
+      { type: 'redacted_thinking', data: 'ZW5j' },
+      { type: 'text', text: 'Sunny.' },
+    ]);
+  });
+
+  it('sends a json_schema response format as output_config.format', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    const body = build({
+      responseFormat: { type: 'json_schema', name: 'x', schema, strict: true },
+    });
+    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  });
+});

@@ -8,18 +8,23 @@
 import type {
   CanonicalMessage,
   CanonicalPart,
+  CanonicalReasoning,
   CanonicalRequest,
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { clientFieldName } from '../../canonical/translation';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
+import { openSignature } from '../../canonical/reasoning-signature';
 import {
   adjustField,
+  budgetForEffort,
   dropField,
   dropInboundHeaders,
   dropUnmappedFields,
+  dropUnsupportedReasoning,
   parseToolArguments,
+  reasoningFor,
   sameFormBody,
 } from '../upstream/request-fields';
 
@@ -35,11 +40,10 @@ export function toMessagesBody(
   const maxTokens = request.maxTokens ?? route.maxCompletionTokens;
 
   const same = sameFormBody(request, 'anthropic');
-  if (same) {
-    return { ...same, model: route.upstreamModel, max_tokens: maxTokens, stream: request.stream };
-  }
+  if (same) return fromSameForm(same, request, route, config, maxTokens);
 
   dropUnmappedFields(request, config);
+  dropUnsupportedReasoning(request, route, config);
   dropInboundHeaders(request, config);
   if (request.seed !== null) {
     dropField(request, clientFieldName(request, 'seed'), config, 'this provider has no seed');
@@ -58,7 +62,10 @@ export function toMessagesBody(
     ...request.messages.filter((message) => message.role === 'system').map(systemText),
   ].filter((text): text is string => Boolean(text));
   if (system.length > 0) body.system = system.join('\n\n');
-  body.messages = toWireMessages(request.messages.filter((message) => message.role !== 'system'));
+  body.messages = toWireMessages(
+    request.messages.filter((message) => message.role !== 'system'),
+    config.id,
+  );
   if (temperature !== null) body.temperature = temperature;
   if (request.topP !== null) body.top_p = request.topP;
   if (request.stop.length > 0) body.stop_sequences = request.stop;
@@ -72,12 +79,97 @@ export function toMessagesBody(
   }
   const toolChoice = toWireToolChoice(request.toolChoice, request.tools.length > 0);
   if (toolChoice) body.tool_choice = toolChoice;
+  addThinking(body, reasoningFor(request, route), maxTokens);
+  const format = request.responseFormat;
+  // The vendor's structured outputs take a schema only; "any JSON object" has no equivalent.
+  // TODO(translation-policy): report `response_format` as dropped for a json_object here.
+  if (format?.type === 'json_schema')
+    body.output_config = { format: { type: 'json_schema', schema: format.schema } };
   body.stream = request.stream;
   return body;
 }
 
 const systemText = (message: CanonicalMessage) =>
   message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+/**
+ * The client's own body, with the gateway's bounds; thinking blocks handed back go only to the
+ * provider that made them, opened (see canonical/reasoning-signature.ts).
+ */
+function fromSameForm(
+  same: Record<string, unknown>,
+  request: CanonicalRequest,
+  route: ModelRoute,
+  config: ProviderConfig,
+  maxTokens: number,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...same,
+    model: route.upstreamModel,
+    max_tokens: maxTokens,
+    stream: request.stream,
+  };
+  if (Array.isArray(same.messages))
+    body.messages = same.messages.map((message) => withOwnThinking(message, config.id));
+  // A same-form request keeps its thinking even for a model whose providers-file entry does not
+  // list `reasoning`: the entry may be incomplete, and the upstream itself decides.
+  return body;
+}
+
+function withOwnThinking(message: unknown, providerId: string): unknown {
+  const record = asRecord(message);
+  if (!record || !Array.isArray(record.content)) return message;
+  const content = record.content.flatMap((block: unknown) => {
+    const value = asRecord(block);
+    if (value?.type === 'thinking') {
+      const opened = typeof value.signature === 'string' ? openSignature(value.signature) : null;
+      return opened?.providerId === providerId ? [{ ...value, signature: opened.signature }] : [];
+    }
+    if (value?.type === 'redacted_thinking') {
+      const opened = typeof value.data === 'string' ? openSignature(value.data) : null;
+      return opened?.providerId === providerId ? [{ ...value, data: opened.signature }] : [];
+    }
+    return [block];
+  });
+  return { ...record, content };
+}
+
+const asRecord = (value: unknown): Record<string, unknown> | null =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+
+/** The vendor's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * Extended thinking with a budget: the one given, else one for the effort. The vendor wants
+ * `max_tokens` above the budget, and no temperature (nor a top_p below 0.95) with thinking.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ */
+function addThinking(
+  body: Record<string, unknown>,
+  reasoning: CanonicalReasoning | null,
+  maxTokens: number,
+): void {
+  if (!reasoning) return;
+  if (reasoning.effort === 'none') {
+    body.thinking = { type: 'disabled' };
+    return;
+  }
+  // The vendor refuses thinking with a forced tool (tool_choice any or tool): the client's tool
+  // choice wins. TODO(translation-policy): report `reasoning` as dropped here.
+  const choice = (body.tool_choice as { type?: string } | undefined)?.type;
+  if (choice === 'any' || choice === 'tool') return;
+  const wanted = reasoning.budgetTokens ?? budgetForEffort(reasoning.effort);
+  const budget = Math.min(Math.max(wanted, MIN_THINKING_BUDGET), maxTokens - 1);
+  // TODO(translation-policy): report `reasoning` as dropped: max_tokens leaves no room to think.
+  if (budget < MIN_THINKING_BUDGET) return;
+  body.thinking = { type: 'enabled', budget_tokens: budget };
+  // TODO(translation-policy): report these as dropped (thinking does not take them).
+  delete body.temperature;
+  if (typeof body.top_p === 'number' && body.top_p < 0.95) delete body.top_p;
+}
 
 /**
  * Without tools, `auto` and `none` mean the same and the vendor refuses a tool_choice with no
@@ -95,11 +187,11 @@ function toWireToolChoice(choice: CanonicalToolChoice, hasTools: boolean): Block
  * user turn, and consecutive turns of one role become one (a tool-result turn followed by the
  * user's text, say). In a user turn the tool results go first, which the vendor also requires.
  */
-export function toWireMessages(messages: CanonicalMessage[]): WireMessage[] {
+export function toWireMessages(messages: CanonicalMessage[], providerId: string): WireMessage[] {
   const wire: WireMessage[] = [];
   for (const message of messages) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const content = message.parts.flatMap(toBlock);
+    const content = message.parts.flatMap((part) => toBlock(part, providerId));
     // A turn with nothing left (an assistant's empty text next to no tool call) is not sent:
     // the vendor refuses empty content.
     if (content.length === 0) continue;
@@ -118,7 +210,7 @@ export function toWireMessages(messages: CanonicalMessage[]): WireMessage[] {
   return wire;
 }
 
-function toBlock(part: CanonicalPart): Block[] {
+function toBlock(part: CanonicalPart, providerId: string): Block[] {
   switch (part.type) {
     case 'text':
       // The vendor refuses empty text blocks; chat-completion clients send `content: ""` with calls.
@@ -152,7 +244,13 @@ function toBlock(part: CanonicalPart): Block[] {
         },
       ];
     case 'reasoning':
-      // Handed back only where it was made; round trips are the agent-clients issue's.
+      // Only this provider's own reasoning goes back to it, signed as it made it; reasoning text
+      // without its signature is refused by the vendor, so it is not sent.
+      if (part.providerId !== providerId) return [];
+      if (part.encrypted !== undefined)
+        return [{ type: 'redacted_thinking', data: part.encrypted }];
+      if (part.signature !== undefined)
+        return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
       return [];
   }
 }

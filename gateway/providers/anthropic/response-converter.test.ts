@@ -27,23 +27,48 @@ describe('a whole Messages answer', () => {
     ]);
   });
 
-  it('gives a tool call with its input as JSON text, skipping the thinking block', () => {
+  it('gives the thinking block sealed for its provider, then a tool call with its input as JSON text', () => {
     const events = convert(readJsonFixture('anthropic-tool-use-response.json'));
-    expect(events.map((event) => event.type)).toEqual(['text-delta', 'tool-call', 'finish']);
+    expect(events.map((event) => event.type)).toEqual([
+      'reasoning-delta',
+      'text-delta',
+      'tool-call',
+      'finish',
+    ]);
     expect(events[0]).toEqual({
+      type: 'reasoning-delta',
+      text: 'The user wants the weather in San Francisco; get_weather takes a location.',
+      signature: 'gw1:claude-direct:EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
+    });
+    expect(events[1]).toEqual({
       type: 'text-delta',
       text: "I'll check the current weather in San Francisco for you.",
     });
-    const call = events[1]!;
+    const call = events[2]!;
     if (call.type !== 'tool-call') throw new Error('expected a tool call');
     expect(call.id).toBe('toolu_01A09q90qw90lq917835lq9');
     expect(call.name).toBe('get_weather');
     expect(JSON.parse(call.arguments)).toEqual({ location: 'San Francisco, CA', unit: 'celsius' });
-    expect(events[2]).toMatchObject({
+    expect(events[3]).toMatchObject({
       finishReason: 'tool_calls',
       rawFinishReason: 'tool_use',
       usage: { promptTokens: 472, completionTokens: 89 },
     });
+  });
+
+  it('gives a redacted thinking block as its encrypted form, sealed for its provider', () => {
+    const events = convert({
+      content: [
+        { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
+        { type: 'text', text: 'Done.' },
+      ],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 5, output_tokens: 9 },
+    });
+    expect(events.slice(0, 2)).toEqual([
+      { type: 'reasoning-delta', text: '', encrypted: 'gw1:claude-direct:EmwKAhgBEgy3va3pzix' },
+      { type: 'text-delta', text: 'Done.' },
+    ]);
   });
 
   it('carries the stop sequence that ended the answer, and null usage when none was reported', () => {

@@ -3,11 +3,14 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
+import { sealSignature } from '../../canonical/reasoning-signature';
 import { UpstreamError } from '../upstream-error';
 import { mapStopReason } from './stop-reason';
 import {
   messageResponseSchema,
+  redactedThinkingBlockSchema,
   textBlockSchema,
+  thinkingBlockSchema,
   toolUseBlockSchema,
   type AnthropicUsage,
 } from './wire-schema';
@@ -30,9 +33,10 @@ export function fromMessagesResponse(body: unknown, providerId: string): Canonic
         name: call.data.name,
         arguments: JSON.stringify(call.data.input ?? {}),
       });
+    } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+      events.push(reasoningEvent(block, providerId));
     }
-    // Thinking and redacted_thinking blocks are the model's reasoning, not its answer, and no
-    // canonical event carries them; server tool blocks and any newer types are skipped likewise.
+    // Server tool blocks and any newer types are skipped.
   }
   events.push(
     finishEvent(
@@ -81,6 +85,29 @@ export function finishEvent(
     rawFinishReason: reason.raw,
     stopSequence: reason.unified === 'stop_sequence' ? (stopSequence ?? null) : null,
     usage,
+  };
+}
+
+/**
+ * A thinking block (its text, closed by its signature) or a redacted one (only its encrypted
+ * form), sealed for this provider (canonical/reasoning-signature.ts). The vendor has no separate
+ * count of thinking tokens: they are in `output_tokens`.
+ */
+export function reasoningEvent(block: unknown, providerId: string): CanonicalEvent {
+  const redacted = redactedThinkingBlockSchema.safeParse(block);
+  if (redacted.success)
+    return {
+      type: 'reasoning-delta',
+      text: '',
+      encrypted: sealSignature(providerId, redacted.data.data),
+    };
+  const thinking = thinkingBlockSchema.safeParse(block);
+  if (!thinking.success) throw malformed(providerId);
+  const { signature } = thinking.data;
+  return {
+    type: 'reasoning-delta',
+    text: thinking.data.thinking,
+    ...(signature && { signature: sealSignature(providerId, signature) }),
   };
 }
 

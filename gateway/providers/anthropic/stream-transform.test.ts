@@ -76,9 +76,19 @@ describe('the Messages stream', () => {
     });
   });
 
-  it('skips a thinking block and its signature, and reports no usage when the vendor gave none', () => {
+  it('streams a thinking block closed by its sealed signature, and reports no usage when the vendor gave none', () => {
     const result = replay(readSseFixture('anthropic-thinking-stream.chunks.txt'));
     expect(result.all.filter((event) => event.type !== 'finish')).toEqual([
+      {
+        type: 'reasoning-delta',
+        text: 'Let me solve this step by step:\n\n1. First break down 27 * 453',
+      },
+      { type: 'reasoning-delta', text: '\n2. 453 = 400 + 50 + 3' },
+      {
+        type: 'reasoning-delta',
+        text: '',
+        signature: 'gw1:claude-direct:EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
+      },
       { type: 'text-delta', text: '27 * 453 = 12,231' },
     ]);
     expect(result.finish).toMatchObject({ finishReason: 'stop', usage: null });

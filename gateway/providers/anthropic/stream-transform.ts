@@ -6,10 +6,11 @@
  */
 import type { z } from 'zod';
 import type { CanonicalEvent } from '../../canonical/model';
+import { sealSignature } from '../../canonical/reasoning-signature';
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { inBandStatus } from './error-mapping';
-import { finishEvent, toUsage } from './response-converter';
+import { finishEvent, reasoningEvent, toUsage } from './response-converter';
 import {
   contentBlockDeltaSchema,
   contentBlockStartSchema,
@@ -116,7 +117,9 @@ export function transformStreamEvent(
           startInput: hasInput ? JSON.stringify(input) : null,
         });
       }
-      // Thinking, redacted_thinking and server tool blocks carry nothing canonical.
+      // A redacted block comes whole; a thinking block streams its text and then its signature.
+      if (block.type === 'redacted_thinking') return [reasoningEvent(block, providerId)];
+      // Server tool blocks carry nothing canonical.
       return [];
     }
 
@@ -131,7 +134,17 @@ export function transformStreamEvent(
         // Input of a block that is not a tool_use of ours (a server tool's) is not an answer.
         if (call) call.json += delta.partial_json ?? '';
       }
-      // thinking_delta, signature_delta, citations_delta: not part of the canonical answer.
+      if (delta.type === 'thinking_delta')
+        return delta.thinking ? [{ type: 'reasoning-delta', text: delta.thinking }] : [];
+      if (delta.type === 'signature_delta' && delta.signature)
+        return [
+          {
+            type: 'reasoning-delta',
+            text: '',
+            signature: sealSignature(providerId, delta.signature),
+          },
+        ];
+      // citations_delta and newer kinds: not part of the canonical answer.
       return [];
     }
 

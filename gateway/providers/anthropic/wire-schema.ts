@@ -37,6 +37,22 @@ export const toolUseBlockSchema = z.looseObject({
   input: z.unknown().optional(),
 });
 
+/**
+ * The model's reasoning: its text and the signature the vendor needs to see it again, or (redacted)
+ * only an encrypted form.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
+ */
+export const thinkingBlockSchema = z.looseObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
+
+export const redactedThinkingBlockSchema = z.looseObject({
+  type: z.literal('redacted_thinking'),
+  data: z.string(),
+});
+
 /** Any block: read further by its own schema only when its type is one the gateway uses. */
 const anyBlockSchema = z.looseObject({ type: z.string() });
 
@@ -65,6 +81,8 @@ export const contentBlockDeltaSchema = z.looseObject({
     type: z.string(),
     text: z.string().optional(),
     partial_json: z.string().optional(),
+    thinking: z.string().optional(),
+    signature: z.string().optional(),
   }),
 });
 

@@ -23,7 +23,7 @@ export const geminiAdapter: ProviderAdapter<GeminiStreamState> = {
   buildCall: (request, route, config) => ({
     url: geminiUrl(config.baseUrl, route.upstreamModel, request.stream),
     headers: geminiHeaders(config),
-    body: toGeminiBody(request, config),
+    body: toGeminiBody(request, config, route),
   }),
   fromResponse: fromGeminiResponse,
   createStreamState: createGeminiStreamState,

@@ -39,7 +39,8 @@ describe('Gemini body from a Gemini-form request', () => {
       {
         role: 'model',
         parts: [
-          { text: 'Great to meet you.', thoughtSignature: 'CiIBVKhc7oDzQa3qXyC1' },
+          // Sealed by the gateway for this provider (canonical/reasoning-signature.ts).
+          { text: 'Great to meet you.', thoughtSignature: 'gw1:google-main:CiIBVKhc7oDzQa3qXyC1' },
           { functionCall: { name: 'count_paws', args: { dogs: 2 } } },
         ],
       },
@@ -77,11 +78,22 @@ describe('Gemini body from a Gemini-form request', () => {
       inbound: { form: 'gemini', body: inbound(), unmappedFields },
     });
 
-  it('sends the caller’s body unchanged except the output bound the gateway reserved for', () => {
+  /** The inbound contents with the signature opened, as the vendor made it. */
+  const openedContents = () => {
+    const contents = inbound().contents;
+    contents[1]!.parts[0] = {
+      text: 'Great to meet you.',
+      thoughtSignature: 'CiIBVKhc7oDzQa3qXyC1',
+    };
+    return contents;
+  };
+
+  it('sends the caller’s body unchanged except the output bound and its own signatures opened', () => {
     const body = sentBody(sameForm(300));
     const expected = inbound();
     expect(body).toEqual({
       ...expected,
+      contents: openedContents(),
       generationConfig: { ...expected.generationConfig, maxOutputTokens: 300 },
     });
     expect(body.safetySettings).toEqual(expected.safetySettings);
@@ -98,7 +110,7 @@ describe('Gemini body from a Gemini-form request', () => {
       inbound: { form: 'gemini', body: { contents: inbound().contents }, unmappedFields: [] },
     });
     expect(sentBody(request)).toEqual({
-      contents: inbound().contents,
+      contents: openedContents(),
       generationConfig: { maxOutputTokens: 64 },
     });
     expect(request.inbound!.body).not.toHaveProperty('generationConfig');

@@ -4,18 +4,34 @@
  * from the canonical request, dropping (and reporting) the parameters Gemini cannot take.
  * @see https://ai.google.dev/api/generate-content#request-body
  */
-import type { CanonicalPart, CanonicalRequest, CanonicalToolChoice } from '../../canonical/model';
+import type {
+  CanonicalPart,
+  CanonicalReasoning,
+  CanonicalRequest,
+  CanonicalResponseFormat,
+  CanonicalToolChoice,
+} from '../../canonical/model';
+import { openSignature } from '../../canonical/reasoning-signature';
 import { clientFieldName } from '../../canonical/translation';
+import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
   adjustField,
+  budgetForEffort,
   dropInboundHeaders,
   dropUnmappedFields,
+  dropUnsupportedReasoning,
   parseToolArguments,
+  reasoningFor,
   sameFormBody,
   unsupportedField,
 } from '../upstream/request-fields';
-import type { GeminiContent, GeminiPart, GeminiRequestBody } from './wire-schema';
+import type {
+  GeminiContent,
+  GeminiPart,
+  GeminiRequestBody,
+  GeminiThinkingConfig,
+} from './wire-schema';
 
 /** @see https://ai.google.dev/api/generate-content#generationconfig (`stopSequences`) */
 const MAX_STOP_SEQUENCES = 5;
@@ -38,10 +54,12 @@ const UNKNOWN_IMAGE_TYPE = 'image/jpeg';
 export function toGeminiBody(
   request: CanonicalRequest,
   config: ProviderConfig,
+  route: ModelRoute,
 ): Record<string, unknown> | GeminiRequestBody {
   const same = sameFormBody(request, 'gemini');
-  if (same !== null) return fromSameForm(same, request.maxTokens);
+  if (same !== null) return fromSameForm(same, request.maxTokens, config.id);
   dropUnmappedFields(request, config);
+  dropUnsupportedReasoning(request, route, config);
   dropInboundHeaders(request, config);
 
   let stop = request.stop;
@@ -73,6 +91,9 @@ export function toGeminiBody(
   if (request.topP !== null) generationConfig.topP = request.topP;
   if (stop.length > 0) generationConfig.stopSequences = stop;
   if (request.seed !== null) generationConfig.seed = request.seed;
+  const reasoning = reasoningFor(request, route);
+  if (reasoning) generationConfig.thinkingConfig = toThinkingConfig(reasoning);
+  if (request.responseFormat) Object.assign(generationConfig, toJsonOutput(request.responseFormat));
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
 
   if (request.tools.length > 0) {
@@ -93,25 +114,70 @@ export function toGeminiBody(
 }
 
 /**
- * The caller's own body: safety settings, non-function tools, cached content, thought signatures
- * and the rest of the generation config reach the vendor unchanged. The model is in the URL, so
- * a `model` field (which the vendor binds to the path) is not sent.
+ * Thinking as a budget, which Gemini 2.5 and 3 both take (3 maps it to its levels): the one
+ * given, else one for the effort; 0 turns thinking off where the model allows it.
+ * @see https://ai.google.dev/gemini-api/docs/thinking#set-budget
+ */
+function toThinkingConfig(reasoning: CanonicalReasoning): GeminiThinkingConfig {
+  const config: GeminiThinkingConfig = { includeThoughts: reasoning.includeText };
+  if (reasoning.budgetTokens !== null) config.thinkingBudget = reasoning.budgetTokens;
+  else if (reasoning.effort !== null) config.thinkingBudget = budgetForEffort(reasoning.effort);
+  return config;
+}
+
+/** @see https://ai.google.dev/gemini-api/docs/structured-output */
+function toJsonOutput(format: CanonicalResponseFormat): {
+  responseMimeType: string;
+  responseJsonSchema?: Record<string, unknown>;
+} {
+  return {
+    responseMimeType: 'application/json',
+    ...(format.type === 'json_schema' && { responseJsonSchema: format.schema }),
+  };
+}
+
+/**
+ * The caller's own body: safety settings, non-function tools, cached content and the rest of the
+ * generation config reach the vendor unchanged. The model is in the URL, so a `model` field
+ * (which the vendor binds to the path) is not sent. Thought signatures go back opened, and only
+ * to the provider that made them.
  */
 function fromSameForm(
   inbound: Record<string, unknown>,
   maxTokens: number | null,
+  providerId: string,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = { ...inbound };
   delete body.model;
-  // The gateway's own Gemini-form answers carry no thought signature, so a conversation that went
-  // through it comes back without one; Gemini 3 refuses such history unless the first call of a
-  // model turn without any signature says it is to be skipped (as for history written elsewhere).
+  // A conversation from another provider (or one whose signatures were lost) has calls without a
+  // signature; Gemini 3 refuses such history unless the first call of a model turn without any
+  // signature says it is to be skipped (as for history written elsewhere).
   if (Array.isArray(body.contents)) {
-    body.contents = body.contents.map((content: unknown) => withSignedFirstCall(content));
+    body.contents = body.contents.map((content: unknown) =>
+      withSignedFirstCall(withOwnSignatures(content, providerId)),
+    );
   }
+  // A same-form request keeps its thinkingConfig even for a model whose providers-file entry does
+  // not list `reasoning`: the entry may be incomplete, and the upstream itself decides.
   if (maxTokens === null) return body;
   const generationConfig = isRecord(body.generationConfig) ? body.generationConfig : {};
   return { ...body, generationConfig: { ...generationConfig, maxOutputTokens: maxTokens } };
+}
+
+/** Opens this provider's sealed signatures and takes away every other one. */
+function withOwnSignatures(content: unknown, providerId: string): unknown {
+  if (!isRecord(content) || !Array.isArray(content.parts)) return content;
+  return {
+    ...content,
+    parts: content.parts.map((part: unknown) => {
+      if (!isRecord(part) || typeof part.thoughtSignature !== 'string') return part;
+      const opened = openSignature(part.thoughtSignature);
+      const { thoughtSignature: _sealed, ...rest } = part;
+      return opened?.providerId === providerId
+        ? { ...rest, thoughtSignature: opened.signature }
+        : rest;
+    }),
+  };
 }
 
 function withSignedFirstCall(content: unknown): unknown {
@@ -142,9 +208,20 @@ function toContents(request: CanonicalRequest, config: ProviderConfig): GeminiCo
     if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const parts: GeminiPart[] = [];
+    // This provider's signature rides on the part after its reasoning, where the vendor put it.
+    let signature: string | undefined;
     for (const part of message.parts) {
+      if (part.type === 'reasoning') {
+        if (part.providerId === config.id && part.signature !== undefined)
+          signature = part.signature;
+        continue;
+      }
       const converted = toPart(part, callNames, config);
-      if (converted !== null) parts.push(converted);
+      if (converted === null) continue;
+      if (signature !== undefined && ('functionCall' in converted || 'text' in converted)) {
+        parts.push({ ...converted, thoughtSignature: signature });
+        signature = undefined;
+      } else parts.push(converted);
     }
     // The vendor refuses a content without parts (an assistant turn that said nothing).
     if (parts.length === 0) continue;
@@ -154,6 +231,7 @@ function toContents(request: CanonicalRequest, config: ProviderConfig): GeminiCo
   }
   for (const content of contents) {
     if (content.role !== 'model') continue;
+    if (content.parts.some((part) => 'thoughtSignature' in part)) continue;
     const first = content.parts.findIndex((part) => 'functionCall' in part);
     const call = content.parts[first];
     if (call && 'functionCall' in call) {
@@ -190,7 +268,7 @@ function toPart(
       return { functionResponse: { name, response: toFunctionResponse(part) } };
     }
     case 'reasoning':
-      // Handed back only where it was made; round trips are the agent-clients issue's.
+      // Its signature is placed by toContents; the thought text itself is not sent back.
       return null;
   }
 }

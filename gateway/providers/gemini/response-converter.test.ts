@@ -27,6 +27,9 @@ const reportedUsage = (body: RecordedBody) => ({
   promptTokens: body.usageMetadata!.promptTokenCount!,
   completionTokens:
     body.usageMetadata!.candidatesTokenCount! + (body.usageMetadata!.thoughtsTokenCount ?? 0),
+  ...(body.usageMetadata!.thoughtsTokenCount && {
+    reasoningTokens: body.usageMetadata!.thoughtsTokenCount,
+  }),
 });
 
 describe('Gemini whole answer', () => {
@@ -86,16 +89,23 @@ describe('Gemini whole answer', () => {
     expect(calls.map((call) => call.arguments)).toEqual(['{}', '{}', '{"x":1}']);
   });
 
-  it('skips thought summaries and reports no usage when the vendor sent none', () => {
+  it('gives thought summaries as reasoning, closed by the sealed signature on the next part', () => {
     const events = convert({
       candidates: [
         {
-          content: { parts: [{ text: 'Thinking about paws…', thought: true }, { text: 'Eight.' }] },
+          content: {
+            parts: [
+              { text: 'Thinking about paws…', thought: true },
+              { text: 'Eight.', thoughtSignature: 'c2lnbmF0dXJl' },
+            ],
+          },
           finishReason: 'MAX_TOKENS',
         },
       ],
     });
     expect(events).toEqual([
+      { type: 'reasoning-delta', text: 'Thinking about paws…' },
+      { type: 'reasoning-delta', text: '', signature: `gw1:${providerId}:c2lnbmF0dXJl` },
       { type: 'text-delta', text: 'Eight.' },
       {
         type: 'finish',

@@ -4,6 +4,7 @@
  * @see https://ai.google.dev/api/generate-content#generatecontentresponse
  */
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
+import { sealSignature } from '../../canonical/reasoning-signature';
 import { inBandError, malformed } from './error-mapping';
 import { mapBlockReason, mapFinishReason, type MappedFinishReason } from './finish-reason';
 import {
@@ -25,7 +26,7 @@ export function fromGeminiResponse(body: unknown, providerId: string): Canonical
       throw malformed(providerId, 'The provider answered without a candidate or a block reason.');
     return [finishEvent(mapBlockReason(blockReason), usage)];
   }
-  const events = toEvents(candidate.content?.parts ?? [], createCallIds());
+  const events = toEvents(candidate.content?.parts ?? [], createCallIds(), providerId);
   const madeToolCalls = events.some((event) => event.type === 'tool-call');
   events.push(finishEvent(mapFinishReason(candidate.finishReason, madeToolCalls), usage));
   return events;
@@ -62,11 +63,30 @@ function nextCallId(ids: CallIds, given: string | undefined): string {
   return id;
 }
 
-/** Parts → events, in order. Thought summaries and parts the gateway does not use are skipped. */
-export function toEvents(parts: ResponsePart[], ids: CallIds): CanonicalEvent[] {
+/**
+ * Parts → events, in order; parts the gateway does not use are skipped. A thought summary is
+ * reasoning text. A `thoughtSignature` closes the reasoning before it, sealed for this provider
+ * (canonical/reasoning-signature.ts): the vendor puts it on a thought, or on the call or text
+ * after the thoughts, or alone on an empty text part.
+ * @see https://ai.google.dev/gemini-api/docs/thought-signatures
+ */
+export function toEvents(
+  parts: ResponsePart[],
+  ids: CallIds,
+  providerId: string,
+): CanonicalEvent[] {
   const events: CanonicalEvent[] = [];
   for (const part of parts) {
-    if (part.thought) continue;
+    const signature =
+      part.thoughtSignature !== undefined && part.thoughtSignature !== ''
+        ? { signature: sealSignature(providerId, part.thoughtSignature) }
+        : {};
+    if (part.thought) {
+      if (part.text || signature.signature)
+        events.push({ type: 'reasoning-delta', text: part.text ?? '', ...signature });
+      continue;
+    }
+    if (signature.signature) events.push({ type: 'reasoning-delta', text: '', ...signature });
     if (part.functionCall) {
       events.push({
         type: 'tool-call',
@@ -97,6 +117,7 @@ export function toUsage(metadata: UsageMetadata | null | undefined): ReportedUsa
     ...(metadata.cachedContentTokenCount && {
       cacheReadTokens: metadata.cachedContentTokenCount,
     }),
+    ...(metadata.thoughtsTokenCount && { reasoningTokens: metadata.thoughtsTokenCount }),
   };
 }
 

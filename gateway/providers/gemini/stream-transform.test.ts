@@ -136,7 +136,7 @@ describe('Gemini stream', () => {
         finishReason: 'length',
         rawFinishReason: 'MAX_TOKENS',
         stopSequence: null,
-        usage: { promptTokens: 4, completionTokens: 12 },
+        usage: { promptTokens: 4, completionTokens: 12, reasoningTokens: 3 },
       },
     ]);
   });

@@ -69,7 +69,7 @@ export function transformGeminiEvent(
 
   const candidate = response.candidates?.[0];
   if (candidate === undefined) return [];
-  const events = toEvents(candidate.content?.parts ?? [], state.callIds);
+  const events = toEvents(candidate.content?.parts ?? [], state.callIds, providerId);
   if (events.some((converted) => converted.type === 'tool-call')) state.madeToolCalls = true;
   // The unspecified value is the proto default: it does not say the answer ended.
   if (candidate.finishReason && candidate.finishReason !== 'FINISH_REASON_UNSPECIFIED') {

@@ -9,7 +9,7 @@ import { reportedCount } from '../upstream/reported-count';
 
 /** One part of an outgoing content. Same-form bodies may carry more (thoughtSignature, code…). */
 export type GeminiPart =
-  | { text: string }
+  | { text: string; thoughtSignature?: string }
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { mimeType: string; fileUri: string } }
   | {
@@ -21,6 +21,9 @@ export type GeminiPart =
 
 export type GeminiContent = { role: 'user' | 'model'; parts: GeminiPart[] };
 
+/** @see https://ai.google.dev/api/generate-content#ThinkingConfig */
+export type GeminiThinkingConfig = { includeThoughts: boolean; thinkingBudget?: number };
+
 /** The `generateContent` body built from a canonical request of another form. */
 export type GeminiRequestBody = {
   systemInstruction?: { parts: Array<{ text: string }> };
@@ -31,6 +34,9 @@ export type GeminiRequestBody = {
     topP?: number;
     stopSequences?: string[];
     seed?: number;
+    thinkingConfig?: GeminiThinkingConfig;
+    responseMimeType?: string;
+    responseJsonSchema?: Record<string, unknown>;
   };
   tools?: Array<{
     functionDeclarations: Array<{
@@ -52,6 +58,8 @@ const responsePart = z.looseObject({
   text: z.string().optional(),
   /** A thought summary (with `includeThoughts`), not part of the answer. */
   thought: z.boolean().optional(),
+  /** What the model needs to see its reasoning again on a later turn (on any kind of part). */
+  thoughtSignature: z.string().optional(),
   functionCall: z
     .looseObject({
       id: z.string().optional(),

@@ -11,6 +11,7 @@ import type {
   CanonicalMessage,
   CanonicalPart,
   CanonicalRequest,
+  CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { clientFieldName } from '../../canonical/translation';
@@ -22,6 +23,9 @@ import {
   dropField,
   dropInboundHeaders,
   dropUnmappedFields,
+  dropUnsupportedReasoning,
+  effortForBudget,
+  reasoningFor,
   sameFormBody,
 } from '../upstream/request-fields';
 
@@ -55,6 +59,8 @@ function fromSameForm(
   for (const field of Object.keys(asObject(inbound.provider))) {
     if (field !== 'require_parameters') dropField(request, `provider.${field}`, config);
   }
+  // A same-form request keeps its reasoning fields even for a model whose providers-file entry
+  // does not list `reasoning`: the entry may be incomplete, and the upstream itself decides.
   if (request.maxTokens !== null) {
     // The bound the pipeline reserved for is the one the server must enforce: keep the client's
     // spelling of it, and drop the other so the server cannot pick a larger one.
@@ -92,6 +98,7 @@ function refuseSeveralChoices(inbound: Body, config: ProviderConfig): void {
 
 function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: ProviderConfig): Body {
   dropUnmappedFields(request, config);
+  dropUnsupportedReasoning(request, route, config);
   dropInboundHeaders(request, config);
   let stop = request.stop;
   if (stop.length > MAX_STOP_SEQUENCES) {
@@ -126,9 +133,26 @@ function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: Pro
   }
   const toolChoice = toWireToolChoice(request.toolChoice, request.tools.length > 0);
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  const reasoning = reasoningFor(request, route);
+  if (reasoning) {
+    const effort =
+      reasoning.effort ??
+      (reasoning.budgetTokens !== null ? effortForBudget(reasoning.budgetTokens) : null);
+    if (effort !== null) body.reasoning_effort = effort;
+  }
+  if (request.responseFormat) body.response_format = toWireResponseFormat(request.responseFormat);
   body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
   return body;
+}
+
+/** @see https://platform.openai.com/docs/guides/structured-outputs */
+function toWireResponseFormat(format: CanonicalResponseFormat): Body {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  return {
+    type: 'json_schema',
+    json_schema: { name: format.name, schema: format.schema, strict: format.strict },
+  };
 }
 
 function toWireMessages(message: CanonicalMessage): Body[] {

@@ -91,3 +91,35 @@ describe('mapFinishReason', () => {
     expect(mapFinishReason(null)).toEqual({ unified: 'stop', raw: null });
   });
 });
+
+describe('reasoning from an openai-compatible server', () => {
+  it.each(['reasoning_content', 'reasoning'])(
+    'reads %s before the text, and the reasoning tokens of the completion',
+    (field) => {
+      const events = fromResponse({
+        choices: [
+          {
+            message: { role: 'assistant', content: 'Sunny.', [field]: 'Check the sky.' },
+            finish_reason: 'stop',
+          },
+        ],
+        usage: {
+          prompt_tokens: 9,
+          completion_tokens: 14,
+          completion_tokens_details: { reasoning_tokens: 10 },
+        },
+      });
+      expect(events).toEqual([
+        { type: 'reasoning-delta', text: 'Check the sky.' },
+        { type: 'text-delta', text: 'Sunny.' },
+        {
+          type: 'finish',
+          finishReason: 'stop',
+          rawFinishReason: 'stop',
+          stopSequence: null,
+          usage: { promptTokens: 9, completionTokens: 14, reasoningTokens: 10 },
+        },
+      ]);
+    },
+  );
+});

@@ -20,6 +20,8 @@ export function fromChatCompletion(body: unknown, providerId: string): Canonical
   }
   const [choice] = parsed.data.choices;
   const events: CanonicalEvent[] = [];
+  const reasoning = reasoningOf(choice!.message);
+  if (reasoning !== '') events.push({ type: 'reasoning-delta', text: reasoning });
   const text = choice!.message.content ?? '';
   const logprobs = logprobsOf(choice!.logprobs);
   if (text !== '' || logprobs.content)
@@ -63,8 +65,17 @@ export const toUsage = (usage: WireUsage): ReportedUsage | null =>
         ...(usage.prompt_tokens_details?.cached_tokens && {
           cacheReadTokens: usage.prompt_tokens_details.cached_tokens,
         }),
+        ...(usage.completion_tokens_details?.reasoning_tokens && {
+          reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
+        }),
       }
     : null;
+
+/** A message's or delta's reasoning text, in whichever field the server used ('' for none). */
+export const reasoningOf = (message: {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}) => message.reasoning_content || message.reasoning || '';
 
 /** Some local servers leave a call's id out; a canonical call needs one to pair its result with. */
 export const fallbackCallId = (index: number) => `call_${index}`;

@@ -12,7 +12,7 @@ import { finalUsage } from '../upstream/reported-count';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
 import { mapFinishReason } from './finish-reason';
-import { fallbackCallId, logprobsOf, toUsage } from './response-converter';
+import { fallbackCallId, logprobsOf, reasoningOf, toUsage } from './response-converter';
 import {
   chatCompletionChunkSchema,
   inBandErrorChunkSchema,
@@ -90,6 +90,8 @@ export function transformStreamEvent(
   for (const choice of chunk.data.choices ?? []) {
     // Only the first choice is answered (`n` > 1 is refused before the request goes upstream).
     if ((choice.index ?? 0) !== 0) continue;
+    const reasoning = choice.delta ? reasoningOf(choice.delta) : '';
+    if (reasoning !== '') events.push({ type: 'reasoning-delta', text: reasoning });
     const text = choice.delta?.content;
     const logprobs = logprobsOf(choice.logprobs);
     if (text || logprobs.content)

@@ -18,6 +18,11 @@ const usage = z
     completion_tokens: reportedCount,
     /** Of the prompt, the tokens read from the server's prompt cache (OpenAI, OpenRouter). */
     prompt_tokens_details: z.looseObject({ cached_tokens: reportedCount }).nullish().catch(null),
+    /** Of the completion, the tokens spent reasoning (o-series, DeepSeek, OpenRouter). */
+    completion_tokens_details: z
+      .looseObject({ reasoning_tokens: reportedCount })
+      .nullish()
+      .catch(null),
   })
   .nullish()
   .catch(null);
@@ -39,6 +44,17 @@ export const errorBodySchema = z.looseObject({
   type: z.string().nullish(),
 });
 
+/**
+ * Reasoning text, where the server sends it: `reasoning_content` (DeepSeek, vLLM, llama.cpp) or
+ * `reasoning` (OpenRouter, Ollama). OpenAI itself sends none on this API.
+ * @see https://api-docs.deepseek.com/guides/reasoning_model
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens
+ */
+const reasoningText = {
+  reasoning_content: z.string().nullish().catch(null),
+  reasoning: z.string().nullish().catch(null),
+};
+
 const toolCall = z.looseObject({
   id: z.string().nullish(),
   function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }),
@@ -52,6 +68,7 @@ export const chatCompletionSchema = z.looseObject({
         message: z.looseObject({
           content: z.string().nullish(),
           tool_calls: z.array(toolCall).nullish(),
+          ...reasoningText,
         }),
         finish_reason: z.string().nullish(),
       }),
@@ -79,6 +96,7 @@ export const chatCompletionChunkSchema = z.looseObject({
           .looseObject({
             content: z.string().nullish(),
             tool_calls: z.array(toolCallFragment).nullish(),
+            ...reasoningText,
           })
           .nullish(),
         finish_reason: z.string().nullish(),

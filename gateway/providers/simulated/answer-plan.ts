@@ -10,6 +10,7 @@ import type {
 } from '../../canonical/model';
 import { tokenize } from '../../canonical/token-count';
 import { createRandom, hashString } from './random';
+import { instanceOf } from './schema-instance';
 
 export type AnswerPlan =
   | { kind: 'tool_call'; id: string; name: string; arguments: string }
@@ -67,7 +68,9 @@ export function planAnswer(
     };
   }
 
-  const text = composeText(last, lastIsToolResult, random);
+  const text = request.responseFormat
+    ? jsonAnswer(request, textOf(last), random)
+    : composeText(last, lastIsToolResult, random);
   const tokens = tokenize(text).slice(0, maxOutputTokens);
   const truncated = tokens.length < tokenize(text).length;
   const stopped = applyStopSequences(tokens, request.stop);
@@ -79,6 +82,40 @@ export function planAnswer(
       stopSequence: stopped.sequence,
     };
   return { kind: 'text', tokens, finishReason: truncated ? 'length' : 'stop', stopSequence: null };
+}
+
+/**
+ * Structured output: a value that validates against the schema asked for, or, for any JSON object,
+ * a small one. Strings take the subject of the user's message, as tool arguments do.
+ */
+function jsonAnswer(request: CanonicalRequest, userText: string, random: () => number): string {
+  const format = request.responseFormat!;
+  if (format.type === 'json_schema')
+    return JSON.stringify(instanceOf(format.schema, subjectOf(userText)));
+  return JSON.stringify({
+    answer: SENTENCES[Math.floor(random() * SENTENCES.length)],
+    subject: subjectOf(userText),
+  });
+}
+
+/**
+ * The simulated model's reasoning before it answers: a few sentences about the question, longer
+ * for a higher effort. Deterministic for a conversation.
+ */
+export function planReasoning(request: CanonicalRequest): string {
+  const random = createRandom(hashString(JSON.stringify(['reasoning', request.messages])));
+  const words = { none: 0, minimal: 12, low: 24, medium: 48, high: 96, xhigh: 160 }[
+    request.reasoning?.effort ?? 'medium'
+  ];
+  const subject = subjectOf(textOf(request.messages.at(-1)));
+  const sentences = [`The question is about ${subject}; let me think it through.`];
+  let count = sentences[0]!.split(' ').length;
+  while (count < words) {
+    const sentence = SENTENCES[Math.floor(random() * SENTENCES.length)]!;
+    sentences.push(sentence);
+    count += sentence.split(' ').length;
+  }
+  return words === 0 ? '' : sentences.join(' ');
 }
 
 /**

@@ -6,7 +6,9 @@
 import type { CatalogModel } from '../../catalog/catalog';
 
 const textParameters = ['max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'stream'];
-const toolParameters = [...textParameters, 'tools', 'tool_choice'];
+const toolParameters = [...textParameters, 'tools', 'tool_choice', 'response_format'];
+/** A reasoning model: it thinks before it answers, and says so in every form. */
+const reasoningParameters = [...toolParameters, 'reasoning', 'include_reasoning'];
 
 export const SIMULATED_PROVIDER_ID = 'simulated';
 
@@ -98,14 +100,14 @@ export const simulatedModels: CatalogModel[] = [
     id: 'sim/reasoner-large',
     name: 'Sim: Reasoner Large',
     description:
-      'Large, expensive simulated model with a long context, for trying budgets and admission.',
+      'Large, expensive simulated reasoning model with a long context: it reasons (with a signature) before it answers, for trying reasoning, budgets and admission.',
     created: 1_777_593_600,
     contextLength: 200_000,
     maxCompletionTokens: 16_384,
     promptNanos: 15_000,
     completionNanos: 75_000,
     inputModalities: ['text'],
-    supportedParameters: textParameters,
+    supportedParameters: reasoningParameters,
   }),
   base(
     {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import { countPromptTokens, tokenize } from '../../canonical/token-count';
 import { subjectOf } from './answer-plan';
@@ -235,5 +236,83 @@ describe('the simulated provider', () => {
     );
     expect(result.deltas.length).toBeGreaterThan(20);
     expect(result.finish?.finishReason).toBe('stop');
+  });
+});
+
+describe('the simulated provider: structured outputs and reasoning', () => {
+  const reasoner = simulatedModels.find((candidate) => candidate.id === 'sim/reasoner-large')!;
+  const schema = {
+    type: 'object',
+    properties: {
+      city: { type: 'string' },
+      temperature: { type: 'number' },
+      days: { type: 'array', items: { type: 'integer', minimum: 1 } },
+    },
+    required: ['city', 'temperature', 'days'],
+    additionalProperties: false,
+  };
+
+  it('answers a json_schema request with JSON that validates against the schema', async () => {
+    const result = await run({
+      responseFormat: { type: 'json_schema', name: 'weather', schema, strict: true },
+      maxTokens: 4000,
+    });
+    const answer: unknown = JSON.parse(result.text);
+    const check = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    expect(check.safeParse(answer).success).toBe(true);
+    expect(result.finish?.usage?.completionTokens).toBe(result.deltas.length);
+  });
+
+  it('answers a json_object request with a JSON object', async () => {
+    const result = await run({ responseFormat: { type: 'json_object' }, maxTokens: 4000 });
+    expect(JSON.parse(result.text)).toEqual(
+      expect.objectContaining({ answer: expect.any(String) }),
+    );
+  });
+
+  it('makes a reasoning model think first, signed, with its tokens counted in the completion', async () => {
+    const events = [];
+    for await (const event of fast.stream(
+      request({ model: reasoner.id, maxTokens: 2000 }),
+      reasoner.routes[0]!,
+      new AbortController().signal,
+    ))
+      events.push(event);
+    const reasoning = events.filter((event) => event.type === 'reasoning-delta');
+    const text = events.filter((event) => event.type === 'text-delta');
+    expect(reasoning.length).toBeGreaterThan(5);
+    // The reasoning comes before the answer, and its signature closes it.
+    expect(events.indexOf(reasoning.at(-1)!)).toBeLessThan(events.indexOf(text[0]!));
+    expect(reasoning.at(-1)).toEqual({
+      type: 'reasoning-delta',
+      text: '',
+      signature: expect.stringMatching(/^gw1:simulated:sim-[0-9a-f]{8}$/),
+    });
+    const thought = reasoning.filter((event) => event.text !== '').length;
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      usage: { completionTokens: thought + text.length, reasoningTokens: thought },
+    });
+  });
+
+  it('leaves the reasoning text out when the client does not want it, and a non-reasoning model never reasons', async () => {
+    const hidden = [];
+    for await (const event of fast.stream(
+      request({
+        model: reasoner.id,
+        reasoning: { effort: 'low', budgetTokens: null, includeText: false },
+      }),
+      reasoner.routes[0]!,
+      new AbortController().signal,
+    ))
+      hidden.push(event);
+    expect(hidden.filter((event) => event.type === 'reasoning-delta')).toEqual([
+      { type: 'reasoning-delta', text: '', signature: expect.any(String) },
+    ]);
+    expect(hidden.at(-1)).toMatchObject({ usage: { reasoningTokens: expect.any(Number) } });
+    const plain = await run({
+      reasoning: { effort: 'high', budgetTokens: null, includeText: true },
+    });
+    expect(plain.all.some((event) => event.type === 'reasoning-delta')).toBe(false);
   });
 });

@@ -8,10 +8,12 @@ import type {
   CanonicalRequest,
   EmbeddingResult,
 } from '../../canonical/model';
-import { countPromptTokens, countTokens } from '../../canonical/token-count';
+import { sealSignature } from '../../canonical/reasoning-signature';
+import { countPromptTokens, countTokens, tokenize } from '../../canonical/token-count';
 import type { ModelRoute, Provider } from '../provider';
 import { SIMULATED_PROVIDER_ID } from './models';
-import { planAnswer } from './answer-plan';
+import { hashString } from './random';
+import { planAnswer, planReasoning } from './answer-plan';
 import { abortableSleep } from '../../shared/abortable-sleep';
 import { embeddingInputTokens } from '../../canonical/embedding-count';
 import { simulatedEmbedding } from './embedding';
@@ -31,12 +33,37 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
     id: options.id ?? SIMULATED_PROVIDER_ID,
     kind: 'simulated',
     async *stream(request: CanonicalRequest, model: ModelRoute, signal: AbortSignal) {
+      const id = options.id ?? SIMULATED_PROVIDER_ID;
       const maxOutputTokens = Math.min(
         request.maxTokens ?? model.maxCompletionTokens,
         model.maxCompletionTokens,
       );
-      const plan = planAnswer(request, maxOutputTokens, entropy);
+      // A reasoning model thinks first, within its budget and at most half the output bound, so
+      // the answer always has room.
+      const thought = model.supportedParameters.includes('reasoning')
+        ? tokenize(planReasoning(request)).slice(
+            0,
+            Math.min(request.reasoning?.budgetTokens ?? Infinity, Math.floor(maxOutputTokens / 2)),
+          )
+        : [];
+      const reasoningTokens = thought.length;
+      const plan = planAnswer(request, maxOutputTokens - reasoningTokens, entropy);
       const promptTokens = countPromptTokens(request);
+      const reasoningUsage = reasoningTokens > 0 ? { reasoningTokens } : {};
+
+      if (reasoningTokens > 0) {
+        // The text only when the client wants it; the signature always, as the vendors do.
+        if (request.reasoning?.includeText !== false)
+          for (const token of thought) {
+            if (signal.aborted) return;
+            yield { type: 'reasoning-delta', text: token } satisfies CanonicalEvent;
+          }
+        yield {
+          type: 'reasoning-delta',
+          text: '',
+          signature: sealSignature(id, simulatedSignature(thought.join(''))),
+        } satisfies CanonicalEvent;
+      }
 
       if (plan.kind === 'tool_call') {
         yield {
@@ -51,7 +78,9 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
           stopSequence: null,
           usage: {
             promptTokens,
-            completionTokens: countTokens(plan.name) + countTokens(plan.arguments),
+            completionTokens:
+              reasoningTokens + countTokens(plan.name) + countTokens(plan.arguments),
+            ...reasoningUsage,
           },
         } satisfies CanonicalEvent;
         return;
@@ -75,7 +104,7 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
         type: 'finish',
         finishReason: plan.finishReason,
         stopSequence: plan.stopSequence,
-        usage: { promptTokens, completionTokens: sent },
+        usage: { promptTokens, completionTokens: reasoningTokens + sent, ...reasoningUsage },
       } satisfies CanonicalEvent;
     },
     // Computed at once: a vector costs microseconds, and no rate applies to a whole answer.
@@ -89,3 +118,10 @@ export function createSimulatedProvider(options: SimulatedProviderOptions): Prov
     },
   };
 }
+
+/**
+ * What the simulated model signs its reasoning with: a digest of the text, so a signature handed
+ * back can be told from another (it is not a secret; real vendors' are).
+ */
+export const simulatedSignature = (reasoning: string) =>
+  `sim-${hashString(reasoning).toString(16).padStart(8, '0')}`;

@@ -4,9 +4,10 @@
  * mode or when the model would not see something it was sent), and reading canonical tool
  * arguments (JSON text) as the object the Messages and Gemini wires want.
  */
-import type { CanonicalRequest, PublicFormName } from '../../canonical/model';
+import type { CanonicalReasoning, CanonicalRequest, PublicFormName } from '../../canonical/model';
 import { isNeverDropped } from '../../canonical/translation';
 import { invalidRequest, type GatewayError } from '../../errors';
+import type { ModelRoute } from '../provider';
 import type { ProviderConfig, UpstreamKind } from './provider-config';
 
 /** The public form each upstream kind speaks natively: same-form requests pass through. */
@@ -102,3 +103,97 @@ export function parseToolArguments(text: string): Record<string, unknown> {
 
 /** The base URL without a trailing slash, so paths join cleanly. */
 export const trimBase = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
+
+/**
+ * The request's reasoning, when the model takes it: a model whose `supported_parameters` leave
+ * out `reasoning` gets none (see `droppedCanonicalFields`).
+ */
+export function reasoningFor(
+  request: CanonicalRequest,
+  route: ModelRoute,
+): CanonicalReasoning | null {
+  if (!request.reasoning) return null;
+  return route.supportedParameters.includes('reasoning') ? request.reasoning : null;
+}
+
+/**
+ * The canonical fields a request carries that this route's model cannot take, so they are not
+ * sent (dotted paths of the canonical request). The translation policy reports them
+ * (`x-gateway-dropped-params`, the record's `translation`); each kind's converter leaves them out.
+ */
+export function droppedCanonicalFields(request: CanonicalRequest, route: ModelRoute): string[] {
+  const dropped: string[] = [];
+  if (request.reasoning && !route.supportedParameters.includes('reasoning'))
+    dropped.push('reasoning');
+  return dropped;
+}
+
+/** The client's fields that ask for reasoning, in each form. */
+function reasoningFields(form: PublicFormName, body: Record<string, unknown>): string[] {
+  switch (form) {
+    case 'chat_completions':
+      return ['reasoning_effort', 'reasoning'].filter((field) => body[field] != null);
+    case 'messages': {
+      const config = body.output_config as Record<string, unknown> | undefined;
+      // `output_config` may also carry a format, which is mapped: then only its effort goes.
+      const effort =
+        config?.effort == null
+          ? []
+          : config.format == null
+            ? ['output_config']
+            : ['output_config.effort'];
+      return [...(body.thinking == null ? [] : ['thinking']), ...effort];
+    }
+    case 'gemini': {
+      const generation = body.generationConfig as Record<string, unknown> | undefined;
+      return generation?.thinkingConfig == null ? [] : ['generationConfig.thinkingConfig'];
+    }
+    case 'responses':
+      return body.reasoning == null ? [] : ['reasoning'];
+  }
+}
+
+/**
+ * Reports the reasoning a cross-form request asked for as dropped when the route's model does
+ * not reason (`droppedCanonicalFields`): its converter sends none, and the client is told.
+ */
+export function dropUnsupportedReasoning(
+  request: CanonicalRequest,
+  route: ModelRoute,
+  config: ProviderConfig,
+): void {
+  if (!droppedCanonicalFields(request, route).includes('reasoning') || !request.inbound) return;
+  for (const field of reasoningFields(request.inbound.form, request.inbound.body))
+    dropField(request, field, config, 'the model does not reason');
+}
+
+/**
+ * Thinking tokens for an effort, for the kinds that take a budget (Anthropic, Gemini 2.5). The
+ * steps follow OpenRouter's reading of effort as a share of the output bound, at fixed sizes.
+ * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#reasoning-effort-level
+ */
+export function budgetForEffort(effort: CanonicalReasoning['effort']): number {
+  switch (effort) {
+    case 'none':
+      return 0;
+    case 'minimal':
+      return 1_024;
+    case 'low':
+      return 2_048;
+    case 'high':
+      return 16_384;
+    case 'xhigh':
+      return 32_768;
+    case 'medium':
+    default:
+      return 8_192;
+  }
+}
+
+/** The effort closest to a budget, for the kinds that take only an effort (OpenAI). */
+export function effortForBudget(budget: number): NonNullable<CanonicalReasoning['effort']> {
+  if (budget <= 1_024) return 'minimal';
+  if (budget <= 4_096) return 'low';
+  if (budget <= 12_288) return 'medium';
+  return 'high';
+}
