@@ -1,19 +1,27 @@
 /**
- * Running the pinned agent CLIs (Claude Code, Gemini CLI) against a gateway on loopback: each run
- * gets its own HOME and workspace, an environment with nothing but loopback addresses and
- * telemetry off, and a time bound. A recording proxy in front of the gateway keeps what the CLI
+ * Running the pinned agent CLIs (Claude Code, Gemini CLI, Codex) against a gateway on loopback:
+ * each run gets its own HOME and workspace, an environment with nothing but loopback addresses and
+ * telemetry off, and a deadline. A recording proxy in front of the gateway keeps what the CLI
  * sent, so its requests can be compared with the recorded fixture field by field.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { UpstreamKind } from '../providers/upstream/provider-config';
+import type { FakeUpstream } from '../test-kit/fake-upstream';
+import { startKindUpstreams } from '../test-kit/kind-upstreams';
+import { startTestGateway } from '../testing-support';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 export const CLAUDE_BIN = path.join(root, 'node_modules', '.bin', 'claude');
 export const GEMINI_BIN = path.join(root, 'node_modules', '.bin', 'gemini');
+export const CODEX_BIN = path.join(root, 'node_modules', '.bin', 'codex');
+
+/** Each run is bounded; a CLI that hangs is killed and its test fails on `timedOut`. */
+export const RUN_TIMEOUT_MS = 90_000;
 
 /** What a CLI sent, as the gateway received it. */
 export type SentRequest = {
@@ -28,6 +36,8 @@ export type SentRequest = {
 export type RecordingProxy = {
   url: string;
   requests: SentRequest[];
+  /** Runs `run` and returns, with its result, the requests that arrived meanwhile. */
+  during<T>(run: () => Promise<T>): Promise<{ result: T; sent: SentRequest[] }>;
   close(): Promise<void>;
 };
 
@@ -69,7 +79,12 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
           answer.pipe(response);
         },
       );
-      forward.on('error', () => response.destroy());
+      // An unreachable gateway is a 502 the CLI can report; once the answer has begun, all that
+      // is left is to cut it.
+      forward.on('error', () => {
+        if (response.headersSent) response.destroy();
+        else response.writeHead(502).end();
+      });
       forward.end(raw);
     });
   });
@@ -78,6 +93,11 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    during: async (run) => {
+      const before = requests.length;
+      const result = await run();
+      return { result, sent: requests.slice(before) };
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -86,13 +106,43 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   };
 }
 
+/** A gateway with the simulated models and a fake upstream of each kind, behind a recording proxy. */
+export type KindsGateway = {
+  proxy: RecordingProxy;
+  /** An account key with room for every run. */
+  key: string;
+  fakes: Record<UpstreamKind, FakeUpstream>;
+  close(): Promise<void>;
+};
+
+export async function startKindsGateway(): Promise<KindsGateway> {
+  const upstreams = await startKindUpstreams({ includeSimulatedModels: true });
+  const gateway = await startTestGateway({ providers: upstreams.providers });
+  const { key } = await gateway.createKey({ kind: 'account', limitUsd: 50 });
+  const proxy = await startRecordingProxy(gateway.url);
+  return {
+    proxy,
+    key,
+    fakes: upstreams.fakes,
+    close: async () => {
+      await proxy.close();
+      await gateway.stop();
+      await upstreams.close();
+    },
+  };
+}
+
 export const newWorkspace = () => fs.mkdtempSync(path.join(os.tmpdir(), 'agent-workspace-'));
 
-export type AgentRun = { code: number | null; stdout: string; stderr: string; workspace: string };
+export type AgentRun = { code: number | null; stdout: string; stderr: string; timedOut: boolean };
+
+/** Where proxy variables point: a closed port, so a CLI that ignores its base URL reaches nothing. */
+const NOWHERE = 'http://127.0.0.1:9';
 
 /**
  * Runs a CLI once in a fresh HOME and workspace (with `files` written into it), the environment
- * limited to PATH, the given variables and telemetry switches; killed after `timeoutMs`.
+ * limited to PATH, the given variables, telemetry switches and proxies pointing nowhere; killed
+ * (SIGKILL) after `timeoutMs`. HOME and workspace are removed after the run.
  */
 export async function runAgent(options: {
   bin: string;
@@ -103,10 +153,13 @@ export async function runAgent(options: {
   homeFiles?: Record<string, string>;
   /** The workspace, when the test needs its path before the run (`newWorkspace`). */
   workspace?: string;
-  timeoutMs: number;
+  timeoutMs?: number;
 }): Promise<AgentRun> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-home-'));
   const workspace = options.workspace ?? newWorkspace();
+  // The CLI's temporary files stay in its HOME and go with it.
+  const tmp = path.join(home, 'tmp');
+  fs.mkdirSync(tmp);
   for (const [name, text] of Object.entries(options.files ?? {})) {
     fs.writeFileSync(path.join(workspace, name), text);
   }
@@ -116,39 +169,54 @@ export async function runAgent(options: {
   }
   try {
     return await new Promise<AgentRun>((resolve) => {
-      execFile(
-        options.bin,
-        options.args,
-        {
-          cwd: workspace,
-          timeout: options.timeoutMs,
-          killSignal: 'SIGKILL',
-          maxBuffer: 16 * 1024 * 1024,
-          // Nothing inherited: no proxy, no real key, no config from the machine's own HOME.
-          env: {
-            PATH: process.env.PATH ?? '/usr/bin:/bin',
-            HOME: home,
-            TMPDIR: os.tmpdir(),
-            NO_PROXY: '127.0.0.1,localhost',
-            DISABLE_TELEMETRY: '1',
-            DISABLE_ERROR_REPORTING: '1',
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-            GEMINI_TELEMETRY_ENABLED: 'false',
-            ...options.environment,
-          },
+      const child = spawn(options.bin, options.args, {
+        cwd: workspace,
+        // Nothing inherited: no proxy, no real key, no config from the machine's own HOME.
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: home,
+          TMPDIR: tmp,
+          HTTP_PROXY: NOWHERE,
+          HTTPS_PROXY: NOWHERE,
+          ALL_PROXY: NOWHERE,
+          NO_PROXY: '127.0.0.1,localhost',
+          DISABLE_TELEMETRY: '1',
+          DISABLE_ERROR_REPORTING: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          GEMINI_TELEMETRY_ENABLED: 'false',
+          ...options.environment,
         },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-          resolve({ code, stdout, stderr, workspace });
-        },
-      );
+        // No stdin: a CLI that reads it when it is not a terminal gets its end at once.
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      let timedOut = false;
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, options.timeoutMs ?? RUN_TIMEOUT_MS);
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        resolve({ code: null, stdout, stderr: `${stderr}${error.message}`, timedOut });
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr, timedOut });
+      });
     });
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(workspace, { recursive: true, force: true });
   }
 }
 
-/** Values that are data, not request fields: their inner keys are not compared. */
+/**
+ * Values that are data, not request fields: their inner keys are not compared. Below the top
+ * level only: a Responses request's own `input` is its item list, a tool call's is data.
+ */
 const OPAQUE = new Set([
   'input_schema',
   'parametersJsonSchema',
@@ -160,10 +228,17 @@ const OPAQUE = new Set([
 ]);
 
 /**
+ * What a fixture diff compares besides field names: keys whose values belong to the shape too
+ * (`type`, `role`), written `path=value`, so a new tool or item kind fails like a new field.
+ */
+export type ShapeOptions = { valued?: readonly string[] };
+
+/**
  * Every field path of a request body, array positions as `*`, sorted: what a fixture diff
  * compares, so new text or tools in a CLI release pass but a new field fails.
  */
-export function fieldShape(value: unknown, at = ''): string[] {
+export function fieldShape(value: unknown, options: ShapeOptions = {}): string[] {
+  const valued = new Set(options.valued);
   const paths = new Set<string>();
   const walk = (inner: unknown, prefix: string) => {
     if (Array.isArray(inner)) {
@@ -174,15 +249,23 @@ export function fieldShape(value: unknown, at = ''): string[] {
     for (const [key, child] of Object.entries(inner)) {
       const next = prefix === '' ? key : `${prefix}.${key}`;
       paths.add(next);
-      if (!OPAQUE.has(key)) walk(child, next);
+      if (valued.has(key)) {
+        for (const scalar of [child].flat()) {
+          if (scalar === null || typeof scalar !== 'object') paths.add(`${next}=${String(scalar)}`);
+        }
+      }
+      if (prefix === '' || !OPAQUE.has(key)) walk(child, next);
     }
   };
-  walk(value, at);
+  walk(value, '');
   return [...paths].sort();
 }
 
 /** Headers worth keeping in a fixture; keys and per-machine ids are never kept. */
 const KEPT_HEADERS = new Set(['anthropic-beta', 'anthropic-version', 'content-type']);
+
+/** Session, thread and installation ids (Codex sends them in several fields and in texts). */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /**
  * A request as a fixture keeps it: no key (header or query), no machine or session ids, long
@@ -190,7 +273,10 @@ const KEPT_HEADERS = new Set(['anthropic-beta', 'anthropic-version', 'content-ty
  */
 export function scrubRequest(request: SentRequest): SentRequest {
   const cut = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.length > 160 ? `${value.slice(0, 160)}…` : value;
+    if (typeof value === 'string') {
+      const text = value.replace(UUID, '<scrubbed>');
+      return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+    }
     if (Array.isArray(value)) return value.map(cut);
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(
@@ -213,14 +299,18 @@ export function scrubRequest(request: SentRequest): SentRequest {
 }
 
 /** The request shapes a fixture holds: every field path of every recorded request. */
-export function fixtureShape(requests: SentRequest[]): Set<string> {
-  return new Set(requests.flatMap((request) => fieldShape(request.body)));
+export function fixtureShape(requests: SentRequest[], options: ShapeOptions = {}): Set<string> {
+  return new Set(requests.flatMap((request) => fieldShape(request.body, options)));
 }
 
 /** Field paths the live requests have that the fixture never had: a new CLI release's fields. */
-export function newFields(live: SentRequest[], fixture: SentRequest[]): string[] {
-  const known = fixtureShape(fixture);
-  return [...fixtureShape(live)].filter((field) => !known.has(field)).sort();
+export function newFields(
+  live: SentRequest[],
+  fixture: SentRequest[],
+  options: ShapeOptions = {},
+): string[] {
+  const known = fixtureShape(fixture, options);
+  return [...fixtureShape(live, options)].filter((field) => !known.has(field)).sort();
 }
 
 /**
@@ -228,14 +318,20 @@ export function newFields(live: SentRequest[], fixture: SentRequest[]): string[]
  * `UPDATE_AGENT_FIXTURES=1` the requests that brought new fields are added to the fixture
  * (scrubbed) instead, after a person has checked the form accepts them.
  */
-export function diffWithFixture(fixturePath: string, live: SentRequest[]): string[] {
+export function diffWithFixture(
+  fixturePath: string,
+  live: SentRequest[],
+  options: ShapeOptions = {},
+): string[] {
   const fixture = JSON.parse(fs.readFileSync(fixturePath, 'utf8')) as {
     cli: string;
     requests: SentRequest[];
   };
-  const fresh = newFields(live, fixture.requests);
+  const fresh = newFields(live, fixture.requests, options);
   if (fresh.length === 0 || process.env.UPDATE_AGENT_FIXTURES !== '1') return fresh;
-  const adding = live.filter((request) => newFields([request], fixture.requests).length > 0);
+  const adding = live.filter(
+    (request) => newFields([request], fixture.requests, options).length > 0,
+  );
   fixture.requests.push(...adding.map(scrubRequest));
   fs.writeFileSync(fixturePath, `${JSON.stringify(fixture, null, 2)}\n`);
   return [];

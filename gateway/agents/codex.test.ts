@@ -1,25 +1,34 @@
 /**
  * Codex CLI, unmodified, through the gateway: `codex exec` with a custom model provider pointed at
  * the gateway's Responses form runs a task with one round of tool use to its final answer. What
- * it sends is recorded and compared with a fixture, so a release that sends something new fails
- * here first.
+ * it sent is compared with the recorded fixture: a field, tool type or item type a new release
+ * adds fails here first. Once the Responses form is checked to accept it,
+ * `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { textStream, toolCallStream } from '../test-kit/tool-call-streams';
 import { providersFileFor } from '../test-kit/upstream-kit';
 import { startTestGateway, type TestGateway } from '../testing-support';
 import {
-  isolatedHome,
-  requestShape,
-  runCli,
+  CODEX_BIN,
+  diffWithFixture,
+  RUN_TIMEOUT_MS,
+  runAgent,
   startRecordingProxy,
   type RecordingProxy,
-} from './agent-cli';
+} from './agent-kit';
+import { textReply, toolCallReply } from './vendor-replies';
 
-const CODEX = path.resolve('node_modules/.bin/codex');
-const FIXTURE = path.join(import.meta.dirname, '__fixtures__', 'codex-exec-request-shape.json');
+const FIXTURE = path.join(
+  import.meta.dirname,
+  '..',
+  'forms',
+  'responses',
+  '__fixtures__',
+  'codex-requests.json',
+);
+/** Besides field names, the values that say what a request holds: tool, item and part kinds. */
+const VALUED = ['type', 'role', 'include', 'store', 'stream'];
 
 let gateway: TestGateway;
 let proxy: RecordingProxy;
@@ -36,45 +45,45 @@ afterAll(async () => {
 });
 
 /** Codex's own configuration: the gateway as a custom provider, updates and analytics off. */
-function writeConfig(codexHome: string, model: string, baseUrl = proxy.url): void {
-  fs.mkdirSync(codexHome, { recursive: true });
-  fs.writeFileSync(
-    path.join(codexHome, 'config.toml'),
-    [
-      `model = "${model}"`,
-      'model_provider = "gateway"',
-      'check_for_update_on_startup = false',
-      '',
-      '[model_providers.gateway]',
-      'name = "Model gateway"',
-      `base_url = "${baseUrl}/v1"`,
-      'env_key = "GATEWAY_API_KEY"',
-      'wire_api = "responses"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-      '[analytics]',
-      'enabled = false',
-      '',
-    ].join('\n'),
-  );
+function codexConfig(model: string, baseUrl: string): string {
+  return [
+    `model = "${model}"`,
+    'model_provider = "gateway"',
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.gateway]',
+    'name = "Model gateway"',
+    `base_url = "${baseUrl}/v1"`,
+    'env_key = "GATEWAY_API_KEY"',
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+  ].join('\n');
+}
+
+/** `codex exec` on `prompt`, its config in the run's own HOME (`~/.codex`, Codex's default). */
+function codex(model: string, prompt: string, baseUrl: string, apiKey: string) {
+  return runAgent({
+    bin: CODEX_BIN,
+    args: ['exec', '--skip-git-repo-check', prompt],
+    // Plain, non-interactive output: the tests read the final answer from stdout.
+    environment: { GATEWAY_API_KEY: apiKey, NO_COLOR: '1', CI: '1' },
+    homeFiles: { '.codex/config.toml': codexConfig(model, baseUrl) },
+  });
 }
 
 describe('codex exec through the gateway', () => {
-  it('runs a task with a tool round to its final answer on a simulated model', async () => {
-    const { home, workspace, cleanup } = isolatedHome();
-    try {
-      const codexHome = path.join(home, '.codex');
-      writeConfig(codexHome, 'sim/chat-standard');
-      const before = proxy.requests.length;
-      const run = await runCli(CODEX, ['exec', '--skip-git-repo-check', 'please show date'], {
-        cwd: workspace,
-        env: { HOME: home, CODEX_HOME: codexHome, GATEWAY_API_KEY: key },
-        timeoutMs: 120_000,
-      });
-      const sent = proxy.requests
-        .slice(before)
-        .filter((request) => request.path === '/v1/responses');
+  it(
+    'runs a task with a tool round to its final answer on a simulated model',
+    async () => {
+      const { result: run, sent: all } = await proxy.during(() =>
+        codex('sim/chat-standard', 'please show date', proxy.url, key),
+      );
+      const sent = all.filter((request) => request.path === '/v1/responses');
       expect(run.timedOut, run.stderr).toBe(false);
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       // The first turn asks for a tool call; the second sends its output back and gets the answer.
@@ -83,15 +92,12 @@ describe('codex exec through the gateway', () => {
       expect(second.input.some((item) => item.type === 'function_call')).toBe(true);
       expect(second.input.some((item) => item.type === 'function_call_output')).toBe(true);
       expect(run.stdout.trim().length).toBeGreaterThan(0);
-
-      const shape = requestShape(sent[0]!.body as Record<string, unknown>);
-      if (process.env.UPDATE_AGENT_FIXTURES === '1')
-        fs.writeFileSync(FIXTURE, `${JSON.stringify(shape, null, 2)}\n`);
-      expect(shape).toEqual(JSON.parse(fs.readFileSync(FIXTURE, 'utf8')));
-    } finally {
-      cleanup();
-    }
-  });
+      // A field or kind the fixture never had: the Responses form must be checked against it,
+      // then the fixture re-recorded.
+      expect(diffWithFixture(FIXTURE, sent, { valued: VALUED })).toEqual([]);
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
 });
 
 /** Each upstream kind, and OpenAI's Responses wire, behind a provider of its own. */
@@ -129,29 +135,26 @@ describe('codex exec through the gateway to each kind of upstream', () => {
     for (const fake of Object.values(fakes)) await fake?.close();
   });
 
-  it.each(VARIANTS)('runs a tool round to its final answer via %s', async (variant) => {
-    const fake = fakes[variant];
-    fake.reply(
-      { events: toolCallStream(variant, 'exec_command', { cmd: 'echo gateway-tool-ran' }) },
-      { events: textStream(variant, 'The command printed gateway-tool-ran.') },
-    );
-    const { home, workspace, cleanup } = isolatedHome();
-    try {
-      const codexHome = path.join(home, '.codex');
-      writeConfig(codexHome, `test/codex-${variant}`, kindGateway.url);
-      const run = await runCli(CODEX, ['exec', '--skip-git-repo-check', 'run echo'], {
-        cwd: workspace,
-        env: { HOME: home, CODEX_HOME: codexHome, GATEWAY_API_KEY: kindKey },
-        timeoutMs: 120_000,
-      });
+  it.each(VARIANTS)(
+    'runs a tool round to its final answer via %s',
+    async (variant) => {
+      const fake = fakes[variant];
+      fake.reply(
+        toolCallReply(variant, {
+          id: 'call_agent_1',
+          name: 'exec_command',
+          args: { cmd: 'echo gateway-tool-ran' },
+        }),
+        textReply(variant, 'The command printed gateway-tool-ran.'),
+      );
+      const run = await codex(`test/codex-${variant}`, 'run echo', kindGateway.url, kindKey);
       expect(run.timedOut, run.stderr).toBe(false);
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(run.stdout).toContain('The command printed gateway-tool-ran.');
       expect(fake.requests).toHaveLength(2);
       // The second request carries the command's output back to the upstream, in its own form.
       expect(JSON.stringify(fake.requests[1]!.body)).toContain('gateway-tool-ran');
-    } finally {
-      cleanup();
-    }
-  });
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
 });

@@ -6,24 +6,20 @@
  * compared with the recorded fixture; `UPDATE_AGENT_FIXTURES=1` adds a checked new field.
  */
 import path from 'node:path';
-import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
 import {
   diffWithFixture,
   GEMINI_BIN,
   newWorkspace,
+  RUN_TIMEOUT_MS,
   runAgent,
-  startRecordingProxy,
-  type RecordingProxy,
+  startKindsGateway,
+  type KindsGateway,
   type SentRequest,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
 
-/** Each run is bounded; a CLI that hangs is killed and the test fails on its exit code. */
-const RUN_TIMEOUT_MS = 90_000;
 const SECRET = 'the secret word is marmalade';
 const FIXTURE = path.join(
   import.meta.dirname,
@@ -44,38 +40,13 @@ const SETTINGS = JSON.stringify({
   telemetry: { enabled: false },
 });
 
-let gateway: TestGateway;
-let proxy: RecordingProxy;
-let key: string;
-const fakes = {} as Record<UpstreamKind, FakeUpstream>;
+let agents: KindsGateway;
 
 beforeAll(async () => {
-  for (const kind of UPSTREAM_KINDS) fakes[kind] = await startFakeUpstream();
-  const setup = providersFileFor(
-    UPSTREAM_KINDS.map((kind) => ({
-      id: KIND_PROVIDERS[kind].provider,
-      kind,
-      url: fakes[kind].url,
-      retry: { max_attempts: 1 },
-      models: [
-        {
-          id: KIND_PROVIDERS[kind].model,
-          upstreamModel: KIND_PROVIDERS[kind].upstreamModel,
-          prompt: '0.000001',
-          completion: '0.000002',
-        },
-      ],
-    })),
-    { includeSimulatedModels: true },
-  );
-  gateway = await startTestGateway({ providers: setup.providers });
-  key = (await gateway.createKey({ kind: 'account', limitUsd: 50 })).key;
-  proxy = await startRecordingProxy(gateway.url);
+  agents = await startKindsGateway();
 });
 afterAll(async () => {
-  await proxy?.close();
-  await gateway?.stop();
-  for (const fake of Object.values(fakes)) await fake.close();
+  await agents?.close();
 });
 
 function gemini(model: string, prompt: string, workspace: string) {
@@ -83,22 +54,15 @@ function gemini(model: string, prompt: string, workspace: string) {
     bin: GEMINI_BIN,
     args: ['-p', prompt, '-m', model],
     environment: {
-      GOOGLE_GEMINI_BASE_URL: proxy.url,
-      GEMINI_API_KEY: key,
+      GOOGLE_GEMINI_BASE_URL: agents.proxy.url,
+      GEMINI_API_KEY: agents.key,
       // A fresh workspace is untrusted by default, and an untrusted one runs no tools.
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
     },
     homeFiles: { '.gemini/settings.json': SETTINGS },
     workspace,
     files: { 'notes.txt': `${SECRET}\n` },
-    timeoutMs: RUN_TIMEOUT_MS,
   });
-}
-
-async function recorded<T>(run: () => Promise<T>): Promise<{ result: T; sent: SentRequest[] }> {
-  const before = proxy.requests.length;
-  const result = await run();
-  return { result, sent: proxy.requests.slice(before) };
 }
 
 function expectKnownFields(sent: SentRequest[], model: string) {
@@ -113,7 +77,7 @@ function expectKnownFields(sent: SentRequest[], model: string) {
 it(
   'answers through a simulated model',
   async () => {
-    const { result, sent } = await recorded(() =>
+    const { result, sent } = await agents.proxy.during(() =>
       gemini('sim/chat-standard', 'Say hi.', newWorkspace()),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -129,18 +93,18 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
     async () => {
       const workspace = newWorkspace();
       const file = path.join(workspace, 'notes.txt');
-      const before = fakes[kind].requests.length;
-      fakes[kind].reply(
+      const before = agents.fakes[kind].requests.length;
+      agents.fakes[kind].reply(
         toolCallReply(kind, { id: 'call_agent_1', name: 'read_file', args: { file_path: file } }),
         textReply(kind, 'The file says marmalade.'),
       );
       const { model } = KIND_PROVIDERS[kind];
-      const { result, sent } = await recorded(() =>
+      const { result, sent } = await agents.proxy.during(() =>
         gemini(model, 'What does notes.txt say?', workspace),
       );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('The file says marmalade.');
-      const upstream = fakes[kind].requests.slice(before);
+      const upstream = agents.fakes[kind].requests.slice(before);
       expect(upstream).toHaveLength(2);
       expect(JSON.stringify(upstream[1]!.body)).toContain(SECRET);
       // Its sampling extras reach Gemini; elsewhere they are dropped, never sent.

@@ -1,9 +1,12 @@
 /**
  * Streamed answers of each upstream kind, built for the agent CLI tests: a text answer, and one
- * tool call (reading a file), each as the vendor streams it (shapes as in the providers'
- * recorded `__fixtures__`), so a fake upstream can drive an agent through one round of tool use.
+ * tool call, each as the vendor streams it (shapes as in the providers' recorded `__fixtures__`),
+ * so a fake upstream can drive an agent through one round of tool use. The recorded fixtures call
+ * `get_weather`, which no agent CLI has; here the test names a tool of the CLI's own. Besides the
+ * three kinds, OpenAI's Responses wire, for an OpenAI upstream that declares `responses_api`.
  * @see https://docs.anthropic.com/en/api/messages-streaming
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { UpstreamKind } from '../providers/upstream/provider-config';
@@ -104,19 +107,82 @@ function geminiEvents(answer: Answer): string[] {
   ];
 }
 
-const BUILDERS: Record<UpstreamKind, (answer: Answer) => string[]> = {
+function responsesEvents(answer: Answer): string[] {
+  const item =
+    'text' in answer
+      ? {
+          id: 'msg_agent_test',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: answer.text, annotations: [] }],
+        }
+      : {
+          id: 'fc_agent_test',
+          type: 'function_call',
+          status: 'completed',
+          call_id: answer.tool.id,
+          name: answer.tool.name,
+          arguments: JSON.stringify(answer.tool.args),
+        };
+  const response = {
+    id: 'resp_agent_test',
+    object: 'response',
+    created_at: 1_764_000_000,
+    model: 'gpt-upstream-1',
+  };
+  const started =
+    'text' in answer
+      ? { ...item, status: 'in_progress', content: [] }
+      : { ...item, status: 'in_progress', arguments: '' };
+  // The text arrives as a delta; a call's arguments arrive whole in its `done` item.
+  const deltas =
+    'text' in answer
+      ? [
+          {
+            type: 'response.output_text.delta',
+            item_id: item.id,
+            output_index: 0,
+            content_index: 0,
+            delta: answer.text,
+          },
+        ]
+      : [];
+  const events = [
+    { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+    { type: 'response.output_item.added', output_index: 0, item: started },
+    ...deltas,
+    { type: 'response.output_item.done', output_index: 0, item },
+    {
+      type: 'response.completed',
+      response: {
+        ...response,
+        status: 'completed',
+        output: [item],
+        usage: { input_tokens: 40, output_tokens: 12, total_tokens: 52 },
+      },
+    },
+  ];
+  return events.map((event, index) => sse({ ...event, sequence_number: index }, event.type));
+}
+
+/** An upstream kind, or an OpenAI upstream speaking the Responses wire. */
+export type ReplyWire = UpstreamKind | 'openai-responses';
+
+const BUILDERS: Record<ReplyWire, (answer: Answer) => string[]> = {
   anthropic: anthropicEvents,
   'openai-compatible': openaiEvents,
+  'openai-responses': responsesEvents,
   gemini: geminiEvents,
 };
 
-export const textReply = (kind: UpstreamKind, text: string): FakeReply => ({
+export const textReply = (kind: ReplyWire, text: string): FakeReply => ({
   headers: { 'content-type': 'text/event-stream' },
   events: BUILDERS[kind]({ text }),
 });
 
 export const toolCallReply = (
-  kind: UpstreamKind,
+  kind: ReplyWire,
   tool: { id: string; name: string; args: unknown },
 ): FakeReply => ({
   headers: { 'content-type': 'text/event-stream' },

@@ -56,10 +56,13 @@ export type KindUpstreams = UpstreamSetup & {
 };
 
 /**
- * Starts a fake upstream per kind and writes the providers file for them. One attempt per
- * request: a test that scripts the wrong reply fails at once instead of being retried.
+ * Starts a fake upstream per kind and writes the providers file for them (with the simulated
+ * models too, if asked). One attempt per request: a test that scripts the wrong reply fails at
+ * once instead of being retried.
  */
-export async function startKindUpstreams(): Promise<KindUpstreams> {
+export async function startKindUpstreams(
+  options: { includeSimulatedModels?: boolean } = {},
+): Promise<KindUpstreams> {
   const fakes = {} as Record<UpstreamKind, FakeUpstream>;
   for (const kind of UPSTREAM_KINDS) fakes[kind] = await startFakeUpstream();
   const setup = providersFileFor(
@@ -77,6 +80,7 @@ export async function startKindUpstreams(): Promise<KindUpstreams> {
         },
       ],
     })),
+    options,
   );
   return {
     ...setup,
