@@ -256,7 +256,7 @@ export function PlaygroundPage() {
         </>
       }
     >
-      {restoredNote && (
+      {restoredNote && !embeddingModel && (
         <div
           role="status"
           className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
@@ -270,7 +270,9 @@ export function PlaygroundPage() {
           </Button>
         </div>
       )}
-      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_17rem]">
+      <div
+        className={embeddingModel ? 'grid gap-4' : 'grid gap-4 lg:grid-cols-[minmax(0,1fr)_17rem]'}
+      >
         <div className="flex min-w-0 flex-col gap-3">
           <section
             aria-label="Model choice"
@@ -313,7 +315,8 @@ export function PlaygroundPage() {
               </label>
             </div>
             <div className="flex flex-wrap gap-1.5 text-xs">
-              {catalogModel && (
+              {embeddingModel && <Badge tone="sky">embeddings</Badge>}
+              {catalogModel && !embeddingModel && (
                 <>
                   <Badge tone={toolsSupported ? 'violet' : 'neutral'}>
                     {toolsSupported ? 'tools' : 'no tools'}
@@ -327,7 +330,7 @@ export function PlaygroundPage() {
                 <Badge tone="amber">not in the catalog</Badge>
               )}
             </div>
-            {session.compareEnabled && (
+            {session.compareEnabled && !embeddingModel && (
               <div className="flex flex-col gap-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
                   Send runs the same conversation and parameters on every model at once.

@@ -8,7 +8,6 @@ import { maxEmbeddingInputs } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { CopyButton } from '../../../components/copy-button';
 import { ErrorPanel } from '../../../components/error-panel';
-import { TextField } from '../../../components/text-field';
 import { formatUsd } from '../../../lib/format';
 import { useEmbed } from './embed';
 import { SimilarityMatrix } from './similarity-matrix';
@@ -54,7 +53,7 @@ export function EmbeddingsView({
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
         {model} is an embedding model: it turns each input into a vector. Embed sends them to the
         gateway’s <code className="font-mono">/v1/embeddings</code>; the similarities are worked out
-        in this browser.
+        in this browser. Dimensions asks for a shorter vector, from models that can give one.
       </p>
       <ol aria-label="Inputs" className="flex flex-col gap-2">
         {draft.inputs.map((text, index) => (
@@ -87,7 +86,7 @@ export function EmbeddingsView({
           </li>
         ))}
       </ol>
-      <div className="flex flex-wrap items-end gap-3">
+      <div>
         <Button
           size="small"
           onClick={draftState.addInput}
@@ -95,14 +94,18 @@ export function EmbeddingsView({
         >
           Add input
         </Button>
-        <TextField
-          label="Dimensions"
-          hint="Optional: a shorter vector, for models that can give one."
-          inputMode="numeric"
-          value={draft.dimensionsText}
-          onChange={(event) => draftState.setDimensionsText(event.target.value)}
-          className="w-48"
-        />
+      </div>
+      <div className="flex flex-wrap items-end gap-3">
+        <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">
+          Dimensions (optional)
+          <input
+            inputMode="numeric"
+            value={draft.dimensionsText}
+            onChange={(event) => draftState.setDimensionsText(event.target.value)}
+            placeholder="the model’s own"
+            className="h-8 w-36 rounded-md border border-zinc-300 bg-white px-2 text-sm font-normal text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+          />
+        </label>
         <Button
           variant="primary"
           disabled={disabledReason !== null || embedding.isPending}
