@@ -204,6 +204,20 @@ export const translationReportSchema = z.looseObject({
 });
 export type TranslationReport = z.infer<typeof translationReportSchema>;
 
+/** `POST /v1/embeddings` answer, OpenAI's shape; `usage.cost` is the gateway's charge in USD. */
+export const embeddingsResponseSchema = z.looseObject({
+  model: z.string().optional(),
+  data: z.array(z.looseObject({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
+  usage: z
+    .looseObject({
+      prompt_tokens: z.number(),
+      total_tokens: z.number().optional(),
+      cost: z.number().optional(),
+    })
+    .optional(),
+});
+export type EmbeddingsResponse = z.infer<typeof embeddingsResponseSchema>;
+
 /** `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),

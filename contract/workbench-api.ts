@@ -246,9 +246,21 @@ export const chatMessageSchema = z.object({
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
-/** `POST /api/chat` body: a profile name and a chat-completion request for the gateway. */
+/**
+ * The gateway route a playground request goes to: `chat_completions` (`POST
+ * /v1/chat/completions`, the default) or `responses` (`POST /v1/responses`, docs/responses.md).
+ */
+export const inferenceApiSchema = z.enum(['chat_completions', 'responses']);
+export type InferenceApi = z.infer<typeof inferenceApiSchema>;
+
+/**
+ * `POST /api/chat` body: a profile name and a chat-completion request for the gateway. With
+ * `api: "responses"` the BFF sends the same conversation in the Responses form
+ * (`contract/responses-form.ts`) and answers in the chat-completion shape all the same.
+ */
 export const chatRequestSchema = z.object({
   profile: z.string().min(1),
+  api: inferenceApiSchema.optional(),
   request: z.object({
     model: z.string().min(1),
     messages: z.array(chatMessageSchema).min(1),
@@ -306,6 +318,42 @@ export const chatResultSchema = z.object({
   body: z.unknown(),
 });
 export type ChatResult = z.infer<typeof chatResultSchema>;
+
+/** The most inputs one `POST /api/embeddings` may embed. */
+export const maxEmbeddingInputs = 32;
+
+/**
+ * `POST /api/embeddings` body: a profile name and what to embed. The BFF sends it to the
+ * gateway's `POST /v1/embeddings` with `encoding_format: "float"`.
+ */
+export const embeddingsRequestSchema = z.object({
+  profile: z.string().min(1),
+  request: z.object({
+    model: z.string().min(1),
+    input: z
+      .array(z.string().min(1, 'must not be empty').max(100_000))
+      .min(1, 'give at least one input')
+      .max(maxEmbeddingInputs, `at most ${maxEmbeddingInputs} inputs`),
+    /** Fewer dimensions than the model's own, for models that can shorten their vectors. */
+    dimensions: z.number().int().positive().max(65_536).optional(),
+  }),
+});
+export type EmbeddingsRequest = z.infer<typeof embeddingsRequestSchema>;
+
+/** `POST /api/embeddings`: the vectors in input order, the usage and the call's meta. */
+export const embeddingsResultSchema = z.object({
+  meta: callMetaSchema,
+  model: z.string(),
+  /** One vector per input, sorted by `index` (the input's position). */
+  data: z.array(z.object({ index: z.number().int().min(0), embedding: z.array(z.number()) })),
+  usage: z.object({
+    prompt_tokens: z.number(),
+    total_tokens: z.number(),
+    /** What the key was charged, in USD; null when the gateway did not say. */
+    cost: z.number().nullable(),
+  }),
+});
+export type EmbeddingsResult = z.infer<typeof embeddingsResultSchema>;
 
 /** `GET /api/generation?profile=&id=` query: whose key reads the record, and the request's trace id. */
 export const generationQuerySchema = z.object({
@@ -494,7 +542,7 @@ export const activityRequestSchema = z.object({
   model: z.string(),
   /** The provider that answered. */
   provider: z.string(),
-  /** The public form it came in: `chat_completions`, `messages`, `gemini`… */
+  /** The public form it came in: `chat_completions`, `responses`, `messages`, `gemini`, `embeddings`… */
   form: z.string(),
   streamed: z.boolean(),
   prompt_tokens: z.number(),

@@ -15,6 +15,7 @@ import { jsonBody } from './json-body';
 import { createCatalogRouter, createCatalogService } from './catalog';
 import { createChatRouter } from './chat-proxy';
 import { createChildKeysRouter } from './child-keys';
+import { createEmbeddingsRouter } from './embeddings-proxy';
 import type { GatewayTimeouts } from './config';
 import type { WorkbenchContext } from './context';
 import { createChecksRouter } from './endpoint-checks/router';
@@ -159,6 +160,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createCatalogRouter(catalog));
   api.use(createModelEndpointsRouter(context));
   api.use(createChatRouter(context));
+  api.use(createEmbeddingsRouter(context));
   api.use(createGenerationRouter(context));
   api.use(createBalanceRouter(context));
   api.use(createValidateKeyRouter(context));

@@ -1,12 +1,16 @@
 /**
  * `POST /api/chat`: one chat completion through the gateway with the profile's key, plain or
  * streamed. A stream is passed through as it arrives (no buffering beyond an unfinished line,
- * no compression) and the gateway call is aborted as soon as the browser goes away.
+ * no compression) and the gateway call is aborted as soon as the browser goes away. With
+ * `api: "responses"` the conversation goes to `POST /v1/responses` instead, and its answer comes
+ * back translated into the chat-completion shape (`from-responses-answer.ts`).
  */
 import { Router, type Response } from 'express';
+import { responsesObjectSchema, toResponsesRequest } from '../contract/responses-form';
 import { chatRequestSchema, type CallMeta, type ChatResult } from '../contract/workbench-api';
 import { writeWithBackpressure } from '../contract/write-with-backpressure';
 import { abortOnClientClose } from './client-close';
+import { completionFromResponse, createResponsesStreamTranslator } from './from-responses-answer';
 import type { WorkbenchContext } from './context';
 import { gatewayCallFailure, gatewayErrorFailure, gatewayShapeFailure, parseInput } from './errors';
 import {
@@ -47,6 +51,7 @@ export function createChatRouter(context: WorkbenchContext): Router {
     response: Response,
     signal: AbortSignal,
     profile: string,
+    fromResponses: boolean,
   ): Promise<void> {
     const text = await gateway.readText(upstream, signal);
     const json = parseJsonOrNull(text);
@@ -63,7 +68,9 @@ export function createChatRouter(context: WorkbenchContext): Router {
     const meta = callMetaOf(upstream, upstream.elapsedMs());
     // An error body is checked for anything key-like; an answer only for the held keys, so a
     // model's text is otherwise passed on exactly.
-    const body = redactJson(json.value, profiles.allKeys(), { onlyKnownKeys: ok });
+    const answer = ok && fromResponses ? responsesObjectSchema.safeParse(json.value) : null;
+    const chatBody = answer?.success ? completionFromResponse(answer.data) : json.value;
+    const body = redactJson(chatBody, profiles.allKeys(), { onlyKnownKeys: ok });
     const result: ChatResult = { meta, body };
     response.json(result);
   }
@@ -73,6 +80,7 @@ export function createChatRouter(context: WorkbenchContext): Router {
     response: Response,
     signal: AbortSignal,
     profile: string,
+    translator: ReturnType<typeof createResponsesStreamTranslator> | null,
   ): Promise<void> {
     response.status(200);
     response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -84,13 +92,27 @@ export function createChatRouter(context: WorkbenchContext): Router {
     response.write(sseEvent('meta', meta));
 
     const keys = profiles.allKeys();
-    const forward = (text: string) =>
+    const mask = (text: string) =>
       text
         .split('\n')
         .map((line) =>
           line.includes('"error"') ? redactSecretText(line, keys) : maskKnownKeys(line, keys),
         )
         .join('\n');
+    // The Responses form's events are one `data:` line each: every line is translated alone.
+    const forward = translator
+      ? (text: string) =>
+          mask(
+            text
+              .split('\n')
+              .map((line) =>
+                line.startsWith('data:')
+                  ? translator.translateData(line.slice(5).replace(/\r$/, '').trim())
+                  : '',
+              )
+              .join(''),
+          )
+      : mask;
     const decoder = new TextDecoder();
     let unfinishedLine = '';
     let tail = '';
@@ -132,11 +154,12 @@ export function createChatRouter(context: WorkbenchContext): Router {
     const key = profiles.keyOf(input.profile);
     const signal = abortOnClientClose(response);
     const wantsStream = input.request.stream === true;
+    const fromResponses = input.api === 'responses';
     const upstream = await gateway.request({
       method: 'POST',
-      path: '/v1/chat/completions',
+      path: fromResponses ? '/v1/responses' : '/v1/chat/completions',
       key,
-      json: input.request,
+      json: fromResponses ? toResponsesRequest(input.request).body : input.request,
       signal,
       stream: wantsStream,
     });
@@ -156,10 +179,13 @@ export function createChatRouter(context: WorkbenchContext): Router {
         );
       }
       if (wantsStream && upstream.contentType.includes('text/event-stream')) {
-        await answerStream(upstream, response, signal, input.profile);
+        const translator = fromResponses
+          ? createResponsesStreamTranslator(input.request.model)
+          : null;
+        await answerStream(upstream, response, signal, input.profile, translator);
       } else {
         // Not asked to stream, or the gateway chose to answer whole: a JSON chat result.
-        await answerWhole(upstream, response, signal, input.profile);
+        await answerWhole(upstream, response, signal, input.profile, fromResponses);
       }
     } finally {
       upstream.abort();

@@ -48,6 +48,22 @@ beforeAll(async () => {
     if (path === '/v1/chat/completions' && request.body.includes('fail')) {
       return sendJson(response, 402, { error: `Key ${presented} is disabled`, stage: 'admission' });
     }
+    if (path === '/v1/responses' && request.body.includes('"stream":true')) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const failed = {
+        type: 'response.failed',
+        response: {
+          id: 'resp_1',
+          object: 'response',
+          model: 'sim/echo',
+          status: 'failed',
+          error: { code: 'server_error', message: `upstream refused ${presented}` },
+          output: [],
+        },
+      };
+      response.end(`event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`);
+      return;
+    }
     if (path === '/v1/models') return defaultHandler(request, response);
     sendJson(response, 401, { error: `Unknown key ${presented}` });
   });
@@ -91,6 +107,20 @@ beforeAll(async () => {
     await postJson(bff, '/api/chat', {
       profile: 'main',
       request: { model: pastedKey, messages: [] },
+    }),
+  );
+  // The Responses form and embeddings: the gateway's errors echo the key (401, stream failure).
+  responses.push(await postJson(bff, '/api/chat', { ...chat('hello', false), api: 'responses' }));
+  responses.push(await postJson(bff, '/api/chat', { ...chat('hello', true), api: 'responses' }));
+  const embeddings = { model: 'sim/embed-small', input: ['a', 'b'] };
+  responses.push(await postJson(bff, '/api/embeddings', { profile: 'main', request: embeddings }));
+  responses.push(
+    await postJson(bff, '/api/embeddings', { profile: pastedKey, request: embeddings }),
+  );
+  responses.push(
+    await postJson(bff, '/api/embeddings', {
+      profile: 'main',
+      request: { ...embeddings, input: [pastedKey, ''] },
     }),
   );
   responses.push(await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' }));

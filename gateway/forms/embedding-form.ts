@@ -17,6 +17,8 @@ export type EmbeddingAnswer = {
   vectors: number[][];
   /** The prompt tokens charged (the upstream's count, or the gateway's where it gave none). */
   promptTokens: number;
+  /** What was charged, in USD (the OpenAI form shows it as `usage.cost`, as chat does). */
+  costUsd: number;
   request: CanonicalEmbeddingRequest;
 };
 

@@ -73,6 +73,8 @@ describe('POST /v1/embeddings with the openai client', () => {
       usage_estimated: false,
     });
     expect(toNanos(record.cost_usd as number)).toBe(answer.usage.prompt_tokens * PRICE_NANOS);
+    // The answer's own cost field is the record's, as on chat completions.
+    expect((answer.usage as unknown as { cost: number }).cost).toBe(record.cost_usd);
   });
 
   it('sends base64 (little-endian float32) when asked, which the client decodes by default', async () => {

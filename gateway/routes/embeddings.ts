@@ -51,6 +51,7 @@ export async function serveEmbeddings(
         model: run.model.id,
         vectors: run.vectors,
         promptTokens: run.promptTokens,
+        costUsd: run.costUsd,
         request: received.request,
       },
       received.target,

@@ -105,7 +105,8 @@ describe('an openai-compatible upstream', () => {
       .create({ model: OPENAI_MODEL, input: ['alpha', 'beta'], dimensions: 3, user: 'u-1' })
       .withResponse();
     expect(answer.data.map((item) => item.embedding)).toEqual([vectorFor(0), vectorFor(1)]);
-    expect(answer.usage).toEqual({ prompt_tokens: 9, total_tokens: 9 });
+    // The upstream's count, charged at the provider's price (9 × $0.00000002).
+    expect(answer.usage).toEqual({ prompt_tokens: 9, total_tokens: 9, cost: 9 * 0.00000002 });
     const sent = openaiUpstream.requests[0]!;
     expect(sent.path).toBe('/v1/embeddings');
     expect(sent.headers.authorization).toBe(`Bearer ${setup.upstreamKeys['openai-up']}`);

@@ -65,7 +65,11 @@ export const embeddingsForm: EmbeddingForm = {
         embedding: base64 ? toBase64Floats(vector) : vector,
       })),
       model: answer.model,
-      usage: { prompt_tokens: answer.promptTokens, total_tokens: answer.promptTokens },
+      usage: {
+        prompt_tokens: answer.promptTokens,
+        total_tokens: answer.promptTokens,
+        cost: answer.costUsd,
+      },
     };
   },
   errorBody: chatErrorBody,

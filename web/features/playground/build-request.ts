@@ -2,13 +2,17 @@
  * From the session to the exact `POST /api/chat` body: the system prompt and messages in the
  * chat-completion form, the supported parameters the person set, and the tools. The result is
  * checked with the contract's `chatRequestSchema`, so what is sent is what the BFF accepts.
+ * With the Responses API chosen, the body says so and the BFF sends the same conversation to
+ * `POST /v1/responses`; what that form has no field for is left out with a note.
  */
 import { z } from 'zod';
+import { toResponsesRequest } from '../../../contract/responses-form';
 import {
   chatRequestSchema,
   type CatalogModel,
   type ChatMessage,
   type ChatRequest,
+  type InferenceApi,
 } from '../../../contract/workbench-api';
 import {
   parameterProblem,
@@ -108,6 +112,8 @@ export interface BuildRequestInput {
   messages: ConversationMessage[];
   parameters: Parameters;
   toolsText: string;
+  /** The gateway route to send to; chat completions when absent. */
+  api?: InferenceApi;
 }
 
 export type BuildRequestResult =
@@ -182,7 +188,18 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
   if (request.messages.length === 0) problems.push('Write a message first.');
 
   if (problems.length > 0) return { ok: false, problems };
-  const parsed = chatRequestSchema.safeParse({ profile: input.profile, request });
+  if (input.api === 'responses') {
+    for (const field of toResponsesRequest(request).dropped) {
+      if (field === 'stop') delete request.stop;
+      if (field === 'seed') delete request.seed;
+      notes.push(`${field} is not sent: the Responses form has no ${field} field.`);
+    }
+  }
+  const parsed = chatRequestSchema.safeParse({
+    profile: input.profile,
+    ...(input.api === 'responses' ? { api: input.api } : {}),
+    request,
+  });
   if (!parsed.success) {
     return {
       ok: false,

@@ -4,10 +4,10 @@
  * their metrics and charge, the raw exchange, code export, compare, tools and images, history and
  * presets. It talks only to the BFF (`/api`); keys stay there. The pieces live beside it: sending
  * (`use-playground-runs`), saving (`use-history-autosave`), keys (`use-playground-shortcuts`),
- * and the URL's `?model=` (`useSearchParamState`).
+ * the URL's `?model=` and `?api=` (`useSearchParamState`), and, for an embedding model, the
+ * embeddings view (`embeddings/`) in place of the conversation.
  */
 import { useCallback, useId, useMemo, useReducer, useState } from 'react';
-import type { ChatRequest } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
 import { useHealth } from '../../api/health';
 import { useProfile } from '../../app/profile-context';
@@ -16,10 +16,11 @@ import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
 import { PageLayout } from '../../components/page-layout';
 import { useSearchParamState } from '../../lib/use-search-param-state';
-import { buildChatRequest } from './build-request';
-import { CodeDialog } from './components/code-dialog';
+import { codeSubjectOf, codeSubjectOfRun } from './code-subject';
+import { ApiChoice, apiFromParam } from './components/api-choice';
+import { CodeDialog, type CodeSubject } from './components/code-dialog';
 import { CompareLanes, ContinueChoicePanel } from './components/compare-lanes';
-import { Composer, resolveDraft, type ComposerDraft } from './components/composer';
+import { Composer, type ComposerDraft } from './components/composer';
 import { HistoryDialog } from './components/history-dialog';
 import { MessageItem } from './components/message-item';
 import { ModelCombobox } from './components/model-combobox';
@@ -29,9 +30,7 @@ import { RawViewDialog } from './components/raw-view-dialog';
 import { ToolResultsForm } from './components/tool-results-form';
 import { ToolsEditor } from './components/tools-editor';
 import {
-  createMessage,
   createSession,
-  lastSentRequest,
   openToolCalls as findOpenToolCalls,
   playgroundReducer,
 } from './conversation-state';
@@ -43,6 +42,9 @@ import {
   saveConversationCopy,
   type HistoryEntry,
 } from './history-store';
+import { EmbeddingsView } from './embeddings/embeddings-view';
+import { isEmbeddingModel } from './embeddings/similarity';
+import { useEmbeddingsDraft } from './embeddings/use-embeddings-draft';
 import { supportsImages, supportsTools } from './parameters';
 import type { PlaygroundSession, RunRecord } from './playground-types';
 import { useHistoryAutosave } from './use-history-autosave';
@@ -84,6 +86,8 @@ export function PlaygroundPage() {
   const { profile, profiles } = useProfile();
   const { searchParams, setParam } = useSearchParamState();
   const urlModel = searchParams.get('model');
+  const api = apiFromParam(searchParams.get('api'));
+  const embeddingsDraft = useEmbeddingsDraft();
 
   const [initial] = useState(() => initialState(urlModel));
   const [session, dispatch] = useReducer(playgroundReducer, initial.session);
@@ -91,9 +95,7 @@ export function PlaygroundPage() {
   const [restoredNote, setRestoredNote] = useState(initial.restored);
   const [draft, setDraft] = useState<ComposerDraft>(emptyDraft);
   const [rawRun, setRawRun] = useState<RunRecord | null>(null);
-  const [codeRequest, setCodeRequest] = useState<ChatRequest['request'] | null | undefined>(
-    undefined,
-  );
+  const [codeRequest, setCodeRequest] = useState<CodeSubject | null | undefined>(undefined);
   const [historyOpen, setHistoryOpen] = useState(false);
   /** The History entry a re-run kept the dropped turns in (or null when it could not). */
   const [rerunCopy, setRerunCopy] = useState<
@@ -114,6 +116,7 @@ export function PlaygroundPage() {
   const model = session.model || models[0]?.id || '';
   const catalogModel = findModel(model);
   const catalogKnown = catalogQuery.isSuccess;
+  const embeddingModel = isEmbeddingModel(catalogModel);
   const toolsSupported =
     supportsTools(catalogModel) || (catalogKnown && !catalogModel && model !== '');
   const imagesSupported = supportsImages(catalogModel);
@@ -149,6 +152,7 @@ export function PlaygroundPage() {
     dispatch,
     profile,
     model,
+    api,
     findModel,
     draft,
     setDraft,
@@ -170,35 +174,19 @@ export function PlaygroundPage() {
       : null;
 
   function openCode() {
-    if (!profile || !model) {
-      setCodeRequest(null);
-      return;
-    }
-    const sent = runs.hasDraft ? null : lastSentRequest(session.messages);
-    if (sent) {
-      setCodeRequest(sent);
-      return;
-    }
-    const resolved = resolveDraft(draft, openCalls);
-    const messages = runs.hasDraft
-      ? [
-          ...session.messages,
-          createMessage(resolved.role, draft.text, {
-            images: draft.images,
-            ...(resolved.toolCallId ? { toolCallId: resolved.toolCallId } : {}),
-          }),
-        ]
-      : session.messages;
-    const build = buildChatRequest({
-      profile,
-      model,
-      catalogModel,
-      systemPrompt: session.systemPrompt,
-      messages: messages.length > 0 ? messages : [createMessage('user', 'Hello!')],
-      parameters: session.parameters,
-      toolsText: session.toolsText,
-    });
-    setCodeRequest(build.ok ? build.body.request : null);
+    setCodeRequest(
+      codeSubjectOf({
+        profile,
+        model,
+        catalogModel,
+        api,
+        session,
+        draft,
+        hasDraft: runs.hasDraft,
+        openToolCalls: openCalls,
+        embeddingsDraft: embeddingsDraft.draft,
+      }),
+    );
   }
 
   function openHistoryEntry(entry: HistoryEntry) {
@@ -268,7 +256,7 @@ export function PlaygroundPage() {
         </>
       }
     >
-      {restoredNote && (
+      {restoredNote && !embeddingModel && (
         <div
           role="status"
           className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
@@ -282,7 +270,9 @@ export function PlaygroundPage() {
           </Button>
         </div>
       )}
-      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_17rem]">
+      <div
+        className={embeddingModel ? 'grid gap-4' : 'grid gap-4 lg:grid-cols-[minmax(0,1fr)_17rem]'}
+      >
         <div className="flex min-w-0 flex-col gap-3">
           <section
             aria-label="Model choice"
@@ -304,7 +294,15 @@ export function PlaygroundPage() {
                 placeholder={catalogQuery.isPending ? 'Loading the catalog…' : 'Search models…'}
                 className="min-w-0 flex-1 basis-72"
               />
-              <label className="flex h-9 items-center gap-2 text-sm">
+              {!embeddingModel && (
+                <ApiChoice
+                  value={api}
+                  onChange={(choice) =>
+                    setParam('api', choice === 'responses' ? choice : null, 'replace')
+                  }
+                />
+              )}
+              <label className="flex h-9 items-center gap-2 text-sm" hidden={embeddingModel}>
                 <input
                   type="checkbox"
                   checked={session.compareEnabled}
@@ -317,7 +315,8 @@ export function PlaygroundPage() {
               </label>
             </div>
             <div className="flex flex-wrap gap-1.5 text-xs">
-              {catalogModel && (
+              {embeddingModel && <Badge tone="sky">embeddings</Badge>}
+              {catalogModel && !embeddingModel && (
                 <>
                   <Badge tone={toolsSupported ? 'violet' : 'neutral'}>
                     {toolsSupported ? 'tools' : 'no tools'}
@@ -331,7 +330,7 @@ export function PlaygroundPage() {
                 <Badge tone="amber">not in the catalog</Badge>
               )}
             </div>
-            {session.compareEnabled && (
+            {session.compareEnabled && !embeddingModel && (
               <div className="flex flex-col gap-2 border-t border-zinc-200 pt-2 dark:border-zinc-800">
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
                   Send runs the same conversation and parameters on every model at once.
@@ -369,180 +368,190 @@ export function PlaygroundPage() {
             )}
           </section>
 
-          <div className="flex flex-col gap-1">
-            <label
-              htmlFor={systemPromptId}
-              className="text-xs font-medium text-zinc-600 dark:text-zinc-400"
-            >
-              System prompt
-            </label>
-            <textarea
-              id={systemPromptId}
-              value={session.systemPrompt}
-              onChange={(event) =>
-                dispatch({ type: 'systemPromptChanged', text: event.target.value })
-              }
-              rows={2}
-              placeholder="Optional instructions sent first, as a system message"
-              className="w-full resize-y rounded-md border border-zinc-300 bg-white p-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
-            />
-          </div>
-
-          {session.messages.length > 0 && (
-            <ol aria-label="Conversation" className="flex flex-col gap-2">
-              {session.messages.map((message, index) => (
-                <MessageItem
-                  key={message.id}
-                  message={message}
-                  position={index + 1}
-                  model={findModel(message.run?.model ?? model)}
-                  locked={runs.running}
-                  onEdit={(changes) => dispatch({ type: 'messageEdited', id: message.id, changes })}
-                  onDelete={() => dispatch({ type: 'messageDeleted', id: message.id })}
-                  onRerun={() => runs.rerunFrom(message)}
-                  onRemoveImage={(imageIndex) =>
-                    dispatch({
-                      type: 'messageEdited',
-                      id: message.id,
-                      changes: {
-                        images: message.images.filter((_, other) => other !== imageIndex),
-                      },
-                    })
+          {embeddingModel ? (
+            <EmbeddingsView profile={profile} model={model} draftState={embeddingsDraft} />
+          ) : (
+            <>
+              <div className="flex flex-col gap-1">
+                <label
+                  htmlFor={systemPromptId}
+                  className="text-xs font-medium text-zinc-600 dark:text-zinc-400"
+                >
+                  System prompt
+                </label>
+                <textarea
+                  id={systemPromptId}
+                  value={session.systemPrompt}
+                  onChange={(event) =>
+                    dispatch({ type: 'systemPromptChanged', text: event.target.value })
                   }
-                  onShowRaw={setRawRun}
-                  onShowCode={(run) => setCodeRequest(run.request.request)}
+                  rows={2}
+                  placeholder="Optional instructions sent first, as a system message"
+                  className="w-full resize-y rounded-md border border-zinc-300 bg-white p-2 text-sm dark:border-zinc-700 dark:bg-zinc-900"
                 />
-              ))}
-            </ol>
-          )}
+              </div>
 
-          {pendingToolCalls && (
-            <ToolResultsForm
-              key={lastMessage?.id}
-              toolCalls={pendingToolCalls}
-              disabled={runs.running}
-              onSubmit={runs.submitToolResults}
-            />
-          )}
-
-          <CompareLanes
-            lanes={session.compareLanes}
-            findModel={findModel}
-            running={runs.running}
-            onKeep={(replyId) => {
-              const lane = session.compareLanes.find(
-                (candidate) => candidate.reply?.id === replyId,
-              );
-              dispatch({ type: 'compareReplyKept', replyId });
-              if (lane) chooseModel(lane.model);
-            }}
-            onShowRaw={setRawRun}
-            onShowCode={(run) => setCodeRequest(run.request.request)}
-          />
-
-          {runs.continueChoice && (
-            <ContinueChoicePanel
-              lanes={runs.keepableLanes}
-              action={runs.continueChoice}
-              onChoose={runs.continueWith}
-              onCancel={runs.cancelContinue}
-            />
-          )}
-          {rerunCopy && (
-            <div
-              role="status"
-              className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
-            >
-              {rerunCopy.kept ? (
-                <>
-                  <span>
-                    The re-run replaced the turns after it. The conversation as it was is kept in
-                    History as “{rerunCopy.title}”.
-                  </span>
-                  <Button
-                    size="small"
-                    disabled={runs.running}
-                    onClick={() => {
-                      const entry = historyStore
-                        .read()
-                        .find((candidate) => candidate.id === rerunCopy.id);
-                      if (entry) openHistoryEntry(entry);
-                    }}
-                  >
-                    Open the earlier conversation
-                  </Button>
-                </>
-              ) : (
-                <span>
-                  The re-run replaced the turns after it, and the browser’s storage is full or
-                  blocked, so no copy of them could be kept.
-                </span>
+              {session.messages.length > 0 && (
+                <ol aria-label="Conversation" className="flex flex-col gap-2">
+                  {session.messages.map((message, index) => (
+                    <MessageItem
+                      key={message.id}
+                      message={message}
+                      position={index + 1}
+                      model={findModel(message.run?.model ?? model)}
+                      locked={runs.running}
+                      onEdit={(changes) =>
+                        dispatch({ type: 'messageEdited', id: message.id, changes })
+                      }
+                      onDelete={() => dispatch({ type: 'messageDeleted', id: message.id })}
+                      onRerun={() => runs.rerunFrom(message)}
+                      onRemoveImage={(imageIndex) =>
+                        dispatch({
+                          type: 'messageEdited',
+                          id: message.id,
+                          changes: {
+                            images: message.images.filter((_, other) => other !== imageIndex),
+                          },
+                        })
+                      }
+                      onShowRaw={setRawRun}
+                      onShowCode={(run) => setCodeRequest(codeSubjectOfRun(run))}
+                    />
+                  ))}
+                </ol>
               )}
-              <Button size="small" variant="ghost" onClick={() => setRerunCopy(null)}>
-                Dismiss
-              </Button>
-            </div>
-          )}
-          {runs.problems.length > 0 && (
-            <div
-              role="alert"
-              className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100"
-            >
-              <p className="font-semibold">Not sent:</p>
-              <ul className="mt-1 list-disc pl-5">
-                {runs.problems.map((problem) => (
-                  <li key={problem}>{problem}</li>
-                ))}
-              </ul>
-            </div>
-          )}
-          {runs.notes.length > 0 && (
-            <ul className="text-xs text-amber-800 dark:text-amber-300">
-              {runs.notes.map((note) => (
-                <li key={note}>{note}</li>
-              ))}
-            </ul>
-          )}
-          {historyNote && (
-            <p className="text-xs text-amber-800 dark:text-amber-300">{historyNote}</p>
-          )}
-          {conversationImagesNote && (
-            <p role="alert" className="text-xs text-amber-900 dark:text-amber-200">
-              {conversationImagesNote}
-            </p>
-          )}
 
-          <Composer
-            draft={draft}
-            onDraftChange={setDraft}
-            running={runs.running}
-            imagesSupported={imagesSupported}
-            imagesReason={imagesReason}
-            openToolCalls={openCalls}
-            sendDisabledReason={sendDisabledReason}
-            onSend={runs.send}
-            onAdd={runs.addDraft}
-            onStop={runs.stop}
-          />
+              {pendingToolCalls && (
+                <ToolResultsForm
+                  key={lastMessage?.id}
+                  toolCalls={pendingToolCalls}
+                  disabled={runs.running}
+                  onSubmit={runs.submitToolResults}
+                />
+              )}
+
+              <CompareLanes
+                lanes={session.compareLanes}
+                findModel={findModel}
+                running={runs.running}
+                onKeep={(replyId) => {
+                  const lane = session.compareLanes.find(
+                    (candidate) => candidate.reply?.id === replyId,
+                  );
+                  dispatch({ type: 'compareReplyKept', replyId });
+                  if (lane) chooseModel(lane.model);
+                }}
+                onShowRaw={setRawRun}
+                onShowCode={(run) => setCodeRequest(codeSubjectOfRun(run))}
+              />
+
+              {runs.continueChoice && (
+                <ContinueChoicePanel
+                  lanes={runs.keepableLanes}
+                  action={runs.continueChoice}
+                  onChoose={runs.continueWith}
+                  onCancel={runs.cancelContinue}
+                />
+              )}
+              {rerunCopy && (
+                <div
+                  role="status"
+                  className="flex flex-wrap items-center gap-2 rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-950 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-100"
+                >
+                  {rerunCopy.kept ? (
+                    <>
+                      <span>
+                        The re-run replaced the turns after it. The conversation as it was is kept
+                        in History as “{rerunCopy.title}”.
+                      </span>
+                      <Button
+                        size="small"
+                        disabled={runs.running}
+                        onClick={() => {
+                          const entry = historyStore
+                            .read()
+                            .find((candidate) => candidate.id === rerunCopy.id);
+                          if (entry) openHistoryEntry(entry);
+                        }}
+                      >
+                        Open the earlier conversation
+                      </Button>
+                    </>
+                  ) : (
+                    <span>
+                      The re-run replaced the turns after it, and the browser’s storage is full or
+                      blocked, so no copy of them could be kept.
+                    </span>
+                  )}
+                  <Button size="small" variant="ghost" onClick={() => setRerunCopy(null)}>
+                    Dismiss
+                  </Button>
+                </div>
+              )}
+              {runs.problems.length > 0 && (
+                <div
+                  role="alert"
+                  className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-950 dark:border-red-800 dark:bg-red-950/40 dark:text-red-100"
+                >
+                  <p className="font-semibold">Not sent:</p>
+                  <ul className="mt-1 list-disc pl-5">
+                    {runs.problems.map((problem) => (
+                      <li key={problem}>{problem}</li>
+                    ))}
+                  </ul>
+                </div>
+              )}
+              {runs.notes.length > 0 && (
+                <ul className="text-xs text-amber-800 dark:text-amber-300">
+                  {runs.notes.map((note) => (
+                    <li key={note}>{note}</li>
+                  ))}
+                </ul>
+              )}
+              {historyNote && (
+                <p className="text-xs text-amber-800 dark:text-amber-300">{historyNote}</p>
+              )}
+              {conversationImagesNote && (
+                <p role="alert" className="text-xs text-amber-900 dark:text-amber-200">
+                  {conversationImagesNote}
+                </p>
+              )}
+
+              <Composer
+                draft={draft}
+                onDraftChange={setDraft}
+                running={runs.running}
+                imagesSupported={imagesSupported}
+                imagesReason={imagesReason}
+                openToolCalls={openCalls}
+                sendDisabledReason={sendDisabledReason}
+                onSend={runs.send}
+                onAdd={runs.addDraft}
+                onStop={runs.stop}
+              />
+            </>
+          )}
         </div>
 
-        <aside
-          aria-label="Request settings"
-          className="flex flex-col gap-5 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
-        >
-          <ParametersPanel
-            parameters={session.parameters}
-            model={catalogModel}
-            onChange={(changes) => dispatch({ type: 'parametersChanged', changes })}
-          />
-          <ToolsEditor
-            text={session.toolsText}
-            onChange={(text) => dispatch({ type: 'toolsTextChanged', text })}
-            supported={toolsSupported}
-            modelId={model}
-            inCatalog={catalogModel !== undefined}
-          />
-        </aside>
+        {!embeddingModel && (
+          <aside
+            aria-label="Request settings"
+            className="flex flex-col gap-5 lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)] lg:self-start lg:overflow-y-auto"
+          >
+            <ParametersPanel
+              parameters={session.parameters}
+              model={catalogModel}
+              onChange={(changes) => dispatch({ type: 'parametersChanged', changes })}
+            />
+            <ToolsEditor
+              text={session.toolsText}
+              onChange={(text) => dispatch({ type: 'toolsTextChanged', text })}
+              supported={toolsSupported}
+              modelId={model}
+              inCatalog={catalogModel !== undefined}
+            />
+          </aside>
+        )}
       </div>
 
       <RawViewDialog
@@ -556,9 +565,9 @@ export function PlaygroundPage() {
         onOpenChange={(open) => {
           if (!open) setCodeRequest(undefined);
         }}
-        request={codeRequest ?? null}
+        subject={codeRequest ?? null}
         gatewayBaseUrl={gatewayBaseUrl}
-        model={codeRequest ? findModel(codeRequest.model) : catalogModel}
+        model={codeRequest ? findModel(codeRequest.request.model) : catalogModel}
       />
       <HistoryDialog
         open={historyOpen}

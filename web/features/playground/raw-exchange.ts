@@ -2,6 +2,7 @@
  * The raw view's texts: the exact body the browser sent to the BFF, the gateway request the BFF
  * makes from it (with the key masked: the browser never has it), and what came back.
  */
+import { toResponsesRequest } from '../../../contract/responses-form';
 import type { ChatRequest } from '../../../contract/workbench-api';
 import { openAiBaseUrl } from './code-export/shared';
 import type { RawResponse, RawStreamEvent } from './playground-types';
@@ -18,19 +19,23 @@ export function bffRequestText(body: ChatRequest): string {
   ].join('\n');
 }
 
-/** The gateway call as the BFF sends it: the profile becomes the key, the request goes as is. */
+/**
+ * The gateway call as the BFF sends it: the profile becomes the key, the request goes as is, or
+ * in the Responses form when that API was chosen (whose answer the BFF reads back as chat).
+ */
 export function gatewayRequestText(
   gatewayBaseUrl: string,
   body: ChatRequest,
   maskedKey: string | null,
 ): string {
+  const responses = body.api === 'responses';
   return [
-    `POST ${openAiBaseUrl(gatewayBaseUrl)}/chat/completions`,
+    `POST ${openAiBaseUrl(gatewayBaseUrl)}/${responses ? 'responses' : 'chat/completions'}`,
     `Authorization: Bearer ${maskedKey ?? unknownMaskedKey}`,
     'Content-Type: application/json',
     ...(body.request.stream ? ['Accept: text/event-stream'] : []),
     '',
-    JSON.stringify(body.request, null, 2),
+    JSON.stringify(responses ? toResponsesRequest(body.request).body : body.request, null, 2),
   ].join('\n');
 }
 

@@ -5,7 +5,7 @@
  * the replies, so sending one first asks which.
  */
 import { useState } from 'react';
-import type { CatalogModel } from '../../../contract/workbench-api';
+import type { CatalogModel, InferenceApi } from '../../../contract/workbench-api';
 import { buildChatRequest } from './build-request';
 import { resolveDraft, type ComposerDraft } from './components/composer';
 import {
@@ -25,6 +25,8 @@ export interface PlaygroundRunsInput {
   profile: string | null;
   /** The chosen model (the catalog's first until one is chosen). */
   model: string;
+  /** The gateway route the requests go to (`?api=`). */
+  api: InferenceApi;
   findModel(id: string): CatalogModel | undefined;
   draft: ComposerDraft;
   setDraft(draft: ComposerDraft): void;
@@ -87,6 +89,7 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
             messages,
             parameters: session.parameters,
             toolsText: session.toolsText,
+            api: input.api,
           })
         : ({ ok: false, problems: ['No key profile.'] } as const),
     }));

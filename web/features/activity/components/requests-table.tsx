@@ -19,6 +19,10 @@ export function formName(form: string): string {
   switch (form) {
     case 'chat_completions':
       return 'Chat completions';
+    case 'responses':
+      return 'Responses';
+    case 'embeddings':
+      return 'Embeddings';
     case 'messages':
       return 'Messages';
     case 'gemini':

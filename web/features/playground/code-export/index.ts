@@ -1,21 +1,35 @@
 /**
  * "Get code": one generator per language and client, all pure functions of the request and the
- * gateway's base URL. The native forms are offered only for the models they fit.
+ * gateway's base URL. The native forms are offered only for the models they fit. With the
+ * Responses API chosen, curl and the `openai` clients call `/v1/responses`; an embedding model
+ * gets its own targets for `/v1/embeddings`.
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import { generateAnthropicTypeScript } from './anthropic-typescript';
 import { generateCurl } from './curl';
 import { generateGeminiTypeScript } from './gemini-typescript';
 import { generateOpenAiPython } from './openai-python';
+import {
+  generateEmbeddingsCurl,
+  generateEmbeddingsPython,
+  generateEmbeddingsTypeScript,
+  type EmbeddingsCodeInput,
+} from './openai-embeddings';
+import {
+  generateResponsesCurl,
+  generateResponsesPython,
+  generateResponsesTypeScript,
+} from './openai-responses';
 import { generateOpenAiTypeScript } from './openai-typescript';
 import type { CodeExportInput } from './shared';
 
 export type { CodeExportInput } from './shared';
+export type { EmbeddingsCodeInput } from './openai-embeddings';
 
 export type CodeTargetId =
   'curl' | 'openai-typescript' | 'openai-python' | 'anthropic-typescript' | 'gemini-typescript';
 
-export interface CodeTarget {
+export interface CodeTarget<Input = CodeExportInput> {
   id: CodeTargetId;
   label: string;
   /** The language, for highlighting. */
@@ -27,8 +41,13 @@ export interface CodeTarget {
   fileName: string;
   /** How to run the saved file, with what to install first. */
   howToRun: string;
-  generate(input: CodeExportInput): string;
+  generate(input: Input): string;
 }
+
+/** The chat generator, or the Responses one when that API is chosen. */
+const byApi =
+  (chat: (input: CodeExportInput) => string, responses: (input: CodeExportInput) => string) =>
+  (input: CodeExportInput) => (input.api === 'responses' ? responses(input) : chat(input));
 
 export const codeTargets: readonly CodeTarget[] = [
   {
@@ -37,7 +56,7 @@ export const codeTargets: readonly CodeTarget[] = [
     language: 'bash',
     fileName: 'request.sh',
     howToRun: 'bash request.sh',
-    generate: generateCurl,
+    generate: byApi(generateCurl, generateResponsesCurl),
   },
   {
     id: 'openai-typescript',
@@ -45,7 +64,7 @@ export const codeTargets: readonly CodeTarget[] = [
     language: 'typescript',
     fileName: 'openai.mjs',
     howToRun: 'npm install openai && node openai.mjs',
-    generate: generateOpenAiTypeScript,
+    generate: byApi(generateOpenAiTypeScript, generateResponsesTypeScript),
   },
   {
     id: 'openai-python',
@@ -53,7 +72,7 @@ export const codeTargets: readonly CodeTarget[] = [
     language: 'python',
     fileName: 'request.py',
     howToRun: 'pip install openai && python request.py',
-    generate: generateOpenAiPython,
+    generate: byApi(generateOpenAiPython, generateResponsesPython),
   },
   {
     id: 'anthropic-typescript',
@@ -70,6 +89,34 @@ export const codeTargets: readonly CodeTarget[] = [
     fileName: 'gemini.mjs',
     howToRun: 'npm install @google/genai && node gemini.mjs',
     generate: generateGeminiTypeScript,
+  },
+];
+
+/** The targets for an embedding model: `POST /v1/embeddings` with curl and the `openai` clients. */
+export const embeddingsCodeTargets: readonly CodeTarget<EmbeddingsCodeInput>[] = [
+  {
+    id: 'curl',
+    label: 'curl',
+    language: 'bash',
+    fileName: 'embeddings.sh',
+    howToRun: 'bash embeddings.sh',
+    generate: generateEmbeddingsCurl,
+  },
+  {
+    id: 'openai-typescript',
+    label: 'JavaScript (openai)',
+    language: 'typescript',
+    fileName: 'embeddings.mjs',
+    howToRun: 'npm install openai && node embeddings.mjs',
+    generate: generateEmbeddingsTypeScript,
+  },
+  {
+    id: 'openai-python',
+    label: 'Python (openai)',
+    language: 'python',
+    fileName: 'embeddings.py',
+    howToRun: 'pip install openai && python embeddings.py',
+    generate: generateEmbeddingsPython,
   },
 ];
 

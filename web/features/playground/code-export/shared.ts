@@ -2,7 +2,7 @@
  * What every code generator shares: its input, the gateway base addresses, and the safety net
  * that keeps a key out of any snippet.
  */
-import type { ChatMessage, ChatRequest } from '../../../../contract/workbench-api';
+import type { ChatMessage, ChatRequest, InferenceApi } from '../../../../contract/workbench-api';
 
 /** The request to export and where the gateway is. Never a key: snippets read it from the environment. */
 export interface CodeExportInput {
@@ -10,6 +10,8 @@ export interface CodeExportInput {
   gatewayBaseUrl: string;
   /** The chat-completion request the playground sends (the BFF body's `request`). */
   request: ChatRequest['request'];
+  /** The route the playground sends it to: the OpenAI snippets follow it; chat when absent. */
+  api?: InferenceApi;
   /** The environment variable the snippet reads the key from. */
   keyVariable?: string;
 }

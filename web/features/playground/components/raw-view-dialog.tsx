@@ -69,6 +69,12 @@ export function RawViewDialog({
               <span className="font-mono">{run.cfRay ?? '—'}</span> · BFF time to first byte{' '}
               {formatDuration(run.meta?.ttfb_ms)} · total {formatDuration(run.meta?.total_ms)}
             </p>
+            {run.request.api === 'responses' && (
+              <p className="text-xs text-zinc-600 dark:text-zinc-400">
+                The gateway answered in the Responses form; the workbench server passed it on in the
+                chat-completion shape shown here.
+              </p>
+            )}
             <CodeBlock
               code={responseText(run.response)}
               language={run.response?.kind === 'json' ? 'json' : 'plaintext'}
