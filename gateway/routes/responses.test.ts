@@ -259,3 +259,39 @@ describe('stored responses belong to their key', () => {
     expect((await childClient.responses.retrieve(answer.id)).id).toBe(answer.id);
   });
 });
+
+describe('reasoning on the Responses form', () => {
+  it('answers the simulated reasoner with a reasoning item, its tokens in the usage', async () => {
+    const answer = await client.responses.create({
+      model: 'sim/reasoner-large',
+      input: 'Why is the sky blue?',
+      reasoning: { effort: 'low', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
+      max_output_tokens: 400,
+      store: false,
+    });
+    const reasoning = answer.output.find((item) => item.type === 'reasoning');
+    expect(reasoning?.type === 'reasoning' && reasoning.summary[0]?.text.length).toBeGreaterThan(0);
+    expect(reasoning?.type === 'reasoning' && reasoning.encrypted_content).toMatch(/^gw1:/);
+    expect(answer.usage!.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+    expect(answer.usage!.output_tokens_details.reasoning_tokens).toBeLessThan(
+      answer.usage!.output_tokens,
+    );
+
+    const stream = await client.responses.create({
+      model: 'sim/reasoner-large',
+      input: 'Why is the sky blue?',
+      reasoning: { effort: 'low', summary: 'auto' },
+      max_output_tokens: 400,
+      stream: true,
+      store: false,
+    });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    // The summary streams before the answer's text.
+    expect(types.indexOf('response.reasoning_summary_text.delta')).toBeGreaterThan(-1);
+    expect(types.indexOf('response.reasoning_summary_text.delta')).toBeLessThan(
+      types.indexOf('response.output_text.delta'),
+    );
+  });
+});
