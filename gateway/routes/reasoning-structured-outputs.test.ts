@@ -99,12 +99,7 @@ type Seen = {
   ray: string;
 };
 
-async function ask(
-  form: Form,
-  model: string,
-  body: Json,
-  stream: boolean,
-): Promise<Seen> {
+async function ask(form: Form, model: string, body: Json, stream: boolean): Promise<Seen> {
   const response = await callForm(form, gateway.url, key, model, body, { stream });
   const text = await response.text();
   expect(response.status, text).toBe(200);
