@@ -210,6 +210,32 @@ describe('POST /v1/responses with the openai client', () => {
     await expect(client.responses.retrieve(answer.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('answers text.format json_schema with JSON that fits the schema', async () => {
+    const answer = await client.responses.create({
+      model: 'sim/chat-standard',
+      input: 'The weather in Paris, as data.',
+      text: {
+        format: {
+          type: 'json_schema',
+          name: 'weather',
+          strict: true,
+          schema: {
+            type: 'object',
+            properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+            required: ['city', 'celsius'],
+            additionalProperties: false,
+          },
+        },
+      },
+      store: false,
+    });
+    const parsed = JSON.parse(answer.output_text) as Record<string, unknown>;
+    expect(Object.keys(parsed).sort()).toEqual(['celsius', 'city']);
+    expect(typeof parsed.city).toBe('string');
+    expect(typeof parsed.celsius).toBe('number');
+    expect(answer.text.format).toMatchObject({ type: 'json_schema', name: 'weather' });
+  });
+
   it('refuses a field it cannot read, naming it', async () => {
     const error = await client.responses
       .create({ model: 'sim/chat-standard', input: 'Hi', max_output_tokens: -1 })
