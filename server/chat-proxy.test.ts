@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chatResultSchema, apiErrorSchema, type CallMeta } from '../contract/workbench-api';
 import {
   cfRayOf,
@@ -7,31 +7,11 @@ import {
   completionBody,
   inferenceHeaders,
   sendJson,
-  startFakeGateway,
-  type FakeGateway,
 } from './test-support/fake-gateway';
-import {
-  fakeKey,
-  openRequest,
-  openStream,
-  postJson,
-  startTestBff,
-  type TestBff,
-} from './test-support/harness';
+import { useGatewayAndBff } from './test-support/gateway-and-bff';
+import { openRequest, openStream, postJson } from './test-support/harness';
 
-let gateway: FakeGateway;
-let bff: TestBff;
-const key = fakeKey();
-
-beforeEach(async () => {
-  gateway = await startFakeGateway();
-  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
-});
-
-afterEach(async () => {
-  await bff.close();
-  await gateway.close();
-});
+const proxy = useGatewayAndBff();
 
 const chatBody = (stream: boolean) => ({
   profile: 'main',
@@ -45,7 +25,7 @@ const chatBody = (stream: boolean) => ({
 
 describe('POST /api/chat', () => {
   it('sends the profile key as Bearer and returns the completion with its meta', async () => {
-    const response = await postJson(bff, '/api/chat', chatBody(false));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(false));
     expect(response.status).toBe(200);
     const result = chatResultSchema.parse(response.json());
     expect(result.meta.upstream_status).toBe(200);
@@ -54,37 +34,37 @@ describe('POST /api/chat', () => {
     expect(result.body).toEqual(completionBody('sim/echo'));
     // The provider that answered, from the gateway's header; one attempt when it says no more.
     expect(result.meta).toMatchObject({ provider: 'primary', attempts: 1 });
-    const sent = gateway.requests.at(-1);
+    const sent = proxy.gateway.requests.at(-1);
     expect(sent?.url).toBe('/v1/chat/completions');
-    expect(sent?.headers.authorization).toBe(`Bearer ${key}`);
+    expect(sent?.headers.authorization).toBe(`Bearer ${proxy.key}`);
     expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ model: 'sim/echo', max_tokens: 5 });
   });
 
   it('passes a gateway error body on with keys masked, and the upstream status in meta', async () => {
-    gateway.setHandler((_request, response) =>
+    proxy.gateway.setHandler((_request, response) =>
       sendJson(response, 402, {
-        error: `Key ${key} is disabled`,
+        error: `Key ${proxy.key} is disabled`,
         type: 'key_disabled',
         stage: 'admission',
       }),
     );
-    const response = await postJson(bff, '/api/chat', chatBody(false));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(false));
     expect(response.status).toBe(200);
-    expect(response.text).not.toContain(key);
+    expect(response.text).not.toContain(proxy.key);
     const result = chatResultSchema.parse(response.json());
     expect(result.meta.upstream_status).toBe(402);
     expect((result.body as { error: string }).error).toMatch(/^Key sk-.{4}….{4} is disabled$/);
   });
 
   it('turns a gateway error before a stream into a JSON API error with its stage', async () => {
-    gateway.setHandler((_request, response) =>
+    proxy.gateway.setHandler((_request, response) =>
       sendJson(response, 402, {
         error: 'depleted',
         type: 'insufficient_balance',
         stage: 'admission',
       }),
     );
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(402);
     const error = apiErrorSchema.parse(response.json()).error;
     expect(error).toMatchObject({
@@ -96,7 +76,7 @@ describe('POST /api/chat', () => {
   });
 
   it('streams: meta first, the gateway lines unchanged, then done; with the stream headers', async () => {
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(response.headers['cache-control']).toBe('no-cache, no-transform');
@@ -123,7 +103,7 @@ describe('POST /api/chat', () => {
   });
 
   it('passes on the provider and the number of attempts when the gateway fell back', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(
         200,
         inferenceHeaders('text/event-stream', cfRayOf(9), {
@@ -133,14 +113,14 @@ describe('POST /api/chat', () => {
       );
       response.end(`${chunkLine('OK')}data: [DONE]\n\n`);
     });
-    const streamed = await postJson(bff, '/api/chat', chatBody(true));
+    const streamed = await postJson(proxy.bff, '/api/chat', chatBody(true));
     const meta = JSON.parse(streamed.text.split('\n\n')[0]!.split('data: ')[1]!) as CallMeta;
     expect(meta).toMatchObject({ provider: 'backup', attempts: 3 });
     expect(streamed.text).toMatch(/event: done\ndata: \{[^\n]*"provider":"backup","attempts":3/);
   });
 
   it('passes on what the gateway dropped or changed, and only well-formed entries', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, {
         'content-type': 'application/json',
         'x-gateway-provider': 'primary',
@@ -150,7 +130,7 @@ describe('POST /api/chat', () => {
       response.end(JSON.stringify(completionBody()));
     });
     const result = chatResultSchema.parse(
-      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+      (await postJson(proxy.bff, '/api/chat', chatBody(false))).json(),
     );
     expect(result.meta.translation).toEqual({
       dropped: ['generationConfig.topK', 'thinking'],
@@ -168,12 +148,12 @@ describe('POST /api/chat', () => {
     ],
     ['no routing headers at all', {}, null, null],
   ])('keeps only well-formed routing headers: %s', async (_case, headers, provider, attempts) => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(completionBody()));
     });
     const result = chatResultSchema.parse(
-      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+      (await postJson(proxy.bff, '/api/chat', chatBody(false))).json(),
     );
     expect(result.meta).toMatchObject({ provider, attempts });
   });
@@ -184,7 +164,7 @@ describe('POST /api/chat', () => {
       finishGateway = resolve;
     });
     let gatewayDone = false;
-    gateway.setHandler(async (_request, response) => {
+    proxy.gateway.setHandler(async (_request, response) => {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
         'cf-ray': '0000000000000001-TST',
@@ -195,7 +175,7 @@ describe('POST /api/chat', () => {
       response.end('data: [DONE]\n\n');
       gatewayDone = true;
     });
-    const stream = openStream(bff, chatBody(true));
+    const stream = openStream(proxy.bff, chatBody(true));
     const received = await stream.waitFor((text) => text.includes('"first"'));
     // The gateway is still holding its answer open: what arrived cannot have been buffered.
     expect(gatewayDone).toBe(false);
@@ -210,7 +190,7 @@ describe('POST /api/chat', () => {
     const piece = chunkLine('x'.repeat(64 * 1024));
     const pieces = 750;
     let written = 0;
-    gateway.setHandler(async (_request, response) => {
+    proxy.gateway.setHandler(async (_request, response) => {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
         'cf-ray': '0000000000000003-TST',
@@ -223,7 +203,7 @@ describe('POST /api/chat', () => {
       }
       response.end('data: [DONE]\n\n');
     });
-    const request = openRequest(bff, 'POST', '/api/chat', chatBody(true));
+    const request = openRequest(proxy.bff, 'POST', '/api/chat', chatBody(true));
     const reply = await new Promise<IncomingMessage>((resolve) => request.on('response', resolve));
     reply.pause();
     // While the browser reads nothing, the gateway is held back, not read to its end.
@@ -242,7 +222,7 @@ describe('POST /api/chat', () => {
   });
 
   it('aborts the gateway request when the browser goes away mid-stream', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, {
         'content-type': 'text/event-stream',
         'cf-ray': '0000000000000002-TST',
@@ -250,34 +230,34 @@ describe('POST /api/chat', () => {
       response.write(chunkLine('first'));
       // Never ends on its own: only an abort from the BFF closes it.
     });
-    const stream = openStream(bff, chatBody(true));
+    const stream = openStream(proxy.bff, chatBody(true));
     await stream.waitFor((text) => text.includes('"first"'));
     stream.request.destroy();
-    await gateway.requests.at(-1)!.clientGone;
-    expect(gateway.requests.at(-1)!.url).toBe('/v1/chat/completions');
+    await proxy.gateway.requests.at(-1)!.clientGone;
+    expect(proxy.gateway.requests.at(-1)!.url).toBe('/v1/chat/completions');
     // The BFF logged the request as ended by the client.
     await expect
-      .poll(() => bff.logLines.some((line) => line.includes('"client_closed":true')))
+      .poll(() => proxy.bff.logLines.some((line) => line.includes('"client_closed":true')))
       .toBe(true);
   });
 
   it('aborts a non-streamed gateway call when the browser goes away', async () => {
-    gateway.setHandler(() => {
+    proxy.gateway.setHandler(() => {
       // Holds the answer: a slow, non-streamed completion.
     });
-    const request = openRequest(bff, 'POST', '/api/chat', chatBody(false));
-    await expect.poll(() => gateway.requests.length).toBe(1);
+    const request = openRequest(proxy.bff, 'POST', '/api/chat', chatBody(false));
+    await expect.poll(() => proxy.gateway.requests.length).toBe(1);
     request.destroy();
-    await gateway.requests[0]!.clientGone;
+    await proxy.gateway.requests[0]!.clientGone;
   });
 
   it('reports a gateway that breaks off mid-stream as an error event, then done', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(chunkLine('partial'));
       setImmediate(() => response.destroy());
     });
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(200);
     expect(response.text).toContain('"partial"');
     expect(response.text).toMatch(
@@ -287,12 +267,15 @@ describe('POST /api/chat', () => {
   });
 
   it('answers an unknown profile with 404 naming the field', async () => {
-    const response = await postJson(bff, '/api/chat', { ...chatBody(false), profile: 'nobody' });
+    const response = await postJson(proxy.bff, '/api/chat', {
+      ...chatBody(false),
+      profile: 'nobody',
+    });
     expect(response.status).toBe(404);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
       stage: 'profile',
       field: 'profile',
     });
-    expect(gateway.requests).toHaveLength(0);
+    expect(proxy.gateway.requests).toHaveLength(0);
   });
 });

@@ -4,30 +4,13 @@
  * reads, plain and streamed; Stop reaches the gateway; errors pass as the gateway wrote them.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chatResultSchema, apiErrorSchema } from '../contract/workbench-api';
-import {
-  cfRayOf,
-  inferenceHeaders,
-  sendJson,
-  startFakeGateway,
-  type FakeGateway,
-} from './test-support/fake-gateway';
-import { fakeKey, openStream, postJson, startTestBff, type TestBff } from './test-support/harness';
+import { cfRayOf, inferenceHeaders, sendJson } from './test-support/fake-gateway';
+import { useGatewayAndBff } from './test-support/gateway-and-bff';
+import { openStream, postJson } from './test-support/harness';
 
-let gateway: FakeGateway;
-let bff: TestBff;
-const key = fakeKey();
-
-beforeEach(async () => {
-  gateway = await startFakeGateway();
-  bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
-});
-
-afterEach(async () => {
-  await bff.close();
-  await gateway.close();
-});
+const proxy = useGatewayAndBff();
 
 const chatBody = (stream: boolean) => ({
   profile: 'main',
@@ -93,15 +76,15 @@ function dataPayloads(text: string): unknown[] {
 
 describe('POST /api/chat with api "responses"', () => {
   it('sends the conversation as Responses input and answers a chat completion with cost', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, inferenceHeaders('application/json', cfRayOf(200)));
       response.end(JSON.stringify(responseObject()));
     });
-    const response = await postJson(bff, '/api/chat', chatBody(false));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(false));
     expect(response.status).toBe(200);
-    const sent = gateway.requests.at(-1);
+    const sent = proxy.gateway.requests.at(-1);
     expect(sent?.url).toBe('/v1/responses');
-    expect(sent?.headers.authorization).toBe(`Bearer ${key}`);
+    expect(sent?.headers.authorization).toBe(`Bearer ${proxy.key}`);
     expect(JSON.parse(sent?.body ?? '{}')).toEqual({
       model: 'sim/echo',
       instructions: 'Be brief.',
@@ -131,7 +114,7 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('names an answer cut short by max_output_tokens "length"', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       response.writeHead(200, inferenceHeaders('application/json', cfRayOf(200)));
       response.end(
         JSON.stringify(
@@ -143,13 +126,13 @@ describe('POST /api/chat with api "responses"', () => {
       );
     });
     const result = chatResultSchema.parse(
-      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+      (await postJson(proxy.bff, '/api/chat', chatBody(false))).json(),
     );
     expect(result.body).toMatchObject({ choices: [{ finish_reason: 'length' }] });
   });
 
   it('streams text deltas as chat chunks, usage and cost last, then [DONE] and done', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       writeStreamStart(response);
       response.write(eventLine({ type: 'response.in_progress', sequence_number: 1 }));
       response.write(
@@ -162,10 +145,10 @@ describe('POST /api/chat with api "responses"', () => {
         eventLine({ type: 'response.completed', sequence_number: 4, response: responseObject() }),
       );
     });
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
-    expect(JSON.parse(gateway.requests.at(-1)?.body ?? '{}')).toMatchObject({
+    expect(JSON.parse(proxy.gateway.requests.at(-1)?.body ?? '{}')).toMatchObject({
       stream: true,
       store: false,
     });
@@ -189,7 +172,7 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('streams a function call as chat tool-call fragments', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       writeStreamStart(response);
       response.write(
         eventLine({
@@ -222,7 +205,7 @@ describe('POST /api/chat with api "responses"', () => {
         eventLine({ type: 'response.completed', response: responseObject({ output: [item] }) }),
       );
     });
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     const fragments = dataPayloads(response.text).flatMap((payload) =>
       typeof payload === 'object' && payload !== null && 'choices' in payload
         ? ((payload as { choices: Array<{ delta: { tool_calls?: unknown[] } }> }).choices[0]?.delta
@@ -243,7 +226,7 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('turns response.failed into the gateway error body, with no [DONE]', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       writeStreamStart(response);
       response.write(
         eventLine({ type: 'response.output_text.delta', sequence_number: 2, delta: 'pa' }),
@@ -259,7 +242,7 @@ describe('POST /api/chat with api "responses"', () => {
         }),
       );
     });
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     const payloads = dataPayloads(response.text);
     expect(payloads).not.toContain('[DONE]');
     // The last data line is the BFF's own done event; the one before it, the failure.
@@ -273,17 +256,17 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('passes a gateway error before the stream as a JSON API error, keys masked', async () => {
-    gateway.setHandler((_request, response) =>
+    proxy.gateway.setHandler((_request, response) =>
       sendJson(response, 402, {
-        error: `Key ${key} is depleted`,
+        error: `Key ${proxy.key} is depleted`,
         type: 'insufficient_balance',
         stage: 'admission',
         request_id: cfRayOf(402),
       }),
     );
-    const response = await postJson(bff, '/api/chat', chatBody(true));
+    const response = await postJson(proxy.bff, '/api/chat', chatBody(true));
     expect(response.status).toBe(402);
-    expect(response.text).not.toContain(key);
+    expect(response.text).not.toContain(proxy.key);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
       message: expect.stringMatching(/^Key sk-.{4}….{4} is depleted$/) as unknown,
       stage: 'admission',
@@ -294,7 +277,7 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('passes a plain gateway error body on unchanged but for keys, with its status', async () => {
-    gateway.setHandler((_request, response) =>
+    proxy.gateway.setHandler((_request, response) =>
       sendJson(response, 400, {
         error: 'background: true is not supported',
         type: 'invalid_request',
@@ -303,7 +286,7 @@ describe('POST /api/chat with api "responses"', () => {
       }),
     );
     const result = chatResultSchema.parse(
-      (await postJson(bff, '/api/chat', chatBody(false))).json(),
+      (await postJson(proxy.bff, '/api/chat', chatBody(false))).json(),
     );
     expect(result.meta.upstream_status).toBe(400);
     expect(result.body).toEqual({
@@ -315,22 +298,25 @@ describe('POST /api/chat with api "responses"', () => {
   });
 
   it('aborts the gateway request when the browser goes away mid-stream (Stop)', async () => {
-    gateway.setHandler((_request, response) => {
+    proxy.gateway.setHandler((_request, response) => {
       writeStreamStart(response);
       response.write(eventLine({ type: 'response.output_text.delta', delta: 'first' }));
       // Never ends on its own: only an abort from the BFF closes it.
     });
-    const stream = openStream(bff, chatBody(true));
+    const stream = openStream(proxy.bff, chatBody(true));
     await stream.waitFor((text) => text.includes('"first"'));
     stream.request.destroy();
-    await gateway.requests.at(-1)!.clientGone;
-    expect(gateway.requests.at(-1)!.url).toBe('/v1/responses');
+    await proxy.gateway.requests.at(-1)!.clientGone;
+    expect(proxy.gateway.requests.at(-1)!.url).toBe('/v1/responses');
   });
 
   it('refuses an unknown api with a 400 naming the field', async () => {
-    const response = await postJson(bff, '/api/chat', { ...chatBody(false), api: 'assistants' });
+    const response = await postJson(proxy.bff, '/api/chat', {
+      ...chatBody(false),
+      api: 'assistants',
+    });
     expect(response.status).toBe(400);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ field: 'api' });
-    expect(gateway.requests).toHaveLength(0);
+    expect(proxy.gateway.requests).toHaveLength(0);
   });
 });

@@ -5,8 +5,14 @@
  * @see https://platform.openai.com/docs/api-reference/embeddings/create
  */
 import type { EmbeddingsRequest } from '../../../../contract/workbench-api';
-import { toPythonLiteral } from './openai-python';
-import { defaultKeyVariable, openAiBaseUrl, redactKeys, sdkRetriesOffComment } from './shared';
+import {
+  defaultKeyVariable,
+  openAiBaseUrl,
+  openAiPythonClient,
+  openAiTypeScriptClient,
+  pythonArguments,
+  redactKeys,
+} from './shared';
 
 /** What an embeddings snippet is built from. Never a key. */
 export interface EmbeddingsCodeInput {
@@ -40,15 +46,7 @@ export function generateEmbeddingsCurl(input: EmbeddingsCodeInput): string {
 export function generateEmbeddingsTypeScript(input: EmbeddingsCodeInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
   const lines = [
-    "import OpenAI from 'openai';",
-    '',
-    'const client = new OpenAI({',
-    `  apiKey: process.env.${keyVariable},`,
-    `  baseURL: ${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `  ${sdkRetriesOffComment}`,
-    '  maxRetries: 0,',
-    '});',
-    '',
+    ...openAiTypeScriptClient(input.gatewayBaseUrl, keyVariable),
     `const result = await client.embeddings.create(${JSON.stringify(bodyOf(input), null, 2)});`,
     '',
     'for (const entry of result.data) {',
@@ -61,21 +59,9 @@ export function generateEmbeddingsTypeScript(input: EmbeddingsCodeInput): string
 
 export function generateEmbeddingsPython(input: EmbeddingsCodeInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
-  const argumentsText = Object.entries(bodyOf(input))
-    .map(([name, value]) => `    ${name}=${toPythonLiteral(value, 1)},`)
-    .join('\n');
+  const argumentsText = pythonArguments(bodyOf(input));
   const lines = [
-    'import os',
-    '',
-    'from openai import OpenAI',
-    '',
-    'client = OpenAI(',
-    `    api_key=os.environ[${JSON.stringify(keyVariable)}],`,
-    `    base_url=${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `    ${sdkRetriesOffComment.replace('//', '#')}`,
-    '    max_retries=0,',
-    ')',
-    '',
+    ...openAiPythonClient(input.gatewayBaseUrl, keyVariable),
     `result = client.embeddings.create(\n${argumentsText}\n)`,
     '',
     'for entry in result.data:',

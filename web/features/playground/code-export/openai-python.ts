@@ -1,53 +1,16 @@
 /** The request with the `openai` Python client; its base URL includes `/v1` (spec 5.4). */
 import {
   defaultKeyVariable,
-  openAiBaseUrl,
+  openAiPythonClient,
+  pythonArguments,
   redactKeys,
-  sdkRetriesOffComment,
   type CodeExportInput,
 } from './shared';
 
-/** A JSON value as a Python literal: JSON strings are valid Python strings; the rest is mapped. */
-export function toPythonLiteral(value: unknown, indent = 0): string {
-  const padding = '    '.repeat(indent + 1);
-  const closing = '    '.repeat(indent);
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'None';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    return `[\n${value.map((item) => `${padding}${toPythonLiteral(item, indent + 1)},`).join('\n')}\n${closing}]`;
-  }
-  const entries = Object.entries(value as Record<string, unknown>).filter(
-    ([, item]) => item !== undefined,
-  );
-  if (entries.length === 0) return '{}';
-  return `{\n${entries
-    .map(([key, item]) => `${padding}${JSON.stringify(key)}: ${toPythonLiteral(item, indent + 1)},`)
-    .join('\n')}\n${closing}}`;
-}
-
 export function generateOpenAiPython(input: CodeExportInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
-  const argumentsText = Object.entries(input.request)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `    ${name}=${toPythonLiteral(value, 1)},`)
-    .join('\n');
-  const lines = [
-    'import os',
-    '',
-    'from openai import OpenAI',
-    '',
-    'client = OpenAI(',
-    `    api_key=os.environ[${JSON.stringify(keyVariable)}],`,
-    `    base_url=${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `    ${sdkRetriesOffComment.replace('//', '#')}`,
-    '    max_retries=0,',
-    ')',
-    '',
-  ];
+  const argumentsText = pythonArguments(input.request);
+  const lines = openAiPythonClient(input.gatewayBaseUrl, keyVariable);
   const hasTools = (input.request.tools ?? []).length > 0;
   if (input.request.stream && hasTools) {
     lines.push(

@@ -6,12 +6,13 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import { toResponsesRequest } from '../../../../contract/responses-form';
-import { toPythonLiteral } from './openai-python';
 import {
   defaultKeyVariable,
   openAiBaseUrl,
+  openAiPythonClient,
+  openAiTypeScriptClient,
+  pythonArguments,
   redactKeys,
-  sdkRetriesOffComment,
   type CodeExportInput,
 } from './shared';
 
@@ -37,15 +38,7 @@ export function generateResponsesTypeScript(input: CodeExportInput): string {
   const body = bodyOf(input);
   const json = JSON.stringify(body, null, 2);
   const lines = [
-    "import OpenAI from 'openai';",
-    '',
-    'const client = new OpenAI({',
-    `  apiKey: process.env.${keyVariable},`,
-    `  baseURL: ${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `  ${sdkRetriesOffComment}`,
-    '  maxRetries: 0,',
-    '});',
-    '',
+    ...openAiTypeScriptClient(input.gatewayBaseUrl, keyVariable),
     ...(body.stream
       ? [
           `const stream = await client.responses.create(${json});`,
@@ -69,22 +62,9 @@ export function generateResponsesTypeScript(input: CodeExportInput): string {
 export function generateResponsesPython(input: CodeExportInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
   const body = bodyOf(input);
-  const argumentsText = Object.entries(body)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `    ${name}=${toPythonLiteral(value, 1)},`)
-    .join('\n');
+  const argumentsText = pythonArguments(body);
   const lines = [
-    'import os',
-    '',
-    'from openai import OpenAI',
-    '',
-    'client = OpenAI(',
-    `    api_key=os.environ[${JSON.stringify(keyVariable)}],`,
-    `    base_url=${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `    ${sdkRetriesOffComment.replace('//', '#')}`,
-    '    max_retries=0,',
-    ')',
-    '',
+    ...openAiPythonClient(input.gatewayBaseUrl, keyVariable),
     ...(body.stream
       ? [
           `stream = client.responses.create(\n${argumentsText}\n)`,

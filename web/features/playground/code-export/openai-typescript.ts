@@ -4,26 +4,15 @@
  */
 import {
   defaultKeyVariable,
-  openAiBaseUrl,
+  openAiTypeScriptClient,
   redactKeys,
-  sdkRetriesOffComment,
   type CodeExportInput,
 } from './shared';
 
 export function generateOpenAiTypeScript(input: CodeExportInput): string {
   const keyVariable = input.keyVariable ?? defaultKeyVariable;
   const body = JSON.stringify(input.request, null, 2);
-  const header = [
-    "import OpenAI from 'openai';",
-    '',
-    'const client = new OpenAI({',
-    `  apiKey: process.env.${keyVariable},`,
-    `  baseURL: ${JSON.stringify(openAiBaseUrl(input.gatewayBaseUrl))},`,
-    `  ${sdkRetriesOffComment}`,
-    '  maxRetries: 0,',
-    '});',
-    '',
-  ];
+  const header = openAiTypeScriptClient(input.gatewayBaseUrl, keyVariable);
   const hasTools = (input.request.tools ?? []).length > 0;
   const call = input.request.stream
     ? [

@@ -1,6 +1,6 @@
 /**
- * What every code generator shares: its input, the gateway base addresses, and the safety net
- * that keeps a key out of any snippet.
+ * What every code generator shares: its input, the gateway base addresses, the `openai` clients'
+ * set-up, and the safety net that keeps a key out of any snippet.
  */
 import type { ChatMessage, ChatRequest, InferenceApi } from '../../../../contract/workbench-api';
 
@@ -50,6 +50,68 @@ export function gatewayRoot(baseUrl: string): string {
 /** The chat-completion libraries' base address includes `/v1` (spec 5.4). */
 export function openAiBaseUrl(baseUrl: string): string {
   return `${gatewayRoot(baseUrl)}/v1`;
+}
+
+/** A JSON value as a Python literal: JSON strings are valid Python strings; the rest is mapped. */
+export function toPythonLiteral(value: unknown, indent = 0): string {
+  const padding = '    '.repeat(indent + 1);
+  const closing = '    '.repeat(indent);
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'None';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((item) => `${padding}${toPythonLiteral(item, indent + 1)},`).join('\n')}\n${closing}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, item]) => item !== undefined,
+  );
+  if (entries.length === 0) return '{}';
+  return `{\n${entries
+    .map(([key, item]) => `${padding}${JSON.stringify(key)}: ${toPythonLiteral(item, indent + 1)},`)
+    .join('\n')}\n${closing}}`;
+}
+
+/** Keyword arguments of a Python call, one a line; fields left undefined are not sent. */
+export function pythonArguments(body: object): string {
+  return Object.entries(body)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `    ${name}=${toPythonLiteral(value, 1)},`)
+    .join('\n');
+}
+
+/** The `openai` Python client on the gateway, its lines up to the call: key from the environment. */
+export function openAiPythonClient(gatewayBaseUrl: string, keyVariable: string): string[] {
+  return [
+    'import os',
+    '',
+    'from openai import OpenAI',
+    '',
+    'client = OpenAI(',
+    `    api_key=os.environ[${JSON.stringify(keyVariable)}],`,
+    `    base_url=${JSON.stringify(openAiBaseUrl(gatewayBaseUrl))},`,
+    `    ${sdkRetriesOffComment.replace('//', '#')}`,
+    '    max_retries=0,',
+    ')',
+    '',
+  ];
+}
+
+/** The `openai` JavaScript client on the gateway, its lines up to the call: key from the environment. */
+export function openAiTypeScriptClient(gatewayBaseUrl: string, keyVariable: string): string[] {
+  return [
+    "import OpenAI from 'openai';",
+    '',
+    'const client = new OpenAI({',
+    `  apiKey: process.env.${keyVariable},`,
+    `  baseURL: ${JSON.stringify(openAiBaseUrl(gatewayBaseUrl))},`,
+    `  ${sdkRetriesOffComment}`,
+    '  maxRetries: 0,',
+    '});',
+    '',
+  ];
 }
 
 const keyShapedPattern = /\bsk-[A-Za-z0-9_-]{8,}/g;
