@@ -233,7 +233,7 @@ describe('POST /v1/responses with the openai client', () => {
     expect(Object.keys(parsed).sort()).toEqual(['celsius', 'city']);
     expect(typeof parsed.city).toBe('string');
     expect(typeof parsed.celsius).toBe('number');
-    expect(answer.text.format).toMatchObject({ type: 'json_schema', name: 'weather' });
+    expect(answer.text?.format).toMatchObject({ type: 'json_schema', name: 'weather' });
   });
 
   it('refuses a field it cannot read, naming it', async () => {
