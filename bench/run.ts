@@ -36,7 +36,7 @@ import {
   type Requests,
 } from './bench-setup';
 import { measureCatalogFilter } from './catalog-filter';
-import type { ClosedResult, RateResult, StreamsResult } from './load-protocol';
+import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
   residentMegabytes,
@@ -125,6 +125,24 @@ function gist(message: string): string {
 
 function progress(text: string): void {
   process.stderr.write(`bench: ${text}\n`);
+}
+
+/** Each target at c=1 and at c=32 (after a warm-up at 8), one target after the other. */
+async function closedRounds<Name extends string>(
+  load: LoadWorker,
+  targets: Record<Name, RequestSpec>,
+  what: string,
+): Promise<{ c1: Record<Name, ClosedResult>; c32: Record<Name, ClosedResult> }> {
+  const c1 = {} as Record<Name, ClosedResult>;
+  const c32 = {} as Record<Name, ClosedResult>;
+  for (const name of Object.keys(targets) as Name[]) {
+    progress(`${what} at c=1 and c=32: ${name}`);
+    const request = targets[name];
+    await load.run({ kind: 'closed', request, connections: 8, seconds: seconds.warmup });
+    c1[name] = await load.run({ kind: 'closed', request, connections: 1, seconds: seconds.c1 });
+    c32[name] = await load.run({ kind: 'closed', request, connections: 32, seconds: seconds.c32 });
+  }
+  return { c1, c32 };
 }
 
 async function main(): Promise<void> {
@@ -318,26 +336,8 @@ async function main(): Promise<void> {
     };
     const embeddings: NonNullable<BenchResults['embeddings']> = {
       inputs: EMBEDDING_INPUTS,
-      c1: {} as Record<'mock' | 'gateway', ClosedResult>,
-      c32: {} as Record<'mock' | 'gateway', ClosedResult>,
+      ...(await closedRounds(load, embeddingTargets, 'embeddings')),
     };
-    for (const name of ['mock', 'gateway'] as const) {
-      progress(`embeddings at c=1 and c=32: ${name}`);
-      const request = embeddingTargets[name];
-      await load.run({ kind: 'closed', request, connections: 8, seconds: seconds.warmup });
-      embeddings.c1[name] = await load.run({
-        kind: 'closed',
-        request,
-        connections: 1,
-        seconds: seconds.c1,
-      });
-      embeddings.c32[name] = await load.run({
-        kind: 'closed',
-        request,
-        connections: 32,
-        seconds: seconds.c32,
-      });
-    }
 
     // The Responses form beside chat completions, both through the gateway to the same mock
     // (the Responses request is translated to chat completions on the way): the form's own cost.
@@ -351,27 +351,11 @@ async function main(): Promise<void> {
         authorization: `Bearer ${key}`,
       }),
     };
-    const responses: NonNullable<BenchResults['responses']> = {
-      c1: {} as Record<'chat' | 'responses', ClosedResult>,
-      c32: {} as Record<'chat' | 'responses', ClosedResult>,
-    };
-    for (const name of ['chat', 'responses'] as const) {
-      progress(`${name} form through the gateway at c=1 and c=32`);
-      const request = formTargets[name];
-      await load.run({ kind: 'closed', request, connections: 8, seconds: seconds.warmup });
-      responses.c1[name] = await load.run({
-        kind: 'closed',
-        request,
-        connections: 1,
-        seconds: seconds.c1,
-      });
-      responses.c32[name] = await load.run({
-        kind: 'closed',
-        request,
-        connections: 32,
-        seconds: seconds.c32,
-      });
-    }
+    const responses: NonNullable<BenchResults['responses']> = await closedRounds(
+      load,
+      formTargets,
+      'form through the gateway',
+    );
 
     const rates: BenchResults['rates'] = [];
     for (const rate of RATES) {
