@@ -20,9 +20,7 @@ import {
   adjustField,
   budgetForEffort,
   dropField,
-  dropInboundHeaders,
-  dropUnmappedFields,
-  dropUnsupportedReasoning,
+  dropWhatCannotGo,
   parseToolArguments,
   reasoningFor,
   sameFormBody,
@@ -42,9 +40,7 @@ export function toMessagesBody(
   const same = sameFormBody(request, 'anthropic');
   if (same) return fromSameForm(same, request, route, config, maxTokens);
 
-  dropUnmappedFields(request, config);
-  dropUnsupportedReasoning(request, route, config);
-  dropInboundHeaders(request, config);
+  dropWhatCannotGo(request, route, config);
   if (request.seed !== null) {
     dropField(request, clientFieldName(request, 'seed'), config, 'this provider has no seed');
   }

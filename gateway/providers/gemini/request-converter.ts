@@ -12,18 +12,15 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/model';
 import { openSignature } from '../../canonical/reasoning-signature';
-import { clientFieldName } from '../../canonical/translation';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
-  adjustField,
   budgetForEffort,
-  dropInboundHeaders,
-  dropUnmappedFields,
-  dropUnsupportedReasoning,
+  dropWhatCannotGo,
   parseToolArguments,
   reasoningFor,
   sameFormBody,
+  stopSequencesWithin,
   unsupportedField,
 } from '../upstream/request-fields';
 import type {
@@ -58,21 +55,14 @@ export function toGeminiBody(
 ): Record<string, unknown> | GeminiRequestBody {
   const same = sameFormBody(request, 'gemini');
   if (same !== null) return fromSameForm(same, request.maxTokens, config.id);
-  dropUnmappedFields(request, config);
-  dropUnsupportedReasoning(request, route, config);
-  dropInboundHeaders(request, config);
+  dropWhatCannotGo(request, route, config);
 
-  let stop = request.stop;
-  if (stop.length > MAX_STOP_SEQUENCES) {
-    adjustField(
-      request,
-      clientFieldName(request, 'stop'),
-      { from: `${stop.length} sequences`, to: `${MAX_STOP_SEQUENCES} sequences` },
-      config,
-      `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`,
-    );
-    stop = stop.slice(0, MAX_STOP_SEQUENCES);
-  }
+  const stop = stopSequencesWithin(
+    request,
+    MAX_STOP_SEQUENCES,
+    config,
+    `Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences`,
+  );
   const body: GeminiRequestBody = { contents: toContents(request, config) };
   // Gemini has no system turn: instructions from inside the conversation join the system text.
   const system = [

@@ -14,19 +14,16 @@ import type {
   CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
-import { clientFieldName } from '../../canonical/translation';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import { invalidRequest } from '../../errors';
 import {
-  adjustField,
   dropField,
-  dropInboundHeaders,
-  dropUnmappedFields,
-  dropUnsupportedReasoning,
+  dropWhatCannotGo,
   effortForBudget,
   reasoningFor,
   sameFormBody,
+  stopSequencesWithin,
 } from '../upstream/request-fields';
 
 type Body = Record<string, unknown>;
@@ -97,20 +94,13 @@ function refuseSeveralChoices(inbound: Body, config: ProviderConfig): void {
 }
 
 function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: ProviderConfig): Body {
-  dropUnmappedFields(request, config);
-  dropUnsupportedReasoning(request, route, config);
-  dropInboundHeaders(request, config);
-  let stop = request.stop;
-  if (stop.length > MAX_STOP_SEQUENCES) {
-    adjustField(
-      request,
-      clientFieldName(request, 'stop'),
-      { from: `${stop.length} sequences`, to: `${MAX_STOP_SEQUENCES} sequences` },
-      config,
-      `at most ${MAX_STOP_SEQUENCES} stop sequences`,
-    );
-    stop = stop.slice(0, MAX_STOP_SEQUENCES);
-  }
+  dropWhatCannotGo(request, route, config);
+  const stop = stopSequencesWithin(
+    request,
+    MAX_STOP_SEQUENCES,
+    config,
+    `at most ${MAX_STOP_SEQUENCES} stop sequences`,
+  );
   const messages: Body[] = [];
   if (request.system !== null) messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) messages.push(...toWireMessages(message));

@@ -5,7 +5,7 @@
  * arguments (JSON text) as the object the Messages and Gemini wires want.
  */
 import type { CanonicalReasoning, CanonicalRequest, PublicFormName } from '../../canonical/model';
-import { isNeverDropped } from '../../canonical/translation';
+import { clientFieldName, isNeverDropped } from '../../canonical/translation';
 import { invalidRequest, type GatewayError } from '../../errors';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig, UpstreamKind } from './provider-config';
@@ -165,6 +165,39 @@ export function dropUnsupportedReasoning(
   if (!droppedCanonicalFields(request, route).includes('reasoning') || !request.inbound) return;
   for (const field of reasoningFields(request.inbound.form, request.inbound.body))
     dropField(request, field, config, 'the model does not reason');
+}
+
+/**
+ * What every kind does first with a request of another form: the fields it could not map, the
+ * reasoning its model cannot take and the client's form-specific headers are dropped and reported.
+ */
+export function dropWhatCannotGo(
+  request: CanonicalRequest,
+  route: ModelRoute,
+  config: ProviderConfig,
+): void {
+  dropUnmappedFields(request, config);
+  dropUnsupportedReasoning(request, route, config);
+  dropInboundHeaders(request, config);
+}
+
+/** The request's stop sequences, the first `max` of them; more are reported as adjusted. */
+export function stopSequencesWithin(
+  request: CanonicalRequest,
+  max: number,
+  config: ProviderConfig,
+  why: string,
+): string[] {
+  const stop = request.stop;
+  if (stop.length <= max) return stop;
+  adjustField(
+    request,
+    clientFieldName(request, 'stop'),
+    { from: `${stop.length} sequences`, to: `${max} sequences` },
+    config,
+    why,
+  );
+  return stop.slice(0, max);
 }
 
 /**
