@@ -319,7 +319,7 @@ describe.skipIf(!available).each([
     60_000,
   );
 
-  // Without Redis each instance counts its own minute (README, "Rate limits").
+  // Without Redis each instance counts its own minute (docs/keys-and-money.md, "Rate limits").
   it.skipIf(!redis)(
     'shares rate limits: N+1 requests in a minute over three instances give exactly one 429',
     async () => {

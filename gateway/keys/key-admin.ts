@@ -7,7 +7,7 @@
  * Every change is one transaction with its audit row (`key_events`: who, what, when, the old and
  * new values, never a key or a digest) and, when money moves, its ledger entries (`key_ledger`).
  *
- * The money (README, "Keys, states and money"): an account key's `limit = recharge + credit -
+ * The money (docs/keys-and-money.md): an account key's `limit = recharge + credit -
  * allocated`. The operator funds accounts (the opening limit and every recharge count as
  * recharge; credit is granted money, kept apart); an allocated child's limit is money its account
  * allocated to it. An account key that funds a child gives from its own limit; the operator

@@ -1,5 +1,5 @@
 /**
- * README: no answer and no log line carries a full key. A key sent where no key belongs (a query
+ * docs/keys-and-money.md: no answer and no log line carries a full key. A key sent where no key belongs (a query
  * parameter the gateway does not read, a path segment, an id, a model name) must come back
  * neither in the response body nor in any log line: over real HTTP, with a key minted at run time.
  */

@@ -28,7 +28,7 @@ export async function balanceOf(key: KeyRow, parts: GatewayParts) {
   // A shared child spends, and so reports, its parent's money (never the parent's key).
   const funding = registry.fundingKeyOf(key);
   // limit = recharge + credit - allocated for an account; an allocated child's limit is its
-  // allocation (README, "Keys, states and money").
+  // allocation (docs/keys-and-money.md).
   const money = await moneyFigures(parts.store, funding);
   const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
   const notes = [

@@ -243,7 +243,7 @@ export type KeyEventRow = {
 
 /**
  * One entry of a key's money ledger: every change to a limit, with what it moved. For an account
- * key `limit = recharge + credit - allocated` (sums of the entries); see the README.
+ * key `limit = recharge + credit - allocated` (sums of the entries); see docs/keys-and-money.md.
  */
 export type LedgerEntry = {
   keyId: string;
