@@ -1,29 +1,61 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three suites, named by the file: `*.test.ts` is a unit test (in-process, no socket, no file),
+ * `*.integration.test.ts` talks to loopback servers, SQLite, PostgreSQL or Redis, and
+ * `*.system.test.ts` spawns processes (the compiled gateway, the agent CLIs). `npm test` runs all
+ * three; `npm run test:unit`, `test:integration` and `test:system` run one. docs/tests.md says more.
+ */
+const nodeFolders = '{contract,gateway,server,scripts,bench,testing}';
+const integration = '**/*.integration.test.{ts,tsx}';
+const system = '**/*.system.test.{ts,tsx}';
+
 export default defineConfig({
   test: {
     globals: true,
     // Loopback servers and SQLite files make tests slower than pure functions; keep it generous.
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // One per core. Tests that share a server pick their own ports, schemas and Redis prefixes.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
         test: {
-          name: 'node',
+          name: 'unit',
           environment: 'node',
-          include: ['{contract,gateway,server,scripts,bench,testing}/**/*.test.ts'],
+          include: [`${nodeFolders}/**/*.test.ts`],
+          exclude: [integration, system, '**/node_modules/**'],
         },
       },
       {
         extends: true,
         plugins: [react()],
         test: {
-          name: 'web',
+          name: 'unit-web',
           environment: 'jsdom',
           include: ['web/**/*.test.{ts,tsx}'],
+          exclude: [integration, system, '**/node_modules/**'],
           setupFiles: ['web/test/setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          environment: 'node',
+          include: [`${nodeFolders}/${integration}`],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          environment: 'node',
+          include: [`${nodeFolders}/${system}`],
+          // The compiled gateway, built once before any test spawns it.
+          globalSetup: ['testing/build-once.ts'],
         },
       },
     ],

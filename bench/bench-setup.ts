@@ -152,7 +152,6 @@ export async function startBenchGateway(
   const providersPath = path.join(folder, 'providers.json');
   fs.writeFileSync(providersPath, JSON.stringify(providersFile(mockUrl), null, 2));
   const gateway = await startGatewayProcess({
-    compiled: true,
     bundle,
     nodeArgs,
     environment: {

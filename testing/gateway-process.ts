@@ -9,11 +9,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { gatewayArgs, repositoryRoot } from './gateway-bundle';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const cliEntry = path.join(root, 'gateway', 'cli', 'main.ts');
+const root = repositoryRoot;
 
 export type IssuedKey = { id: string; key: string; kind: string; parent_id: string | null };
 
@@ -44,9 +43,7 @@ export async function startGatewayProcess(
   options: {
     environment?: Record<string, string>;
     dbPath?: string;
-    /** Run the compiled gateway (dist/gateway.js, built when stale) with plain node, as `npm start` does. */
-    compiled?: boolean;
-    /** Run this compiled bundle instead (another build of the gateway, e.g. an earlier commit's). */
+    /** Run this compiled bundle instead of dist/gateway.js (another build, e.g. an earlier commit's). */
     bundle?: string;
     /** More arguments for `serve` (e.g. `--workers 2`). */
     serveArgs?: string[];
@@ -68,10 +65,14 @@ export async function startGatewayProcess(
 
   const cli = async (args: string[]) => {
     try {
-      const { stdout, stderr } = await run(tsx, [cliEntry, ...args, '--db', dbPath], {
-        env: environment,
-        cwd: root,
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        gatewayArgs([...args, '--db', dbPath]),
+        {
+          env: environment,
+          cwd: root,
+        },
+      );
       return { stdout, stderr, code: 0 };
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string; code?: number };
@@ -79,18 +80,14 @@ export async function startGatewayProcess(
     }
   };
 
-  // Node with tsx's loader, not the tsx wrapper: one process, so `pid` is the gateway's own.
-  if (options.compiled && !options.bundle) {
+  // A no-op when testing/build-once.ts (or an earlier start) built it already.
+  if (!options.bundle) {
     const { ensureBuilt } = (await import(path.join(root, 'scripts', 'build.mjs'))) as {
       ensureBuilt(options: { web: boolean }): Promise<void>;
     };
     await ensureBuilt({ web: false });
   }
-  const entry = options.bundle
-    ? [options.bundle]
-    : options.compiled
-      ? [path.join(root, 'dist', 'gateway.js')]
-      : ['--import', 'tsx', cliEntry];
+  const entry = options.bundle ? [options.bundle] : gatewayArgs([]);
   const child: ChildProcess = spawn(
     process.execPath,
     [

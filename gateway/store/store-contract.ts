@@ -1,6 +1,6 @@
 /**
  * What every GatewayStore must do, as one suite run unchanged against each engine
- * (sqlite-store.test.ts, postgres-store.test.ts). Where instances meet (reservations, reclaims,
+ * (sqlite-store.integration.test.ts, postgres-store.integration.test.ts). Where instances meet (reservations, reclaims,
  * settlement, key changes), a second store over the same data plays the other instance: another
  * connection to the same SQLite file, another pool on the same PostgreSQL schema.
  */

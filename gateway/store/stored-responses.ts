@@ -2,7 +2,7 @@
  * Responses kept for the Responses form (`store: true`): one row per response, with the whole
  * conversation it answered, so `previous_response_id` reads one row. A store by data type, apart
  * from the key and record stores; SQLite and PostgreSQL implement the same interface, and
- * `stored-responses.test.ts` runs one contract against both.
+ * the store contract suite (store-contract.ts) runs against both.
  */
 import type Database from 'better-sqlite3';
 import type pg from 'pg';

@@ -19,7 +19,7 @@ import { pendingCharge, type Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { RedisBudget } from './redis-budget';
 
-const available = await redisAvailable('billing/redis-budget.test.ts');
+const available = await redisAvailable('billing/redis-budget.integration.test.ts');
 
 const keyRow = (overrides: Partial<KeyRow> = {}) =>
   keyRowFixture({ id: 'key_funding', name: 'funding', graceNanos: 100_000, ...overrides });

@@ -4,11 +4,9 @@
  * and credits raise the limit, each a ledger entry and an audit row with its note; changes made
  * with the command line are audited too (actor `cli`).
  */
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { runCli } from '../cli/run';
 import {
   balanceSchema,
   gatewayErrorBodySchema,
@@ -25,9 +23,6 @@ import {
   toNanos,
   type TestGateway,
 } from '../testing-support';
-
-const execute = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
 
 /** A fresh operator token for this run (never a literal). */
 const token = crypto.randomBytes(32).toString('base64url');
@@ -343,23 +338,16 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
       ),
       GATEWAY_KEY_PEPPER: gateway.gateway.parts.config.keyPepper,
     };
-    const entry = path.join(root, 'gateway', 'cli', 'main.ts');
-    await execute(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        entry,
-        'keys',
-        'set',
-        account.id,
-        '--limit-usd',
-        '4',
-        '--db',
-        gateway.dbPath,
-      ],
-      { cwd: root, env: environment },
+    let stderr = '';
+    const code = await runCli(
+      ['keys', 'set', account.id, '--limit-usd', '4', '--db', gateway.dbPath],
+      {
+        env: environment,
+        out: () => undefined,
+        err: (text) => (stderr += text),
+      },
     );
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const history = keyEventListSchema.parse(
       (await call(gateway, 'GET', `/admin/v1/keys/${account.id}/events`, { token })).body,
     ).data;

@@ -11,7 +11,7 @@ import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { callForm, parseSse, PUBLIC_FORMS as ALL_FORMS } from '../test-kit/public-forms';
 
-// The Responses form's reasoning and formats are tested on their own (responses.test.ts).
+// The Responses form's reasoning and formats are tested on their own (responses.integration.test.ts).
 type Form = Exclude<PublicFormName, 'responses'>;
 const PUBLIC_FORMS = ALL_FORMS.filter((form): form is Form => form !== 'responses');
 import { fixtureEvents, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';

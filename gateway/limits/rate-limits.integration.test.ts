@@ -16,7 +16,7 @@ import {
   testRedisPrefix,
 } from '../test-kit/shared-services';
 
-const available = await redisAvailable('limits/rate-limits.test.ts');
+const available = await redisAvailable('limits/rate-limits.integration.test.ts');
 
 let sequence = 0;
 /** A key of its own for each test, so no test sees another's counts. */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicFormName } from '../gateway/canonical/model';
 import { callForm, PUBLIC_FORMS } from '../gateway/test-kit/public-forms';
 import { startGatewayProcess, type GatewayProcess, type IssuedKey } from './gateway-process';
+import { gatewayArgs } from './gateway-bundle';
 import { startPausableProxy, type PausableProxy } from './pausable-proxy';
 import { renewalIntervalMs } from '../gateway/billing/inflight-rows';
 import {
@@ -605,12 +606,12 @@ describe.skipIf(!available)('serve --workers', () => {
       },
       serveArgs: ['--workers', '2'],
     });
-    // The workers (tsx may have its own helper process beside them).
+    // The workers: children of the primary that run the gateway's bundle.
     const { stdout } = await promisify(execFile)('pgrep', [
       '-P',
       String(gateway.pid),
       '-f',
-      'cli/main.ts',
+      'dist/gateway.js',
     ]);
     expect(stdout.trim().split('\n')).toHaveLength(2);
     const key = await gateway.createKey(['--kind', 'account', '--limit-usd', '1']);
@@ -646,7 +647,7 @@ describe.skipIf(!available)('serve --workers', () => {
     delete environment.GATEWAY_DATABASE_URL;
     const refused = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'gateway/cli/main.ts', 'serve', '--workers', '2', '--port', '0'],
+      gatewayArgs(['serve', '--workers', '2', '--port', '0']),
       { env: environment, timeout: 30_000 },
     ).then(
       () => ({ code: 0, stderr: '' }),

@@ -148,7 +148,7 @@ describe('with the vendor client', () => {
     const catalog = (await (await fetch(`${gateway.baseUrl}/v1/models`)).json()) as {
       data: Array<{ id: string; architecture: { output_modalities: string[] } }>;
     };
-    // Embedding models answer on :embedContent instead (routes/embeddings.test.ts).
+    // Embedding models answer on :embedContent instead (routes/embeddings.integration.test.ts).
     const chatModels = catalog.data.filter(
       (model) => !model.architecture.output_modalities.includes('embeddings'),
     );

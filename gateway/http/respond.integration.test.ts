@@ -22,8 +22,14 @@ async function readsOf(handler: http.RequestListener): Promise<string[]> {
   socket.setNoDelay(true);
   socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
   const reads: string[] = [];
-  socket.on('data', (data) => reads.push(data.toString('utf8')));
-  await new Promise((resolve) => socket.on('close', resolve));
+  // The stream answers keep-alive, so the answer ends at its last chunk, not at a close.
+  await new Promise<void>((resolve) =>
+    socket.on('data', (data) => {
+      reads.push(data.toString('utf8'));
+      if (reads.join('').endsWith('\r\n0\r\n\r\n')) resolve();
+    }),
+  );
+  socket.destroy();
   return reads;
 }
 

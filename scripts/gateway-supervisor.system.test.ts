@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChildMessage, GatewaySupervisor, SupervisorLogger } from './gateway-supervisor';
 import { defaultRestartDelayMs, superviseGateway } from './gateway-supervisor';
+import { embeddedGatewayBundle } from '../testing/gateway-bundle';
 
 const fakeChild = path.join(import.meta.dirname, '__fixtures__', 'fake-gateway-child.mjs');
 const quietLogger: SupervisorLogger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -118,19 +119,15 @@ describe('the embedded gateway supervisor', () => {
 describe('the embedded gateway process', () => {
   it('serves, ignores Ctrl+C meant for its parent, and stops when its parent goes away', async () => {
     const folder = temporaryFolder();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(import.meta.dirname, 'embedded-gateway.ts')],
-      {
-        env: {
-          ...process.env,
-          GATEWAY_PORT: '0',
-          GATEWAY_DB: path.join(folder, 'gateway.db'),
-          GATEWAY_LOG_LEVEL: 'silent',
-        },
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    const child = spawn(process.execPath, [embeddedGatewayBundle], {
+      env: {
+        ...process.env,
+        GATEWAY_PORT: '0',
+        GATEWAY_DB: path.join(folder, 'gateway.db'),
+        GATEWAY_LOG_LEVEL: 'silent',
       },
-    );
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       const message = await new Promise<ChildMessage>((resolve) => child.once('message', resolve));

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HEALTHY_AFTER_MS, restartDelayMs } from './cluster';
+import { gatewayArgs } from '../testing/gateway-bundle';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -20,22 +21,18 @@ describe('restarting workers', () => {
   });
 
   it('backs off when its workers die as they start', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'gateway/cli/main.ts', 'serve', '--workers', '2', '--port', '0'],
-      {
-        cwd: root,
-        env: {
-          ...Object.fromEntries(
-            Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
-          ),
-          // Nothing listens there: every worker fails at start, the primary never connects.
-          GATEWAY_DATABASE_URL: 'postgres://gateway@127.0.0.1:1/none',
-          GATEWAY_KEY_PEPPER: crypto.randomBytes(24).toString('base64url'),
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
+    const child = spawn(process.execPath, gatewayArgs(['serve', '--workers', '2', '--port', '0']), {
+      cwd: root,
+      env: {
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
+        ),
+        // Nothing listens there: every worker fails at start, the primary never connects.
+        GATEWAY_DATABASE_URL: 'postgres://gateway@127.0.0.1:1/none',
+        GATEWAY_KEY_PEPPER: crypto.randomBytes(24).toString('base64url'),
       },
-    );
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     const replacements: string[] = [];
     child.stderr.on('data', (chunk: Buffer) => {

@@ -1,6 +1,6 @@
 /**
- * The gateway's command line, run as a person runs it, against a gateway started with
- * `serve` in its own process on the same database (INTERFACES.md).
+ * The gateway's command line against a gateway started with `serve` in its own process on the
+ * same database: in-process for what the commands do, as a spawned bundle for what a process shows.
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -9,45 +9,50 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { balanceSchema } from '../../contract/gateway';
+import { gatewayArgs, repositoryRoot } from '../../testing/gateway-bundle';
+import { runCli } from './run';
 import { startGatewayProcess, type GatewayProcess } from '../../testing/gateway-process';
 import { chatBody, eventually, getWithKey, postJson } from '../testing-support';
 import { createTestSchema, postgresAvailable } from '../test-kit/shared-services';
 
 const execute = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
-const entry = path.join(root, 'gateway', 'cli', 'main.ts');
+const root = repositoryRoot;
 
 let gateway: GatewayProcess;
 
 type Result = { stdout: string; stderr: string; code: number };
 
-/** The command line exactly as `npm run gateway` runs it (tsx on cli/main.ts), in one process. */
+/**
+ * The command line in this process (`runCli`, what the bundle's entry runs), with its own
+ * environment and output; the tests below that need a real process spawn the bundle.
+ */
 async function cli(
   args: string[],
   options: { db?: boolean; environment?: Record<string, string> } = {},
 ): Promise<Result> {
-  const environment = {
+  const env = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
     ),
     ...options.environment,
   };
   const fullArgs = options.db === false ? args : [...args, '--db', gateway.dbPath];
-  try {
-    const { stdout, stderr } = await execute(
-      process.execPath,
-      ['--import', 'tsx', entry, ...fullArgs],
-      {
-        cwd: root,
-        env: environment,
-      },
-    );
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: failed.code ?? 1 };
-  }
+  let stdout = '';
+  let stderr = '';
+  // One command at a time, as at a prompt: SQLite's busy wait blocks the thread, so two
+  // in one process would wait on each other.
+  const ran = commands.then(() =>
+    runCli(fullArgs, {
+      env,
+      out: (text) => (stdout += text),
+      err: (text) => (stderr += text),
+    }),
+  );
+  commands = ran.catch(() => undefined);
+  const code = await ran;
+  return { stdout, stderr, code };
 }
+let commands: Promise<unknown> = Promise.resolve();
 
 type Issued = { id: string; key: string; kind: string; parent_id: string | null };
 
@@ -376,7 +381,7 @@ describe('gateway keys (command line)', () => {
     const environment = { ...process.env, GATEWAY_SETTLE_INTERVAL_MS: '50' };
     const failed = await execute(
       process.execPath,
-      ['--import', 'tsx', entry, 'keys', 'list', '--db', gateway.dbPath],
+      gatewayArgs(['keys', 'list', '--db', gateway.dbPath]),
       {
         cwd: root,
         env: environment,

@@ -1,0 +1,300 @@
+/**
+ * The gateway's command line: `serve`, and `keys …` to create, list, show, disable, enable,
+ * revoke, set and rotate keys, and to recharge or credit an account. With `--json` a command
+ * prints exactly one JSON object on standard output. Errors go to standard error with a non-zero
+ * exit status. `runCli` takes its environment and output streams, so tests run it in-process.
+ */
+import { parseArgs } from 'node:util';
+import { loadGatewayConfig } from '../config';
+import { createKeyDigester, loadPepper } from '../keys/key-material';
+import { KeyAdmin, type KeySummary } from '../keys/key-admin';
+import { keyKindSchema } from '../../contract/gateway';
+import { isClusterPrimary, superviseWorkers } from '../cluster';
+import { startGateway } from '../index';
+import { openStore } from '../store/open-store';
+
+class UsageError extends Error {}
+
+const usage = `Usage:
+  gateway serve [--host H] [--port N] [--db PATH | --database-url URL] [--workers N]
+  gateway keys create --kind account [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind allocated_child --parent ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind shared_child --parent ID [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys list [--json]
+  gateway keys show ID [--json]
+  gateway keys disable ID | enable ID | revoke ID [--json]
+  gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--rpm N|default] [--tpm N|default] [--json]
+  gateway keys rotate ID [--json]
+  gateway keys recharge ID --amount-usd N --note TEXT [--json]   (money paid into an account)
+  gateway keys credit ID --amount-usd N --note TEXT [--json]     (money granted to an account)
+Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db), or
+--database-url postgres://… (default: GATEWAY_DATABASE_URL) for the shared PostgreSQL store.`;
+
+const options = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  db: { type: 'string' },
+  kind: { type: 'string' },
+  parent: { type: 'string' },
+  'limit-usd': { type: 'string' },
+  'grace-usd': { type: 'string' },
+  'expires-at': { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  'database-url': { type: 'string' },
+  workers: { type: 'string' },
+  name: { type: 'string' },
+  'amount-usd': { type: 'string' },
+  note: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Flags = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>['values'];
+
+/** Where a command reads its environment and writes its output. */
+export type CliIo = {
+  env: NodeJS.ProcessEnv;
+  out(text: string): void;
+  err(text: string): void;
+};
+
+/** Runs one command; resolves to its exit status (`serve` resolves once it listens). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await run(argv, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}\n\n${usage}\n`);
+      return 2;
+    }
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+async function run(argv: string[], io: CliIo): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help) {
+    io.out(`${usage}\n`);
+    return;
+  }
+  // A missing command is an error: the usage goes to standard error, as every error does.
+  if (positionals.length === 0) throw new UsageError('No command given.');
+  const environment = { ...io.env };
+  if (flags.db) environment.GATEWAY_DB = flags.db;
+  if (flags['database-url']) environment.GATEWAY_DATABASE_URL = flags['database-url'];
+  if (flags.host) environment.GATEWAY_HOST = flags.host;
+  if (flags.port) environment.GATEWAY_PORT = flags.port;
+  const config = loadGatewayConfig(environment);
+
+  const [command, subcommand, id, ...extra] = positionals;
+  if (command === 'serve') {
+    if (subcommand) throw new UsageError(`serve takes no argument '${subcommand}'.`);
+    const workers = workerCount(flags.workers);
+    if (workers > 1 && isClusterPrimary()) {
+      if (!config.databaseUrl) {
+        throw new UsageError(
+          '--workers needs a shared store: set GATEWAY_DATABASE_URL (or --database-url). ' +
+            'Processes on one SQLite file would each admit against their own ledger.',
+        );
+      }
+      const supervisor = superviseWorkers(workers);
+      const stopAll = () => void supervisor.stop().then(() => process.exit(0));
+      process.once('SIGINT', stopAll);
+      process.once('SIGTERM', stopAll);
+      return;
+    }
+    const running = await startGateway(config);
+    const stop = () => void running.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  if (command !== 'keys') throw new UsageError(`Unknown command '${command}'.`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
+
+  const store = await openStore(config);
+  try {
+    const admin = new KeyAdmin(
+      store,
+      createKeyDigester(loadPepper(config.databasePath, config.keyPepper)),
+    );
+    await runKeysCommand(admin, subcommand, id, flags, io.out);
+  } finally {
+    await store.close();
+  }
+}
+
+async function runKeysCommand(
+  admin: KeyAdmin,
+  subcommand: string | undefined,
+  id: string | undefined,
+  flags: Flags,
+  out: (text: string) => void,
+): Promise<void> {
+  const printJson = (value: unknown) => out(`${JSON.stringify(value)}\n`);
+  const printSummary = (summary: KeySummary, json: boolean) =>
+    out(json ? `${JSON.stringify(summary)}\n` : formatSummary(summary));
+  const needId = () => {
+    if (!id) throw new UsageError(`keys ${subcommand} needs a key ID (see: keys list).`);
+    return id;
+  };
+  switch (subcommand) {
+    case 'create': {
+      if (id)
+        throw new UsageError(`keys create takes no positional argument ('${id}'); use flags.`);
+      const kind = keyKindSchema.safeParse(flags.kind);
+      if (!kind.success)
+        throw new UsageError('keys create needs --kind account, allocated_child or shared_child.');
+      const issued = await admin.create({
+        kind: kind.data,
+        parentId: flags.parent,
+        limitUsd: money('--limit-usd', flags['limit-usd']),
+        graceUsd: money('--grace-usd', flags['grace-usd']),
+        expiresAt: expiry(flags['expires-at']) ?? undefined,
+        name: flags.name,
+      });
+      if (flags.json) return printJson(issued);
+      out(
+        `Created ${issued.kind} key ${issued.id}${issued.parent_id ? ` (parent ${issued.parent_id})` : ''}.\n` +
+          `Key (shown once, store it now): ${issued.key}\n`,
+      );
+      return;
+    }
+    case 'rotate': {
+      const issued = await admin.rotate(needId());
+      if (flags.json) return printJson(issued);
+      out(
+        `Rotated ${issued.id}: the old secret no longer works.\nNew key (shown once): ${issued.key}\n`,
+      );
+      return;
+    }
+    case 'list': {
+      const keys = await admin.list();
+      if (flags.json) return printJson({ object: 'list', data: keys });
+      out(formatTable(keys));
+      return;
+    }
+    case 'show':
+      return printSummary(await admin.show(needId()), flags.json);
+    case 'disable':
+      return printSummary(await admin.setDisabled(needId(), true), flags.json);
+    case 'enable':
+      return printSummary(await admin.setDisabled(needId(), false), flags.json);
+    case 'revoke':
+      return printSummary(await admin.revoke(needId()), flags.json);
+    case 'set': {
+      const change = {
+        limitUsd: money('--limit-usd', flags['limit-usd']),
+        graceUsd: money('--grace-usd', flags['grace-usd']),
+        expiresAt: expiry(flags['expires-at']),
+        rpmLimit: perMinute('--rpm', flags.rpm),
+        tpmLimit: perMinute('--tpm', flags.tpm),
+      };
+      if (Object.values(change).every((value) => value === undefined)) {
+        throw new UsageError(
+          'keys set needs --limit-usd, --grace-usd, --expires-at, --rpm or --tpm.',
+        );
+      }
+      return printSummary(await admin.set(needId(), change), flags.json);
+    }
+    case 'recharge':
+    case 'credit': {
+      const amountUsd = money('--amount-usd', flags['amount-usd']);
+      if (amountUsd === undefined || flags.note === undefined)
+        throw new UsageError(
+          `keys ${subcommand} needs --amount-usd N and --note TEXT (why, for the ledger).`,
+        );
+      const topped = await admin.topUp(needId(), {
+        kind: subcommand,
+        amountUsd,
+        note: flags.note,
+      });
+      return printSummary(topped, flags.json);
+    }
+    default:
+      throw new UsageError(
+        subcommand ? `Unknown keys command '${subcommand}'.` : 'keys needs a command.',
+      );
+  }
+}
+
+function money(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number))
+    throw new UsageError(`${flag} must be a number of USD, got '${value}'.`);
+  return number;
+}
+
+/** `--workers N`: 1 to 64 processes (default 1). */
+function workerCount(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64)
+    throw new UsageError(`--workers must be a whole number from 1 to 64, got '${value}'.`);
+  return Number(value);
+}
+
+/** A per-minute rate limit: a whole number, or `default` for the gateway's default. */
+function perMinute(flag: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`${flag} must be a whole number per minute or 'default', got '${value}'.`);
+  return Number(value);
+}
+
+/** `none` clears the expiry; anything else must be Unix seconds. */
+function expiry(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  if (!/^\d+$/.test(value))
+    throw new UsageError(`--expires-at must be Unix seconds or 'none', got '${value}'.`);
+  return Number(value);
+}
+
+function formatSummary(summary: KeySummary): string {
+  return (
+    Object.entries(summary)
+      .map(([field, value]) => `${field.padEnd(16)}${value === null ? '-' : String(value)}`)
+      .join('\n') + '\n'
+  );
+}
+
+function formatTable(keys: KeySummary[]): string {
+  if (keys.length === 0) return 'No keys yet. Create one with: keys create --kind account\n';
+  const rows = [
+    ['ID', 'KIND', 'PARENT', 'NAME', 'KEY', 'STATE', 'REMAINING USD', 'EXPIRES'],
+    ...keys.map((key) => [
+      key.id,
+      key.kind,
+      key.parent_id ?? '-',
+      key.name,
+      key.key,
+      key.state,
+      key.remaining_usd === null ? '-' : key.remaining_usd.toFixed(6),
+      key.expires_at === null ? 'never' : new Date(key.expires_at * 1000).toISOString(),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}
