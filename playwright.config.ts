@@ -1,17 +1,20 @@
 import { defineConfig } from '@playwright/test';
-import { e2eDataDir, e2eEnvironment, e2eWorkbenchUrl } from './e2e/environment';
+import { e2eSlot, e2eSlots } from './e2e/environment';
 
 /**
  * End-to-end tests run Debian's Chromium (never a downloaded browser) against the real BFF and
- * the embedded gateway, started by `npm start` on ports and a database of their own.
+ * the embedded gateway, started by `npm start`: one workbench per worker, on ports and a database
+ * of its own (e2e/environment.ts), so the workers run side by side without meeting.
  */
+const slots = Array.from({ length: e2eSlots }, (_, index) => e2eSlot(index));
+
 export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
-  workers: 1,
+  workers: e2eSlots,
   reporter: [['list']],
   use: {
-    baseURL: e2eWorkbenchUrl,
+    baseURL: slots[0]!.workbenchUrl,
     browserName: 'chromium',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -27,15 +30,16 @@ export default defineConfig({
     },
     trace: 'off',
   },
-  webServer: {
-    // A fresh build of the UI and the compiled server (what `npm start` runs), and a fresh
-    // database each run: the start script creates the demo keys on it.
-    command: `rm -rf '${e2eDataDir}' && node scripts/build.mjs && node scripts/start.mjs`,
-    url: `${e2eWorkbenchUrl}/api/health`,
-    env: e2eEnvironment,
+  // A fresh database for each workbench each run (the start script creates the demo keys on it).
+  // The servers start one after the other: the first builds the UI and the server bundles (only
+  // what is stale), the others find them built.
+  webServer: slots.map((slot) => ({
+    command: `rm -rf '${slot.dataDir}' && node scripts/start.mjs`,
+    url: `${slot.workbenchUrl}/api/health`,
+    env: slot.environment,
     reuseExistingServer: false,
     timeout: 180_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
+  })),
 });

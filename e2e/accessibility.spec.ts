@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { seriousFindings } from './axe';
 
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import { seriousFindings } from './axe';
 import { e2eDataDir, e2eGatewayPort } from './environment';

@@ -5,7 +5,7 @@
  * its dialogs have no serious axe findings, light and dark, the rotation dialog also once its
  * steps have run (all done, or stopped by a failed step).
  */
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './fixtures';
 import { seriousFindings } from './axe';
 import {
   childKeyRow,

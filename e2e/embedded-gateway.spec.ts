@@ -3,7 +3,7 @@
  * workbench with it; the workbench says so, restarts it, and carries on.
  */
 import fs from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { e2eGatewayPidFile } from './environment';
 
 function gatewayPid(): number {

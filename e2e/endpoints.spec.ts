@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 
 const fullKeyPattern = /sk-[A-Za-z0-9_-]{20,}/;
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { gatewayCli, keyIdOf } from './gateway-cli';
 
 function balancePanel(page: Page, profile: string) {

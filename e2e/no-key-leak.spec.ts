@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 
 /** `sk-` followed by 20 or more key characters: a full key. Masked keys (`sk-ab12…cd34`) do not match. */
 const fullKeyPattern = /sk-[A-Za-z0-9_-]{20,}/;

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './fixtures';
 
 const root = path.resolve(import.meta.dirname, '..');
 const gatewayEntry = path.join(root, 'dist', 'gateway.js');

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './fixtures';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import { e2eDataDir, e2eGatewayPort } from './environment';
 

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './fixtures';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import { balanceViewSchema } from '../contract/workbench-api';
 import { e2eDatabase, e2eDataDir, e2eGatewayPort } from './environment';

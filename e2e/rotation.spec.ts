@@ -4,7 +4,7 @@
  * first; afterwards the profile holds a new secret that the playground uses, the old secret
  * no longer works, and neither secret ever reached the page.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { e2eGatewayPort } from './environment';
 import {
   childKeyRow,

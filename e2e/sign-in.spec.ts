@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { seriousFindings } from './axe';
 import { e2eDataDir, e2eGatewayPort, e2eWorkbenchPort } from './environment';
 
