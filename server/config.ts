@@ -60,7 +60,7 @@ export class ConfigError extends Error {
 
 /**
  * Removes trailing slashes and a trailing `/v1`: people paste the client-library base (which
- * includes `/v1`, spec 5.4) as often as the service root.
+ * includes `/v1`) as often as the service root.
  */
 export function normalizeGatewayBaseUrl(value: string): string {
   const url = new URL(value);
@@ -155,7 +155,8 @@ export const workbenchVariableSchemas = {
   WORKBENCH_CATALOG_TTL_MS: integer(0, 3_600_000).describe(
     'How long the workbench reuses a fetched catalog, in milliseconds.',
   ),
-  // As long as GATEWAY_ADMIN_TOKEN: a sign-in secret that cannot be guessed, even without throttling.
+  // As long as GATEWAY_ADMIN_TOKEN: a sign-in secret that cannot be guessed, even without
+  // throttling.
   WORKBENCH_ACCESS_TOKEN: z
     .string()
     .min(32, 'must be at least 32 characters (e.g. openssl rand -base64 32)')

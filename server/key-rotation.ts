@@ -1,5 +1,5 @@
 /**
- * Rotating a child key the spec's way (5.7), from the workbench, in four steps:
+ * Rotating a child key from the workbench, in four steps:
  * 1. create the replacement: a new child key of the same kind, parent and name (an allocated
  *    child gets what the old key has left, counting charges not yet settled, as its limit, and
  *    its grace and expiry);

@@ -1,6 +1,6 @@
 /**
  * The gateway's command line, run as a person runs it, against a gateway started with
- * `serve` in its own process on the same database (INTERFACES.md).
+ * `serve` in its own process on the same database (docs/command-line.md).
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -73,7 +73,7 @@ const chatStatus = async (key: string) => {
   return response.status;
 };
 
-/** Polls (up to one second, the promise of INTERFACES.md) until the gateway answers `status`. */
+/** Polls (up to one second, docs/command-line.md) until the gateway answers `status`. */
 const reaches = (key: string, status: number) =>
   eventually(async () => ((await chatStatus(key)) === status ? status : undefined), 1_000);
 

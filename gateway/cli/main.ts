@@ -1,7 +1,8 @@
 /**
- * The gateway's command line (INTERFACES.md): `serve`, and `keys …` to create, list, show,
- * disable, enable, revoke, set and rotate keys, and to recharge or credit an account. With `--json` a command prints exactly one JSON
- * object on standard output. Errors go to standard error with a non-zero exit status.
+ * The gateway's command line (docs/command-line.md): `serve`, and `keys …` to create, list, show,
+ * disable, enable, revoke, set and rotate keys, and to recharge or credit an account. With `--json`
+ * a command prints exactly one JSON object on standard output. Errors go to standard error with a
+ * non-zero exit status.
  */
 import { parseArgs } from 'node:util';
 import { ConfigurationError, loadGatewayConfig } from '../config';

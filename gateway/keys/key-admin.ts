@@ -735,9 +735,10 @@ export class KeyAdmin {
 export type MoneyFigures = { recharge: Nanos; credit: Nanos; allocated: Nanos };
 
 /**
- * The balance figures of spec 2.1 beside `limit_usd`. An account key: credit and allocated from
- * its ledger, recharge the rest, so `limit = recharge + credit - allocated` holds exactly whatever
- * wrote the limit. An allocated child: its limit is what was allocated to it.
+ * The balance figures beside `limit_usd` (recharge, credit, allocated: docs/keys-and-money.md). An
+ * account key: credit and allocated from its ledger, recharge the rest, so `limit = recharge +
+ * credit - allocated` holds exactly whatever wrote the limit. An allocated child: its limit is what
+ * was allocated to it.
  */
 export async function moneyFigures(store: GatewayStore, row: KeyRow): Promise<MoneyFigures> {
   if (row.kind !== 'account') return { recharge: 0, credit: 0, allocated: row.limitNanos };
