@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the side-by-side benchmark (issue 12). One fast mock upstream, and three
- * targets measured in turn in one run, scenario by scenario: the mock directly, this gateway
+ * `npm run bench`: the side-by-side benchmark (docs/performance.md). One fast mock upstream, and
+ * three targets measured in turn in one run, scenario by scenario: the mock directly, this gateway
  * (a real gateway process whose providers file routes `bench/mock-16` to the mock) and Portkey's
  * open-source gateway in front of the same mock (its custom-host header). Then the workbench BFF in
  * front of this gateway. Load comes from a process of its own (bench/load-worker.ts).

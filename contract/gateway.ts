@@ -1,12 +1,12 @@
 /**
  * Wire schemas of the gateway's public `/v1` API that more than one side reads: the gateway
  * writes them, the workbench's BFF parses them. Parse only the fields used and stay lenient on
- * the rest (spec 2.3: the catalog's fields are still changing), so an added field never breaks
- * a reader.
+ * the rest (the catalog's fields may change from one gateway version to the next), so an added
+ * field never breaks a reader.
  */
 import { z } from 'zod';
 
-/** The three kinds of key (spec 2.2). */
+/** The three kinds of key (docs/keys-and-money.md). */
 export const keyKindSchema = z.enum(['account', 'allocated_child', 'shared_child']);
 export type KeyKind = z.infer<typeof keyKindSchema>;
 
@@ -45,8 +45,8 @@ export const modelListSchema = z.looseObject({
 });
 
 /**
- * One provider of `GET /v1/models/{author}/{model}/endpoints` (spec 4.4's planned "provider
- * endpoints of a model"). Everything but `provider` is optional for readers.
+ * One provider of `GET /v1/models/{author}/{model}/endpoints` (the "provider endpoints of a
+ * model"). Everything but `provider` is optional for readers.
  */
 export const modelEndpointSchema = z.looseObject({
   /** The provider's id, as generation records and `x-gateway-provider` name it. */
@@ -77,7 +77,7 @@ export const modelEndpointListSchema = z.looseObject({
   data: z.array(z.unknown()),
 });
 
-/** `GET /v1/balance` (spec 2.1). */
+/** `GET /v1/balance`. */
 export const balanceSchema = z.looseObject({
   object: z.literal('balance'),
   key: z.string(),
@@ -218,7 +218,7 @@ export const embeddingsResponseSchema = z.looseObject({
 });
 export type EmbeddingsResponse = z.infer<typeof embeddingsResponseSchema>;
 
-/** `GET /v1/generation?id=<trace id>`: the spec's planned generation record, made real. */
+/** `GET /v1/generation?id=<trace id>`: the generation record of one request. */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),
   id: z.string(),
@@ -397,7 +397,7 @@ export const keyEventListSchema = z.looseObject({
 /** The `cf-ray` trace id format: 16 hex digits, a dash, a location code. */
 export const cfRayPattern = /^[0-9a-f]{16}-[A-Z]{3}$/;
 
-/** A provider id as the providers file allows it (INTERFACES.md, "Providers file"). */
+/** A provider id as the providers file allows it (docs/providers.md). */
 export const providerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Inference answers name the provider that answered in this header. */

@@ -1,27 +1,7 @@
 /**
- * An answer written while the request's body is still arriving (a refusal before reading it:
- * unknown or disabled key, no session, too large, wrong content type, rate limited). Node then
- * reads the rest of the body off the wire and throws it away, so the connection can carry the next
- * request, and so a client that sends its whole body before it reads (Python's http.client, Node's
- * own http.request) still gets the answer. That is right for a body of a size the server takes,
- * and wrong without a bound: a body with no end (chunked, or trickled) was read for as long as it
- * came, up to Node's request timeout (five minutes), and a body of any size was read to its end.
- *
- * So the rest is read and discarded up to a bound in bytes and in time, as nginx's lingering close
- * does, and past either the connection is closed (the answer went out before any of this). A
- * client still sending past the bound gets a broken connection, not the answer: it sent more, or
- * for longer, than any request the server takes.
- *
- * And it is read at a bounded rate per owner (the account of the key that sent it, its account key
- * and child keys together, or without a key the address it came from): a tenant that sends large
- * bodies on many connections, or from many child keys, while it is being refused (a 429 for its
- * third large body at once, say) would otherwise have the event loop read and discard
- * a gigabyte a second for it, and every other tenant's requests would wait behind those reads.
- * Past its rate an owner's sockets are paused, so its clients wait for their answers' ends
- * instead of the other tenants waiting for theirs.
- *
- * Here, not in one box, because both servers (the gateway and the workbench's BFF) take bodies
- * from callers they do not trust and must bound them the same way.
+ * Reading and discarding the rest of a refused request's body, bounded in bytes, in time and in
+ * rate per owner (an account, or an address before a key is known), for the gateway and the BFF.
+ * Why: docs/decisions/0010-bounded-reads-of-refused-bodies.md
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -47,7 +47,7 @@ export const apiErrorSchema = z.object({
     cf_ray: z.string().optional(),
     /** The request field that was wrong, for validation errors. */
     field: z.string().optional(),
-    /** What to do next, in plain words (the spec's advice where it has one). */
+    /** What to do next, in plain words. */
     advice: z.string().optional(),
     /** The gateway's machine-readable error type, when it sent one. */
     type: z.string().optional(),
@@ -174,8 +174,8 @@ export type ModelEndpoints = z.infer<typeof modelEndpointsSchema>;
 export const modelEndpointsQuerySchema = z.object({ model: z.string().min(1).max(300) });
 
 /**
- * The key state (the spec's states, plus `blocked` when the gateway refuses the key because of
- * its parent, which the balance does not show).
+ * The key state (active, expired, disabled, depleted, plus `blocked` when the gateway refuses the
+ * key because of its parent, which the balance does not show).
  */
 export const keyStateSchema = z.enum(['active', 'expired', 'disabled', 'depleted', 'blocked']);
 export type KeyState = z.infer<typeof keyStateSchema>;
@@ -189,7 +189,7 @@ export const balanceViewSchema = z.object({
   profile: z.string(),
   balance: balanceSchema,
   state: keyStateSchema,
-  /** The spec's guidance for this state, in plain words. */
+  /** The guidance for this state, in plain words. */
   guidance: z.string(),
   cf_ray: z.string().nullable(),
   fetched_at: z.number(),
@@ -434,7 +434,7 @@ export type CheckOutcome = z.infer<typeof checkOutcomeSchema>;
 /** One endpoint check: what it calls and, after a run, what it found. */
 export const checkResultSchema = z.object({
   id: z.string(),
-  /** The spec entry, e.g. `Chat completions (streaming)`. */
+  /** The checked entry, e.g. `Chat completions (streaming)`. */
   entry: z.string(),
   method: z.string(),
   path: z.string(),
@@ -778,7 +778,7 @@ export const rotationRequestSchema = z.strictObject({
 });
 export type RotationRequest = z.infer<typeof rotationRequestSchema>;
 
-/** The spec's four rotation steps (5.7), in order. */
+/** The four rotation steps (create, repoint, verify, revoke), in order. */
 export const rotationStepNameSchema = z.enum([
   'create_replacement',
   'update_profile',

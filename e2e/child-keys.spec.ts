@@ -52,7 +52,8 @@ test.describe('child keys', () => {
     expect((await chat).postDataJSON()).toMatchObject({ profile });
     expect(await page.content()).not.toContain(storedSecret(profile));
 
-    // The parent account sees the request, marked with the child, at the cost the playground showed.
+    // The parent account sees the request, marked with the child, at the cost the playground
+    // showed.
     await chooseProfile(page, 'demo-account');
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -167,11 +168,11 @@ test.describe('child keys', () => {
           await expect(dialog).toBeHidden();
         }
 
-        // The create form showing its errors, too. With them it is taller than a 720 px
-        // window, so clicking Create scrolls the title out of the dialog, above the window's
-        // top, and axe's contrast rule throws on it ("Element midpoint exceeds the grid
-        // bounds", axe-core issue 4253), checking nothing: a window it fits in has it all
-        // measured.
+        // The create form showing its errors, too. With them it is taller than a 720 px window, so
+        // clicking Create scrolls the title out of the dialog, above the window's top, and axe's
+        // contrast rule throws on it ("Element midpoint exceeds the grid bounds",
+        // https://github.com/dequelabs/axe-core/issues/4253), checking nothing: a window it fits in
+        // has it all measured.
         const viewport = page.viewportSize();
         await page.setViewportSize({ width: 1280, height: 1000 });
         await page.getByRole('button', { name: 'Create child key' }).click();

@@ -1,8 +1,8 @@
 /**
- * Rotating a child key from the Keys page, against the real BFF and the embedded gateway: the
- * spec's four steps, each shown done as the BFF reports it, with step 3's cost estimated
- * first; afterwards the profile holds a new secret that the playground uses, the old secret
- * no longer works, and neither secret ever reached the page.
+ * Rotating a child key from the Keys page, against the real BFF and the embedded gateway: the four
+ * steps (create, repoint, verify, revoke), each shown done as the BFF reports it, with step 3's
+ * cost estimated first; afterwards the profile holds a new secret that the playground uses, the old
+ * secret no longer works, and neither secret ever reached the page.
  */
 import { expect, test } from './fixtures';
 import { e2eGatewayPort } from './environment';

@@ -12,83 +12,169 @@ import {
 
 const port = z.coerce.number().int().min(0).max(65535);
 
-const environmentSchema = z.object({
-  GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
-  GATEWAY_PORT: port.default(8787),
-  GATEWAY_DB: z.string().min(1).default('./data/gateway.db'),
-  /**
-   * SQLite: `full` syncs each batch of generation records to disk before its answers end (a
-   * power cut loses no answered charge); `normal` leaves it in the OS's cache (a killed process
-   * loses nothing, a lost machine may lose the last records), for a little less latency.
-   */
-  GATEWAY_SQLITE_SYNC: z.enum(['full', 'normal']).default('full'),
-  GATEWAY_SETTLE_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
-  /** Secret mixed into key digests; when unset, a random one is kept beside the database. */
-  GATEWAY_KEY_PEPPER: z.string().min(16).optional(),
-  /** Tokens per second the simulated provider streams at; 0 streams as fast as it can. */
-  GATEWAY_SIM_TOKENS_PER_SECOND: z.coerce.number().min(0).max(100_000).default(60),
+/**
+ * Every variable the gateway reads, with what it means: `npm run docs` writes the table of
+ * docs/configuration.md from these descriptions (scripts/config-reference.ts).
+ */
+export const gatewayEnvironmentSchema = z.object({
+  GATEWAY_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('The address the gateway listens on (the embedded one too).'),
+  GATEWAY_PORT: port
+    .default(8787)
+    .describe('The port the gateway listens on; `0` takes a free one.'),
+  GATEWAY_DB: z
+    .string()
+    .min(1)
+    .default('./data/gateway.db')
+    .describe(
+      "The gateway's SQLite file (WAL mode), used when `GATEWAY_DATABASE_URL` is unset; `key-pepper` and the embedded demo keys are kept beside it.",
+    ),
+  GATEWAY_SQLITE_SYNC: z
+    .enum(['full', 'normal'])
+    .default('full')
+    .describe(
+      'SQLite only. `full`: each batch of generation records is synced to disk before its answers end (a power cut loses no answered charge). `normal`: written to the log only and synced within a second (a killed process loses nothing, a power cut may lose the last second of records), for less latency.',
+    ),
+  GATEWAY_SETTLE_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(30_000)
+    .describe("How often pending charges are settled into the keys' consumption, in milliseconds."),
+  GATEWAY_KEY_PEPPER: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      'The secret mixed into key digests. Unset: a random one, kept in `key-pepper` beside the SQLite database. Required with `GATEWAY_DATABASE_URL`, the same on every instance.',
+    ),
+  GATEWAY_SIM_TOKENS_PER_SECOND: z.coerce
+    .number()
+    .min(0)
+    .max(100_000)
+    .default(60)
+    .describe(
+      'How fast the simulated provider streams, in tokens per second; `0` is as fast as it can.',
+    ),
   GATEWAY_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info'),
-  /** Largest request body accepted, in bytes (images arrive inline as base64). */
+    .default('info')
+    .describe("The gateway's log level (pino)."),
   GATEWAY_MAX_BODY_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
-    .default(20 * 1024 * 1024),
-  /** How long a client may leave a streamed answer unread before it is dropped. */
-  GATEWAY_CLIENT_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  /** Inference requests one key may have running at once; more get 429. */
-  GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(64),
-  /** Largest body of the token-counting routes, which carry no image the count depends on. */
+    .default(20 * 1024 * 1024)
+    .describe(
+      "The largest request body, in bytes (images arrive inline as base64); a larger one is a 413. Also the rate at which an account's refused bodies are read and thrown away, per second.",
+    ),
+  GATEWAY_CLIENT_SEND_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(60_000)
+    .describe(
+      'How long a client may leave a streamed answer unread before it is dropped, in milliseconds; its request then ends as if the client had left.',
+    ),
+  GATEWAY_MAX_CONCURRENT_PER_KEY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(64)
+    .describe(
+      'Requests (inference and token counting) one key may have in the gateway at once; an account, all its keys together, four times that. More get 429.',
+    ),
   GATEWAY_MAX_COUNT_BODY_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
-    .default(1024 * 1024),
-  /** The providers file: upstream providers and the models they serve. */
-  GATEWAY_PROVIDERS: z.string().min(1).optional(),
-  /**
-   * Lets the gateway fetch image URLs on private, loopback and link-local addresses (for
-   * upstreams that need images inline). Off by default: a tenant must not read our network.
-   */
-  GATEWAY_ALLOW_PRIVATE_IMAGE_URLS: z.enum(['0', '1', 'true', 'false']).optional(),
-  /** The operator's token for `/admin/v1/…`; when unset, those routes do not exist (404). */
+    .default(1024 * 1024)
+    .describe(
+      'The largest body of the token-counting routes, in bytes (they carry no image the count depends on).',
+    ),
+  GATEWAY_PROVIDERS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The providers file: real upstream providers and the models they serve (docs/providers.md). Unset: the simulated models only.',
+    ),
+  GATEWAY_ALLOW_PRIVATE_IMAGE_URLS: z
+    .enum(['0', '1', 'true', 'false'])
+    .optional()
+    .describe(
+      'Lets the gateway fetch image URLs on loopback, private and link-local addresses, for upstreams that need images inline. Off by default: a tenant must not read our network.',
+    ),
   GATEWAY_ADMIN_TOKEN: z
     .string()
     .min(32, 'must be at least 32 characters (a long random secret)')
-    .optional(),
-  /** `postgres://…`: the PostgreSQL store several instances share; unset: SQLite at GATEWAY_DB. */
+    .optional()
+    .describe(
+      "The operator's token for `/admin/v1/keys…`, sent as `Authorization: Bearer …` and compared in constant time. Unset: those routes do not exist (404).",
+    ),
   GATEWAY_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// (or postgresql://) URL')
-    .optional(),
-  /** `redis://…`: shared admission reservations and rate limits across instances. */
+    .optional()
+    .describe(
+      'The PostgreSQL store several instances share (docs/scale-out.md); needs `GATEWAY_KEY_PEPPER`. Unset: SQLite at `GATEWAY_DB`.',
+    ),
   GATEWAY_REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// (or rediss://) URL')
-    .optional(),
-  /** Prefix of every Redis key the gateway writes, so deployments (and test runs) can share a server. */
+    .optional()
+    .describe('Admission reservations and rate limits shared across instances, in Redis.'),
   GATEWAY_REDIS_PREFIX: z
     .string()
     .regex(
       /^[A-Za-z0-9:_.-]{1,64}$/,
       'must be 1-64 letters, digits, colons, dots, dashes or underscores',
     )
-    .default('gateway:'),
-  /** How long a dead instance's reservations and in-flight records hold before others free them. */
-  GATEWAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
-  /** Default requests per minute per key (0: no limit); `keys set --rpm` overrides per key. */
-  GATEWAY_DEFAULT_RPM: z.coerce.number().int().min(0).max(10_000_000).default(0),
-  /** Default tokens per minute per key (0: no limit); `keys set --tpm` overrides per key. */
-  GATEWAY_DEFAULT_TPM: z.coerce.number().int().min(0).max(10_000_000_000).default(0),
-  /** How long a stored response (Responses form, `store`) is kept, in seconds; 30 days as OpenAI. */
+    .default('gateway:')
+    .describe(
+      'The prefix of every Redis key the gateway writes, so deployments (and test runs) can share a server.',
+    ),
+  GATEWAY_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(30_000)
+    .describe(
+      "How long a dead instance's reservations and in-flight requests hold before the other instances free and charge them, in milliseconds.",
+    ),
+  GATEWAY_DEFAULT_RPM: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000_000)
+    .default(0)
+    .describe(
+      'Requests per minute per key, unless the key has its own (`keys set --rpm`); `0` is no limit.',
+    ),
+  GATEWAY_DEFAULT_TPM: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000_000_000)
+    .default(0)
+    .describe(
+      'Tokens per minute per key, unless the key has its own (`keys set --tpm`); `0` is no limit.',
+    ),
   GATEWAY_RESPONSES_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
     .max(10 * 365 * 86_400)
-    .default(30 * 86_400),
+    .default(30 * 86_400)
+    .describe(
+      'How long a stored response (the Responses form with `store`) is kept, in seconds; 30 days, as OpenAI (docs/responses.md).',
+    ),
 });
 
 export type GatewayConfig = {
@@ -102,7 +188,7 @@ export type GatewayConfig = {
   responsesTtlSeconds: number;
   keyPepper: string | undefined;
   simulatedTokensPerSecond: number;
-  logLevel: z.infer<typeof environmentSchema>['GATEWAY_LOG_LEVEL'];
+  logLevel: z.infer<typeof gatewayEnvironmentSchema>['GATEWAY_LOG_LEVEL'];
   maxBodyBytes: number;
   maxConcurrentPerKey: number;
   maxCountBodyBytes: number;
@@ -127,7 +213,7 @@ export type GatewayConfig = {
 export class ConfigurationError extends Error {}
 
 export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const parsed = environmentSchema.safeParse(
+  const parsed = gatewayEnvironmentSchema.safeParse(
     // Empty strings mean "unset", as shells and .env files produce them.
     Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== '')),
   );

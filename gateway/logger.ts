@@ -36,7 +36,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /**
  * Query parameters whose value is a credential, by whatever case or `[]` suffix they come with.
- * Only `key` is read as one (spec 5); the others are names clients use elsewhere.
+ * Only `key` is read as one (`?key=`); the others are names clients use elsewhere.
  */
 const credentialParameters = new Set(['key', 'api_key', 'apikey', 'token', 'access_token']);
 

@@ -181,7 +181,7 @@ describe('key state', () => {
     await gateway.requests.find((sent) => sent.url === '/v1/chat/completions')!.clientGone;
   });
 
-  it('a 401 from the gateway is an authentication error with the spec advice', async () => {
+  it('a 401 from the gateway is an authentication error with the 401 advice', async () => {
     gateway.setHandler((_request, response) =>
       sendJson(response, 401, { error: 'missing key', stage: 'authentication' }),
     );
@@ -194,7 +194,7 @@ describe('key state', () => {
     expect(apiErrorSchema.parse(response.json()).error.advice).toMatch(/begins with sk-/);
   });
 
-  it('a balance without the spec shape is a gateway error', async () => {
+  it('a balance without the balance shape is a gateway error', async () => {
     gateway.setHandler((_request, response) => sendJson(response, 200, { object: 'balance' }));
     const response = await rawRequest(bff, { path: '/api/balance?profile=main' });
     expect(response.status).toBe(502);
@@ -223,7 +223,7 @@ describe('key state from the gateway’s GET /v1/key', () => {
       expect(view.blocked_by?.reason).toBe(reason);
       expect(view.blocked_by?.summary).toMatch(/^its parent key /);
       expect(view.guidance).toMatch(guidance);
-      // The balance object itself is passed on exactly as the spec gives it.
+      // The balance object itself is passed on exactly as the gateway gives it.
       expect(view.balance).toEqual(balanceBody({ identity: 'allocated_child' }));
       // No paid probe was needed.
       expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(
@@ -399,7 +399,7 @@ describe('key validation', () => {
     expect(bff.logLines.filter((line) => line.includes('"msg":"unexpected error"'))).toEqual([]);
   });
 
-  it('reports a 401 as not valid with the spec advice', async () => {
+  it('reports a 401 as not valid with the 401 advice', async () => {
     inferenceStatus = 401;
     const result = validateKeyResultSchema.parse(
       (await postJson(bff, '/api/validate-key', { profile: 'main', model: 'sim/echo' })).json(),

@@ -1,10 +1,10 @@
 /**
  * `GET /api/balance?profile=`: the gateway's balance for a profile's key, the key state, and the
- * spec's guidance for that state.
+ * guidance for that state.
  *
  * The state comes from the gateway's `GET /v1/key`, called beside the balance: it reports
  * `blocked` (a child refused because its parent is disabled, expired or revoked), which the
- * balance cannot show (spec 3: "not reported as its own field"), at no cost. A gateway without
+ * balance does not report as its own field, at no cost. A gateway without
  * that route leaves the state to the balance alone; then `POST /api/balance/probe` can still tell
  * `blocked` with a minimal inference call (`max_tokens: 1` on the cheapest catalog model, or the
  * body's `model`), a 402 from it meaning `blocked`. The probe costs a tiny amount, so it never
@@ -32,7 +32,7 @@ import { GatewayCallError, type CollectedResponse } from './gateway-client';
 import { blockedByOf, fetchKeyStatus } from './key-status';
 import { redactJson } from './secrets';
 
-/** The key state the balance shows (spec 3). Disabled first: it is the deliberate decision. */
+/** The key state the balance shows. Disabled first: it is the deliberate decision. */
 export function deriveKeyState(balance: Balance): KeyState {
   if (balance.disabled) return 'disabled';
   if (balance.expired) return 'expired';
@@ -55,7 +55,7 @@ const blockedGuidance: Record<string, string> = {
 };
 
 /**
- * The spec's guidance per state, in plain words; for a key its parent blocks, the reason the
+ * The guidance per state, in plain words; for a key its parent blocks, the reason the
  * gateway gave. A shared child's "parent's balance" is said once, on the card, not here.
  */
 export function guidanceFor(

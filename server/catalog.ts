@@ -1,6 +1,6 @@
 /**
- * The model catalog (`GET /v1/models`), read leniently and cached briefly. The spec warns that
- * the catalog's fields are still changing (2.3): each field is read on its own, a bad field
+ * The model catalog (`GET /v1/models`), read leniently and cached briefly. A catalog's fields may
+ * change from one gateway version to the next: each field is read on its own, a bad field
  * falls back to a default, unknown fields stay in `raw`, and only an entry without an id is
  * skipped.
  */

@@ -8,7 +8,7 @@
  * - `DELETE /api/profiles/:profile/child-keys/:id` revokes it, and removes the profiles holding
  *   it, so no profile points at a dead key;
  * - `GET    /api/profiles/:profile/child-keys/:id/events` lists its audited changes;
- * - rotation, in the spec's four steps: key-rotation.ts.
+ * - rotation, in four steps (create, repoint, verify, revoke): key-rotation.ts.
  * Key management always needs a session when sign-in is on (WORKBENCH_ACCESS_TOKEN).
  */
 import { Router } from 'express';

@@ -21,7 +21,7 @@ describe('advice for a gateway refusal', () => {
     expect(adviceForStatus(402, 'insufficient_balance')).toMatch(/Lower max_tokens/);
   });
 
-  it('falls back to the spec advice for the status when the type is unknown or missing', () => {
+  it('falls back to the generic advice for the status when the type is unknown or missing', () => {
     expect(adviceForStatus(402, 'something_new')).toBe(adviceForStatus(402));
     expect(gatewayErrorFailure(402, { error: 'no' }, null, []).detail.advice).toMatch(
       /expired, disabled, depleted/,

@@ -136,7 +136,7 @@ function adviceForType(type: string, situation: AdviceSituation): string | undef
 }
 
 /**
- * The spec's advice per gateway status (section 7), in plain words, made precise by the gateway's
+ * The advice per gateway status, in plain words, made precise by the gateway's
  * error type and the situation where they say more. The one author of advice for gateway errors:
  * the chat proxy, key validation and the endpoint checks all get theirs here.
  */

@@ -74,7 +74,7 @@ export function translationOf(headers: Headers): TranslationReport | null {
   return dropped.length === 0 && adjusted.length === 0 ? null : { dropped, adjusted };
 }
 
-/** How the key travels (spec 5). `none` sends no key at all. */
+/** How the key travels (docs/keys-and-money.md, "Authentication"). `none` sends no key at all. */
 export type KeyPlacement = 'none' | 'bearer' | 'query' | 'x-api-key' | 'x-goog-api-key';
 
 export class GatewayCallError extends Error {

@@ -37,7 +37,7 @@ export function createHealthRouter(context: WorkbenchContext): Router {
       return;
     }
     try {
-      // The catalog needs no key (spec 4.1), so this confirms connectivity without spending one.
+      // The catalog needs no key, so this confirms connectivity without spending one.
       const answer = await context.gateway.request({
         method: 'GET',
         path: '/v1/models',

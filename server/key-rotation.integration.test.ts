@@ -1,7 +1,8 @@
 /**
- * Rotation in the spec's four steps (5.7), against a fake gateway that can fail any step: after
- * every outcome the profile is on a key that works (checked with the gateway), the keys file
- * agrees with it, the NDJSON lines say what happened, and no full key is in any answer or log.
+ * Rotation in its four steps (create, repoint, verify, revoke), against a fake gateway that can
+ * fail any step: after every outcome the profile is on a key that works (checked with the gateway),
+ * the keys file agrees with it, the NDJSON lines say what happened, and no full key is in any
+ * answer or log.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,19 +1,7 @@
 /**
- * Rotating a child key the spec's way (5.7), from the workbench, in four steps:
- * 1. create the replacement: a new child key of the same kind, parent and name (an allocated
- *    child gets what the old key has left, counting charges not yet settled, as its limit, and
- *    its grace and expiry);
- * 2. update the server-side profile to it (the keys store is rewritten atomically);
- * 3. verify one minimal request with it (`max_tokens: 1`, its cost estimated first by
- *    `GET …/rotation/estimate`);
- * 4. revoke the old key.
- * `POST /api/profiles/:profile/child-keys/:id/rotation {profile}` streams each step's outcome as
- * NDJSON, then a last line with the keys' state and what to do. A failed step stops the flow,
- * and the profile never points at a dead key: a failure at 2 or 3 puts it back on the old key
- * and revokes the replacement; a failure at 4 leaves it on the new, verified key and says the
- * old one still works. The new key never reaches the browser. The gateway's own
- * `POST /v1/keys/{id}/rotate` is not used: it stops the old secret before the new one is kept
- * and verified, which is what the four steps avoid.
+ * Rotating a child key from the workbench in four steps (create, repoint the profile, verify,
+ * revoke), streamed as NDJSON by `POST /api/profiles/:profile/child-keys/:id/rotation`.
+ * Why not the gateway's own rotate: docs/decisions/0013-rotation-in-four-steps.md
  */
 import { Router, type Response } from 'express';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * The gateway's `GET /v1/key`: a key's state as the gateway decides it, including a refusal
- * because of its parent, which the balance object (spec 2.1) does not report as a field of its
+ * because of its parent, which the balance object does not report as a field of its
  * own. It costs nothing. A gateway without the route (it is this project's addition) answers
  * 404, and the workbench then derives the state from the balance alone.
  */

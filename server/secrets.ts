@@ -7,8 +7,8 @@ import { keyLikePattern as keyPattern } from '../contract/key-pattern';
 const ellipsis = '…';
 
 /**
- * The spec's masked form (2.1): the prefix and a short tail, middle elided. Short values show
- * less, so a mask never reveals most of a short secret.
+ * The masked form of a key (`sk-Ab3d…x9Yz`): the prefix and a short tail, middle elided. Short
+ * values show less, so a mask never reveals most of a short secret.
  */
 export function maskKey(key: string): string {
   const prefix = key.startsWith('sk-') ? 'sk-' : '';
@@ -67,7 +67,7 @@ export function redactJson(
   return walk(value);
 }
 
-/** Query parameters that carry a key (spec 5.2 `?key=`) or a credential by another name. */
+/** Query parameters that carry a key (`?key=`) or a credential by another name. */
 const secretQueryParameters = new Set(['key', 'api_key', 'apikey', 'token', 'access_token']);
 
 /** A request path fit for a log line: `?key=` values removed and key-like text masked. */

@@ -1,5 +1,5 @@
 /**
- * The guards of a local server that holds keys (USERS.md, "Safety of a local server"):
+ * The guards of a local server that holds keys (docs/security.md):
  * a `Host` check against DNS rebinding, no cross-site request on the API at all (a GET
  * included: an `<img>` sends one without a preflight), JSON-only and same-origin state changes
  * against cross-site POSTs, no CORS headers at all, and security headers on every answer.

@@ -1,5 +1,5 @@
 /**
- * Key validation the spec's way (4.2 rule 1): a minimal chat call with a small `max_tokens` on a
+ * Key validation: a minimal chat call with a small `max_tokens` on a
  * model the person picks, with its estimated cost shown before it runs.
  */
 import { Router } from 'express';

@@ -1,7 +1,7 @@
 /**
  * The embedded gateway (one process on its SQLite file) killed mid-stream: at its next start it
  * closes the streams it was serving as `ended_early` records charging what was checkpointed, so
- * a crash leaves no delivered token uncharged (issue 10, item 10; issue 13).
+ * a crash leaves no delivered token uncharged.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';

@@ -1,7 +1,7 @@
 /**
- * Several gateway processes on one PostgreSQL and one Redis (issue 13): one exact budget across
- * them, key changes reaching all of them within a second, and nothing answered left uncharged
- * when one is killed mid-stream. Real processes, real databases, real HTTP on loopback.
+ * Several gateway processes on one PostgreSQL and one Redis (docs/scale-out.md): one exact budget
+ * across them, key changes reaching all of them within a second, and nothing answered left
+ * uncharged when one is killed mid-stream. Real processes, real databases, real HTTP on loopback.
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-/** Auth forms (spec 5), 401 bodies (spec 7), and keys kept out of every body and log line. */
+/** Where a key may travel, the 401 bodies, and keys kept out of every body and log line. */
 import type { IncomingMessage } from 'node:http';
 import { gatewayErrorBodySchema } from '../../contract/gateway';
 import { GatewayError } from '../errors';

@@ -1,7 +1,7 @@
 /**
- * Finding and checking the key of a request (spec 5). The `?key=` query parameter wins over any
+ * Finding and checking the key of a request. The `?key=` query parameter wins over any
  * header on every route. Each public form has its own headers; a Bearer token on a Gemini-form
- * route is not a gateway key there and gets 401, as the spec says. Messages never echo the key.
+ * route is not a gateway key there and gets 401. Messages never echo the key.
  */
 import type { IncomingMessage } from 'node:http';
 import { ownUnreadBody } from '../../contract/unread-body';

@@ -1,25 +1,8 @@
 /**
- * The in-flight rows of this process's running requests (store.ts, `InflightRow`). A request's
- * row is written with the first checkpoint after its admission (within a second), carrying what
- * it has delivered so far; from then on, about once a second, every running request's delivered
- * usage is checkpointed and its lease renewed, in one pass. If the process dies, its rows outlive
- * their lease and another instance (or this one, restarted) closes them as `ended_early` records
- * charging what was checkpointed.
- *
- * Why not at admission: a row with nothing checkpointed is closed without a record, so a request
- * that ends before its first checkpoint is charged the same with or without one; writing and
- * removing a row for each of them cost a busy gateway a tenth of its throughput. A budget that
- * keeps its reservation in the row itself (store-budget.ts) writes it at admission, and `hold`s it.
- *
- * The fence. When instances share the store, a lease this process has not renewed may be ended
- * by another instance at any time after it runs out: the row is closed and its reservation given
- * back, and other requests may spend that room. So this process keeps, for each request, the end
- * of the last lease it knows was written (the lease of a pass whose writes came back before the
- * previous lease was given up), and treats the request as lost `fenceMarginMs` before that end:
- * the pipeline stops it then (`leaseLost`, `onLeaseLost`) and charges no more than the reservation
- * it still holds (inference-pipeline.ts). The margin covers the clocks of two instances differing
- * and the time between a check and the write it allows. One process alone on its SQLite file
- * needs no fence: nobody else closes its rows.
+ * The in-flight rows of this process's running requests (store.ts, `InflightRow`): written with
+ * the first checkpoint after admission, checkpointed and lease-renewed about once a second, and
+ * fenced when instances share the store (`fenceMarginMs`, `leaseLost`).
+ * Why: docs/decisions/0009-leases-checkpoints-and-the-fence.md
  */
 import type { Logger } from 'pino';
 import type { GatewayStore, InflightCheckpoint, InflightRow } from '../store/store';

@@ -1,20 +1,8 @@
 /**
  * The budget of instances sharing Redis (billing/budget.ts): every admission is one Lua script,
  * so Redis serialises the admissions to one funding key across every instance, and PostgreSQL is
- * not touched before the answer (the in-flight row is written in group commits, as with memory).
- *
- * Per funding key F, three keys (F in braces, so a Redis Cluster keeps them in one slot):
- * - `{prefix}budget:{F}`, a hash: `charged` (consumption + pending as the store knew them when
- *   seeded, plus every charge since), `reserved` (the sum of the holds) and `seededAt` (Unix ms);
- * - `{prefix}budget-leases:{F}`, a sorted set: reservation id → lease end (Unix ms);
- * - `{prefix}budget-holds:{F}`, a hash: reservation id → nanos held.
- * A reservation whose lease ended (its instance died, or stopped renewing) is freed by the next
- * script that looks at the key, so a dead instance blocks nobody for long. A hold's lease runs
- * `holdSlackMs` past its in-flight row's: a dead instance's row is closed in PostgreSQL first, and
- * the reclaim frees the hold and counts the closure's charge in one script (`reclaimed`). Were the
- * hold freed first, another request could take its room before that charge was counted here, and
- * the key would end past limit + grace. Holds of requests that had no row, or nothing
- * checkpointed (nothing to charge), just lapse.
+ * not touched before the answer. Why holds outlive their rows (`holdSlackMs`):
+ * docs/decisions/0009-leases-checkpoints-and-the-fence.md
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -118,6 +106,14 @@ return tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
 `;
 
 type ScriptArgument = string | number;
+/**
+ * Per funding key F (in braces, so a Redis Cluster keeps the three in one slot):
+ * - `{prefix}budget:{F}`, a hash: `charged` (consumption + pending as the store knew them when
+ *   seeded, plus every charge since), `reserved` (the sum of the holds) and `seededAt` (Unix ms);
+ * - `{prefix}budget-leases:{F}`, a sorted set: reservation id → lease end (Unix ms);
+ * - `{prefix}budget-holds:{F}`, a hash: reservation id → nanos held.
+ * A reservation whose lease ended is freed by the next script that looks at the key.
+ */
 type Keys = [budget: string, leases: string, holds: string];
 
 /** The scripts as commands on the client (ioredis sends EVALSHA, and the script on NOSCRIPT). */

@@ -1,6 +1,6 @@
 /**
- * Asynchronous settlement (spec 2.1, 8): pending charges move into `consumption_usd` on a timer,
- * so the balance lags recent requests by up to one interval, as the spec says it may. The same
+ * Asynchronous settlement: pending charges move into `consumption_usd` on a timer, so the
+ * balance lags recent requests by up to one interval (a lag the balance's readers accept). The same
  * timer closes in-flight rows whose instance died (their lease ended) as `ended_early` records.
  * With several instances on one store, any may run it: the store lets one settle at a time and
  * closes each dead row once.

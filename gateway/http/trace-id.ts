@@ -1,6 +1,6 @@
 /**
- * `cf-ray` trace ids: 16 hex digits, a dash and a location code, the form callers already parse
- * (spec 4.2). Random bytes are drawn in batches so an id costs no system call on the hot path.
+ * `cf-ray` trace ids: 16 hex digits, a dash and a location code, the form callers already parse.
+ * Random bytes are drawn in batches so an id costs no system call on the hot path.
  */
 import crypto from 'node:crypto';
 

@@ -1,19 +1,7 @@
 /**
- * Key administration: create, list, show, change, disable, enable, revoke, rotate and top up keys.
- * The one home of the rules that keep the key tree and its money sane, used by the command line,
- * the embedded start-up's demo keys, an account key's `/v1/keys` routes and the operator's
- * `/admin/v1/keys` routes, so no caller can skip one.
- *
- * Every change is one transaction with its audit row (`key_events`: who, what, when, the old and
- * new values, never a key or a digest) and, when money moves, its ledger entries (`key_ledger`).
- *
- * The money (docs/keys-and-money.md): an account key's `limit = recharge + credit -
- * allocated`. The operator funds accounts (the opening limit and every recharge count as
- * recharge; credit is granted money, kept apart); an allocated child's limit is money its account
- * allocated to it. An account key that funds a child gives from its own limit; the operator
- * funding a child (command line) adds the money to the account as a recharge and allocates it on
- * at once, so the account's limit does not move. Money taken back from a child (a lower limit, a
- * revocation) returns to its account's limit, never more than the child has not spent.
+ * Key administration, the one home of the rules that keep the key tree and its money sane, for
+ * the command line, the demo keys, `/v1/keys` and `/admin/v1/keys`: every change one transaction
+ * with its audit row and ledger entries. The money rules: docs/keys-and-money.md.
  */
 import type { KeyKind } from '../../contract/gateway';
 import { nanosToUsd, usdToNanos, type Nanos } from '../billing/money';
@@ -735,9 +723,10 @@ export class KeyAdmin {
 export type MoneyFigures = { recharge: Nanos; credit: Nanos; allocated: Nanos };
 
 /**
- * The balance figures of spec 2.1 beside `limit_usd`. An account key: credit and allocated from
- * its ledger, recharge the rest, so `limit = recharge + credit - allocated` holds exactly whatever
- * wrote the limit. An allocated child: its limit is what was allocated to it.
+ * The balance figures beside `limit_usd` (recharge, credit, allocated: docs/keys-and-money.md). An
+ * account key: credit and allocated from its ledger, recharge the rest, so `limit = recharge +
+ * credit - allocated` holds exactly whatever wrote the limit. An allocated child: its limit is what
+ * was allocated to it.
  */
 export async function moneyFigures(store: GatewayStore, row: KeyRow): Promise<MoneyFigures> {
   if (row.kind !== 'account') return { recharge: 0, credit: 0, allocated: row.limitNanos };

@@ -1,6 +1,7 @@
 /**
- * Whether a key may run inference now (spec section 3). Pure: given the key, its parent and the
- * time, it says which state stops the request, with a message a person can act on.
+ * Whether a key may run inference now (docs/keys-and-money.md, the states). Pure: given the key,
+ * its parent and the time, it says which state stops the request, with a message a person can act
+ * on.
  */
 import { GatewayError } from '../errors';
 import type { KeyRow } from '../store/store';
@@ -80,7 +81,7 @@ export type BlockedBy = {
 
 /**
  * The key's state as a caller sees it, including what the balance object does not report as its
- * own field (spec 3): a child refused because of its parent. Pure, like `inferenceRefusal`, and
+ * own field: a child refused because of its parent. Pure, like `inferenceRefusal`, and
  * always agreeing with it: `state` is `active` exactly when the key may spend.
  */
 export function keyStatus(

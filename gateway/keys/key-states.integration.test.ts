@@ -1,4 +1,4 @@
-/** Key states (spec 3) and their exact effect on inference, over real HTTP. */
+/** Key states and their exact effect on inference, over real HTTP. */
 import { balanceSchema, gatewayErrorBodySchema } from '../../contract/gateway';
 import {
   chatBody,

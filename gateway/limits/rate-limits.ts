@@ -1,19 +1,7 @@
 /**
- * Per-key rate limits: requests per minute and tokens (prompt plus max output) per minute, in
- * fixed one-minute windows counted by `rate-limiter-flexible`: in memory for the embedded
- * gateway, in Redis (exact across instances) when GATEWAY_REDIS_URL is set.
- *
- * A key's limit is its own `rpmLimit`/`tpmLimit`, or the gateway's default when that is null. A
- * default of 0 means no limit; a key's own 0 blocks it (an operator's way to stop a key's traffic
- * without disabling it). A refused request takes nothing from either limit: what it counted is
- * given back at once (a second command, so for that moment a concurrent request may be refused
- * that would just have fit; none is ever admitted past a limit). Tokens are taken at the worst
- * case and the unused part is given back when the request ends (`settle`).
- *
- * The library's limiters hold one fixed limit (`points`), while ours differ per key and change at
- * run time. So each dimension has one counter with no ceiling of its own, the key's limit is
- * compared here, and the counts survive a limit change. Counting stays the library's: an atomic
- * INCRBY with expiry in one Lua script (Redis), a timed map (memory).
+ * Per-key rate limits: requests and tokens (prompt plus max output) per minute, in fixed windows
+ * counted by `rate-limiter-flexible`, in memory or in Redis (GATEWAY_REDIS_URL), compared per key.
+ * Why: docs/decisions/0012-rate-limit-counters-without-ceilings.md
  */
 import type { Redis } from 'ioredis';
 import {

@@ -1,5 +1,5 @@
 /**
- * The providers file (`GATEWAY_PROVIDERS`, INTERFACES.md "Providers file"): read and validated
+ * The providers file (`GATEWAY_PROVIDERS`, docs/providers.md): read and validated
  * once at start-up. A bad file stops the gateway with the file, the JSON path and what is wrong;
  * a missing key variable gets its own message. The file never holds a key: each provider names
  * the environment variable that does, and header fields that would carry one are refused.

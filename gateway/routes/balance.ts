@@ -1,5 +1,5 @@
 /**
- * `GET /v1/balance` (spec 2.1, 4.3): the presented key's balance projection and state. Answers
+ * `GET /v1/balance`: the presented key's balance projection and state. Answers
  * 200 also for expired and disabled keys; the caller checks both flags before permitting work.
  */
 import { authenticate } from '../auth/authenticate';

@@ -1,7 +1,8 @@
 /**
- * `GET /v1/key`: the presented key's state, as a companion to the balance (whose shape the spec
- * fixes). It says what the balance cannot: that a key is refused because of its parent
- * (`state: "blocked"` with `blocked_by`), without a paid probe. Never shows the parent's key.
+ * `GET /v1/key`: the presented key's state, as a companion to the balance (whose shape is fixed:
+ * clients already read it). It says what the balance cannot: that a key is refused because of its
+ * parent (`state: "blocked"` with `blocked_by`), without a paid probe. Never shows the parent's
+ * key.
  */
 import { authenticate } from '../auth/authenticate';
 import { chatErrorBody } from '../forms/openai/error-shape';

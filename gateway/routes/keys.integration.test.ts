@@ -275,7 +275,7 @@ describe('/v1/keys', () => {
       limit_usd: spent,
     });
     expect(exact.status).toBe(200);
-    // remaining_usd counts settled consumption only (spec 2.1): once all settles, nothing is left.
+    // remaining_usd counts settled consumption only: once all settles, nothing is left.
     await gateway.gateway.settlement.settleNow();
     const shown = await call('GET', `/v1/keys/${child.data.id}`, account.key);
     expect(managedKeySchema.parse(shown.body)).toMatchObject({

@@ -1,16 +1,7 @@
 /**
- * `/v1/keys`: an account key manages its child keys (OpenRouter's provisioning keys as anchor):
- * `GET` lists them (masked), `POST` creates an allocated or shared child and shows its full key
- * once, `GET/PATCH/DELETE /v1/keys/{id}` shows, changes and revokes one, `POST …/rotate` gives
- * it a new secret (once; the old one stops at once), `GET …/events` lists its audited changes.
- * A child key gets 403; a key that is not the caller's child is 404. An allocated child's limit
- * is given from the account's own limit (see KeyAdmin).
- *
- * A disabled or expired account key may still look (list, show, events) but not act: its writes
- * (create, change, rotate, revoke) get the 402 its inference gets, before the body is read. The
- * operator stopped that key, and a stopped key that could still mint or rotate children (each
- * with a working secret) would not be stopped. A depleted account key does act: managing its
- * children spends nothing, and cutting them off is what its owner may most need to do then.
+ * `/v1/keys`: an account key manages its child keys (list, create, show, change, revoke, rotate,
+ * events); a child key gets 403, a key that is not the caller's child 404. Who may act when:
+ * docs/keys-and-money.md ("Keys, states and money").
  */
 import { z } from 'zod';
 import { authenticate } from '../auth/authenticate';

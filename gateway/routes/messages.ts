@@ -1,7 +1,8 @@
 /**
  * The Messages form (vendor A): `POST /v1/messages`, plain and streaming, and
  * `POST /v1/messages/count_tokens`. The vendor's client puts `/v1` in its paths, so its base
- * address is the gateway root. `anthropic-version` and `anthropic-beta` are accepted and ignored.
+ * address is the gateway root. `anthropic-version` and `anthropic-beta` go to an Anthropic
+ * upstream as sent (the form's `passHeaders`); other kinds do without them.
  */
 import { countPromptTokens } from '../canonical/token-count';
 import { GatewayError, notFound } from '../errors';

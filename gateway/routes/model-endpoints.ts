@@ -1,8 +1,7 @@
 /**
- * `GET /v1/models/{author}/{model}/endpoints` (spec 4.4's planned "provider endpoints of a
- * model"): the providers serving a model, in the order they are tried, with each one's upstream
- * model, prices, limits and current status. No key needed, like the catalog; no provider address
- * or key is ever shown.
+ * `GET /v1/models/{author}/{model}/endpoints` (the "provider endpoints of a model"): the providers
+ * serving a model, in the order they are tried, with each one's upstream model, prices, limits and
+ * current status. No key needed, like the catalog; no provider address or key is ever shown.
  */
 import { nanosToDecimalString } from '../billing/money';
 import { cachePricing } from '../catalog/catalog';

@@ -1,18 +1,7 @@
 /**
  * Writes the gateway's generation records, and settles them, from a worker thread with a SQLite
- * connection of its own. A busy gateway commits a batch of records every few milliseconds; on the
- * main thread those inserts and commits were a sixth of the event loop's time, which every
- * request waited behind, and a settlement marks every record since the last one (tens of
- * milliseconds after a busy interval). Here they run beside it. Durability is unchanged: a
- * batch's promise settles when its commit has returned on the thread, and the pipeline sends an
- * answer's end only after that.
- *
- * The thread runs generation-writes.ts's own function, as its source text, so both threads write
- * with the same statements. If the thread fails, what it held and everything after is done on the
- * main thread instead: slower for others, never lost (a batch the thread did commit is skipped
- * there, record by record, so nothing is charged twice in the store; a replacement it committed
- * then reads as a plain record, so the budget counts that record's whole cost, not the
- * difference, until it next reads the store: more spent, never less).
+ * connection of its own, running generation-writes.ts's function; the main thread takes over if
+ * it fails. Why: docs/decisions/0002-sqlite-with-a-record-writing-thread.md
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

@@ -1,14 +1,7 @@
 /**
- * The SQLite store of the embedded gateway, in WAL mode. Generation records are synced to disk
- * with their commit by default (`recordSync: 'full'`): an answer's end goes out after its record's
- * batch is committed and synced, so neither a killed process nor a lost machine loses a charge
- * the client was answered for. The sync is paid once per batch, on the record-writing thread,
- * never on the event loop. The main connection commits with `synchronous = NORMAL`: in the log at
- * once (a killed process loses nothing), synced by the next checkpoint (the checkpoint thread's,
- * within a second) or FULL commit, so after a power cut its last second of key changes and
- * in-flight checkpoints may be gone, never a record. The operator may choose `normal` for records
- * too (GATEWAY_SQLITE_SYNC): a power cut can then lose the last second of records as well. The
- * schema comes from the versioned files in `migrations/sqlite` (see migrate.ts).
+ * The SQLite store of the embedded gateway, in WAL mode; records synced with their commit unless
+ * GATEWAY_SQLITE_SYNC is `normal`, the main connection at `synchronous = NORMAL`, the schema from
+ * `migrations/sqlite` (migrate.ts). Why: docs/decisions/0002-sqlite-with-a-record-writing-thread.md
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL and Redis that tests share (issue 13): the servers at GATEWAY_TEST_DATABASE_URL
+ * The PostgreSQL and Redis that the scale-out tests share: the servers at GATEWAY_TEST_DATABASE_URL
  * and GATEWAY_TEST_REDIS_URL (the local ones by default), a schema and a Redis key prefix of each
  * test run's own, removed at the end. When a server does not answer, a test file that needs it
  * fails in CI (`CI=true`) and is skipped, loudly, elsewhere: never silently.

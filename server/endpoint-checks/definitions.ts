@@ -1,8 +1,8 @@
 /**
- * The endpoint checks: one per entry of spec section 4 and per auth form of section 5, each with
- * the call it makes and the answer that counts as right. The spec says availability is confirmed
- * in the workbench (1.5); these are how. Checks that run inference are `paid`: they run only
- * when asked to, and say what they cost.
+ * The endpoint checks: one per public route a client may rely on and per way of sending a key, each
+ * with the call it makes and the answer that counts as right. A route being listed does not make it
+ * production-capable: these checks are how the workbench confirms it. Checks that run inference are
+ * `paid`: they run only when asked to, and say what they cost.
  */
 import type { CatalogModel } from '../../contract/workbench-api';
 import { minimalMessages } from '../balance';
@@ -39,8 +39,8 @@ export interface CheckDefinition {
   path: string;
   auth_form: 'none' | 'bearer' | 'query' | 'x-api-key' | 'x-goog-api-key' | 'bearer-on-vendor-b';
   /**
-   * An entry of spec 4.4 that neither the spec nor this project's gateway documents as served
-   * (no production contract). Entries the project's gateway documents and serves are not planned.
+   * An entry that this project's gateway does not document as served (no production
+   * contract). Entries the project's gateway documents and serves are not planned.
    */
   planned: boolean;
   paid: boolean;
@@ -230,7 +230,7 @@ export const checkDefinitions: CheckDefinition[] = [
     shapeOk: isGeminiAnswer,
   },
   {
-    // Free: the spec says the gateway rejects this with 401 before any inference.
+    // Free: the gateway rejects a Bearer token on the Gemini form with 401 before any inference.
     id: 'gemini-bearer-rejected',
     entry: 'Gemini form with a Bearer token (must be rejected)',
     method: 'POST',
@@ -261,8 +261,8 @@ export const checkDefinitions: CheckDefinition[] = [
     shapeOk: isResponse,
   },
   {
-    // Spec 4.4 lists generation records as planned; this project's gateway documents and
-    // serves `GET /v1/generation` (INTERFACES.md), so the check is an ordinary one.
+    // This project's gateway documents and serves `GET /v1/generation` (docs/routes.md), so
+    // the check is an ordinary one, not a planned entry.
     id: 'generation',
     entry: 'Generation record',
     method: 'GET',
@@ -283,8 +283,8 @@ export const checkDefinitions: CheckDefinition[] = [
     shapeOk: isGenerationRecord,
   },
   {
-    // Free and keyless, like the catalog: the providers of the model the checks call. Planned
-    // in spec 4.4; documented and served by this project's gateway, like the generation record.
+    // Free and keyless, like the catalog: the providers of the model the checks call;
+    // documented and served by this project's gateway, like the generation record.
     id: 'model-endpoints',
     entry: 'Provider endpoints of a model',
     method: 'GET',

@@ -93,7 +93,7 @@ describe('/api/checks', () => {
     });
     expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
     expect(checks.responses).toMatchObject({ planned: true });
-    // Documented and served by this project's gateway: not planned any more (spec 4.4 aside).
+    // Documented and served by this project's gateway: not planned any more.
     expect(checks.generation).toMatchObject({ planned: false });
     expect(checks['model-endpoints']).toMatchObject({ planned: false });
     // A planned row says what "planned" means once, not twice.

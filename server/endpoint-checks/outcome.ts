@@ -1,12 +1,12 @@
 /**
  * What an endpoint check's answer means: a small pure mapping from status and shape to an
- * outcome, and the plain-language explanation with the spec's advice for it.
+ * outcome, and the plain-language explanation with the advice for it.
  */
 import type { CheckOutcome } from '../../contract/workbench-api';
 
 /**
  * 2xx with the expected shape is `available`; 2xx with another shape, or 501, is a
- * `placeholder` (spec 1.5: a reference entry does not mean production-capable).
+ * `placeholder` (a route that answers is not thereby production-capable).
  */
 export function classifyOutcome(
   status: number,

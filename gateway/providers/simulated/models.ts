@@ -1,7 +1,7 @@
 /**
  * The simulated provider's models: what the embedded gateway lists with no network. Prices are
  * real-looking and non-zero, so budgets, admission and settlement behave as they would with a
- * paid upstream; `:free` and `:batch` are complete ids of their own, as the spec says.
+ * paid upstream; `:free` and `:batch` are complete ids of their own, not suffixes to strip.
  */
 import type { CatalogModel } from '../../catalog/catalog';
 

@@ -1,21 +1,7 @@
 /**
- * The deadlines of one upstream call, which undici's timeouts cannot be: its idle timeout restarts
- * on every chunk, so an upstream that sends only comments, pings or empty events would hold the
- * call (and the key's slot and reservation) forever. Both run from sending the request: one to the
- * answer's first text, tool call or end, one to its end.
- *
- * They cost a busy gateway nothing per call but a small object: one timer, shared by every call of
- * the process, looks at the running calls a few times a second (an AbortController and two timers
- * per call were a sixth of the request path's time). A deadline is therefore kept to within
- * `SWEEP_MS`. What a passed deadline cancels is given by the code that sends the call (`bind`):
- * the dispatch of a whole answer, or the body of a stream. Before the response headers, the
- * agent's headers timeout (`firstByteMs`, capped at these deadlines: http-client.ts) bounds the
- * wait.
- *
- * The total deadline counts the provider's time only: while the gateway holds an event it was
- * handed (the client reads slowly, so the next one is not asked for), the clock is the client's.
- * A slow client is still cut, at twice the deadline, with an error that says so (`slowReader`),
- * which the provider's breaker does not count.
+ * The deadlines of one upstream call that undici's timeouts cannot keep (to the first event, to
+ * the end), swept by one timer for every call; a slow client's time is not the provider's.
+ * Why: docs/decisions/0011-upstream-deadlines-on-one-timer.md
  */
 import type { ProviderTimeouts } from './provider-config';
 import { UpstreamError } from '../upstream-error';

@@ -23,7 +23,8 @@ const knownNestedFields: Record<string, Set<string>> = {
 
 /**
  * Fields of the raw entry the panel has no row for, as dotted paths with their values. The
- * catalog's fields are still changing (spec 2.3), so they are shown rather than dropped.
+ * catalog's fields may change from one gateway version to the next, so they are shown rather
+ * than dropped.
  */
 export function unknownFields(
   raw: Record<string, unknown>,

@@ -28,7 +28,7 @@ export function managedKeyState(state: string): ManagedKeyState | null {
   return Object.hasOwn(keyStateLabels, state) ? (state as ManagedKeyState) : null;
 }
 
-/** What the state means for requests, in plain words (spec section 3). */
+/** What the state means for requests, in plain words. */
 export const keyStateMeanings: Record<KeyState, string> = {
   active: 'Requests are served while balance remains.',
   expired: 'The key has expired: requests answer HTTP 402.',

@@ -155,7 +155,7 @@ describe('KeysPage', () => {
     expect(within(panel).getByText(/not usable while disabled/)).toBeInTheDocument();
   });
 
-  it('falls back to the spec’s advice when no guidance came', async () => {
+  it('falls back to the generic advice when no guidance came', async () => {
     mockKeys({
       ...allBalances,
       'demo-account': makeBalanceView({
@@ -254,7 +254,7 @@ describe('KeysPage', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000);
     expect(Date.now()).toBeLessThan(expiresAt * 1000 + 1_000);
     await waitFor(() => expect(asked()).toBeGreaterThan(before));
-    // The spec's words stand in until the BFF's guidance for the new state comes.
+    // The generic words stand in until the BFF's guidance for the new state comes.
     expect(within(panel).getByRole('note')).toHaveTextContent('The key has expired');
   });
 

@@ -1,7 +1,7 @@
 /**
- * The rotation flow's state as the BFF's stream reports it: each of the spec's four steps
- * (5.7) with its status and what happened, then the outcome. A pure reducer, so every order of
- * lines (a failed step, a stream that breaks off) is testable without a server.
+ * The rotation flow's state as the BFF's stream reports it: each of the four steps (create,
+ * repoint, verify, revoke) with its status and what happened, then the outcome. A pure reducer, so
+ * every order of lines (a failed step, a stream that breaks off) is testable without a server.
  */
 import type { RotationDoneLine, RotationStepName } from '../../../contract/workbench-api';
 import type { RotationEvent } from './api/rotate-child-key';

@@ -24,8 +24,8 @@ export interface ParameterSupport {
 
 /**
  * A model with no catalog entry, or an entry listing no parameters at all, is treated as taking
- * every parameter: the catalog's fields are still changing (spec 2.3), and an empty list more
- * likely means "not reported" than "nothing works". The gateway then has the last word.
+ * every parameter: a catalog's fields may change from one gateway version to the next, and an empty
+ * list more likely means "not reported" than "nothing works". The gateway then has the last word.
  */
 export function parameterSupport(
   parameter: TunableParameter | 'tools',

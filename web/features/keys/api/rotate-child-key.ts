@@ -1,5 +1,5 @@
 /**
- * `POST /api/profiles/:profile/child-keys/:id/rotation`: the spec's four rotation steps, run by
+ * `POST /api/profiles/:profile/child-keys/:id/rotation`: the four rotation steps, run by
  * the BFF, reported as NDJSON lines as each step starts and ends, then one done line. The new key
  * stays on the server; the lines carry masked keys only.
  */

@@ -67,7 +67,7 @@ export function BalancePanel({
   const share = remainingShare(balance.remaining_usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
   const blockedBy = view.blocked_by ?? null;
-  // The BFF's guidance is for the state it saw; a key that expired since gets the spec's words
+  // The BFF's guidance is for the state it saw; a key that expired since gets the generic words
   // until the refresh under way brings the BFF's.
   const guidance = state === view.state && view.guidance ? view.guidance : null;
   const expired = balance.expired || state === 'expired';
@@ -215,7 +215,7 @@ export function BalancePanel({
         {guidance ? (
           <p>{guidance}</p>
         ) : (
-          // The BFF always sends guidance; this is the spec's own wording while it is on its way.
+          // The BFF always sends guidance; this generic wording stands in while it is on its way.
           <>
             <p>{keyStateMeanings[state]}</p>
             {state !== 'active' && (

@@ -78,9 +78,9 @@ function RotationFlow({
 }
 
 /**
- * `Rotate`: the spec's four steps (5.7) as one guided flow, each step's outcome shown as it
- * happens. Opened from a row but held by the section: the rotated key's row goes away when the
- * old key is revoked, and the dialog must stay to show the outcome.
+ * `Rotate`: the four steps (create, repoint, verify, revoke) as one guided flow, each step's
+ * outcome shown as it happens. Opened from a row but held by the section: the rotated key's row
+ * goes away when the old key is revoked, and the dialog must stay to show the outcome.
  */
 export function RotateChildKeyDialog({
   account,

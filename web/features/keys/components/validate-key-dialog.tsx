@@ -26,8 +26,8 @@ export function cheapestTextModel(models: CatalogModel[]): CatalogModel | null {
 }
 
 /**
- * `Validate key`: one minimal inference call (spec 4.2 rule 1). It costs money, so the dialog
- * shows the estimated cost first and runs only on confirmation.
+ * `Validate key`: one minimal inference call, the only sure test that a key may spend. It costs
+ * money, so the dialog shows the estimated cost first and runs only on confirmation.
  */
 export function ValidateKeyDialog({ profile }: { profile: string }) {
   const [open, setOpen] = useState(false);
@@ -127,7 +127,8 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
                 <dt className="text-zinc-600 dark:text-zinc-400">Cost</dt>
                 <dd>
                   {result.cost_usd === null && result.meta.upstream_status >= 400 ? (
-                    // The gateway charges nothing for a request it refuses (as the playground says).
+                    // The gateway charges nothing for a request it refuses (as the playground
+                    // says).
                     `${formatUsd(0)} · refused`
                   ) : (
                     <>

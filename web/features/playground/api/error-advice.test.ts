@@ -29,7 +29,7 @@ describe('run error advice', () => {
     expect(runErrorFromThrown(refusal('key_disabled', specific)).advice).toBe(specific);
   });
 
-  it('says the advice once: the BFF’s when the type is unknown, not the BFF’s and the spec’s joined', () => {
+  it('says the advice once: the BFF’s when the type is unknown, not the BFF’s and the generic one joined', () => {
     const advice = runErrorFromThrown(refusal(undefined)).advice ?? '';
     expect(advice).toBe(genericServerAdvice);
     expect(advice.match(/do not retry unchanged/gi)).toHaveLength(1);
@@ -48,7 +48,7 @@ describe('run error advice', () => {
     );
   });
 
-  it('falls back to the spec’s advice for an error inside a stream', () => {
+  it('falls back to the generic advice for an error inside a stream', () => {
     expect(
       runErrorFromStream({ message: 'x', stage: 'gateway', type: null }, 402, null).advice,
     ).toMatch(/Do not retry unchanged/);

@@ -1,5 +1,5 @@
 /**
- * Turns every way a chat run can fail into one `RunError` with the spec's advice (section 7),
+ * Turns every way a chat run can fail into one `RunError` with advice for its status,
  * so the reply shows status, stage, cf-ray and what to do next in the same form every time.
  */
 import { gatewayErrorBodySchema } from '../../../../contract/gateway';
@@ -47,7 +47,7 @@ export function runErrorForBrokenStream(
 }
 
 /**
- * The spec's advice for a gateway status. The 401 and 402 wording follows section 7 closely: a
+ * The generic advice for a gateway status. The 401 and 402 wording is precise on purpose: a
  * person reading it knows exactly what to check, and that retrying a 402 unchanged is useless.
  */
 export function adviceForStatus(status: number | null | undefined): string | null {
@@ -97,8 +97,8 @@ export function errorFromStreamPayload(payload: unknown): StreamError | null {
 /**
  * One piece of advice: the BFF's, which is the one author of advice for gateway errors (it knows
  * the error type, the key's kind and the model, and its own failures, such as an unreachable
- * gateway: server/errors.ts), else the spec's for the status, for an error that arrived inside a
- * stream. Joining the two said it twice.
+ * gateway: server/errors.ts), else the generic one for the status, for an error that arrived inside
+ * a stream. Joining the two said it twice.
  */
 function combineAdvice(serverAdvice: string | null | undefined, status: number | null | undefined) {
   return (serverAdvice?.trim() ? serverAdvice : null) ?? adviceForStatus(status);

@@ -1,5 +1,5 @@
 /**
- * The request in the Messages form with `@anthropic-ai/sdk`. Its base URL omits `/v1` (spec 5.4):
+ * The request in the Messages form with `@anthropic-ai/sdk`. Its base URL omits `/v1`:
  * the client adds `/v1/messages` itself.
  *
  * @see https://docs.anthropic.com/en/api/messages

@@ -1,4 +1,4 @@
-/** The request with the `openai` Python client; its base URL includes `/v1` (spec 5.4). */
+/** The request with the `openai` Python client; its base URL includes `/v1`. */
 import {
   defaultKeyVariable,
   openAiPythonClient,

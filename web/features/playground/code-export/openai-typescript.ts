@@ -1,6 +1,6 @@
 /**
- * The request with the `openai` client for TypeScript and JavaScript; its base URL includes `/v1`
- * (spec 5.4). The snippet is plain JavaScript (an ES module), so Node 20 runs it saved as `.mjs`.
+ * The request with the `openai` client for TypeScript and JavaScript; its base URL includes `/v1`.
+ * The snippet is plain JavaScript (an ES module), so Node 20 runs it saved as `.mjs`.
  */
 import {
   defaultKeyVariable,

@@ -47,7 +47,7 @@ export function gatewayRoot(baseUrl: string): string {
   return root.replace(/\/+$/, '');
 }
 
-/** The chat-completion libraries' base address includes `/v1` (spec 5.4). */
+/** The chat-completion libraries' base address includes `/v1`. */
 export function openAiBaseUrl(baseUrl: string): string {
   return `${gatewayRoot(baseUrl)}/v1`;
 }

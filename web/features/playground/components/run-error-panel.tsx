@@ -1,4 +1,4 @@
-/** A failed run in place of its reply: status, stage, cf-ray and the spec's advice. */
+/** A failed run in place of its reply: status, stage, cf-ray and what to do next. */
 import type { RunError } from '../playground-types';
 import { ErrorPanel } from '../../../components/error-panel';
 import { ApiRequestError } from '../../../lib/api-client';
