@@ -1,8 +1,9 @@
 /**
- * The gateway's command line (docs/command-line.md): `serve`, and `keys …` to create, list, show, disable, enable,
- * revoke, set and rotate keys, and to recharge or credit an account. With `--json` a command
- * prints exactly one JSON object on standard output. Errors go to standard error with a non-zero
- * exit status. `runCli` takes its environment and output streams, so tests run it in-process.
+ * The gateway's command line (docs/command-line.md): `serve`, and `keys …` to create, list,
+ * show, disable, enable, revoke, set and rotate keys, and to recharge or credit an account. With
+ * `--json` a command prints exactly one JSON object on standard output. Errors go to standard
+ * error with a non-zero exit status. `runCli` takes its environment and output streams, so tests
+ * run it in-process.
  */
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config';
