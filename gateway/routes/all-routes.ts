@@ -1,6 +1,6 @@
 /**
  * Every route family the gateway serves: the one list the app registers (in this order, which
- * matters: a form's fallback comes after the routes it guards), each with its routes described.
+ * matters: a form's fallback comes after the routes it guards) and `/openapi.json` describes.
  */
 import { activityRoutes } from './activity';
 import { adminKeyRoutes } from './admin-keys';
@@ -15,6 +15,7 @@ import { keyStatusRoutes } from './key-status';
 import { messagesRoutes } from './messages';
 import { modelEndpointRoutes } from './model-endpoints';
 import { modelRoutes } from './models';
+import { openApiRoutes } from './openapi';
 import { responsesRoutes } from './responses';
 import type { RouteFamily } from './route-doc';
 
@@ -33,4 +34,5 @@ export const allRouteFamilies: readonly RouteFamily[] = [
   messagesRoutes,
   responsesRoutes,
   geminiRoutes,
+  openApiRoutes(() => allRouteFamilies),
 ];
