@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020';
 import { Router } from '../http/router';
+import { maskKeys } from '../keys/key-material';
 import { startTestGateway, eventually, type TestGateway } from '../testing-support';
 
 type Json = Record<string, unknown>;
@@ -96,12 +97,13 @@ function credentialOf(operation: Operation): Credential {
 /**
  * Asserts the answer is one the document gives `operation`: its status, its media type, a
  * well-formed cf-ray, and a JSON body valid against the schema for both. Returns the body.
+ * A failure quotes the body with keys masked (create and rotate answer with a full key).
  */
 async function expectDocumented(operation: Operation, response: Response): Promise<unknown> {
   const what = `${operation.method} ${operation.path} (${operation.operationId}) → ${response.status}`;
   const answer = operation.responses[String(response.status)];
   const text = await response.text();
-  expect(answer, `${what} is not in the document: ${text.slice(0, 300)}`).toBeDefined();
+  expect(answer, `${what} is not in the document: ${maskKeys(text.slice(0, 300))}`).toBeDefined();
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   const content = answer!.content[mediaType];
   expect(content, `${what}: ${mediaType} is not documented`).toBeDefined();
@@ -127,9 +129,10 @@ async function expectDocumented(operation: Operation, response: Response): Promi
     .map(pointerEscape)
     .join('/');
   const validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });
-  expect(validate(body), `${what}: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`).toBe(
-    true,
-  );
+  expect(
+    validate(body),
+    `${what}: ${ajv.errorsText(validate.errors)}\n${maskKeys(text.slice(0, 500))}`,
+  ).toBe(true);
   return body;
 }
 
