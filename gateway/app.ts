@@ -20,7 +20,7 @@ import { chatErrorBody } from './forms/openai/error-shape';
 
 import { DEFAULT_CLIENT_SEND_TIMEOUT_MS, sendJson, setClientSendTimeout } from './http/respond';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
-import { Router, type RouteContext } from './http/router';
+import { Router, type Registration, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
 import { createKeyDigester, loadPepper } from './keys/key-material';
 import { KeyAdmin } from './keys/key-admin';
@@ -35,30 +35,20 @@ import type { Provider } from './providers/provider';
 import { createUpstreamProviders } from './providers/upstream-providers';
 import { defaultBreaker, defaultRetry } from './providers/upstream/provider-config';
 import { createSimulatedProvider } from './providers/simulated/simulated-provider';
-import { addActivityRoutes } from './routes/activity';
-import { addAdminKeyRoutes } from './routes/admin-keys';
-import { addBalanceRoutes } from './routes/balance';
-import { addChatCompletionRoutes } from './routes/chat-completions';
-import { addEmbeddingRoutes } from './routes/embeddings';
-import { addGenerationRoutes } from './routes/generation';
-import { addHealthRoutes } from './routes/health';
-import { addKeyRoutes } from './routes/keys';
-import { addKeyStatusRoutes } from './routes/key-status';
-import { addModelEndpointRoutes } from './routes/model-endpoints';
-import { addModelRoutes } from './routes/models';
+import { allRouteFamilies } from './routes/all-routes';
+import type { RouteFamily } from './routes/route-doc';
 import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
-
-/** Route families that other modules (the vendor-native forms) add to the router. */
-export type RouteFamily = (router: Router, parts: GatewayParts) => void;
 
 export type Gateway = {
   parts: GatewayParts;
   admin: KeyAdmin;
   settlement: SettlementLoop;
   handle: (request: IncomingMessage, response: ServerResponse) => void;
+  /** What the router holds, each registration with the operations it serves (for tests). */
+  routes(): readonly Registration[];
   /**
    * Answers a request Node's parser refused before `handle` saw it (request line or headers too
    * long, malformed HTTP), still with a `cf-ray` and the gateway's error shape.
@@ -68,27 +58,14 @@ export type Gateway = {
   close(): Promise<void>;
 };
 
-export const coreRouteFamilies: RouteFamily[] = [
-  addModelRoutes,
-  addModelEndpointRoutes,
-  addChatCompletionRoutes,
-  addEmbeddingRoutes,
-  addBalanceRoutes,
-  addKeyStatusRoutes,
-  addGenerationRoutes,
-  addActivityRoutes,
-  addKeyRoutes,
-  addAdminKeyRoutes,
-  addHealthRoutes,
-];
-
 export async function createGateway(
   config: GatewayConfig,
   options: {
     logger?: Logger;
     models?: CatalogModel[];
     providers?: Provider[];
-    routeFamilies?: RouteFamily[];
+    /** The route families to serve (default: all of them, routes/all-routes.ts). */
+    routeFamilies?: readonly RouteFamily[];
     /** Names this process among instances sharing a store (default: a random id). */
     instanceId?: string;
   } = {},
@@ -186,7 +163,7 @@ export async function createGateway(
   };
 
   const router = new Router();
-  for (const addRoutes of options.routeFamilies ?? coreRouteFamilies) addRoutes(router, parts);
+  for (const family of options.routeFamilies ?? allRouteFamilies) family.add(router, parts);
 
   const settlement = startSettlementLoop({
     store,
@@ -312,6 +289,7 @@ export async function createGateway(
     admin,
     settlement,
     handle,
+    routes: () => router.registrations(),
     handleClientError,
     async close() {
       for (const { provider } of upstream) void provider.close();

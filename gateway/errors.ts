@@ -4,26 +4,30 @@
  * once, here, and never differ between forms. A message never carries a key: whatever it quotes
  * (a model name, a path, an id) is masked here, so no form's error body can echo one.
  */
+import { z } from 'zod';
 import type { ErrorStage } from '../contract/gateway';
 import { maskKeys } from './keys/key-material';
 
-export type GatewayErrorType =
-  | 'invalid_request'
-  | 'authentication_error'
-  | 'key_expired'
-  | 'key_disabled'
-  | 'parent_key_unavailable'
-  | 'key_depleted'
-  | 'insufficient_balance'
-  | 'permission_denied'
-  | 'not_found'
-  | 'conflict'
-  | 'model_not_found'
-  | 'request_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'provider_error'
-  | 'internal_error';
+/** Every `type` a gateway error can have; the error shapes' schemas read it too. */
+export const gatewayErrorTypeSchema = z.enum([
+  'invalid_request',
+  'authentication_error',
+  'key_expired',
+  'key_disabled',
+  'parent_key_unavailable',
+  'key_depleted',
+  'insufficient_balance',
+  'permission_denied',
+  'not_found',
+  'conflict',
+  'model_not_found',
+  'request_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'provider_error',
+  'internal_error',
+]);
+export type GatewayErrorType = z.infer<typeof gatewayErrorTypeSchema>;
 
 export class GatewayError extends Error {
   constructor(

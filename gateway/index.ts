@@ -1,17 +1,16 @@
 /** Listens for the gateway and shuts it down gracefully: in-flight requests finish, charges settle. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGateway, type Gateway, type RouteFamily } from './app';
+import { createGateway, type Gateway } from './app';
 import type { GatewayConfig } from './config';
-import { allRouteFamilies } from './routes/all-routes';
 
 export type RunningGateway = { url: string; gateway: Gateway; close(): Promise<void> };
 
 export async function startGateway(
   config: GatewayConfig,
-  options: Parameters<typeof createGateway>[1] & { routeFamilies?: RouteFamily[] } = {},
+  options: Parameters<typeof createGateway>[1] = {},
 ): Promise<RunningGateway> {
-  const gateway = await createGateway(config, { routeFamilies: allRouteFamilies, ...options });
+  const gateway = await createGateway(config, options);
   const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
   server.on('clientError', gateway.handleClientError);
   await new Promise<void>((resolve, reject) => {

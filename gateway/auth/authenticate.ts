@@ -12,10 +12,38 @@ import type { KeyRow } from '../store/store';
 
 export type AuthForm = 'chat_completions' | 'messages' | 'gemini';
 
+/** Where a key can travel. */
+export type KeyPlacement = 'x-api-key' | 'x-goog-api-key' | 'bearer' | 'query';
+
+/**
+ * Where each form takes its key, as `presentedKey` reads it (`?key=` first, whatever the order
+ * here, which is the order the messages name them). The OpenAPI document's security lists these.
+ */
+export const keyPlacements: Record<AuthForm, readonly KeyPlacement[]> = {
+  chat_completions: ['bearer', 'query'],
+  messages: ['x-api-key', 'bearer', 'query'],
+  gemini: ['x-goog-api-key', 'query'],
+};
+
+const placementText: Record<KeyPlacement, string> = {
+  'x-api-key': "'x-api-key: sk-…'",
+  'x-goog-api-key': "'x-goog-api-key: sk-…'",
+  bearer: "'Authorization: Bearer sk-…'",
+  query: "the '?key=sk-…' query parameter",
+};
+
+/** "'x-api-key: sk-…', 'Authorization: Bearer sk-…' or the '?key=sk-…' query parameter". */
+function sayHowToSend(form: AuthForm): string {
+  const texts = keyPlacements[form].map((placement) => placementText[placement]);
+  return texts.length === 1
+    ? texts[0]!
+    : `${texts.slice(0, -1).join(', ')} or ${texts[texts.length - 1]}`;
+}
+
 const howToSend: Record<AuthForm, string> = {
-  chat_completions: "'Authorization: Bearer sk-…' or the '?key=sk-…' query parameter",
-  messages: "'x-api-key: sk-…', 'Authorization: Bearer sk-…' or the '?key=sk-…' query parameter",
-  gemini: "'x-goog-api-key: sk-…' or the '?key=sk-…' query parameter",
+  chat_completions: sayHowToSend('chat_completions'),
+  messages: sayHowToSend('messages'),
+  gemini: sayHowToSend('gemini'),
 };
 
 const unauthorized = (message: string) =>

@@ -19,13 +19,43 @@ export type RouteHandler = (context: RouteContext) => Promise<void> | void;
 
 type PatternRoute = { method: string; pattern: RegExp; handler: RouteHandler };
 
+/**
+ * One registration as added: the documented operations it serves, or a fallback that only
+ * answers errors (a form's own 404). Read by the OpenAPI test to hold the document to the router.
+ */
+export type Registration = {
+  method: string;
+  path: string | RegExp;
+  handler: RouteHandler;
+  operationIds: readonly string[];
+  fallback: boolean;
+};
+
 export class Router {
   private readonly exact = new Map<string, RouteHandler>();
   private readonly patterns: PatternRoute[] = [];
   /** Paths that exist under some method, to tell 405 from 404. */
   private readonly knownPaths = new Set<string>();
+  private readonly added: Registration[] = [];
 
-  add(method: string, path: string | RegExp, handler: RouteHandler): this {
+  /** Adds a route; `operationIds` names the documented operations it serves (routes/route-doc.ts). */
+  add(
+    method: string,
+    path: string | RegExp,
+    handler: RouteHandler,
+    operationIds: readonly string[] = [],
+  ): this {
+    return this.register({ method, path, handler, operationIds, fallback: false });
+  }
+
+  /** Adds a route that answers only errors, in a form's own shape, for paths nothing else serves. */
+  addFallback(method: string, pattern: RegExp, handler: RouteHandler): this {
+    return this.register({ method, path: pattern, handler, operationIds: [], fallback: true });
+  }
+
+  private register(registration: Registration): this {
+    const { method, path, handler } = registration;
+    this.added.push(registration);
     if (typeof path === 'string') {
       this.exact.set(`${method} ${path}`, handler);
       this.knownPaths.add(path);
@@ -55,6 +85,11 @@ export class Router {
       return { handler: route.handler, params: { ...found.groups } };
     }
     return wrongMethod ? 'wrong_method' : null;
+  }
+
+  /** Every registration, in the order added (off the hot path). */
+  registrations(): readonly Registration[] {
+    return this.added;
   }
 
   /** The methods a path answers, for the `Allow` header of a 405 (off the hot path). */

@@ -5,6 +5,7 @@
  * a reason from a fixed vocabulary: a driver's message can hold a connection URL with its
  * password, and the probe needs no key, so it must show nothing of the kind.
  */
+import { z } from 'zod';
 
 /** One dependency to ask. Add to `GatewayParts.readiness` (the store is always asked). */
 export type ReadinessCheck = {
@@ -14,8 +15,12 @@ export type ReadinessCheck = {
   ping: () => Promise<void>;
 };
 
-export type CheckResult =
-  { name: string; status: 'ok' } | { name: string; status: 'failed'; reason: string };
+/** One check's outcome as `GET /readyz` shows it: a reason from a fixed vocabulary, never a message. */
+export const checkResultSchema = z.discriminatedUnion('status', [
+  z.object({ name: z.string(), status: z.literal('ok') }),
+  z.object({ name: z.string(), status: z.literal('failed'), reason: z.string() }),
+]);
+export type CheckResult = z.infer<typeof checkResultSchema>;
 
 export type ReadinessReport = {
   ready: boolean;

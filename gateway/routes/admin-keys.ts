@@ -11,12 +11,14 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { managedKeySchema } from '../../contract/gateway';
 import { GatewayError } from '../errors';
 import { sendJson } from '../http/respond';
-import type { Router } from '../http/router';
 import {
   addKeyManagementRoutes,
   createFields,
+  keyIdParams,
+  keyManagementDocs,
   keyPath,
   managed,
   managedKey,
@@ -24,7 +26,8 @@ import {
   readKeyBody,
   type Manager,
 } from './key-management';
-import { parseOrRefuse, type GatewayParts } from './route-kit';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
+import { parseOrRefuse } from './route-kit';
 
 const createAccountSchema = z.strictObject({
   kind: z.literal('account').optional(),
@@ -56,49 +59,84 @@ function requireOperator(request: IncomingMessage, expected: Buffer): void {
   }
 }
 
-export function addAdminKeyRoutes(router: Router, parts: GatewayParts): void {
-  const token = parts.config.adminToken;
-  if (token === undefined) return;
-  const expected = digestOf(token);
+const docs = keyManagementDocs({
+  prefix: PREFIX,
+  tag: 'Operator',
+  operationPrefix: 'admin',
+  noun: 'account key',
+  auth: 'operator',
+  createSchema: createAccountSchema,
+  // 404 also for every route here while GATEWAY_ADMIN_TOKEN is unset: they do not exist then.
+  callerErrors: [401, 404],
+  writeErrors: [],
+});
 
-  const operator: Manager = {
-    actor: 'admin',
-    reaches: (key) => key.kind === 'account',
-    listFilter: { kind: 'account' },
-  };
-  const authorize = ({ request }: { request: IncomingMessage }) => {
-    requireOperator(request, expected);
-    return operator;
-  };
+/** `recharge` and `credit`: each raises the limit by the amount, with a note in the audit. */
+const topUpDoc = (kind: 'recharge' | 'credit'): RouteDoc => ({
+  operationId: kind === 'recharge' ? 'adminRechargeKey' : 'adminCreditKey',
+  method: 'POST',
+  path: `${PREFIX}/{id}/${kind}`,
+  summary: kind === 'recharge' ? 'Recharge an account key' : 'Credit an account key',
+  description: `Raises its limit by amount_usd; a ledger entry (${kind}) and an audit row with the note.`,
+  tag: 'Operator',
+  auth: 'operator',
+  pathParams: keyIdParams,
+  body: named('TopUpRequest', topUpSchema),
+  responses: {
+    200: jsonContent('The key after the top-up.', named('ManagedKey', managedKeySchema)),
+  },
+  errors: { form: 'gateway', statuses: [400, 401, 404, 409, 413, 415] },
+});
 
-  addKeyManagementRoutes(router, parts, {
-    prefix: PREFIX,
-    authorize,
-    createSchema: createAccountSchema,
-    createInput: (body) => ({
-      kind: 'account',
-      name: body.name,
-      limitUsd: body.limit_usd,
-      graceUsd: body.grace_usd,
-      expiresAt: body.expires_at,
-    }),
-  });
+const topUps = { recharge: topUpDoc('recharge'), credit: topUpDoc('credit') };
 
-  for (const kind of ['recharge', 'credit'] as const) {
-    router.add(
-      'POST',
-      keyPath(PREFIX, `/${kind}`),
-      managed(async (context) => {
-        const manager = await authorize(context);
-        const key = await reachableKey(parts, manager, context.params.id!);
-        const body = parseOrRefuse(topUpSchema, await readKeyBody(context.request));
-        const summary = await parts.admin.topUp(
-          key.id,
-          { kind, amountUsd: body.amount_usd, note: body.note },
-          manager.actor,
-        );
-        sendJson(context.response, 200, managedKey(summary), { 'cache-control': 'no-store' });
+export const adminKeyRoutes: RouteFamily = {
+  routes: [...Object.values(docs), ...Object.values(topUps)],
+  add(router, parts) {
+    const token = parts.config.adminToken;
+    if (token === undefined) return;
+    const expected = digestOf(token);
+
+    const operator: Manager = {
+      actor: 'admin',
+      reaches: (key) => key.kind === 'account',
+      listFilter: { kind: 'account' },
+    };
+    const authorize = ({ request }: { request: IncomingMessage }) => {
+      requireOperator(request, expected);
+      return operator;
+    };
+
+    addKeyManagementRoutes(router, parts, {
+      docs,
+      authorize,
+      createSchema: createAccountSchema,
+      createInput: (body) => ({
+        kind: 'account',
+        name: body.name,
+        limitUsd: body.limit_usd,
+        graceUsd: body.grace_usd,
+        expiresAt: body.expires_at,
       }),
-    );
-  }
-}
+    });
+
+    for (const kind of ['recharge', 'credit'] as const) {
+      addRoute(
+        router,
+        topUps[kind],
+        managed(async (context) => {
+          const manager = await authorize(context);
+          const key = await reachableKey(parts, manager, context.params.id!);
+          const body = parseOrRefuse(topUpSchema, await readKeyBody(context.request));
+          const summary = await parts.admin.topUp(
+            key.id,
+            { kind, amountUsd: body.amount_usd, note: body.note },
+            manager.actor,
+          );
+          sendJson(context.response, 200, managedKey(summary), { 'cache-control': 'no-store' });
+        }),
+        keyPath(PREFIX, `/${kind}`),
+      );
+    }
+  },
+};

@@ -1,12 +1,38 @@
-/** Every route family the gateway serves. The vendor-native forms add theirs here. */
-import { coreRouteFamilies, type RouteFamily } from '../app';
-import { addGeminiRoutes } from './gemini';
-import { addMessagesRoutes } from './messages';
-import { addResponsesRoutes } from './responses';
+/**
+ * Every route family the gateway serves: the one list the app registers (in this order, which
+ * matters: a form's fallback comes after the routes it guards) and `/openapi.json` describes.
+ */
+import { activityRoutes } from './activity';
+import { adminKeyRoutes } from './admin-keys';
+import { balanceRoutes } from './balance';
+import { chatCompletionRoutes } from './chat-completions';
+import { embeddingRoutes } from './embeddings';
+import { geminiRoutes } from './gemini';
+import { generationRoutes } from './generation';
+import { healthRoutes } from './health';
+import { keyRoutes } from './keys';
+import { keyStatusRoutes } from './key-status';
+import { messagesRoutes } from './messages';
+import { modelEndpointRoutes } from './model-endpoints';
+import { modelRoutes } from './models';
+import { openApiRoutes } from './openapi';
+import { responsesRoutes } from './responses';
+import type { RouteFamily } from './route-doc';
 
-export const allRouteFamilies: RouteFamily[] = [
-  ...coreRouteFamilies,
-  addMessagesRoutes,
-  addResponsesRoutes,
-  addGeminiRoutes,
+export const allRouteFamilies: readonly RouteFamily[] = [
+  modelRoutes,
+  modelEndpointRoutes,
+  chatCompletionRoutes,
+  embeddingRoutes,
+  balanceRoutes,
+  keyStatusRoutes,
+  generationRoutes,
+  activityRoutes,
+  keyRoutes,
+  adminKeyRoutes,
+  healthRoutes,
+  messagesRoutes,
+  responsesRoutes,
+  geminiRoutes,
+  openApiRoutes(() => allRouteFamilies),
 ];

@@ -2,26 +2,42 @@
  * `GET /v1/balance`: the presented key's balance projection and state. Answers
  * 200 also for expired and disabled keys; the caller checks both flags before permitting work.
  */
+import { balanceSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { nanosToUsd } from '../billing/money';
 import { moneyFigures } from '../keys/key-admin';
 import { isExpired, remainingNanos } from '../keys/key-state';
 import { sendJson } from '../http/respond';
-import type { Router } from '../http/router';
 import type { KeyRow } from '../store/store';
 import { chatErrorBody } from '../forms/openai/error-shape';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors, type GatewayParts } from './route-kit';
 
-export function addBalanceRoutes(router: Router, parts: GatewayParts): void {
-  router.add(
-    'GET',
-    '/v1/balance',
-    withErrors(chatErrorBody, async ({ request, response, url }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      sendJson(response, 200, await balanceOf(key, parts), { 'cache-control': 'no-store' });
-    }),
-  );
-}
+const getBalance: RouteDoc = {
+  operationId: 'getBalance',
+  method: 'GET',
+  path: '/v1/balance',
+  summary: "The key's balance and state",
+  description: 'Free. Answers 200 also for expired and disabled keys: check both flags.',
+  tag: 'Keys',
+  auth: 'chat_completions',
+  responses: { 200: jsonContent('The balance.', named('Balance', balanceSchema)) },
+  errors: { form: 'gateway', statuses: [401] },
+};
+
+export const balanceRoutes: RouteFamily = {
+  routes: [getBalance],
+  add(router, parts) {
+    addRoute(
+      router,
+      getBalance,
+      withErrors(chatErrorBody, async ({ request, response, url }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        sendJson(response, 200, await balanceOf(key, parts), { 'cache-control': 'no-store' });
+      }),
+    );
+  },
+};
 
 export async function balanceOf(key: KeyRow, parts: GatewayParts) {
   const { registry } = parts;

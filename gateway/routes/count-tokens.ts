@@ -14,6 +14,9 @@ import { sendJson } from '../http/respond';
 import type { RouteContext } from '../http/router';
 import { refuseUnusableKey, type GatewayParts } from './route-kit';
 
+/** What counting can refuse with: the body (400, 413, 415), the key (401, 402), the model (404), its slots (429). */
+export const COUNT_TOKENS_ERRORS = [400, 401, 402, 404, 413, 415, 429] as const;
+
 export async function serveCountTokens(
   parts: GatewayParts,
   context: RouteContext,

@@ -5,21 +5,47 @@
  * reservation and record), with the embeddings operation: the answer is written whole.
  */
 import type { EmbeddingForm, EmbeddingTarget } from '../forms/embedding-form';
-import { embeddingsForm } from '../forms/openai/embeddings';
+import {
+  embeddingsForm,
+  embeddingsRequestSchema,
+  embeddingsResponseSchema,
+} from '../forms/openai/embeddings';
 import { sendJson } from '../http/respond';
-import type { RouteContext, Router } from '../http/router';
-import { receiveRequest } from './inference';
+import type { RouteContext } from '../http/router';
+import { INFERENCE_ERRORS, receiveRequest } from './inference';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors, type GatewayParts } from './route-kit';
 
-export function addEmbeddingRoutes(router: Router, parts: GatewayParts): void {
-  router.add(
-    'POST',
-    '/v1/embeddings',
-    withErrors(embeddingsForm.errorBody, (context) =>
-      serveEmbeddings(parts, embeddingsForm, context, () => ({ url: context.url })),
+const createEmbeddings: RouteDoc = {
+  operationId: 'createEmbeddings',
+  method: 'POST',
+  path: '/v1/embeddings',
+  summary: 'Embeddings',
+  description: "OpenAI's embeddings shape, for the catalog's embedding models.",
+  tag: 'Embeddings',
+  auth: 'chat_completions',
+  body: named('EmbeddingsRequest', embeddingsRequestSchema),
+  responses: {
+    200: jsonContent(
+      'The vectors; `usage.cost` is the charge in USD.',
+      named('Embeddings', embeddingsResponseSchema),
     ),
-  );
-}
+  },
+  errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
+};
+
+export const embeddingRoutes: RouteFamily = {
+  routes: [createEmbeddings],
+  add(router, parts) {
+    addRoute(
+      router,
+      createEmbeddings,
+      withErrors(embeddingsForm.errorBody, (context) =>
+        serveEmbeddings(parts, embeddingsForm, context, () => ({ url: context.url })),
+      ),
+    );
+  },
+};
 
 /** The embeddings steps; `target` is read after the key is checked (it may name a missing model). */
 export async function serveEmbeddings(

@@ -8,18 +8,39 @@
  * name; `/v1beta/{author}/{model}:{method}` (and `/v1/…`) is the same route for a catalog id.
  * Anything else under `/v1beta` is a 404 in this form's shape.
  */
+import { z } from 'zod';
 import { countPromptTokens } from '../canonical/token-count';
 import { invalidRequest, notFound } from '../errors';
 import { geminiForm } from '../forms/gemini';
-import { geminiEmbeddingsForm } from '../forms/gemini/embeddings';
+import {
+  batchEmbedContentsSchema,
+  embedContentResponseSchema,
+  embedContentSchema,
+  geminiEmbeddingsForm,
+} from '../forms/gemini/embeddings';
+import { geminiErrorBodySchema } from '../forms/gemini/error-shape';
 import { toCanonicalRequest } from '../forms/gemini/request-converter';
-import { countTokensRequestSchema } from '../forms/gemini/request-schema';
+import {
+  countTokensRequestSchema,
+  generateContentRequestSchema,
+} from '../forms/gemini/request-schema';
+import {
+  generateContentChunkSchema,
+  generateContentResponseSchema,
+} from '../forms/gemini/response-converter';
 import { parseBody } from '../forms/validation';
-import type { Router } from '../http/router';
-import { serveCountTokens } from './count-tokens';
+import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
 import { serveEmbeddings } from './embeddings';
-import { serveInference } from './inference';
-import { withErrors, type GatewayParts } from './route-kit';
+import { INFERENCE_ERRORS, serveInference } from './inference';
+import {
+  jsonContent,
+  named,
+  type NamedSchema,
+  type ResponseDoc,
+  type RouteDoc,
+  type RouteFamily,
+} from './route-doc';
+import { withErrors } from './route-kit';
 
 /**
  * `models/{model}:{method}`, or `{author}/{model}:{method}` without `models/` (the AI SDK's
@@ -66,50 +87,186 @@ export function parseModelTarget(target: string): { modelName: string; method: M
   return { modelName, method: method as ModelMethod };
 }
 
-export function addGeminiRoutes(router: Router, parts: GatewayParts): void {
-  router.add(
-    'POST',
-    MODEL_METHOD_PATH,
-    withErrors(geminiForm.errorBody, async (context) => {
-      const { modelName, method } = parseModelTarget(context.params.target ?? '');
-      const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
+const countTokensResponseSchema = z.object({ totalTokens: z.number().int() });
 
-      if (method === 'countTokens') {
-        await serveCountTokens(parts, context, 'gemini', (raw) => {
-          const model = resolve();
-          const body = parseBody(countTokensRequestSchema, raw);
-          const counted =
-            body.generateContentRequest ??
-            (body.contents ? { contents: body.contents } : undefined);
-          if (!counted)
-            throw invalidRequest(
-              "Invalid field 'contents': give contents or a generateContentRequest to count.",
-            );
-          return { totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)) };
-        });
-        return;
-      }
-      if (method === 'embedContent' || method === 'batchEmbedContents') {
-        await serveEmbeddings(parts, geminiEmbeddingsForm, context, () => ({
+const generateContentRequest = named('GenerateContentRequest', generateContentRequestSchema);
+const embedContentAnswer = jsonContent(
+  'The vectors: `embedding` for one `content`, else `embeddings`.',
+  named('EmbedContentResponse', embedContentResponseSchema),
+);
+
+/** What each method takes and answers, and a model it can be called with. */
+const methodDocs: Record<
+  ModelMethod,
+  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'responses'> & {
+    body: NamedSchema;
+    errors: readonly number[];
+    exampleModel: string;
+  }
+> = {
+  generateContent: {
+    summary: 'Generate content (the Gemini form)',
+    body: generateContentRequest,
+    responses: {
+      200: jsonContent(
+        'The answer.',
+        named('GenerateContentResponse', generateContentResponseSchema),
+      ),
+    },
+    errors: INFERENCE_ERRORS,
+    exampleModel: 'sim/chat-standard',
+  },
+  streamGenerateContent: {
+    summary: 'Generate content, streamed (the Gemini form)',
+    description:
+      'With `?alt=sse` (as the official clients ask) server-sent events; without it one JSON array, written chunk by chunk.',
+    query: z.object({
+      alt: z
+        .literal('sse')
+        .optional()
+        .meta({ description: 'sse: server-sent events; else a JSON array.' }),
+    }),
+    body: generateContentRequest,
+    responses: {
+      200: {
+        description: 'The chunks; a failure after the start is one more chunk, an error body.',
+        content: {
+          'text/event-stream': { text: 'One `GenerateContentResponse` chunk per `data:` event.' },
+          'application/json': named(
+            'GenerateContentChunkArray',
+            z.array(z.union([generateContentChunkSchema, geminiErrorBodySchema])),
+          ),
+        },
+      } satisfies ResponseDoc,
+    },
+    errors: INFERENCE_ERRORS,
+    exampleModel: 'sim/chat-standard',
+  },
+  countTokens: {
+    summary: 'Count the tokens of a Gemini request',
+    description: 'Free: runs no model. Give `contents` or a whole `generateContentRequest`.',
+    body: named('GeminiCountTokensRequest', countTokensRequestSchema),
+    responses: {
+      200: jsonContent('The prompt tokens.', named('GeminiTokenCount', countTokensResponseSchema)),
+    },
+    errors: COUNT_TOKENS_ERRORS,
+    exampleModel: 'sim/chat-standard',
+  },
+  embedContent: {
+    summary: 'Embed content (the Gemini form)',
+    description: 'One `content`, or several as `contents`.',
+    body: named('EmbedContentRequest', embedContentSchema),
+    responses: { 200: embedContentAnswer },
+    errors: INFERENCE_ERRORS,
+    exampleModel: 'sim/embed-small',
+  },
+  batchEmbedContents: {
+    summary: 'Embed a batch of contents (the Gemini form)',
+    body: named('BatchEmbedContentsRequest', batchEmbedContentsSchema),
+    responses: { 200: embedContentAnswer },
+    errors: INFERENCE_ERRORS,
+    exampleModel: 'sim/embed-small',
+  },
+};
+
+/**
+ * The paths that reach a method: `models/{model}` under `/v1beta` and `/v1`, and the
+ * `{author}/{model}` aliases the AI SDK's Google provider asks for (MODEL_METHOD_PATH).
+ */
+const pathShapes = [
+  { prefix: '/v1beta/models/{model}', suffix: '', byAuthor: false },
+  { prefix: '/v1/models/{model}', suffix: 'V1', byAuthor: false },
+  { prefix: '/v1beta/{author}/{model}', suffix: 'ByAuthor', byAuthor: true },
+  { prefix: '/v1/{author}/{model}', suffix: 'ByAuthorV1', byAuthor: true },
+];
+
+const geminiDocs: RouteDoc[] = MODEL_METHODS.flatMap((method) =>
+  pathShapes.map((shape, index): RouteDoc => {
+    const { body, errors, exampleModel, ...described } = methodDocs[method];
+    const slash = exampleModel.indexOf('/');
+    return {
+      ...described,
+      ...(index > 0 && {
+        summary: `${described.summary}: alias of /v1beta/models/{model}:${method}`,
+      }),
+      operationId: `gemini${method[0]!.toUpperCase()}${method.slice(1)}${shape.suffix}`,
+      method: 'POST',
+      path: `${shape.prefix}:${method}`,
+      tag: 'Gemini',
+      auth: 'gemini',
+      pathParams: shape.byAuthor
+        ? z.object({
+            author: z.string().meta({ examples: [exampleModel.slice(0, slash)] }),
+            model: z.string().meta({ examples: [exampleModel.slice(slash + 1)] }),
+          })
+        : z.object({
+            model: z.string().meta({
+              description:
+                'A catalog id (`/` percent-encoded or not) or, where unambiguous, its bare name.',
+              examples: [exampleModel],
+            }),
+          }),
+      body,
+      errors: { form: 'gemini', statuses: errors },
+    };
+  }),
+);
+
+export const geminiRoutes: RouteFamily = {
+  routes: geminiDocs,
+  add(router, parts) {
+    router.add(
+      'POST',
+      MODEL_METHOD_PATH,
+      withErrors(geminiForm.errorBody, async (context) => {
+        const { modelName, method } = parseModelTarget(context.params.target ?? '');
+        const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
+
+        if (method === 'countTokens') {
+          await serveCountTokens(
+            parts,
+            context,
+            'gemini',
+            (raw): z.output<typeof countTokensResponseSchema> => {
+              const model = resolve();
+              const body = parseBody(countTokensRequestSchema, raw);
+              const counted =
+                body.generateContentRequest ??
+                (body.contents ? { contents: body.contents } : undefined);
+              if (!counted)
+                throw invalidRequest(
+                  "Invalid field 'contents': give contents or a generateContentRequest to count.",
+                );
+              return {
+                totalTokens: countPromptTokens(toCanonicalRequest(counted, model.id, false)),
+              };
+            },
+          );
+          return;
+        }
+        if (method === 'embedContent' || method === 'batchEmbedContents') {
+          await serveEmbeddings(parts, geminiEmbeddingsForm, context, () => ({
+            model: resolve().id,
+            method,
+            url: context.url,
+          }));
+          return;
+        }
+        await serveInference(parts, geminiForm, context, () => ({
           model: resolve().id,
-          method,
+          stream: method === 'streamGenerateContent',
           url: context.url,
         }));
-        return;
-      }
-      await serveInference(parts, geminiForm, context, () => ({
-        model: resolve().id,
-        stream: method === 'streamGenerateContent',
-        url: context.url,
-      }));
-    }),
-  );
-
-  // Registered after the real routes, so it answers only what they do not.
-  const unknownPath = withErrors(geminiForm.errorBody, ({ request, url }) => {
-    throw notFound(
-      `No route ${request.method} ${url.pathname}. Gemini-form routes are POST /v1beta/models/{model}:{method}.`,
+      }),
+      geminiDocs.map((doc) => doc.operationId),
     );
-  });
-  for (const method of ALL_METHODS) router.add(method, ANY_V1BETA_PATH, unknownPath);
-}
+
+    // Registered after the real routes, so it answers only what they do not.
+    const unknownPath = withErrors(geminiForm.errorBody, ({ request, url }) => {
+      throw notFound(
+        `No route ${request.method} ${url.pathname}. Gemini-form routes are POST /v1beta/models/{model}:{method}.`,
+      );
+    });
+    for (const method of ALL_METHODS) router.addFallback(method, ANY_V1BETA_PATH, unknownPath);
+  },
+};

@@ -5,20 +5,18 @@
  * cannot be probed.
  */
 import { z } from 'zod';
+import { generationListSchema, generationRecordSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { GenerationRecords, MAX_PAGE } from '../billing/generation-records';
 import { invalidRequest } from '../errors';
 import { sendJson } from '../http/respond';
-import type { Router } from '../http/router';
 import { chatErrorBody } from '../forms/openai/error-shape';
-import {
-  decodeCursor,
-  encodeCursor,
-  parseOrRefuse,
-  queryOf,
-  withErrors,
-  type GatewayParts,
-} from './route-kit';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
+import { decodeCursor, encodeCursor, parseOrRefuse, queryOf, withErrors } from './route-kit';
+
+const recordQuerySchema = z.object({
+  id: z.string().min(1).meta({ description: "The request's trace id: its cf-ray header." }),
+});
 
 const unixSeconds = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -35,53 +33,85 @@ const listQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
 });
 
-export function addGenerationRoutes(router: Router, parts: GatewayParts): void {
-  const records = new GenerationRecords(parts.store, parts.registry);
+const getGeneration: RouteDoc = {
+  operationId: 'getGeneration',
+  method: 'GET',
+  path: '/v1/generation',
+  summary: 'The generation record of one request',
+  description: 'Visible to the key that made the request and to its account key; 404 to others.',
+  tag: 'Usage',
+  auth: 'chat_completions',
+  query: recordQuerySchema,
+  responses: { 200: jsonContent('The record.', named('Generation', generationRecordSchema)) },
+  errors: { form: 'gateway', statuses: [400, 401, 404] },
+};
 
-  router.add(
-    'GET',
-    '/v1/generation',
-    withErrors(chatErrorBody, async ({ request, response, url }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      const id = url.searchParams.get('id');
-      if (!id)
-        throw invalidRequest(
-          "Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.",
+const listGenerations: RouteDoc = {
+  operationId: 'listGenerations',
+  method: 'GET',
+  path: '/v1/generations',
+  summary: "The key's generation records",
+  description:
+    "Newest first, in pages (`next_cursor`); an account key's include its children's records.",
+  tag: 'Usage',
+  auth: 'chat_completions',
+  query: listQuerySchema,
+  responses: {
+    200: jsonContent('A page of records.', named('GenerationList', generationListSchema)),
+  },
+  errors: { form: 'gateway', statuses: [400, 401, 404] },
+};
+
+export const generationRoutes: RouteFamily = {
+  routes: [getGeneration, listGenerations],
+  add(router, parts) {
+    const records = new GenerationRecords(parts.store, parts.registry);
+
+    addRoute(
+      router,
+      getGeneration,
+      withErrors(chatErrorBody, async ({ request, response, url }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const query = recordQuerySchema.safeParse(queryOf(url));
+        if (!query.success)
+          throw invalidRequest(
+            "Invalid field 'id': give the request's trace id (its cf-ray) as ?id=.",
+          );
+        sendJson(response, 200, await records.get(key, query.data.id));
+      }),
+    );
+
+    addRoute(
+      router,
+      listGenerations,
+      withErrors(chatErrorBody, async ({ request, response, url }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
+        const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
+        const page = await records.page(
+          key,
+          {
+            model: query.model,
+            outcome: query.outcome,
+            from: query.from,
+            to: query.to,
+            keyId: query.key_id,
+          },
+          query.limit,
+          after && { createdAt: after[0]!, seq: after[1]! },
         );
-      sendJson(response, 200, await records.get(key, id));
-    }),
-  );
-
-  router.add(
-    'GET',
-    '/v1/generations',
-    withErrors(chatErrorBody, async ({ request, response, url }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
-      const page = await records.page(
-        key,
-        {
-          model: query.model,
-          outcome: query.outcome,
-          from: query.from,
-          to: query.to,
-          keyId: query.key_id,
-        },
-        query.limit,
-        after && { createdAt: after[0]!, seq: after[1]! },
-      );
-      sendJson(
-        response,
-        200,
-        {
-          object: 'list',
-          data: page.data,
-          has_more: page.next !== null,
-          next_cursor: page.next && encodeCursor([page.next.createdAt, page.next.seq]),
-        },
-        { 'cache-control': 'no-store' },
-      );
-    }),
-  );
-}
+        sendJson(
+          response,
+          200,
+          {
+            object: 'list',
+            data: page.data,
+            has_more: page.next !== null,
+            next_cursor: page.next && encodeCursor([page.next.createdAt, page.next.seq]),
+          },
+          { 'cache-control': 'no-store' },
+        );
+      }),
+    );
+  },
+};

@@ -20,6 +20,12 @@ import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 import { setTranslationHeaders, withRequestTranslation } from './translation-headers';
 
+/**
+ * What the inference steps can refuse with: the body (400, 413, 415), the key (401, 402), the
+ * model (404), the limits (429) and the providers (400 and 403 passed on, 502, 503, 504).
+ */
+export const INFERENCE_ERRORS = [400, 401, 402, 403, 404, 413, 415, 429, 502, 503, 504] as const;
+
 export function inferenceRoute(
   parts: GatewayParts,
   form: PublicForm,

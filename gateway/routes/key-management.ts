@@ -8,7 +8,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import type { KeyKind } from '../../contract/gateway';
+import {
+  issuedKeySchema,
+  keyEventListSchema,
+  managedKeyListSchema,
+  managedKeySchema,
+  type KeyKind,
+} from '../../contract/gateway';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { GatewayError, invalidRequest, notFound } from '../errors';
 import { readJsonBody } from '../http/read-body';
@@ -22,6 +28,7 @@ import {
   type KeySummary,
 } from '../keys/key-admin';
 import type { KeyRow } from '../store/store';
+import { addRoute, jsonContent, named, type RouteDoc } from './route-doc';
 import {
   decodeCursor,
   encodeCursor,
@@ -45,8 +52,8 @@ export type Manager = {
 };
 
 export type KeyManagementOptions<CreateBody> = {
-  /** `/v1/keys` or `/admin/v1/keys`. */
-  prefix: string;
+  /** Its routes' descriptions (`keyManagementDocs`), whose paths start with its prefix. */
+  docs: KeyManagementDocs;
   /** Checks the caller (401, 403) and says what it may manage. */
   authorize(context: RouteContext): Manager | Promise<Manager>;
   createSchema: z.ZodType<CreateBody>;
@@ -70,11 +77,146 @@ export const changeSchema = z
 
 export const createFields = keyFields;
 
-const listQuerySchema = z.object({ include_revoked: z.enum(['true', 'false']).default('false') });
+const listQuerySchema = z.object({
+  include_revoked: z
+    .enum(['true', 'false'])
+    .default('false')
+    .meta({ description: 'true: revoked keys too.' }),
+});
 const eventsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(50),
   cursor: z.string().max(200).optional(),
 });
+
+/** What differs between the two managers' routes, for their descriptions. */
+export type KeyManagementDocOptions = {
+  prefix: string;
+  tag: string;
+  /** Prefixes each operation id: `` for `/v1/keys`, `admin` for the operator's. */
+  operationPrefix: string;
+  /** Whose keys: "child key", "account key". */
+  noun: string;
+  auth: RouteDoc['auth'];
+  createSchema: z.ZodType;
+  /** Error statuses every route here can answer (the caller's check). */
+  callerErrors: readonly number[];
+  /** Error statuses the routes that change a key add (a stopped manager, 402). */
+  writeErrors: readonly number[];
+};
+
+export type KeyManagementDocs = ReturnType<typeof keyManagementDocs>;
+
+export const keyIdParams = z.object({
+  id: z.string().meta({ examples: ['key_0123456789abcdef'] }),
+});
+
+/** The seven key-management routes' descriptions, for `prefix`. */
+export function keyManagementDocs(options: KeyManagementDocOptions) {
+  const { prefix, tag, noun, auth, callerErrors, writeErrors } = options;
+  const capitalized = (name: string) => `${name[0]!.toUpperCase()}${name.slice(1)}`;
+  const id = (name: string) =>
+    options.operationPrefix === '' ? name : `${options.operationPrefix}${capitalized(name)}`;
+  const errors = (...statuses: number[]) => ({
+    form: 'gateway' as const,
+    statuses: [...new Set([...callerErrors, ...statuses])].sort((a, b) => a - b),
+  });
+  const body = [400, 413, 415];
+  const managedKeyAnswer = (description: string) =>
+    jsonContent(description, named('ManagedKey', managedKeySchema));
+  const issuedKeyAnswer = (description: string) =>
+    jsonContent(description, named('IssuedKey', issuedKeySchema));
+  const item = `${prefix}/{id}`;
+  return {
+    list: {
+      operationId: id('listKeys'),
+      method: 'GET',
+      path: prefix,
+      summary: `List ${noun}s`,
+      description: 'Masked, with state, limit, remaining and expiry.',
+      tag,
+      auth,
+      query: listQuerySchema,
+      responses: {
+        200: jsonContent(`The ${noun}s.`, named('ManagedKeyList', managedKeyListSchema)),
+      },
+      errors: errors(400),
+    },
+    create: {
+      operationId: id('createKey'),
+      method: 'POST',
+      path: prefix,
+      summary: `Create a ${noun}`,
+      description: 'The answer is the only one that shows the full key: store it then.',
+      tag,
+      auth,
+      body: named(`${capitalized(id('createKey'))}Request`, options.createSchema),
+      responses: { 201: issuedKeyAnswer('The new key, in full this once.') },
+      errors: errors(...body, ...writeErrors, 404, 409),
+    },
+    get: {
+      operationId: id('getKey'),
+      method: 'GET',
+      path: item,
+      summary: `Show a ${noun}`,
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      responses: { 200: managedKeyAnswer('The key, masked.') },
+      errors: errors(404),
+    },
+    update: {
+      operationId: id('updateKey'),
+      method: 'PATCH',
+      path: item,
+      summary: `Change a ${noun}`,
+      description: 'Its name, limit, grace, expiry, or whether it is disabled.',
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      body: named('ChangeKeyRequest', changeSchema),
+      responses: { 200: managedKeyAnswer('The key as changed.') },
+      errors: errors(...body, ...writeErrors, 404, 409),
+    },
+    revoke: {
+      operationId: id('revokeKey'),
+      method: 'DELETE',
+      path: item,
+      summary: `Revoke a ${noun}`,
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      responses: { 200: managedKeyAnswer('The key as revoked.') },
+      errors: errors(...writeErrors, 404, 409),
+    },
+    rotate: {
+      operationId: id('rotateKey'),
+      method: 'POST',
+      path: `${item}/rotate`,
+      summary: `Give a ${noun} a new secret`,
+      description: 'The old secret stops at once; the answer shows the new one in full, once.',
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      responses: { 200: issuedKeyAnswer('The key with its new secret.') },
+      errors: errors(...writeErrors, 404, 409),
+    },
+    events: {
+      operationId: id('listKeyEvents'),
+      method: 'GET',
+      path: `${item}/events`,
+      summary: `The audited changes of a ${noun}`,
+      description: 'Newest first, in pages (`next_cursor`).',
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      query: eventsQuerySchema,
+      responses: {
+        200: jsonContent('A page of changes.', named('KeyEventList', keyEventListSchema)),
+      },
+      errors: errors(400, 404),
+    },
+  } satisfies Record<string, RouteDoc>;
+}
 
 /** A managed key on the wire: the summary, never more than the masked key. */
 export const managedKey = (summary: KeySummary) => ({ object: 'api_key' as const, ...summary });
@@ -141,12 +283,13 @@ export function addKeyManagementRoutes<CreateBody>(
   parts: GatewayParts,
   options: KeyManagementOptions<CreateBody>,
 ): void {
-  const { prefix, authorize } = options;
+  const { authorize, docs } = options;
+  const prefix = docs.list.path;
   const { admin } = parts;
 
-  router.add(
-    'GET',
-    prefix,
+  addRoute(
+    router,
+    docs.list,
     managed(async (context) => {
       const manager = await authorize(context);
       const query = parseOrRefuse(listQuerySchema, queryOf(context.url), 'query parameter');
@@ -158,9 +301,9 @@ export function addKeyManagementRoutes<CreateBody>(
     }),
   );
 
-  router.add(
-    'POST',
-    prefix,
+  addRoute(
+    router,
+    docs.create,
     managed(async (context) => {
       const manager = await authorize(context);
       const body = parseOrRefuse(options.createSchema, await readKeyBody(context.request));
@@ -169,19 +312,20 @@ export function addKeyManagementRoutes<CreateBody>(
     }),
   );
 
-  router.add(
-    'GET',
-    keyPath(prefix),
+  addRoute(
+    router,
+    docs.get,
     managed(async (context) => {
       const manager = await authorize(context);
       const key = await reachableKey(parts, manager, context.params.id!);
       sendJson(context.response, 200, managedKey(await admin.show(key.id)), noStore);
     }),
+    keyPath(prefix),
   );
 
-  router.add(
-    'PATCH',
-    keyPath(prefix),
+  addRoute(
+    router,
+    docs.update,
     managed(async (context) => {
       const manager = await authorize(context);
       const key = await reachableKey(parts, manager, context.params.id!);
@@ -199,11 +343,12 @@ export function addKeyManagementRoutes<CreateBody>(
       );
       sendJson(context.response, 200, managedKey(summary), noStore);
     }),
+    keyPath(prefix),
   );
 
-  router.add(
-    'DELETE',
-    keyPath(prefix),
+  addRoute(
+    router,
+    docs.revoke,
     managed(async (context) => {
       const manager = await authorize(context);
       const key = await reachableKey(parts, manager, context.params.id!);
@@ -214,22 +359,24 @@ export function addKeyManagementRoutes<CreateBody>(
         noStore,
       );
     }),
+    keyPath(prefix),
   );
 
-  router.add(
-    'POST',
-    keyPath(prefix, '/rotate'),
+  addRoute(
+    router,
+    docs.rotate,
     managed(async (context) => {
       const manager = await authorize(context);
       const key = await reachableKey(parts, manager, context.params.id!);
       const issued = await admin.rotate(key.id, manager.actor);
       sendJson(context.response, 200, issuedKey(issued, await admin.show(issued.id)), noStore);
     }),
+    keyPath(prefix, '/rotate'),
   );
 
-  router.add(
-    'GET',
-    keyPath(prefix, '/events'),
+  addRoute(
+    router,
+    docs.events,
     managed(async (context) => {
       const manager = await authorize(context);
       const key = await reachableKey(parts, manager, context.params.id!);
@@ -250,5 +397,6 @@ export function addKeyManagementRoutes<CreateBody>(
         noStore,
       );
     }),
+    keyPath(prefix, '/events'),
   );
 }

@@ -4,41 +4,57 @@
  * parent (`state: "blocked"` with `blocked_by`), without a paid probe. Never shows the parent's
  * key.
  */
+import { keyStatusSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { sendJson } from '../http/respond';
-import type { Router } from '../http/router';
 import { keyStatus } from '../keys/key-state';
-import { withErrors, type GatewayParts } from './route-kit';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
+import { withErrors } from './route-kit';
 
-export function addKeyStatusRoutes(router: Router, parts: GatewayParts): void {
-  router.add(
-    'GET',
-    '/v1/key',
-    withErrors(chatErrorBody, async ({ request, response, url }) => {
-      const presented = await authenticate(request, url, 'chat_completions', parts.registry);
-      const key = parts.registry.get(presented.id) ?? presented;
-      const status = keyStatus(
-        key,
-        parts.registry.get(key.parentId),
-        Math.floor(Date.now() / 1000),
-      );
-      sendJson(
-        response,
-        200,
-        {
-          object: 'key',
-          id: key.id,
-          key: key.masked,
-          name: key.name,
-          identity: key.kind,
-          state: status.state,
-          can_spend: status.state === 'active',
-          blocked_by: status.blockedBy,
-          expires_at: key.expiresAt,
-        },
-        { 'cache-control': 'no-store' },
-      );
-    }),
-  );
-}
+const getKeyStatus: RouteDoc = {
+  operationId: 'getKeyStatus',
+  method: 'GET',
+  path: '/v1/key',
+  summary: "The key's state",
+  description: 'Free: whether the key can spend, and if not why (`blocked_by` for a parent).',
+  tag: 'Keys',
+  auth: 'chat_completions',
+  responses: { 200: jsonContent("The key's state.", named('KeyStatus', keyStatusSchema)) },
+  errors: { form: 'gateway', statuses: [401] },
+};
+
+export const keyStatusRoutes: RouteFamily = {
+  routes: [getKeyStatus],
+  add(router, parts) {
+    addRoute(
+      router,
+      getKeyStatus,
+      withErrors(chatErrorBody, async ({ request, response, url }) => {
+        const presented = await authenticate(request, url, 'chat_completions', parts.registry);
+        const key = parts.registry.get(presented.id) ?? presented;
+        const status = keyStatus(
+          key,
+          parts.registry.get(key.parentId),
+          Math.floor(Date.now() / 1000),
+        );
+        sendJson(
+          response,
+          200,
+          {
+            object: 'key',
+            id: key.id,
+            key: key.masked,
+            name: key.name,
+            identity: key.kind,
+            state: status.state,
+            can_spend: status.state === 'active',
+            blocked_by: status.blockedBy,
+            expires_at: key.expiresAt,
+          },
+          { 'cache-control': 'no-store' },
+        );
+      }),
+    );
+  },
+};

@@ -6,12 +6,11 @@
 import { z } from 'zod';
 import { authenticate } from '../auth/authenticate';
 import { GatewayError } from '../errors';
-import type { Router } from '../http/router';
 import type { KeyActor } from '../keys/key-admin';
 import { ownStateRefusal } from '../keys/key-state';
 import type { KeyRow } from '../store/store';
-import { addKeyManagementRoutes, createFields } from './key-management';
-import type { GatewayParts } from './route-kit';
+import { addKeyManagementRoutes, createFields, keyManagementDocs } from './key-management';
+import type { RouteFamily } from './route-doc';
 
 /**
  * The 402 that stops a disabled or expired account key from changing its children, or null: the
@@ -35,41 +34,56 @@ const createChildSchema = z.strictObject({
   replaces: z.string().min(1).max(64).optional(),
 });
 
-export function addKeyRoutes(router: Router, parts: GatewayParts): void {
-  addKeyManagementRoutes(router, parts, {
-    prefix: '/v1/keys',
-    authorize: async ({ request, url }) => {
-      const presented = await authenticate(request, url, 'chat_completions', parts.registry);
-      // The registry's row: a key disabled a moment ago is refused by the very next request.
-      const key = parts.registry.get(presented.id) ?? presented;
-      if (key.kind !== 'account') {
-        throw new GatewayError(
-          403,
-          'permission_denied',
-          'authentication',
-          `Only an account key manages child keys; this is ${key.kind === 'shared_child' ? 'a shared' : 'an allocated'} child key. Ask the owner of its account key.`,
-        );
-      }
-      // Every route here but the GETs changes a key; each calls this before reading its body.
-      if (request.method !== 'GET') {
-        const refusal = managementRefusal(key, Math.floor(Date.now() / 1000));
-        if (refusal) throw refusal;
-      }
-      return {
-        actor: key.id as KeyActor,
-        reaches: (candidate) => candidate.parentId === key.id,
-        listFilter: { parentId: key.id },
-      };
-    },
-    createSchema: createChildSchema,
-    createInput: (body, manager) => ({
-      kind: body.kind,
-      parentId: manager.listFilter.parentId,
-      name: body.name,
-      limitUsd: body.limit_usd,
-      graceUsd: body.grace_usd,
-      expiresAt: body.expires_at,
-      replacesId: body.replaces,
-    }),
-  });
-}
+const docs = keyManagementDocs({
+  prefix: '/v1/keys',
+  tag: 'Key management',
+  operationPrefix: '',
+  noun: 'child key',
+  auth: 'chat_completions',
+  createSchema: createChildSchema,
+  // A child key gets 403; a stopped account key's changes get 402.
+  callerErrors: [401, 403],
+  writeErrors: [402],
+});
+
+export const keyRoutes: RouteFamily = {
+  routes: Object.values(docs),
+  add(router, parts) {
+    addKeyManagementRoutes(router, parts, {
+      docs,
+      authorize: async ({ request, url }) => {
+        const presented = await authenticate(request, url, 'chat_completions', parts.registry);
+        // The registry's row: a key disabled a moment ago is refused by the very next request.
+        const key = parts.registry.get(presented.id) ?? presented;
+        if (key.kind !== 'account') {
+          throw new GatewayError(
+            403,
+            'permission_denied',
+            'authentication',
+            `Only an account key manages child keys; this is ${key.kind === 'shared_child' ? 'a shared' : 'an allocated'} child key. Ask the owner of its account key.`,
+          );
+        }
+        // Every route here but the GETs changes a key; each calls this before reading its body.
+        if (request.method !== 'GET') {
+          const refusal = managementRefusal(key, Math.floor(Date.now() / 1000));
+          if (refusal) throw refusal;
+        }
+        return {
+          actor: key.id as KeyActor,
+          reaches: (candidate) => candidate.parentId === key.id,
+          listFilter: { parentId: key.id },
+        };
+      },
+      createSchema: createChildSchema,
+      createInput: (body, manager) => ({
+        kind: body.kind,
+        parentId: manager.listFilter.parentId,
+        name: body.name,
+        limitUsd: body.limit_usd,
+        graceUsd: body.grace_usd,
+        expiresAt: body.expires_at,
+        replacesId: body.replaces,
+      }),
+    });
+  },
+};

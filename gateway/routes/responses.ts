@@ -7,21 +7,24 @@
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 import { z } from 'zod';
+import { responsesObjectSchema } from '../../contract/responses-form';
 import { authenticate } from '../auth/authenticate';
 import { notFound } from '../errors';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { responsesForm } from '../forms/responses';
-import type { ResponsesRequest } from '../forms/responses/request-schema';
+import { responsesRequestSchema, type ResponsesRequest } from '../forms/responses/request-schema';
 import { sendJson } from '../http/respond';
-import type { Router } from '../http/router';
 import type { KeyRow } from '../store/store';
 import type { StoredResponse } from '../store/stored-responses';
-import { inferenceRoute } from './inference';
-import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
+import { INFERENCE_ERRORS, inferenceRoute } from './inference';
+import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
+import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
 type Item = Record<string, unknown>;
 
-const ID = '(?<id>resp_[A-Za-z0-9_-]{1,100})';
+/** A stored response's id, as the path carries it. */
+const RESPONSE_ID = 'resp_[A-Za-z0-9_-]{1,100}';
+const ID = `(?<id>${RESPONSE_ID})`;
 
 const listQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -30,6 +33,95 @@ const listQuerySchema = z.strictObject({
   include: z.string().optional(),
   'include[]': z.string().optional(),
 });
+
+const deletedSchema = z.object({
+  id: z.string(),
+  object: z.literal('response'),
+  deleted: z.literal(true),
+});
+
+/** A page of `input_items`: each item as it was given, with an id (its own or a made one). */
+const inputItemListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(z.looseObject({ id: z.string(), type: z.string() })),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+  has_more: z.boolean(),
+});
+
+const responseIdParams = z.object({
+  id: z
+    .string()
+    .regex(new RegExp(`^${RESPONSE_ID}$`))
+    .meta({ examples: ['resp_0123456789abcdef'] }),
+});
+
+const responseObject = named('Response', responsesObjectSchema);
+
+const createResponse: RouteDoc = {
+  operationId: 'createResponse',
+  method: 'POST',
+  path: '/v1/responses',
+  summary: 'A response (the Responses form)',
+  description:
+    'Plain, or streamed as server-sent events with `stream: true`. Kept for the key unless `store: false`; `previous_response_id` continues a stored one.',
+  tag: 'Responses',
+  auth: 'chat_completions',
+  body: named('ResponsesRequest', responsesRequestSchema),
+  responses: {
+    200: {
+      description: 'The response; `usage.cost` is the charge in USD.',
+      content: {
+        'application/json': responseObject,
+        'text/event-stream': {
+          text: '`response.*` events, `response.created` to `response.completed`.',
+        },
+      },
+    },
+  },
+  errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
+};
+
+const getResponse: RouteDoc = {
+  operationId: 'getResponse',
+  method: 'GET',
+  path: '/v1/responses/{id}',
+  summary: 'A stored response',
+  description: 'For the key that made it and its account key; 404 for every other key.',
+  tag: 'Responses',
+  auth: 'chat_completions',
+  pathParams: responseIdParams,
+  responses: { 200: jsonContent('The response.', responseObject) },
+  errors: { form: 'gateway', statuses: [401, 404] },
+};
+
+const deleteResponse: RouteDoc = {
+  operationId: 'deleteResponse',
+  method: 'DELETE',
+  path: '/v1/responses/{id}',
+  summary: 'Delete a stored response',
+  tag: 'Responses',
+  auth: 'chat_completions',
+  pathParams: responseIdParams,
+  responses: { 200: jsonContent('Deleted.', named('DeletedResponse', deletedSchema)) },
+  errors: { form: 'gateway', statuses: [401, 404] },
+};
+
+const listInputItems: RouteDoc = {
+  operationId: 'listResponseInputItems',
+  method: 'GET',
+  path: '/v1/responses/{id}/input_items',
+  summary: 'The input items of a stored response',
+  tag: 'Responses',
+  auth: 'chat_completions',
+  queryKeyRefused: 'its query parameters are checked strictly, and `key` is not among them',
+  pathParams: responseIdParams,
+  query: listQuerySchema,
+  responses: {
+    200: jsonContent('A page of items.', named('ResponseInputItemList', inputItemListSchema)),
+  },
+  errors: { form: 'gateway', statuses: [400, 401, 404] },
+};
 
 /** The account a key belongs to: itself, or a child's parent. */
 const accountOf = (key: KeyRow) => key.parentId ?? key.id;
@@ -40,113 +132,124 @@ const mayRead = (key: KeyRow, stored: StoredResponse) =>
 
 const now = () => Math.floor(Date.now() / 1000);
 
-export function addResponsesRoutes(router: Router, parts: GatewayParts): void {
-  const { store, config } = parts;
+export const responsesRoutes: RouteFamily = {
+  routes: [createResponse, getResponse, deleteResponse, listInputItems],
+  add(router, parts) {
+    const { store, config } = parts;
 
-  /** The stored response, or the one 404 for absent, expired and someone else's alike. */
-  const readable = async (key: KeyRow, id: string, field?: string) => {
-    const stored = await store.responses.get(id, now());
-    if (stored && mayRead(key, stored)) return stored;
-    throw notFound(
-      field
-        ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
-        : `No response '${id}' is stored for this key.`,
-    );
-  };
-
-  router.add(
-    'POST',
-    '/v1/responses',
-    inferenceRoute(parts, responsesForm, undefined, {
-      // A continuation is the stored conversation, then the previous answer, then the new input.
-      async prepareBody(body, key) {
-        const request = body as ResponsesRequest | null;
-        const previousId = request?.previous_response_id;
-        if (typeof previousId !== 'string') return body;
-        const previous = await readable(key, previousId, 'previous_response_id');
-        return {
-          ...request,
-          input: [
-            ...previous.context,
-            ...(previous.response.output as Item[]),
-            ...inputItems(request!.input),
-          ],
-        };
-      },
-      async keep(answer, key, request) {
-        const body = request.inbound?.body as ResponsesRequest | undefined;
-        if (body?.store === false) return;
-        const response = answer as Item & { id: string };
-        const created = now();
-        try {
-          await store.responses.put(
-            {
-              id: response.id,
-              keyId: key.id,
-              accountId: accountOf(key),
-              createdAt: created,
-              expiresAt: created + config.responsesTtlSeconds,
-              context: withIds(inputItems(body?.input), response.id),
-              response,
-            },
-            created,
-          );
-        } catch (error) {
-          // The answer itself is charged and delivered; only its continuation is lost.
-          parts.logger.error({ err: error, response: response.id }, 'response not stored');
-        }
-      },
-    }),
-  );
-
-  router.add(
-    'GET',
-    new RegExp(`^/v1/responses/${ID}$`),
-    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      const stored = await readable(key, params.id!);
-      sendJson(response, 200, stored.response, { 'cache-control': 'no-store' });
-    }),
-  );
-
-  router.add(
-    'DELETE',
-    new RegExp(`^/v1/responses/${ID}$`),
-    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      const stored = await readable(key, params.id!);
-      await store.responses.delete(stored.id);
-      sendJson(response, 200, { id: stored.id, object: 'response', deleted: true });
-    }),
-  );
-
-  router.add(
-    'GET',
-    new RegExp(`^/v1/responses/${ID}/input_items$`),
-    withErrors(chatErrorBody, async ({ request, response, url, params }) => {
-      const key = await authenticate(request, url, 'chat_completions', parts.registry);
-      const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
-      const stored = await readable(key, params.id!);
-      const items = (
-        query.order === 'desc' ? [...stored.context].reverse() : stored.context
-      ) as Item[];
-      const start = query.after ? items.findIndex((item) => item.id === query.after) + 1 : 0;
-      const page = items.slice(start, start + query.limit);
-      sendJson(
-        response,
-        200,
-        {
-          object: 'list',
-          data: page,
-          first_id: page[0]?.id ?? null,
-          last_id: page.at(-1)?.id ?? null,
-          has_more: start + query.limit < items.length,
-        },
-        { 'cache-control': 'no-store' },
+    /** The stored response, or the one 404 for absent, expired and someone else's alike. */
+    const readable = async (key: KeyRow, id: string, field?: string) => {
+      const stored = await store.responses.get(id, now());
+      if (stored && mayRead(key, stored)) return stored;
+      throw notFound(
+        field
+          ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
+          : `No response '${id}' is stored for this key.`,
       );
-    }),
-  );
-}
+    };
+
+    addRoute(
+      router,
+      createResponse,
+      inferenceRoute(parts, responsesForm, undefined, {
+        // A continuation is the stored conversation, then the previous answer, then the new input.
+        async prepareBody(body, key) {
+          const request = body as ResponsesRequest | null;
+          const previousId = request?.previous_response_id;
+          if (typeof previousId !== 'string') return body;
+          const previous = await readable(key, previousId, 'previous_response_id');
+          return {
+            ...request,
+            input: [
+              ...previous.context,
+              ...(previous.response.output as Item[]),
+              ...inputItems(request!.input),
+            ],
+          };
+        },
+        async keep(answer, key, request) {
+          const body = request.inbound?.body as ResponsesRequest | undefined;
+          if (body?.store === false) return;
+          const response = answer as Item & { id: string };
+          const created = now();
+          try {
+            await store.responses.put(
+              {
+                id: response.id,
+                keyId: key.id,
+                accountId: accountOf(key),
+                createdAt: created,
+                expiresAt: created + config.responsesTtlSeconds,
+                context: withIds(inputItems(body?.input), response.id),
+                response,
+              },
+              created,
+            );
+          } catch (error) {
+            // The answer itself is charged and delivered; only its continuation is lost.
+            parts.logger.error({ err: error, response: response.id }, 'response not stored');
+          }
+        },
+      }),
+    );
+
+    addRoute(
+      router,
+      getResponse,
+      withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const stored = await readable(key, params.id!);
+        sendJson(response, 200, stored.response, { 'cache-control': 'no-store' });
+      }),
+      new RegExp(`^/v1/responses/${ID}$`),
+    );
+
+    addRoute(
+      router,
+      deleteResponse,
+      withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const stored = await readable(key, params.id!);
+        await store.responses.delete(stored.id);
+        const deleted: z.output<typeof deletedSchema> = {
+          id: stored.id,
+          object: 'response',
+          deleted: true,
+        };
+        sendJson(response, 200, deleted);
+      }),
+      new RegExp(`^/v1/responses/${ID}$`),
+    );
+
+    addRoute(
+      router,
+      listInputItems,
+      withErrors(chatErrorBody, async ({ request, response, url, params }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
+        const stored = await readable(key, params.id!);
+        const items = (
+          query.order === 'desc' ? [...stored.context].reverse() : stored.context
+        ) as Item[];
+        const start = query.after ? items.findIndex((item) => item.id === query.after) + 1 : 0;
+        const page = items.slice(start, start + query.limit);
+        sendJson(
+          response,
+          200,
+          {
+            object: 'list',
+            data: page,
+            first_id: page[0]?.id ?? null,
+            last_id: page.at(-1)?.id ?? null,
+            has_more: start + query.limit < items.length,
+          },
+          { 'cache-control': 'no-store' },
+        );
+      }),
+      new RegExp(`^/v1/responses/${ID}/input_items$`),
+    );
+  },
+};
 
 /** The request's `input` as items: a string is one user message. */
 function inputItems(input: ResponsesRequest['input']): Item[] {

@@ -3,10 +3,19 @@
  * same-form upstream gets as sent, and the answer headers that report what was dropped or changed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { gatewayAdjustedParamsHeader, gatewayDroppedParamsHeader } from '../../contract/gateway';
 import type { CanonicalRequest, TranslationReport } from '../canonical/model';
 
 export const REQUIRE_PARAMETERS_HEADER = 'x-gateway-require-parameters';
+
+/** The request headers every inference route reads, for the OpenAPI document. */
+export const translationHeadersSchema = z.object({
+  [REQUIRE_PARAMETERS_HEADER]: z.enum(['true', 'false']).optional().meta({
+    description:
+      'true: refuse (400, naming the field) what the chosen provider cannot honour, instead of dropping it.',
+  }),
+});
 
 /**
  * Adds to the canonical request what the HTTP request says about translation: strict mode (the

@@ -1,4 +1,6 @@
 /** A GatewayError in the Messages form's error shape, with the same status as every other form. */
+import { z } from 'zod';
+import { errorStageSchema } from '../../../contract/gateway';
 import type { GatewayError } from '../../errors';
 
 /**
@@ -32,12 +34,27 @@ export function messagesErrorType(status: number): string {
   }
 }
 
+/** The body `messagesErrorBody` writes, exactly; the OpenAPI document describes it with this. */
+export const messagesErrorBodySchema = z.object({
+  type: z.literal('error'),
+  error: z.object({
+    type: z.string().describe("The vendor's error type for the status, e.g. not_found_error."),
+    message: z.string(),
+    stage: errorStageSchema,
+    retry_after: z.number().int().optional(),
+  }),
+  request_id: z.string().describe("The request's trace id, as its cf-ray header."),
+});
+
 /**
  * The vendor's envelope, with the gateway's `stage` and `retry_after` (as the chat-completion form
  * gives them) added inside `error`: the vendor's SDK keeps the whole body (`APIError.error`) and
  * reads only `type`, `message` and `details` of it, so the extra fields break no client.
  */
-export function messagesErrorBody(error: GatewayError, traceId: string) {
+export function messagesErrorBody(
+  error: GatewayError,
+  traceId: string,
+): z.output<typeof messagesErrorBodySchema> {
   return {
     type: 'error',
     error: {

@@ -1,7 +1,48 @@
 /** Canonical response → Messages `message`, and canonical usage → Messages usage. */
+import { z } from 'zod';
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toStopReason } from './stop-reason';
+
+const messagesUsageSchema = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cache_creation_input_tokens: z.number().int(),
+  cache_read_input_tokens: z.number().int(),
+  cache_creation: z.object({
+    ephemeral_5m_input_tokens: z.number().int(),
+    ephemeral_1h_input_tokens: z.number().int(),
+  }),
+  cost_usd: z.number().describe("The gateway's charge for the request, in USD."),
+});
+
+/**
+ * The `message` `toMessagesResponse` writes (the OpenAPI document describes it with this, and its
+ * test holds real answers to it).
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+export const messagesResponseSchema = z.object({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(
+    z.discriminatedUnion('type', [
+      z.object({ type: z.literal('text'), text: z.string() }),
+      z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+      z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+      z.object({
+        type: z.literal('tool_use'),
+        id: z.string(),
+        name: z.string(),
+        input: z.record(z.string(), z.unknown()),
+      }),
+    ]),
+  ),
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal']),
+  stop_sequence: z.string().nullable(),
+  usage: messagesUsageSchema,
+});
 
 /** Message ids are `msg_` + the trace id's hex, so the two can be matched. */
 export const messageId = (traceId: string) => `msg_${traceId.slice(0, 16)}`;
@@ -10,7 +51,7 @@ export const messageId = (traceId: string) => `msg_${traceId.slice(0, 16)}`;
  * The vendor's usage fields, plus the gateway's cost in `cost_usd`: an extra field the vendor's
  * clients carry along untouched.
  */
-export function toMessagesUsage(finish: PricedFinish) {
+export function toMessagesUsage(finish: PricedFinish): z.output<typeof messagesUsageSchema> {
   const {
     promptTokens,
     completionTokens,

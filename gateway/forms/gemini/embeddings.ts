@@ -20,18 +20,26 @@ type Content = z.infer<typeof content>;
 
 const dimensions = z.number().int().positive().optional();
 
-const embedContentSchema = z.looseObject({
+export const embedContentSchema = z.looseObject({
   content: content.optional(),
   contents: z.array(content).min(1).max(MAX_EMBEDDING_INPUTS).optional(),
   outputDimensionality: dimensions,
 });
 
-const batchEmbedContentsSchema = z.looseObject({
+export const batchEmbedContentsSchema = z.looseObject({
   requests: z
     .array(z.looseObject({ content, outputDimensionality: dimensions }))
     .min(1)
     .max(MAX_EMBEDDING_INPUTS),
 });
+
+const embeddingValues = z.object({ values: z.array(z.number()) });
+
+/** What `toResponse` writes: one `embedding` for one `content`, else `embeddings`. */
+export const embedContentResponseSchema = z.union([
+  z.object({ embedding: embeddingValues }),
+  z.object({ embeddings: z.array(embeddingValues) }),
+]);
 
 /** A content's text parts as one text; a part with no text (an image, a file) cannot be embedded here. */
 function textOf(item: Content, field: string): string {
@@ -80,11 +88,11 @@ export const geminiEmbeddingsForm: EmbeddingForm = {
       inbound: { form: 'gemini', body: parsed },
     };
   },
-  toResponse(answer, target) {
+  toResponse(answer, target): z.output<typeof embedContentResponseSchema> {
     const embeddings = answer.vectors.map((values) => ({ values }));
     // One `content` gets one `embedding`; several, and every batch, get `embeddings`.
     if (target.method === 'embedContent' && answer.request.inbound?.body.content !== undefined)
-      return { embedding: embeddings[0] };
+      return { embedding: embeddings[0]! };
     return { embeddings };
   },
   errorBody: geminiErrorBody,

@@ -1,4 +1,6 @@
 /** A GatewayError in the Gemini form's error shape, with the same status as every other form. */
+import { z } from 'zod';
+import { errorStageSchema } from '../../../contract/gateway';
 import type { GatewayError } from '../../errors';
 
 /**
@@ -36,6 +38,29 @@ export function geminiStatusName(status: number): string {
   }
 }
 
+/** The body `geminiErrorBody` writes, exactly; the OpenAPI document describes it with this. */
+export const geminiErrorBodySchema = z.object({
+  error: z.object({
+    code: z.number().int().describe('The HTTP status.'),
+    message: z.string(),
+    status: z.string().describe("The vendor's status name, e.g. UNAUTHENTICATED."),
+    details: z.array(
+      z.union([
+        z.object({
+          '@type': z.literal('type.googleapis.com/google.rpc.RequestInfo'),
+          requestId: z.string().describe("The request's trace id, as its cf-ray header."),
+        }),
+        z.object({
+          '@type': z.literal('type.googleapis.com/google.rpc.RetryInfo'),
+          retryDelay: z.string(),
+        }),
+      ]),
+    ),
+    stage: errorStageSchema,
+    retry_after: z.number().int().optional(),
+  }),
+});
+
 /**
  * The vendor's `google.rpc.Status` envelope. The trace id rides in its own `RequestInfo` detail,
  * and the delay before a retry in a `RetryInfo` one, as the vendor sends it with a 429. The
@@ -44,7 +69,10 @@ export function geminiStatusName(status: number): string {
  * the extra fields break no client.
  * @see https://cloud.google.com/apis/design/errors#error_details
  */
-export function geminiErrorBody(error: GatewayError, traceId: string) {
+export function geminiErrorBody(
+  error: GatewayError,
+  traceId: string,
+): z.output<typeof geminiErrorBodySchema> {
   const retryAfter = error.retryAfterSeconds;
   return {
     error: {
@@ -56,7 +84,10 @@ export function geminiErrorBody(error: GatewayError, traceId: string) {
         ...(retryAfter === undefined
           ? []
           : [
-              { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` },
+              {
+                '@type': 'type.googleapis.com/google.rpc.RetryInfo' as const,
+                retryDelay: `${retryAfter}s`,
+              },
             ]),
       ],
       stage: error.stage,

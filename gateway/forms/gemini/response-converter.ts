@@ -1,7 +1,59 @@
 /** Canonical response → Gemini `GenerateContentResponse`, and canonical usage → `usageMetadata`. */
+import { z } from 'zod';
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toGeminiFinishReason } from './finish-reason';
+
+const usageMetadataSchema = z.object({
+  promptTokenCount: z.number().int(),
+  candidatesTokenCount: z.number().int(),
+  totalTokenCount: z.number().int(),
+  cachedContentTokenCount: z.number().int().optional(),
+  thoughtsTokenCount: z.number().int().optional(),
+});
+
+const partSchema = z.union([
+  z.object({
+    text: z.string(),
+    thought: z.literal(true).optional(),
+    thoughtSignature: z.string().optional(),
+  }),
+  z.object({
+    functionCall: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }),
+    thoughtSignature: z.string().optional(),
+  }),
+]);
+
+const finishReasonSchema = z.enum(['STOP', 'MAX_TOKENS', 'SAFETY', 'OTHER']);
+
+/**
+ * One chunk of `streamGenerateContent` (stream-transform.ts): the last one carries the
+ * `finishReason` and `usageMetadata`. The OpenAPI document describes the form with these.
+ */
+export const generateContentChunkSchema = z.object({
+  candidates: z.array(
+    z.object({
+      content: z.object({ parts: z.array(partSchema), role: z.literal('model') }),
+      finishReason: finishReasonSchema.optional(),
+      index: z.number().int(),
+    }),
+  ),
+  usageMetadata: usageMetadataSchema.optional(),
+  modelVersion: z.string(),
+  responseId: z.string(),
+});
+
+/** What `toGenerateContentResponse` writes: a chunk with its finish and usage always there. */
+export const generateContentResponseSchema = generateContentChunkSchema.extend({
+  candidates: z.array(
+    z.object({
+      content: z.object({ parts: z.array(partSchema), role: z.literal('model') }),
+      finishReason: finishReasonSchema,
+      index: z.number().int(),
+    }),
+  ),
+  usageMetadata: usageMetadataSchema,
+});
 
 /** Response ids are the trace id's hex, so the two can be matched. */
 export const responseId = (traceId: string) => traceId.slice(0, 16);
@@ -9,7 +61,7 @@ export const responseId = (traceId: string) => traceId.slice(0, 16);
 /**
  * @see https://ai.google.dev/api/generate-content#UsageMetadata
  */
-export function toUsageMetadata(finish: PricedFinish) {
+export function toUsageMetadata(finish: PricedFinish): z.output<typeof usageMetadataSchema> {
   const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
   return {
     promptTokenCount: promptTokens,

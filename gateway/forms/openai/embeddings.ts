@@ -16,7 +16,7 @@ export const MAX_EMBEDDING_INPUTS = 2_048;
 const text = z.string().min(1, { message: 'an input must not be empty' });
 const tokenIds = z.array(z.number().int().min(0)).min(1, { message: 'an input must not be empty' });
 
-const embeddingsRequestSchema = z.looseObject({
+export const embeddingsRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([
     text,
@@ -27,6 +27,26 @@ const embeddingsRequestSchema = z.looseObject({
   dimensions: z.number().int().positive().optional(),
   encoding_format: z.enum(['float', 'base64']).optional(),
   user: z.string().optional(),
+});
+
+/** The answer `toResponse` writes; the OpenAPI document describes it with this. */
+export const embeddingsResponseSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({
+      object: z.literal('embedding'),
+      index: z.number().int(),
+      embedding: z
+        .union([z.array(z.number()), z.string()])
+        .describe("Floats, or with encoding_format 'base64' little-endian float32 in base64."),
+    }),
+  ),
+  model: z.string(),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    cost: z.number().describe("The gateway's charge for the request, in USD."),
+  }),
 });
 
 /** The vector as OpenAI's `base64` encoding has it: little-endian float32, whatever the machine. */
@@ -55,12 +75,12 @@ export const embeddingsForm: EmbeddingForm = {
       inbound: { form: 'embeddings', body: parsed },
     };
   },
-  toResponse(answer) {
+  toResponse(answer): z.output<typeof embeddingsResponseSchema> {
     const base64 = answer.request.inbound?.body.encoding_format === 'base64';
     return {
       object: 'list',
       data: answer.vectors.map((vector, index) => ({
-        object: 'embedding',
+        object: 'embedding' as const,
         index,
         embedding: base64 ? toBase64Floats(vector) : vector,
       })),
