@@ -27,6 +27,7 @@ export default defineConfig({
           environment: 'node',
           include: [`${nodeFolders}/**/*.test.ts`],
           exclude: [integration, system, '**/node_modules/**'],
+          setupFiles: ['testing/unit-guard.ts'],
         },
       },
       {
@@ -37,7 +38,7 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['web/**/*.test.{ts,tsx}'],
           exclude: [integration, system, '**/node_modules/**'],
-          setupFiles: ['web/test/setup.ts'],
+          setupFiles: ['testing/unit-guard.ts', 'web/test/setup.ts'],
         },
       },
       {
@@ -46,6 +47,7 @@ export default defineConfig({
           name: 'integration',
           environment: 'node',
           include: [`${nodeFolders}/${integration}`],
+          setupFiles: ['testing/loopback-only.ts'],
         },
       },
       {
@@ -56,6 +58,7 @@ export default defineConfig({
           include: [`${nodeFolders}/${system}`],
           // The compiled gateway, built once before any test spawns it.
           globalSetup: ['testing/build-once.ts'],
+          setupFiles: ['testing/loopback-only.ts'],
         },
       },
     ],
