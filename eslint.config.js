@@ -8,17 +8,30 @@ import tseslint from 'typescript-eslint';
  * gateway over HTTP, and the browser reaches the BFF over HTTP. Enforced here so a shortcut
  * fails the lint instead of quietly coupling them.
  */
-const boundary = (forbidden) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      patterns: forbidden.map((folder) => ({
-        group: [`**/${folder}/**`, `../${folder}`, `../../${folder}`],
-        message: `Import across boxes is not allowed: talk to ${folder}/ over HTTP, share types through contract/.`,
-      })),
-    },
-  ],
+const acrossBoxes = (folder) => ({
+  group: [`**/${folder}/**`, `../${folder}`, `../../${folder}`],
+  message: `Import across boxes is not allowed: talk to ${folder}/ over HTTP, share types through contract/.`,
 });
+const boundary = (forbidden, more = []) => ({
+  'no-restricted-imports': ['error', { patterns: [...forbidden.map(acrossBoxes), ...more] }],
+});
+
+/**
+ * Inside the gateway, dependencies point one way: routes → forms → pipeline → providers →
+ * canonical. A layer may not import one above it (docs/architecture.md).
+ */
+const layers = ['routes', 'forms', 'pipeline', 'providers', 'canonical'];
+const gatewayLayers = layers.slice(1).map((layer, index) => ({
+  files: [`gateway/${layer}/**/*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: boundary(
+    ['web', 'server'],
+    layers.slice(0, index + 1).map((above) => ({
+      group: [`**/${above}/**`, `../${above}`, `../../${above}`],
+      message: `gateway/${layer} may not import gateway/${above}: dependencies point routes → forms → pipeline → providers → canonical.`,
+    })),
+  ),
+}));
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'data', '.tmp', 'test-results', 'playwright-report'] },
@@ -44,6 +57,7 @@ export default tseslint.config(
   },
   { files: ['server/**/*.ts'], rules: boundary(['web', 'gateway']) },
   { files: ['gateway/**/*.ts'], rules: boundary(['web', 'server']) },
+  ...gatewayLayers,
   { files: ['contract/**/*.ts'], rules: boundary(['web', 'server', 'gateway']) },
   // Command lines, scripts, benchmarks and tests talk to people on the terminal.
   {
