@@ -155,9 +155,7 @@ function parametersOf(schema: z.ZodObject | undefined, where: 'path' | 'query' |
 function securityOf(doc: RouteDoc): Json[] {
   if (doc.auth === 'none') return [];
   if (doc.auth === 'operator') return [{ [OPERATOR_SCHEME]: [] }];
-  return keyPlacements[doc.auth]
-    .filter((placement) => !(placement === 'query' && doc.queryKeyRefused))
-    .map((placement) => ({ [keySchemes[placement]]: [] }));
+  return keyPlacements[doc.auth].map((placement) => ({ [keySchemes[placement]]: [] }));
 }
 
 function headersFor(status: number): Json {
@@ -199,16 +197,10 @@ function operationOf(doc: RouteDoc, inputs: NamedSchemas, outputs: NamedSchemas)
     ...parametersOf(doc.query, 'query'),
     ...parametersOf(doc.headers, 'header'),
   ];
-  const description = [
-    doc.description,
-    doc.queryKeyRefused && `The \`?key=\` form does not work here: ${doc.queryKeyRefused}.`,
-  ]
-    .filter(Boolean)
-    .join(' ');
   return {
     operationId: doc.operationId,
     summary: doc.summary,
-    ...(description !== '' && { description }),
+    ...(doc.description && { description: doc.description }),
     tags: [doc.tag],
     security: securityOf(doc),
     ...(parameters.length > 0 && { parameters }),

@@ -114,7 +114,6 @@ const listInputItems: RouteDoc = {
   summary: 'The input items of a stored response',
   tag: 'Responses',
   auth: 'chat_completions',
-  queryKeyRefused: 'its query parameters are checked strictly, and `key` is not among them',
   pathParams: responseIdParams,
   query: listQuerySchema,
   responses: {
@@ -226,7 +225,9 @@ export const responsesRoutes: RouteFamily = {
       listInputItems,
       withErrors(chatErrorBody, async ({ request, response, url, params }) => {
         const key = await authenticate(request, url, 'chat_completions', parts.registry);
-        const query = parseOrRefuse(listQuerySchema, queryOf(url), 'query parameter');
+        // `key` is the caller's key in its `?key=` form, already read by authentication.
+        const { key: _key, ...parameters } = queryOf(url);
+        const query = parseOrRefuse(listQuerySchema, parameters, 'query parameter');
         const stored = await readable(key, params.id!);
         const items = (
           query.order === 'desc' ? [...stored.context].reverse() : stored.context

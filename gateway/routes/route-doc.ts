@@ -40,8 +40,6 @@ export type RouteDoc = {
    * the operator token, or anyone.
    */
   auth: AuthForm | 'operator' | 'none';
-  /** Why `?key=` fails here although the key form takes it; absent where it works. */
-  queryKeyRefused?: string;
   /** Each path parameter with an example (the OpenAPI test calls the route with it). */
   pathParams?: z.ZodObject;
   query?: z.ZodObject;
