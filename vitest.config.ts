@@ -47,6 +47,21 @@ export default defineConfig({
           name: 'integration',
           environment: 'node',
           include: [`${nodeFolders}/${integration}`],
+          exclude: [`server/${integration}`, '**/node_modules/**'],
+          setupFiles: ['testing/loopback-only.ts'],
+          // The gateway's files share loaded modules: each starts servers and stores of its own
+          // and holds no module state, and the time to load them went on every file.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The BFF's files keep a process each: its gateway client uses Node's fetch, whose
+          // connection pool is process-wide, and one file's pool must not meet the next's servers.
+          name: 'integration-server',
+          environment: 'node',
+          include: [`server/${integration}`],
           setupFiles: ['testing/loopback-only.ts'],
         },
       },
