@@ -92,12 +92,12 @@ export const messagesRoutes: RouteFamily = {
     const unknownRoute = withErrors(messagesForm.errorBody, ({ request, response, url }) => {
       if (servedPaths.has(url.pathname)) {
         response.setHeader('allow', 'POST');
-        throw new GatewayError(
-          405,
-          'invalid_request',
-          'validation',
-          `${request.method} is not allowed on ${url.pathname}; use POST.`,
-        );
+        throw new GatewayError({
+          status: 405,
+          type: 'invalid_request',
+          stage: 'validation',
+          message: `${request.method} is not allowed on ${url.pathname}; use POST.`,
+        });
       }
       throw notFound(
         `No route ${request.method} ${url.pathname}. Messages-form routes are POST /v1/messages and /v1/messages/count_tokens.`,
