@@ -16,11 +16,11 @@ import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { messagesErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { messagesRequestSchema } from './request-schema';
-import { toMessagesResponse } from './response-converter';
+import { toMessagesResponse } from './canonical-to-response';
 import { toStopReason } from './stop-reason';
-import { writeMessagesStream } from './stream-transform';
+import { writeMessagesStream } from './canonical-to-stream';
 
 const fixture = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');

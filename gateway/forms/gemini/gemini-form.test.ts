@@ -16,10 +16,10 @@ import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { generateContentRequestSchema } from './request-schema';
-import { toGenerateContentResponse } from './response-converter';
-import { writeGeminiStream } from './stream-transform';
+import { toGenerateContentResponse } from './canonical-to-response';
+import { writeGeminiStream } from './canonical-to-stream';
 
 const fixture = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
