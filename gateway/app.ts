@@ -222,18 +222,18 @@ export async function createGateway(
     if (found === null || found === 'wrong_method') {
       const error =
         found === null
-          ? new GatewayError(
-              404,
-              'not_found',
-              'validation',
-              `No route ${request.method} ${url.pathname}.${url.pathname.startsWith('/v1/') ? ' List the models with GET /v1/models; see the README for every route.' : " The API's routes are under /v1."}`,
-            )
-          : new GatewayError(
-              405,
-              'invalid_request',
-              'validation',
-              `${request.method} is not allowed on ${url.pathname}.`,
-            );
+          ? new GatewayError({
+              status: 404,
+              type: 'not_found',
+              stage: 'validation',
+              message: `No route ${request.method} ${url.pathname}.${url.pathname.startsWith('/v1/') ? ' List the models with GET /v1/models; see the README for every route.' : " The API's routes are under /v1."}`,
+            })
+          : new GatewayError({
+              status: 405,
+              type: 'invalid_request',
+              stage: 'validation',
+              message: `${request.method} is not allowed on ${url.pathname}.`,
+            });
       const allow: Record<string, string> =
         found === null ? {} : { allow: router.allowedMethods(url.pathname).join(', ') };
       sendJson(response, error.status, chatErrorBody(error, traceId), allow);
@@ -248,7 +248,12 @@ export async function createGateway(
           response,
           500,
           chatErrorBody(
-            new GatewayError(500, 'internal_error', 'internal', 'Internal error.'),
+            new GatewayError({
+              status: 500,
+              type: 'internal_error',
+              stage: 'internal',
+              message: 'Internal error.',
+            }),
             traceId,
           ),
         );
@@ -274,7 +279,7 @@ export async function createGateway(
         : 'The request is not valid HTTP.';
     const type = status === 431 ? 'request_too_large' : 'invalid_request';
     const body = JSON.stringify(
-      chatErrorBody(new GatewayError(status, type, 'validation', message), traceId),
+      chatErrorBody(new GatewayError({ status, type, stage: 'validation', message }), traceId),
     );
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncf-ray: ${traceId}\r\n` +

@@ -6,12 +6,12 @@ describe('GatewayError', () => {
     const key = generateKey();
     const masked = maskKey(key);
     const errors = [
-      new GatewayError(
-        404,
-        'model_not_found',
-        'validation',
-        `The model '${key}' is not in the catalog.`,
-      ),
+      new GatewayError({
+        status: 404,
+        type: 'model_not_found',
+        stage: 'validation',
+        message: `The model '${key}' is not in the catalog.`,
+      }),
       notFound(`No route GET /v1/${key}. The API's routes are under /v1.`),
       notFound(`No generation record ${key.slice(0, 64)} is visible to this key.`),
       invalidRequest(`Invalid field 'model': '${key}'`),
@@ -29,8 +29,13 @@ describe('GatewayError', () => {
   it('leaves a message without a key as written', () => {
     const message =
       "The API key does not start with 'sk-'. Send it as 'Authorization: Bearer sk-…'.";
-    expect(new GatewayError(401, 'authentication_error', 'authentication', message).message).toBe(
-      message,
-    );
+    expect(
+      new GatewayError({
+        status: 401,
+        type: 'authentication_error',
+        stage: 'authentication',
+        message,
+      }).message,
+    ).toBe(message);
   });
 });

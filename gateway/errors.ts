@@ -29,38 +29,57 @@ export const gatewayErrorTypeSchema = z.enum([
 ]);
 export type GatewayErrorType = z.infer<typeof gatewayErrorTypeSchema>;
 
+/** What a `GatewayError` is made of; named, so a call site reads which number is which. */
+export type GatewayErrorOptions = {
+  status: number;
+  type: GatewayErrorType;
+  stage: ErrorStage;
+  /** Masked of any key before it is kept. */
+  message: string;
+  /** Seconds after which a retry may succeed; only where a retry helps. */
+  retryAfterSeconds?: number;
+};
+
 export class GatewayError extends Error {
-  constructor(
-    readonly status: number,
-    readonly type: GatewayErrorType,
-    readonly stage: ErrorStage,
-    message: string,
-    /** Seconds after which a retry may succeed; only where a retry helps. */
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly status: number;
+  readonly type: GatewayErrorType;
+  readonly stage: ErrorStage;
+  /** Seconds after which a retry may succeed; only where a retry helps. */
+  readonly retryAfterSeconds?: number;
+
+  constructor({ status, type, stage, message, retryAfterSeconds }: GatewayErrorOptions) {
     // Masked before Error keeps it: the stack, logged on failures, starts with the message.
     super(maskKeys(message));
     this.name = 'GatewayError';
+    this.status = status;
+    this.type = type;
+    this.stage = stage;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
 export const invalidRequest = (message: string) =>
-  new GatewayError(400, 'invalid_request', 'validation', message);
+  new GatewayError({ status: 400, type: 'invalid_request', stage: 'validation', message });
 
 export const notFound = (message: string) =>
-  new GatewayError(404, 'not_found', 'validation', message);
+  new GatewayError({ status: 404, type: 'not_found', stage: 'validation', message });
 
 /** The client went away: nobody is left to answer (the route sees a destroyed response). */
 export const clientLeft = () =>
-  new GatewayError(499, 'invalid_request', 'validation', 'The client closed the request.');
+  new GatewayError({
+    status: 499,
+    type: 'invalid_request',
+    stage: 'validation',
+    message: 'The client closed the request.',
+  });
 
 /** Anything that is not a GatewayError becomes a 500 that says nothing of the internals. */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  return new GatewayError(
-    500,
-    'internal_error',
-    'internal',
-    'The gateway hit an internal error. Retry later; quote the request id if it persists.',
-  );
+  return new GatewayError({
+    status: 500,
+    type: 'internal_error',
+    stage: 'internal',
+    message: 'The gateway hit an internal error. Retry later; quote the request id if it persists.',
+  });
 }

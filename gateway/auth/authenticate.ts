@@ -47,7 +47,7 @@ const howToSend: Record<AuthForm, string> = {
 };
 
 const unauthorized = (message: string) =>
-  new GatewayError(401, 'authentication_error', 'authentication', message);
+  new GatewayError({ status: 401, type: 'authentication_error', stage: 'authentication', message });
 
 /**
  * The token of `Authorization: Bearer <token>`. Any other Authorization header is refused, not

@@ -119,14 +119,15 @@ export function insufficientBalance(
     worstcase.completionTokenNanos > 0
       ? Math.floor(afterPrompt / worstcase.completionTokenNanos)
       : 0;
-  return new GatewayError(
-    402,
-    'insufficient_balance',
-    'admission',
-    `This request could cost up to $${formatUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
+  return new GatewayError({
+    status: 402,
+    type: 'insufficient_balance',
+    stage: 'admission',
+    message:
+      `This request could cost up to $${formatUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
       `more than the key has left${inFlight ? ' (including requests still running)' : ''}. It can still afford about ${affordable} output tokens ` +
       `on this model: lower max_tokens, or add balance. Do not retry unchanged.`,
-  );
+  });
 }
 
 const formatUsd = (nanos: Nanos) =>

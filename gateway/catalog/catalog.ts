@@ -71,12 +71,12 @@ export class Catalog {
           `e.g. models/${shown[0]}.`,
       );
     }
-    throw new GatewayError(
-      404,
-      'model_not_found',
-      'validation',
-      `The model '${name.slice(0, 200)}' is not in the catalog. List the models with GET /v1/models; ids look like <author>/<model>.`,
-    );
+    throw new GatewayError({
+      status: 404,
+      type: 'model_not_found',
+      stage: 'validation',
+      message: `The model '${name.slice(0, 200)}' is not in the catalog. List the models with GET /v1/models; ids look like <author>/<model>.`,
+    });
   }
 }
 

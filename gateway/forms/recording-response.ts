@@ -1,5 +1,5 @@
 /**
- * For the forms' stream-transform tests: a stand-in for Node's ServerResponse that records what
+ * For the forms' canonical-to-stream tests: a stand-in for Node's ServerResponse that records what
  * is written, and a parser for server-sent events, so a stream can be compared with a vendor's
  * recorded one without a socket.
  */

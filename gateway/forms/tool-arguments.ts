@@ -61,12 +61,13 @@ export function objectArgumentsCheck(): AnswerCheck {
 
 /** The provider's fault, reported as an answer the gateway cannot read is (502, retry later). */
 function toolArgumentsError(toolName: string, what: string): GatewayError {
-  return new GatewayError(
-    502,
-    'provider_error',
-    'provider',
-    `The provider sent an answer the gateway cannot read: its call to tool '${toolName.slice(0, 64)}' ` +
+  return new GatewayError({
+    status: 502,
+    type: 'provider_error',
+    stage: 'provider',
+    message:
+      `The provider sent an answer the gateway cannot read: its call to tool '${toolName.slice(0, 64)}' ` +
       `has arguments that are not a JSON object (${what}), and this form needs one. Retry later.`,
-    5,
-  );
+    retryAfterSeconds: 5,
+  });
 }

@@ -63,20 +63,20 @@ function requireJsonContentType(request: IncomingMessage): void {
   if (jsonMediaType.test(mediaType)) return;
   // The body is not wanted: let it drain so the connection stays usable.
   request.resume();
-  throw new GatewayError(
-    415,
-    'unsupported_media_type',
-    'validation',
-    `The request body must be JSON, sent with 'Content-Type: application/json'; this request sent ${
+  throw new GatewayError({
+    status: 415,
+    type: 'unsupported_media_type',
+    stage: 'validation',
+    message: `The request body must be JSON, sent with 'Content-Type: application/json'; this request sent ${
       sent ? `'Content-Type: ${sent.slice(0, 100)}'` : 'no Content-Type'
     }.`,
-  );
+  });
 }
 
 const tooLarge = (maxBytes: number) =>
-  new GatewayError(
-    413,
-    'request_too_large',
-    'validation',
-    `The request body is larger than ${maxBytes} bytes. Send less (e.g. smaller images).`,
-  );
+  new GatewayError({
+    status: 413,
+    type: 'request_too_large',
+    stage: 'validation',
+    message: `The request body is larger than ${maxBytes} bytes. Send less (e.g. smaller images).`,
+  });

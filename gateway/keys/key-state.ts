@@ -28,10 +28,20 @@ export function ownStateRefusal(
 ): GatewayError | null {
   if (isExpired(key, nowSeconds)) {
     const when = new Date(key.expiresAt! * 1000).toISOString();
-    return new GatewayError(402, 'key_expired', 'authentication', messages.expired(when));
+    return new GatewayError({
+      status: 402,
+      type: 'key_expired',
+      stage: 'authentication',
+      message: messages.expired(when),
+    });
   }
   if (key.disabled) {
-    return new GatewayError(402, 'key_disabled', 'authentication', messages.disabled);
+    return new GatewayError({
+      status: 402,
+      type: 'key_disabled',
+      stage: 'authentication',
+      message: messages.disabled,
+    });
   }
   return null;
 }
@@ -51,22 +61,22 @@ export function inferenceRefusal(
   });
   if (own) return own;
   if (key.kind !== 'account' && parentUnusable(parent, nowSeconds)) {
-    return new GatewayError(
-      402,
-      'parent_key_unavailable',
-      'authentication',
-      `This key's parent key is disabled or expired, so this key cannot run requests. ${advice}`,
-    );
+    return new GatewayError({
+      status: 402,
+      type: 'parent_key_unavailable',
+      stage: 'authentication',
+      message: `This key's parent key is disabled or expired, so this key cannot run requests. ${advice}`,
+    });
   }
   const funding = key.kind === 'shared_child' ? parent! : key;
   if (remainingNanos(funding) === 0) {
     const whose = key.kind === 'shared_child' ? "The parent key's balance" : "This key's balance";
-    return new GatewayError(
-      402,
-      'key_depleted',
-      'admission',
-      `${whose} is used up (remaining_usd is 0). ${advice}`,
-    );
+    return new GatewayError({
+      status: 402,
+      type: 'key_depleted',
+      stage: 'admission',
+      message: `${whose} is used up (remaining_usd is 0). ${advice}`,
+    });
   }
   return null;
 }

@@ -47,7 +47,7 @@ export class RateLimitError extends GatewayError {
     readonly state: RateLimitState,
     retryAfterSeconds: number | undefined,
   ) {
-    super(429, 'rate_limited', 'admission', message, retryAfterSeconds);
+    super({ status: 429, type: 'rate_limited', stage: 'admission', message, retryAfterSeconds });
     this.name = 'RateLimitError';
   }
 }

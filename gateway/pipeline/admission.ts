@@ -69,12 +69,12 @@ export async function admit<Request>(
   // the fresh one, or what settled meanwhile would be missed.
   const key = registry.get(input.key.id) ?? input.key;
   if (key.revokedAt !== null) {
-    throw new GatewayError(
-      401,
-      'authentication_error',
-      'authentication',
-      'This key was revoked. Use another key.',
-    );
+    throw new GatewayError({
+      status: 401,
+      type: 'authentication_error',
+      stage: 'authentication',
+      message: 'This key was revoked. Use another key.',
+    });
   }
   const model = catalog.resolve(input.model);
   checkOperation(model, operation);

@@ -425,13 +425,13 @@ export class InferencePipeline {
         throw toClientError(error, false);
       }
       this.deps.logger.error({ err: error, cfRay: input.traceId }, 'provider failed');
-      throw new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        'The provider failed while answering. Retry later.',
-        5,
-      );
+      throw new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: 'The provider failed while answering. Retry later.',
+        retryAfterSeconds: 5,
+      });
     } finally {
       // The provider's answer is closed first, so it says the usage it had been told (the prompt
       // count, for an answer cut short); then, if the client left (or stopped reading) before the

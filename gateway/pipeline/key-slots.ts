@@ -51,7 +51,13 @@ class Counts {
 }
 
 const rateLimited = (message: string) =>
-  new GatewayError(429, 'rate_limited', 'admission', message, 1);
+  new GatewayError({
+    status: 429,
+    type: 'rate_limited',
+    stage: 'admission',
+    message,
+    retryAfterSeconds: 1,
+  });
 
 export class KeySlots {
   private readonly perKey = new Counts();

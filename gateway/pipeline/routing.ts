@@ -120,13 +120,13 @@ export async function routeRequest<Request, Answer>(
             { err: error, cfRay: input.traceId, provider: route.providerId },
             'provider failed unexpectedly',
           );
-          throw new GatewayError(
-            502,
-            'provider_error',
-            'provider',
-            `Provider '${route.providerId}' failed unexpectedly. Retry later.`,
-            5,
-          );
+          throw new GatewayError({
+            status: 502,
+            type: 'provider_error',
+            stage: 'provider',
+            message: `Provider '${route.providerId}' failed unexpectedly. Retry later.`,
+            retryAfterSeconds: 5,
+          });
         }
         attempted({
           provider: route.providerId,
@@ -167,13 +167,13 @@ export async function routeRequest<Request, Answer>(
       (route) => deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null,
     )
     .filter((seconds): seconds is number => seconds !== null);
-  throw new GatewayError(
-    503,
-    'provider_error',
-    'provider',
-    `No provider of ${input.model.id} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
-    cooling.length > 0 ? Math.min(...cooling) : 30,
-  );
+  throw new GatewayError({
+    status: 503,
+    type: 'provider_error',
+    stage: 'provider',
+    message: `No provider of ${input.model.id} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
+    retryAfterSeconds: cooling.length > 0 ? Math.min(...cooling) : 30,
+  });
 }
 
 export const round = (milliseconds: number) => Math.round(milliseconds * 100) / 100;
@@ -184,10 +184,11 @@ export const round = (milliseconds: number) => Math.round(milliseconds * 100) / 
  * away. Another instance can serve a retry.
  */
 export const leaseLostError = () =>
-  new GatewayError(
-    503,
-    'provider_error',
-    'provider',
-    "This gateway instance could not renew the hold on this request's budget in time, so it stopped the answer. Retry: another instance can serve it.",
-    1,
-  );
+  new GatewayError({
+    status: 503,
+    type: 'provider_error',
+    stage: 'provider',
+    message:
+      "This gateway instance could not renew the hold on this request's budget in time, so it stopped the answer. Retry: another instance can serve it.",
+    retryAfterSeconds: 1,
+  });

@@ -59,22 +59,22 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
   const retryAfter = error.details.retryAfterSeconds;
   switch (error.failure) {
     case 'connect':
-      return new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        `${who} could not be reached. Retry later.`,
-        5,
-      );
+      return new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: `${who} could not be reached. Retry later.`,
+        retryAfterSeconds: 5,
+      });
     case 'total_timeout':
       if (error.details.slowReader) {
-        return new GatewayError(
-          504,
-          'provider_error',
-          'provider',
-          `${error.message} Read the stream as it comes, or ask for a shorter answer.`,
-          5,
-        );
+        return new GatewayError({
+          status: 504,
+          type: 'provider_error',
+          stage: 'provider',
+          message: `${error.message} Read the stream as it comes, or ask for a shorter answer.`,
+          retryAfterSeconds: 5,
+        });
       }
       return timedOut(who, error);
     case 'connect_timeout':
@@ -83,21 +83,21 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
     case 'first_event_timeout':
       return timedOut(who, error);
     case 'malformed':
-      return new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        `${who} sent an answer the gateway cannot read: ${error.message}`,
-        5,
-      );
+      return new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: `${who} sent an answer the gateway cannot read: ${error.message}`,
+        retryAfterSeconds: 5,
+      });
     case 'cut':
-      return new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        `${who}: ${error.message} Retry later.`,
-        5,
-      );
+      return new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: `${who}: ${error.message} Retry later.`,
+        retryAfterSeconds: 5,
+      });
     case 'in_band':
     case 'http':
     default:
@@ -105,71 +105,71 @@ export function toClientError(error: UpstreamError, everyProviderLimited: boolea
   }
   if (isRateLimit(error)) {
     return everyProviderLimited
-      ? new GatewayError(
-          503,
-          'provider_error',
-          'provider',
-          `Every provider of this model is rate limited (${who}: ${error.message}). Retry after the delay given.`,
-          retryAfter ?? 5,
-        )
-      : new GatewayError(
-          429,
-          'rate_limited',
-          'provider',
-          `${who} is rate limiting: ${error.message}`,
-          retryAfter ?? 5,
-        );
+      ? new GatewayError({
+          status: 503,
+          type: 'provider_error',
+          stage: 'provider',
+          message: `Every provider of this model is rate limited (${who}: ${error.message}). Retry after the delay given.`,
+          retryAfterSeconds: retryAfter ?? 5,
+        })
+      : new GatewayError({
+          status: 429,
+          type: 'rate_limited',
+          stage: 'provider',
+          message: `${who} is rate limiting: ${error.message}`,
+          retryAfterSeconds: retryAfter ?? 5,
+        });
   }
   if (status === 400 || status === 413 || status === 422) {
-    return new GatewayError(
-      400,
-      'invalid_request',
-      'provider',
-      `${who} refused the request: ${error.message}`,
-    );
+    return new GatewayError({
+      status: 400,
+      type: 'invalid_request',
+      stage: 'provider',
+      message: `${who} refused the request: ${error.message}`,
+    });
   }
   if (status === 403) {
-    return new GatewayError(
-      403,
-      'permission_denied',
-      'provider',
-      `${who} denied the request: ${error.message}`,
-    );
+    return new GatewayError({
+      status: 403,
+      type: 'permission_denied',
+      stage: 'provider',
+      message: `${who} denied the request: ${error.message}`,
+    });
   }
   if (status === 401) {
-    return new GatewayError(
-      502,
-      'provider_error',
-      'provider',
-      `${who} refused the gateway's own credentials. This is the gateway's configuration, not your key: tell its operator.`,
-      30,
-    );
+    return new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      stage: 'provider',
+      message: `${who} refused the gateway's own credentials. This is the gateway's configuration, not your key: tell its operator.`,
+      retryAfterSeconds: 30,
+    });
   }
   if (status === 404) {
-    return new GatewayError(
-      502,
-      'provider_error',
-      'provider',
-      `${who} does not serve the configured upstream model: ${error.message}`,
-      30,
-    );
+    return new GatewayError({
+      status: 502,
+      type: 'provider_error',
+      stage: 'provider',
+      message: `${who} does not serve the configured upstream model: ${error.message}`,
+      retryAfterSeconds: 30,
+    });
   }
   if (status === 503 || status === 529) {
-    return new GatewayError(
-      503,
-      'provider_error',
-      'provider',
-      `${who} is overloaded: ${error.message} Retry later.`,
-      retryAfter ?? 5,
-    );
+    return new GatewayError({
+      status: 503,
+      type: 'provider_error',
+      stage: 'provider',
+      message: `${who} is overloaded: ${error.message} Retry later.`,
+      retryAfterSeconds: retryAfter ?? 5,
+    });
   }
-  return new GatewayError(
-    502,
-    'provider_error',
-    'provider',
-    `${who} failed (HTTP ${status ?? 'error'}): ${error.message} Retry later.`,
-    retryAfter ?? 5,
-  );
+  return new GatewayError({
+    status: 502,
+    type: 'provider_error',
+    stage: 'provider',
+    message: `${who} failed (HTTP ${status ?? 'error'}): ${error.message} Retry later.`,
+    retryAfterSeconds: retryAfter ?? 5,
+  });
 }
 
 /** Full-jitter exponential backoff, or the upstream's `Retry-After` when it gave one. */
@@ -185,10 +185,10 @@ export function backoffMs(
 }
 
 const timedOut = (who: string, error: UpstreamError) =>
-  new GatewayError(
-    504,
-    'provider_error',
-    'provider',
-    `${who} timed out: ${error.message} Retry later.`,
-    5,
-  );
+  new GatewayError({
+    status: 504,
+    type: 'provider_error',
+    stage: 'provider',
+    message: `${who} timed out: ${error.message} Retry later.`,
+    retryAfterSeconds: 5,
+  });

@@ -45,7 +45,7 @@ const PREFIX = '/admin/v1/keys';
 const digestOf = (text: string) => crypto.createHash('sha256').update(text).digest();
 
 const unauthorized = (message: string) =>
-  new GatewayError(401, 'authentication_error', 'authentication', message);
+  new GatewayError({ status: 401, type: 'authentication_error', stage: 'authentication', message });
 
 /** Throws 401 unless the request carries the operator token. */
 function requireOperator(request: IncomingMessage, expected: Buffer): void {

@@ -19,7 +19,7 @@ import {
   geminiEmbeddingsForm,
 } from '../forms/gemini/embeddings';
 import { geminiErrorBodySchema } from '../forms/gemini/error-shape';
-import { toCanonicalRequest } from '../forms/gemini/request-converter';
+import { toCanonicalRequest } from '../forms/gemini/request-to-canonical';
 import {
   countTokensRequestSchema,
   generateContentRequestSchema,
@@ -27,7 +27,7 @@ import {
 import {
   generateContentChunkSchema,
   generateContentResponseSchema,
-} from '../forms/gemini/response-converter';
+} from '../forms/gemini/canonical-to-response';
 import { parseBody } from '../forms/validation';
 import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
 import { serveEmbeddings } from './embeddings';

@@ -240,7 +240,12 @@ export function fromKeyAdminError(error: unknown): unknown {
   if (!(error instanceof KeyAdminError)) return error;
   if (error.reason === 'not_found') return notFound(error.apiMessage);
   if (error.reason === 'conflict') {
-    return new GatewayError(409, 'conflict', 'validation', error.apiMessage);
+    return new GatewayError({
+      status: 409,
+      type: 'conflict',
+      stage: 'validation',
+      message: error.apiMessage,
+    });
   }
   const named = error.field === null || error.apiMessage.includes(`'${error.field}'`);
   return invalidRequest(

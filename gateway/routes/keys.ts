@@ -56,12 +56,12 @@ export const keyRoutes: RouteFamily = {
         // The registry's row: a key disabled a moment ago is refused by the very next request.
         const key = parts.registry.get(presented.id) ?? presented;
         if (key.kind !== 'account') {
-          throw new GatewayError(
-            403,
-            'permission_denied',
-            'authentication',
-            `Only an account key manages child keys; this is ${key.kind === 'shared_child' ? 'a shared' : 'an allocated'} child key. Ask the owner of its account key.`,
-          );
+          throw new GatewayError({
+            status: 403,
+            type: 'permission_denied',
+            stage: 'authentication',
+            message: `Only an account key manages child keys; this is ${key.kind === 'shared_child' ? 'a shared' : 'an allocated'} child key. Ask the owner of its account key.`,
+          });
         }
         // Every route here but the GETs changes a key; each calls this before reading its body.
         if (request.method !== 'GET') {

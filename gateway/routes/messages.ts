@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { countPromptTokens } from '../canonical/token-count';
 import { GatewayError, notFound } from '../errors';
 import { messagesForm } from '../forms/anthropic';
-import { toCanonicalCountRequest } from '../forms/anthropic/request-converter';
+import { toCanonicalCountRequest } from '../forms/anthropic/request-to-canonical';
 import { countTokensRequestSchema, messagesRequestSchema } from '../forms/anthropic/request-schema';
-import { messagesResponseSchema } from '../forms/anthropic/response-converter';
+import { messagesResponseSchema } from '../forms/anthropic/canonical-to-response';
 import { parseBody } from '../forms/validation';
 import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
 import { INFERENCE_ERRORS, inferenceRoute } from './inference';
@@ -92,12 +92,12 @@ export const messagesRoutes: RouteFamily = {
     const unknownRoute = withErrors(messagesForm.errorBody, ({ request, response, url }) => {
       if (servedPaths.has(url.pathname)) {
         response.setHeader('allow', 'POST');
-        throw new GatewayError(
-          405,
-          'invalid_request',
-          'validation',
-          `${request.method} is not allowed on ${url.pathname}; use POST.`,
-        );
+        throw new GatewayError({
+          status: 405,
+          type: 'invalid_request',
+          stage: 'validation',
+          message: `${request.method} is not allowed on ${url.pathname}; use POST.`,
+        });
       }
       throw notFound(
         `No route ${request.method} ${url.pathname}. Messages-form routes are POST /v1/messages and /v1/messages/count_tokens.`,

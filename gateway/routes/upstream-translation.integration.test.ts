@@ -8,7 +8,7 @@
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { FOREIGN_THOUGHT_SIGNATURE } from '../providers/gemini/request-converter';
+import { FOREIGN_THOUGHT_SIGNATURE } from '../providers/gemini/canonical-to-request';
 import type { FakeReply, FakeUpstream } from '../test-kit/fake-upstream';
 import {
   KIND_PROVIDERS,

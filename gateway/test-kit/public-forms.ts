@@ -409,7 +409,10 @@ export function expectBrokenStream(
   }
 }
 
-/** The `code` of a failed response's error, for an HTTP status (responses-stream.ts). */
+/**
+ * The `code` of a failed response's error, for an HTTP status
+ * (`gateway/forms/responses/canonical-to-stream.ts`).
+ */
 export const responsesErrorCode = (status: number) =>
   status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request';
 

@@ -16,11 +16,11 @@ import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { messagesErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { messagesRequestSchema } from './request-schema';
-import { toMessagesResponse } from './response-converter';
+import { toMessagesResponse } from './canonical-to-response';
 import { toStopReason } from './stop-reason';
-import { writeMessagesStream } from './stream-transform';
+import { writeMessagesStream } from './canonical-to-stream';
 
 const fixture = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
@@ -287,7 +287,12 @@ describe('canonical response → Messages response', () => {
   it('writes errors in the documented error shape', () => {
     const recorded = json('anthropic-error-not-found.json');
     const body = messagesErrorBody(
-      new GatewayError(404, 'model_not_found', 'validation', 'No such model.'),
+      new GatewayError({
+        status: 404,
+        type: 'model_not_found',
+        stage: 'validation',
+        message: 'No such model.',
+      }),
       traceId,
     );
     expect(Object.keys(body).sort()).toEqual(Object.keys(recorded).sort());
@@ -301,7 +306,13 @@ describe('canonical response → Messages response', () => {
 
   it('says in the error when a retry may succeed, as the chat-completion form does', () => {
     const body = messagesErrorBody(
-      new GatewayError(503, 'provider_error', 'provider', 'Overloaded.', 7),
+      new GatewayError({
+        status: 503,
+        type: 'provider_error',
+        stage: 'provider',
+        message: 'Overloaded.',
+        retryAfterSeconds: 7,
+      }),
       traceId,
     );
     expect(body).toEqual({
@@ -389,12 +400,12 @@ describe('canonical events → Messages stream', () => {
   it('ends with an error event in the vendor shape when the provider fails mid-stream', async () => {
     async function* failing(): AsyncGenerator<CanonicalEvent> {
       yield { type: 'text-delta', text: 'partial' };
-      throw new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        'The provider failed while answering. Retry later.',
-      );
+      throw new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: 'The provider failed while answering. Retry later.',
+      });
     }
     const response = new RecordingResponse();
     await writeMessagesStream(

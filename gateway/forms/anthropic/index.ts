@@ -3,10 +3,10 @@ import { unmappedFields, type PublicForm } from '../public-form';
 import { objectArgumentsCheck } from '../tool-arguments';
 import { parseBody } from '../validation';
 import { messagesErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { messagesRequestSchema, type MessagesRequest } from './request-schema';
-import { toMessagesResponse } from './response-converter';
-import { writeMessagesStream } from './stream-transform';
+import { toMessagesResponse } from './canonical-to-response';
+import { writeMessagesStream } from './canonical-to-stream';
 
 /**
  * The fields the canonical request carries, and `metadata` (an end-user id for abuse tracking,

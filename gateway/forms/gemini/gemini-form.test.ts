@@ -16,10 +16,10 @@ import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { generateContentRequestSchema } from './request-schema';
-import { toGenerateContentResponse } from './response-converter';
-import { writeGeminiStream } from './stream-transform';
+import { toGenerateContentResponse } from './canonical-to-response';
+import { writeGeminiStream } from './canonical-to-stream';
 
 const fixture = (name: string) =>
   fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
@@ -243,7 +243,12 @@ describe('canonical response → Gemini response', () => {
   it('writes errors in the documented error shape', () => {
     const recorded = json('gemini-error-invalid-argument.json') as { error: object };
     const body = geminiErrorBody(
-      new GatewayError(402, 'key_depleted', 'admission', 'Used up.'),
+      new GatewayError({
+        status: 402,
+        type: 'key_depleted',
+        stage: 'admission',
+        message: 'Used up.',
+      }),
       traceId,
     );
     // The vendor's fields, and the gateway's stage as every form gives it.
@@ -263,7 +268,13 @@ describe('canonical response → Gemini response', () => {
 
   it('says when a retry may succeed, in the gateway’s field and the vendor’s RetryInfo', () => {
     const body = geminiErrorBody(
-      new GatewayError(503, 'provider_error', 'provider', 'Overloaded.', 7),
+      new GatewayError({
+        status: 503,
+        type: 'provider_error',
+        stage: 'provider',
+        message: 'Overloaded.',
+        retryAfterSeconds: 7,
+      }),
       traceId,
     );
     expect(body.error).toEqual({
@@ -352,12 +363,12 @@ describe('canonical events → Gemini stream', () => {
   it('ends with an error chunk in the vendor shape when the provider fails mid-stream', async () => {
     async function* failing(): AsyncGenerator<PipelineEvent> {
       yield { type: 'text-delta', text: 'partial' };
-      throw new GatewayError(
-        502,
-        'provider_error',
-        'provider',
-        'The provider failed while answering. Retry later.',
-      );
+      throw new GatewayError({
+        status: 502,
+        type: 'provider_error',
+        stage: 'provider',
+        message: 'The provider failed while answering. Retry later.',
+      });
     }
     const response = new RecordingResponse();
     await writeGeminiStream(response.asServerResponse(), failing(), {

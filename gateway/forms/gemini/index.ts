@@ -3,10 +3,10 @@ import { unmappedFields, type PublicForm } from '../public-form';
 import { objectArgumentsCheck } from '../tool-arguments';
 import { parseBody } from '../validation';
 import { geminiErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { generateContentRequestSchema } from './request-schema';
-import { toGenerateContentResponse } from './response-converter';
-import { writeGeminiStream } from './stream-transform';
+import { toGenerateContentResponse } from './canonical-to-response';
+import { writeGeminiStream } from './canonical-to-stream';
 
 const MAPPED = new Set([
   'contents',

@@ -2,10 +2,10 @@
 import { unmappedFields, type PublicForm } from '../public-form';
 import { parseBody } from '../validation';
 import { chatErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-converter';
+import { toCanonicalRequest } from './request-to-canonical';
 import { chatCompletionRequestSchema } from './request-schema';
-import { toChatCompletion } from './response-converter';
-import { writeChatCompletionStream } from './stream-transform';
+import { toChatCompletion } from './canonical-to-response';
+import { writeChatCompletionStream } from './canonical-to-stream';
 
 /**
  * The fields the canonical request carries, and those that change nothing about the answer

@@ -10,8 +10,8 @@ import {
   type PricedFinish,
 } from '../../canonical/model';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
-import { toChatCompletion } from './response-converter';
-import { writeChatCompletionStream } from './stream-transform';
+import { toChatCompletion } from './canonical-to-response';
+import { writeChatCompletionStream } from './canonical-to-stream';
 
 const traceId = '0123456789abcdef-LCL';
 const finish: PricedFinish = {

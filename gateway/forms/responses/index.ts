@@ -3,10 +3,10 @@ import { invalidRequest } from '../../errors';
 import { chatErrorBody } from '../openai/error-shape';
 import { unmappedFields, type PublicForm } from '../public-form';
 import { parseBody } from '../validation';
-import { toCanonicalRequest } from './from-responses-request';
+import { toCanonicalRequest } from './request-to-canonical';
 import { responsesRequestSchema, type ResponsesRequest } from './request-schema';
-import { writeResponsesStream } from './responses-stream';
-import { toResponseObject } from './to-responses-answer';
+import { writeResponsesStream } from './canonical-to-stream';
+import { toResponseObject } from './canonical-to-response';
 import { toolKinds } from './tool-names';
 
 /**

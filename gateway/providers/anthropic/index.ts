@@ -6,17 +6,17 @@ import type { ProviderAdapter } from '../upstream/adapter';
 import { anthropicHeaders, messagesUrl } from './api';
 import { readError } from './error-mapping';
 import { sameFormHeaders } from '../upstream/request-fields';
-import { toMessagesBody } from './request-converter';
-import { fromMessagesResponse } from './response-converter';
+import { toMessagesBody } from './canonical-to-request';
+import { fromMessagesResponse } from './response-to-canonical';
 import {
   anthropicUsageSoFar,
   createStreamState,
   finishStream,
   transformStreamEvent,
   type AnthropicStreamState,
-} from './stream-transform';
+} from './stream-to-canonical';
 
-export type { AnthropicStreamState } from './stream-transform';
+export type { AnthropicStreamState } from './stream-to-canonical';
 
 export const anthropicAdapter: ProviderAdapter<AnthropicStreamState> = {
   kind: 'anthropic',

@@ -6,17 +6,17 @@ import type { ProviderAdapter } from '../upstream/adapter';
 import { geminiEmbeddings } from './embeddings';
 import { geminiHeaders, geminiUrl } from './api';
 import { readGeminiError } from './error-mapping';
-import { toGeminiBody } from './request-converter';
-import { fromGeminiResponse } from './response-converter';
+import { toGeminiBody } from './canonical-to-request';
+import { fromGeminiResponse } from './response-to-canonical';
 import {
   createGeminiStreamState,
   finishGeminiStream,
   geminiUsageSoFar,
   transformGeminiEvent,
   type GeminiStreamState,
-} from './stream-transform';
+} from './stream-to-canonical';
 
-export type { GeminiStreamState } from './stream-transform';
+export type { GeminiStreamState } from './stream-to-canonical';
 
 export const geminiAdapter: ProviderAdapter<GeminiStreamState> = {
   kind: 'gemini',

@@ -14,7 +14,7 @@ export type GeminiPart =
   | { fileData: { mimeType: string; fileUri: string } }
   | {
       functionCall: { name: string; args: Record<string, unknown> };
-      /** See `request-converter.ts`: history from another form carries no real signature. */
+      /** See `canonical-to-request.ts`: history from another form carries no real signature. */
       thoughtSignature?: string;
     }
   | { functionResponse: { name: string; response: Record<string, unknown> } };

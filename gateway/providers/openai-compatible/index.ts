@@ -8,15 +8,15 @@ import { UpstreamError } from '../upstream-error';
 import { openAiEmbeddings } from './embeddings';
 import { chatCompletionsHeaders, chatCompletionsUrl } from './api';
 import { readError } from './error-mapping';
-import { toChatCompletionsBody } from './request-converter';
-import { fromChatCompletion } from './response-converter';
+import { toChatCompletionsBody } from './canonical-to-request';
+import { fromChatCompletion } from './response-to-canonical';
 import {
   createStreamState,
   finishStream,
   openAiUsageSoFar,
   transformStreamEvent,
   type OpenAiStreamState,
-} from './stream-transform';
+} from './stream-to-canonical';
 import {
   createResponsesStreamState,
   finishResponsesStream,
@@ -29,7 +29,7 @@ import {
   type ResponsesStreamState,
 } from './responses-wire';
 
-export type { OpenAiStreamState } from './stream-transform';
+export type { OpenAiStreamState } from './stream-to-canonical';
 
 /** Either wire's state: the Responses one once the stream shows it is that wire. */
 type StreamState = OpenAiStreamState & { responses?: ResponsesStreamState };

@@ -1,7 +1,7 @@
 /**
  * What one upstream provider kind supplies to the shared upstream engine (upstream-provider.ts).
- * Each kind is a folder with the same files (api, wire-schema, request-converter,
- * response-converter, stream-transform, finish-reason, error-mapping) and an `index.ts` that
+ * Each kind is a folder with the same files (api, wire-schema, canonical-to-request,
+ * response-to-canonical, stream-to-canonical, finish-reason, error-mapping) and an `index.ts` that
  * assembles this object from them. The engine owns the HTTP, timeouts, SSE framing and aborts;
  * the adapter owns the vendor's wire format.
  */

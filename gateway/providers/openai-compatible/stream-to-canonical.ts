@@ -12,7 +12,7 @@ import { finalUsage } from '../upstream/reported-count';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
 import { mapFinishReason } from './finish-reason';
-import { fallbackCallId, logprobsOf, reasoningOf, toUsage } from './response-converter';
+import { fallbackCallId, logprobsOf, reasoningOf, toUsage } from './response-to-canonical';
 import {
   chatCompletionChunkSchema,
   inBandErrorChunkSchema,

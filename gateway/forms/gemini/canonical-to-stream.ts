@@ -13,7 +13,7 @@ import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '.
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './finish-reason';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { responseId, signed, thoughtParts, toUsageMetadata } from './response-converter';
+import { responseId, signed, thoughtParts, toUsageMetadata } from './canonical-to-response';
 
 export type StreamFraming = 'sse' | 'json_array';
 
@@ -21,7 +21,7 @@ type StreamState = {
   chunksWritten: number;
   /**
    * A call whose arguments begin an object and stop short, held until the next event: a finish at
-   * max_tokens makes it a cut call (left out, see response-converter.ts), anything else a broken one.
+   * max_tokens makes it a cut call (left out, see canonical-to-response.ts), anything else a broken one.
    */
   cutCall: string | null;
   /** A reasoning signature waiting for the next part to ride on. */

@@ -102,7 +102,7 @@ export function toMessagesResponse(response: CanonicalResponse, model: string, t
     // object), and `{}` or a guessed completion would be a call the model never made. It is left
     // out; stop_reason max_tokens says the answer was cut, and the vendor's advice for that is to
     // retry with more room. (The stream passes the partial JSON on instead, as the vendor's own
-    // stream does: see stream-transform.ts.)
+    // stream does: see canonical-to-stream.ts.)
     if (response.finish.finishReason !== 'length' || index !== response.toolCalls.length - 1)
       throw brokenToolArguments(call.name);
   });

@@ -6,7 +6,7 @@
  */
 import type { CanonicalResponse, FinishReason, PricedFinish } from '../../canonical/model';
 import type { AnswerMeta } from '../public-form';
-import { CUSTOM_INPUT_ARGUMENT } from './from-responses-request';
+import { CUSTOM_INPUT_ARGUMENT } from './request-to-canonical';
 import type { ResponsesRequest } from './request-schema';
 import type { ToolKinds } from './tool-names';
 

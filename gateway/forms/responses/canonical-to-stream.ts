@@ -22,7 +22,7 @@ import {
   statusOf,
   type OutputItem,
   type ResponseObject,
-} from './to-responses-answer';
+} from './canonical-to-response';
 import type { ToolKinds } from './tool-names';
 
 /** The vendor's codes for a failed response, by the gateway error's status. */

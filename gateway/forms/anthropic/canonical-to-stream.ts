@@ -12,7 +12,7 @@ import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { messagesErrorBody } from './error-shape';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { messageId, toMessagesUsage } from './response-converter';
+import { messageId, toMessagesUsage } from './canonical-to-response';
 import { toStopReason } from './stop-reason';
 
 type StreamState = {
@@ -167,7 +167,7 @@ export async function writeMessagesStream(
         // A call cut short by max_tokens goes out as the vendor's own stream sends one: its partial
         // JSON in `input_json_delta` (the vendor's clients build the input from it as far as it
         // goes), then stop_reason max_tokens, which says it was cut. The plain answer, which has
-        // no way to carry partial JSON, leaves such a call out (response-converter.ts).
+        // no way to carry partial JSON, leaves such a call out (canonical-to-response.ts).
         if (state.cutCall) await writeToolUse(state.cutCall);
         await closeText();
         const usage = toMessagesUsage(event);

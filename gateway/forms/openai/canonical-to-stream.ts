@@ -13,7 +13,12 @@ import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { chatErrorBody } from './error-shape';
 import { toChatFinishReason } from './finish-reason';
-import { completionId, reasoningDetail, toChatLogprobs, toChatUsage } from './response-converter';
+import {
+  completionId,
+  reasoningDetail,
+  toChatLogprobs,
+  toChatUsage,
+} from './canonical-to-response';
 
 type StreamState = {
   toolCallIndex: number;

@@ -10,7 +10,7 @@ import { sealSignature } from '../../canonical/reasoning-signature';
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { inBandStatus } from './error-mapping';
-import { finishEvent, reasoningEvent, toUsage } from './response-converter';
+import { finishEvent, reasoningEvent, toUsage } from './response-to-canonical';
 import {
   contentBlockDeltaSchema,
   contentBlockStartSchema,

@@ -16,7 +16,7 @@ import {
   toEvents,
   toUsage,
   type CallIds,
-} from './response-converter';
+} from './response-to-canonical';
 import type { UsageMetadata } from './wire-schema';
 import { finalUsage } from '../upstream/reported-count';
 

@@ -6,7 +6,7 @@
 import type { CanonicalRequest } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import { geminiAdapter } from './index';
-import { FOREIGN_THOUGHT_SIGNATURE } from './request-converter';
+import { FOREIGN_THOUGHT_SIGNATURE } from './canonical-to-request';
 import type { GeminiRequestBody } from './wire-schema';
 import { canonicalRequest, providerConfig, route } from './__fixtures__/test-kit';
 

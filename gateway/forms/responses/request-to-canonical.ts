@@ -15,7 +15,7 @@ import type {
   CanonicalTool,
 } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
-import { imagePartFromUrl } from '../openai/request-converter';
+import { imagePartFromUrl } from '../openai/request-to-canonical';
 import type { ContentPart, InputItem, ResponsesRequest } from './request-schema';
 import { functionNameOf } from './tool-names';
 

@@ -27,7 +27,7 @@ const partSchema = z.union([
 const finishReasonSchema = z.enum(['STOP', 'MAX_TOKENS', 'SAFETY', 'OTHER']);
 
 /**
- * One chunk of `streamGenerateContent` (stream-transform.ts): the last one carries the
+ * One chunk of `streamGenerateContent` (canonical-to-stream.ts): the last one carries the
  * `finishReason` and `usageMetadata`. The OpenAPI document describes the form with these.
  */
 export const generateContentChunkSchema = z.object({
