@@ -19,17 +19,11 @@ import {
   type SentRequest,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
+import { vendorFixturePath } from '../vendors/fixtures';
 
 const SECRET = 'the secret word is marmalade';
 
-const FIXTURE = path.join(
-  import.meta.dirname,
-  '..',
-  'forms',
-  'anthropic',
-  '__fixtures__',
-  'claude-code-requests.json',
-);
+const FIXTURE = vendorFixturePath('anthropic', 'claude-code-requests.json');
 
 let agents: KindsGateway;
 

@@ -5,7 +5,6 @@
  * adds fails here first. Once the Responses form is checked to accept it,
  * `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
-import path from 'node:path';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { providersFileFor } from '../test-kit/upstream-kit';
 import { startTestGateway, type TestGateway } from '../testing-support';
@@ -18,15 +17,9 @@ import {
   type RecordingProxy,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
+import { vendorFixturePath } from '../vendors/fixtures';
 
-const FIXTURE = path.join(
-  import.meta.dirname,
-  '..',
-  'forms',
-  'responses',
-  '__fixtures__',
-  'codex-requests.json',
-);
+const FIXTURE = vendorFixturePath('openai', 'codex-requests.json');
 /** Besides field names, the values that say what a request holds: tool, item and part kinds. */
 const VALUED = ['type', 'role', 'include', 'store', 'stream'];
 

@@ -19,16 +19,10 @@ import {
   type SentRequest,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
+import { vendorFixturePath } from '../vendors/fixtures';
 
 const SECRET = 'the secret word is marmalade';
-const FIXTURE = path.join(
-  import.meta.dirname,
-  '..',
-  'forms',
-  'gemini',
-  '__fixtures__',
-  'gemini-cli-requests.json',
-);
+const FIXTURE = vendorFixturePath('gemini', 'gemini-cli-requests.json');
 
 /**
  * The CLI's own settings: an API key as the way in (it asks interactively otherwise), and no

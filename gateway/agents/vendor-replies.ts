@@ -1,6 +1,6 @@
 /**
  * Streamed answers of each upstream kind, built for the agent CLI tests: a text answer, and one
- * tool call, each as the vendor streams it (shapes as in the providers' recorded `__fixtures__`),
+ * tool call, each as the vendor streams it (shapes as in the recorded `gateway/vendors/<vendor>/__fixtures__`),
  * so a fake upstream can drive an agent through one round of tool use. The recorded fixtures call
  * `get_weather`, which no agent CLI has; here the test names a tool of the CLI's own. Besides the
  * three kinds, OpenAI's Responses wire, for an OpenAI upstream that declares `responses_api`.

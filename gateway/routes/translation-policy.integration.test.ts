@@ -4,8 +4,6 @@
  * with what it cannot take dropped and reported; a `max_tokens` above the model's maximum is
  * lowered, reserved and counted as lowered; strict mode refuses instead.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { generationListSchema, generationRecordSchema } from '../../contract/gateway';
 import type { SentRequest } from '../agents/agent-kit';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
@@ -14,6 +12,7 @@ import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream'
 import { callForm, formErrorMessage, readFormAnswer } from '../test-kit/public-forms';
 import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
 import { getWithKey, startTestGateway, type TestGateway } from '../testing-support';
+import { vendorFixtureText, type Vendor } from '../vendors/fixtures';
 
 /** Each kind's model here: at most 8,192 output tokens, in a context of 20,000. */
 const MAX_OUTPUT = 8_192;
@@ -52,13 +51,8 @@ afterAll(async () => {
 });
 
 type Fixture = { cli: string; requests: SentRequest[] };
-const fixture = (form: string, name: string): Fixture =>
-  JSON.parse(
-    fs.readFileSync(
-      path.join(import.meta.dirname, '..', 'forms', form, '__fixtures__', name),
-      'utf8',
-    ),
-  ) as Fixture;
+const fixture = (vendor: Vendor, name: string): Fixture =>
+  JSON.parse(vendorFixtureText(vendor, name)) as Fixture;
 
 const claudeCode = fixture('anthropic', 'claude-code-requests.json');
 const geminiCli = fixture('gemini', 'gemini-cli-requests.json');

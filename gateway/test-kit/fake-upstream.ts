@@ -1,7 +1,7 @@
 /**
  * A fake upstream provider on loopback for the gateway's tests: it records every request it gets
  * (method, path, headers, body) and answers each with the next scripted reply: a JSON body, a
- * recorded stream (`.chunks.txt` from a provider's `__fixtures__`) sent event by event, or a
+ * recorded stream (`.chunks.txt` from `gateway/vendors/<vendor>/__fixtures__`) sent event by event, or a
  * fault (reset, stall, malformed answer, wrong content type). It sees a client's disconnect.
  * Beside it, a server that never accepts a connection, for connect timeouts.
  */

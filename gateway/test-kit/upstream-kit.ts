@@ -13,6 +13,7 @@ import { loadProvidersFile, type ProvidersFile } from '../providers/providers-fi
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { tempFolder } from '../testing-support';
 import { eventsOf } from './fake-upstream';
+import { vendorFixturePath, type Vendor } from '../vendors/fixtures';
 
 export const UPSTREAM_KINDS: UpstreamKind[] = ['openai-compatible', 'anthropic', 'gemini'];
 
@@ -134,15 +135,15 @@ export function providersFileFor(
   }
 }
 
-const fixtureFolders: Record<UpstreamKind, string> = {
-  'openai-compatible': 'openai-compatible',
+const vendorOf: Record<UpstreamKind, Vendor> = {
+  'openai-compatible': 'openai',
   anthropic: 'anthropic',
   gemini: 'gemini',
 };
 
-/** A recorded fixture of a provider kind (`__fixtures__/<vendor>-<case>.json` or `.chunks.txt`). */
+/** A recorded fixture of a provider kind's vendor (`<vendor>-<case>.json` or `.chunks.txt`). */
 export const fixturePath = (kind: UpstreamKind, name: string) =>
-  path.join(import.meta.dirname, '..', 'providers', fixtureFolders[kind], '__fixtures__', name);
+  vendorFixturePath(vendorOf[kind], name);
 
 export const fixtureJson = (kind: UpstreamKind, name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(fixturePath(kind, name), 'utf8')) as Record<string, unknown>;

@@ -1,10 +1,8 @@
 /**
  * The Messages form's converters against the vendor's documented request, response and stream
- * examples (`__fixtures__/anthropic-*`): what comes in becomes the right canonical request, and
+ * examples (`vendors/anthropic/__fixtures__/anthropic-*`): what comes in becomes the right canonical request, and
  * what goes out has the vendor's shape, event for event.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type {
   CanonicalEvent,
   CanonicalResponse,
@@ -21,9 +19,9 @@ import { messagesRequestSchema } from './request-schema';
 import { toMessagesResponse } from './canonical-to-response';
 import { toStopReason } from './stop-reason';
 import { writeMessagesStream } from './canonical-to-stream';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
-const fixture = (name: string) =>
-  fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
+const fixture = (name: string) => vendorFixtureText('anthropic', name);
 const json = (name: string) => JSON.parse(fixture(name)) as Record<string, unknown>;
 const traceId = '0123456789abcdef-LCL';
 
@@ -207,51 +205,51 @@ describe('Messages request → canonical request', () => {
 });
 
 describe('canonical response → Messages response', () => {
-  it.each(['anthropic-text-response.json', 'anthropic-tool-use-response.json'])(
-    'has the shape of %s',
-    (name) => {
-      const recorded = json(name) as {
-        content: Array<Record<string, unknown>>;
-        stop_reason: string;
-        usage: object;
-      };
-      const text = recorded.content
-        .filter((block) => block.type === 'text')
-        .map((block) => block.text)
-        .join('');
-      const toolCalls = recorded.content
-        .filter((block) => block.type === 'tool_use')
-        .map((block) => ({
-          id: String(block.id),
-          name: String(block.name),
-          arguments: JSON.stringify(block.input),
-        }));
-      const canonical: CanonicalResponse = {
-        text,
-        toolCalls,
-        finish: priced(toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-      };
+  it.each([
+    'anthropic-text-response-without-cache.json',
+    'anthropic-tool-use-response-without-thinking.json',
+  ])('has the shape of %s', (name) => {
+    const recorded = json(name) as {
+      content: Array<Record<string, unknown>>;
+      stop_reason: string;
+      usage: object;
+    };
+    const text = recorded.content
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('');
+    const toolCalls = recorded.content
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => ({
+        id: String(block.id),
+        name: String(block.name),
+        arguments: JSON.stringify(block.input),
+      }));
+    const canonical: CanonicalResponse = {
+      text,
+      toolCalls,
+      finish: priced(toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    };
 
-      const converted = toMessagesResponse(canonical, 'sim/chat-standard', traceId);
-      expect(Object.keys(converted)).toEqual(expect.arrayContaining(Object.keys(recorded)));
-      expect(Object.keys(converted.usage)).toEqual(
-        expect.arrayContaining(Object.keys(recorded.usage)),
-      );
-      expect(converted.content).toEqual(recorded.content);
-      expect(converted.stop_reason).toBe(recorded.stop_reason);
-      expect(converted).toMatchObject({
-        type: 'message',
-        role: 'assistant',
-        id: 'msg_0123456789abcdef',
-        stop_sequence: null,
-      });
-      expect(converted.usage).toMatchObject({
-        input_tokens: 11,
-        output_tokens: 7,
-        cost_usd: 0.000042,
-      });
-    },
-  );
+    const converted = toMessagesResponse(canonical, 'sim/chat-standard', traceId);
+    expect(Object.keys(converted)).toEqual(expect.arrayContaining(Object.keys(recorded)));
+    expect(Object.keys(converted.usage)).toEqual(
+      expect.arrayContaining(Object.keys(recorded.usage)),
+    );
+    expect(converted.content).toEqual(recorded.content);
+    expect(converted.stop_reason).toBe(recorded.stop_reason);
+    expect(converted).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      id: 'msg_0123456789abcdef',
+      stop_sequence: null,
+    });
+    expect(converted.usage).toMatchObject({
+      input_tokens: 11,
+      output_tokens: 7,
+      cost_usd: 0.000042,
+    });
+  });
 
   it('shows a refusal as text, as the stream does: the form has no field of its own for it', () => {
     const converted = toMessagesResponse(
@@ -329,48 +327,48 @@ describe('canonical response → Messages response', () => {
 });
 
 describe('canonical events → Messages stream', () => {
-  it.each(['anthropic-text-stream.chunks.txt', 'anthropic-tool-use-stream.chunks.txt'])(
-    'replays %s event for event',
-    async (name) => {
-      const recorded = parseServerSentEvents(fixture(name));
-      const response = new RecordingResponse();
-      await writeMessagesStream(response.asServerResponse(), replay(canonicalEventsOf(recorded)), {
-        model: 'sim/chat-standard',
-        traceId,
-        promptTokens: 11,
-      });
-      const written = parseServerSentEvents(response.body);
-      expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
-      // Pings may come anywhere; everything else must come in the vendor's order.
-      const withoutPings = (events: typeof written) =>
-        events.filter((event) => event.event !== 'ping');
-      expect(withoutPings(written).map((event) => event.event)).toEqual(
-        withoutPings(recorded).map((event) => event.event),
-      );
-      for (const event of written) expect(JSON.parse(event.data).type).toBe(event.event);
+  it.each([
+    'anthropic-text-stream.chunks.txt',
+    'anthropic-tool-use-stream-whole-phrases.chunks.txt',
+  ])('replays %s event for event', async (name) => {
+    const recorded = parseServerSentEvents(fixture(name));
+    const response = new RecordingResponse();
+    await writeMessagesStream(response.asServerResponse(), replay(canonicalEventsOf(recorded)), {
+      model: 'sim/chat-standard',
+      traceId,
+      promptTokens: 11,
+    });
+    const written = parseServerSentEvents(response.body);
+    expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
+    // Pings may come anywhere; everything else must come in the vendor's order.
+    const withoutPings = (events: typeof written) =>
+      events.filter((event) => event.event !== 'ping');
+    expect(withoutPings(written).map((event) => event.event)).toEqual(
+      withoutPings(recorded).map((event) => event.event),
+    );
+    for (const event of written) expect(JSON.parse(event.data).type).toBe(event.event);
 
-      const pairs = withoutPings(written).map((event, index) => [
-        JSON.parse(event.data),
-        JSON.parse(withoutPings(recorded)[index]!.data),
-      ]);
-      for (const [ours, theirs] of pairs) {
-        if (ours.type === 'content_block_delta' || ours.type === 'content_block_stop')
-          expect(ours).toEqual(theirs);
-        if (ours.type === 'content_block_start') expect(ours).toEqual(theirs);
-        if (ours.type === 'message_delta') {
-          expect(ours.delta).toEqual(theirs.delta);
-          expect(ours.usage.output_tokens).toBe(theirs.usage.output_tokens);
-        }
-        if (ours.type === 'message_start') {
-          expect(Object.keys(ours.message)).toEqual(
-            expect.arrayContaining(Object.keys(theirs.message)),
-          );
-          expect(ours.message.usage.input_tokens).toBe(11);
-        }
+    const pairs = withoutPings(written).map((event, index) => [
+      JSON.parse(event.data),
+      JSON.parse(withoutPings(recorded)[index]!.data),
+    ]);
+    for (const [ours, theirs] of pairs) {
+      if (ours.type === 'content_block_delta' || ours.type === 'content_block_stop')
+        expect(ours).toEqual(theirs);
+      if (ours.type === 'content_block_start') expect(ours).toEqual(theirs);
+      if (ours.type === 'message_delta') {
+        expect(ours.delta).toEqual(theirs.delta);
+        expect(ours.usage.output_tokens).toBe(theirs.usage.output_tokens);
       }
-      expect(response.writableEnded).toBe(true);
-    },
-  );
+      if (ours.type === 'message_start') {
+        expect(Object.keys(ours.message)).toEqual(
+          expect.arrayContaining(Object.keys(theirs.message)),
+        );
+        expect(ours.message.usage.input_tokens).toBe(11);
+      }
+    }
+    expect(response.writableEnded).toBe(true);
+  });
 
   it('sends a ping while the provider is silent, then goes on', async () => {
     const response = new RecordingResponse();

@@ -1,10 +1,8 @@
 /**
  * The Gemini form's converters against the vendor's documented request, response and stream
- * examples (`__fixtures__/gemini-*`): the REST examples' snake_case and the clients' camelCase
+ * examples (`vendors/gemini/__fixtures__/gemini-*`): the REST examples' snake_case and the clients' camelCase
  * both become the right canonical request, and what goes out has the vendor's shape.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type {
   CanonicalResponse,
   FinishReason,
@@ -20,9 +18,9 @@ import { toCanonicalRequest } from './request-to-canonical';
 import { generateContentRequestSchema } from './request-schema';
 import { toGenerateContentResponse } from './canonical-to-response';
 import { writeGeminiStream } from './canonical-to-stream';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
-const fixture = (name: string) =>
-  fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
+const fixture = (name: string) => vendorFixtureText('gemini', name);
 const json = (name: string) => JSON.parse(fixture(name)) as Record<string, unknown>;
 const traceId = '0123456789abcdef-LCL';
 const convert = (body: unknown, stream = false) =>
@@ -175,45 +173,45 @@ describe('Gemini request → canonical request', () => {
 });
 
 describe('canonical response → Gemini response', () => {
-  it.each(['gemini-text-response.json', 'gemini-function-call-response.json'])(
-    'has the shape of %s',
-    (name) => {
-      type Recorded = {
-        candidates: Array<{
-          content: { parts: Array<Record<string, unknown>> };
-          finishReason: string;
-        }>;
-        usageMetadata: object;
-      };
-      const recorded = json(name) as Recorded;
-      const parts = recorded.candidates[0]!.content.parts;
-      const text = parts.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
-      const toolCalls = parts
-        .filter((part) => part.functionCall)
-        .map((part, index) => {
-          const call = part.functionCall as { name: string; args: object };
-          return { id: `call_${index}`, name: call.name, arguments: JSON.stringify(call.args) };
-        });
-      const canonical: CanonicalResponse = {
-        text,
-        toolCalls,
-        finish: priced(toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-      };
-
-      const converted = toGenerateContentResponse(canonical, 'sim/chat-standard', traceId);
-      expect(Object.keys(converted).sort()).toEqual(Object.keys(recorded).sort());
-      expect(Object.keys(converted.usageMetadata).sort()).toEqual(
-        Object.keys(recorded.usageMetadata).sort(),
-      );
-      expect(converted.candidates[0]!.content).toEqual(recorded.candidates[0]!.content);
-      expect(converted.candidates[0]!.finishReason).toBe(recorded.candidates[0]!.finishReason);
-      expect(converted).toMatchObject({
-        modelVersion: 'sim/chat-standard',
-        responseId: '0123456789abcdef',
-        usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 7, totalTokenCount: 15 },
+  it.each([
+    'gemini-text-response-with-safety-ratings.json',
+    'gemini-function-call-single-response.json',
+  ])('has the shape of %s', (name) => {
+    type Recorded = {
+      candidates: Array<{
+        content: { parts: Array<Record<string, unknown>> };
+        finishReason: string;
+      }>;
+      usageMetadata: object;
+    };
+    const recorded = json(name) as Recorded;
+    const parts = recorded.candidates[0]!.content.parts;
+    const text = parts.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
+    const toolCalls = parts
+      .filter((part) => part.functionCall)
+      .map((part, index) => {
+        const call = part.functionCall as { name: string; args: object };
+        return { id: `call_${index}`, name: call.name, arguments: JSON.stringify(call.args) };
       });
-    },
-  );
+    const canonical: CanonicalResponse = {
+      text,
+      toolCalls,
+      finish: priced(toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    };
+
+    const converted = toGenerateContentResponse(canonical, 'sim/chat-standard', traceId);
+    expect(Object.keys(converted).sort()).toEqual(Object.keys(recorded).sort());
+    expect(Object.keys(converted.usageMetadata).sort()).toEqual(
+      Object.keys(recorded.usageMetadata).sort(),
+    );
+    expect(converted.candidates[0]!.content).toEqual(recorded.candidates[0]!.content);
+    expect(converted.candidates[0]!.finishReason).toBe(recorded.candidates[0]!.finishReason);
+    expect(converted).toMatchObject({
+      modelVersion: 'sim/chat-standard',
+      responseId: '0123456789abcdef',
+      usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 7, totalTokenCount: 15 },
+    });
+  });
 
   it('shows a refusal as text, as the stream does: the form has no field of its own for it', async () => {
     const plain = toGenerateContentResponse(

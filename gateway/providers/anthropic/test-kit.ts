@@ -1,6 +1,4 @@
 /** Builders and fixture readers shared by this provider's tests. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
@@ -13,6 +11,7 @@ import {
 } from '../upstream/provider-config';
 import { anthropicAdapter } from './index';
 import { canonicalRequest } from '../../test-kit/canonical';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
 export const TEST_KEY = 'sk-ant-test-0123456789abcdef';
 
@@ -50,8 +49,7 @@ export const testRequest = (overrides: Partial<CanonicalRequest> = {}): Canonica
     ...overrides,
   });
 
-export const readFixture = (name: string) =>
-  fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
+export const readFixture = (name: string) => vendorFixtureText('anthropic', name);
 
 export const readJsonFixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFixture(name)) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 /** Gemini error answers (recorded) → the message and status name the engine reports. */
 import { geminiAdapter } from './index';
-import { fixtureJson, fixtureText } from './__fixtures__/test-kit';
+import { fixtureJson, fixtureText } from './test-kit';
 
 describe('Gemini error answers', () => {
   it.each([

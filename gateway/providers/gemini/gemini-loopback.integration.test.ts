@@ -17,7 +17,7 @@ import {
   providerConfig,
   route,
   testKey,
-} from './__fixtures__/test-kit';
+} from './test-kit';
 
 type Received = { url: string; headers: http.IncomingHttpHeaders; body: string };
 

@@ -1,10 +1,8 @@
 /** Error bodies of the servers behind this kind, and what the engine is told of them. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { openAiCompatibleAdapter } from './index';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
-const fixture = (name: string) =>
-  fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8');
+const fixture = (name: string) => vendorFixtureText('openai', name);
 
 const { readError } = openAiCompatibleAdapter;
 

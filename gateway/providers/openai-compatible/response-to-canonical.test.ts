@@ -1,15 +1,13 @@
 /**
- * A whole chat completion (`__fixtures__/openai-*-response.json`, shaped as OpenAI's reference
+ * A whole chat completion (`vendors/openai/__fixtures__/openai-*-response.json`, shaped as OpenAI's reference
  * shows them) → canonical events, and the finish reasons behind them.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { UpstreamError } from '../upstream-error';
 import { mapFinishReason } from './finish-reason';
 import { openAiCompatibleAdapter } from './index';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
-const json = (name: string) =>
-  JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8'));
+const json = (name: string) => JSON.parse(vendorFixtureText('openai', name));
 
 const fromResponse = (body: unknown) => openAiCompatibleAdapter.fromResponse(body, 'openai');
 

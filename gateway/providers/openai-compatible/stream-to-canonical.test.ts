@@ -1,14 +1,13 @@
 /**
- * The stream transform over recorded chat-completion streams (`__fixtures__/*.chunks.txt`, the
+ * The stream transform over recorded chat-completion streams (`vendors/openai/__fixtures__/*.chunks.txt`, the
  * raw server-sent events), split into events the way the engine splits them.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../../canonical/model';
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { openAiCompatibleAdapter as adapter } from './index';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
 const providerId = 'openai';
 
@@ -17,7 +16,7 @@ function sseEvents(name: string): UpstreamSseEvent[] {
   const parser = createParser({
     onEvent: (event) => events.push({ event: event.event, data: event.data }),
   });
-  parser.feed(fs.readFileSync(path.join(import.meta.dirname, '__fixtures__', name), 'utf8'));
+  parser.feed(vendorFixtureText('openai', name));
   return events;
 }
 

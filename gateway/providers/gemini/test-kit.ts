@@ -1,20 +1,18 @@
 /** What the Gemini provider's tests share: the recorded fixtures, and a request, route and config. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { createParser } from 'eventsource-parser';
-import type { CanonicalRequest } from '../../../canonical/model';
-import type { ModelRoute } from '../../provider';
-import type { UpstreamSseEvent } from '../../upstream/adapter';
+import type { CanonicalRequest } from '../../canonical/model';
+import type { ModelRoute } from '../provider';
+import type { UpstreamSseEvent } from '../upstream/adapter';
 import {
   defaultBreaker,
   defaultRetry,
   defaultTimeouts,
   type ProviderConfig,
-} from '../../upstream/provider-config';
-import { canonicalRequest as baseRequest } from '../../../test-kit/canonical';
+} from '../upstream/provider-config';
+import { canonicalRequest as baseRequest } from '../../test-kit/canonical';
+import { vendorFixtureText } from '../../vendors/fixtures';
 
-export const fixtureText = (name: string) =>
-  fs.readFileSync(path.join(import.meta.dirname, name), 'utf8');
+export const fixtureText = (name: string) => vendorFixtureText('gemini', name);
 
 /** The vendor's response and error bodies, as far as the tests read them. */
 export type RecordedBody = {
