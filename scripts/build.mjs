@@ -59,6 +59,7 @@ export async function buildServer() {
       gateway: 'gateway/cli/main.ts',
       // Worker threads' entries, named by their file's base name (gateway/shared/module-worker.ts).
       'generation-writer-worker': 'gateway/store/generation-writer-worker.ts',
+      'parse-worker': 'gateway/http/parse-worker.ts',
     },
     outdir: dist,
     bundle: true,
