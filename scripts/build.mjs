@@ -60,6 +60,7 @@ export async function buildServer() {
       // Worker threads' entries, named by their file's base name (gateway/shared/module-worker.ts).
       'generation-writer-worker': 'gateway/store/generation-writer-worker.ts',
       'parse-worker': 'gateway/http/parse-worker.ts',
+      'checkpoint-worker-entry': 'gateway/store/checkpoint-worker-entry.ts',
     },
     outdir: dist,
     bundle: true,
