@@ -27,6 +27,7 @@ import { KeyAdmin } from './keys/key-admin';
 import { KeyRegistry } from './keys/key-registry';
 import { createLogger, loggablePath } from './logger';
 import { GatewayMetrics } from './operability/gateway-metrics';
+import { routeLabeller } from './operability/labels';
 import { buildCatalogModels } from './catalog/catalog-builder';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
@@ -163,7 +164,10 @@ export async function createGateway(
   };
 
   const router = new Router();
-  for (const family of options.routeFamilies ?? allRouteFamilies) family.add(router, parts);
+  const routeFamilies = options.routeFamilies ?? allRouteFamilies;
+  for (const family of routeFamilies) family.add(router, parts);
+  // /metrics labels each request by the route that served it, from the same list.
+  const routeLabelOf = routeLabeller(routeFamilies);
 
   const settlement = startSettlementLoop({
     store,
@@ -211,7 +215,7 @@ export async function createGateway(
     response.on('close', () => {
       logRequest(logger, context);
       metrics.observeRequest({
-        pathname: context.url.pathname,
+        route: routeLabelOf(context.operationIds ?? [], context.url.pathname),
         status: response.statusCode,
         clientLeft: !response.writableFinished,
         seconds: (performance.now() - context.startedAt) / 1000,
@@ -240,6 +244,7 @@ export async function createGateway(
       return;
     }
     context.params = found.params;
+    context.operationIds = found.operationIds;
     Promise.resolve(found.handler(context)).catch((error: unknown) => {
       // Route families write their own errors; this is the last net for a bug in one of them.
       context.failure = error;

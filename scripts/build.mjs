@@ -2,10 +2,11 @@
  * The production build: the workbench UI (Vite, into dist/web) and the Node entry points (the
  * workbench, the embedded gateway's process it supervises, and the gateway's command line)
  * bundled by esbuild into dist/start.js, dist/embedded-gateway.js and dist/gateway.js, run with
- * plain `node`. Dependencies stay in node_modules; the SQL migrations are copied to
- * dist/migrations, where the bundles read them (gateway/store/migrate.ts). `ensureBuilt` rebuilds
- * only what is missing or older than its sources, so the first `npm start` on a fresh checkout
- * builds, and later ones start at once. Plain JavaScript, so it runs without tsx.
+ * plain `node`, with the worker threads' entries beside them (gateway/shared/module-worker.ts).
+ * Dependencies stay in node_modules; the SQL migrations are copied to dist/migrations, where the
+ * bundles read them (gateway/store/migrate.ts). `ensureBuilt` rebuilds only what is missing or
+ * older than its sources, so the first `npm start` on a fresh checkout builds, and later ones
+ * start at once. Plain JavaScript, so it runs without tsx.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -56,6 +57,10 @@ export async function buildServer() {
       start: 'scripts/start.ts',
       'embedded-gateway': 'scripts/embedded-gateway.ts',
       gateway: 'gateway/cli/main.ts',
+      // Worker threads' entries, named by their file's base name (gateway/shared/module-worker.ts).
+      'generation-writer-worker': 'gateway/store/generation-writer-worker.ts',
+      'parse-worker': 'gateway/http/parse-worker.ts',
+      'checkpoint-worker-entry': 'gateway/store/checkpoint-worker-entry.ts',
     },
     outdir: dist,
     bundle: true,

@@ -1,7 +1,6 @@
 /**
- * Turns a request body's bytes into JSON, or says why not. Self-contained on purpose: the
- * functions here also run, as their own source text, on the parsing thread (parse-thread.ts),
- * so they reach nothing outside themselves (the depth function is passed in).
+ * Turns a request body's bytes into JSON, or says why not: on the main thread, and on the
+ * parsing thread (parse-worker.ts) for large bodies.
  */
 
 /** Deeper JSON would overflow the stack of the converters that walk it recursively. */

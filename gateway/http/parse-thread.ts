@@ -2,20 +2,13 @@
  * Parses large request bodies on one worker thread, so that decoding and parsing a tenant's
  * megabytes (tens of milliseconds each) never holds the event loop that answers everyone else.
  * The body's bytes go over and the parsed value comes back by structured clone, which for a body
- * that is mostly one long string (a prompt, an image) is a copy at memory speed. The thread runs parse-body.ts's own functions, as their source text, so there is one
- * parser; if the thread fails, the body is parsed here instead: slower for others, never lost.
+ * that is mostly one long string (a prompt, an image) is a copy at memory speed. The thread
+ * (parse-worker.ts) runs parse-body.ts's parser, so there is one parser; if the thread fails, the
+ * body is parsed here instead: slower for others, never lost.
  */
-import { Worker } from 'node:worker_threads';
-import { MAX_NESTING_DEPTH, nestingDepth, parseBody, type ParsedBody } from './parse-body';
-
-const workerSource = `
-const { parentPort } = require('node:worker_threads');
-const nestingDepth = (${nestingDepth.toString()});
-const parseBody = (${parseBody.toString()});
-parentPort.on('message', ({ id, bytes }) => {
-  parentPort.postMessage({ id, parsed: parseBody(new Uint8Array(bytes), ${MAX_NESTING_DEPTH}, nestingDepth) });
-});
-`;
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../shared/module-worker';
+import { MAX_NESTING_DEPTH, parseBody, type ParsedBody } from './parse-body';
 
 type Waiting = { resolve(parsed: ParsedBody): void; bytes: Uint8Array };
 
@@ -25,8 +18,7 @@ let nextId = 0;
 let parsedOffThread = 0;
 
 function startWorker(): Worker {
-  // Plain CommonJS whatever flags started this process (see generation-writer-thread.ts).
-  const started = new Worker(workerSource, { eval: true, execArgv: [] });
+  const started = startModuleWorker(new URL('./parse-worker.ts', import.meta.url));
   started.unref();
   started.on('message', ({ id, parsed }: { id: number; parsed: ParsedBody }) => {
     const entry = waiting.get(id);

@@ -6,15 +6,20 @@ const endpoints: RouteHandler = () => undefined;
 const rotate: RouteHandler = () => undefined;
 
 const router = new Router()
-  .add('GET', '/v1/models', models)
-  .add('GET', /^\/v1\/models\/(?<id>[^/]+)\/endpoints$/, endpoints)
+  .add('GET', '/v1/models', models, ['listModels'])
+  .add('GET', /^\/v1\/models\/(?<id>[^/]+)\/endpoints$/, endpoints, ['listModelEndpoints'])
   .add('POST', /^\/v1\/keys\/(?<id>[^/]+)\/rotate$/, rotate);
 
 describe('the router', () => {
   it('answers HEAD wherever it answers GET, on exact paths and patterns alike', () => {
-    expect(router.match('HEAD', '/v1/models')).toEqual({ handler: models, params: {} });
+    expect(router.match('HEAD', '/v1/models')).toEqual({
+      handler: models,
+      operationIds: ['listModels'],
+      params: {},
+    });
     expect(router.match('HEAD', '/v1/models/sim%2Fecho/endpoints')).toEqual({
       handler: endpoints,
+      operationIds: ['listModelEndpoints'],
       params: { id: 'sim%2Fecho' },
     });
     expect(router.allowedMethods('/v1/models/x/endpoints')).toEqual(['GET', 'HEAD']);

@@ -11,13 +11,21 @@ export type RouteContext = {
   traceId: string;
   startedAt: number;
   params: Record<string, string>;
+  /** The documented operations the matched route serves (none for a path no route serves). */
+  operationIds?: readonly string[];
   /** An unexpected error the route hit, for the log line (never sent to the client). */
   failure?: unknown;
 };
 
 export type RouteHandler = (context: RouteContext) => Promise<void> | void;
 
-type PatternRoute = { method: string; pattern: RegExp; handler: RouteHandler };
+/** What a request is served by: its handler, and the documented operations that handler serves. */
+type Served = { handler: RouteHandler; operationIds: readonly string[] };
+
+type PatternRoute = Served & { method: string; pattern: RegExp };
+
+/** A route the router found for a request, with the path parameters its pattern took. */
+export type Match = Served & { params: Record<string, string> };
 
 /**
  * One registration as added: the documented operations it serves, or a fallback that only
@@ -32,7 +40,7 @@ export type Registration = {
 };
 
 export class Router {
-  private readonly exact = new Map<string, RouteHandler>();
+  private readonly exact = new Map<string, Served>();
   private readonly patterns: PatternRoute[] = [];
   /** Paths that exist under some method, to tell 405 from 404. */
   private readonly knownPaths = new Set<string>();
@@ -54,26 +62,24 @@ export class Router {
   }
 
   private register(registration: Registration): this {
-    const { method, path, handler } = registration;
+    const { method, path, handler, operationIds } = registration;
     this.added.push(registration);
     if (typeof path === 'string') {
-      this.exact.set(`${method} ${path}`, handler);
+      this.exact.set(`${method} ${path}`, { handler, operationIds });
       this.knownPaths.add(path);
     } else {
-      this.patterns.push({ method, pattern: path, handler });
+      this.patterns.push({ method, pattern: path, handler, operationIds });
     }
     return this;
   }
 
-  match(
-    method: string,
-    pathname: string,
-  ): { handler: RouteHandler; params: Record<string, string> } | 'wrong_method' | null {
+  /** The route for a request, with the operations it serves (how /metrics labels it). */
+  match(method: string, pathname: string): Match | 'wrong_method' | null {
     // HEAD is GET without the body (RFC 9110 9.3.2); Node leaves the body out by itself.
-    const handler =
+    const served =
       this.exact.get(`${method} ${pathname}`) ??
       (method === 'HEAD' ? this.exact.get(`GET ${pathname}`) : undefined);
-    if (handler) return { handler, params: {} };
+    if (served) return { ...served, params: {} };
     let wrongMethod = this.knownPaths.has(pathname);
     for (const route of this.patterns) {
       const found = route.pattern.exec(pathname);
@@ -82,7 +88,11 @@ export class Router {
         wrongMethod = true;
         continue;
       }
-      return { handler: route.handler, params: { ...found.groups } };
+      return {
+        handler: route.handler,
+        operationIds: route.operationIds,
+        params: { ...found.groups },
+      };
     }
     return wrongMethod ? 'wrong_method' : null;
   }

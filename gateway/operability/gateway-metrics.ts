@@ -9,7 +9,6 @@ import { isClusterWorker, joinClusterMetrics } from './cluster-metrics';
 import {
   attemptOutcomeOf,
   formOf,
-  routeNameOf,
   type AttemptOutcome,
   type FormLabel,
   type RouteName,
@@ -30,7 +29,8 @@ export type MetricSources = {
 
 /** One finished (or abandoned) request, as the requests counter sees it. */
 export type ObservedRequest = {
-  pathname: string;
+  /** The route that served it (labels.ts's `routeLabeller`), `other` if none did. */
+  route: RouteName;
   status: number;
   /** The client left before the answer ended. */
   clientLeft: boolean;
@@ -102,7 +102,7 @@ export class GatewayMetrics {
   }
 
   observeRequest(request: ObservedRequest): void {
-    const route: RouteName = routeNameOf(request.pathname);
+    const { route } = request;
     const form: FormLabel = formOf(route);
     const status = request.clientLeft ? '499' : String(request.status);
     this.requests.inc({ route, status, form });

@@ -4,16 +4,22 @@
  * value is a new time series the scraper keeps forever.
  */
 import { UPSTREAM_FAILURES, type UpstreamFailure } from '../providers/upstream-error';
+import type { RouteFamily } from '../routes/route-doc';
 
-/** The route families by name, as the requests counter labels them. */
+/**
+ * The `route` label values: each documented route names its own (`metricsRoute` in
+ * routes/route-doc.ts, checked against this list by the compiler), and a request no documented
+ * route serves is `other`.
+ */
 export const ROUTE_NAMES = [
   'chat_completions',
   'messages',
   'messages_count_tokens',
+  'responses',
   'gemini_generate',
   'gemini_count_tokens',
-  'embeddings',
   'gemini_embed',
+  'embeddings',
   'models',
   'model_endpoints',
   'balance',
@@ -25,56 +31,51 @@ export const ROUTE_NAMES = [
   'healthz',
   'readyz',
   'metrics',
+  'openapi',
   'other',
 ] as const;
 
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
 /** The public form a route speaks, or `none` for the routes that are not inference. */
-export type FormLabel = 'chat_completions' | 'messages' | 'gemini' | 'embeddings' | 'none';
+export type FormLabel =
+  'chat_completions' | 'messages' | 'responses' | 'gemini' | 'embeddings' | 'none';
 
-const exactRoutes = new Map<string, RouteName>([
-  ['/v1/chat/completions', 'chat_completions'],
-  ['/v1/messages', 'messages'],
-  ['/v1/messages/count_tokens', 'messages_count_tokens'],
-  ['/v1/embeddings', 'embeddings'],
-  ['/v1/models', 'models'],
-  ['/v1/balance', 'balance'],
-  ['/v1/key', 'key'],
-  ['/v1/keys', 'keys'],
-  ['/admin/v1/keys', 'admin_keys'],
-  ['/v1/generation', 'generation'],
-  ['/v1/generations', 'generation'],
-  ['/v1/activity', 'activity'],
-  ['/healthz', 'healthz'],
-  ['/readyz', 'readyz'],
-  ['/metrics', 'metrics'],
-]);
+/** How a request is labelled: by the operations the router matched it to (Router.match). */
+export type RouteLabeller = (operationIds: readonly string[], pathname: string) => RouteName;
 
-// The same shapes the route families register (routes/gemini.ts, model-endpoints.ts, keys.ts,
-// admin-keys.ts); a path none of them matches is `other`.
-const GEMINI_METHOD = /^\/(?:v1beta|v1)\/models\/[^?#]+:(?<method>[A-Za-z]*)$/;
-const MODEL_ENDPOINTS = /^\/v1\/models\/[^/]+\/[^/]+\/endpoints$/;
-const KEY_ITEM = /^\/v1\/keys\/[^/]+(?:\/(?:rotate|events))?$/;
-const ADMIN_KEY_ITEM = /^\/admin\/v1\/keys\/[^/]+(?:\/(?:rotate|events|recharge|credit))?$/;
-
-/** The route family a request path belongs to; never the path itself. */
-export function routeNameOf(pathname: string): RouteName {
-  const exact = exactRoutes.get(pathname);
-  if (exact) return exact;
-  const gemini = GEMINI_METHOD.exec(pathname);
-  if (gemini) {
-    const method = gemini.groups?.method;
-    if (method === 'generateContent' || method === 'streamGenerateContent')
-      return 'gemini_generate';
-    if (method === 'countTokens') return 'gemini_count_tokens';
-    if (method === 'embedContent' || method === 'batchEmbedContents') return 'gemini_embed';
-    return 'other';
+/**
+ * The `route` label of a request, from the route list the router was built from: the matched
+ * operation's `metricsRoute`. One registration may serve several operations (the Gemini form's
+ * methods share a pattern); then it is the one whose path template fits the path. Nothing
+ * matched (a 404, a 405, a form's own fallback), or no template fits: `other`, never the path.
+ */
+export function routeLabeller(families: readonly RouteFamily[]): RouteLabeller {
+  const operations = new Map<string, { route: RouteName; fits: RegExp }>();
+  for (const family of families) {
+    for (const doc of family.routes) {
+      operations.set(doc.operationId, { route: doc.metricsRoute, fits: templatePattern(doc.path) });
+    }
   }
-  if (MODEL_ENDPOINTS.test(pathname)) return 'model_endpoints';
-  if (KEY_ITEM.test(pathname)) return 'keys';
-  if (ADMIN_KEY_ITEM.test(pathname)) return 'admin_keys';
-  return 'other';
+  return (operationIds, pathname) => {
+    if (operationIds.length === 1) return operations.get(operationIds[0]!)?.route ?? 'other';
+    for (const id of operationIds) {
+      const operation = operations.get(id);
+      if (operation?.fits.test(pathname)) return operation.route;
+    }
+    return 'other';
+  };
+}
+
+/** A path template (`/v1/responses/{id}`) as a pattern, each parameter any text but `?` and `#`. */
+function templatePattern(template: string): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(
+    `^${template
+      .split(/\{[^}]+\}/)
+      .map(literal)
+      .join('[^?#]+')}$`,
+  );
 }
 
 export function formOf(route: RouteName): FormLabel {
@@ -84,6 +85,8 @@ export function formOf(route: RouteName): FormLabel {
     case 'messages':
     case 'messages_count_tokens':
       return 'messages';
+    case 'responses':
+      return 'responses';
     case 'gemini_generate':
     case 'gemini_count_tokens':
     case 'gemini_embed':

@@ -19,6 +19,7 @@ const activityQuerySchema = z.object({
 
 const getActivity: RouteDoc = {
   operationId: 'getActivity',
+  metricsRoute: 'activity',
   method: 'GET',
   path: '/v1/activity',
   summary: 'Usage per day and model',

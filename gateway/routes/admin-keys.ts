@@ -63,6 +63,7 @@ const docs = keyManagementDocs({
   prefix: PREFIX,
   tag: 'Operator',
   operationPrefix: 'admin',
+  metricsRoute: 'admin_keys',
   noun: 'account key',
   auth: 'operator',
   createSchema: createAccountSchema,
@@ -74,6 +75,7 @@ const docs = keyManagementDocs({
 /** `recharge` and `credit`: each raises the limit by the amount, with a note in the audit. */
 const topUpDoc = (kind: 'recharge' | 'credit'): RouteDoc => ({
   operationId: kind === 'recharge' ? 'adminRechargeKey' : 'adminCreditKey',
+  metricsRoute: 'admin_keys',
   method: 'POST',
   path: `${PREFIX}/{id}/${kind}`,
   summary: kind === 'recharge' ? 'Recharge an account key' : 'Credit an account key',

@@ -15,6 +15,7 @@ import { withErrors, type GatewayParts } from './route-kit';
 
 const getBalance: RouteDoc = {
   operationId: 'getBalance',
+  metricsRoute: 'balance',
   method: 'GET',
   path: '/v1/balance',
   summary: "The key's balance and state",

@@ -8,6 +8,7 @@ import { translationHeadersSchema } from './translation-headers';
 
 const createChatCompletion: RouteDoc = {
   operationId: 'createChatCompletion',
+  metricsRoute: 'chat_completions',
   method: 'POST',
   path: '/v1/chat/completions',
   summary: 'A chat completion',

@@ -18,6 +18,7 @@ import { withErrors, type GatewayParts } from './route-kit';
 
 const createEmbeddings: RouteDoc = {
   operationId: 'createEmbeddings',
+  metricsRoute: 'embeddings',
   method: 'POST',
   path: '/v1/embeddings',
   summary: 'Embeddings',

@@ -98,13 +98,14 @@ const embedContentAnswer = jsonContent(
 /** What each method takes and answers, and a model it can be called with. */
 const methodDocs: Record<
   ModelMethod,
-  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'responses'> & {
+  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'responses' | 'metricsRoute'> & {
     body: NamedSchema;
     errors: readonly number[];
     exampleModel: string;
   }
 > = {
   generateContent: {
+    metricsRoute: 'gemini_generate',
     summary: 'Generate content (the Gemini form)',
     body: generateContentRequest,
     responses: {
@@ -117,6 +118,7 @@ const methodDocs: Record<
     exampleModel: 'sim/chat-standard',
   },
   streamGenerateContent: {
+    metricsRoute: 'gemini_generate',
     summary: 'Generate content, streamed (the Gemini form)',
     description:
       'With `?alt=sse` (as the official clients ask) server-sent events; without it one JSON array, written chunk by chunk.',
@@ -143,6 +145,7 @@ const methodDocs: Record<
     exampleModel: 'sim/chat-standard',
   },
   countTokens: {
+    metricsRoute: 'gemini_count_tokens',
     summary: 'Count the tokens of a Gemini request',
     description: 'Free: runs no model. Give `contents` or a whole `generateContentRequest`.',
     body: named('GeminiCountTokensRequest', countTokensRequestSchema),
@@ -153,6 +156,7 @@ const methodDocs: Record<
     exampleModel: 'sim/chat-standard',
   },
   embedContent: {
+    metricsRoute: 'gemini_embed',
     summary: 'Embed content (the Gemini form)',
     description: 'One `content`, or several as `contents`.',
     body: named('EmbedContentRequest', embedContentSchema),
@@ -161,6 +165,7 @@ const methodDocs: Record<
     exampleModel: 'sim/embed-small',
   },
   batchEmbedContents: {
+    metricsRoute: 'gemini_embed',
     summary: 'Embed a batch of contents (the Gemini form)',
     body: named('BatchEmbedContentsRequest', batchEmbedContentsSchema),
     responses: { 200: embedContentAnswer },

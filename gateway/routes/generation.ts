@@ -35,6 +35,7 @@ const listQuerySchema = z.object({
 
 const getGeneration: RouteDoc = {
   operationId: 'getGeneration',
+  metricsRoute: 'generation',
   method: 'GET',
   path: '/v1/generation',
   summary: 'The generation record of one request',
@@ -48,6 +49,7 @@ const getGeneration: RouteDoc = {
 
 const listGenerations: RouteDoc = {
   operationId: 'listGenerations',
+  metricsRoute: 'generation',
   method: 'GET',
   path: '/v1/generations',
   summary: "The key's generation records",

@@ -205,6 +205,18 @@ describe('with the simulated provider', () => {
       await sampleBecomes(gateway, 'gateway_requests_total', labels, before + 1);
     });
 
+    it.each([
+      ['/v1/responses', 'responses', { model: 'sim/chat-standard', input: 'Hello' }],
+      ['/v1/embeddings', 'embeddings', { model: 'sim/embed-small', input: 'Hello' }],
+    ])('counts a request to %s under route %s, its own form', async (path, route, body) => {
+      const labels = { route, status: '401', form: route };
+      const before = sampleOf(await scrape(gateway), 'gateway_requests_total', labels) ?? 0;
+      const response = await postJson(`${gateway.url}${path}`, body);
+      expect(response.status).toBe(401);
+      await response.text();
+      await sampleBecomes(gateway, 'gateway_requests_total', labels, before + 1);
+    });
+
     it('shows the reservations gauge, the settlement lag and the process metrics', async () => {
       const text = await scrape(gateway);
       expect(sampleOf(text, 'gateway_reservations_held')).toBe(0);

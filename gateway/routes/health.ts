@@ -31,6 +31,7 @@ const probe = (doc: Omit<RouteDoc, 'tag' | 'auth' | 'errors'>): RouteDoc => ({
 
 const liveness = probe({
   operationId: 'getLiveness',
+  metricsRoute: 'healthz',
   method: 'GET',
   path: '/healthz',
   summary: 'Whether the process is alive',
@@ -40,6 +41,7 @@ const liveness = probe({
 
 const readiness = probe({
   operationId: 'getReadiness',
+  metricsRoute: 'readyz',
   method: 'GET',
   path: '/readyz',
   summary: 'Whether the store and other dependencies answer',
@@ -55,6 +57,7 @@ const readiness = probe({
 
 const metrics = probe({
   operationId: 'getMetrics',
+  metricsRoute: 'metrics',
   method: 'GET',
   path: '/metrics',
   summary: "This instance's Prometheus metrics",

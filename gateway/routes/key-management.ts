@@ -96,6 +96,8 @@ export type KeyManagementDocOptions = {
   operationPrefix: string;
   /** Whose keys: "child key", "account key". */
   noun: string;
+  /** The `route` label of its requests in /metrics. */
+  metricsRoute: 'keys' | 'admin_keys';
   auth: RouteDoc['auth'];
   createSchema: z.ZodType;
   /** Error statuses every route here can answer (the caller's check). */
@@ -129,6 +131,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
   return {
     list: {
       operationId: id('listKeys'),
+      metricsRoute: options.metricsRoute,
       method: 'GET',
       path: prefix,
       summary: `List ${noun}s`,
@@ -143,6 +146,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     create: {
       operationId: id('createKey'),
+      metricsRoute: options.metricsRoute,
       method: 'POST',
       path: prefix,
       summary: `Create a ${noun}`,
@@ -155,6 +159,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     get: {
       operationId: id('getKey'),
+      metricsRoute: options.metricsRoute,
       method: 'GET',
       path: item,
       summary: `Show a ${noun}`,
@@ -166,6 +171,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     update: {
       operationId: id('updateKey'),
+      metricsRoute: options.metricsRoute,
       method: 'PATCH',
       path: item,
       summary: `Change a ${noun}`,
@@ -179,6 +185,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     revoke: {
       operationId: id('revokeKey'),
+      metricsRoute: options.metricsRoute,
       method: 'DELETE',
       path: item,
       summary: `Revoke a ${noun}`,
@@ -190,6 +197,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     rotate: {
       operationId: id('rotateKey'),
+      metricsRoute: options.metricsRoute,
       method: 'POST',
       path: `${item}/rotate`,
       summary: `Give a ${noun} a new secret`,
@@ -202,6 +210,7 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
     },
     events: {
       operationId: id('listKeyEvents'),
+      metricsRoute: options.metricsRoute,
       method: 'GET',
       path: `${item}/events`,
       summary: `The audited changes of a ${noun}`,

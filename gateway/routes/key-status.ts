@@ -14,6 +14,7 @@ import { withErrors } from './route-kit';
 
 const getKeyStatus: RouteDoc = {
   operationId: 'getKeyStatus',
+  metricsRoute: 'key',
   method: 'GET',
   path: '/v1/key',
   summary: "The key's state",

@@ -38,6 +38,7 @@ const docs = keyManagementDocs({
   prefix: '/v1/keys',
   tag: 'Key management',
   operationPrefix: '',
+  metricsRoute: 'keys',
   noun: 'child key',
   auth: 'chat_completions',
   createSchema: createChildSchema,

@@ -22,6 +22,7 @@ const countTokensResponseSchema = z.object({ input_tokens: z.number().int() });
 
 const createMessage: RouteDoc = {
   operationId: 'createMessage',
+  metricsRoute: 'messages',
   method: 'POST',
   path: '/v1/messages',
   summary: 'A message (the Messages form)',
@@ -52,6 +53,7 @@ const createMessage: RouteDoc = {
 
 const countMessageTokens: RouteDoc = {
   operationId: 'countMessageTokens',
+  metricsRoute: 'messages_count_tokens',
   method: 'POST',
   path: '/v1/messages/count_tokens',
   summary: 'Count the tokens of a Messages request',

@@ -17,6 +17,7 @@ export const MODEL_ENDPOINTS_PATH = /^\/v1\/models\/(?<id>[^/]+\/[^/]+)\/endpoin
 
 const listModelEndpoints: RouteDoc = {
   operationId: 'listModelEndpoints',
+  metricsRoute: 'model_endpoints',
   method: 'GET',
   path: '/v1/models/{author}/{model}/endpoints',
   summary: 'The providers serving a model',

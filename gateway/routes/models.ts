@@ -12,6 +12,7 @@ const modelListBodySchema = z.looseObject({
 
 const listModels: RouteDoc = {
   operationId: 'listModels',
+  metricsRoute: 'models',
   method: 'GET',
   path: '/v1/models',
   summary: 'The model catalog',

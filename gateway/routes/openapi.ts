@@ -15,6 +15,7 @@ const documentSchema = z.looseObject({
 
 const getOpenApiDocument: RouteDoc = {
   operationId: 'getOpenApiDocument',
+  metricsRoute: 'openapi',
   method: 'GET',
   path: '/openapi.json',
   summary: 'This document',

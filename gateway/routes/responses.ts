@@ -60,6 +60,7 @@ const responseObject = named('Response', responsesObjectSchema);
 
 const createResponse: RouteDoc = {
   operationId: 'createResponse',
+  metricsRoute: 'responses',
   method: 'POST',
   path: '/v1/responses',
   summary: 'A response (the Responses form)',
@@ -84,6 +85,7 @@ const createResponse: RouteDoc = {
 
 const getResponse: RouteDoc = {
   operationId: 'getResponse',
+  metricsRoute: 'responses',
   method: 'GET',
   path: '/v1/responses/{id}',
   summary: 'A stored response',
@@ -97,6 +99,7 @@ const getResponse: RouteDoc = {
 
 const deleteResponse: RouteDoc = {
   operationId: 'deleteResponse',
+  metricsRoute: 'responses',
   method: 'DELETE',
   path: '/v1/responses/{id}',
   summary: 'Delete a stored response',
@@ -109,6 +112,7 @@ const deleteResponse: RouteDoc = {
 
 const listInputItems: RouteDoc = {
   operationId: 'listResponseInputItems',
+  metricsRoute: 'responses',
   method: 'GET',
   path: '/v1/responses/{id}/input_items',
   summary: 'The input items of a stored response',

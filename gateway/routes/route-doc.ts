@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { AuthForm } from '../auth/authenticate';
+import type { RouteName } from '../operability/labels';
 import type { RouteHandler, Router } from '../http/router';
 import type { GatewayParts } from './route-kit';
 
@@ -28,6 +29,8 @@ export type ErrorForm = 'gateway' | 'messages' | 'gemini';
 
 export type RouteDoc = {
   operationId: string;
+  /** The `route` label its requests are counted under in /metrics (operability/labels.ts). */
+  metricsRoute: RouteName;
   method: HttpMethod;
   /** The path as OpenAPI writes it, `{name}` for each path parameter. */
   path: string;

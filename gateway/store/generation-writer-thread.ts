@@ -1,63 +1,15 @@
 /**
  * Writes the gateway's generation records, and settles them, from a worker thread with a SQLite
- * connection of its own, running generation-writes.ts's function; the main thread takes over if
- * it fails. Why: docs/decisions/0002-sqlite-with-a-record-writing-thread.md
+ * connection of its own (generation-writer-worker.ts, which runs generation-writes.ts's writes,
+ * the main thread's own); the main thread takes over if it fails.
+ * Why: docs/decisions/0002-sqlite-with-a-record-writing-thread.md
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../shared/module-worker';
+import { JOURNAL_SIZE_LIMIT } from './generation-writes';
+import type { WriterData } from './generation-writer-worker';
 import type { Nanos } from '../billing/money';
 import type { GenerationRow, RecordCorrection } from './store';
-
-const workerSource = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-// A loader that keeps function names (tsx, with esbuild's keepNames) wraps functions in a
-// helper that only exists in its own module; here it is the identity it amounts to.
-const __name = (target) => target;
-const createGenerationWrites = (${createGenerationWrites.toString()});
-let database;
-let writes;
-try {
-  database = new Database(workerData.path, { fileMustExist: true });
-  // Records are synced to disk with their commit (FULL) unless the operator chose speed over a
-  // power cut (NORMAL: on disk for a killed process, in the OS's cache for a lost machine). The
-  // sync's wait is this thread's alone. Checkpoints are the checkpoint thread's. Waiting for
-  // another's lock blocks only this thread, so it waits long: a record that fails fails an
-  // answered request.
-  database.pragma('busy_timeout = 30000');
-  database.pragma('synchronous = ' + workerData.synchronous);
-  database.pragma('wal_autocheckpoint = 0');
-  // The log is cut back by whichever connection starts it over, with its own limit.
-  database.pragma('journal_size_limit = ' + workerData.journalSizeLimit);
-  database.pragma('foreign_keys = ON');
-  writes = createGenerationWrites(database);
-} catch (error) {
-  // SQLite's own error type loses its message on the way to the main thread; a plain one keeps it.
-  throw new Error('cannot open ' + workerData.path + ': ' + (error && error.message));
-}
-parentPort.on('message', (message) => {
-  if (message.close) {
-    database.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    if (message.describe) {
-      parentPort.postMessage({ id: message.id, synchronous: database.pragma('synchronous', { simple: true }) });
-    } else if (message.settleAt !== undefined) {
-      parentPort.postMessage({ id: message.id, moved: [...writes.settle(message.settleAt)] });
-    } else {
-      parentPort.postMessage({ id: message.id, corrections: writes.insertGenerations(message.rows) });
-    }
-  } catch (error) {
-    parentPort.postMessage({
-      id: message.id,
-      error: { message: String(error && error.message), code: error && error.code },
-    });
-  }
-});
-`;
 
 export type GenerationWriterThread = {
   /**
@@ -114,18 +66,21 @@ export function startGenerationWriterThread(
   /** FULL syncs each batch's commit to disk; NORMAL leaves it in the OS's cache (see sqlite-store.ts). */
   synchronous: 'FULL' | 'NORMAL' = 'FULL',
 ): GenerationWriterThread {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  let worker: Worker | null = new Worker(workerSource, {
-    eval: true,
-    // Plain CommonJS whatever flags started this process (`--input-type=module` would make the
-    // source an ES module, where `require` does not exist).
-    execArgv: [],
-    workerData: { path: databasePath, driver, journalSizeLimit: JOURNAL_SIZE_LIMIT, synchronous },
-    // What it holds lives for one batch. V8's default young generation (two 16 MB halves) grew
-    // to 40 MB of the gateway's memory under load; a small one is collected more often, each
-    // time in a fraction of a millisecond, and none of it on the event loop.
-    resourceLimits: { maxYoungGenerationSizeMb: 4 },
-  });
+  const workerData: WriterData = {
+    path: databasePath,
+    journalSizeLimit: JOURNAL_SIZE_LIMIT,
+    synchronous,
+  };
+  let worker: Worker | null = startModuleWorker(
+    new URL('./generation-writer-worker.ts', import.meta.url),
+    {
+      workerData,
+      // What it holds lives for one batch. V8's default young generation (two 16 MB halves) grew
+      // to 40 MB of the gateway's memory under load; a small one is collected more often, each
+      // time in a fraction of a millisecond, and none of it on the event loop.
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    },
+  );
   const waiting = new Map<number, Waiting>();
   let nextId = 0;
   let closing: Promise<void> | null = null;

@@ -4,9 +4,8 @@
  * request's own record replaces the one written when its lease ran out: `RecordCorrection`); and
  * settlement, which moves every unsettled record's cost from pending into consumption.
  *
- * Self-contained on purpose: `createGenerationWrites` also runs, as its own source text, on the
- * record-writing thread (generation-writer-thread.ts), so it reaches nothing outside itself, and
- * the main thread and that thread write with the same statements.
+ * Both the main thread and the record-writing thread (generation-writer-worker.ts) run
+ * `createGenerationWrites`, so they write with the same statements.
  */
 import type Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
