@@ -99,7 +99,7 @@ export async function fetchBalance(
   const parsed = readGatewayAnswer(
     answer,
     balanceSchema,
-    'The gateway balance answer does not have the balance shape of the spec (2.1).',
+    'The gateway answered the balance request, but not with a balance (remaining, limit and usage).',
     context.profiles.allKeys(),
   );
   return { balance: parsed, cfRay: answer.cfRay };

@@ -249,7 +249,8 @@ export const checkDefinitions: CheckDefinition[] = [
     method: 'POST',
     path: '/v1/responses',
     auth_form: 'bearer',
-    planned: true,
+    // Documented and served by this project's gateway (docs/routes.md): not planned.
+    planned: false,
     paid: true,
     // The smallest output the Responses form accepts.
     maxTokens: 16,
@@ -309,7 +310,8 @@ export const checkDefinitions: CheckDefinition[] = [
     method: 'POST',
     path: '/v1/embeddings',
     auth_form: 'bearer',
-    planned: true,
+    // Documented and served by this project's gateway (docs/routes.md): not planned.
+    planned: false,
     paid: true,
     maxTokens: 0,
     build: withModel((model) => ({

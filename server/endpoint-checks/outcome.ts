@@ -26,9 +26,12 @@ export function classifyOutcome(
   return 'failing';
 }
 
-/** Said once per planned row, in its explanation (the row's badge only names it). */
+/**
+ * Said once per planned row, in its explanation (the row's badge only names it); plain words,
+ * since users cannot read the spec the word "planned" comes from.
+ */
 export const plannedEntryNote =
-  ' This entry is planned (spec 4.4) and carries no production commitment.';
+  ' Not served by this gateway yet: the entry is planned, with no promise it will work in production.';
 
 export function explainOutcome(
   outcome: CheckOutcome,
@@ -49,17 +52,17 @@ export function explainOutcome(
     case 'placeholder':
       return details.status === 501
         ? `The route exists but answers 501 Not Implemented: a placeholder. Do not build on it yet.${plannedNote}`
-        : `The route answers 2xx but not with the expected shape: likely a placeholder handled upstream. Do not assume it is production-capable (spec 1.5).${plannedNote}`;
+        : `The route answers 2xx but not with the expected shape: likely a placeholder handled upstream. Do not assume it works in production.${plannedNote}`;
     case 'missing':
-      return `The gateway does not serve this route (HTTP ${details.status ?? 404}).${plannedNote}${said}`;
+      return `Not served by this gateway: it answers HTTP ${details.status ?? 404} for this route.${plannedNote}${said}`;
     case 'unauthorized':
-      return `HTTP 401: the key is missing or unknown, or not accepted in this form. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter (spec 7).${said}`;
+      return `HTTP 401: the key is missing or unknown, or not accepted in this form. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter.${said}`;
     case 'payment_required':
       return `HTTP 402: the key is expired, disabled, depleted, or its parent is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.${said}`;
     case 'forbidden':
       return `HTTP 403: another upstream authorization decision was passed back.${said}`;
     case 'expected_error':
-      return `Rejected with HTTP ${details.status ?? details.expectedStatus}, as the spec says it must be: the Gemini form takes its key in x-goog-api-key or ?key=, so the gateway itself refuses a Bearer token there (401) and sends nothing upstream.`;
+      return `Rejected with HTTP ${details.status ?? details.expectedStatus}, as it must be: the Gemini form takes its key in x-goog-api-key or ?key=, so the gateway itself refuses a Bearer token there (401) and sends nothing upstream.`;
     case 'failing':
       if (details.status === null) return `No usable answer.${said}`;
       if (details.expectedStatus !== undefined && details.status >= 200 && details.status < 300) {

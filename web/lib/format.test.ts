@@ -5,6 +5,7 @@ import {
   formatUsd,
   toMilliseconds,
 } from './format';
+import { formatNanosUsd, usdToNanos } from './usd-nanos';
 
 describe('formatPricePerMillion', () => {
   it.each([
@@ -86,6 +87,13 @@ describe('formatUsd', () => {
     expect(formatUsd(0)).toBe('$0.00');
     expect(formatUsd(0.000012)).toBe('$0.000012');
     expect(formatUsd(null)).toBe('—');
+  });
+
+  it('is the same money format as every page’s: each digit the gateway counts', () => {
+    // Keys showed $0.01268 where Activity showed $0.0126798 for the same charge.
+    expect(formatUsd(0.0126798)).toBe('$0.0126798');
+    expect(formatUsd(0.0126798)).toBe(formatNanosUsd(usdToNanos(0.0126798)));
+    expect(formatUsd(24.9873202)).toBe('$24.9873202');
   });
 });
 

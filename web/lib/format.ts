@@ -1,24 +1,17 @@
 /** Formatters shared by every page: money, prices, context lengths, durations and dates. */
 import { decimalToString, parseDecimal, shiftDecimal, type Decimal } from './decimal';
+import { formatNanosUsd, usdToNanos } from './usd-nanos';
 
 const placeholder = '—';
 
 /**
- * A USD amount with at least two decimals and up to six, so neither a tiny cost nor a balance a
- * few requests below its limit is rounded to a number that is not true.
+ * A USD amount for people, the one money format of every page: the gateway's figure to the
+ * nano-dollar, exactly as `formatNanosUsd` writes it, so a cost or balance reads the same on
+ * Keys, Activity and under a playground reply ($0.0126798, never $0.01268 on one of them).
  */
 export function formatUsd(amount: number | null | undefined): string {
   if (amount === null || amount === undefined || !Number.isFinite(amount)) return placeholder;
-  // Down to the micro-dollar, as the gateway counts: $24.999383 left is not "$25.00" left.
-  // Whole cents still read as cents ($25.00).
-  const maximumFractionDigits = 6;
-  const formatter = new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits,
-  });
-  return formatter.format(amount);
+  return formatNanosUsd(usdToNanos(amount));
 }
 
 /** USD per token (a decimal string) as an exact USD-per-million-tokens `Decimal`; null if unknown. */

@@ -16,7 +16,7 @@ export function mergeReports(current: ChecksReport, partial: ChecksReport): Chec
 export const outcomeLabels: Record<CheckOutcome, string> = {
   available: 'Available',
   placeholder: 'Placeholder',
-  missing: 'Missing',
+  missing: 'Not served',
   unauthorized: 'Unauthorized',
   payment_required: 'Payment required',
   forbidden: 'Forbidden',

@@ -95,6 +95,8 @@ describe('EndpointsPage', () => {
     expect(gemini).toHaveTextContent('0123456789abcdef-AMS');
     expect(gemini).toHaveTextContent('42 ms');
     expect(within(rowOf('Model list')).getByText('Available')).toBeInTheDocument();
+    // A 404 says so in plain words, not "Missing".
+    expect(within(rowOf('Generation records')).getByText('Not served')).toBeInTheDocument();
     expect(screen.getByText(/^Last run /)).toBeInTheDocument();
 
     const post = requests.find((request) => request.method === 'POST');
@@ -172,7 +174,7 @@ describe('EndpointsPage', () => {
           status: 501,
           ran_at: 1,
           explanation:
-            'The route exists but answers 501. This entry is planned (spec 4.4) and carries no production commitment.',
+            'The route exists but answers 501. Not served by this gateway yet: the entry is planned, with no promise it will work in production.',
         }),
       ],
     }));

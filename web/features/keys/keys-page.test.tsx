@@ -4,7 +4,7 @@ import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import { makeBalanceView, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, renderRoute, type MockHandler } from '../../test/render-app';
 import { KeyStateBadge } from './components/key-state-badge';
-import { BalanceChart, chartPoints, keepsSample } from './components/balance-chart';
+import { BalanceChart, chartPoints, keepsSample, stepLinePoints } from './components/balance-chart';
 import { formatShare, liveKeyState, remainingShare } from './key-state';
 
 function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, MockHandler> = {}) {
@@ -462,5 +462,36 @@ describe('BalanceChart', () => {
     expect(screen.getByText('12:00:30 · $7.50')).toBeInTheDocument();
     fireEvent.pointerLeave(chart);
     expect(screen.getByText('2 samples')).toBeInTheDocument();
+  });
+
+  it('draws a step at each change, not a slope between samples', () => {
+    const { container } = render(
+      <BalanceChart
+        samples={[
+          { time: 1000, remaining: 10 },
+          { time: 2000, remaining: 5 },
+        ]}
+      />,
+    );
+    const line = container.querySelector('polyline');
+    // The balance holds at 10 until the second sample, then drops there: three corners.
+    expect(line?.getAttribute('points')?.split(' ')).toHaveLength(3);
+    expect(
+      stepLinePoints([
+        { x: 0, y: 10 },
+        { x: 5, y: 20 },
+      ]),
+    ).toBe('0,10 5,10 5,20');
+  });
+
+  it('shows the one value and what it waits for instead of a lone dot', () => {
+    render(
+      <BalanceChart
+        samples={[{ time: new Date(2026, 0, 1, 12, 0, 0).getTime(), remaining: 10 }]}
+      />,
+    );
+    expect(screen.queryByRole('img')).not.toBeInTheDocument();
+    expect(screen.getByText('$10.00 at 12:00:00')).toBeInTheDocument();
+    expect(screen.getByText('The line starts with the second sample.')).toBeInTheDocument();
   });
 });

@@ -7,7 +7,7 @@ import {
 import { createMessage } from './conversation-state';
 import { defaultParameters, type Parameters } from './playground-types';
 import { parameterSupport } from './parameters';
-import { textModel, toolModel, visionModel } from './test-fixtures';
+import { finishedRun, textModel, toolModel, visionModel } from './test-fixtures';
 
 const parameters: Parameters = {
   ...defaultParameters,
@@ -209,6 +209,25 @@ describe('buildChatRequest', () => {
     ).toEqual([
       { role: 'assistant', content: null, tool_calls: [call] },
       { role: 'tool', content: '{"ok":true}', tool_call_id: 'call_1' },
+    ]);
+  });
+
+  it('leaves a failed turn out of later requests', () => {
+    const failed = createMessage('assistant', '', {
+      run: { ...finishedRun, status: 'error', finishReason: null, usage: null },
+    });
+    const result = buildChatRequest({
+      profile: 'demo-account',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages: [createMessage('user', 'Hello'), failed, createMessage('user', 'Hello again')],
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    expect(result.ok && result.body.request.messages).toEqual([
+      { role: 'user', content: 'Hello' },
+      { role: 'user', content: 'Hello again' },
     ]);
   });
 

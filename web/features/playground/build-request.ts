@@ -47,7 +47,10 @@ export function toWireMessages(
 ): ChatMessage[] {
   const wire: ChatMessage[] = [];
   if (systemPrompt.trim() !== '') wire.push({ role: 'system', content: systemPrompt });
-  for (const message of messages) wire.push(toWireMessage(message));
+  // A failed turn is the workbench's record of an error, not something the model said:
+  // sending it would put an empty assistant turn into the model's context.
+  for (const message of messages)
+    if (message.run?.status !== 'error') wire.push(toWireMessage(message));
   return wire;
 }
 

@@ -517,6 +517,24 @@ describe('PlaygroundPage: what the issue found', () => {
     expect(window.localStorage.getItem('workbench.playground.current.v1')).not.toMatch(/sk-/);
   });
 
+  it('with Compare ticked, keeps Send disabled, saying why, until a second model is chosen', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    await user.click(await screen.findByRole('checkbox', { name: 'Compare' }));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Compare these');
+    expect(screen.getByRole('button', { name: 'Send' })).toBeDisabled();
+    expect(screen.getByText(/Choose a second model to compare with/)).toBeVisible();
+    // Ctrl+Enter does not run one model quietly either.
+    await user.keyboard('{Control>}{Enter}{/Control}');
+    expect(streams).toHaveLength(0);
+
+    await user.type(screen.getByRole('combobox', { name: 'Compare with' }), 'echo');
+    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    expect(screen.getByRole('button', { name: 'Send' })).toBeEnabled();
+    expect(screen.queryByText(/Choose a second model to compare with/)).not.toBeInTheDocument();
+  });
+
   it('after a compare run, asks which reply a new message follows: never two user turns in a row', async () => {
     const user = userEvent.setup();
     const { chatBodies, streams } = installFakeBff();

@@ -167,12 +167,6 @@ export function PlaygroundPage() {
   const { historyNote } = useHistoryAutosave({ session, historyId, running: runs.running });
   usePlaygroundShortcuts({ running: runs.running, onStop: runs.stop, onSend: runs.send });
 
-  const sendDisabledReason = !profile
-    ? 'No key profile: the BFF holds none (see Keys).'
-    : !model
-      ? 'Choose a model first.'
-      : null;
-
   function openCode() {
     setCodeRequest(
       codeSubjectOf({
@@ -524,7 +518,7 @@ export function PlaygroundPage() {
                 imagesSupported={imagesSupported}
                 imagesReason={imagesReason}
                 openToolCalls={openCalls}
-                sendDisabledReason={sendDisabledReason}
+                sendDisabledReason={runs.sendDisabledReason}
                 onSend={runs.send}
                 onAdd={runs.addDraft}
                 onStop={runs.stop}

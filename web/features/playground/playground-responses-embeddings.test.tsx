@@ -200,7 +200,7 @@ describe('the embeddings view', () => {
     expect(within(result).getByText(embedRay)).toBeInTheDocument();
     expect(within(result).getByText('Trace ID')).toBeInTheDocument();
     expect(within(result).getByText('Prompt tokens').parentElement).toHaveTextContent('9');
-    expect(within(result).getByText('Cost').parentElement).toHaveTextContent('$0.000001');
+    expect(within(result).getByText('Cost').parentElement).toHaveTextContent('$0.0000009');
 
     const matrix = within(result).getByRole('table', { name: /Cosine similarity/ });
     const rows = within(matrix)

@@ -51,8 +51,27 @@ export function streamEventsText(events: RawStreamEvent[]): string {
     .join('\n\n');
 }
 
+/**
+ * The named events the workbench server adds around the gateway's stream (server/chat-proxy.ts):
+ * the gateway sends only `data:` lines, so a named event is never the gateway's.
+ */
+const workbenchEventNames = new Set(['meta', 'done', 'error']);
+
+/** A stream's events parted into the gateway's and the workbench server's own. */
+export function partStreamEvents(events: RawStreamEvent[]): {
+  gateway: RawStreamEvent[];
+  workbench: RawStreamEvent[];
+} {
+  return {
+    gateway: events.filter((event) => !workbenchEventNames.has(event.event)),
+    workbench: events.filter((event) => workbenchEventNames.has(event.event)),
+  };
+}
+
+/** What came back; for a stream, the gateway's events only (the workbench's are shown apart). */
 export function responseText(response: RawResponse | null): string {
   if (!response) return '(nothing received yet)';
   if (response.kind === 'json') return JSON.stringify(response.body, null, 2) ?? '(empty body)';
-  return streamEventsText(response.events);
+  const { gateway } = partStreamEvents(response.events);
+  return gateway.length > 0 ? streamEventsText(gateway) : '(no gateway events yet)';
 }

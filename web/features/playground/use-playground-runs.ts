@@ -61,6 +61,15 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     [...new Set([mainModel, ...(compareModels.length > 0 ? [model, ...compareModels] : [])])]
       .filter((id) => id !== '')
       .slice(0, maximumCompareModels);
+  // Why Send would not work now, shown beside it. Compare with no second model would quietly
+  // run one model, so it waits for the second.
+  const sendDisabledReason = !profile
+    ? 'No key profile: the BFF holds none (see Keys).'
+    : !model
+      ? 'Choose a model first.'
+      : session.compareEnabled && runModelsFor(model).length < 2
+        ? 'Choose a second model to compare with, or untick Compare.'
+        : null;
   const keepableLanes = session.compareLanes.filter(
     (lane) => lane.reply && lane.reply.run?.status !== 'error',
   );
@@ -160,7 +169,7 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
 
   /** Sends the conversation plus the draft; after a compare run, first asks which reply it follows. */
   function send() {
-    if (runner.running || !profile || !model) return;
+    if (runner.running || sendDisabledReason !== null || !model) return;
     if (hasDraft && keepableLanes.length > 0) {
       setContinueChoice('send');
       return;
@@ -240,6 +249,7 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     continueWith,
     cancelContinue: () => setContinueChoice(null),
     keepableLanes,
+    sendDisabledReason,
     problems: liveProblems,
     notes,
     reset,

@@ -53,7 +53,9 @@ export function ChecksTable({
                 <span className="font-medium">{result.entry}</span>
                 {result.planned && (
                   <Badge tone="violet">
-                    <span title="Spec 4.4: no production contract yet">Planned</span>
+                    <span title="Not served by this gateway yet, with no promise it will work in production">
+                      Planned
+                    </span>
                   </Badge>
                 )}
                 {result.paid && (

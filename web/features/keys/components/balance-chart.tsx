@@ -36,6 +36,21 @@ export function chartPoints(samples: BalanceSample[]): Array<{ x: number; y: num
 }
 
 /**
+ * The line through the points as steps: a balance holds until the next sample shows it changed,
+ * so a straight slope between two samples would draw spending that happened at once as gradual.
+ */
+export function stepLinePoints(points: Array<{ x: number; y: number }>): string {
+  return points
+    .flatMap((point, index) => {
+      const previous = points[index - 1];
+      return previous
+        ? [`${point.x},${previous.y}`, `${point.x},${point.y}`]
+        : [`${point.x},${point.y}`];
+    })
+    .join(' ');
+}
+
+/**
  * Whether a new sample is worth keeping: the balance moved, or half a minute passed since the
  * last one kept (the page polls more often than that, mostly for the key's state).
  */
@@ -95,77 +110,93 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
       >
         {shown ? `${formatTime(shown.time)} · ${formatUsd(shown.remaining)}` : ''}
       </p>
-      <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2">
-        {/* The value axis: the highest and lowest balance seen. */}
-        <div
-          aria-hidden="true"
-          className={classNames(
-            'flex h-24 flex-col text-right text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400',
-            // A flat series is drawn across the middle: its one value sits there too.
-            low === high ? 'justify-center' : 'justify-between',
-          )}
-        >
-          <span>{high === null ? '' : formatUsd(high)}</span>
-          {low !== null && low !== high && <span>{formatUsd(low)}</span>}
+      {samples.length < 2 ? (
+        // One sample is a single dot with nothing to compare it to: say what there is instead.
+        <div className="flex h-24 flex-col items-center justify-center gap-1 rounded-md bg-zinc-50 px-3 text-center text-xs text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
+          {first ? (
+            <span className="text-sm text-zinc-800 tabular-nums dark:text-zinc-200">
+              {formatUsd(first.remaining)} at {formatTime(first.time)}
+            </span>
+          ) : null}
+          <span>The line starts with the second sample.</span>
         </div>
-        <svg
-          viewBox={`0 0 ${width} ${height}`}
-          role="img"
-          aria-label={summary}
-          className="h-24 w-full touch-none"
-          preserveAspectRatio="none"
-          onPointerMove={onPointerMove}
-          onPointerLeave={() => setHovered(null)}
-        >
-          <line
-            x1={0}
-            x2={width}
-            y1={height - 1}
-            y2={height - 1}
-            className="stroke-zinc-300 dark:stroke-zinc-700"
-          />
-          <line x1={0} x2={0} y1={0} y2={height} className="stroke-zinc-300 dark:stroke-zinc-700" />
-          {shownPoint && (
+      ) : (
+        <div className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2">
+          {/* The value axis: the highest and lowest balance seen. */}
+          <div
+            aria-hidden="true"
+            className={classNames(
+              'flex h-24 flex-col text-right text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400',
+              // A flat series is drawn across the middle: its one value sits there too.
+              low === high ? 'justify-center' : 'justify-between',
+            )}
+          >
+            <span>{high === null ? '' : formatUsd(high)}</span>
+            {low !== null && low !== high && <span>{formatUsd(low)}</span>}
+          </div>
+          <svg
+            viewBox={`0 0 ${width} ${height}`}
+            role="img"
+            aria-label={summary}
+            className="h-24 w-full touch-none"
+            preserveAspectRatio="none"
+            onPointerMove={onPointerMove}
+            onPointerLeave={() => setHovered(null)}
+          >
             <line
-              x1={shownPoint.x}
-              x2={shownPoint.x}
+              x1={0}
+              x2={width}
+              y1={height - 1}
+              y2={height - 1}
+              className="stroke-zinc-300 dark:stroke-zinc-700"
+            />
+            <line
+              x1={0}
+              x2={0}
               y1={0}
               y2={height}
-              vectorEffect="non-scaling-stroke"
-              className="stroke-zinc-400 dark:stroke-zinc-500"
-              strokeDasharray="3 3"
+              className="stroke-zinc-300 dark:stroke-zinc-700"
             />
-          )}
-          {points.length > 1 && (
+            {shownPoint && (
+              <line
+                x1={shownPoint.x}
+                x2={shownPoint.x}
+                y1={0}
+                y2={height}
+                vectorEffect="non-scaling-stroke"
+                className="stroke-zinc-400 dark:stroke-zinc-500"
+                strokeDasharray="3 3"
+              />
+            )}
             <polyline
               fill="none"
               strokeWidth={2}
               vectorEffect="non-scaling-stroke"
               className="stroke-sky-600 dark:stroke-sky-400"
-              points={points.map((point) => `${point.x},${point.y}`).join(' ')}
+              points={stepLinePoints(points)}
             />
-          )}
-          {points.map((point, index) => (
-            <circle
-              key={index}
-              cx={point.x}
-              cy={point.y}
-              r={index === hovered ? 4 : 2.5}
-              className="fill-sky-600 dark:fill-sky-400"
-            >
-              <title>{`${formatTime(samples[index]!.time)}: ${formatUsd(samples[index]!.remaining)}`}</title>
-            </circle>
-          ))}
-        </svg>
-        {/* The time axis: when the first and the last sample were taken. */}
-        <div
-          aria-hidden="true"
-          className="col-start-2 flex justify-between text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400"
-        >
-          <span>{first ? formatTime(first.time) : ''}</span>
-          <span>{last && last !== first ? formatTime(last.time) : ''}</span>
+            {points.map((point, index) => (
+              <circle
+                key={index}
+                cx={point.x}
+                cy={point.y}
+                r={index === hovered ? 4 : 2.5}
+                className="fill-sky-600 dark:fill-sky-400"
+              >
+                <title>{`${formatTime(samples[index]!.time)}: ${formatUsd(samples[index]!.remaining)}`}</title>
+              </circle>
+            ))}
+          </svg>
+          {/* The time axis: when the first and the last sample were taken. */}
+          <div
+            aria-hidden="true"
+            className="col-start-2 flex justify-between text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400"
+          >
+            <span>{first ? formatTime(first.time) : ''}</span>
+            <span>{last && last !== first ? formatTime(last.time) : ''}</span>
+          </div>
         </div>
-      </div>
+      )}
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
         {samples.length < 2
           ? 'A sample is kept when the balance changes, and every 30 s while this page is open. Point at the line to read a value.'

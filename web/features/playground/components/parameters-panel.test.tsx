@@ -56,7 +56,12 @@ describe('ParametersPanel', () => {
     render(<Harness model={toolModel} onChange={onChange} />);
     await user.type(screen.getByRole('textbox', { name: 'stop' }), 'END{Enter}STOP');
     expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ stop: ['END', 'STOP'] }));
-    await user.click(screen.getByRole('checkbox', { name: 'Stream the reply' }));
+    const stream = screen.getByRole('checkbox', { name: 'Stream the reply' });
+    // The hint describes the state the box is in.
+    expect(stream).toBeChecked();
+    expect(stream).toHaveAccessibleDescription(/^On: the reply arrives token by token/);
+    await user.click(stream);
     expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ stream: false }));
+    expect(stream).toHaveAccessibleDescription(/^Off: one JSON answer/);
   });
 });

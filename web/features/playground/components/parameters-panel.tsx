@@ -234,7 +234,10 @@ export function ParametersPanel({
             Stream the reply
           </label>
           <p id={`${streamId}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
-            Off: one JSON answer, no time to first token.
+            {/* Describes the state the box is in, so it never reads as the opposite. */}
+            {parameters.stream
+              ? 'On: the reply arrives token by token, with a time to first token.'
+              : 'Off: one JSON answer, no time to first token.'}
           </p>
         </div>
       </div>

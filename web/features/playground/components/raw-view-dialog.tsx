@@ -5,7 +5,13 @@
 import { Tabs } from 'radix-ui';
 import { formatDuration } from '../../../lib/format';
 import type { RunRecord } from '../playground-types';
-import { bffRequestText, gatewayRequestText, responseText } from '../raw-exchange';
+import {
+  bffRequestText,
+  gatewayRequestText,
+  partStreamEvents,
+  responseText,
+  streamEventsText,
+} from '../raw-exchange';
 import { CodeBlock } from './code-block';
 import { PlaygroundDialog } from './playground-dialog';
 
@@ -24,6 +30,7 @@ export function RawViewDialog({
   maskedKey: string | null;
 }) {
   const events = run?.response?.kind === 'stream' ? run.response.events : [];
+  const { gateway: gatewayEvents, workbench: workbenchEvents } = partStreamEvents(events);
   return (
     <PlaygroundDialog
       open={run !== null}
@@ -46,7 +53,9 @@ export function RawViewDialog({
               Gateway request
             </Tabs.Trigger>
             <Tabs.Trigger value="received" className={tabClasses}>
-              {run.response?.kind === 'stream' ? `Stream events (${events.length})` : 'Response'}
+              {run.response?.kind === 'stream'
+                ? `Stream events (${gatewayEvents.length})`
+                : 'Response'}
             </Tabs.Trigger>
           </Tabs.List>
           <Tabs.Content value="sent">
@@ -75,19 +84,41 @@ export function RawViewDialog({
                 chat-completion shape shown here.
               </p>
             )}
-            <CodeBlock
-              code={responseText(run.response)}
-              language={run.response?.kind === 'json' ? 'json' : 'plaintext'}
-              copyLabel="Copy the response"
-              wrap
-            />
+            {/* The workbench server's own events (its timing, its errors) are labelled apart, so
+                nobody takes them for something the gateway sent. */}
+            {workbenchEvents.length > 0 && (
+              <section aria-label="Workbench server events" className="flex flex-col gap-1">
+                <h3 className="text-xs font-medium">
+                  From the workbench server, not the gateway: its own timing and errors, around the
+                  gateway&apos;s events
+                </h3>
+                <CodeBlock
+                  code={streamEventsText(workbenchEvents)}
+                  language="plaintext"
+                  copyLabel="Copy the workbench server events"
+                  wrap
+                />
+              </section>
+            )}
+            <section aria-label="Gateway response" className="flex flex-col gap-1">
+              {run.response?.kind === 'stream' && (
+                <h3 className="text-xs font-medium">From the gateway</h3>
+              )}
+              <CodeBlock
+                code={responseText(run.response)}
+                language={run.response?.kind === 'json' ? 'json' : 'plaintext'}
+                copyLabel="Copy the response"
+                wrap
+              />
+            </section>
             {events.length > 0 && (
               <details className="text-xs">
                 <summary className="cursor-pointer">Arrival times</summary>
                 <ol className="mt-1 max-h-64 overflow-y-auto font-mono">
                   {events.map((event, index) => (
                     <li key={index} className="truncate">
-                      +{event.atMs} ms {event.event !== 'message' ? `[${event.event}] ` : ''}
+                      +{event.atMs} ms{' '}
+                      {workbenchEvents.includes(event) ? `[workbench server: ${event.event}] ` : ''}
                       {event.data}
                     </li>
                   ))}
