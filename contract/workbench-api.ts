@@ -557,8 +557,25 @@ export const activityRequestSchema = z.object({
   settlement: z.string(),
   usage_estimated: z.boolean(),
   charge_capped: z.boolean(),
-  /** Provider attempts before the answer started; 1 when the first one answered. */
-  attempts: z.number(),
+  /**
+   * Every provider attempt before the answer started, the answering one last: its HTTP status or
+   * how it failed (`connect`, `first_byte_timeout`…). Empty when the gateway did not list them.
+   */
+  attempts: z.array(
+    z.object({
+      provider: z.string(),
+      status: z.union([z.number(), z.string()]),
+      latency_ms: z.number(),
+    }),
+  ),
+  /** The model name the provider was asked for; null when the gateway did not say. */
+  upstream_model: z.string().nullable(),
+  /** Of `prompt_tokens`, those read from and written to the prompt cache (1-hour writes apart). */
+  cache_read_tokens: z.number(),
+  cache_write_tokens: z.number(),
+  cache_write_1h_tokens: z.number(),
+  /** When the charge was settled against the balance, Unix seconds; null while pending. */
+  settled_at: z.number().nullable(),
   /** What the gateway dropped or changed to reach the provider; null when nothing. */
   translation: translationReportSchema.nullable().optional(),
   /** Null for the profile key's own requests. */

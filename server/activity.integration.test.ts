@@ -142,7 +142,15 @@ describe('the Activity routes', () => {
         settlement: 'settled',
         usage_estimated: false,
         charge_capped: false,
-        attempts: 2,
+        attempts: [
+          { provider: 'backup', status: 'connect', latency_ms: 3 },
+          { provider: 'primary', status: 200, latency_ms: 30 },
+        ],
+        upstream_model: 'echo',
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
+        settled_at: 1_800_000_010,
         translation: null,
         child: null,
       });

@@ -47,7 +47,16 @@ export function activityRequestOf(
     settlement: record.settlement,
     usage_estimated: record.usage_estimated ?? false,
     charge_capped: record.charge_capped ?? false,
-    attempts: Math.max(1, record.attempts?.length ?? 1),
+    attempts: (record.attempts ?? []).map((attempt) => ({
+      provider: attempt.provider,
+      status: attempt.status,
+      latency_ms: attempt.latency_ms,
+    })),
+    upstream_model: record.upstream_model ?? null,
+    cache_read_tokens: record.cache_read_tokens ?? 0,
+    cache_write_tokens: record.cache_write_tokens ?? 0,
+    cache_write_1h_tokens: record.cache_write_1h_tokens ?? 0,
+    settled_at: record.settled_at,
     translation: record.translation ?? null,
     child: record.child
       ? {

@@ -61,7 +61,12 @@ function request(index: number, overrides: Partial<ActivityRequest> = {}): Activ
     settlement: 'settled',
     usage_estimated: false,
     charge_capped: false,
-    attempts: 1,
+    attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
+    upstream_model: 'chat-standard',
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    settled_at: nowSeconds - index * 60 + 5,
     child: null,
     ...overrides,
   };

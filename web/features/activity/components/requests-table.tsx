@@ -244,9 +244,9 @@ export function RequestsTable({
                     <div className="truncate" title={row.provider}>
                       {row.provider}
                     </div>
-                    {row.attempts > 1 && (
+                    {row.attempts.length > 1 && (
                       <div className="text-xs text-zinc-600 dark:text-zinc-400">
-                        {row.attempts} attempts
+                        {row.attempts.length} attempts
                       </div>
                     )}
                     <TranslationSummary report={row.translation} />
