@@ -225,6 +225,96 @@ describe('the Activity page', () => {
     ).toBe(30 * 86_400);
   });
 
+  it('opens a request’s whole record from its row: attempts, tokens, cost, settlement, translation', async () => {
+    const retried = request(3, {
+      model: 'sim/chat-reasoning',
+      upstream_model: 'chat-reasoning-2',
+      provider: 'primary',
+      form: 'responses',
+      prompt_tokens: 2000,
+      completion_tokens: 40,
+      cache_read_tokens: 1200,
+      cache_write_tokens: 300,
+      cache_write_1h_tokens: 100,
+      cost_usd: 0.001234567,
+      attempts: [
+        { provider: 'backup', status: 'connect', latency_ms: 3 },
+        { provider: 'primary', status: 200, latency_ms: 790 },
+      ],
+      settlement: 'pending',
+      settled_at: null,
+      usage_estimated: true,
+      translation: { dropped: ['top_k'], adjusted: ['max_tokens=32000->8192'] },
+    });
+    mockActivity({ pages: [page([request(1), retried])] });
+    const user = userEvent.setup();
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    const row = within(table).getAllByRole('row')[2]!;
+    expect(row).toHaveTextContent('$0.001234567');
+    await user.click(
+      within(row).getAllByRole('button', { name: 'Details of request 0000000000000003-AMS' })[0]!,
+    );
+
+    const panel = await screen.findByRole('dialog', { name: 'Request 0000000000000003-AMS' });
+    const section = (name: string) => within(panel).getByRole('region', { name });
+    const field = (name: string, label: string) =>
+      within(section(name)).getByText(label, { selector: 'dt' }).nextElementSibling;
+
+    expect(field('Request', 'Form')).toHaveTextContent('Responses, streamed');
+    expect(field('Request', 'Model')).toHaveTextContent('sim/chat-reasoning');
+    expect(field('Request', 'Model')).toHaveTextContent('chat-reasoning-2');
+    const attempts = within(section('Attempts')).getAllByRole('row');
+    expect(attempts).toHaveLength(3);
+    expect(attempts[1]).toHaveTextContent(/backup\s*connect\s*3\s*ms/);
+    expect(attempts[2]).toHaveTextContent(/primary\s*HTTP 200\s*790\s*ms/);
+
+    expect(field('Tokens', 'Input')).toHaveTextContent('2,000');
+    expect(field('Tokens', 'Cache read')).toHaveTextContent('1,200');
+    expect(field('Tokens', 'Cache write')).toHaveTextContent(
+      '300 (200 for 5 minutes, 100 for an hour)',
+    );
+    expect(field('Tokens', 'Output')).toHaveTextContent('40');
+    expect(field('Tokens', 'Reasoning')).toHaveTextContent('not in the gateway’s record');
+    expect(field('Tokens', 'Usage')).toHaveTextContent(/^Estimated/);
+
+    // The same money format as the row, exact to the nano-dollar.
+    expect(field('Charge', 'Cost')).toHaveTextContent('$0.001234567');
+    expect(field('Charge', 'Settlement')).toHaveTextContent(/^Pending/);
+
+    expect(section('Translation')).toHaveTextContent('Dropped for this provider:top_k');
+    expect(section('Translation')).toHaveTextContent('Adjusted:max_tokens=32000->8192');
+
+    expect(section('Trace id')).toHaveTextContent('0000000000000003-AMS');
+    await user.click(
+      within(section('Trace id')).getByRole('button', { name: 'Copy cf-ray 0000000000000003-AMS' }),
+    );
+    expect(await navigator.clipboard.readText()).toBe('0000000000000003-AMS');
+
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('says a settled request with reported usage and no translation is just that', async () => {
+    mockActivity();
+    const user = userEvent.setup();
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    await user.click(
+      within(table).getAllByRole('button', { name: 'Details of request 0000000000000001-AMS' })[0]!,
+    );
+    const panel = await screen.findByRole('dialog', { name: 'Request 0000000000000001-AMS' });
+    expect(within(panel).getByRole('region', { name: 'Charge' })).toHaveTextContent(
+      /Settled\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/,
+    );
+    expect(within(panel).getByRole('region', { name: 'Tokens' })).toHaveTextContent(
+      'reported by the provider',
+    );
+    expect(within(panel).getByRole('region', { name: 'Translation' })).toHaveTextContent(
+      'Nothing was dropped or changed',
+    );
+  });
+
   it('shows a day’s exact figures when the chart is hovered or moved through with the keys', async () => {
     mockActivity();
     renderRoute('/activity');

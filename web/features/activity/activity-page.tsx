@@ -6,7 +6,7 @@
  * nano-dollar; the charting library loads only here (React.lazy).
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import type { GenerationOutcome } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
@@ -32,6 +32,7 @@ import { useActivity } from './api/activity';
 import { useGenerations } from './api/generations';
 import { ActivityToolbar } from './components/activity-toolbar';
 import { ActivityTotals } from './components/activity-totals';
+import { RequestDetailDialog } from './components/request-detail-dialog';
 import { RequestsTable } from './components/requests-table';
 
 const ActivityCharts = lazy(() => import('./components/activity-charts'));
@@ -92,6 +93,23 @@ export function ActivityPage() {
   );
   const identity = profiles.find((candidate) => candidate.name === profile)?.identity ?? null;
   const showKey = identity === 'account' || rows.some((row) => row.child !== null);
+  const markedKeys = identity === 'account' ? 'children' : 'replaced';
+  // The open request is looked up in the rows, so a Refresh updates its settlement in place.
+  const [openId, setOpenId] = useState<string | null>(null);
+  const openRequest = openId === null ? null : (rows.find((row) => row.id === openId) ?? null);
+  const focusOpener = (event: Event) => {
+    // Back to the cf-ray that opened it, in the layout in view (each row has a wide and a narrow
+    // one); the row may have scrolled out of the virtual table's DOM, then Radix decides.
+    const opener = [
+      ...document.querySelectorAll<HTMLElement>(
+        `[data-request-details="${CSS.escape(openId ?? '')}"]`,
+      ),
+    ].find((element) => element.offsetParent !== null);
+    if (opener) {
+      event.preventDefault();
+      opener.focus();
+    }
+  };
 
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = generations;
   const loadMore = useCallback(() => {
@@ -236,10 +254,17 @@ export function ActivityPage() {
                   <RequestsTable
                     rows={rows}
                     showKey={showKey}
-                    markedKeys={identity === 'account' ? 'children' : 'replaced'}
+                    markedKeys={markedKeys}
                     hasMore={hasNextPage}
                     loadingMore={isFetchingNextPage}
                     onLoadMore={loadMore}
+                    onOpenRequest={setOpenId}
+                  />
+                  <RequestDetailDialog
+                    request={openRequest}
+                    markedKeys={markedKeys}
+                    onClose={() => setOpenId(null)}
+                    onCloseAutoFocus={focusOpener}
                   />
                   {generations.isFetchNextPageError && (
                     <ErrorPanel

@@ -1,7 +1,8 @@
 /**
  * The profile's requests as a virtualised table: only the rows in view are in the DOM, and the
  * next page is asked for as the last rows come into view (a button does the same for keyboard
- * users). Each row has the request's cf-ray, with a copy button.
+ * users). Each row has the request's cf-ray, with a copy button; the cf-ray opens the request's
+ * detail panel.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
@@ -44,16 +45,22 @@ export function formatUtcTime(seconds: number): string {
 
 const tokenFormat = new Intl.NumberFormat('en-US');
 
-function OutcomeBadge({ outcome }: { outcome: string }) {
+export function OutcomeBadge({ outcome }: { outcome: string }) {
   if (outcome === 'completed') return <Badge tone="green">Completed</Badge>;
   if (outcome === 'ended_early') return <Badge tone="amber">Ended early</Badge>;
   return <Badge>{outcome}</Badge>;
 }
 
+/**
+ * Whose a marked row is: an account's child, or (for a child's profile) the key the profile used
+ * before a rotation replaced it, whose requests stay the profile's history.
+ */
+export type MarkedKeys = 'children' | 'replaced';
+
 /** What a row made with another key says about that key, and its tooltip. */
-function keyMark(
+export function keyMark(
   key: NonNullable<ActivityRequest['child']>,
-  markedKeys: RequestsTableProps['markedKeys'],
+  markedKeys: MarkedKeys,
 ): { label: string; title: string } {
   return markedKeys === 'children'
     ? {
@@ -73,14 +80,12 @@ export interface RequestsTableProps {
   rows: ActivityRequest[];
   /** An account profile also sees its children's requests: say so in the Model header. */
   showKey: boolean;
-  /**
-   * Whose a marked row is: an account's child, or (for a child's profile) the key the profile
-   * used before a rotation replaced it, whose requests stay the profile's history.
-   */
-  markedKeys: 'children' | 'replaced';
+  markedKeys: MarkedKeys;
   hasMore: boolean;
   loadingMore: boolean;
   onLoadMore(): void;
+  /** Opens the request's detail panel. */
+  onOpenRequest(id: string): void;
 }
 
 export function RequestsTable({
@@ -90,6 +95,7 @@ export function RequestsTable({
   hasMore,
   loadingMore,
   onLoadMore,
+  onOpenRequest,
 }: RequestsTableProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library -- no React Compiler here; this is the documented use.
@@ -205,7 +211,17 @@ export function RequestsTable({
               );
               const cfRay = (
                 <>
-                  <span className="truncate font-mono text-xs">{row.id}</span>
+                  {/* The cf-ray opens the request's detail panel; its name keeps the visible id. */}
+                  <button
+                    type="button"
+                    aria-haspopup="dialog"
+                    aria-label={`Details of request ${row.id}`}
+                    data-request-details={row.id}
+                    onClick={() => onOpenRequest(row.id)}
+                    className="truncate rounded font-mono text-xs text-sky-700 underline decoration-dotted underline-offset-2 hover:decoration-solid dark:text-sky-400"
+                  >
+                    {row.id}
+                  </button>
                   <CopyButton
                     text={row.id}
                     label={`Copy cf-ray ${row.id}`}
