@@ -1,8 +1,8 @@
 /**
  * The Activity page against the real BFF and the embedded gateway: requests made in the
- * playground appear with the cost the playground showed and their cf-ray; the charts, the totals
- * and the exported CSV agree to the nano-dollar; and the page has no serious axe findings with
- * data in it, light and dark.
+ * playground appear with the cost the playground showed and their cf-ray, and open into their
+ * whole record; the charts, the totals and the exported CSV agree to the nano-dollar; and the
+ * page, its detail panel open too, has no serious axe findings with data in it, light and dark.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -97,6 +97,27 @@ test.describe('activity', () => {
       expect(nanosOf(cost)).toBe(nanosOfUsd(record.cost_usd));
       await expect(row.getByRole('button', { name: `Copy cf-ray ${id}` })).toBeVisible();
     }
+    // The cf-ray opens the request's whole record: its trace id, the row's cost, its attempts.
+    const latest = made[1]!;
+    await table
+      .getByRole('row')
+      .filter({ hasText: latest.id })
+      .getByRole('button', { name: `Details of request ${latest.id}` })
+      .filter({ visible: true })
+      .click();
+    const panel = page.getByRole('dialog', { name: `Request ${latest.id}` });
+    await expect(panel).toBeVisible();
+    const traceSection = panel.getByRole('region', { name: 'Trace id' });
+    await expect(traceSection).toContainText(latest.id);
+    await expect(
+      traceSection.getByRole('button', { name: `Copy cf-ray ${latest.id}` }),
+    ).toBeVisible();
+    await expect(panel.getByTestId('request-detail-cost')).toHaveText(latest.cost);
+    await expect(panel.getByRole('region', { name: 'Attempts' }).getByRole('row')).toHaveCount(2);
+    await expect(panel.getByRole('region', { name: 'Charge' })).toContainText(/Pending|Settled/);
+    await page.keyboard.press('Escape');
+    await expect(panel).toHaveCount(0);
+
     // Newest first: the second request is above the first.
     const order = await table.getByRole('row').allTextContents();
     const position = (id: string) => order.findIndex((text) => text.includes(id));
@@ -229,6 +250,14 @@ test.describe('activity', () => {
         await page.getByRole('group', { name: /^Spend per day, by model/ }).focus();
         await page.keyboard.press('End');
         await expect(page.getByTestId('chart-tooltip')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+        // And a request's detail panel, open over it.
+        await page
+          .getByRole('button', { name: /^Details of request / })
+          .filter({ visible: true })
+          .first()
+          .click();
+        await expect(page.getByRole('dialog', { name: /^Request / })).toBeVisible();
         expect(await seriousFindings(page)).toEqual([]);
       });
     });
