@@ -487,6 +487,9 @@ const unixSecondsQuery = z
 export const generationOutcomeSchema = z.enum(['completed', 'ended_early']);
 export type GenerationOutcome = z.infer<typeof generationOutcomeSchema>;
 
+/** A gateway key's id, as the Activity routes' `key_id` filter takes it. */
+export const keyIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a key id');
+
 /** The most records one page of `GET /api/generations` may hold (the gateway's own cap). */
 export const maxGenerationsPage = 200;
 
@@ -502,10 +505,7 @@ export const generationsQuerySchema = z
     from: unixSecondsQuery.optional(),
     to: unixSecondsQuery.optional(),
     /** An account profile: only this key's records (its own id, or one of its children's). */
-    key_id: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a key id')
-      .optional(),
+    key_id: keyIdSchema.optional(),
     limit: z
       .string()
       .regex(/^\d{1,3}$/, 'must be a whole number')
@@ -607,10 +607,7 @@ export const activityQuerySchema = z.object({
       message: `must be between 1 and ${maxActivityDays}`,
     })
     .optional(),
-  key_id: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a key id')
-    .optional(),
+  key_id: keyIdSchema.optional(),
 });
 
 /** Requests, tokens and cost (USD, exact to the nano-dollar) of some requests. */

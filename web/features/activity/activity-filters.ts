@@ -2,12 +2,14 @@
  * The Activity page's filters as they live in the URL, so a view can be bookmarked and shared:
  * - `days=N`: the last N UTC days, today included (a preset; 30 when nothing is set);
  * - `from=YYYY-MM-DD&to=YYYY-MM-DD`: a fixed range of UTC days, both included (wins over `days`);
- * - `model=<id>`, `outcome=completed|ended_early`.
+ * - `model=<id>`, `outcome=completed|ended_early`;
+ * - `key_id=<id>`: an account profile's requests made with one of its child keys.
  * The gateway counts activity per UTC day for at most the last 90 days, so ranges stay inside
  * those: one range feeds the table, the charts, the totals and the CSV alike.
  */
 import {
   generationOutcomeSchema,
+  keyIdSchema,
   maxActivityDays,
   type GenerationOutcome,
 } from '../../../contract/workbench-api';
@@ -52,6 +54,8 @@ export interface ActivityFilters {
   presetDays: number | null;
   model: string | null;
   outcome: GenerationOutcome | null;
+  /** Only the requests made with this key (an account profile's child); null for all. */
+  keyId: string | null;
   /** Something in the URL was out of range or malformed and was corrected; says what. */
   corrected: string | null;
 }
@@ -65,6 +69,9 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
   const outcome = outcomeResult.success ? outcomeResult.data : null;
   const corrections: string[] = [];
   if (search.get('outcome') && !outcome) corrections.push('an unknown outcome was ignored');
+  const keyIdResult = keyIdSchema.safeParse(search.get('key_id'));
+  const keyId = keyIdResult.success ? keyIdResult.data : null;
+  if (search.get('key_id') && !keyId) corrections.push('a key id that is not one was ignored');
 
   let from = dayNumberOfIso(search.get('from'));
   let to = dayNumberOfIso(search.get('to'));
@@ -116,6 +123,7 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
     presetDays,
     model,
     outcome,
+    keyId,
     corrected: corrections.length > 0 ? `${corrections.join('; ')}.` : null,
   };
 }

@@ -10,8 +10,10 @@ import {
   jsonResponse,
   mockPageApi,
   renderRoute,
+  type MockHandler,
   type RecordedRequest,
 } from '../../test/render-app';
+import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../keys/child-keys.test-kit';
 import { dayNumberOf, isoDateOf } from './activity-filters';
 
 // jsdom has no canvas: stand in for uPlot, recording what it was asked to draw.
@@ -138,7 +140,13 @@ function page(rows: ActivityRequest[], nextCursor: string | null = null): Genera
   return { profile: 'demo-account', data: rows, next_cursor: nextCursor, fetched_at: Date.now() };
 }
 
-function mockActivity(options: { withRequests?: boolean; pages?: GenerationsPage[] } = {}) {
+function mockActivity(
+  options: {
+    withRequests?: boolean;
+    pages?: GenerationsPage[];
+    handlers?: Record<string, MockHandler>;
+  } = {},
+) {
   const withRequests = options.withRequests ?? true;
   const pages = options.pages ?? [
     page(
@@ -152,6 +160,7 @@ function mockActivity(options: { withRequests?: boolean; pages?: GenerationsPage
       const cursor = call.url.searchParams.get('cursor');
       return cursor ? pages[Number(cursor)] : pages[0];
     },
+    ...options.handlers,
   });
 }
 
@@ -451,6 +460,37 @@ describe('the Activity page', () => {
     expect(within(table).getAllByRole('row')[1]).toHaveTextContent('key: intern');
     expect(within(table).getAllByRole('row')[2]).not.toHaveTextContent('key:');
     await act(async () => undefined);
+  });
+
+  it('narrows an account profile’s requests, charts and totals to one child key', async () => {
+    const requests = mockActivity({
+      handlers: { [`GET ${childKeysPath}`]: () => childKeysAnswer([nightly, sharedBot]) },
+    });
+    const user = userEvent.setup();
+    const { currentLocation } = renderRoute('/activity');
+    await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    await user.click(await screen.findByRole('combobox', { name: 'Made with' }));
+    await user.click(await screen.findByRole('option', { name: 'chat-bot (sk-gw-…b0t5)' }));
+    await waitFor(() => expect(currentLocation().search).toContain('key_id=key_bot'));
+    await waitFor(() => {
+      expect(calls(requests, '/api/generations').at(-1)?.url.searchParams.get('key_id')).toBe(
+        'key_bot',
+      );
+      expect(calls(requests, '/api/activity').at(-1)?.url.searchParams.get('key_id')).toBe(
+        'key_bot',
+      );
+    });
+    await user.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => expect(currentLocation().search).not.toContain('key_id'));
+  });
+
+  it('offers no key filter to a profile that is not an account', async () => {
+    const requests = mockActivity();
+    renderRoute('/activity?profile=demo-allocated-child&key_id=key_bot');
+    await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    expect(screen.queryByRole('combobox', { name: 'Made with' })).not.toBeInTheDocument();
+    expect(calls(requests, '/api/generations')[0]?.url.searchParams.get('key_id')).toBeNull();
+    expect(calls(requests, `/api/profiles/demo-allocated-child/child-keys`)).toHaveLength(0);
   });
 
   it('marks the requests a rotated profile made with its earlier key', async () => {

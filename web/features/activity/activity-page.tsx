@@ -5,7 +5,7 @@
  * totals and the CSV come from one summary of the gateway's daily activity, so they agree to the
  * nano-dollar; the charting library loads only here (React.lazy).
  */
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import type { GenerationOutcome } from '../../../contract/workbench-api';
@@ -18,6 +18,7 @@ import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
 import { useNow } from '../../lib/use-now';
 import { useSearchParamState } from '../../lib/use-search-param-state';
+import { childKeysQueryOptions } from '../keys/api/child-keys';
 import {
   activityDaysFor,
   describeRange,
@@ -56,17 +57,36 @@ export function ActivityPage() {
   const filters = useMemo(() => readActivityFilters(searchParams, now), [searchParams, now]);
   const days = activityDaysFor(filters, now);
   const window_ = generationsWindow(filters);
+  const identity = profiles.find((candidate) => candidate.name === profile)?.identity ?? null;
+  // Only an account key sees other keys' records; for any other profile `key_id` would only
+  // narrow its own history to nothing.
+  const keyId = identity === 'account' ? filters.keyId : null;
   const generationFilters = useMemo(
     () => ({
       from: window_.from,
       to: window_.to,
       model: filters.model,
       outcome: filters.outcome,
+      keyId,
     }),
-    [window_.from, window_.to, filters.model, filters.outcome],
+    [window_.from, window_.to, filters.model, filters.outcome, keyId],
   );
 
-  const activity = useActivity(profile, days);
+  const activity = useActivity(profile, days, keyId);
+  const childKeys = useQuery({
+    ...childKeysQueryOptions(profile ?? ''),
+    enabled: profile !== null && identity === 'account',
+  });
+  const keyOptions = useMemo(
+    () =>
+      identity === 'account'
+        ? (childKeys.data?.keys ?? []).map((key) => ({
+            value: key.id,
+            label: key.name ? `${key.name} (${key.key})` : key.key,
+          }))
+        : null,
+    [identity, childKeys.data],
+  );
   const generations = useGenerations(profile, generationFilters);
   const queryClient = useQueryClient();
 
@@ -91,7 +111,6 @@ export function ActivityPage() {
     () => generations.data?.pages.flatMap((page) => page.data) ?? [],
     [generations.data],
   );
-  const identity = profiles.find((candidate) => candidate.name === profile)?.identity ?? null;
   const showKey = identity === 'account' || rows.some((row) => row.child !== null);
   const markedKeys = identity === 'account' ? 'children' : 'replaced';
   // The open request is looked up in the rows, so a Refresh updates its settlement in place.
@@ -126,11 +145,12 @@ export function ActivityPage() {
     download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
   }
 
-  const filtered = filters.model !== null || filters.outcome !== null;
+  const filtered = filters.model !== null || filters.outcome !== null || keyId !== null;
   const clearFilters = () =>
     update((current) => {
       current.delete('model');
       current.delete('outcome');
+      current.delete('key_id');
       return current;
     });
   const nothingInRange =
@@ -172,10 +192,12 @@ export function ActivityPage() {
             filters={filters}
             nowMs={now}
             models={models}
+            keys={keyOptions}
             onPreset={(presetDays) => update((current) => withPreset(current, presetDays))}
             onDates={(change) => update((current) => withRange(current, filters, change))}
             onModel={(model) => setParam('model', model)}
             onOutcome={(outcome: GenerationOutcome | null) => setParam('outcome', outcome)}
+            onKey={(id) => setParam('key_id', id)}
             onClear={clearFilters}
           />
           {filters.corrected && (

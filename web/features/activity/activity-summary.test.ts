@@ -155,9 +155,18 @@ describe('the filters in the URL', () => {
       presetDays: 30,
       model: null,
       outcome: null,
+      keyId: null,
       corrected: null,
     });
     expect(activityDaysFor(read(''), now)).toBe(30);
+  });
+
+  it('read a key id, and ignore one that is not', () => {
+    expect(read('key_id=key_bot')).toMatchObject({ keyId: 'key_bot', corrected: null });
+    expect(read('key_id=not%20a%20key')).toMatchObject({
+      keyId: null,
+      corrected: 'a key id that is not one was ignored.',
+    });
   });
 
   it('read a preset, dates, a model and an outcome', () => {

@@ -10,12 +10,16 @@ import {
 } from '../../../../contract/workbench-api';
 import { apiGet, withQuery } from '../../../lib/api-client';
 
-/** The listing's filters: a time window (Unix seconds, `to` excluded), a model, an outcome. */
+/**
+ * The listing's filters: a time window (Unix seconds, `to` excluded), a model, an outcome, and
+ * (an account profile) one of its keys.
+ */
 export interface GenerationsFilters {
   from: number;
   to: number;
   model: string | null;
   outcome: GenerationOutcome | null;
+  keyId: string | null;
 }
 
 /** Rows per page: a screenful or two; more come as the table scrolls. */
@@ -34,6 +38,7 @@ export function fetchGenerationsPage(
       to: filters.to,
       model: filters.model,
       outcome: filters.outcome,
+      key_id: filters.keyId,
       limit: generationsPageSize,
       cursor,
     }),

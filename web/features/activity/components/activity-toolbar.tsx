@@ -1,22 +1,30 @@
-/** The Activity page's filters: a range (presets or dates, UTC), a model and an outcome. */
+/**
+ * The Activity page's filters: a range (presets or dates, UTC), a model, an outcome and, for an
+ * account profile, the key the requests were made with.
+ */
 import type { GenerationOutcome } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
-import { SelectField } from '../../../components/select-field';
+import { SelectField, type SelectOption } from '../../../components/select-field';
 import { dateBounds, rangePresets, type ActivityFilters } from '../activity-filters';
 
 const allModels = 'all';
 const allOutcomes = 'all';
+// Not a key id (they are letters, digits, `_` and `-`), so no key can be mistaken for it.
+const allKeys = '*';
 
 export interface ActivityToolbarProps {
   filters: ActivityFilters;
   nowMs: number;
   /** Models to offer, the most spent on first. */
   models: string[];
+  /** An account profile's child keys to filter by (value: key id); null hides the filter. */
+  keys: SelectOption[] | null;
   onPreset(days: number): void;
   onDates(change: { from?: string; to?: string }): void;
   onModel(model: string | null): void;
   onOutcome(outcome: GenerationOutcome | null): void;
+  onKey(keyId: string | null): void;
   onClear(): void;
 }
 
@@ -27,10 +35,12 @@ export function ActivityToolbar({
   filters,
   nowMs,
   models,
+  keys,
   onPreset,
   onDates,
   onModel,
   onOutcome,
+  onKey,
   onClear,
 }: ActivityToolbarProps) {
   const bounds = dateBounds(nowMs);
@@ -41,7 +51,16 @@ export function ActivityToolbar({
       label: model,
     })),
   ];
-  const filtered = filters.model !== null || filters.outcome !== null;
+  const filtered =
+    filters.model !== null || filters.outcome !== null || (keys !== null && filters.keyId !== null);
+  const keyOptions = keys && [
+    { value: allKeys, label: 'All keys' },
+    ...keys,
+    // A key id from the URL that is not (or no longer) listed stays choosable as itself.
+    ...(filters.keyId && !keys.some((key) => key.value === filters.keyId)
+      ? [{ value: filters.keyId, label: filters.keyId }]
+      : []),
+  ];
   return (
     <div className="flex flex-wrap items-end gap-x-4 gap-y-3">
       <div className="flex flex-col gap-0.5">
@@ -116,6 +135,16 @@ export function ActivityToolbar({
         ]}
         onChange={(value) => onOutcome(value === allOutcomes ? null : (value as GenerationOutcome))}
       />
+      {keyOptions && (
+        // Not "Key": the page header's profile picker is named that.
+        <SelectField
+          label="Made with"
+          className="w-56 max-w-full"
+          value={filters.keyId ?? allKeys}
+          options={keyOptions}
+          onChange={(value) => onKey(value === allKeys ? null : value)}
+        />
+      )}
       {filtered && (
         <Button variant="ghost" onClick={onClear}>
           Clear filters
