@@ -34,6 +34,14 @@ import { GatewayCallError } from '../core/gateway-client';
 import { fetchKeyStatus } from './key-status';
 import { KeysStoreError, requireKeysStore, type KeysStore } from './keys-store';
 import { redactJson } from '../core/secrets';
+import {
+  noVerifyModelText,
+  refusedStates,
+  rotationText,
+  unexpectedErrorText,
+  type RotationOutcomeText,
+  type RotationText,
+} from './key-rotation-text';
 import { minimalCallEstimate } from './validate-key';
 
 const estimateQuerySchema = z.object({ model: z.string().min(1).max(300).optional() });
@@ -45,24 +53,13 @@ const stepNames: Record<1 | 2 | 3 | 4, RotationStepName> = {
   4: 'revoke_old',
 };
 
-/** Key states a rotation cannot get through step 3 in, and what to do first. */
-const refusedStates: Record<string, string> = {
-  revoked: 'it is revoked: there is nothing left to rotate',
-  expired:
-    'it has expired, and the replacement would take the same expiry: extend its expiry first (Set expiry), then rotate',
-  depleted:
-    'it has nothing left to spend, so the replacement could not serve the verify request: raise its limit first, then rotate',
-  blocked:
-    'its parent key (this account key) is disabled, expired or revoked, so no replacement could be used: fix the account key first',
-};
-
 /** The verify request's model: the one asked for, else the catalog's cheapest. */
 async function verifyModel(context: WorkbenchContext, requested?: string): Promise<CatalogModel> {
   if (requested !== undefined) return context.catalog.find(requested, 'model');
   const cheapest = await context.catalog.cheapest();
   if (!cheapest) {
     throw new ApiFailure(502, {
-      message: 'The verify request needs a model, and the gateway’s catalog has none.',
+      message: noVerifyModelText,
       stage: 'gateway',
     });
   }
@@ -81,7 +78,7 @@ function failureOf(
   }
   if (failure instanceof KeysStoreError) return { message: failure.message };
   context.logger.error({ err: error }, 'unexpected error during a key rotation');
-  return { message: 'The workbench hit an unexpected error; see its log.' };
+  return { message: unexpectedErrorText };
 }
 
 /**
@@ -93,8 +90,6 @@ export function remainingCountingPending(key: ManagedKey): number {
   const left = nanos(key.limit_usd) - nanos(key.consumption_usd) - nanos(key.pending_usd);
   return Math.max(left, 0) / 1e9;
 }
-
-const usd = (value: number) => `$${value.toFixed(value !== 0 && value < 0.01 ? 8 : 2)}`;
 
 interface RotationRun {
   context: WorkbenchContext;
@@ -113,233 +108,320 @@ interface RotationRun {
   secrets: Set<string>;
 }
 
-/** Runs the four steps; every failure is caught and described, so it always ends with a done line. */
-export async function runRotation(run: RotationRun): Promise<RotationDoneLine> {
-  const { context, store, accountKey, holder, holders, oldSecret, old, model, emit } = run;
-  const { profiles } = context;
-  const quoted = holders.map((name) => `"${name}"`).join(', ');
-  /** "profile "ci"", or "profiles "ci", "ci copy"" when several hold the key. */
-  const who = holders.length === 1 ? `profile ${quoted}` : `profiles ${quoted}`;
-  const Who = who.charAt(0).toUpperCase() + who.slice(1);
-  /** The verb that agrees with `who`. */
-  const verb = (one: string, many: string) => (holders.length === 1 ? one : many);
-  const on = (key: string) => Object.fromEntries(holders.map((name) => [name, key]));
-  const moveTo = (key: string) => {
-    for (const name of holders) profiles.set(name, key);
-  };
-  const step = (
-    number: 1 | 2 | 3 | 4,
+/** A step's trace fields: step 3's verify request, when the gateway sent them. */
+type StepTrace = Pick<RotationStepLine, 'cf_ray' | 'cost_usd'>;
+
+/** The replacement step 1 created: its secret, id and masked key. */
+interface Replacement {
+  secret: string;
+  id: string;
+  key: string;
+}
+
+/** One rotation as its steps see it: the run, its words, and the replacement once created. */
+interface Rotation extends RotationRun {
+  text: RotationText;
+  allocated: boolean;
+  /**
+   * The replacement's limit: what the old key has really left, its limit less what it spent,
+   * settled or not (`remaining_usd` counts only settled charges, which lag by up to
+   * GATEWAY_SETTLE_INTERVAL_MS, so it would give back money just spent). Requests still running
+   * on the old key are not counted here: they are charged to the old key when they end, even
+   * after step 4 (its revocation returns to the account only what it had not spent by then), so
+   * for that moment the account pays them on top of the replacement's limit, at most once.
+   */
+  limit: number;
+  /** Set by step 1, which every later step runs after. */
+  created?: Replacement;
+}
+
+/**
+ * How a step went: its line's detail, and when it failed, how the rotation then ends (putting
+ * back what can be put back, run after the failed line is written).
+ */
+type StepResult =
+  | { ok: true; detail: string; trace?: StepTrace }
+  | { ok: false; detail: string; trace?: StepTrace; end: () => Promise<RotationDoneLine> };
+
+/** One step of a rotation. `run` catches every failure and describes it, never throws. */
+interface RotationStep {
+  number: 1 | 2 | 3 | 4;
+  /** The detail of its `running` line, read when the step starts. */
+  running(rotation: Rotation): string;
+  run(rotation: Rotation): Promise<StepResult>;
+}
+
+/**
+ * Runs steps in order, each with a `running` line and then a `done` or `failed` one. The first
+ * failure ends the run with what that step says; after the last step, `finish` does.
+ */
+async function runSteps(
+  steps: RotationStep[],
+  rotation: Rotation,
+  finish: () => RotationDoneLine,
+): Promise<RotationDoneLine> {
+  const line = (
+    number: RotationStep['number'],
     status: RotationStepLine['status'],
     detail: string,
-    extra: Pick<RotationStepLine, 'cf_ray' | 'cost_usd'> = {},
-  ) => emit({ step: number, name: stepNames[number], status, detail, ...extra });
-  const oldRef = `${old.id} (${old.key})`;
-  const onOld = { id: old.id, key: old.key };
-  const allocated = old.kind === 'allocated_child';
-
-  // 1. Create the replacement, with what the old key has really left: its limit less what it
-  // spent, settled or not (`remaining_usd` counts only settled charges, which lag by up to
-  // GATEWAY_SETTLE_INTERVAL_MS, so it would give back money just spent). Requests still running
-  // on the old key are not counted here: they are charged to the old key when they end, even
-  // after step 4 (its revocation returns to the account only what it had not spent by then), so
-  // for that moment the account pays them on top of the replacement's limit, at most once.
-  const limit = allocated ? remainingCountingPending(old) : 0;
-  const replacement: NewChildKey = {
-    kind: allocated ? 'allocated_child' : 'shared_child',
-    name: old.name,
-    expires_at: old.expires_at,
-    replaces: old.id,
-    ...(allocated ? { limit_usd: limit, grace_usd: old.grace_usd ?? 0 } : {}),
-  };
-  step(
-    1,
-    'running',
-    `Creating a new ${allocated ? 'allocated' : 'shared'} child key named "${old.name}"${allocated ? ` with a limit of ${usd(limit)} (what the old key has left, counting charges not yet settled)` : ''}${old.expires_at !== null ? ' and the same expiry' : ''}.`,
-  );
-  let created: { secret: string; id: string; key: string };
-  try {
-    const issued = await createChildKey(context, accountKey, replacement);
-    run.secrets.add(issued.secret);
-    created = { secret: issued.secret, id: issued.summary.id, key: issued.summary.key };
-  } catch (error) {
-    const failure = failureOf(error, context);
-    step(1, 'failed', failure.message);
-    return {
-      done: true,
-      ok: false,
-      failed_step: 1,
-      state: `Nothing changed: ${who} still ${verb('uses', 'use')} the old key ${oldRef}, which still works. No replacement was made.`,
-      advice: `${failure.advice ? `${failure.advice} ` : ''}Fix what the gateway said${allocated ? ' (an allocated replacement needs the old key’s remaining free on the account key, until the old key is revoked)' : ''}, then rotate again.`,
-      profile: holder,
-      profile_key: onOld,
-      old_key: { id: old.id, revoked: false },
-      new_key: null,
-    };
+    extra: StepTrace = {},
+  ) => rotation.emit({ step: number, name: stepNames[number], status, detail, ...extra });
+  for (const step of steps) {
+    line(step.number, 'running', step.running(rotation));
+    const result = await step.run(rotation);
+    line(step.number, result.ok ? 'done' : 'failed', result.detail, result.trace);
+    if (!result.ok) return result.end();
   }
-  const newRef = `${created.id} (${created.key})`;
-  step(
-    1,
-    'done',
-    `Created ${newRef}.${old.disabled ? ' The old key is disabled; the replacement is enabled.' : ''}`,
-  );
+  return finish();
+}
 
-  /** Revokes the replacement after a failure; false when that fails too. */
-  const takeBack = () =>
-    revokeChildKey(context, accountKey, created.id).then(
-      () => true,
-      (error: unknown) => {
-        context.logger.warn(
-          { key_id: created.id, reason: failureOf(error, context).message },
-          'the replacement of a failed rotation could not be revoked',
-        );
-        return false;
-      },
-    );
-  const replacementFate = (revoked: boolean) =>
-    revoked
-      ? `The replacement ${newRef} was revoked.`
-      : `The replacement ${newRef} could not be revoked and still works.`;
-  const revokeAdvice = (revoked: boolean) =>
-    revoked ? '' : ` Revoke the replacement ${created.id} (Revoke in the child keys table).`;
+/** The replacement, which the steps after the first can count on. */
+function replacementOf(rotation: Rotation): Replacement {
+  if (!rotation.created) throw new Error('no replacement before step 1 is done');
+  return rotation.created;
+}
 
-  // 2. Update the server-side profile: the file first, so memory never holds what is not kept.
-  step(2, 'running', `Pointing ${who} at ${newRef} in ${store.description}.`);
-  try {
-    await store.putAll(on(created.secret));
-  } catch (error) {
-    const failure = failureOf(error, context);
-    step(2, 'failed', failure.message);
-    const revoked = await takeBack();
-    return {
-      done: true,
-      ok: false,
-      failed_step: 2,
-      state: `${Who} still ${verb('uses', 'use')} the old key ${oldRef}, which still works. ${replacementFate(revoked)}`,
-      advice: `Make ${store.location.path} writable by the workbench, then rotate again.${revokeAdvice(revoked)}`,
-      profile: holder,
-      profile_key: onOld,
-      old_key: { id: old.id, revoked: false },
-      new_key: { id: created.id, key: created.key, revoked },
-    };
-  }
-  moveTo(created.secret);
-  profiles.rememberKeyId(created.secret, created.id);
-  profiles.rememberIdentity(holder, old.kind);
-  step(
-    2,
-    'done',
-    `${Who} now ${verb('uses', 'use')} ${newRef}; ${store.description} was rewritten.`,
-  );
+const refOf = ({ id, key }: { id: string; key: string }) => ({ id, key });
 
-  // 3. Verify one minimal request with the new key.
-  const estimate = minimalCallEstimate(model, 1);
-  step(
-    3,
-    'running',
-    `Sending one minimal request with the new key: model ${model.id}, max_tokens 1, estimated cost ${usd(estimate.estimated_cost_usd)}.`,
-  );
-  let verifyFailure: { message: string; advice?: string } | null = null;
-  let trace: Pick<RotationStepLine, 'cf_ray' | 'cost_usd'> = {};
-  try {
-    const { answer, costUsd } = await minimalInference(context, created.secret, model.id, 1);
-    trace = { cf_ray: answer.cfRay, cost_usd: costUsd };
-    if (answer.status < 200 || answer.status >= 300) {
-      const refusal = gatewayErrorFailure(
-        answer.status,
-        answer.json ? answer.json.value : answer.text,
-        answer.cfRay,
-        [...profiles.allKeys(), ...run.secrets],
-      );
-      verifyFailure = {
-        message: `HTTP ${answer.status}: ${refusal.detail.message}`,
-        advice: refusal.detail.advice,
-      };
-    } else if (answer.cfRay) {
-      profiles.rememberTrace(holder, answer.cfRay);
-    }
-  } catch (error) {
-    verifyFailure = failureOf(error, context);
-  }
-  if (verifyFailure) {
-    step(3, 'failed', verifyFailure.message, trace);
-    // Back to the old key, which still works: at once in memory, then in the file.
-    moveTo(oldSecret);
-    let restored = true;
-    try {
-      await store.putAll(on(oldSecret));
-    } catch (error) {
-      restored = false;
-      context.logger.error(
-        { err: error, profile: holder },
-        'a failed rotation could not put the old key back in the keys store',
-      );
-    }
-    if (!restored) {
-      // The file still names the replacement: it is kept working, so no restart finds a dead key.
-      return {
-        done: true,
-        ok: false,
-        failed_step: 3,
-        state: `${Who} ${verb('is', 'are')} back on the old key ${oldRef}, which still works, but ${store.location.path} could not be rewritten and still holds the replacement ${newRef}, which is kept working so the file never points at a dead key.`,
-        advice: `Make ${store.location.path} writable by the workbench, then rotate again; revoke the replacement ${created.id} once the file no longer holds it.`,
-        profile: holder,
-        profile_key: onOld,
-        old_key: { id: old.id, revoked: false },
-        new_key: { id: created.id, key: created.key, revoked: false },
-      };
-    }
-    const revoked = await takeBack();
-    return {
-      done: true,
-      ok: false,
-      failed_step: 3,
-      state: `${Who} ${verb('is', 'are')} back on the old key ${oldRef}, which still works. ${replacementFate(revoked)}`,
-      advice: `${verifyFailure.advice ? `${verifyFailure.advice} ` : ''}Then rotate again.${revokeAdvice(revoked)}`,
-      profile: holder,
-      profile_key: onOld,
-      old_key: { id: old.id, revoked: false },
-      new_key: { id: created.id, key: created.key, revoked },
-    };
-  }
-  step(
-    3,
-    'done',
-    `The gateway served it with the new key${trace.cf_ray ? ` (trace ${trace.cf_ray})` : ''}${typeof trace.cost_usd === 'number' ? `, for ${usd(trace.cost_usd)}` : ''}.`,
-    trace,
-  );
+/** Every holder on `key`, as the keys store takes it. */
+const holdersOn = (rotation: Rotation, key: string) =>
+  Object.fromEntries(rotation.holders.map((name) => [name, key]));
 
-  // 4. Revoke the old key.
-  const onNew = { id: created.id, key: created.key };
-  step(4, 'running', `Revoking the old key ${oldRef}.`);
-  try {
-    await revokeChildKey(context, accountKey, old.id);
-  } catch (error) {
-    const failure = failureOf(error, context);
-    step(4, 'failed', failure.message);
-    return {
-      done: true,
-      ok: false,
-      failed_step: 4,
-      state: `${Who} ${verb('uses', 'use')} the new, verified key ${newRef}. The old key ${oldRef} still works and must be revoked.`,
-      advice: `Revoke the old key ${old.id}: Revoke in the child keys table, or on the gateway’s machine: keys revoke ${old.id}.`,
-      profile: holder,
-      profile_key: onNew,
-      old_key: { id: old.id, revoked: false },
-      new_key: { ...onNew, revoked: false },
-    };
-  }
-  step(4, 'done', `The old key ${oldRef} is revoked: the gateway refuses it from now on.`);
+/** Moves every holder to `key` in memory. */
+function moveTo(rotation: Rotation, key: string): void {
+  for (const name of rotation.holders) rotation.context.profiles.set(name, key);
+}
+
+/** The done line: ok when no step failed. */
+function ending(
+  rotation: Rotation,
+  failedStep: RotationStep['number'] | null,
+  { state, advice }: RotationOutcomeText,
+  profileKey: { id: string; key: string },
+  oldRevoked: boolean,
+  newKey: RotationDoneLine['new_key'],
+): RotationDoneLine {
   return {
     done: true,
-    ok: true,
-    failed_step: null,
-    state: `${Who} ${verb('uses', 'use')} the new key ${newRef}; the old key ${oldRef} is revoked.`,
-    advice: `Nothing to do in the workbench. A program outside it that used the old key needs the new one, kept on the server in ${store.location.path}.`,
-    profile: holder,
-    profile_key: onNew,
-    old_key: { id: old.id, revoked: true },
-    new_key: { ...onNew, revoked: false },
+    ok: failedStep === null,
+    failed_step: failedStep,
+    state,
+    advice,
+    profile: rotation.holder,
+    profile_key: profileKey,
+    old_key: { id: rotation.old.id, revoked: oldRevoked },
+    new_key: newKey,
   };
+}
+
+/** Revokes the replacement after a failure; false when that fails too. */
+function takeBack(rotation: Rotation): Promise<boolean> {
+  const { context, accountKey } = rotation;
+  const { id } = replacementOf(rotation);
+  return revokeChildKey(context, accountKey, id).then(
+    () => true,
+    (error: unknown) => {
+      context.logger.warn(
+        { key_id: id, reason: failureOf(error, context).message },
+        'the replacement of a failed rotation could not be revoked',
+      );
+      return false;
+    },
+  );
+}
+
+/** 1. Create the replacement, with the old key's name, expiry and what it has left (`limit`). */
+const createReplacement: RotationStep = {
+  number: 1,
+  running: ({ text, limit }) => text.create.running(limit),
+  async run(rotation) {
+    const { context, accountKey, old, allocated, limit, text } = rotation;
+    const request: NewChildKey = {
+      kind: allocated ? 'allocated_child' : 'shared_child',
+      name: old.name,
+      expires_at: old.expires_at,
+      replaces: old.id,
+      ...(allocated ? { limit_usd: limit, grace_usd: old.grace_usd ?? 0 } : {}),
+    };
+    try {
+      const issued = await createChildKey(context, accountKey, request);
+      rotation.secrets.add(issued.secret);
+      rotation.created = {
+        secret: issued.secret,
+        id: issued.summary.id,
+        key: issued.summary.key,
+      };
+    } catch (error) {
+      const failure = failureOf(error, context);
+      return {
+        ok: false,
+        detail: failure.message,
+        end: async () =>
+          ending(rotation, 1, text.create.failed(failure.advice), refOf(old), false, null),
+      };
+    }
+    return { ok: true, detail: text.create.done(replacementOf(rotation)) };
+  },
+};
+
+/** 2. Update the server-side profile: the file first, so memory never holds what is not kept. */
+const updateProfile: RotationStep = {
+  number: 2,
+  running: (rotation) => rotation.text.updateProfile.running(replacementOf(rotation)),
+  async run(rotation) {
+    const { context, store, holder, old, text } = rotation;
+    const created = replacementOf(rotation);
+    try {
+      await store.putAll(holdersOn(rotation, created.secret));
+    } catch (error) {
+      return {
+        ok: false,
+        detail: failureOf(error, context).message,
+        end: async () => {
+          const revoked = await takeBack(rotation);
+          return ending(
+            rotation,
+            2,
+            text.updateProfile.failed(created, revoked),
+            refOf(old),
+            false,
+            {
+              ...refOf(created),
+              revoked,
+            },
+          );
+        },
+      };
+    }
+    moveTo(rotation, created.secret);
+    context.profiles.rememberKeyId(created.secret, created.id);
+    context.profiles.rememberIdentity(holder, old.kind);
+    return { ok: true, detail: text.updateProfile.done(created) };
+  },
+};
+
+/** 3. Verify one minimal request with the new key. */
+const verify: RotationStep = {
+  number: 3,
+  running: ({ text, model }) =>
+    text.verify.running(model.id, minimalCallEstimate(model, 1).estimated_cost_usd),
+  async run(rotation) {
+    const { context, holder, model, text } = rotation;
+    const { profiles } = context;
+    let verifyFailure: { message: string; advice?: string } | null = null;
+    let trace: StepTrace = {};
+    try {
+      const { secret } = replacementOf(rotation);
+      const { answer, costUsd } = await minimalInference(context, secret, model.id, 1);
+      trace = { cf_ray: answer.cfRay, cost_usd: costUsd };
+      if (answer.status < 200 || answer.status >= 300) {
+        const refusal = gatewayErrorFailure(
+          answer.status,
+          answer.json ? answer.json.value : answer.text,
+          answer.cfRay,
+          [...profiles.allKeys(), ...rotation.secrets],
+        );
+        verifyFailure = {
+          message: text.verify.refused(answer.status, refusal.detail.message),
+          advice: refusal.detail.advice,
+        };
+      } else if (answer.cfRay) {
+        profiles.rememberTrace(holder, answer.cfRay);
+      }
+    } catch (error) {
+      verifyFailure = failureOf(error, context);
+    }
+    if (!verifyFailure) return { ok: true, detail: text.verify.done(trace), trace };
+    const { advice } = verifyFailure;
+    return {
+      ok: false,
+      detail: verifyFailure.message,
+      trace,
+      end: () => putBackOldKey(rotation, advice),
+    };
+  },
+};
+
+/** After a failed verify, back to the old key, which still works: in memory, then in the file. */
+async function putBackOldKey(
+  rotation: Rotation,
+  advice: string | undefined,
+): Promise<RotationDoneLine> {
+  const { context, store, holder, oldSecret, old, text } = rotation;
+  const created = replacementOf(rotation);
+  moveTo(rotation, oldSecret);
+  let restored = true;
+  try {
+    await store.putAll(holdersOn(rotation, oldSecret));
+  } catch (error) {
+    restored = false;
+    context.logger.error(
+      { err: error, profile: holder },
+      'a failed rotation could not put the old key back in the keys store',
+    );
+  }
+  if (!restored) {
+    // The file still names the replacement: it is kept working, so no restart finds a dead key.
+    return ending(rotation, 3, text.verify.failedFileNotRestored(created), refOf(old), false, {
+      ...refOf(created),
+      revoked: false,
+    });
+  }
+  const revoked = await takeBack(rotation);
+  return ending(rotation, 3, text.verify.failed(created, revoked, advice), refOf(old), false, {
+    ...refOf(created),
+    revoked,
+  });
+}
+
+/** 4. Revoke the old key. */
+const revokeOld: RotationStep = {
+  number: 4,
+  running: ({ text }) => text.revokeOld.running(),
+  async run(rotation) {
+    const { context, accountKey, old, text } = rotation;
+    try {
+      await revokeChildKey(context, accountKey, old.id);
+    } catch (error) {
+      const created = refOf(replacementOf(rotation));
+      return {
+        ok: false,
+        detail: failureOf(error, context).message,
+        end: async () =>
+          ending(rotation, 4, text.revokeOld.failed(created), created, false, {
+            ...created,
+            revoked: false,
+          }),
+      };
+    }
+    return { ok: true, detail: text.revokeOld.done() };
+  },
+};
+
+/** The four steps, in order: create, repoint the profiles, verify, revoke the old key. */
+const rotationSteps = [createReplacement, updateProfile, verify, revokeOld];
+
+/** Runs the four steps; every failure is caught and described, so it always ends with a done line. */
+export async function runRotation(run: RotationRun): Promise<RotationDoneLine> {
+  const { holders, old, store } = run;
+  const allocated = old.kind === 'allocated_child';
+  const rotation: Rotation = {
+    ...run,
+    text: rotationText({
+      holders,
+      old,
+      store: { description: store.description, path: store.location.path },
+    }),
+    allocated,
+    limit: allocated ? remainingCountingPending(old) : 0,
+  };
+  return runSteps(rotationSteps, rotation, () => {
+    const created = refOf(replacementOf(rotation));
+    return ending(rotation, null, rotation.text.finished(created), created, true, {
+      ...created,
+      revoked: false,
+    });
+  });
 }
 
 /** Starts the NDJSON answer; lines are masked, and dropped once the browser has left. */
