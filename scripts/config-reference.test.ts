@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { gatewayEnvironmentSchema } from '../gateway/config';
-import { workbenchVariableSchemas } from '../server/config';
+import { workbenchVariableSchemas } from '../server/core/config';
 import {
   configurationDocPath,
   gatewayRows,

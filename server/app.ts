@@ -7,34 +7,34 @@ import express from 'express';
 import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import type { Logger } from 'pino';
-import { createAccessControl } from './access';
-import { createActivityRouter } from './activity';
-import { createBalanceRouter } from './balance';
-import { bodyDepthLimit } from './body-depth';
-import { jsonBody } from './json-body';
-import { createCatalogRouter, createCatalogService } from './catalog';
-import { createChatRouter } from './chat-proxy';
-import { createChildKeysRouter } from './child-keys';
-import { createEmbeddingsRouter } from './embeddings-proxy';
-import type { GatewayTimeouts } from './config';
-import type { WorkbenchContext } from './context';
-import { createChecksRouter } from './endpoint-checks/router';
-import { createErrorHandler, notFoundHandler, type AdviceSituation } from './errors';
-import { createGatewayClient } from './gateway-client';
-import { createGenerationRouter } from './generation';
-import { createHealthRouter } from './health';
-import type { KeysStoreSettings } from './keys-store';
-import { requestLogger, workbenchChildLogger } from './logging';
-import { createModelEndpointsRouter } from './model-endpoints';
-import { ProfileStore } from './profiles';
+import { createAccessControl } from './sign-in/access';
+import { createActivityRouter } from './activity/activity';
+import { createBalanceRouter } from './keys/balance';
+import { bodyDepthLimit } from './core/body-depth';
+import { jsonBody } from './core/json-body';
+import { createCatalogRouter, createCatalogService } from './catalog/catalog';
+import { createChatRouter } from './playground/chat-proxy';
+import { createChildKeysRouter } from './keys/child-keys';
+import { createEmbeddingsRouter } from './playground/embeddings-proxy';
+import type { GatewayTimeouts } from './core/config';
+import type { WorkbenchContext } from './core/context';
+import { createChecksRouter } from './endpoints/router';
+import { createErrorHandler, notFoundHandler, type AdviceSituation } from './core/errors';
+import { createGatewayClient } from './core/gateway-client';
+import { createGenerationRouter } from './playground/generation';
+import { createHealthRouter } from './core/health';
+import type { KeysStoreSettings } from './keys/keys-store';
+import { requestLogger, workbenchChildLogger } from './core/logging';
+import { createModelEndpointsRouter } from './catalog/model-endpoints';
+import { ProfileStore } from './keys/profiles';
 import {
   crossSiteGuard,
   hostCheck,
   securityHeaders,
   stateChangeGuard,
   type ListenAddress,
-} from './security';
-import { createValidateKeyRouter } from './validate-key';
+} from './core/security';
+import { createValidateKeyRouter } from './keys/validate-key';
 import { defaultStaticDir, devUi, staticUi } from './web-ui';
 
 /** A UI source module Vite serves under /api in development (web/api/*.ts). */
@@ -65,7 +65,7 @@ export interface WorkbenchOptions extends KeysStoreSettings {
   gatewayAnswerLimitBytes?: number;
   /** Embedded mode: the state of the gateway process the start script supervises. */
   embeddedGateway?: () => EmbeddedGatewayStatus;
-  /** WORKBENCH_ACCESS_TOKEN: with it, every page and API call needs a session (access.ts). */
+  /** WORKBENCH_ACCESS_TOKEN: with it, every page and API call needs a session (sign-in/access.ts). */
   accessToken?: string | null;
 }
 

@@ -4,9 +4,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkListenAddress } from './access';
+import { checkListenAddress } from './sign-in/access';
 import { createWorkbenchApp, type WorkbenchOptions } from './app';
-import { openKeysStore } from './keys-store';
+import { openKeysStore } from './keys/keys-store';
 
 export type StartWorkbenchOptions = Omit<WorkbenchOptions, 'httpServer'>;
 
@@ -19,11 +19,11 @@ export interface RunningWorkbench {
 /** How long open streams may run on after close() before their connections are cut. */
 const closeGraceMs = 3_000;
 
-export { loadWorkbenchConfig, normalizeGatewayBaseUrl, type WorkbenchConfig } from './config';
-export { createWorkbenchLogger } from './logging';
-export { buildProfiles } from './profiles';
-export { readKeysFile } from './keys-file';
-export { KeysStore, keysStoreLocation } from './keys-store';
+export { loadWorkbenchConfig, normalizeGatewayBaseUrl, type WorkbenchConfig } from './core/config';
+export { createWorkbenchLogger } from './core/logging';
+export { buildProfiles } from './keys/profiles';
+export { readKeysFile } from './keys/keys-file';
+export { KeysStore, keysStoreLocation } from './keys/keys-store';
 export { createWorkbenchApp, type WorkbenchOptions } from './app';
 
 export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {

@@ -10,7 +10,7 @@ import {
   chatResultSchema,
   checksReportSchema,
 } from '../contract/workbench-api';
-import { traceIdOf } from './gateway-client';
+import { traceIdOf } from './core/gateway-client';
 import {
   balanceBody,
   cfRayOf,

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Request, Response } from 'express';
 import { apiErrorSchema } from '../contract/workbench-api';
-import { createErrorHandler } from './errors';
+import { createErrorHandler } from './core/errors';
 import { startFakeGateway, type FakeGateway } from './test-support/fake-gateway';
 import { fakeKey, postJson, rawRequest, startTestBff, type TestBff } from './test-support/harness';
 

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler } from 'express';
 import type { ViteDevServer } from 'vite';
 
+// One folder below the repository's root both here (server/) and bundled (dist/start.js), which
+// is why this file stays at the top of server/ rather than in a feature folder.
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export const defaultStaticDir = path.join(repositoryRoot, 'dist', 'web');

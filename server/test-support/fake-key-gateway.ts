@@ -4,7 +4,7 @@
  * steps can each be made to fail.
  */
 import type { ServerResponse } from 'node:http';
-import { maskKey } from '../secrets';
+import { maskKey } from '../core/secrets';
 import { fakeKey } from './harness';
 import {
   defaultHandler,

@@ -11,7 +11,7 @@ import {
 } from 'node:http';
 import { Writable } from 'node:stream';
 import { startWorkbench, type RunningWorkbench } from '../index';
-import { createWorkbenchLogger } from '../logging';
+import { createWorkbenchLogger } from '../core/logging';
 import type { WorkbenchOptions } from '../app';
 
 /** A key-shaped value built at run time, so no key-like literal is ever committed. */

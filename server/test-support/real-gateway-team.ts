@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startGatewayProcess, type GatewayProcess } from '../../testing/gateway-process';
-import { KeysStore } from '../keys-store';
+import { KeysStore } from '../keys/keys-store';
 import { startTestBff, type TestBff } from './harness';
 
 export type RealGatewayTeam = {

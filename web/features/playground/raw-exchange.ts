@@ -52,7 +52,7 @@ export function streamEventsText(events: RawStreamEvent[]): string {
 }
 
 /**
- * The named events the workbench server adds around the gateway's stream (server/chat-proxy.ts):
+ * The named events the workbench server adds around the gateway's stream (server/playground/chat-proxy.ts):
  * the gateway sends only `data:` lines, so a named event is never the gateway's.
  */
 const workbenchEventNames = new Set(['meta', 'done', 'error']);

@@ -97,7 +97,7 @@ export function errorFromStreamPayload(payload: unknown): StreamError | null {
 /**
  * One piece of advice: the BFF's, which is the one author of advice for gateway errors (it knows
  * the error type, the key's kind and the model, and its own failures, such as an unreachable
- * gateway: server/errors.ts), else the generic one for the status, for an error that arrived inside
+ * gateway: server/core/errors.ts), else the generic one for the status, for an error that arrived inside
  * a stream. Joining the two said it twice.
  */
 function combineAdvice(serverAdvice: string | null | undefined, status: number | null | undefined) {

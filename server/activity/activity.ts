@@ -1,0 +1,175 @@
+/**
+ * The Activity page's two reads, with the chosen profile's key:
+ * - `GET /api/generations?profile=&model=&outcome=&from=&to=&key_id=&limit=&cursor=`: a page of
+ *   the key's requests, newest first (the gateway's `GET /v1/generations`);
+ * - `GET /api/activity?profile=&days=&key_id=`: requests, tokens and cost per UTC day and model
+ *   (the gateway's `GET /v1/activity`).
+ * Queries are checked before anything reaches the gateway; only the fields the page shows are
+ * passed on, and a child's key only masked (masked again here, in case a gateway did not).
+ */
+import { Router, type Response } from 'express';
+import type { z } from 'zod';
+import {
+  activitySchema,
+  generationListSchema,
+  type GenerationRecord,
+} from '../../contract/gateway';
+import {
+  activityQuerySchema,
+  generationsQuerySchema,
+  type ActivityRequest,
+  type ActivityView,
+  type GenerationsPage,
+} from '../../contract/workbench-api';
+import { abortOnClientClose } from '../core/client-close';
+import type { WorkbenchContext } from '../core/context';
+import { parseInput, readGatewayAnswer } from '../core/errors';
+import { redactSecretText } from '../core/secrets';
+
+/** A page size the table can fill a screen with, without reading a whole history at once. */
+const defaultPageSize = 50;
+
+/** A generation record as one row of the Activity page. */
+export function activityRequestOf(
+  record: GenerationRecord,
+  knownKeys: Iterable<string>,
+): ActivityRequest {
+  const keys = [...knownKeys];
+  return {
+    id: record.id,
+    created_at: record.created_at,
+    model: record.model,
+    provider: record.provider,
+    form: record.form,
+    streamed: record.streamed,
+    prompt_tokens: record.prompt_tokens,
+    completion_tokens: record.completion_tokens,
+    cost_usd: record.cost_usd,
+    latency_ms: record.latency_ms,
+    outcome: record.outcome,
+    finish_reason: record.finish_reason,
+    settlement: record.settlement,
+    usage_estimated: record.usage_estimated ?? false,
+    charge_capped: record.charge_capped ?? false,
+    attempts: (record.attempts ?? []).map((attempt) => ({
+      provider: attempt.provider,
+      status: attempt.status,
+      latency_ms: attempt.latency_ms,
+    })),
+    upstream_model: record.upstream_model ?? null,
+    cache_read_tokens: record.cache_read_tokens ?? 0,
+    cache_write_tokens: record.cache_write_tokens ?? 0,
+    cache_write_1h_tokens: record.cache_write_1h_tokens ?? 0,
+    settled_at: record.settled_at,
+    translation: record.translation ?? null,
+    child: record.child
+      ? {
+          id: record.child.id,
+          name: redactSecretText(record.child.name, keys),
+          masked_key: redactSecretText(record.child.key, keys),
+        }
+      : null,
+  };
+}
+
+/** One GET to the gateway with the profile's key, parsed with `schema` or failed as the BFF's error. */
+async function readGateway<Schema extends z.ZodType>(
+  context: WorkbenchContext,
+  response: Response,
+  profile: string,
+  path: string,
+  schema: Schema,
+  shapeMessage: string,
+): Promise<z.output<Schema>> {
+  const key = context.profiles.keyOf(profile);
+  const answer = await context.gateway.collect({
+    method: 'GET',
+    path,
+    key,
+    signal: abortOnClientClose(response),
+  });
+  response.locals.cfRay = answer.cfRay;
+  const parsed = readGatewayAnswer(answer, schema, shapeMessage, context.profiles.allKeys());
+  return parsed as z.output<Schema>;
+}
+
+/** `path?name=value…` with the values that are set. */
+function gatewayPath(path: string, query: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export function createActivityRouter(context: WorkbenchContext): Router {
+  const router = Router();
+
+  router.get('/generations', async (request, response) => {
+    const query = parseInput(generationsQuerySchema, request.query, 'query');
+    const list = await readGateway(
+      context,
+      response,
+      query.profile,
+      gatewayPath('/v1/generations', {
+        model: query.model,
+        outcome: query.outcome,
+        from: query.from,
+        to: query.to,
+        key_id: query.key_id,
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      }),
+      generationListSchema,
+      'The gateway’s list of generation records does not have the expected shape (object "list" of generations).',
+    );
+    const knownKeys = [...context.profiles.allKeys()];
+    const page: GenerationsPage = {
+      profile: query.profile,
+      data: list.data.map((record) => activityRequestOf(record, knownKeys)),
+      next_cursor: list.has_more ? list.next_cursor : null,
+      fetched_at: Date.now(),
+    };
+    response.json(page);
+  });
+
+  router.get('/activity', async (request, response) => {
+    const query = parseInput(activityQuerySchema, request.query, 'query');
+    const activity = await readGateway(
+      context,
+      response,
+      query.profile,
+      gatewayPath('/v1/activity', { days: query.days ?? 30, key_id: query.key_id }),
+      activitySchema,
+      'The gateway’s activity answer does not have the expected shape (object "activity").',
+    );
+    const figures = (source: {
+      requests: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      cost_usd: number;
+    }) => ({
+      requests: source.requests,
+      prompt_tokens: source.prompt_tokens,
+      completion_tokens: source.completion_tokens,
+      cost_usd: source.cost_usd,
+    });
+    const view: ActivityView = {
+      profile: query.profile,
+      days: activity.days,
+      from: activity.from,
+      to: activity.to,
+      data: activity.data.map((day) => ({
+        date: day.date,
+        ...figures(day),
+        models: day.models.map((entry) => ({ model: entry.model, ...figures(entry) })),
+      })),
+      totals: figures(activity.totals),
+      fetched_at: Date.now(),
+    };
+    response.json(view);
+  });
+
+  return router;
+}
