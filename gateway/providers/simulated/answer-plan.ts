@@ -220,7 +220,66 @@ function composeText(
     sentences.push(sentence);
     words += sentence.split(' ').length;
   }
-  return [...opening, ...sentences].join(' ');
+  const prose = [...opening, ...sentences].join(' ');
+  const wanted = markdownAsked(textOf(last));
+  return wanted.size === 0 ? prose : markdownAnswer(prose, wanted, subjectOf(textOf(last)), random);
+}
+
+type MarkdownPart = 'heading' | 'list' | 'code' | 'table';
+
+/**
+ * The Markdown a prompt asks for: each part it names ("in a table", "bullet points", "a code
+ * example"), or all of them when it asks for Markdown itself, so a workbench can show how
+ * replies render. Ordinary words ("list", "code") alone do not count.
+ */
+function markdownAsked(text: string): Set<MarkdownPart> {
+  if (/\bmarkdown\b/i.test(text)) return new Set(['heading', 'list', 'code', 'table']);
+  const parts = new Set<MarkdownPart>();
+  if (/\bheadings?\b/i.test(text)) parts.add('heading');
+  if (/\b(?:a|as a|in a) (?:bulleted |numbered )?list\b|\bbullet(?:s| points?)\b/i.test(text))
+    parts.add('list');
+  if (/\bcode (?:blocks?|examples?|samples?|snippets?)\b/i.test(text)) parts.add('code');
+  if (/\b(?:a|in a|as a) table\b|\btables\b/i.test(text)) parts.add('table');
+  return parts;
+}
+
+function markdownAnswer(
+  prose: string,
+  wanted: Set<MarkdownPart>,
+  subject: string,
+  random: () => number,
+): string {
+  const pick = () => SENTENCES[Math.floor(random() * SENTENCES.length)]!;
+  const blocks: string[] = [];
+  if (wanted.has('heading')) blocks.push(`## About ${subject}`);
+  blocks.push(prose);
+  if (wanted.has('list'))
+    blocks.push([pick(), pick(), pick()].map((item) => `- ${item}`).join('\n'));
+  if (wanted.has('code')) {
+    blocks.push(
+      [
+        '```ts',
+        `const reply = await client.chat.completions.create({`,
+        `  model: 'sim/chat-standard',`,
+        `  messages: [{ role: 'user', content: ${JSON.stringify(`Tell me about ${subject}`)} }],`,
+        '});',
+        'console.log(reply.choices[0].message.content);',
+        '```',
+      ].join('\n'),
+    );
+  }
+  if (wanted.has('table')) {
+    blocks.push(
+      [
+        '| what | how the gateway handles it |',
+        '| --- | --- |',
+        '| keys | stay on the server |',
+        '| money | counted in whole nano-dollars |',
+        '| streams | usage in the last chunk |',
+      ].join('\n'),
+    );
+  }
+  return blocks.join('\n\n');
 }
 
 /** Cuts the answer before the earliest stop sequence, as vendors do (the sequence is not sent). */

@@ -108,6 +108,22 @@ describe('the simulated provider', () => {
     expect(long.deltas.length).toBeGreaterThan(400);
   });
 
+  it('answers in Markdown where the prompt asks for it, and in prose otherwise', async () => {
+    const ask = (text: string) =>
+      run({ messages: [{ role: 'user', parts: [{ type: 'text', text }] }], maxTokens: 4000 });
+    const all = (await ask('Explain Gateways in markdown, please.')).text;
+    expect(all).toMatch(/^## About Gateways$/m);
+    expect(all).toMatch(/^- .+$/m);
+    expect(all).toMatch(/^```ts\n[\s\S]+\n```$/m);
+    expect(all).toMatch(/^\| what \| how the gateway handles it \|\n\| --- \| --- \|$/m);
+    const table = (await ask('Compare the options in a table.')).text;
+    expect(table).toContain('| --- | --- |');
+    expect(table).not.toContain('```');
+    expect(table).not.toMatch(/^## /m);
+    const prose = (await ask('Tell me about gateways.')).text;
+    expect(prose).not.toMatch(/^(## |- |```|\| )/m);
+  });
+
   it('stops before the earliest stop sequence, without sending it', async () => {
     const full = await run();
     const words = full.text.split(' ');
