@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { precompress } from './precompress.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
@@ -100,6 +101,7 @@ function copyMigrations() {
 export async function buildWeb() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
+  precompress(path.join(dist, 'web'));
 }
 
 /** Builds what is missing or stale; says so on standard error (standard output may be JSON). */

@@ -6,7 +6,12 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type RequestHandler } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import type { ViteDevServer } from 'vite';
 
 // One folder below the repository's root both here (server/) and bundled (dist/start.js), which
@@ -24,18 +29,59 @@ function isPageRequest(method: string, requestPath: string): boolean {
   );
 }
 
+// Vite names built assets by content hash, so they can be kept; index.html must not be.
+function cacheControlOf(filePath: string): string {
+  return filePath.includes(`${path.sep}assets${path.sep}`)
+    ? 'public, max-age=31536000, immutable'
+    : 'no-cache';
+}
+
+const encodings = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+
+/**
+ * Sends `file` as the brotli or gzip copy the build made beside it (scripts/precompress.mjs),
+ * when the browser takes that encoding; false when there is none, so the caller sends it plain.
+ */
+function sendPrecompressed(
+  request: Request,
+  response: Response,
+  file: string,
+  next: NextFunction,
+): boolean {
+  response.vary('Accept-Encoding');
+  // Ours to choose among what the browser takes: browsers list gzip first but brotli is smaller.
+  const encoding = encodings.find((candidate) => request.acceptsEncodings(candidate.name));
+  if (!encoding || !existsSync(file + encoding.suffix)) return false;
+  response.setHeader('Content-Encoding', encoding.name);
+  response.setHeader('Cache-Control', cacheControlOf(file));
+  // The type of what was compressed; send() keeps a Content-Type that is already set.
+  response.type(path.extname(file));
+  response.sendFile(file + encoding.suffix, (error) => error && next(error));
+  return true;
+}
+
 export function staticUi(staticDir: string): RequestHandler[] {
-  const indexFile = path.join(staticDir, 'index.html');
-  const serveFiles = express.static(staticDir, {
+  const root = path.resolve(staticDir);
+  const indexFile = path.join(root, 'index.html');
+  const serveCompressed: RequestHandler = (request, response, next) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+    let file: string;
+    try {
+      file = path.join(root, decodeURIComponent(request.path));
+    } catch {
+      return next();
+    }
+    // Only files below the folder; anything else goes on to the app's pages.
+    if (!file.startsWith(root + path.sep)) return next();
+    if (!sendPrecompressed(request, response, file, next)) next();
+  };
+  const serveFiles = express.static(root, {
     index: false,
-    // Vite names built assets by content hash, so they can be kept; index.html must not be.
-    setHeaders: (response, filePath) => {
-      const immutable = filePath.includes(`${path.sep}assets${path.sep}`);
-      response.setHeader(
-        'Cache-Control',
-        immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-      );
-    },
+    setHeaders: (response, filePath) =>
+      response.setHeader('Cache-Control', cacheControlOf(filePath)),
   });
   const fallback: RequestHandler = (request, response, next) => {
     if (!isPageRequest(request.method, request.path)) return next();
@@ -48,10 +94,11 @@ export function staticUi(staticDir: string): RequestHandler[] {
         );
       return;
     }
+    if (sendPrecompressed(request, response, indexFile, next)) return;
     response.setHeader('Cache-Control', 'no-cache');
     response.sendFile(indexFile);
   };
-  return [serveFiles, fallback];
+  return [serveCompressed, serveFiles, fallback];
 }
 
 /** Vite in middleware mode; its HMR websocket shares the BFF's HTTP server when given. */
