@@ -323,6 +323,17 @@ describe('CatalogPage', () => {
     await waitFor(() => expect(visibleIds()).toEqual(['c/dear']));
   });
 
+  it('names the Price and Parameters panels, as every dialog needs', async () => {
+    mockCatalog([makeModel({ id: 'a/cheap' })]);
+    renderRoute('/catalog');
+    await screen.findByText('a/cheap');
+    await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
+    expect(await screen.findByRole('dialog', { name: 'Filter by price' })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(screen.getByRole('button', { name: /^Parameters/ }));
+    expect(await screen.findByRole('dialog', { name: 'Filter by parameters' })).toBeInTheDocument();
+  });
+
   it('refuses an ambiguous price with a message instead of guessing', async () => {
     mockCatalog([makeModel({ id: 'a/cheap' })]);
     renderRoute('/catalog');

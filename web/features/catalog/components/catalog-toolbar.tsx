@@ -29,10 +29,13 @@ function variantLabel(variant: string): string {
 
 function FilterPopover({
   label,
+  name,
   active,
   children,
 }: {
   label: string;
+  /** The panel's accessible name: Radix gives it role="dialog", and a dialog needs a name. */
+  name: string;
   active: boolean;
   children: ReactNode;
 }) {
@@ -52,6 +55,7 @@ function FilterPopover({
       </Popover.Trigger>
       <Popover.Portal>
         <Popover.Content
+          aria-label={name}
           sideOffset={4}
           align="start"
           className="z-50 w-72 max-w-[calc(100vw-1rem)] rounded-md border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
@@ -208,6 +212,7 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
                   ? `Parameters (${filters.parameters.length})`
                   : 'Parameters'
               }
+              name="Filter by parameters"
               active={filters.parameters.length > 0}
             >
               <fieldset>
@@ -238,6 +243,7 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
             </FilterPopover>
             <FilterPopover
               label={filters.priceMinimum || filters.priceMaximum ? 'Price (set)' : 'Price'}
+              name="Filter by price"
               active={filters.priceMinimum !== '' || filters.priceMaximum !== ''}
             >
               <fieldset className="flex flex-col gap-2">
