@@ -132,6 +132,22 @@ describe('CatalogPage', () => {
     await waitFor(() => expect(visibleIds()).toEqual(['a/small', 'b/large']));
   });
 
+  it('names the direction toggle by the word it shows, so it can be spoken to', async () => {
+    mockCatalog([makeModel({ id: 'a/small' }), makeModel({ id: 'b/large' })]);
+    renderRoute('/catalog?sort=name&dir=asc');
+    await screen.findByText('a/small');
+    // Label in name (WCAG 2.5.3): the visible words, arrows aside, begin the accessible name.
+    const visibleWords = (element: HTMLElement) =>
+      (element.textContent ?? '').replace(/[^\p{L}\p{N} ]/gu, '').trim();
+    const toggle = screen.getByRole('button', { name: /ascending/ });
+    expect(visibleWords(toggle)).toBe('Asc');
+    expect(toggle).toHaveAccessibleName(/^Asc\b/);
+    await userEvent.click(toggle);
+    const descending = await screen.findByRole('button', { name: /descending, change/ });
+    expect(visibleWords(descending)).toBe('Desc');
+    expect(descending).toHaveAccessibleName(/^Desc\b/);
+  });
+
   it('opens a detail panel with every field, unknown raw fields, curl and a playground link', async () => {
     const model = makeModel({
       id: 'openai/gpt-4o',

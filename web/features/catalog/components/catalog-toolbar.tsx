@@ -146,11 +146,13 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
               onChange({ sort, direction: defaultDirection(sort) });
             }}
           />
+          {/* The name begins with the visible word (WCAG 2.5.3, label in name): someone who
+              says "click Asc" to their computer must hit this button. */}
           <Button
             aria-label={
               filters.direction === 'asc'
-                ? 'Sort ascending (change to descending)'
-                : 'Sort descending (change to ascending)'
+                ? 'Asc (sorted ascending, change to descending)'
+                : 'Desc (sorted descending, change to ascending)'
             }
             onClick={() => onChange({ direction: filters.direction === 'asc' ? 'desc' : 'asc' })}
           >
