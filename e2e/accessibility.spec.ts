@@ -57,5 +57,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
       await expect(page.getByText(/^Last run /)).toBeVisible();
       expect(await seriousFindings(page)).toEqual([]);
     });
+
+    test('the endpoints page with its Export menu open has no serious or critical axe findings', async ({
+      page,
+    }) => {
+      await page.goto('/endpoints');
+      await expect(page.getByRole('table', { name: 'Endpoint checks' })).toBeVisible();
+      await page.getByRole('button', { name: /^Export results/ }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
+      expect(await seriousFindings(page)).toEqual([]);
+    });
   });
 }
