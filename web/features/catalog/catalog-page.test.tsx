@@ -156,15 +156,31 @@ describe('CatalogPage', () => {
         id: 'openai/gpt-4o',
         name: 'GPT-4o',
         pricing: { prompt: '0.0000025', image: '0.003' },
-        top_provider: { is_moderated: true },
+        context_length: 128_000,
+        top_provider: {
+          context_length: 128_000,
+          max_completion_tokens: 16_384,
+          is_moderated: true,
+        },
       },
+      context_length: 128_000,
+      max_completion_tokens: 16_384,
     });
     mockCatalog([model]);
     const { currentLocation } = renderRoute('/catalog');
     await userEvent.click(await screen.findByRole('button', { name: 'Details of GPT-4o' }));
     const dialog = await screen.findByRole('dialog');
     expect(new URLSearchParams(currentLocation().search).get('model')).toBe('openai/gpt-4o');
-    expect(within(dialog).getByText('top_provider')).toBeInTheDocument();
+    // The maximum output has a row of its own; only the parts of top_provider the panel does not
+    // show (is_moderated) are listed as unknown.
+    expect(within(dialog).getByText('Max output').nextElementSibling).toHaveTextContent(
+      '16K (16,384 tokens per answer)',
+    );
+    const other = within(dialog).getByRole('heading', { name: 'Other fields' }).parentElement!;
+    expect(within(other).getByText('top_provider.is_moderated')).toBeInTheDocument();
+    expect(within(other).queryByText('top_provider')).not.toBeInTheDocument();
+    expect(within(other).queryByText('top_provider.max_completion_tokens')).not.toBeInTheDocument();
+    expect(within(other).queryByText('top_provider.context_length')).not.toBeInTheDocument();
     expect(within(dialog).getByText('pricing.image')).toBeInTheDocument();
     expect(within(dialog).getByText(/"is_moderated": true/)).toBeInTheDocument();
     const curl = within(dialog).getByText(
