@@ -49,12 +49,34 @@ for (const colorScheme of ['light', 'dark'] as const) {
       expect(await seriousFindings(page)).toEqual([]);
     });
 
+    for (const panel of ['Price', 'Parameters']) {
+      test(`the catalog's ${panel} filter panel has no serious or critical axe findings`, async ({
+        page,
+      }) => {
+        await page.goto('/catalog');
+        await expect(page.getByRole('table', { name: 'Models' })).toBeVisible();
+        await page.getByRole('button', { name: new RegExp(`^${panel}`) }).click();
+        await expect(page.getByRole('dialog')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+    }
+
     test('the endpoints page after a run has no serious or critical axe findings', async ({
       page,
     }) => {
       await page.goto('/endpoints');
       await page.getByRole('button', { name: 'Run checks' }).click();
       await expect(page.getByText(/^Last run /)).toBeVisible();
+      expect(await seriousFindings(page)).toEqual([]);
+    });
+
+    test('the endpoints page with its Export menu open has no serious or critical axe findings', async ({
+      page,
+    }) => {
+      await page.goto('/endpoints');
+      await expect(page.getByRole('table', { name: 'Endpoint checks' })).toBeVisible();
+      await page.getByRole('button', { name: /^Export results/ }).click();
+      await expect(page.getByRole('menu')).toBeVisible();
       expect(await seriousFindings(page)).toEqual([]);
     });
   });

@@ -59,7 +59,7 @@ test.describe('catalog', () => {
 
     await chooseOption(page, 'Variant', 'Any variant');
     await chooseOption(page, 'Sort by', 'Prompt price');
-    await page.getByRole('button', { name: /Sort ascending/ }).click();
+    await page.getByRole('button', { name: /^Asc\b/ }).click();
     await expect(page).toHaveURL(/sort=prompt/);
     await expect(page).toHaveURL(/dir=desc/);
     const descending = await visibleIds(page);

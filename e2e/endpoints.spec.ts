@@ -94,6 +94,39 @@ test.describe('endpoints', () => {
     expect((await request).postDataJSON()).toMatchObject({ include_paid: false });
   });
 
+  test('the columns keep their places while the checks run and once they are done', async ({
+    page,
+  }) => {
+    // A profile no other test runs the checks for: its rows go from "Not run" to results, and
+    // the cf-ray, HTTP and latency cells from "—" to values.
+    await page.goto('/endpoints?profile=demo-shared-child');
+    const table = page.getByRole('table', { name: 'Endpoint checks' });
+    await expect(table.getByText('Not run', { exact: true }).first()).toBeVisible();
+    // The run is held until "running…" has been measured.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/checks', async (route) => {
+      if (route.request().method() === 'POST') await released;
+      await route.fallback();
+    });
+    const columns = () =>
+      table.getByRole('columnheader').evaluateAll((headers) =>
+        headers.map((header) => {
+          const box = header.getBoundingClientRect();
+          return [Math.round(box.left), Math.round(box.width)];
+        }),
+      );
+    const notRun = await columns();
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await expect(table.getByText('running…').first()).toBeVisible();
+    const running = await columns();
+    release();
+    await expect(page.getByText(/^Last run /)).toBeVisible();
+    await expect(table.getByText('running…')).toHaveCount(0);
+    expect(running).toEqual(notRun);
+    expect(await columns()).toEqual(running);
+  });
+
   test('a profile with no run yet offers Run on each row, and Re-run only after it ran', async ({
     page,
   }) => {

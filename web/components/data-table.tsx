@@ -13,6 +13,11 @@ export interface TableColumn {
    * matter most stay on screen; its cells must use `columnVisibility` with the same value.
    */
   hideBelow?: 'sm' | 'md' | 'lg';
+  /**
+   * Width classes for the column, set on its header cell. In a `table-fixed` table they hold
+   * the column's width whatever its cells hold, so values arriving do not re-flow the table.
+   */
+  width?: string;
 }
 
 const visibilityClasses: Record<NonNullable<TableColumn['hideBelow']>, string> = {
@@ -56,6 +61,7 @@ export function DataTable({
                   'px-2 py-1.5',
                   column.align === 'right' ? 'text-right' : 'text-left',
                   'font-medium',
+                  column.width,
                   columnVisibility(column.hideBelow),
                 )}
               >

@@ -132,6 +132,22 @@ describe('CatalogPage', () => {
     await waitFor(() => expect(visibleIds()).toEqual(['a/small', 'b/large']));
   });
 
+  it('names the direction toggle by the word it shows, so it can be spoken to', async () => {
+    mockCatalog([makeModel({ id: 'a/small' }), makeModel({ id: 'b/large' })]);
+    renderRoute('/catalog?sort=name&dir=asc');
+    await screen.findByText('a/small');
+    // Label in name (WCAG 2.5.3): the visible words, arrows aside, begin the accessible name.
+    const visibleWords = (element: HTMLElement) =>
+      (element.textContent ?? '').replace(/[^\p{L}\p{N} ]/gu, '').trim();
+    const toggle = screen.getByRole('button', { name: /ascending/ });
+    expect(visibleWords(toggle)).toBe('Asc');
+    expect(toggle).toHaveAccessibleName(/^Asc\b/);
+    await userEvent.click(toggle);
+    const descending = await screen.findByRole('button', { name: /descending, change/ });
+    expect(visibleWords(descending)).toBe('Desc');
+    expect(descending).toHaveAccessibleName(/^Desc\b/);
+  });
+
   it('opens a detail panel with every field, unknown raw fields, curl and a playground link', async () => {
     const model = makeModel({
       id: 'openai/gpt-4o',
@@ -140,15 +156,31 @@ describe('CatalogPage', () => {
         id: 'openai/gpt-4o',
         name: 'GPT-4o',
         pricing: { prompt: '0.0000025', image: '0.003' },
-        top_provider: { is_moderated: true },
+        context_length: 128_000,
+        top_provider: {
+          context_length: 128_000,
+          max_completion_tokens: 16_384,
+          is_moderated: true,
+        },
       },
+      context_length: 128_000,
+      max_completion_tokens: 16_384,
     });
     mockCatalog([model]);
     const { currentLocation } = renderRoute('/catalog');
     await userEvent.click(await screen.findByRole('button', { name: 'Details of GPT-4o' }));
     const dialog = await screen.findByRole('dialog');
     expect(new URLSearchParams(currentLocation().search).get('model')).toBe('openai/gpt-4o');
-    expect(within(dialog).getByText('top_provider')).toBeInTheDocument();
+    // The maximum output has a row of its own; only the parts of top_provider the panel does not
+    // show (is_moderated) are listed as unknown.
+    expect(within(dialog).getByText('Max output').nextElementSibling).toHaveTextContent(
+      '16K (16,384 tokens per answer)',
+    );
+    const other = within(dialog).getByRole('heading', { name: 'Other fields' }).parentElement!;
+    expect(within(other).getByText('top_provider.is_moderated')).toBeInTheDocument();
+    expect(within(other).queryByText('top_provider')).not.toBeInTheDocument();
+    expect(within(other).queryByText('top_provider.max_completion_tokens')).not.toBeInTheDocument();
+    expect(within(other).queryByText('top_provider.context_length')).not.toBeInTheDocument();
     expect(within(dialog).getByText('pricing.image')).toBeInTheDocument();
     expect(within(dialog).getByText(/"is_moderated": true/)).toBeInTheDocument();
     const curl = within(dialog).getByText(
@@ -321,6 +353,17 @@ describe('CatalogPage', () => {
     expect(screen.getByLabelText('From')).toHaveValue('5');
     expect(screen.getByLabelText('To')).toHaveValue('20');
     await waitFor(() => expect(visibleIds()).toEqual(['c/dear']));
+  });
+
+  it('names the Price and Parameters panels, as every dialog needs', async () => {
+    mockCatalog([makeModel({ id: 'a/cheap' })]);
+    renderRoute('/catalog');
+    await screen.findByText('a/cheap');
+    await userEvent.click(screen.getByRole('button', { name: /^Price/ }));
+    expect(await screen.findByRole('dialog', { name: 'Filter by price' })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    await userEvent.click(screen.getByRole('button', { name: /^Parameters/ }));
+    expect(await screen.findByRole('dialog', { name: 'Filter by parameters' })).toBeInTheDocument();
   });
 
   it('refuses an ambiguous price with a message instead of guessing', async () => {

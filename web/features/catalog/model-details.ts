@@ -13,12 +13,15 @@ const knownTopLevelFields = new Set([
   'pricing',
   'architecture',
   'supported_parameters',
+  // Its `max_completion_tokens` is the Max output row; other parts are listed one by one.
+  'top_provider',
   // Shown, with each provider's details, in the panel's Providers section.
   'providers',
 ]);
 const knownNestedFields: Record<string, Set<string>> = {
   pricing: new Set(['prompt', 'completion']),
   architecture: new Set(['input_modalities', 'output_modalities']),
+  top_provider: new Set(['max_completion_tokens']),
 };
 
 /**
@@ -38,7 +41,12 @@ export function unknownFields(
     const nested = knownNestedFields[name];
     if (nested && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [child, childValue] of Object.entries(value)) {
-        if (!nested.has(child)) found.push({ path: `${name}.${child}`, value: childValue });
+        // A copy of a top-level field (`top_provider.context_length`, as the gateway sends it)
+        // is shown in that field's row; it is listed only when it says something else.
+        const copiesTopLevel = Object.hasOwn(raw, child) && raw[child] === childValue;
+        if (!nested.has(child) && !copiesTopLevel) {
+          found.push({ path: `${name}.${child}`, value: childValue });
+        }
       }
     }
   }

@@ -127,6 +127,19 @@ describe('the charge of a run', () => {
   };
   const stopped: RunRecord = { ...baseRun, status: 'stopped', usage: null, finishReason: null };
 
+  it('works out the speed of a stopped answer from the charged tokens, once they are known', () => {
+    // About 119 tokens of text arrived, the record charged 98: the speed shown beside the
+    // charged tokens is theirs, in the second after the first token.
+    const metrics = computeRunMetrics(stopped, 'x'.repeat(476), toolModel, undefined, charge);
+    expect(metrics.completionTokens).toBe(98);
+    expect(metrics.tokensPerSecond).toBe(98);
+    expect(metrics.speedEstimated).toBe(false);
+    // Before the record is read, tokens and speed are both the text's estimate.
+    const before = computeRunMetrics(stopped, 'x'.repeat(476), toolModel);
+    expect(before.tokensPerSecond).toBe(119);
+    expect(before.speedEstimated).toBe(true);
+  });
+
   it('works out the speed of a broken-off answer from the text received, not the charge', () => {
     const brokenOff: RunRecord = { ...stopped, status: 'error', firstTokenMs: 200, totalMs: 1200 };
     // 400 characters arrived (about 100 tokens) in the second after the first token, but the

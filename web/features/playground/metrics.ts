@@ -22,8 +22,8 @@ export interface RunMetrics {
   totalMs: number | null;
   tokensPerSecond: number | null;
   /**
-   * True when the speed is worked out from the text received (estimated tokens): a partial
-   * charge counts what the gateway billed, not what reached the page.
+   * True when the speed is worked out from the text received (estimated tokens): before any
+   * usage or record arrives, or for a broken-off answer whose record may undercount.
    */
   speedEstimated: boolean;
   promptTokens: number | null;
@@ -166,9 +166,14 @@ export function computeRunMetrics(
     .join('\n');
   const promptTokens = usage ? usage.prompt_tokens : estimateTokens(promptText);
 
-  // A partial charge (the answer ended early: stopped, or broken off) counts what the gateway
-  // billed, which need not be what arrived here; the speed seen here is that of the text received.
-  const partialCharge = charge !== null && charge.outcome === 'ended_early' && replyText !== '';
+  // Once the record is read, the speed is that of the tokens shown beside it (after Stop too),
+  // not of a guess from the text. Only a broken-off answer's record may count far less than
+  // reached the page (the gateway lost the stream), so its speed stays the text's.
+  const partialCharge =
+    charge !== null &&
+    charge.outcome === 'ended_early' &&
+    run.status === 'error' &&
+    replyText !== '';
   const speedTokens = partialCharge ? estimateTokens(replyText) : completionTokens;
   let tokensPerSecond: number | null = null;
   if (speedTokens !== null && speedTokens > 0 && totalMs !== null) {

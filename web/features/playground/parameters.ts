@@ -51,6 +51,23 @@ export function supportsImages(model: CatalogModel | undefined): boolean {
   return model?.input_modalities.includes('image') ?? false;
 }
 
+/** The gateway forwards `reasoning` only to a model listing it (docs/reasoning-and-structured-outputs.md). */
+export function supportsReasoning(model: CatalogModel | undefined): boolean {
+  return model?.supported_parameters.includes('reasoning') ?? false;
+}
+
+export type Capability = 'tools' | 'images' | 'reasoning';
+
+/** What a model takes beyond plain text, from the same tests the playground's controls use. */
+export function modelCapabilities(model: CatalogModel): Capability[] {
+  const capabilities: Array<[Capability, boolean]> = [
+    ['tools', supportsTools(model)],
+    ['images', supportsImages(model)],
+    ['reasoning', supportsReasoning(model)],
+  ];
+  return capabilities.filter(([, supported]) => supported).map(([capability]) => capability);
+}
+
 /**
  * A field's problem in words, or null when its value is fine (null values are always fine). With
  * the model's catalog entry, max_tokens is also held to the most it can produce: the gateway would

@@ -29,10 +29,13 @@ function variantLabel(variant: string): string {
 
 function FilterPopover({
   label,
+  name,
   active,
   children,
 }: {
   label: string;
+  /** The panel's accessible name: Radix gives it role="dialog", and a dialog needs a name. */
+  name: string;
   active: boolean;
   children: ReactNode;
 }) {
@@ -52,6 +55,7 @@ function FilterPopover({
       </Popover.Trigger>
       <Popover.Portal>
         <Popover.Content
+          aria-label={name}
           sideOffset={4}
           align="start"
           className="z-50 w-72 max-w-[calc(100vw-1rem)] rounded-md border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
@@ -142,11 +146,13 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
               onChange({ sort, direction: defaultDirection(sort) });
             }}
           />
+          {/* The name begins with the visible word (WCAG 2.5.3, label in name): someone who
+              says "click Asc" to their computer must hit this button. */}
           <Button
             aria-label={
               filters.direction === 'asc'
-                ? 'Sort ascending (change to descending)'
-                : 'Sort descending (change to ascending)'
+                ? 'Asc (sorted ascending, change to descending)'
+                : 'Desc (sorted descending, change to ascending)'
             }
             onClick={() => onChange({ direction: filters.direction === 'asc' ? 'desc' : 'asc' })}
           >
@@ -208,6 +214,7 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
                   ? `Parameters (${filters.parameters.length})`
                   : 'Parameters'
               }
+              name="Filter by parameters"
               active={filters.parameters.length > 0}
             >
               <fieldset>
@@ -238,6 +245,7 @@ export const CatalogToolbar = forwardRef<HTMLInputElement, CatalogToolbarProps>(
             </FilterPopover>
             <FilterPopover
               label={filters.priceMinimum || filters.priceMaximum ? 'Price (set)' : 'Price'}
+              name="Filter by price"
               active={filters.priceMinimum !== '' || filters.priceMaximum !== ''}
             >
               <fieldset className="flex flex-col gap-2">

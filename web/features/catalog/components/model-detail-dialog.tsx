@@ -135,6 +135,15 @@ export function ModelDetailDialog({
                       </span>
                     )}
                   </Field>
+                  <Field label="Max output">
+                    {formatContextLength(model.max_completion_tokens)}
+                    {model.max_completion_tokens !== null && (
+                      <span className="text-zinc-600 dark:text-zinc-400">
+                        {' '}
+                        ({model.max_completion_tokens.toLocaleString('en-US')} tokens per answer)
+                      </span>
+                    )}
+                  </Field>
                   <Field label="Prompt price">
                     {formatPricePerMillion(model.prompt_price)} per million tokens
                     {model.prompt_price !== null && (

@@ -7,16 +7,23 @@ import { formatDuration } from '../../../lib/format';
 import { authFormLabel, formatCheckCost, outcomeLabel, outcomeTones } from '../checks-report';
 
 // On a phone the endpoint, its outcome and its run button stay; the rest fold into the
-// endpoint's cell.
+// endpoint's cell. Every column whose cells change during a run ("running…", "—" to a cf-ray,
+// Run to Re-run) has a width that fits its longest value, so the table does not jump when the
+// results arrive; the endpoint and the explanation share what is left.
 const columns = [
   { key: 'endpoint', header: 'Endpoint' },
-  { key: 'outcome', header: 'Outcome' },
-  { key: 'http', header: 'HTTP', align: 'right', hideBelow: 'md' },
-  { key: 'latency', header: 'Latency', align: 'right', hideBelow: 'md' },
-  { key: 'auth', header: 'Auth', hideBelow: 'lg' },
-  { key: 'cf-ray', header: 'cf-ray', hideBelow: 'lg' },
+  { key: 'outcome', header: 'Outcome', width: 'w-36' },
+  { key: 'http', header: 'HTTP', align: 'right', hideBelow: 'md', width: 'w-16' },
+  { key: 'latency', header: 'Latency', align: 'right', hideBelow: 'md', width: 'w-20' },
+  { key: 'auth', header: 'Auth', hideBelow: 'lg', width: 'w-36' },
+  { key: 'cf-ray', header: 'cf-ray', hideBelow: 'lg', width: 'w-44' },
   { key: 'explanation', header: 'Explanation', hideBelow: 'md' },
-  { key: 'actions', header: <span className="sr-only">Actions</span>, align: 'right' },
+  {
+    key: 'actions',
+    header: <span className="sr-only">Actions</span>,
+    align: 'right',
+    width: 'w-20',
+  },
 ] satisfies TableColumn[];
 
 const hidden = (key: string) =>
@@ -39,7 +46,9 @@ export function ChecksTable({
     <DataTable
       columns={columns}
       label="Endpoint checks"
-      className="w-full text-sm lg:min-w-[60rem]"
+      // Fixed layout from `md` up: the columns' widths, not their cells, set the table's shape.
+      // A phone keeps the automatic layout, its three columns sized by their content.
+      className="w-full text-sm md:table-fixed lg:min-w-[60rem]"
     >
       {results.map((result) => {
         const running = runningIds.has(result.id);

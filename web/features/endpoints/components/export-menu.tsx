@@ -42,7 +42,9 @@ export function ExportMenu({
 
   return (
     <div className="flex items-center gap-2">
-      <DropdownMenu.Root>
+      {/* Not modal: a modal Radix menu sets aria-hidden on #root, whose buttons stay reachable
+          by Tab (axe's aria-hidden-focus). The menu still closes on Esc and on a click outside. */}
+      <DropdownMenu.Root modal={false}>
         <DropdownMenu.Trigger asChild>
           <Button>
             Export results <span aria-hidden="true">▾</span>

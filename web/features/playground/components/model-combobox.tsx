@@ -2,10 +2,12 @@
  * A searchable model picker (the ARIA 1.2 combobox pattern: a text input with a listbox), each
  * option showing its prices and context length so cost is visible before a run.
  */
-import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { Fragment, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { CatalogModel } from '../../../../contract/workbench-api';
+import { Badge } from '../../../components/badge';
 import { classNames } from '../../../components/class-names';
 import { formatContextLength, formatPricePerMillion } from '../../../lib/format';
+import { modelCapabilities } from '../parameters';
 
 /** The most options drawn at once; typing narrows a long catalog. */
 const maximumOptions = 60;
@@ -26,6 +28,21 @@ export function describeModelPrice(model: CatalogModel): string {
     ? 'free'
     : `in ${formatPricePerMillion(model.prompt_price)} · out ${formatPricePerMillion(model.completion_price)} /M`;
   return `${price} · ${formatContextLength(model.context_length)} context`;
+}
+
+/** The name a person looks for; a model without one goes by its id. */
+function displayName(model: CatalogModel): string {
+  return model.name || model.id;
+}
+
+/** By name, as people look a model up, not in the gateway's catalog order; ties by id. */
+function byName(first: CatalogModel, second: CatalogModel): number {
+  return (
+    displayName(first).localeCompare(displayName(second), 'en', {
+      sensitivity: 'base',
+      numeric: true,
+    }) || first.id.localeCompare(second.id)
+  );
 }
 
 export function ModelCombobox({
@@ -52,10 +69,11 @@ export function ModelCombobox({
   const [activeIndex, setActiveIndex] = useState(0);
   const listRef = useRef<HTMLUListElement>(null);
 
+  const sorted = useMemo(() => [...models].sort(byName), [models]);
   const filtered = useMemo(() => {
-    const matching = query ? models.filter((model) => modelMatches(model, query)) : models;
+    const matching = query ? sorted.filter((model) => modelMatches(model, query)) : sorted;
     return matching.slice(0, maximumOptions);
-  }, [models, query]);
+  }, [sorted, query]);
   const selected = models.find((model) => model.id === value);
 
   function choose(modelId: string) {
@@ -186,8 +204,18 @@ export function ModelCombobox({
               model.id === value && 'font-semibold',
             )}
           >
-            <span className="truncate font-mono text-sm">{model.id}</span>
+            <span className="flex min-w-0 items-center gap-1">
+              <span className="truncate font-mono text-sm">{model.id}</span>
+              {/* The spaces keep the words apart in the option's accessible name. */}
+              {modelCapabilities(model).map((capability) => (
+                <Fragment key={capability}>
+                  {' '}
+                  <Badge className="shrink-0 font-normal">{capability}</Badge>
+                </Fragment>
+              ))}
+            </span>{' '}
             <span className="truncate text-xs font-normal text-zinc-600 dark:text-zinc-400">
+              {model.name && model.name !== model.id ? `${model.name} · ` : ''}
               {describeModelPrice(model)}
             </span>
           </li>
