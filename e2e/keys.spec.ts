@@ -70,7 +70,9 @@ test.describe('keys', () => {
     ).toBeVisible();
     expect(await remainingAmount(page, 'demo-shared-child')).toBe(parentRemaining);
     await expect(
-      child.locator('dt', { hasText: /^Limit$/ }).locator('xpath=following-sibling::dd[1]'),
+      child
+        .locator('dt', { hasText: /^Limit \(parent’s\)$/ })
+        .locator('xpath=following-sibling::dd[1]'),
     ).toHaveText(parentLimit ?? '');
 
     // The choice is remembered (by name only) across a reload.

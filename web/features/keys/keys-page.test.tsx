@@ -351,6 +351,42 @@ describe('KeysPage', () => {
     );
   });
 
+  it('labels a shared child’s money figures as its parent’s, and says once how figures relate', async () => {
+    mockKeys({
+      ...allBalances,
+      'demo-shared-child': makeBalanceView({
+        profile: 'demo-shared-child',
+        balance: { identity: 'shared_child', limit_usd: 10, recharge_usd: 10 },
+      }),
+    });
+    renderRoute('/keys?profile=demo-shared-child');
+    const shared = await screen.findByRole('region', { name: 'demo-shared-child' });
+    const labels = within(shared)
+      .getAllByRole('term')
+      .map((term) => term.textContent);
+    for (const figure of ['Limit', 'Consumption', 'Recharge', 'Credit', 'Allocated']) {
+      expect(labels).toContain(`${figure} (parent’s)`);
+      expect(labels).not.toContain(figure);
+    }
+    expect(within(shared).getAllByText(/the parent account’s figures/)).toHaveLength(1);
+  });
+
+  it('says how an account’s figures make up Remaining', async () => {
+    mockKeys(allBalances);
+    renderRoute('/keys?profile=demo-account');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    expect(
+      within(panel)
+        .getAllByRole('term')
+        .map((term) => term.textContent),
+    ).toContain('Limit');
+    expect(
+      within(panel).getByText(
+        /^Limit = Recharge \+ Credit − Allocated .*Remaining = Limit − Consumption\.$/,
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('lists every profile at a glance and switches on click', async () => {
     mockKeys(allBalances);
     renderRoute('/keys');

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { BalanceView, KeyState } from '../../../../contract/workbench-api';
+import type { KeyKind } from '../../../../contract/gateway';
 import { Badge } from '../../../components/badge';
 import { classNames } from '../../../components/class-names';
 import { formatDateTime, formatDuration, formatTime, formatUsd } from '../../../lib/format';
@@ -22,6 +23,16 @@ function Figure({ label, value, hint }: { label: string; value: ReactNode; hint?
     </div>
   );
 }
+
+/** How the money figures make up Remaining, said once per panel (docs/keys-and-money.md). */
+const figureRelations: Record<KeyKind, string> = {
+  account:
+    'Limit = Recharge + Credit − Allocated (what this account gave its allocated children); Remaining = Limit − Consumption.',
+  allocated_child:
+    'Limit = Allocated: what the parent account gave this key; Remaining = Limit − Consumption.',
+  shared_child:
+    'These are the parent account’s figures: this key spends from its parent’s Limit, and its usage is part of the parent’s Consumption.',
+};
 
 /** The expiry as a date and a live countdown. */
 export function ExpiryText({ expiresAt, expired }: { expiresAt: number | null; expired: boolean }) {
@@ -66,6 +77,8 @@ export function BalancePanel({
   const { balance } = view;
   const share = remainingShare(balance.remaining_usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
+  // A shared child's money figures are its parent's: say so on each, not only in a note.
+  const moneyLabel = (label: string) => (sharedChild ? `${label} (parent’s)` : label);
   const blockedBy = view.blocked_by ?? null;
   // The BFF's guidance is for the state it saw; a key that expired since gets the generic words
   // until the refresh under way brings the BFF's.
@@ -175,19 +188,19 @@ export function BalancePanel({
           staleSince ? 'opacity-70' : undefined,
         )}
       >
-        <Figure label="Limit" value={formatUsd(balance.limit_usd)} />
+        <Figure label={moneyLabel('Limit')} value={formatUsd(balance.limit_usd)} />
         <Figure
-          label="Consumption"
+          label={moneyLabel('Consumption')}
           value={formatUsd(balance.consumption_usd)}
           hint="settles asynchronously; can lag minutes"
         />
         <Figure
-          label="Recharge"
+          label={moneyLabel('Recharge')}
           value={formatUsd(balance.recharge_usd)}
           hint="money paid in (top-ups); Remaining counts against the limit"
         />
-        <Figure label="Credit" value={formatUsd(balance.credit_usd)} />
-        <Figure label="Allocated" value={formatUsd(balance.allocated_usd)} />
+        <Figure label={moneyLabel('Credit')} value={formatUsd(balance.credit_usd)} />
+        <Figure label={moneyLabel('Allocated')} value={formatUsd(balance.allocated_usd)} />
         <Figure
           label="Grace (admission allowance)"
           value={`${formatUsd(balance.grace_usd)} allowance`}
@@ -202,6 +215,9 @@ export function BalancePanel({
           value={`${expired ? 'expired' : 'not expired'}, ${balance.disabled ? 'disabled' : 'enabled'}${blockedBy ? `; ${blockedBy.summary}` : ''}`}
         />
       </dl>
+      <p className="text-xs text-zinc-600 dark:text-zinc-400">
+        {figureRelations[balance.identity]}
+      </p>
 
       <div
         className={classNames(
