@@ -733,6 +733,32 @@ export const createdChildKeySchema = z.object({
 });
 export type CreatedChildKey = z.infer<typeof createdChildKeySchema>;
 
+/**
+ * `POST /api/profiles/:profile/child-keys/hand-over` body: a new child key handed to the person
+ * instead of kept as a profile. `show_once` is their confirmation that the key is shown once and
+ * the workbench keeps no copy; without it nothing is created.
+ */
+export const handOverChildKeyRequestSchema = createChildKeyRequestSchema
+  .omit({ profile_name: true })
+  .extend({
+    show_once: z.literal(true, {
+      error: 'must be true: confirm that the key is shown once and the workbench keeps no copy',
+    }),
+  });
+export type HandOverChildKeyRequest = z.infer<typeof handOverChildKeyRequestSchema>;
+
+/**
+ * `POST /api/profiles/:profile/child-keys/hand-over` answer (201, `Cache-Control: no-store`):
+ * the one BFF answer that carries a full key. The workbench keeps no copy of `secret`.
+ */
+export const handedOverChildKeySchema = z.object({
+  /** The new key, masked; no profile holds it. */
+  key: childKeySchema,
+  /** The full key, in this answer only. */
+  secret: z.string().regex(/^sk-\S+$/),
+});
+export type HandedOverChildKey = z.infer<typeof handedOverChildKeySchema>;
+
 /** `PATCH /api/profiles/:profile/child-keys/:id` body: at least one field. */
 export const updateChildKeyRequestSchema = z
   .strictObject({

@@ -1,10 +1,15 @@
 /**
  * Child keys managed from the Keys page, against the real BFF and the embedded gateway: a
  * shared child created there is at once a profile the playground can use, and its spend shows
- * on the parent account's Activity page; the full key never reaches the page. The section and
+ * on the parent account's Activity page; the full key never reaches the page, unless it is
+ * handed over: then it is shown once, copied, works at the gateway, and is kept nowhere. The section and
  * its dialogs have no serious axe findings, light and dark, the rotation dialog also once its
  * steps have run (all done, or stopped by a failed step).
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { keyStatusSchema } from '../contract/gateway';
+import { e2eDataDir, e2eGatewayPort } from './environment';
 import { expect, test, type Locator, type Page } from './fixtures';
 import { seriousFindings } from './axe';
 import {
@@ -64,6 +69,52 @@ test.describe('child keys', () => {
     await expect(activityRow).toHaveCount(1);
     await expect(activityRow).toContainText(`key: ${name}`);
     await expect(activityRow.getByTestId('request-cost')).toHaveText(made.cost);
+  });
+
+  test('a key handed over is shown once, copied, works at the gateway, and is kept nowhere', async ({
+    page,
+  }) => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await openAccountKeys(page);
+    const name = 'e2e handed over';
+    await page.getByRole('button', { name: 'Create child key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create child key' });
+    await dialog.getByRole('radio', { name: 'Shared' }).check();
+    await dialog.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+    await dialog.getByRole('radio', { name: 'Hand over' }).check();
+    await dialog
+      .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
+      .check();
+    const answer = page.waitForResponse((response) => response.url().endsWith('/hand-over'));
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    expect((await answer).headers()['cache-control']).toBe('no-store');
+
+    const handed = dialog.getByRole('region', { name: 'Handed-over key' });
+    const secret = (await handed.getByLabel('Full key', { exact: true }).textContent()) ?? '';
+    expect(secret).toMatch(/^sk-\S{20,}$/);
+    await handed.getByRole('button', { name: 'Copy the full key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expect(dialog).toBeHidden();
+    expect(await page.content()).not.toContain(secret);
+
+    // The copied key is a working child key of the account, as the gateway itself says.
+    const status = await fetch(`http://127.0.0.1:${e2eGatewayPort}/v1/key`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(status.status).toBe(200);
+    expect(keyStatusSchema.parse(await status.json())).toMatchObject({
+      identity: 'shared_child',
+      state: 'active',
+      can_spend: true,
+    });
+
+    // Listed, masked, with no profile holding it; not in the keys file.
+    const row = childKeyRow(page, name);
+    await expect(row).toContainText('Shared');
+    await expect(row).toContainText('none');
+    const keysFile = path.join(e2eDataDir, 'workbench-keys.json');
+    if (fs.existsSync(keysFile)) expect(fs.readFileSync(keysFile, 'utf8')).not.toContain(secret);
   });
 
   test('a limit is set, the key disabled and enabled, its history read, and it is revoked after a confirmation naming it', async ({

@@ -1,7 +1,8 @@
 /**
  * A full key must never leave the BFF: this sends requests through every route, with the
  * gateway echoing keys in its errors, and scans every answer (body and headers) and every log
- * line for the key, or a long piece of it.
+ * line for the key, or a long piece of it. The one exception, the hand-over answer of a new
+ * child key (docs/security.md), is checked for being the only answer with that key, and no-store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -26,6 +27,11 @@ const key = fakeKey();
 /** A key the browser itself pastes into inputs (as a profile, a model, a query parameter). */
 const pastedKey = fakeKey();
 const responses: RawResponse[] = [];
+/** The key the gateway issues for a child key: kept (refused here, no keys store) or handed over. */
+const issuedKey = fakeKey();
+const handOverPath = '/api/profiles/main/child-keys/hand-over';
+/** The hand-over answer, the only one allowed to carry a full key (`issuedKey`). */
+let handOver: RawResponse;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
@@ -65,6 +71,28 @@ beforeAll(async () => {
       return;
     }
     if (path === '/v1/models') return defaultHandler(request, response);
+    if (path === '/v1/keys' && request.method === 'POST') {
+      return sendJson(response, 201, {
+        object: 'issued_key',
+        key: issuedKey,
+        data: {
+          object: 'api_key',
+          id: 'key_handed',
+          kind: 'shared_child',
+          parent_id: 'key_main',
+          name: `issued ${presented}`,
+          key: `sk-${issuedKey.slice(3, 7)}…${issuedKey.slice(-4)}`,
+          state: 'active',
+          limit_usd: null,
+          grace_usd: null,
+          consumption_usd: null,
+          remaining_usd: 1,
+          expires_at: null,
+          disabled: false,
+          created_at: 1_760_000_000,
+        },
+      });
+    }
     sendJson(response, 401, { error: `Unknown key ${presented}` });
   });
   bff = await startTestBff({ gatewayBaseUrl: gateway.baseUrl, profiles: { main: key } });
@@ -129,6 +157,14 @@ beforeAll(async () => {
   );
   responses.push(await postJson(bff, '/api/checks', { profile: 'main', include_paid: true }));
   responses.push(await postJson(bff, '/api/checks', { profile: 'main', only: [pastedKey] }));
+  // Child keys: kept (refused, there is no keys store), refused hand-overs, then the hand-over.
+  const child = { kind: 'shared_child', name: 'given' };
+  responses.push(await postJson(bff, '/api/profiles/main/child-keys', child));
+  responses.push(await postJson(bff, handOverPath, child));
+  responses.push(await postJson(bff, handOverPath, { ...child, name: pastedKey }));
+  handOver = await postJson(bff, handOverPath, { ...child, show_once: true });
+  responses.push(handOver);
+  responses.push(await rawRequest(bff, { path: '/api/profiles' }));
 });
 
 afterAll(async () => {
@@ -149,12 +185,21 @@ describe('no full key ever leaves the BFF', () => {
     expect(responses.length).toBeGreaterThan(20);
   });
 
-  it('in no answer body or header', () => {
+  it('in no answer body or header, but the hand-over answer’s', () => {
+    expect(handOver.status, handOver.text).toBe(201);
     for (const response of responses) {
       const everything = `${response.text}\n${JSON.stringify(response.headers)}`;
       for (const piece of [...piecesOf(key), ...piecesOf(pastedKey)])
         expect(everything).not.toContain(piece);
+      if (response === handOver) continue;
+      for (const piece of piecesOf(issuedKey)) expect(everything).not.toContain(piece);
     }
+  });
+
+  it('the hand-over answer carries its one key once, never to be cached', () => {
+    expect(responses.filter((response) => response.text.includes(issuedKey))).toEqual([handOver]);
+    expect(handOver.text.split(issuedKey)).toHaveLength(2);
+    expect(handOver.headers['cache-control']).toBe('no-store');
   });
 
   it('masked where the gateway echoed it', () => {
@@ -169,7 +214,7 @@ describe('no full key ever leaves the BFF', () => {
       .poll(() => bff.logLines.filter((line) => line.includes('"msg":"request"')).length)
       .toBe(responses.length);
     const log = bff.logLines.join('');
-    for (const piece of [...piecesOf(key), ...piecesOf(pastedKey)])
+    for (const piece of [...piecesOf(key), ...piecesOf(pastedKey), ...piecesOf(issuedKey)])
       expect(log).not.toContain(piece);
     for (const line of bff.logLines.filter((entry) => entry.includes('"msg":"request"'))) {
       expect(JSON.parse(line)).toMatchObject({

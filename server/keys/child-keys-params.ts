@@ -4,6 +4,8 @@
  */
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import type { CreateChildKeyRequest } from '../../contract/workbench-api';
+import { validationFailure } from '../core/errors';
 import type { KeysStore } from './keys-store';
 
 export interface ChildKeysOptions {
@@ -27,3 +29,17 @@ export const keyIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a
 
 export const profileParamsSchema = z.object({ profile: z.string().min(1) });
 export const keyParamsSchema = profileParamsSchema.extend({ id: keyIdSchema });
+
+/** Refuses a shared child with a limit or grace: it spends its parent's balance. */
+export function refuseMoneyOnSharedChild(
+  input: Pick<CreateChildKeyRequest, 'kind' | 'limit_usd' | 'grace_usd'>,
+): void {
+  if (input.kind !== 'shared_child') return;
+  const field = input.limit_usd !== undefined ? 'limit_usd' : 'grace_usd';
+  if (input[field] !== undefined) {
+    throw validationFailure(
+      field,
+      "a shared child spends its parent's balance: it takes no limit_usd or grace_usd",
+    );
+  }
+}

@@ -4,6 +4,8 @@
  * - `POST   /api/profiles/:profile/child-keys` creates one and keeps its secret as a new profile
  *   in the keys store: the full key never reaches the browser, only its masked form, the
  *   profile's name and where the secret is kept;
+ * - `POST   /api/profiles/:profile/child-keys/hand-over` creates one and hands it over instead:
+ *   shown once, kept nowhere (hand-over.ts);
  * - `PATCH  /api/profiles/:profile/child-keys/:id` changes name, limit, grace, expiry, disabled;
  * - `DELETE /api/profiles/:profile/child-keys/:id` revokes it, and removes the profiles holding
  *   it, so no profile points at a dead key;
@@ -38,10 +40,12 @@ import {
   childKeysPathPattern,
   keyParamsSchema,
   profileParamsSchema,
+  refuseMoneyOnSharedChild,
   type ChildKeysOptions,
 } from './child-keys-params';
 import type { WorkbenchContext } from '../core/context';
 import { ApiFailure, parseInput, setAdviceSituation, validationFailure } from '../core/errors';
+import { createHandOverRouter } from './hand-over';
 import { createRotationRouter } from './key-rotation';
 import { noKeysStoreAdvice, requireKeysStore } from './keys-store';
 import { containsSecret } from '../core/secrets';
@@ -138,15 +142,7 @@ export function createChildKeysRouter(
     const { profile } = parseInput(profileParamsSchema, request.params, 'query');
     const input = parseInput(createChildKeyRequestSchema, request.body, 'body');
     const accountKey = profiles.keyOf(profile);
-    if (input.kind === 'shared_child') {
-      const field = input.limit_usd !== undefined ? 'limit_usd' : 'grace_usd';
-      if (input[field] !== undefined) {
-        throw validationFailure(
-          field,
-          "a shared child spends its parent's balance: it takes no limit_usd or grace_usd",
-        );
-      }
-    }
+    refuseMoneyOnSharedChild(input);
     // Refused before anything is created: a key made with nowhere to keep it would be lost.
     const store = requireKeysStore(keysStore, 'Creating a key');
     const taken = (name: string) => profiles.has(name) || reserved.has(name);
@@ -271,6 +267,7 @@ export function createChildKeysRouter(
     response.json(await childKeyEvents(context, accountKey, id, query, callOptions(response)));
   });
 
+  router.use(createHandOverRouter(context));
   router.use(createRotationRouter(context, options));
   return router;
 }

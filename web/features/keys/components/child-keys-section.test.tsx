@@ -184,6 +184,71 @@ describe('Child keys on the Keys page', () => {
     expect(rowOf(await childKeysTable(), 'ci-runner')).toHaveTextContent('sk-gw-…c1c1');
   });
 
+  it('hands a key over only once confirmed: shown once in full with Copy, gone after closing', async () => {
+    // Made at run time: no key-like literal is committed.
+    const secret = `sk-${crypto.randomUUID().replaceAll('-', '')}`;
+    const handed = makeChildKey({ id: 'key_given', name: 'given', key: 'sk-…give' });
+    const requests = mockChildKeysPage(() => [], {
+      [`POST ${childKeysPath}/hand-over`]: () => ({ key: handed, secret }),
+    });
+    const user = userEvent.setup();
+    const { queryClient } = renderRoute('/keys');
+    await user.click(await screen.findByRole('button', { name: 'Create child key' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Create child key' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'given');
+    await user.type(within(dialog).getByRole('textbox', { name: 'Limit (USD)' }), '2');
+    await user.click(within(dialog).getByRole('radio', { name: 'Hand over' }));
+    // No profile holds a handed-over key: there is no profile to name.
+    expect(
+      within(dialog).queryByRole('textbox', { name: 'Profile name (optional)' }),
+    ).not.toBeInTheDocument();
+
+    // Not confirmed: nothing is sent, and the confirmation says why.
+    const confirmation = within(dialog).getByRole('checkbox', {
+      name: 'Show the key once; the workbench keeps no copy',
+    });
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    expect(confirmation).toHaveAccessibleDescription(/to hand the key over/);
+    expect(requests.some((request) => request.method === 'POST')).toBe(false);
+
+    await user.click(confirmation);
+    await user.click(within(dialog).getByRole('button', { name: 'Create' }));
+    const summary = await within(dialog).findByRole('region', { name: 'Handed-over key' });
+    expect(within(summary).getByLabelText('Full key')).toHaveTextContent(secret);
+    expect(summary).toHaveTextContent('This is the only time the key is shown.');
+    // Shown once on the page: the full key is in one place only.
+    expect(document.body.innerHTML.split(secret)).toHaveLength(2);
+    const post = requests.find((request) => request.method === 'POST');
+    expect(post?.url.pathname).toBe(`${childKeysPath}/hand-over`);
+    expect(post?.body).toEqual({
+      kind: 'allocated_child',
+      name: 'given',
+      limit_usd: 2,
+      show_once: true,
+    });
+
+    await user.click(within(summary).getByRole('button', { name: 'Copy the full key' }));
+    expect(await navigator.clipboard.readText()).toBe(secret);
+
+    // Closed, it is gone: not on the page, not in the page's caches, not when the dialog reopens.
+    await user.click(within(dialog).getByRole('button', { name: 'Done' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(document.body.innerHTML).not.toContain(secret);
+    await waitFor(() => expect(queryClient.getMutationCache().getAll()).toHaveLength(0));
+    expect(
+      JSON.stringify(
+        queryClient
+          .getQueryCache()
+          .getAll()
+          .map((q) => q.state.data),
+      ),
+    ).not.toContain(secret);
+    await user.click(screen.getByRole('button', { name: 'Create child key' }));
+    dialog = await screen.findByRole('dialog', { name: 'Create child key' });
+    expect(within(dialog).getByRole('radio', { name: 'Keep in the workbench' })).toBeChecked();
+    expect(document.body.innerHTML).not.toContain(secret);
+  });
+
   it('sends an allocated child’s limit and expiry, and shows the BFF’s refusal with its field', async () => {
     const requests = mockChildKeysPage(() => [], {
       [`POST ${childKeysPath}`]: () =>

@@ -1,10 +1,11 @@
 import { Dialog } from 'radix-ui';
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
 import { ApiRequestError } from '../../../lib/api-client';
 import { useCreateChildKey } from '../api/create-child-key';
+import { useHandOverChildKey } from '../api/hand-over-child-key';
 import {
   checkCreateForm,
   createFormServerError,
@@ -13,6 +14,7 @@ import {
   type FormErrors,
 } from '../child-key-form';
 import { CreatedChildKeySummary } from './created-child-key';
+import { HandedOverChildKeySummary } from './handed-over-child-key';
 import { DialogFrame } from './dialog-frame';
 import { ExpiryField } from './expiry-field';
 import { KindChoice } from './kind-choice';
@@ -25,10 +27,81 @@ const emptyForm: CreateFormValues = {
   profileName: '',
 };
 
+const handOverConfirmationText = 'Show the key once; the workbench keeps no copy';
+
+/**
+ * Where the new secret goes: kept by the workbench as a profile, or handed over (shown once,
+ * kept nowhere), which takes an explicit confirmation.
+ */
+function SecretChoice({
+  handOver,
+  confirmed,
+  confirmError,
+  onHandOver,
+  onConfirm,
+}: {
+  handOver: boolean;
+  confirmed: boolean;
+  confirmError: string | undefined;
+  onHandOver(handOver: boolean): void;
+  onConfirm(confirmed: boolean): void;
+}) {
+  const id = useId();
+  const choices = [
+    { handOver: false, label: 'Keep in the workbench' },
+    { handOver: true, label: 'Hand over' },
+  ];
+  return (
+    <fieldset className="flex flex-col gap-1 text-sm">
+      <legend className="mb-1 font-medium">Secret</legend>
+      <div className="flex flex-wrap gap-4">
+        {choices.map((choice) => (
+          <label key={choice.label} className="flex cursor-pointer items-center gap-2">
+            <input
+              type="radio"
+              name={id}
+              checked={handOver === choice.handOver}
+              onChange={() => onHandOver(choice.handOver)}
+              className="accent-sky-700 dark:accent-sky-400"
+            />
+            {choice.label}
+          </label>
+        ))}
+      </div>
+      {handOver && (
+        <>
+          <label className="mt-1 flex cursor-pointer items-start gap-2">
+            <input
+              type="checkbox"
+              checked={confirmed}
+              onChange={(event) => onConfirm(event.target.checked)}
+              aria-invalid={confirmError !== undefined}
+              aria-describedby={confirmError !== undefined ? `${id}-error` : undefined}
+              className="mt-0.5 accent-sky-700 dark:accent-sky-400"
+            />
+            {handOverConfirmationText}
+          </label>
+          {confirmError !== undefined && (
+            <p id={`${id}-error`} className="text-xs text-red-700 dark:text-red-400">
+              {confirmError}
+            </p>
+          )}
+        </>
+      )}
+    </fieldset>
+  );
+}
+
 function CreateForm({ account, keysStore }: { account: string; keysStore: string }) {
   const [values, setValues] = useState(emptyForm);
   const [errors, setErrors] = useState<FormErrors>({});
-  const create = useCreateChildKey(account);
+  const [handOver, setHandOver] = useState(false);
+  const [confirmed, setConfirmed] = useState(false);
+  const [confirmError, setConfirmError] = useState<string | undefined>();
+  const keep = useCreateChildKey(account);
+  const handOverKey = useHandOverChildKey(account);
+  // The mutation of the choice made: its errors and progress are the ones shown.
+  const create = handOver ? handOverKey : keep;
   // A refusal that names a field is shown at that field, under its label; it concerns the values
   // sent, so it goes as soon as the form changes or is sent again.
   const serverError =
@@ -50,15 +123,32 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
   function submit(event: FormEvent) {
     event.preventDefault();
     create.reset();
-    const checked = checkCreateForm(values, Date.now());
+    const checked = checkCreateForm(handOver ? { ...values, profileName: '' } : values, Date.now());
+    const unconfirmed = handOver && !confirmed;
+    if (unconfirmed) setConfirmError(`Tick “${handOverConfirmationText}” to hand the key over.`);
     if (!checked.ok) return setErrors(checked.errors);
-    create.mutate(checked.value);
+    if (unconfirmed) return;
+    if (handOver) handOverKey.mutate({ ...checked.value, show_once: true });
+    else keep.mutate(checked.value);
   }
 
-  if (create.data) {
+  if (handOverKey.data) {
     return (
       <>
-        <CreatedChildKeySummary created={create.data} />
+        <HandedOverChildKeySummary handed={handOverKey.data} />
+        <div className="flex justify-end">
+          <Dialog.Close asChild>
+            <Button variant="primary">Done</Button>
+          </Dialog.Close>
+        </div>
+      </>
+    );
+  }
+
+  if (keep.data) {
+    return (
+      <>
+        <CreatedChildKeySummary created={keep.data} />
         <div className="flex justify-end">
           <Dialog.Close asChild>
             <Button variant="primary">Done</Button>
@@ -99,19 +189,42 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
         onChange={(value) => change('expires', value)}
         error={errorOf('expires')}
       />
-      <TextField
-        label="Profile name (optional)"
-        value={values.profileName}
-        onChange={(event) => change('profileName', event.target.value)}
-        hint="The workbench profile that holds the secret, as the Key picker lists it. Left empty, the server names it after the key."
-        error={errorOf('profileName')}
-        autoComplete="off"
+      <SecretChoice
+        handOver={handOver}
+        confirmed={confirmed}
+        confirmError={confirmError}
+        onHandOver={(value) => {
+          setHandOver(value);
+          keep.reset();
+          handOverKey.reset();
+        }}
+        onConfirm={(value) => {
+          setConfirmed(value);
+          setConfirmError(undefined);
+        }}
       />
-      <p className="rounded-md bg-zinc-50 p-2 text-xs text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
-        The new key’s secret is kept by the workbench server in{' '}
-        <span className="[overflow-wrap:anywhere]">{keysStore}</span>. This page only ever shows it
-        masked.
-      </p>
+      {handOver ? (
+        <p className="rounded-md bg-zinc-50 p-2 text-xs text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
+          The new key is shown once, in full, for you to copy; no workbench profile holds it and the
+          workbench keeps no copy.
+        </p>
+      ) : (
+        <>
+          <TextField
+            label="Profile name (optional)"
+            value={values.profileName}
+            onChange={(event) => change('profileName', event.target.value)}
+            hint="The workbench profile that holds the secret, as the Key picker lists it. Left empty, the server names it after the key."
+            error={errorOf('profileName')}
+            autoComplete="off"
+          />
+          <p className="rounded-md bg-zinc-50 p-2 text-xs text-zinc-700 dark:bg-zinc-900 dark:text-zinc-300">
+            The new key’s secret is kept by the workbench server in{' '}
+            <span className="[overflow-wrap:anywhere]">{keysStore}</span>. This page only ever shows
+            it masked.
+          </p>
+        </>
+      )}
       {create.isError && !serverError && (
         <ErrorPanel what="Creating the child key" error={create.error} />
       )}
