@@ -45,7 +45,7 @@ import {
 import { EmbeddingsView } from './embeddings/embeddings-view';
 import { isEmbeddingModel } from './embeddings/similarity';
 import { useEmbeddingsDraft } from './embeddings/use-embeddings-draft';
-import { toWireMessages } from './build-request';
+import { parseToolsText, toWireMessages } from './build-request';
 import { estimatePromptTokens } from './metrics';
 import { supportsImages, supportsTools } from './parameters';
 import type { PlaygroundSession, RunRecord } from './playground-types';
@@ -129,6 +129,10 @@ export function PlaygroundPage() {
       : model
         ? `${model} is not in the catalog, so whether it takes images is unknown.`
         : 'Choose a model that takes image input first.';
+  const toolNames = useMemo(
+    () => (parseToolsText(session.toolsText).tools ?? []).map((tool) => tool.function.name),
+    [session.toolsText],
+  );
   // What Send would send, with the draft as the last turn, so the count follows the typing.
   const promptTokens = useMemo(
     () =>
@@ -550,6 +554,7 @@ export function PlaygroundPage() {
             <ParametersPanel
               parameters={session.parameters}
               model={catalogModel}
+              toolNames={toolNames}
               onChange={(changes) => dispatch({ type: 'parametersChanged', changes })}
             />
             <ToolsEditor
