@@ -32,6 +32,8 @@ export interface ResponsesRequestBody {
   top_p?: number;
   tools?: unknown[];
   tool_choice?: unknown;
+  /** The chat form's `response_format`, flat: `{type: 'json_schema', name, schema, strict}`. */
+  text?: { format: Record<string, unknown> };
   stream?: boolean;
   /** The playground keeps its own history: nothing is stored at the gateway. */
   store: false;
@@ -48,6 +50,13 @@ function toResponsesTool(tool: unknown): unknown {
   if (typeof tool !== 'object' || tool === null || !('function' in tool)) return tool;
   const { function: definition, ...rest } = tool as { function: Record<string, unknown> };
   return { ...rest, ...definition, type: 'function' };
+}
+
+/** A chat tool choice naming a function, `{type, function: {name}}`, is `{type, name}` here. */
+function toResponsesToolChoice(choice: unknown): unknown {
+  if (typeof choice !== 'object' || choice === null || !('function' in choice)) return choice;
+  const { function: named } = choice as { function: { name?: unknown } };
+  return { type: 'function', name: named.name };
 }
 
 /**
@@ -113,7 +122,14 @@ export function toResponsesRequest(request: ChatRequest['request']): {
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.top_p !== undefined) body.top_p = request.top_p;
   if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toResponsesTool);
-  if (request.tool_choice !== undefined) body.tool_choice = request.tool_choice;
+  if (request.tool_choice !== undefined)
+    body.tool_choice = toResponsesToolChoice(request.tool_choice);
+  if (request.response_format !== undefined) {
+    const format = request.response_format;
+    body.text = {
+      format: format.type === 'json_schema' ? { type: format.type, ...format.json_schema } : format,
+    };
+  }
   if (request.stream !== undefined) body.stream = request.stream;
   const dropped = [
     ...(request.stop && request.stop.length > 0 ? ['stop'] : []),

@@ -254,6 +254,24 @@ export const inferenceApiSchema = z.enum(['chat_completions', 'responses']);
 export type InferenceApi = z.infer<typeof inferenceApiSchema>;
 
 /**
+ * The chat-completion `response_format`: plain text, any JSON object, or JSON matching a schema
+ * (docs/reasoning-and-structured-outputs.md).
+ */
+export const responseFormatSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }),
+  z.object({ type: z.literal('json_object') }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+      schema: z.record(z.string(), z.unknown()),
+      strict: z.boolean().optional(),
+    }),
+  }),
+]);
+export type ResponseFormat = z.infer<typeof responseFormatSchema>;
+
+/**
  * `POST /api/chat` body: a profile name and a chat-completion request for the gateway. With
  * `api: "responses"` the BFF sends the same conversation in the Responses form
  * (`contract/responses-form.ts`) and answers in the chat-completion shape all the same.
@@ -272,6 +290,7 @@ export const chatRequestSchema = z.object({
     stream: z.boolean().optional(),
     tools: z.array(z.unknown()).optional(),
     tool_choice: z.unknown().optional(),
+    response_format: responseFormatSchema.optional(),
   }),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

@@ -61,6 +61,20 @@ for (const colorScheme of ['light', 'dark'] as const) {
       });
     }
 
+    test("the playground's model picker, open with an option highlighted, has no serious or critical axe findings", async ({
+      page,
+    }) => {
+      await page.goto('/playground');
+      const picker = page.getByRole('combobox', { name: 'Model', exact: true });
+      await expect(picker).toBeEnabled();
+      await picker.click();
+      await picker.press('ArrowDown');
+      // The highlighted option has its own background: its price line is measured over it.
+      await expect(picker).toHaveAttribute('aria-activedescendant', /.+/);
+      await expect(page.getByRole('listbox', { name: 'Model options' })).toBeVisible();
+      expect(await seriousFindings(page)).toEqual([]);
+    });
+
     test('the endpoints page after a run has no serious or critical axe findings', async ({
       page,
     }) => {

@@ -628,4 +628,29 @@ test.describe('playground', () => {
     expect(text).toContain('What was sent');
     expect(text).not.toContain('"role": "assistant"');
   });
+
+  test('a JSON schema response format is checked as typed and reaches the gateway', async ({
+    page,
+  }) => {
+    await page.goto('/playground?model=sim/chat-standard');
+    await setMaxTokens(page, 20);
+    await page.getByRole('combobox', { name: 'response_format' }).selectOption('json_schema');
+    const schema = page.getByRole('textbox', { name: 'JSON schema' });
+    await schema.fill('{"type": ');
+    await expect(page.getByText(/^The JSON schema is not valid JSON: /)).toBeVisible();
+    await schema.fill('{"title": "answer", "type": "object"}');
+    await expect(page.getByText(/^The JSON schema is not valid JSON: /)).toHaveCount(0);
+    const sent = page.waitForRequest((request) => request.url().endsWith('/api/chat'));
+    await sendMessage(page, 'Answer in JSON');
+    expect((await sent).postDataJSON()).toMatchObject({
+      request: {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'answer', schema: { title: 'answer', type: 'object' } },
+        },
+      },
+    });
+    // The gateway took it: the reply finishes with a trace id, not an error.
+    await finishedTraceId(page, 2);
+  });
 });

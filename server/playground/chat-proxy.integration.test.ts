@@ -40,6 +40,24 @@ describe('POST /api/chat', () => {
     expect(JSON.parse(sent?.body ?? '{}')).toMatchObject({ model: 'sim/echo', max_tokens: 5 });
   });
 
+  it('passes tool_choice and response_format on to the gateway unchanged', async () => {
+    const extra = {
+      tools: [{ type: 'function', function: { name: 'get_weather' } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'weather', schema: { type: 'object' } },
+      },
+    };
+    const body = chatBody(false);
+    const response = await postJson(proxy.bff, '/api/chat', {
+      ...body,
+      request: { ...body.request, ...extra },
+    });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(proxy.gateway.requests.at(-1)?.body ?? '{}')).toMatchObject(extra);
+  });
+
   it('passes a gateway error body on with keys masked, and the upstream status in meta', async () => {
     proxy.gateway.setHandler((_request, response) =>
       sendJson(response, 402, {

@@ -236,3 +236,101 @@ describe('buildChatRequest', () => {
     expect(parseToolsText('{').problem).toMatch(/not valid JSON/);
   });
 });
+
+describe('buildChatRequest with tool_choice and response_format', () => {
+  const base = {
+    profile: 'demo-account',
+    model: toolModel.id,
+    catalogModel: toolModel,
+    systemPrompt: '',
+    messages: [createMessage('user', 'Weather in Oslo?')],
+    toolsText: exampleToolsText,
+  };
+
+  it('sends neither while they are left at the default', () => {
+    const result = buildChatRequest({ ...base, parameters: defaultParameters });
+    if (!result.ok) throw new Error(result.problems.join(' '));
+    expect(result.body.request).not.toHaveProperty('tool_choice');
+    expect(result.body.request).not.toHaveProperty('response_format');
+  });
+
+  it('sends a mode as is and a named tool as the function to call', () => {
+    const mode = buildChatRequest({
+      ...base,
+      parameters: { ...defaultParameters, tool_choice: 'required' },
+    });
+    if (!mode.ok) throw new Error(mode.problems.join(' '));
+    expect(mode.body.request.tool_choice).toBe('required');
+    const named = buildChatRequest({
+      ...base,
+      parameters: { ...defaultParameters, tool_choice: 'get_weather' },
+    });
+    if (!named.ok) throw new Error(named.problems.join(' '));
+    expect(named.body.request.tool_choice).toEqual({
+      type: 'function',
+      function: { name: 'get_weather' },
+    });
+  });
+
+  it('refuses a tool the tools do not define, and leaves tool_choice out without tools', () => {
+    const parameters = { ...defaultParameters, tool_choice: 'get_time' };
+    expect(buildChatRequest({ ...base, parameters })).toEqual({
+      ok: false,
+      problems: ['tool_choice names “get_time”, which the tools do not define.'],
+    });
+    const withoutTools = buildChatRequest({
+      ...base,
+      toolsText: '',
+      parameters: { ...defaultParameters, tool_choice: 'auto' },
+    });
+    if (!withoutTools.ok) throw new Error(withoutTools.problems.join(' '));
+    expect(withoutTools.body.request).not.toHaveProperty('tool_choice');
+    expect(withoutTools.notes).toEqual(['tool_choice is not sent: the request sends no tools.']);
+  });
+
+  it('sends a JSON schema named by its title, and stops on one that is not JSON', () => {
+    const schema = { title: 'weather', type: 'object', properties: { c: { type: 'number' } } };
+    const result = buildChatRequest({
+      ...base,
+      parameters: {
+        ...defaultParameters,
+        response_format: 'json_schema',
+        response_schema: JSON.stringify(schema),
+      },
+    });
+    if (!result.ok) throw new Error(result.problems.join(' '));
+    expect(result.body.request.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'weather', schema },
+    });
+    const broken = buildChatRequest({
+      ...base,
+      parameters: {
+        ...defaultParameters,
+        response_format: 'json_schema',
+        response_schema: '{"type": ',
+      },
+    });
+    expect(broken.ok).toBe(false);
+    if (!broken.ok) expect(broken.problems[0]).toMatch(/^The JSON schema is not valid JSON: /);
+    const json = buildChatRequest({
+      ...base,
+      parameters: { ...defaultParameters, response_format: 'json_object' },
+    });
+    if (!json.ok) throw new Error(json.problems.join(' '));
+    expect(json.body.request.response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('leaves response_format out for a model that does not list it, saying why', () => {
+    const result = buildChatRequest({
+      ...base,
+      model: textModel.id,
+      catalogModel: textModel,
+      toolsText: '',
+      parameters: { ...defaultParameters, response_format: 'json_object' },
+    });
+    if (!result.ok) throw new Error(result.problems.join(' '));
+    expect(result.body.request).not.toHaveProperty('response_format');
+    expect(result.notes[0]).toMatch(/^response_format is not sent: sim\/echo-mini does not list/);
+  });
+});

@@ -17,8 +17,10 @@ import {
 import {
   parameterProblem,
   parameterSupport,
+  responseFormatValue,
   supportsImages,
   supportsTools,
+  toolChoiceValue,
   tunableParameters,
 } from './parameters';
 import type { ConversationMessage, Parameters } from './playground-types';
@@ -172,6 +174,35 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
       notes.push(
         `Tools are not sent: ${input.model} does not list “tools” in its supported parameters.`,
       );
+  }
+
+  const choice = input.parameters.tool_choice;
+  if (choice !== null) {
+    const support = parameterSupport('tool_choice', input.catalogModel);
+    // Gateways refuse a tool_choice without tools; with none sent there is nothing to choose.
+    if (request.tools === undefined)
+      notes.push('tool_choice is not sent: the request sends no tools.');
+    else if (!support.supported) notes.push(`tool_choice is not sent: ${support.reason}`);
+    else {
+      const names = request.tools.flatMap((tool) => {
+        const name = (tool as Partial<ToolDefinition>).function?.name;
+        return typeof name === 'string' ? [name] : [];
+      });
+      const value = toolChoiceValue(choice, names);
+      if (value.problem !== null) problems.push(value.problem);
+      else request.tool_choice = value.value;
+    }
+  }
+
+  const format = input.parameters.response_format;
+  if (format !== null) {
+    const support = parameterSupport('response_format', input.catalogModel);
+    if (!support.supported) notes.push(`response_format is not sent: ${support.reason}`);
+    else {
+      const value = responseFormatValue(format, input.parameters.response_schema);
+      if (value.problem !== null) problems.push(value.problem);
+      else request.response_format = value.value;
+    }
   }
 
   const hasImages = input.messages.some((message) => message.images.length > 0);

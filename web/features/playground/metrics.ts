@@ -5,7 +5,7 @@
  * estimated from the text and the catalog's prices and labelled so, because a made-up number
  * must never pass for a bill. A request the gateway refused or never received cost nothing.
  */
-import type { CatalogModel, GenerationCharge } from '../../../contract/workbench-api';
+import type { CatalogModel, ChatMessage, GenerationCharge } from '../../../contract/workbench-api';
 import { contentText } from './code-export/shared';
 import type { RunRecord } from './playground-types';
 
@@ -96,6 +96,11 @@ export function estimateTokens(text: string): number {
   return text === '' ? 0 : Math.max(1, Math.round(text.length / 4));
 }
 
+/** A rough token count of a prompt's text (images are not counted), by `estimateTokens`. */
+export function estimatePromptTokens(messages: ChatMessage[]): number {
+  return estimateTokens(messages.map((message) => contentText(message.content)).join('\n'));
+}
+
 function pricePerToken(price: string | null | undefined): number | null {
   if (price === null || price === undefined) return null;
   const value = Number(price);
@@ -161,10 +166,9 @@ export function computeRunMetrics(
     : replyText !== ''
       ? estimateTokens(replyText)
       : null;
-  const promptText = run.request.request.messages
-    .map((message) => contentText(message.content))
-    .join('\n');
-  const promptTokens = usage ? usage.prompt_tokens : estimateTokens(promptText);
+  const promptTokens = usage
+    ? usage.prompt_tokens
+    : estimatePromptTokens(run.request.request.messages);
 
   // Once the record is read, the speed is that of the tokens shown beside it (after Stop too),
   // not of a guess from the text. Only a broken-off answer's record may count far less than

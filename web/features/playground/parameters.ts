@@ -2,7 +2,7 @@
  * Which request parameters a model takes. The catalog's `supported_parameters` decides: a
  * parameter the model does not list is disabled with the reason, and never sent.
  */
-import type { CatalogModel } from '../../../contract/workbench-api';
+import type { CatalogModel, ResponseFormat } from '../../../contract/workbench-api';
 import type { Parameters } from './playground-types';
 
 /** The parameters the playground edits that a model may or may not support. */
@@ -28,7 +28,7 @@ export interface ParameterSupport {
  * list more likely means "not reported" than "nothing works". The gateway then has the last word.
  */
 export function parameterSupport(
-  parameter: TunableParameter | 'tools',
+  parameter: TunableParameter | 'tools' | 'tool_choice' | 'response_format',
   model: CatalogModel | undefined,
 ): ParameterSupport {
   if (!model || model.supported_parameters.length === 0) return { supported: true, reason: null };
@@ -114,4 +114,57 @@ export function parameterProblem(
 /** Stop sequences typed one per line; blank lines are not sequences. */
 export function parseStopSequences(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
+}
+
+/** The `tool_choice` values that name no tool. */
+export const toolChoiceModes = ['auto', 'none', 'required'] as const;
+
+/**
+ * The `tool_choice` to send, or why it cannot be: a named tool must be one the tools define.
+ * `toolNames` are the names in the tools editor.
+ */
+export function toolChoiceValue(
+  choice: string,
+  toolNames: readonly string[],
+): { value: unknown; problem: null } | { value: null; problem: string } {
+  if ((toolChoiceModes as readonly string[]).includes(choice))
+    return { value: choice, problem: null };
+  if (toolNames.includes(choice))
+    return { value: { type: 'function', function: { name: choice } }, problem: null };
+  return {
+    value: null,
+    problem: `tool_choice names “${choice}”, which the tools do not define.`,
+  };
+}
+
+/** The `response_format` to send, or why it cannot be (the JSON schema is not a JSON object). */
+export function responseFormatValue(
+  type: NonNullable<Parameters['response_format']>,
+  schemaText: string,
+): { value: ResponseFormat; problem: null } | { value: null; problem: string } {
+  if (type !== 'json_schema') return { value: { type }, problem: null };
+  if (schemaText.trim() === '')
+    return { value: null, problem: 'Write the JSON schema the reply must match.' };
+  let schema: unknown;
+  try {
+    schema = JSON.parse(schemaText);
+  } catch (error) {
+    return {
+      value: null,
+      problem: `The JSON schema is not valid JSON: ${(error as Error).message}`,
+    };
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return {
+      value: null,
+      problem: 'The JSON schema must be a JSON object, such as {"type": "object"}.',
+    };
+  // The chat form wants the schema named; its own title is the natural name when it has one.
+  const title = (schema as { title?: unknown }).title;
+  const name =
+    typeof title === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(title) ? title : 'response';
+  return {
+    value: { type, json_schema: { name, schema: schema as Record<string, unknown> } },
+    problem: null,
+  };
 }

@@ -162,6 +162,22 @@ async function openVisionPlayground() {
 }
 
 describe('PlaygroundPage', () => {
+  it('estimates the prompt against the model’s context as the person types', async () => {
+    const user = userEvent.setup();
+    installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    // 32,768 tokens of context; nothing written yet.
+    expect(await screen.findByText('≈0 / 32K prompt tokens (estimate)')).toBeInTheDocument();
+    await user.type(screen.getByRole('textbox', { name: 'System prompt' }), 'Be brief.');
+    // The draft counts before it is sent: 9 + 1 + 23 characters, about 4 a token.
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What does a gateway do?');
+    expect(screen.getByText('≈8 / 32K prompt tokens (estimate)')).toBeInTheDocument();
+    expect(screen.getByRole('meter', { name: 'Context used (estimate)' })).toHaveAttribute(
+      'value',
+      '8',
+    );
+  });
+
   it('streams a reply with its trace id and metrics, and saves the run to history', async () => {
     const user = userEvent.setup();
     const { chatBodies, streams } = installFakeBff();

@@ -45,6 +45,8 @@ import {
 import { EmbeddingsView } from './embeddings/embeddings-view';
 import { isEmbeddingModel } from './embeddings/similarity';
 import { useEmbeddingsDraft } from './embeddings/use-embeddings-draft';
+import { parseToolsText, toWireMessages } from './build-request';
+import { estimatePromptTokens } from './metrics';
 import { supportsImages, supportsTools } from './parameters';
 import type { PlaygroundSession, RunRecord } from './playground-types';
 import { useHistoryAutosave } from './use-history-autosave';
@@ -127,6 +129,19 @@ export function PlaygroundPage() {
       : model
         ? `${model} is not in the catalog, so whether it takes images is unknown.`
         : 'Choose a model that takes image input first.';
+  const toolNames = useMemo(
+    () => (parseToolsText(session.toolsText).tools ?? []).map((tool) => tool.function.name),
+    [session.toolsText],
+  );
+  // What Send would send, with the draft as the last turn, so the count follows the typing.
+  const promptTokens = useMemo(
+    () =>
+      estimatePromptTokens([
+        ...toWireMessages(session.systemPrompt, session.messages),
+        ...(draft.text !== '' ? [{ role: 'user' as const, content: draft.text }] : []),
+      ]),
+    [session.systemPrompt, session.messages, draft.text],
+  );
   // Images already in the conversation go with every request: a model that takes none refuses it.
   const conversationImages = session.messages.reduce(
     (count, message) => count + message.images.length,
@@ -522,6 +537,10 @@ export function PlaygroundPage() {
                 onSend={runs.send}
                 onAdd={runs.addDraft}
                 onStop={runs.stop}
+                promptEstimate={{
+                  tokens: promptTokens,
+                  contextLength: catalogModel?.context_length ?? null,
+                }}
               />
             </>
           )}
@@ -535,6 +554,7 @@ export function PlaygroundPage() {
             <ParametersPanel
               parameters={session.parameters}
               model={catalogModel}
+              toolNames={toolNames}
               onChange={(changes) => dispatch({ type: 'parametersChanged', changes })}
             />
             <ToolsEditor

@@ -113,6 +113,13 @@ export const parametersSchema = z.object({
   stop: z.array(z.string()),
   seed: z.number().nullable(),
   stream: z.boolean(),
+  // Defaults, not required: history and presets saved before these fields existed still load.
+  /** `auto`, `none`, `required`, or the name of one of the tools; null is not sent. */
+  tool_choice: z.string().nullable().default(null),
+  /** The `response_format` type; null is not sent. */
+  response_format: z.enum(['text', 'json_object', 'json_schema']).nullable().default(null),
+  /** The JSON schema, as typed, for `response_format` `json_schema`. */
+  response_schema: z.string().default(''),
 });
 export type Parameters = z.infer<typeof parametersSchema>;
 
@@ -123,6 +130,9 @@ export const defaultParameters: Parameters = {
   stop: [],
   seed: null,
   stream: true,
+  tool_choice: null,
+  response_format: null,
+  response_schema: '',
 };
 
 /** One column of a compare run: a model and its reply to the shared conversation. */

@@ -86,3 +86,18 @@ describe('the raw view of a Responses run', () => {
     expect(text).toContain('"max_output_tokens": 64');
   });
 });
+
+describe('toResponsesRequest', () => {
+  it('writes a named tool choice and a JSON schema flat, as the Responses form has them', () => {
+    const schema = { type: 'object' };
+    const { body } = toResponsesRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [{ type: 'function', function: { name: 'get_weather' } }],
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema } },
+    });
+    expect(body.tool_choice).toEqual({ type: 'function', name: 'get_weather' });
+    expect(body.text).toEqual({ format: { type: 'json_schema', name: 'weather', schema } });
+  });
+});

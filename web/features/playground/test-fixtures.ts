@@ -37,6 +37,7 @@ export const toolModel = catalogModel({
     'stream',
     'tools',
     'tool_choice',
+    'response_format',
   ],
 });
 export const visionModel = catalogModel({

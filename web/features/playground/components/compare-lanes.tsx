@@ -6,6 +6,7 @@
 import { useId } from 'react';
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
+import { CopyButton } from '../../../components/copy-button';
 import type { CompareLane, RunRecord } from '../playground-types';
 import { ReplyBody } from './reply-body';
 
@@ -41,6 +42,13 @@ export function CompareLanes({
               <h3 className="min-w-0 truncate font-mono text-sm font-semibold">{lane.model}</h3>
               {lane.reply?.run && lane.reply.run.status !== 'streaming' && (
                 <div className="ml-auto flex gap-1">
+                  {lane.reply.text !== '' && (
+                    <CopyButton
+                      variant="ghost"
+                      text={lane.reply.text}
+                      label={`Copy reply of ${lane.model}`}
+                    />
+                  )}
                   <Button
                     size="small"
                     variant="ghost"
@@ -61,7 +69,11 @@ export function CompareLanes({
               )}
             </div>
             {lane.reply ? (
-              <ReplyBody message={lane.reply} model={findModel(lane.model)} />
+              <ReplyBody
+                message={lane.reply}
+                model={findModel(lane.model)}
+                copyLabel={`reply of ${lane.model}`}
+              />
             ) : (
               <p className="text-sm">Not sent.</p>
             )}

@@ -8,6 +8,7 @@ import { useId, useRef, useState, type ClipboardEvent } from 'react';
 import { Button } from '../../../components/button';
 import { readImageAsDataUrl } from '../image-files';
 import type { MessageRole, ToolCall } from '../playground-types';
+import { ContextMeter } from './context-meter';
 import { messageRoles, RoleSelect } from './message-item';
 
 export interface ComposerDraft {
@@ -47,6 +48,7 @@ export function Composer({
   onAdd,
   onStop,
   openToolCalls,
+  promptEstimate,
 }: {
   draft: ComposerDraft;
   onDraftChange(draft: ComposerDraft): void;
@@ -61,6 +63,8 @@ export function Composer({
   onSend(): void;
   onAdd(): void;
   onStop(): void;
+  /** The prompt's estimated size, with the draft, against the model's context window. */
+  promptEstimate: { tokens: number; contextLength: number | null };
 }) {
   const textId = useId();
   const fileId = useId();
@@ -225,7 +229,11 @@ export function Composer({
         >
           Add
         </Button>
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
+          <ContextMeter
+            tokens={promptEstimate.tokens}
+            contextLength={promptEstimate.contextLength}
+          />
           {sendDisabledReason && !running && (
             <span className="max-w-64 text-right text-xs text-zinc-500 dark:text-zinc-400">
               {sendDisabledReason}

@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { jsonResponse, mockApi, renderWithQueries } from '../../../test/render-app';
 import { createMessage } from '../conversation-state';
-import { toolModel } from '../test-fixtures';
+import { finishedRun, toolModel } from '../test-fixtures';
 import { MessageItem, type MessageItemProps } from './message-item';
 
 function renderItem(overrides: Partial<MessageItemProps> = {}) {
@@ -110,5 +110,26 @@ describe('MessageItem', () => {
     expect(within(item).getByLabelText('Trace ID')).toHaveTextContent('0123456789abcdef-AMS');
     expect(within(item).getByText('120 ms')).toBeInTheDocument();
     expect(within(item).getByText('Cost (estimate)')).toBeInTheDocument();
+  });
+
+  it('copies the whole reply, and each code block in it alone', async () => {
+    const user = userEvent.setup();
+    const text = 'Two ways:\n\n```ts\nconst a = 1;\n```\n\nor\n\n```\necho `b`\n```';
+    renderItem({
+      message: createMessage('assistant', text, { run: finishedRun }),
+      model: toolModel,
+    });
+    const item = screen.getByRole('listitem', { name: 'assistant turn 2' });
+    await user.click(within(item).getByRole('button', { name: 'Copy reply of turn 2' }));
+    expect(await navigator.clipboard.readText()).toBe(text);
+    await user.click(within(item).getByRole('button', { name: 'Copy code block 1 of turn 2' }));
+    expect(await navigator.clipboard.readText()).toBe('const a = 1;');
+    await user.click(within(item).getByRole('button', { name: 'Copy code block 2 of turn 2' }));
+    expect(await navigator.clipboard.readText()).toBe('echo `b`');
+  });
+
+  it('offers no reply copy on a message the person wrote', () => {
+    renderItem();
+    expect(screen.queryByRole('button', { name: /^Copy/ })).not.toBeInTheDocument();
   });
 });

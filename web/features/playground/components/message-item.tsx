@@ -7,6 +7,7 @@ import type { CatalogModel } from '../../../../contract/workbench-api';
 import { Badge, type BadgeTone } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
+import { CopyButton } from '../../../components/copy-button';
 import type { ConversationMessage, MessageRole, RunRecord } from '../playground-types';
 import { MarkdownContent } from './markdown-content';
 import { ReplyBody } from './reply-body';
@@ -119,6 +120,9 @@ export function MessageItem({
         <div className="ml-auto flex flex-wrap gap-1">
           {message.run && message.run.status !== 'streaming' && (
             <>
+              {message.text !== '' && (
+                <CopyButton variant="ghost" text={message.text} label={`Copy reply of ${turn}`} />
+              )}
               <Button
                 size="small"
                 variant="ghost"
@@ -219,12 +223,12 @@ export function MessageItem({
           </div>
         </form>
       ) : isReply ? (
-        <ReplyBody message={message} model={model} />
+        <ReplyBody message={message} model={model} copyLabel={turn} />
       ) : (
         <>
           {message.text !== '' &&
             (message.role === 'assistant' ? (
-              <MarkdownContent text={message.text} />
+              <MarkdownContent text={message.text} codeCopyLabel={turn} />
             ) : (
               <p className="text-sm break-words whitespace-pre-wrap">{message.text}</p>
             ))}

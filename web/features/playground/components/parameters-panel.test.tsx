@@ -18,6 +18,7 @@ function Harness({
     <ParametersPanel
       parameters={parameters}
       model={model}
+      toolNames={['get_weather']}
       onChange={(changes) => {
         const next = { ...parameters, ...changes };
         setParameters(next);
@@ -63,5 +64,48 @@ describe('ParametersPanel', () => {
     await user.click(stream);
     expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ stream: false }));
     expect(stream).toHaveAccessibleDescription(/^Off: one JSON answer/);
+  });
+
+  it('offers tool_choice modes and the defined tools', async () => {
+    const user = userEvent.setup();
+    const onChange = vi.fn();
+    render(<Harness model={toolModel} onChange={onChange} />);
+    const choice = screen.getByRole('combobox', { name: 'tool_choice' });
+    await user.selectOptions(choice, 'function: get_weather');
+    expect(onChange).toHaveBeenLastCalledWith(
+      expect.objectContaining({ tool_choice: 'get_weather' }),
+    );
+    await user.selectOptions(choice, 'default (not sent)');
+    expect(onChange).toHaveBeenLastCalledWith(expect.objectContaining({ tool_choice: null }));
+  });
+
+  it('checks a json_schema response format’s schema as it is typed', async () => {
+    const user = userEvent.setup();
+    const onChange = vi.fn();
+    render(<Harness model={toolModel} onChange={onChange} />);
+    await user.selectOptions(
+      screen.getByRole('combobox', { name: 'response_format' }),
+      'json_schema',
+    );
+    const schema = screen.getByRole('textbox', { name: 'JSON schema' });
+    await user.type(schema, '{{"type": ');
+    expect(screen.getByRole('alert')).toHaveTextContent(/^The JSON schema is not valid JSON: /);
+    expect(schema).toHaveAttribute('aria-invalid', 'true');
+    await user.type(schema, '"object"}');
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(onChange).toHaveBeenLastCalledWith(
+      expect.objectContaining({
+        response_format: 'json_schema',
+        response_schema: '{"type": "object"}',
+      }),
+    );
+  });
+
+  it('disables both for a model that lists neither, saying why', () => {
+    render(<Harness model={textModel} onChange={vi.fn()} />);
+    expect(screen.getByRole('combobox', { name: 'tool_choice' })).toBeDisabled();
+    expect(screen.getByRole('combobox', { name: 'response_format' })).toHaveAccessibleDescription(
+      /does not list “response_format”/,
+    );
   });
 });

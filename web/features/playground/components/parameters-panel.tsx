@@ -10,16 +10,22 @@ import {
   parameterProblem,
   parameterSupport,
   parseStopSequences,
+  responseFormatValue,
+  toolChoiceModes,
+  toolChoiceValue,
   type TunableParameter,
 } from '../parameters';
 import type { Parameters } from '../playground-types';
 
-const descriptions: Record<TunableParameter, string> = {
+const descriptions: Record<TunableParameter | 'tool_choice' | 'response_format', string> = {
   max_tokens: 'Upper bound on the reply’s tokens (and on what is reserved from the balance).',
   temperature: '0–2. Higher is more varied; empty uses the model’s default.',
   top_p: '0–1. Nucleus sampling; change this or temperature, rarely both.',
   stop: 'Up to 4 sequences, one per line; the reply ends before any of them.',
   seed: 'A whole number for repeatable sampling, where the model supports it.',
+  tool_choice:
+    'Whether the model may (auto), must (required) or must not (none) call a tool, or which one. Sent only with tools.',
+  response_format: 'Plain text, any JSON object, or JSON that matches a schema.',
 };
 
 function FieldShell({
@@ -32,7 +38,7 @@ function FieldShell({
 }: {
   id: string;
   label: string;
-  parameter: TunableParameter;
+  parameter: keyof typeof descriptions;
   reason: string | null;
   problem: string | null;
   children: React.ReactNode;
@@ -138,13 +144,149 @@ function NumberParameter({
   );
 }
 
-export function ParametersPanel({
+/** `tool_choice`: a mode, or one of the tools by name. */
+function ToolChoiceField({
+  parameters,
+  model,
+  toolNames,
+  onChange,
+}: {
+  parameters: Parameters;
+  model: CatalogModel | undefined;
+  toolNames: readonly string[];
+  onChange(changes: Partial<Parameters>): void;
+}) {
+  const id = useId();
+  const choice = parameters.tool_choice;
+  const support = parameterSupport('tool_choice', model);
+  const problem =
+    choice !== null && toolNames.length > 0 ? toolChoiceValue(choice, toolNames).problem : null;
+  // A chosen tool since renamed or removed stays listed, so the select shows what is set.
+  const names =
+    choice !== null &&
+    !(toolChoiceModes as readonly string[]).includes(choice) &&
+    !toolNames.includes(choice)
+      ? [...toolNames, choice]
+      : toolNames;
+  return (
+    <FieldShell
+      id={id}
+      label="tool_choice"
+      parameter="tool_choice"
+      reason={support.reason}
+      problem={support.supported ? problem : null}
+    >
+      <select
+        id={id}
+        disabled={!support.supported}
+        aria-describedby={`${id}-description`}
+        aria-invalid={problem !== null && support.supported}
+        value={choice ?? ''}
+        onChange={(event) => onChange({ tool_choice: event.target.value || null })}
+        className={inputClasses}
+      >
+        <option value="">default (not sent)</option>
+        {toolChoiceModes.map((mode) => (
+          <option key={mode} value={mode}>
+            {mode}
+          </option>
+        ))}
+        {names.map((name) => (
+          <option key={name} value={name}>
+            function: {name}
+          </option>
+        ))}
+      </select>
+    </FieldShell>
+  );
+}
+
+/** `response_format`, and for `json_schema` the schema, checked as it is typed. */
+function ResponseFormatField({
   parameters,
   model,
   onChange,
 }: {
   parameters: Parameters;
   model: CatalogModel | undefined;
+  onChange(changes: Partial<Parameters>): void;
+}) {
+  const id = useId();
+  const schemaId = useId();
+  const support = parameterSupport('response_format', model);
+  const format = parameters.response_format;
+  const problem =
+    format === 'json_schema'
+      ? responseFormatValue(format, parameters.response_schema).problem
+      : null;
+  return (
+    <>
+      <FieldShell
+        id={id}
+        label="response_format"
+        parameter="response_format"
+        reason={support.reason}
+        problem={null}
+      >
+        <select
+          id={id}
+          disabled={!support.supported}
+          aria-describedby={`${id}-description`}
+          value={format ?? ''}
+          onChange={(event) =>
+            onChange({
+              response_format: (event.target.value || null) as Parameters['response_format'],
+            })
+          }
+          className={inputClasses}
+        >
+          <option value="">default (not sent)</option>
+          <option value="text">text</option>
+          <option value="json_object">json_object</option>
+          <option value="json_schema">json_schema</option>
+        </select>
+      </FieldShell>
+      {format === 'json_schema' && support.supported && (
+        <div className="flex flex-col gap-0.5">
+          <label htmlFor={schemaId} className="text-xs font-medium">
+            JSON schema
+          </label>
+          <textarea
+            id={schemaId}
+            rows={5}
+            spellCheck={false}
+            placeholder={'{"type": "object", "properties": {…}}'}
+            aria-invalid={problem !== null}
+            aria-describedby={problem !== null ? `${schemaId}-problem` : undefined}
+            value={parameters.response_schema}
+            onChange={(event) => onChange({ response_schema: event.target.value })}
+            className={classNames(inputClasses, 'h-auto py-1 font-mono text-xs')}
+          />
+          {problem && (
+            <p
+              id={`${schemaId}-problem`}
+              role="alert"
+              className="text-xs text-red-700 dark:text-red-300"
+            >
+              {problem}
+            </p>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+export function ParametersPanel({
+  parameters,
+  model,
+  toolNames,
+  onChange,
+}: {
+  parameters: Parameters;
+  model: CatalogModel | undefined;
+  /** The names of the tools defined in the tools editor, offered as `tool_choice`. */
+  toolNames: readonly string[];
   onChange(changes: Partial<Parameters>): void;
 }) {
   const stopId = useId();
@@ -220,6 +362,8 @@ export function ParametersPanel({
         onChange={(value) => onChange({ seed: value })}
         {...shared}
       />
+      <ToolChoiceField {...shared} toolNames={toolNames} onChange={onChange} />
+      <ResponseFormatField {...shared} onChange={onChange} />
       <div className="flex items-start gap-2">
         <input
           id={streamId}

@@ -19,7 +19,7 @@ lowlight.registerAlias({
   python: ['py'],
 });
 
-type HastNode = {
+export type HastNode = {
   type: string;
   tagName?: string;
   value?: string;
@@ -27,7 +27,8 @@ type HastNode = {
   children?: HastNode[];
 };
 
-const textOf = (node: HastNode): string =>
+/** The plain text under a node: the code itself, without the highlighting's spans. */
+export const textOf = (node: HastNode): string =>
   node.type === 'text' ? (node.value ?? '') : (node.children ?? []).map(textOf).join('');
 
 function languageOf(node: HastNode): string | null {

@@ -35,16 +35,19 @@ export function ToolCallList({ message }: { message: ConversationMessage }) {
 export function ReplyBody({
   message,
   model,
+  copyLabel,
 }: {
   message: ConversationMessage;
   model: CatalogModel | undefined;
+  /** What the reply is called in copy buttons' names ("turn 3"). */
+  copyLabel: string;
 }) {
   const run = message.run;
   const streaming = run?.status === 'streaming';
   const empty = message.text === '' && (message.toolCalls?.length ?? 0) === 0;
   return (
     <div aria-busy={streaming} className="min-w-0">
-      {message.text !== '' && <MarkdownContent text={message.text} />}
+      {message.text !== '' && <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />}
       {streaming && empty && (
         <p className="text-sm text-zinc-500 dark:text-zinc-400" role="status">
           Waiting for the first token…
