@@ -42,6 +42,8 @@ export type MeteringDeps = {
   /** Writes generation records in group commits. */
   writer: GenerationWriter;
   logger: Logger;
+  /** Sees every record once written (provider availability). */
+  onRecorded?: (record: GenerationRow) => void;
 };
 
 /** The request as metering sees it. */
@@ -211,6 +213,7 @@ export class Metering {
       throw error;
     }
     this.deps.rows.untrack(input.traceId);
+    this.deps.onRecorded?.(row);
     // Its lease ran out while it ran (its instance was slow, not dead): its record replaced the
     // one that charged only what was checkpointed, and the difference is what is charged now.
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));

@@ -31,8 +31,8 @@ export type RoutingDeps = {
   logger: Logger;
   /** Test hook: how routing waits between attempts. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
-  /** Sees every provider attempt as it is recorded (the metrics count them). */
-  onAttempt?: (attempt: GenerationAttempt) => void;
+  /** Sees every provider attempt as it is recorded, with the model asked for (metrics, availability). */
+  onAttempt?: (attempt: GenerationAttempt, model: string) => void;
 };
 
 export type RoutingInput = {
@@ -66,7 +66,7 @@ export async function routeRequest<Request, Answer>(
   const attempts: GenerationAttempt[] = [];
   const attempted = (attempt: GenerationAttempt) => {
     attempts.push(attempt);
-    deps.onAttempt?.(attempt);
+    deps.onAttempt?.(attempt, input.model.id);
   };
   let lastError: UpstreamError | null = null;
   let everyFailureRateLimited = true;
