@@ -69,7 +69,7 @@ export const modelEndpointSchema = z.looseObject({
   retry_after: z.number().nullable().optional(),
   /** Share of this provider's attempts (all keys) that began an answer, last 30 minutes; null without traffic. */
   uptime_last_30m: z.number().nullable().optional(),
-  /** Median latency of completed answers (arrival to end), last 30 minutes, ms; null without data. */
+  /** Median latency of completed answers (answering attempt's start to end), last 30 minutes, ms; null without data. */
   latency_ms_p50: z.number().nullable().optional(),
   /** Median time from the answering attempt's start to its first event, last 30 minutes, ms. */
   ttft_ms_p50: z.number().nullable().optional(),

@@ -157,7 +157,7 @@ export async function createGateway(
       metrics.countAttempt(attempt);
       availability.attempt(model, attempt);
     },
-    onRecorded: (record) => availability.recorded(record),
+    onRecorded: (record, generationMs) => availability.recorded(record, generationMs),
   });
   const slots = new KeySlots(config.maxConcurrentPerKey);
   const parts: GatewayParts = {

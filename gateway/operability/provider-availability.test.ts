@@ -56,6 +56,7 @@ describe('provider availability', () => {
           { provider: 'p', status: 200, latencyMs: 40 },
         ],
       }),
+      1_000,
     );
     failOnce();
     await availability.flush();

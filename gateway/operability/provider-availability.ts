@@ -61,17 +61,25 @@ export class ProviderAvailability {
   }
 
   /**
-   * A written record: a completed answer's latency (arrival to end), its answering attempt's time
-   * to the first event, and its output rate once that event came.
+   * A written record of a completed answer: its answering provider's latency (from that attempt's
+   * start to the end, so time lost to earlier providers is not charged to it), its time to the
+   * first event, and its output rate after that. `generationMs`: from the answer's beginning to
+   * its end; null where unknown (then the latency is the request's, arrival to end).
    */
-  recorded(record: GenerationRow): void {
+  recorded(record: GenerationRow, generationMs: number | null): void {
     if (record.outcome !== 'completed') return;
     const answering = record.attempts.at(-1);
     const row = this.row(record.model, record.provider);
-    row.latency[bucketOf(record.latencyMs)]! += 1;
-    if (answering === undefined || answering.provider !== record.provider) return;
+    if (
+      answering === undefined ||
+      answering.provider !== record.provider ||
+      generationMs === null
+    ) {
+      row.latency[bucketOf(record.latencyMs)]! += 1;
+      return;
+    }
+    row.latency[bucketOf(answering.latencyMs + generationMs)]! += 1;
     row.ttft[bucketOf(answering.latencyMs)]! += 1;
-    const generationMs = record.latencyMs - answering.latencyMs;
     if (record.completionTokens > 0 && generationMs >= 1) {
       row.outputTokens += record.completionTokens;
       row.generationMs += generationMs;

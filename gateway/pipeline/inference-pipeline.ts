@@ -126,7 +126,7 @@ export class InferencePipeline {
       /** Sees every provider attempt as it is recorded, with the model asked for. */
       onAttempt?: (attempt: GenerationAttempt, model: string) => void;
       /** Sees every generation record once written (provider availability). */
-      onRecorded?: (record: GenerationRow) => void;
+      onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
     },
   ) {
     this.metering = new Metering(deps);
@@ -288,6 +288,7 @@ export class InferencePipeline {
         route: routed.route,
         entry: routed.entry,
         attempts: routed.attempts,
+        answeredAt: routed.answeredAt,
         ...routed.answer,
         tally: { textDeltas: 0, text: [], toolText: [] },
         recorded: false,

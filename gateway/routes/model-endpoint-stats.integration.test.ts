@@ -72,8 +72,11 @@ afterAll(async () => {
 
 describe('availability from real traffic', () => {
   it('shows uptime and medians per provider, and the buckets of the stats route', async () => {
-    // flaky: a 503 and a 429 (each falls back to steady), then two answers after the delay.
-    fakes.flaky!.reply(failure(503));
+    // flaky: a slow 503 and a 429 (each falls back to steady), then two answers after the delay.
+    fakes.flaky!.reply({
+      ...failure(503),
+      holdUntil: new Promise((resolve) => setTimeout(resolve, 2 * UPSTREAM_DELAY_MS)),
+    });
     fakes.steady!.reply(text());
     expect(await ask('avail/model')).toBe(200);
     fakes.flaky!.reply(failure(429));
@@ -98,6 +101,8 @@ describe('availability from real traffic', () => {
       expect(median).toBeGreaterThan(150);
       expect(median).toBeLessThanOrEqual(250);
     }
+    // The time flaky lost before steady answered is not steady's.
+    expect(steady.latency_ms_p50).toBeLessThanOrEqual(150);
     // Another model of the same provider has its own figures: none yet.
     const quiet = await (await fetch(`${gateway.url}/v1/models/avail/quiet/endpoints`)).json();
     expect(modelEndpointSchema.parse(modelEndpointListSchema.parse(quiet).data[0])).toMatchObject({

@@ -37,7 +37,7 @@ export type ProviderStatsRow = {
   requests: number;
   successes: number;
   failures: Record<FailureKind, number>;
-  /** Completed answers' latency, arrival to end, per bucket of LATENCY_BOUNDS_MS. */
+  /** Completed answers' latency (answering attempt's start to end), per bucket of LATENCY_BOUNDS_MS. */
   latency: number[];
   /** Answering attempts' time to their first event, per bucket. */
   ttft: number[];
