@@ -67,8 +67,51 @@ export const modelEndpointSchema = z.looseObject({
   status: z.string().optional(),
   /** Seconds until a cooling-down provider is tried again; null when healthy. */
   retry_after: z.number().nullable().optional(),
+  /** Share of this provider's attempts (all keys) that began an answer, last 30 minutes; null without traffic. */
+  uptime_last_30m: z.number().nullable().optional(),
+  /** Median latency of completed answers (answering attempt's start to end), last 30 minutes, ms; null without data. */
+  latency_ms_p50: z.number().nullable().optional(),
+  /** Median time from the answering attempt's start to its first event, last 30 minutes, ms. */
+  ttft_ms_p50: z.number().nullable().optional(),
 });
 export type ModelEndpoint = z.infer<typeof modelEndpointSchema>;
+
+/** Failed provider attempts by kind (timeouts, 5xx, 429, unreachable, anything else). */
+export const endpointFailuresSchema = z.object({
+  timeout: z.number().int(),
+  server_error: z.number().int(),
+  rate_limited: z.number().int(),
+  connection: z.number().int(),
+  other: z.number().int(),
+});
+
+/** One bucket of one provider's series: attempts by outcome and latency figures. */
+export const endpointStatsBucketSchema = z.object({
+  /** Unix seconds: the bucket's start. */
+  start: z.number().int(),
+  /** Attempts counted: successes plus failures. */
+  requests: z.number().int(),
+  successes: z.number().int(),
+  failures: endpointFailuresSchema,
+  /** successes / requests; null without traffic. */
+  uptime: z.number().nullable(),
+  latency_ms_p50: z.number().nullable(),
+  latency_ms_p95: z.number().nullable(),
+  ttft_ms_p50: z.number().nullable(),
+  /** Output tokens per second once the first event came; null without data. */
+  output_tokens_per_second: z.number().nullable(),
+});
+export type EndpointStatsBucket = z.infer<typeof endpointStatsBucketSchema>;
+
+/** `GET /v1/models/{author}/{model}/endpoints/stats`: every provider's series, oldest bucket first. */
+export const modelEndpointStatsSchema = z.object({
+  object: z.literal('endpoint_stats'),
+  model: z.string(),
+  window: z.enum(['24h', '7d']),
+  bucket_seconds: z.number().int(),
+  data: z.array(z.object({ provider: z.string(), buckets: z.array(endpointStatsBucketSchema) })),
+});
+export type ModelEndpointStats = z.infer<typeof modelEndpointStatsSchema>;
 
 /** `GET /v1/models/{author}/{model}/endpoints`; each entry is read alone (see above). */
 export const modelEndpointListSchema = z.looseObject({

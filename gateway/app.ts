@@ -28,6 +28,7 @@ import { KeyRegistry } from './keys/key-registry';
 import { createLogger, loggablePath } from './logger';
 import { GatewayMetrics } from './operability/gateway-metrics';
 import { routeLabeller } from './operability/labels';
+import { ProviderAvailability } from './operability/provider-availability';
 import { buildCatalogModels } from './catalog/catalog-builder';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
@@ -42,6 +43,9 @@ import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
+
+/** How often provider stats collected in memory are added into the store. */
+const AVAILABILITY_FLUSH_MS = 5_000;
 
 export type Gateway = {
   parts: GatewayParts;
@@ -132,6 +136,11 @@ export async function createGateway(
   // Read as each batch is written, once the pipeline exists: the batch's own requests are still
   // running then, so more running than the batch holds means others are waiting to be served.
   const writer = new GenerationWriter(store, (batch: number): boolean => pipeline.admitted > batch);
+  const availability = new ProviderAvailability(store.providerStats, {
+    retentionDays: config.statsRetentionDays,
+    logger,
+  });
+  availability.start(AVAILABILITY_FLUSH_MS);
   // Read at scrape time only, once the pipeline exists.
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
@@ -144,7 +153,11 @@ export async function createGateway(
     writer,
     providers,
     logger,
-    onAttempt: (attempt) => metrics.countAttempt(attempt),
+    onAttempt: (attempt, model) => {
+      metrics.countAttempt(attempt);
+      availability.attempt(model, attempt);
+    },
+    onRecorded: (record, generationMs) => availability.recorded(record, generationMs),
   });
   const slots = new KeySlots(config.maxConcurrentPerKey);
   const parts: GatewayParts = {
@@ -159,6 +172,7 @@ export async function createGateway(
     slots,
     logger,
     metrics,
+    availability,
     rateLimits,
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
@@ -308,6 +322,7 @@ export async function createGateway(
       rows.stop();
       await writer.flush();
       await rows.flush();
+      await availability.close();
       settlement.stop();
       try {
         await settlement.settleNow();

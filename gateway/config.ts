@@ -175,6 +175,15 @@ export const gatewayEnvironmentSchema = z.object({
     .describe(
       'How long a stored response (the Responses form with `store`) is kept, in seconds; 30 days, as OpenAI (docs/responses.md).',
     ),
+  GATEWAY_STATS_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3_660)
+    .default(8)
+    .describe(
+      "How long each provider's per-minute availability and latency figures are kept, in days; the stats route reads at most 7 (docs/operations.md).",
+    ),
 });
 
 export type GatewayConfig = {
@@ -208,6 +217,8 @@ export type GatewayConfig = {
   /** 0: no limit. */
   defaultRpm: number;
   defaultTpm: number;
+  /** How long per-minute provider stats are kept, in days. */
+  statsRetentionDays: number;
 };
 
 export class ConfigurationError extends Error {}
@@ -262,5 +273,6 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     leaseMs: value.GATEWAY_LEASE_MS,
     defaultRpm: value.GATEWAY_DEFAULT_RPM,
     defaultTpm: value.GATEWAY_DEFAULT_TPM,
+    statsRetentionDays: value.GATEWAY_STATS_RETENTION_DAYS,
   };
 }

@@ -57,6 +57,7 @@ export function testConfig(
     leaseMs: 30_000,
     defaultRpm: 0,
     defaultTpm: 0,
+    statsRetentionDays: 8,
     ...overrides,
   };
 }

@@ -22,6 +22,7 @@ export const ROUTE_NAMES = [
   'embeddings',
   'models',
   'model_endpoints',
+  'model_endpoint_stats',
   'balance',
   'key',
   'keys',

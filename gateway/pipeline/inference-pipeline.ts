@@ -28,7 +28,7 @@ import { GatewayError } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
 import { UpstreamError } from '../providers/upstream-error';
-import type { GenerationAttempt, KeyRow } from '../store/store';
+import type { GenerationAttempt, GenerationRow, KeyRow } from '../store/store';
 import { admit, type Admission } from './admission';
 import { Metering, type Connected } from './metering';
 import { chatOperation, embeddingsOperation, type Operation } from './operation';
@@ -123,8 +123,10 @@ export class InferencePipeline {
       logger: Logger;
       /** Test hook: how the pipeline waits between attempts. */
       sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
-      /** Sees every provider attempt as it is recorded (the metrics count them). */
-      onAttempt?: (attempt: GenerationAttempt) => void;
+      /** Sees every provider attempt as it is recorded, with the model asked for. */
+      onAttempt?: (attempt: GenerationAttempt, model: string) => void;
+      /** Sees every generation record once written (provider availability). */
+      onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
     },
   ) {
     this.metering = new Metering(deps);
@@ -286,6 +288,7 @@ export class InferencePipeline {
         route: routed.route,
         entry: routed.entry,
         attempts: routed.attempts,
+        answeredAt: routed.answeredAt,
         ...routed.answer,
         tally: { textDeltas: 0, text: [], toolText: [] },
         recorded: false,

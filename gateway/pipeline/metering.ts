@@ -42,6 +42,11 @@ export type MeteringDeps = {
   /** Writes generation records in group commits. */
   writer: GenerationWriter;
   logger: Logger;
+  /**
+   * Sees every record once written, with the milliseconds from its answer's beginning to its end
+   * (null where unknown): provider availability.
+   */
+  onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
 };
 
 /** The request as metering sees it. */
@@ -59,6 +64,8 @@ export type MeteredAnswer = {
   route: ModelRoute;
   entry: ProviderEntry;
   attempts: GenerationAttempt[];
+  /** `performance.now()` when the answer began (routing's `answeredAt`). */
+  answeredAt?: number;
   recorded: boolean;
   /** Why the record could not be written, if it could not. */
   recordError: unknown;
@@ -175,6 +182,7 @@ export class Metering {
         'charge capped: usage past max_tokens or the reservation',
       );
     }
+    const endedAt = performance.now();
     const row: GenerationRow = {
       id: input.traceId,
       keyId: admission.key.id,
@@ -191,7 +199,7 @@ export class Metering {
       settled: false,
       createdAt: Math.floor(Date.now() / 1000),
       settledAt: null,
-      latencyMs: round(performance.now() - input.startedAt),
+      latencyMs: round(endedAt - input.startedAt),
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,
@@ -211,6 +219,10 @@ export class Metering {
       throw error;
     }
     this.deps.rows.untrack(input.traceId);
+    this.deps.onRecorded?.(
+      row,
+      connected.answeredAt === undefined ? null : round(endedAt - connected.answeredAt),
+    );
     // Its lease ran out while it ran (its instance was slow, not dead): its record replaced the
     // one that charged only what was checkpointed, and the difference is what is charged now.
     await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));

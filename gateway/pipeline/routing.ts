@@ -31,8 +31,8 @@ export type RoutingDeps = {
   logger: Logger;
   /** Test hook: how routing waits between attempts. */
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
-  /** Sees every provider attempt as it is recorded (the metrics count them). */
-  onAttempt?: (attempt: GenerationAttempt) => void;
+  /** Sees every provider attempt as it is recorded, with the model asked for (metrics, availability). */
+  onAttempt?: (attempt: GenerationAttempt, model: string) => void;
 };
 
 export type RoutingInput = {
@@ -53,6 +53,8 @@ export type Routed<Answer> = {
   answer: Answer;
   /** Every attempt made before this answer started, the answering one last. */
   attempts: GenerationAttempt[];
+  /** `performance.now()` when the answer began (its provider's time is measured from there). */
+  answeredAt: number;
 };
 
 const NO_RETRY: RetryPolicy = { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
@@ -66,7 +68,7 @@ export async function routeRequest<Request, Answer>(
   const attempts: GenerationAttempt[] = [];
   const attempted = (attempt: GenerationAttempt) => {
     attempts.push(attempt);
-    deps.onAttempt?.(attempt);
+    deps.onAttempt?.(attempt, input.model.id);
   };
   let lastError: UpstreamError | null = null;
   let everyFailureRateLimited = true;
@@ -91,7 +93,8 @@ export async function routeRequest<Request, Answer>(
       const began = performance.now();
       try {
         const answer = await operation.call(entry.provider, request, route, signal);
-        const latencyMs = round(performance.now() - began);
+        const answeredAt = performance.now();
+        const latencyMs = round(answeredAt - began);
         if (input.signal.aborted) {
           entry.breaker.abandoned();
           await operation.discard(answer);
@@ -103,7 +106,7 @@ export async function routeRequest<Request, Answer>(
         }
         entry.breaker.succeeded();
         attempted({ provider: route.providerId, status: 200, latencyMs });
-        return { route, entry, answer, attempts };
+        return { route, entry, answer, attempts, answeredAt };
       } catch (error) {
         const latencyMs = round(performance.now() - began);
         // Stopped by the fence, not failed: not the provider's fault.

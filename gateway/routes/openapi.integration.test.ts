@@ -263,6 +263,13 @@ function probeOf(operation: Operation): Probe {
       ok: [() => ({})],
       errors: [() => ({ params: { author: 'nobody', model: 'nothing' } })],
     },
+    getModelEndpointStats: {
+      ok: [() => ({}), () => ({ query: { window: '7d' } })],
+      errors: [
+        () => ({ params: { author: 'nobody', model: 'nothing' } }),
+        () => ({ query: { window: '1y' } }),
+      ],
+    },
     createChatCompletion: {
       ok: [() => ({ body: chatRequest }), () => ({ body: { ...chatRequest, stream: true } })],
       errors: [

@@ -19,6 +19,7 @@ import { inferenceRefusal } from '../keys/key-state';
 import type { InferencePipeline } from '../pipeline/inference-pipeline';
 import type { KeySlots } from '../pipeline/key-slots';
 import type { GatewayMetrics } from '../operability/gateway-metrics';
+import type { ProviderAvailability } from '../operability/provider-availability';
 import type { ReadinessCheck } from '../operability/readiness';
 import type { GatewayStore, KeyRow } from '../store/store';
 
@@ -39,6 +40,8 @@ export type GatewayParts = {
   logger: Logger;
   /** This instance's Prometheus registry and counters (`GET /metrics`). */
   metrics: GatewayMetrics;
+  /** Provider stats collected from this instance's traffic, added into the store in batches. */
+  availability: ProviderAvailability;
   /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
   readiness?: ReadinessCheck[];
 };

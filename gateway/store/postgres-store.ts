@@ -13,6 +13,7 @@
  * by id), so two instances' transactions wait for each other instead of deadlocking.
  */
 import { postgresStoredResponses } from './stored-responses';
+import { postgresProviderStats } from './provider-stats';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -570,6 +571,7 @@ export async function openPostgresStore(
   const store: GatewayStore = {
     engine: 'postgres',
     responses: postgresStoredResponses(pool),
+    providerStats: postgresProviderStats(pool),
     listKeys: async () =>
       (await query<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).rows.map(toKeyRow),
     getKey: async (id) => {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteStoredResponses } from './stored-responses';
+import { sqliteProviderStats } from './provider-stats';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
@@ -362,6 +363,7 @@ export function openSqliteStore(
   return {
     engine: 'sqlite',
     responses: sqliteStoredResponses(database, run),
+    providerStats: sqliteProviderStats(database, run),
     listKeys: () => run(() => statements.listKeys.all().map(toKeyRow)),
     getKey: (id) =>
       run(() => {

@@ -13,6 +13,7 @@ import type {
   KeyRow,
   LedgerEntry,
 } from './store';
+import { bucketOf, emptyStats, histogramQuantile } from './provider-stats';
 
 export type StoreFactory = {
   /** A store over new, empty data. */
@@ -1258,6 +1259,65 @@ export function describeStoreContract(factory: StoreFactory): void {
       // The expired row is gone from the table, not only hidden.
       expect(await store.responses.delete('resp_old')).toBe(false);
       expect(await store.responses.get('resp_new', 1_600)).toBeDefined();
+    });
+  });
+
+  describe('provider stats', () => {
+    const minute = (at: number, provider: string, successes: number, timeouts: number) => {
+      const row = emptyStats(at, 'sim/chat-standard', provider);
+      row.requests = successes + timeouts;
+      row.successes = successes;
+      row.failures.timeout = timeouts;
+      row.latency[bucketOf(120)] = successes;
+      row.ttft[bucketOf(40)] = successes;
+      row.outputTokens = 100 * successes;
+      row.generationMs = 1_000 * successes;
+      return row;
+    };
+
+    it('adds the rows of two writers into the same minute, and sums buckets of minutes', async () => {
+      const store = await open();
+      const other = await openAnother();
+      // Two instances flush the same minute, at once and again.
+      await Promise.all([
+        store.providerStats.add([minute(1_000, 'a', 2, 1), minute(1_000, 'b', 1, 0)]),
+        other.providerStats.add([minute(1_000, 'a', 3, 0)]),
+      ]);
+      await other.providerStats.add([minute(1_001, 'a', 1, 1), minute(1_060, 'a', 4, 0)]);
+      // Another model's rows are not this one's.
+      await store.providerStats.add([{ ...minute(1_000, 'a', 9, 9), model: 'sim/other' }]);
+
+      const buckets = await store.providerStats.series('sim/chat-standard', 1_000, 1_120, 60);
+      const a = buckets.filter((row) => row.provider === 'a');
+      expect(a.map((row) => row.minute)).toEqual([1_000, 1_060]);
+      expect(a[0]).toMatchObject({ requests: 8, successes: 6, outputTokens: 600 });
+      expect(a[0]!.failures).toEqual({
+        timeout: 2,
+        server_error: 0,
+        rate_limited: 0,
+        connection: 0,
+        other: 0,
+      });
+      expect(a[0]!.latency[bucketOf(120)]).toBe(6);
+      expect(a[0]!.ttft[bucketOf(40)]).toBe(6);
+      expect(histogramQuantile(a[0]!.latency, 0.5)).toBeGreaterThan(100);
+      expect(histogramQuantile(a[0]!.latency, 0.5)).toBeLessThanOrEqual(150);
+      expect(a[1]).toMatchObject({ requests: 4, successes: 4 });
+      expect(buckets.find((row) => row.provider === 'b')).toMatchObject({ requests: 1 });
+      // The window's end is exclusive.
+      expect(await other.providerStats.series('sim/chat-standard', 1_000, 1_001, 1)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ provider: 'a', requests: 6 })]),
+      );
+    });
+
+    it('deletes rows older than the retention', async () => {
+      const store = await open();
+      await store.providerStats.add([minute(100, 'a', 1, 0), minute(200, 'a', 1, 0)]);
+      expect(await store.providerStats.prune(150)).toBe(1);
+      const left = await store.providerStats.series('sim/chat-standard', 0, 1_000, 1_000);
+      expect(left).toHaveLength(1);
+      expect(left[0]).toMatchObject({ requests: 1 });
+      expect(await store.providerStats.series('sim/chat-standard', 0, 150, 150)).toEqual([]);
     });
   });
 

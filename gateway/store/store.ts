@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
 import type { TranslationReport } from '../canonical/model';
 import type { CheckpointWorker } from './checkpoint-worker';
+import type { ProviderStatsStore } from './provider-stats';
 import type { StoredResponses } from './stored-responses';
 
 /** A key as stored: never the key itself, only its versioned digest. */
@@ -266,6 +267,8 @@ export type LedgerTotals = { rechargeNanos: Nanos; creditNanos: Nanos; allocated
 export interface GatewayStore {
   /** Responses kept for the Responses form (stored-responses.ts). */
   readonly responses: StoredResponses;
+  /** Per-minute availability and latency of each model's providers (provider-stats.ts). */
+  readonly providerStats: ProviderStatsStore;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   listKeys(): Promise<KeyRow[]>;
