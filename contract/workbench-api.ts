@@ -9,6 +9,7 @@ import {
   keyEventSchema,
   keyKindSchema,
   managedKeySchema,
+  modelEndpointStatsSchema,
   translationReportSchema,
 } from './gateway';
 
@@ -153,6 +154,11 @@ export const providerEndpointSchema = z.object({
   status: providerStatusSchema,
   /** Seconds (from `fetched_at`) until a cooling-down provider is tried again. */
   retry_after: z.number().nullable(),
+  /** Share of attempts (all keys) that began an answer, last 30 minutes; null without traffic. */
+  uptime_last_30m: z.number().nullable(),
+  /** Median latency and time to first token, last 30 minutes, ms; null without data. */
+  latency_ms_p50: z.number().nullable(),
+  ttft_ms_p50: z.number().nullable(),
 });
 export type ProviderEndpoint = z.infer<typeof providerEndpointSchema>;
 
@@ -172,6 +178,24 @@ export type ModelEndpoints = z.infer<typeof modelEndpointsSchema>;
 
 /** `GET /api/catalog/endpoints` query. */
 export const modelEndpointsQuerySchema = z.object({ model: z.string().min(1).max(300) });
+
+/** The windows of the gateway's provider stats: hour buckets over 24 h, 6-hour buckets over 7 d. */
+export const endpointStatsWindowSchema = z.enum(['24h', '7d']);
+export type EndpointStatsWindow = z.infer<typeof endpointStatsWindowSchema>;
+
+/** `GET /api/catalog/endpoints/stats` query. */
+export const modelEndpointStatsQuerySchema = modelEndpointsQuerySchema.extend({
+  window: endpointStatsWindowSchema.default('24h'),
+});
+
+/**
+ * `GET /api/catalog/endpoints/stats?model=&window=`: the gateway's answer as its contract reads
+ * it (`modelEndpointStatsSchema`), plus the trace id of the call.
+ */
+export const modelEndpointStatsAnswerSchema = modelEndpointStatsSchema.extend({
+  cf_ray: z.string().nullable(),
+});
+export type ModelEndpointStatsAnswer = z.infer<typeof modelEndpointStatsAnswerSchema>;
 
 /**
  * The key state (active, expired, disabled, depleted, plus `blocked` when the gateway refuses the

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiErrorSchema, modelEndpointsSchema } from '../../contract/workbench-api';
+import {
+  apiErrorSchema,
+  modelEndpointStatsAnswerSchema,
+  modelEndpointsSchema,
+} from '../../contract/workbench-api';
 import type { WorkbenchOptions } from '../app';
 import { modelEndpointsPath, normalizeEndpoint } from './model-endpoints';
 import {
@@ -68,6 +72,9 @@ describe('normalizeEndpoint', () => {
       max_completion_tokens: null,
       status: 'unknown',
       retry_after: null,
+      uptime_last_30m: null,
+      latency_ms_p50: null,
+      ttft_ms_p50: null,
     });
   });
 
@@ -98,6 +105,9 @@ describe('GET /api/catalog/endpoints', () => {
         max_completion_tokens: 1024,
         status: 'healthy',
         retry_after: null,
+        uptime_last_30m: 0.98,
+        latency_ms_p50: 850,
+        ttft_ms_p50: 210,
       },
       expect.objectContaining({ provider: 'backup', order: 2, status: 'healthy' }),
     ]);
@@ -203,5 +213,93 @@ describe('GET /api/catalog/endpoints', () => {
     const response = await endpointsOf(bff, 'sim/echo');
     expect(response.status).toBe(504);
     expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ stage: 'deadline' });
+  });
+});
+
+const statsOf = (bff: TestBff, query: string) =>
+  rawRequest(bff, { path: `/api/catalog/endpoints/stats?${query}` });
+
+describe('GET /api/catalog/endpoints/stats', () => {
+  it.each([
+    ['', '24h', 3600],
+    ['&window=24h', '24h', 3600],
+    ['&window=7d', '7d', 21_600],
+  ])(
+    'passes the gateway’s series through for window%s, without a key',
+    async (suffix, window, bucketSeconds) => {
+      const { gateway, bff } = await start();
+      const response = await statsOf(bff, `model=sim%2Fecho${suffix}`);
+      expect(response.status).toBe(200);
+      const body = modelEndpointStatsAnswerSchema.parse(response.json());
+      expect(body).toMatchObject({
+        object: 'endpoint_stats',
+        model: 'sim/echo',
+        window,
+        bucket_seconds: bucketSeconds,
+        cf_ray: cfRayOf(200),
+      });
+      expect(body.data.map((series) => series.provider)).toEqual(['primary', 'backup']);
+      expect(body.data[0]?.buckets[0]).toMatchObject({ requests: 120, successes: 118 });
+      expect(body.data[0]?.buckets[1]).toMatchObject({ requests: 0, uptime: null });
+      const sent = gateway.requests.find((request) => request.url.includes('/stats'));
+      expect(sent?.url).toBe(`/v1/models/sim/echo/endpoints/stats?window=${window}`);
+      expect(sent?.headers.authorization).toBeUndefined();
+    },
+  );
+
+  it('refuses another window, without asking the gateway', async () => {
+    const { gateway, bff } = await start();
+    const response = await statsOf(bff, 'model=sim%2Fecho&window=30d');
+    expect(response.status).toBe(400);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      stage: 'validation',
+      field: 'window',
+    });
+    expect(gateway.requests.some((request) => request.url.includes('/stats'))).toBe(false);
+  });
+
+  it('refuses a model the catalog does not have', async () => {
+    const { gateway, bff } = await start();
+    const response = await statsOf(bff, 'model=sim%2Fnope');
+    expect(response.status).toBe(400);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({ field: 'model' });
+    expect(gateway.requests.some((request) => request.url.includes('/stats'))).toBe(false);
+  });
+
+  it('says so when the gateway’s answer breaks the stats contract', async () => {
+    const { gateway, bff } = await start();
+    gateway.setHandler((request, response) =>
+      request.url.includes('/stats')
+        ? sendJson(response, 200, {
+            object: 'endpoint_stats',
+            model: 'sim/echo',
+            window: '24h',
+            bucket_seconds: 3600,
+            data: [{ provider: 'primary', buckets: [{ start: 1, requests: 'many' }] }],
+          })
+        : defaultHandler(request, response),
+    );
+    const response = await statsOf(bff, 'model=sim%2Fecho');
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      stage: 'gateway',
+      upstream_status: 200,
+    });
+  });
+
+  it('passes a gateway error on with its stage and cf-ray', async () => {
+    const { gateway, bff } = await start();
+    gateway.setHandler((request, response) =>
+      request.url.includes('/stats')
+        ? sendJson(response, 500, { error: 'Stats failed', type: 'test', stage: 'provider' })
+        : defaultHandler(request, response),
+    );
+    const response = await statsOf(bff, 'model=sim%2Fecho&window=7d');
+    expect(response.status).toBe(502);
+    expect(apiErrorSchema.parse(response.json()).error).toMatchObject({
+      message: 'Stats failed',
+      upstream_status: 500,
+      cf_ray: cfRayOf(500),
+    });
   });
 });

@@ -5,9 +5,16 @@
  * the catalog: an entry without a provider id is skipped and counted, the rest pass.
  */
 import { Router } from 'express';
-import { modelEndpointListSchema, modelEndpointSchema } from '../../contract/gateway';
 import {
+  modelEndpointListSchema,
+  modelEndpointSchema,
+  modelEndpointStatsSchema,
+} from '../../contract/gateway';
+import {
+  modelEndpointStatsQuerySchema,
   modelEndpointsQuerySchema,
+  type EndpointStatsWindow,
+  type ModelEndpointStatsAnswer,
   type ModelEndpoints,
   type ProviderEndpoint,
   type ProviderStatus,
@@ -63,6 +70,9 @@ export function normalizeEndpoint(entry: unknown, index: number): ProviderEndpoi
     max_completion_tokens: endpoint.max_completion_tokens ?? null,
     status: providerStatusOf(endpoint.status),
     retry_after: endpoint.retry_after ?? null,
+    uptime_last_30m: endpoint.uptime_last_30m ?? null,
+    latency_ms_p50: endpoint.latency_ms_p50 ?? null,
+    ttft_ms_p50: endpoint.ttft_ms_p50 ?? null,
   };
 }
 
@@ -103,6 +113,31 @@ export async function fetchModelEndpoints(
   };
 }
 
+/**
+ * Reads a catalog model's per-provider traffic series over `window`. Unlike the provider list,
+ * the answer is read strictly through its contract: a bar chart of half-read buckets would lie.
+ */
+export async function fetchModelEndpointStats(
+  context: WorkbenchContext,
+  modelId: string,
+  window: EndpointStatsWindow,
+  signal?: AbortSignal,
+): Promise<ModelEndpointStatsAnswer> {
+  const model = await context.catalog.find(modelId, 'model');
+  const answer = await context.gateway.collect({
+    method: 'GET',
+    path: `${modelEndpointsPath(model.id)}/stats?window=${window}`,
+    signal,
+  });
+  const stats = readGatewayAnswer(
+    answer,
+    modelEndpointStatsSchema,
+    'The gateway’s provider stats do not have the expected shape (an endpoint_stats object).',
+    context.profiles.allKeys(),
+  );
+  return { ...stats, cf_ray: answer.cfRay };
+}
+
 export function createModelEndpointsRouter(context: WorkbenchContext): Router {
   const router = Router();
   router.get('/catalog/endpoints', async (request, response) => {
@@ -111,6 +146,13 @@ export function createModelEndpointsRouter(context: WorkbenchContext): Router {
     const endpoints = await fetchModelEndpoints(context, query.model, signal);
     response.locals.cfRay = endpoints.cf_ray;
     response.json(endpoints);
+  });
+  router.get('/catalog/endpoints/stats', async (request, response) => {
+    const query = parseInput(modelEndpointStatsQuerySchema, request.query, 'query');
+    const signal = abortOnClientClose(response);
+    const stats = await fetchModelEndpointStats(context, query.model, query.window, signal);
+    response.locals.cfRay = stats.cf_ray;
+    response.json(stats);
   });
   return router;
 }

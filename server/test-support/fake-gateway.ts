@@ -83,6 +83,9 @@ export function endpointEntry(
     supported_parameters: ['max_tokens'],
     status: 'healthy',
     retry_after: null,
+    uptime_last_30m: 0.98,
+    latency_ms_p50: 850,
+    ttft_ms_p50: 210,
     ...overrides,
   };
 }
@@ -95,6 +98,48 @@ export function endpointsBody(modelId: string): Record<string, unknown> | null {
     object: 'list',
     model: modelId,
     data: (model.providers ?? []).map((provider, index) => endpointEntry(provider, index + 1)),
+  };
+}
+
+/** One stats bucket starting at `start` (Unix seconds): `successes` of `requests`, failures timed out. */
+export function statsBucket(start: number, requests: number, successes: number) {
+  return {
+    start,
+    requests,
+    successes,
+    failures: {
+      timeout: requests - successes,
+      server_error: 0,
+      rate_limited: 0,
+      connection: 0,
+      other: 0,
+    },
+    uptime: requests === 0 ? null : successes / requests,
+    latency_ms_p50: requests === 0 ? null : 900,
+    latency_ms_p95: requests === 0 ? null : 1800,
+    ttft_ms_p50: requests === 0 ? null : 200,
+    output_tokens_per_second: requests === 0 ? null : 55,
+  };
+}
+
+/**
+ * The stats of a fake model: per provider, two buckets ending at a fixed time (the first with
+ * traffic, the last empty), hour buckets for `24h` and 6-hour ones for `7d`.
+ */
+export function statsBody(modelId: string, window: string): Record<string, unknown> | null {
+  const model = fakeModels.find((entry) => entry.id === modelId);
+  if (!model) return null;
+  const bucketSeconds = window === '7d' ? 21_600 : 3600;
+  const start = 1_760_000_000 - (1_760_000_000 % bucketSeconds);
+  return {
+    object: 'endpoint_stats',
+    model: modelId,
+    window,
+    bucket_seconds: bucketSeconds,
+    data: (model.providers ?? []).map((provider) => ({
+      provider,
+      buckets: [statsBucket(start, 120, 118), statsBucket(start + bucketSeconds, 0, 0)],
+    })),
   };
 }
 
@@ -147,6 +192,7 @@ export function sendJson(
 }
 
 const endpointsPathPattern = /^\/v1\/models\/([^/]+\/[^/]+)\/endpoints$/;
+const statsPathPattern = /^\/v1\/models\/([^/]+\/[^/]+)\/endpoints\/stats$/;
 
 /**
  * Answers like a healthy gateway: catalog, a model's providers, balance, completions (plain and
@@ -159,6 +205,18 @@ export const defaultHandler: FakeHandler = (request, response) => {
   const endpointsOf = endpointsPathPattern.exec(path)?.[1];
   if (request.method === 'GET' && endpointsOf !== undefined) {
     const body = endpointsBody(decodeURIComponent(endpointsOf));
+    if (body) return sendJson(response, 200, body);
+    return sendJson(response, 404, {
+      error: 'The model is not in the catalog.',
+      type: 'not_found',
+    });
+  }
+  const statsOf = statsPathPattern.exec(path)?.[1];
+  if (request.method === 'GET' && statsOf !== undefined) {
+    const window = new URLSearchParams(request.url.split('?')[1] ?? '').get('window') ?? '24h';
+    if (window !== '24h' && window !== '7d')
+      return sendJson(response, 400, { error: 'window must be 24h or 7d', type: 'invalid' });
+    const body = statsBody(decodeURIComponent(statsOf), window);
     if (body) return sendJson(response, 200, body);
     return sendJson(response, 404, {
       error: 'The model is not in the catalog.',

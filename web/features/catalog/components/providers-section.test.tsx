@@ -26,6 +26,9 @@ function endpoint(overrides: Partial<ProviderEndpoint> & { provider: string }): 
     max_completion_tokens: 16_384,
     status: 'healthy',
     retry_after: null,
+    uptime_last_30m: null,
+    latency_ms_p50: null,
+    ttft_ms_p50: null,
     ...overrides,
   };
 }
