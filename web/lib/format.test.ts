@@ -1,6 +1,7 @@
 import {
   formatContextLength,
   formatDuration,
+  formatPercent,
   formatPricePerMillion,
   formatUsd,
   toMilliseconds,
@@ -101,5 +102,18 @@ describe('toMilliseconds', () => {
   it('accepts seconds or milliseconds', () => {
     expect(toMilliseconds(1_760_000_000)).toBe(1_760_000_000_000);
     expect(toMilliseconds(1_760_000_000_000)).toBe(1_760_000_000_000);
+  });
+});
+
+describe('formatPercent', () => {
+  it.each([
+    [118 / 120, '98.3%'],
+    [1, '100%'],
+    [0.9999, '99.9%'],
+    [0, '0%'],
+    [0.5, '50%'],
+    [null, '—'],
+  ])('%s → %s', (share, text) => {
+    expect(formatPercent(share)).toBe(text);
   });
 });

@@ -92,3 +92,13 @@ export function formatTime(time: number): string {
   const pad = (part: number) => String(part).padStart(2, '0');
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
+
+/**
+ * A share (0–1) as a percentage to one decimal: 0.98333 → "98.3%", 1 → "100%". Never rounds a
+ * share below 1 up to "100%", so a provider that failed once does not look perfect.
+ */
+export function formatPercent(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return placeholder;
+  const tenths = share < 1 ? Math.floor(share * 1000 + 1e-9) / 10 : Math.round(share * 1000) / 10;
+  return `${String(tenths)}%`;
+}

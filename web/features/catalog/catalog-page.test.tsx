@@ -22,6 +22,10 @@ function mockCatalog(models = makeCatalog(2000), skipped = 0) {
           max_completion_tokens: 4096,
           status: index === 0 ? 'healthy' : 'cooling_down',
           retry_after: index === 0 ? null : 20,
+          // The first provider had traffic in the last 30 minutes, the others none.
+          uptime_last_30m: index === 0 ? 0.98 : null,
+          latency_ms_p50: index === 0 ? 850 : null,
+          ttft_ms_p50: index === 0 ? 210 : null,
         })),
         fetched_at: 1_760_000_000_000,
         cf_ray: null,
@@ -226,6 +230,10 @@ describe('CatalogPage', () => {
     ]);
     expect(items[0]).toHaveTextContent('Healthy');
     expect(items[1]).toHaveTextContent(/Cooling down · retry in \d+ s/);
+    // Real traffic of the last 30 minutes; none is said in words, not as 0%.
+    expect(items[0]).toHaveTextContent('98% uptime · latency p50 850 ms');
+    expect(items[0]).toHaveTextContent('time to first token p50 210 ms');
+    expect(items[1]).toHaveTextContent('No traffic in the last 30 minutes');
     // The providers are listed in their own section, not again among the unknown fields.
     expect(within(dialog).queryByText('providers', { exact: true })).not.toBeInTheDocument();
   });

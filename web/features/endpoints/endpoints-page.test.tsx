@@ -1,6 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ChecksReport } from '../../../contract/workbench-api';
+import type { EndpointStatsBucket } from '../../../contract/gateway';
+import { formatDateTime } from '../../lib/format';
 import { makeCheck, makeChecksReport, reachableHealth } from '../../test/fixtures';
 import {
   jsonResponse,
@@ -9,6 +11,7 @@ import {
   type RecordedRequest,
 } from '../../test/render-app';
 import { mergeReports, paidChecksCost, reportToJson, reportToMarkdown } from './checks-report';
+import { bucketLabel } from './components/availability-section';
 
 function mockEndpoints(
   onPost: (request: RecordedRequest) => unknown = () => makeChecksReport(true),
@@ -310,5 +313,138 @@ describe('EndpointsPage', () => {
     // silent to a screen reader. The page's controls stay exposed while the menu is open.
     const run = screen.getByRole('button', { name: 'Run checks', hidden: true });
     expect(run.closest('[aria-hidden="true"]')).toBeNull();
+  });
+});
+
+function bucket(start: number, requests: number, successes: number): EndpointStatsBucket {
+  return {
+    start,
+    requests,
+    successes,
+    failures: {
+      timeout: requests - successes,
+      server_error: 0,
+      rate_limited: 0,
+      connection: 0,
+      other: 0,
+    },
+    uptime: requests === 0 ? null : successes / requests,
+    latency_ms_p50: requests === 0 ? null : 900,
+    latency_ms_p95: null,
+    ttft_ms_p50: null,
+    output_tokens_per_second: null,
+  };
+}
+
+const hour = 1_760_000_400 - (1_760_000_400 % 3600);
+
+/** The checks call sim/echo; its two providers, one with traffic and one without. */
+function mockAvailability() {
+  return mockPageApi({
+    'GET /api/checks': () => ({
+      ...makeChecksReport(false),
+      model: { id: 'sim/echo', free: true },
+    }),
+    'GET /api/catalog/endpoints': () => ({
+      model: 'sim/echo',
+      endpoints: [
+        {
+          provider: 'primary',
+          kind: 'openai-compatible',
+          upstream_model: 'echo',
+          order: 1,
+          prompt_price: '0',
+          completion_price: '0',
+          context_length: 8192,
+          max_completion_tokens: null,
+          status: 'healthy',
+          retry_after: null,
+          uptime_last_30m: 118 / 120,
+          latency_ms_p50: 850,
+          ttft_ms_p50: 210,
+        },
+        {
+          provider: 'backup',
+          kind: 'openai-compatible',
+          upstream_model: 'echo',
+          order: 2,
+          prompt_price: '0',
+          completion_price: '0',
+          context_length: 8192,
+          max_completion_tokens: null,
+          status: 'cooling_down',
+          retry_after: 25,
+          uptime_last_30m: null,
+          latency_ms_p50: null,
+          ttft_ms_p50: null,
+        },
+      ],
+      fetched_at: Date.now(),
+      cf_ray: null,
+      skipped: 0,
+    }),
+    'GET /api/catalog/endpoints/stats': (request) => {
+      const window = request.url.searchParams.get('window') ?? '24h';
+      const seconds = window === '7d' ? 21_600 : 3600;
+      return {
+        object: 'endpoint_stats',
+        model: 'sim/echo',
+        window,
+        bucket_seconds: seconds,
+        cf_ray: null,
+        data: [
+          { provider: 'primary', buckets: [bucket(hour, 120, 118), bucket(hour + seconds, 0, 0)] },
+          { provider: 'backup', buckets: [] },
+        ],
+      };
+    },
+  });
+}
+
+describe('EndpointsPage availability', () => {
+  it('labels each bar with its hour, uptime and requests', () => {
+    const time = formatDateTime(hour, 'seconds');
+    expect(bucketLabel(bucket(hour, 120, 118), '24h')).toBe(
+      `${time.slice(-5)}: 98.3% of 120 requests`,
+    );
+    expect(bucketLabel(bucket(hour, 1, 1), '7d')).toBe(`${time}: 100% of 1 request`);
+    expect(bucketLabel(bucket(hour, 0, 0), '24h')).toBe(`${time.slice(-5)}: no traffic`);
+  });
+
+  it('shows each provider’s state, last 30 minutes and uptime bars for the model the checks call', async () => {
+    const requests = mockAvailability();
+    renderRoute('/endpoints');
+    const list = await screen.findByRole('list', { name: 'Provider availability of sim/echo' });
+    const [primary, backup] = within(list).getAllByRole('listitem', {
+      name: (_name, element) => element.parentElement === list,
+    });
+    if (!primary || !backup) throw new Error('two providers expected');
+    expect(primary).toHaveTextContent('Healthy');
+    expect(primary).toHaveTextContent(
+      'Last 30 min: 98.3% uptime · latency p50 850 ms · time to first token p50 210 ms',
+    );
+    const day = await within(primary).findByRole('list', {
+      name: 'Uptime of primary, last 24 hours',
+    });
+    const bars = within(day).getAllByRole('listitem');
+    expect(bars).toHaveLength(2);
+    expect(bars[0]).toHaveTextContent(
+      `${formatDateTime(hour, 'seconds').slice(-5)}: 98.3% of 120 requests`,
+    );
+    expect(bars[1]).toHaveTextContent(/: no traffic$/);
+    expect(
+      within(primary).getByRole('list', { name: 'Uptime of primary, last 7 days' }),
+    ).toBeInTheDocument();
+    // Without traffic, it says so instead of 0%.
+    expect(backup).toHaveTextContent('Cooling down · retry in 25 s');
+    expect(backup).toHaveTextContent('Last 30 min: No traffic in the last 30 minutes');
+    expect(backup).not.toHaveTextContent('0%');
+    expect(backup).toHaveTextContent('No traffic recorded in the last 24 hours');
+    const windows = requests
+      .filter((request) => request.url.pathname === '/api/catalog/endpoints/stats')
+      .map((request) => request.url.searchParams.get('window'));
+    expect(windows.sort()).toEqual(['24h', '7d']);
+    // The probes stay, as the check run.
+    expect(screen.getByRole('button', { name: 'Run checks' })).toBeInTheDocument();
   });
 });

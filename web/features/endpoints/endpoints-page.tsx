@@ -9,6 +9,7 @@ import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, formatUsd } from '../../lib/format';
 import { useChecks, useRunChecks, type RunChecksVariables } from './api/checks';
 import { paidChecksCost } from './checks-report';
+import { AvailabilitySection } from './components/availability-section';
 import { ChecksTable } from './components/checks-table';
 import { ExportMenu } from './components/export-menu';
 
@@ -108,6 +109,8 @@ export function EndpointsPage() {
           The other checks send no inference. Results show masked keys only.
         </p>
       </div>
+
+      {model && <AvailabilitySection model={model.id} />}
 
       {unreachable && (
         <p

@@ -1,6 +1,11 @@
 /** `GET /api/catalog/endpoints?model=`: the providers of one model, fetched as its panel opens. */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { modelEndpointsSchema, type ModelEndpoints } from '../../../../contract/workbench-api';
+import {
+  modelEndpointStatsAnswerSchema,
+  modelEndpointsSchema,
+  type EndpointStatsWindow,
+  type ModelEndpoints,
+} from '../../../../contract/workbench-api';
 import { apiGet, withQuery } from '../../../lib/api-client';
 
 export function fetchModelEndpoints(model: string, signal?: AbortSignal): Promise<ModelEndpoints> {
@@ -34,4 +39,26 @@ export function modelEndpointsQueryOptions(model: string) {
 
 export function useModelEndpoints(model: string | null) {
   return useQuery({ ...modelEndpointsQueryOptions(model ?? ''), enabled: model !== null });
+}
+
+/** `GET /api/catalog/endpoints/stats?model=&window=`: each provider's traffic series. */
+export function modelEndpointStatsQueryOptions(model: string, window: EndpointStatsWindow) {
+  return queryOptions({
+    queryKey: ['model-endpoint-stats', model, window],
+    queryFn: ({ signal }) =>
+      apiGet(
+        withQuery('/api/catalog/endpoints/stats', { model, window }),
+        modelEndpointStatsAnswerSchema,
+        { signal },
+      ),
+    // Buckets are an hour or more long; a minute-old series is still the right picture.
+    staleTime: 60_000,
+  });
+}
+
+export function useModelEndpointStats(model: string | null, window: EndpointStatsWindow) {
+  return useQuery({
+    ...modelEndpointStatsQueryOptions(model ?? '', window),
+    enabled: model !== null,
+  });
 }

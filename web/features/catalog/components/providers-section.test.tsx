@@ -83,6 +83,28 @@ describe('ProvidersSection', () => {
     expect(screen.getByRole('heading', { name: 'Providers (2)' })).toBeInTheDocument();
   });
 
+  it('shows each provider’s last 30 minutes of traffic, and says when there was none', async () => {
+    renderSection(() =>
+      answer([
+        endpoint({
+          provider: 'openai',
+          order: 1,
+          uptime_last_30m: 0.995,
+          latency_ms_p50: 1_240,
+          ttft_ms_p50: 380,
+        }),
+        endpoint({ provider: 'azure', order: 2 }),
+      ]),
+    );
+    const list = await screen.findByRole('list', { name: /Providers/ });
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(first).toHaveTextContent(
+      'Last 30 min99.5% uptime · latency p50 1.2 s · time to first token p50 380 ms',
+    );
+    expect(second).toHaveTextContent('Last 30 minNo traffic in the last 30 minutes');
+    expect(second).not.toHaveTextContent('0%');
+  });
+
   it('says when the gateway lists no provider, and counts entries it could not read', async () => {
     renderSection(() => answer([], 1));
     expect(

@@ -7,7 +7,13 @@ import type {
 import { Badge, type BadgeTone } from '../../../components/badge';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
-import { formatContextLength, formatPricePerMillion, formatTime } from '../../../lib/format';
+import {
+  formatContextLength,
+  formatDuration,
+  formatPercent,
+  formatPricePerMillion,
+  formatTime,
+} from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
 import { useModelEndpoints } from '../api/model-endpoints';
 
@@ -33,6 +39,35 @@ export function statusLabel(endpoint: ProviderEndpoint, fetchedAt: number, now: 
     default:
       return 'Status unknown';
   }
+}
+
+/**
+ * A provider's last 30 minutes of real traffic in one line. Without traffic it says so rather
+ * than showing 0%, which would read as a provider that fails every request.
+ */
+export function trafficSummary(endpoint: ProviderEndpoint): string {
+  if (endpoint.uptime_last_30m === null) return 'No traffic in the last 30 minutes';
+  return `${formatPercent(endpoint.uptime_last_30m)} uptime · latency p50 ${formatDuration(endpoint.latency_ms_p50)} · time to first token p50 ${formatDuration(endpoint.ttft_ms_p50)}`;
+}
+
+/** The provider's breaker state as a badge, with its countdown while it cools down. */
+export function ProviderStatusBadge({
+  endpoint,
+  fetchedAt,
+  now,
+  className,
+}: {
+  endpoint: ProviderEndpoint;
+  fetchedAt: number;
+  now: number;
+  className?: string;
+}) {
+  return (
+    <Badge tone={statusTones[endpoint.status]} className={className}>
+      <span aria-hidden="true">●</span>
+      {statusLabel(endpoint, fetchedAt, now)}
+    </Badge>
+  );
 }
 
 /** True when the provider's price is not the catalog's (the catalog shows one price per model). */
@@ -68,10 +103,12 @@ function ProviderItem({
         {endpoint.kind && (
           <span className="text-xs text-zinc-600 dark:text-zinc-400">{endpoint.kind}</span>
         )}
-        <Badge tone={statusTones[endpoint.status]} className="ml-auto">
-          <span aria-hidden="true">●</span>
-          {statusLabel(endpoint, fetchedAt, now)}
-        </Badge>
+        <ProviderStatusBadge
+          endpoint={endpoint}
+          fetchedAt={fetchedAt}
+          now={now}
+          className="ml-auto"
+        />
       </div>
       <dl className="mt-2 grid grid-cols-[max-content_minmax(0,1fr)] gap-x-3 gap-y-0.5 text-xs">
         <dt className="text-zinc-600 dark:text-zinc-400">Upstream model</dt>
@@ -90,6 +127,8 @@ function ProviderItem({
           {endpoint.max_completion_tokens !== null &&
             ` · up to ${endpoint.max_completion_tokens.toLocaleString('en-US')} output tokens`}
         </dd>
+        <dt className="text-zinc-600 dark:text-zinc-400">Last 30 min</dt>
+        <dd>{trafficSummary(endpoint)}</dd>
       </dl>
     </li>
   );
