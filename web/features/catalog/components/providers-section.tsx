@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { Fragment, useId, type ReactNode } from 'react';
 import type {
   CatalogModel,
   ProviderEndpoint,
@@ -134,6 +134,49 @@ function ProviderItem({
   );
 }
 
+/** When the list was fetched and the time now, for each provider's countdown. */
+export type ProviderClock = { fetchedAt: number; now: number };
+
+/**
+ * A model's providers as the endpoints query has them: loading, failed, none, or one list item
+ * each, in the order the gateway tries them. The catalog panel and the Endpoints page share it.
+ */
+export function ProviderList({
+  query,
+  labelledBy,
+  children,
+}: {
+  query: ReturnType<typeof useModelEndpoints>;
+  labelledBy: string;
+  children: (endpoint: ProviderEndpoint, clock: ProviderClock) => ReactNode;
+}) {
+  const endpoints = query.data?.endpoints ?? [];
+  const coolingDown = endpoints.some((endpoint) => endpoint.status === 'cooling_down');
+  // Ticks only while a countdown is on screen.
+  const now = useNow(coolingDown ? 1000 : null);
+  if (query.isPending) return <LoadingState>Loading the providers…</LoadingState>;
+  if (query.isError)
+    return (
+      <ErrorPanel
+        what="Loading the providers"
+        error={query.error}
+        onRetry={() => void query.refetch()}
+      />
+    );
+  if (endpoints.length === 0)
+    return <p className="text-sm">The gateway lists no provider for this model.</p>;
+  const clock = { fetchedAt: query.dataUpdatedAt, now: Math.max(now, query.dataUpdatedAt) };
+  return (
+    <ol aria-labelledby={labelledBy} className="flex flex-col gap-2">
+      {endpoints.map((endpoint) => (
+        <Fragment key={`${endpoint.order}-${endpoint.provider}`}>
+          {children(endpoint, clock)}
+        </Fragment>
+      ))}
+    </ol>
+  );
+}
+
 /**
  * The providers serving a model, in the order the gateway tries them, each with its upstream
  * model, its own prices and its status. Fetched when the detail panel opens.
@@ -141,10 +184,6 @@ function ProviderItem({
 export function ProvidersSection({ model }: { model: CatalogModel }) {
   const headingId = useId();
   const endpointsQuery = useModelEndpoints(model.id);
-  const endpoints = endpointsQuery.data?.endpoints ?? [];
-  const coolingDown = endpoints.some((endpoint) => endpoint.status === 'cooling_down');
-  // Ticks only while a countdown is on screen.
-  const now = useNow(coolingDown ? 1000 : null);
   const skipped = endpointsQuery.data?.skipped ?? 0;
 
   return (
@@ -156,7 +195,7 @@ export function ProvidersSection({ model }: { model: CatalogModel }) {
             <>
               {' '}
               <span className="font-normal text-zinc-600 dark:text-zinc-400">
-                ({endpoints.length})
+                ({endpointsQuery.data.endpoints.length})
               </span>
             </>
           )}
@@ -171,29 +210,9 @@ export function ProvidersSection({ model }: { model: CatalogModel }) {
         Tried in this order: the next takes over when one fails before answering. A reply is billed
         at the prices of the provider that answered it.
       </p>
-      {endpointsQuery.isPending ? (
-        <LoadingState>Loading the providers…</LoadingState>
-      ) : endpointsQuery.isError ? (
-        <ErrorPanel
-          what="Loading the providers"
-          error={endpointsQuery.error}
-          onRetry={() => void endpointsQuery.refetch()}
-        />
-      ) : endpoints.length === 0 ? (
-        <p className="text-sm">The gateway lists no provider for this model.</p>
-      ) : (
-        <ol aria-labelledby={headingId} className="flex flex-col gap-2">
-          {endpoints.map((endpoint) => (
-            <ProviderItem
-              key={`${endpoint.order}-${endpoint.provider}`}
-              endpoint={endpoint}
-              model={model}
-              fetchedAt={endpointsQuery.dataUpdatedAt}
-              now={Math.max(now, endpointsQuery.dataUpdatedAt)}
-            />
-          ))}
-        </ol>
-      )}
+      <ProviderList query={endpointsQuery} labelledBy={headingId}>
+        {(endpoint, clock) => <ProviderItem endpoint={endpoint} model={model} {...clock} />}
+      </ProviderList>
       {skipped > 0 && (
         <p className="text-xs text-amber-800 dark:text-amber-300">
           {skipped} provider {skipped === 1 ? 'entry was' : 'entries were'} left out because{' '}

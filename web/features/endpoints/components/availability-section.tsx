@@ -3,11 +3,13 @@ import type { EndpointStatsBucket } from '../../../../contract/gateway';
 import type { EndpointStatsWindow, ProviderEndpoint } from '../../../../contract/workbench-api';
 import { classNames } from '../../../components/class-names';
 import { ErrorPanel } from '../../../components/error-panel';
-import { LoadingState } from '../../../components/states';
 import { formatDateTime, formatPercent } from '../../../lib/format';
-import { useNow } from '../../../lib/use-now';
 import { useModelEndpointStats, useModelEndpoints } from '../../catalog/api/model-endpoints';
-import { ProviderStatusBadge, trafficSummary } from '../../catalog/components/providers-section';
+import {
+  ProviderList,
+  ProviderStatusBadge,
+  trafficSummary,
+} from '../../catalog/components/providers-section';
 
 const windowNames: Record<EndpointStatsWindow, string> = {
   '24h': 'last 24 hours',
@@ -110,10 +112,6 @@ export function AvailabilitySection({ model }: { model: string }) {
   const endpointsQuery = useModelEndpoints(model);
   const day = useModelEndpointStats(model, '24h');
   const week = useModelEndpointStats(model, '7d');
-  const endpoints = endpointsQuery.data?.endpoints ?? [];
-  const coolingDown = endpoints.some((endpoint) => endpoint.status === 'cooling_down');
-  // Ticks only while a countdown is on screen.
-  const now = useNow(coolingDown ? 1000 : null);
   const seriesOf = (provider: string) => ({
     '24h': day.data ? day.data.data.find((entry) => entry.provider === provider)?.buckets : null,
     '7d': week.data ? week.data.data.find((entry) => entry.provider === provider)?.buckets : null,
@@ -132,29 +130,15 @@ export function AvailabilitySection({ model }: { model: string }) {
         From real traffic of all keys, the model the inference checks call. The checks below probe
         each route now.
       </p>
-      {endpointsQuery.isPending ? (
-        <LoadingState>Loading the providers…</LoadingState>
-      ) : endpointsQuery.isError ? (
-        <ErrorPanel
-          what="Loading the providers"
-          error={endpointsQuery.error}
-          onRetry={() => void endpointsQuery.refetch()}
-        />
-      ) : endpoints.length === 0 ? (
-        <p className="text-sm">The gateway lists no provider for this model.</p>
-      ) : (
-        <ol aria-labelledby={headingId} className="flex flex-col gap-2">
-          {endpoints.map((endpoint) => (
-            <ProviderAvailability
-              key={`${endpoint.order}-${endpoint.provider}`}
-              endpoint={endpoint}
-              fetchedAt={endpointsQuery.dataUpdatedAt}
-              now={Math.max(now, endpointsQuery.dataUpdatedAt)}
-              series={seriesOf(endpoint.provider)}
-            />
-          ))}
-        </ol>
-      )}
+      <ProviderList query={endpointsQuery} labelledBy={headingId}>
+        {(endpoint, clock) => (
+          <ProviderAvailability
+            endpoint={endpoint}
+            {...clock}
+            series={seriesOf(endpoint.provider)}
+          />
+        )}
+      </ProviderList>
       {statsError && (
         <ErrorPanel
           what="Loading the uptime series"
