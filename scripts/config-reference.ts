@@ -157,11 +157,11 @@ async function main(): Promise<void> {
   const current = await readFile(configurationDocPath, 'utf8');
   const next = await renderConfigurationDoc(current);
   if (next === current) {
-    console.log(`${path.relative(process.cwd(), configurationDocPath)} is up to date`);
+    process.stdout.write(`${path.relative(process.cwd(), configurationDocPath)} is up to date\n`);
     return;
   }
   await writeFile(configurationDocPath, next);
-  console.log(`wrote ${path.relative(process.cwd(), configurationDocPath)}`);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), configurationDocPath)}\n`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) {

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `npm test`: every check the project has, in phases, with the time of each printed at the end
+# (also when one fails). The static checks run side by side: each is one process on one core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=$SECONDS
+times=""
+phase() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "::: $name: $*"
+  "$@"
+  times+=$(printf '%-12s %4ss' "$name" $((SECONDS - start)))$'\n'
+}
+# Their output is kept apart, so that a failure reads whole.
+static_checks() {
+  local folder name seconds status failed=0
+  folder=$(mktemp -d)
+  for name in typecheck lint format:check; do
+    (
+      start=$SECONDS
+      status=0
+      npm run --silent "$name" >"$folder/$name.log" 2>&1 || status=$?
+      echo "$((SECONDS - start)) $status" >"$folder/$name.status"
+    ) &
+  done
+  wait
+  for name in typecheck lint format:check; do
+    read -r seconds status <"$folder/$name.status"
+    cat "$folder/$name.log"
+    times+=$(printf '  %-10s %4ss' "${name%:check}" "$seconds")$'\n'
+    [ "$status" -eq 0 ] || { echo "::: $name failed"; failed=1; }
+  done
+  rm -rf "$folder"
+  return "$failed"
+}
+trap 'printf "\n::: phase times\n%s%-12s %4ss\n" "$times" tests $((SECONDS - started))' EXIT
+
+phase static static_checks
+phase unit npm run --silent test:unit
+phase integration npm run --silent test:integration
+phase system npm run --silent test:system
+phase end-to-end npm run --silent test:e2e
