@@ -261,7 +261,7 @@ function markdownAnswer(
         '```ts',
         `const reply = await client.chat.completions.create({`,
         `  model: 'sim/chat-standard',`,
-        `  messages: [{ role: 'user', content: ${JSON.stringify(`Tell me about ${subject}`)} }],`,
+        `  messages: [{ role: 'user', content: 'Tell me about gateways.' }],`,
         '});',
         'console.log(reply.choices[0].message.content);',
         '```',

@@ -368,7 +368,7 @@ describe('KeysPage', () => {
       expect(labels).toContain(`${figure} (parent’s)`);
       expect(labels).not.toContain(figure);
     }
-    expect(within(shared).getAllByText(/the parent account’s figures/)).toHaveLength(1);
+    expect(within(shared).getAllByText(/all of them the parent account’s\.$/)).toHaveLength(1);
   });
 
   it('says how an account’s figures make up Remaining', async () => {

@@ -31,7 +31,7 @@ const figureRelations: Record<KeyKind, string> = {
   allocated_child:
     'Limit = Allocated: what the parent account gave this key; Remaining = Limit − Consumption.',
   shared_child:
-    'These are the parent account’s figures: this key spends from its parent’s Limit, and its usage is part of the parent’s Consumption.',
+    'Limit = Recharge + Credit − Allocated; Remaining = Limit − Consumption: all of them the parent account’s.',
 };
 
 /** The expiry as a date and a live countdown. */
