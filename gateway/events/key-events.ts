@@ -33,7 +33,10 @@ function lifecycleEvents(notice: KeyChangeNotice): WebhookEventType[] {
   if (notice.action === 'rotate') events.push('key.rotated');
   const disabled = notice.changes.disabled;
   if (disabled) events.push(disabled.new === true ? 'key.disabled' : 'key.enabled');
-  if (notice.changes.limit_usd) events.push('key.limit_changed');
+  // A creation's or a revocation's limit belongs to that event, not to a change of its own.
+  if (notice.changes.limit_usd && !['create', 'revoke'].includes(notice.action)) {
+    events.push('key.limit_changed');
+  }
   return events;
 }
 
