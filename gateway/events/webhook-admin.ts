@@ -109,6 +109,15 @@ export class WebhookAdmin {
     return { ...publicWebhook(row), secret };
   }
 
+  /** A live account key, which an endpoint may belong to; else 404. */
+  async accountKey(id: string) {
+    const account = await this.store.getKey(id);
+    if (!account || account.kind !== 'account' || account.revokedAt !== null) {
+      throw notFound(`No live account key ${id.slice(0, 64)}: webhooks belong to account keys.`);
+    }
+    return account;
+  }
+
   async list(accountId?: string): Promise<Webhook[]> {
     return (await this.store.webhooks.list(accountId)).map(publicWebhook);
   }

@@ -13,7 +13,6 @@ import {
   webhookListSchema,
   webhookSchema,
 } from '../../contract/webhooks';
-import { notFound } from '../errors';
 import { sendJson } from '../http/respond';
 import type { RouteContext, Router } from '../http/router';
 import { digestOf, requireOperator } from './admin-keys';
@@ -201,13 +200,7 @@ function addWebhookRoutes(
       let body;
       if (accountId === undefined) {
         const { account_id, ...rest } = parseOrRefuse(adminCreateSchema, raw);
-        const account = await parts.store.getKey(account_id);
-        if (!account || account.kind !== 'account' || account.revokedAt !== null) {
-          throw notFound(
-            `No live account key ${account_id.slice(0, 64)}: webhooks belong to account keys.`,
-          );
-        }
-        owner = account.id;
+        owner = (await parts.webhooks.accountKey(account_id)).id;
         body = rest;
       } else {
         owner = accountId;
