@@ -22,7 +22,12 @@ import { DEFAULT_CLIENT_SEND_TIMEOUT_MS, sendJson, setClientSendTimeout } from '
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import { Router, type Registration, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
+import { KeyEvents } from './events/key-events';
+import { secretSeal } from './events/signing';
+import { WebhookAdmin } from './events/webhook-admin';
+import { WebhookSender } from './events/webhook-sender';
 import { createKeyDigester, loadPepper } from './keys/key-material';
+import { systemResolve, type Resolve } from './shared/public-address';
 import { KeyAdmin } from './keys/key-admin';
 import { KeyRegistry } from './keys/key-registry';
 import { createLogger, loggablePath } from './logger';
@@ -51,6 +56,8 @@ export type Gateway = {
   parts: GatewayParts;
   admin: KeyAdmin;
   settlement: SettlementLoop;
+  /** Key events: `sweep` looks for balance and expiry crossings now (it also follows settlement). */
+  events: { sweep(): Promise<number> };
   handle: (request: IncomingMessage, response: ServerResponse) => void;
   /** What the router holds, each registration with the operations it serves (for tests). */
   routes(): readonly Registration[];
@@ -73,6 +80,8 @@ export async function createGateway(
     routeFamilies?: readonly RouteFamily[];
     /** Names this process among instances sharing a store (default: a random id). */
     instanceId?: string;
+    /** How webhook target names are resolved (tests pass a stub: no name leaves loopback). */
+    resolve?: Resolve;
   } = {},
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -85,10 +94,42 @@ export async function createGateway(
   });
   // The write-ahead log is folded into the database once a second, off the request path.
   const checkpoints = store.startCheckpoints?.(1_000, logger) ?? null;
-  const digest = createKeyDigester(loadPepper(config.databasePath, config.keyPepper));
+  const pepper = loadPepper(config.databasePath, config.keyPepper);
+  const digest = createKeyDigester(pepper);
   const registry = await KeyRegistry.open(store, digest);
-  // Changes made in this process reach the registry at once (the next request sees them).
-  const admin = new KeyAdmin(store, digest, () => registry.reload());
+  const seal = secretSeal(pepper);
+  const resolve = options.resolve ?? systemResolve;
+  const sender = new WebhookSender({
+    store,
+    seal,
+    resolve,
+    allowPrivate: config.webhooks.allowPrivate,
+    instanceId,
+    logger,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    failureLimit: config.webhooks.failureLimit,
+    timeoutMs: config.webhooks.deliveryTimeoutMs,
+    pollMs: Math.min(1_000, config.webhooks.retryBaseMs),
+  });
+  const keyEvents = new KeyEvents(store);
+  // Changes made in this process reach the registry at once (the next request sees them), and
+  // the events they wrote to the outbox are sent at once.
+  const admin = new KeyAdmin(
+    store,
+    digest,
+    async () => {
+      await registry.reload();
+      sender.wake();
+    },
+    keyEvents.keyChanged,
+  );
+  const webhooks = new WebhookAdmin({
+    store,
+    seal,
+    resolve,
+    allowPrivate: config.webhooks.allowPrivate,
+    sender,
+  });
   // Instances sharing a store may close each other's rows once a lease runs out: each stops its
   // own requests before that can happen (the fence, billing/inflight-rows.ts).
   const rows = new InflightRows(store, instanceId, config.leaseMs, logger, {
@@ -174,6 +215,7 @@ export async function createGateway(
     metrics,
     availability,
     rateLimits,
+    webhooks,
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
@@ -190,8 +232,26 @@ export async function createGateway(
     intervalMs: config.settleIntervalMs,
     reclaimIntervalMs: store.engine === 'postgres' ? Math.min(1_000, config.leaseMs) : null,
     logger,
-    onSettled: () => metrics.noteSettlement(),
+    onSettled: () => {
+      metrics.noteSettlement();
+      void sweepEvents();
+    },
   });
+  // Balance and expiry events, from the key rows as settled; one sweep at a time.
+  let sweeping: Promise<number> | null = null;
+  const sweepEvents = () =>
+    (sweeping ??= keyEvents
+      .sweep()
+      .then((sent) => {
+        if (sent > 0) sender.wake();
+        return sent;
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'key events sweep failed; the next pass retries');
+        return 0;
+      })
+      .finally(() => (sweeping = null)));
+  sender.start();
   rows.start(renewalIntervalMs(config.leaseMs), (leaseExpiresAt) =>
     budget.renew(pipeline.runningReservations(), leaseExpiresAt),
   );
@@ -312,6 +372,7 @@ export async function createGateway(
     parts,
     admin,
     settlement,
+    events: { sweep: sweepEvents },
     handle,
     routes: () => router.registrations(),
     handleClientError,
@@ -324,6 +385,8 @@ export async function createGateway(
       await rows.flush();
       await availability.close();
       settlement.stop();
+      await sweeping;
+      await sender.stop();
       try {
         await settlement.settleNow();
       } catch (error) {

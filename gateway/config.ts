@@ -184,6 +184,30 @@ export const gatewayEnvironmentSchema = z.object({
     .describe(
       "How long each provider's per-minute availability and latency figures are kept, in days; the stats route reads at most 7 (docs/operations.md).",
     ),
+  GATEWAY_WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .describe(
+      '`true` lets webhook endpoints use `http` and loopback or private addresses: for tests and local use only (docs/webhooks.md). Unset: `https` to public addresses only.',
+    ),
+  GATEWAY_WEBHOOK_RETRY_BASE_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(3_600_000)
+    .default(5_000)
+    .describe(
+      "A failed webhook delivery's first retry comes after this many milliseconds; each later one doubles (±20%), up to an hour, for 24 hours.",
+    ),
+  GATEWAY_WEBHOOK_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(20)
+    .describe(
+      'Failed webhook deliveries in a row after which the gateway stops sending to that endpoint until it is resumed.',
+    ),
 });
 
 export type GatewayConfig = {
@@ -219,6 +243,14 @@ export type GatewayConfig = {
   defaultTpm: number;
   /** How long per-minute provider stats are kept, in days. */
   statsRetentionDays: number;
+  webhooks: {
+    /** http and private or loopback targets (tests, local use). */
+    allowPrivate: boolean;
+    retryBaseMs: number;
+    failureLimit: number;
+    /** A 2xx within this counts as delivered. */
+    deliveryTimeoutMs: number;
+  };
 };
 
 export class ConfigurationError extends Error {}
@@ -274,5 +306,11 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     defaultRpm: value.GATEWAY_DEFAULT_RPM,
     defaultTpm: value.GATEWAY_DEFAULT_TPM,
     statsRetentionDays: value.GATEWAY_STATS_RETENTION_DAYS,
+    webhooks: {
+      allowPrivate: ['1', 'true'].includes(value.GATEWAY_WEBHOOK_ALLOW_PRIVATE ?? ''),
+      retryBaseMs: value.GATEWAY_WEBHOOK_RETRY_BASE_MS,
+      failureLimit: value.GATEWAY_WEBHOOK_FAILURE_LIMIT,
+      deliveryTimeoutMs: 10_000,
+    },
   };
 }

@@ -3,6 +3,7 @@
  * database, and small helpers for calling it over real HTTP and reading its event streams.
  * Keys are minted by the gateway at run time; none is ever written into a test.
  */
+import type { Resolve } from './shared/public-address';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import os from 'node:os';
@@ -58,19 +59,21 @@ export function testConfig(
     defaultRpm: 0,
     defaultTpm: 0,
     statsRetentionDays: 8,
+    webhooks: { allowPrivate: true, retryBaseMs: 50, failureLimit: 20, deliveryTimeoutMs: 1_000 },
     ...overrides,
   };
 }
 
 export async function startTestGateway(
   overrides: Partial<GatewayConfig> = {},
-  options: { logger?: Logger; providers?: Provider[] } = {},
+  options: { logger?: Logger; providers?: Provider[]; resolve?: Resolve } = {},
 ): Promise<TestGateway> {
   const folder = tempFolder();
   const config = testConfig(overrides, folder);
   const running = await startGateway(config, {
     logger: options.logger ?? createLogger('silent'),
     ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
   });
   let stopped = false;
   return {

@@ -12,6 +12,14 @@ import { KeyAdmin, type KeySummary } from '../keys/key-admin';
 import { keyKindSchema } from '../../contract/gateway';
 import { isClusterPrimary, superviseWorkers } from '../cluster';
 import { startGateway } from '../index';
+import { webhookCreateSchema } from '../../contract/webhooks';
+import { KeyEvents } from '../events/key-events';
+import { secretSeal } from '../events/signing';
+import { WebhookAdmin } from '../events/webhook-admin';
+import { WebhookSender } from '../events/webhook-sender';
+import { createLogger } from '../logger';
+import { parseOrRefuse } from '../routes/route-kit';
+import { systemResolve } from '../shared/public-address';
 import { openStore } from '../store/open-store';
 
 class UsageError extends Error {}
@@ -28,6 +36,12 @@ const usage = `Usage:
   gateway keys rotate ID [--json]
   gateway keys recharge ID --amount-usd N --note TEXT [--json]   (money paid into an account)
   gateway keys credit ID --amount-usd N --note TEXT [--json]     (money granted to an account)
+  gateway keys webhooks list [--account ID] [--json]
+  gateway keys webhooks add --account ID --url URL --events key.balance_low,key.depleted,…
+      [--balance-low-usd N | --balance-low-percent N] [--expiring-soon-seconds N]
+      [--keys ID,ID] [--description TEXT] [--json]
+  gateway keys webhooks remove WEBHOOK_ID
+  gateway keys webhooks test WEBHOOK_ID [--json]   (sends a webhook.test event now)
 Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db), or
 --database-url postgres://… (default: GATEWAY_DATABASE_URL) for the shared PostgreSQL store.`;
 
@@ -47,6 +61,14 @@ const options = {
   name: { type: 'string' },
   'amount-usd': { type: 'string' },
   note: { type: 'string' },
+  account: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
+  keys: { type: 'string' },
+  description: { type: 'string' },
+  'balance-low-usd': { type: 'string' },
+  'balance-low-percent': { type: 'string' },
+  'expiring-soon-seconds': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -122,17 +144,113 @@ async function run(argv: string[], io: CliIo): Promise<void> {
     return;
   }
   if (command !== 'keys') throw new UsageError(`Unknown command '${command}'.`);
+  const webhookId = subcommand === 'webhooks' ? extra.shift() : undefined;
   if (extra.length > 0) throw new UsageError(`Unexpected argument '${extra[0]}'.`);
 
   const store = await openStore(config);
   try {
+    const pepper = loadPepper(config.databasePath, config.keyPepper);
+    if (subcommand === 'webhooks') {
+      // Sends only what it is asked to (a test event); the serving gateway sends the rest.
+      const options = { store, seal: secretSeal(pepper), resolve: systemResolve };
+      const allowPrivate = config.webhooks.allowPrivate;
+      const sender = new WebhookSender({
+        ...options,
+        allowPrivate,
+        instanceId: `cli-${process.pid}`,
+        logger: createLogger('silent'),
+        retryBaseMs: config.webhooks.retryBaseMs,
+        failureLimit: config.webhooks.failureLimit,
+        timeoutMs: config.webhooks.deliveryTimeoutMs,
+        pollMs: null,
+      });
+      const webhooks = new WebhookAdmin({ ...options, allowPrivate, sender });
+      await runWebhooksCommand(webhooks, id, webhookId, flags, io.out);
+      return;
+    }
+    // Its changes raise key events like any other: the serving gateway sends them.
     const admin = new KeyAdmin(
       store,
-      createKeyDigester(loadPepper(config.databasePath, config.keyPepper)),
+      createKeyDigester(pepper),
+      undefined,
+      new KeyEvents(store).keyChanged,
     );
     await runKeysCommand(admin, subcommand, id, flags, io.out);
   } finally {
     await store.close();
+  }
+}
+
+async function runWebhooksCommand(
+  webhooks: WebhookAdmin,
+  action: string | undefined,
+  webhookId: string | undefined,
+  flags: Flags,
+  out: (text: string) => void,
+): Promise<void> {
+  const printJson = (value: unknown) => out(`${JSON.stringify(value)}\n`);
+  const needId = () => {
+    if (!webhookId) {
+      throw new UsageError(`keys webhooks ${action} needs a webhook ID (see: keys webhooks list).`);
+    }
+    return webhookId;
+  };
+  const list = (text: string | undefined) =>
+    text
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  switch (action) {
+    case 'list': {
+      const data = await webhooks.list(flags.account);
+      if (flags.json) return printJson({ object: 'list', data });
+      if (data.length === 0) return out('No webhook endpoints.\n');
+      for (const webhook of data) {
+        out(
+          `${webhook.id}  ${webhook.status}  account ${webhook.account_id}  ${webhook.url}\n` +
+            `  events: ${webhook.events.join(', ')}${webhook.disabled_reason ? `\n  ${webhook.disabled_reason}` : ''}\n`,
+        );
+      }
+      return;
+    }
+    case 'add': {
+      if (!flags.account)
+        throw new UsageError('keys webhooks add needs --account ID (an account key).');
+      const account = await webhooks.accountKey(flags.account);
+      const body = parseOrRefuse(webhookCreateSchema, {
+        url: flags.url,
+        events: list(flags.events),
+        description: flags.description,
+        balance_low_usd: money('--balance-low-usd', flags['balance-low-usd']),
+        balance_low_percent: money('--balance-low-percent', flags['balance-low-percent']),
+        expiring_soon_seconds: money('--expiring-soon-seconds', flags['expiring-soon-seconds']),
+        key_ids: list(flags.keys),
+      });
+      const created = await webhooks.create(account.id, body);
+      if (flags.json) return printJson(created);
+      out(
+        `Added webhook ${created.id} for account ${created.account_id}: ${created.url}\n` +
+          `Signing secret (shown once, store it now): ${created.secret}\n`,
+      );
+      return;
+    }
+    case 'remove':
+      await webhooks.delete(needId());
+      return out(`Removed webhook ${webhookId}.\n`);
+    case 'test': {
+      const delivery = await webhooks.test(needId());
+      if (flags.json) return printJson(delivery);
+      out(
+        delivery.status === 'delivered'
+          ? `Delivered ${delivery.id}: HTTP ${delivery.response_status} in ${delivery.latency_ms} ms.\n`
+          : `Not delivered yet: ${delivery.error} The gateway retries it.\n`,
+      );
+      return;
+    }
+    default:
+      throw new UsageError(
+        `Unknown keys webhooks command '${action ?? ''}': use list, add, remove or test.`,
+      );
   }
 }
 

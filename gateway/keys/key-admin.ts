@@ -18,6 +18,14 @@ import { keyStatus, remainingNanos, type KeyStateName } from './key-state';
 
 export type { KeyActor };
 
+/** An audited change, as a listener is told of it inside the change's transaction. */
+export type KeyChangeNotice = {
+  keyId: string;
+  action: string;
+  changes: Record<string, { old: unknown; new: unknown }>;
+};
+export type KeyChangeListener = (notice: KeyChangeNotice) => Promise<void>;
+
 /** Fields a change can be refused for, named as the HTTP API spells them. */
 export type KeyField =
   | 'kind'
@@ -169,6 +177,8 @@ export class KeyAdmin {
     private readonly store: GatewayStore,
     private readonly digest: KeyDigester,
     private readonly onChange: () => Promise<void> | void = () => {},
+    /** Told of each audited change inside its transaction (key events: events/key-events.ts). */
+    private readonly listener?: KeyChangeListener,
   ) {}
 
   async create(input: CreateKeyInput, actor: KeyActor = 'cli'): Promise<IssuedKey> {
@@ -650,6 +660,7 @@ export class KeyAdmin {
       note,
       createdAt: nowSeconds(),
     });
+    await this.listener?.({ keyId, action, changes });
   }
 
   /** What a key has spent: settled consumption plus charges not yet settled. */

@@ -27,6 +27,8 @@ export const ROUTE_NAMES = [
   'key',
   'keys',
   'admin_keys',
+  'webhooks',
+  'admin_webhooks',
   'generation',
   'activity',
   'healthz',

@@ -42,13 +42,13 @@ const topUpSchema = z.strictObject({
 
 const PREFIX = '/admin/v1/keys';
 
-const digestOf = (text: string) => crypto.createHash('sha256').update(text).digest();
+export const digestOf = (text: string) => crypto.createHash('sha256').update(text).digest();
 
 const unauthorized = (message: string) =>
   new GatewayError({ status: 401, type: 'authentication_error', stage: 'authentication', message });
 
 /** Throws 401 unless the request carries the operator token. */
-function requireOperator(request: IncomingMessage, expected: Buffer): void {
+export function requireOperator(request: IncomingMessage, expected: Buffer): void {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   if (!match) {
     throw unauthorized('The operator routes need Authorization: Bearer <GATEWAY_ADMIN_TOKEN>.');

@@ -18,6 +18,7 @@ import { modelRoutes } from './models';
 import { openApiRoutes } from './openapi';
 import { responsesRoutes } from './responses';
 import type { RouteFamily } from './route-doc';
+import { adminWebhookRoutes, webhookRoutes } from './webhooks';
 
 export const allRouteFamilies: readonly RouteFamily[] = [
   modelRoutes,
@@ -30,6 +31,8 @@ export const allRouteFamilies: readonly RouteFamily[] = [
   activityRoutes,
   keyRoutes,
   adminKeyRoutes,
+  webhookRoutes,
+  adminWebhookRoutes,
   healthRoutes,
   messagesRoutes,
   responsesRoutes,

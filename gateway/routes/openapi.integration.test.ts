@@ -197,6 +197,54 @@ const keyProbes = (create: () => Call, newKey: () => Promise<string>): Record<st
   },
 });
 
+/** A loopback port nothing listens on: a test event's delivery is refused there, and retried. */
+const HOOK_URL = 'http://127.0.0.1:1/hook';
+let sharedWebhook: Promise<string> | undefined;
+/** A webhook endpoint of the account key: one shared by the probes that keep it, or a new one. */
+const webhookOf = (fresh = false) => {
+  const create = async () =>
+    (
+      await gateway.gateway.parts.webhooks.create(account.id, {
+        url: HOOK_URL,
+        events: ['key.created'],
+      })
+    ).id;
+  return fresh ? create() : (sharedWebhook ??= create());
+};
+
+function webhookProbes(prefix: '' | 'admin'): Record<string, Probe> {
+  const id = (name: string) =>
+    prefix === '' ? name : `admin${name[0]!.toUpperCase()}${name.slice(1)}`;
+  const owner = prefix === '' ? {} : { account_id: account.id };
+  const withId =
+    (more: Omit<Call, 'params'> = {}) =>
+    async () => ({ params: { id: await webhookOf() }, ...more });
+  const missing = () => ({ params: { id: 'wh_missing' } });
+  return {
+    [id('listWebhooks')]: {
+      ok: [() => (prefix === '' ? {} : { query: { account_id: account.id } })],
+    },
+    [id('createWebhook')]: {
+      ok: [() => ({ body: { ...owner, url: HOOK_URL, events: ['key.depleted'] } })],
+      errors: [() => ({ body: { ...owner, url: HOOK_URL, events: [] } })],
+    },
+    [id('getWebhook')]: { ok: [withId()], errors: [missing] },
+    [id('changeWebhook')]: {
+      ok: [withId({ body: { description: 'probe' } })],
+      errors: [withId({ body: { url: HOOK_URL } }), missing],
+    },
+    [id('deleteWebhook')]: {
+      ok: [async () => ({ params: { id: await webhookOf(true) } })],
+      errors: [missing],
+    },
+    [id('testWebhook')]: { ok: [withId()], errors: [missing] },
+    [id('listWebhookDeliveries')]: {
+      ok: [withId({ query: { limit: '5' } })],
+      errors: [withId({ query: { limit: '0' } }), missing],
+    },
+  };
+}
+
 /** The operator's routes: the same probes under `admin…` ids, and the two top-ups. */
 function adminProbes(): Record<string, Probe> {
   const shared = keyProbes(() => ({ body: { name: 'probe account', limit_usd: 1 } }), accountKey);
@@ -215,6 +263,7 @@ function adminProbes(): Record<string, Probe> {
     ),
     adminRechargeKey: topUp,
     adminCreditKey: topUp,
+    ...webhookProbes('admin'),
   };
 }
 
@@ -305,6 +354,7 @@ function probeOf(operation: Operation): Probe {
       childKey,
     ),
     ...adminProbes(),
+    ...webhookProbes(''),
     getLiveness: { ok: [() => ({})] },
     getReadiness: { ok: [() => ({})] },
     getMetrics: { ok: [() => ({})] },

@@ -13,6 +13,7 @@ import type { GatewayConfig } from '../config';
 import { invalidRequest, toGatewayError, type GatewayError } from '../errors';
 import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
+import type { WebhookAdmin } from '../events/webhook-admin';
 import type { KeyAdmin } from '../keys/key-admin';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal } from '../keys/key-state';
@@ -42,6 +43,8 @@ export type GatewayParts = {
   metrics: GatewayMetrics;
   /** Provider stats collected from this instance's traffic, added into the store in batches. */
   availability: ProviderAvailability;
+  /** Webhook endpoints and their deliveries (events/webhook-admin.ts). */
+  webhooks: WebhookAdmin;
   /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
   readiness?: ReadinessCheck[];
 };

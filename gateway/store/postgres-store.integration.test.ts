@@ -10,6 +10,7 @@ import { readMigrations, migratePostgres } from './migrate';
 import { keyChannel, openPostgresStore } from './postgres-store';
 import type { GatewayStore } from './store';
 import { describeStoreContract, generationRow, keyRow } from './store-contract';
+import { describeWebhookStoreContract } from './webhook-store-contract';
 import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
 
 const url = testDatabaseUrl;
@@ -36,6 +37,9 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       'generation_days',
       'inflight',
       'stored_responses',
+      'webhooks',
+      'webhook_deliveries',
+      'webhook_fired',
     ];
     for (const table of [...tables, 'keys']) await admin.query(`DELETE FROM ${runSchema}.${table}`);
   };
@@ -43,7 +47,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
   const openInRun = (options: { instanceId?: string } = {}) =>
     openPostgresStore(url, { schema: runSchema, poolSize: 30, ...options });
 
-  describeStoreContract({
+  const factory = {
     // Every test starts from empty tables (the schema is migrated once, by the first store).
     open: async () => {
       const store = await openInRun();
@@ -51,7 +55,9 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       return store;
     },
     openAnother: () => openInRun(),
-  });
+  };
+  describeStoreContract(factory);
+  describeWebhookStoreContract(factory);
 
   describe('specific to PostgreSQL', () => {
     let stores: GatewayStore[] = [];

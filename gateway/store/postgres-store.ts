@@ -14,6 +14,8 @@
  */
 import { postgresStoredResponses } from './stored-responses';
 import { postgresProviderStats } from './provider-stats';
+import { postgresDatabase } from './sql-database';
+import { webhookStore } from './webhooks';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -571,6 +573,10 @@ export async function openPostgresStore(
   const store: GatewayStore = {
     engine: 'postgres',
     responses: postgresStoredResponses(pool),
+    webhooks: webhookStore(
+      postgresDatabase((text, values) => query(text, values)),
+      (work) => transaction(work),
+    ),
     providerStats: postgresProviderStats(pool),
     listKeys: async () =>
       (await query<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).rows.map(toKeyRow),

@@ -19,7 +19,8 @@ import { createLogger } from '../logger';
 import { startGateway } from '../index';
 import { readMigrations } from './migrate';
 import { openSqliteStore } from './sqlite-store';
-import { describeStoreContract, keyRow } from './store-contract';
+import { describeStoreContract, keyRow, type StoreFactory } from './store-contract';
+import { describeWebhookStoreContract } from './webhook-store-contract';
 import type { GatewayStore } from './store';
 
 /** The migrations in this checkout bring a database to this user_version. */
@@ -53,7 +54,7 @@ function describeContractOnFiles(
     for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
   });
   let file = '';
-  describeStoreContract({
+  const factory: StoreFactory = {
     open: async () => {
       const folder = tempFolder();
       folders.push(folder);
@@ -66,7 +67,9 @@ function describeContractOnFiles(
       };
     },
     openAnother: async () => openSqliteStore(file),
-  });
+  };
+  describeStoreContract(factory);
+  describeWebhookStoreContract(factory);
 }
 
 describe('the SQLite store', () => {

@@ -7,7 +7,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
+import { webhookStore } from './webhooks';
 import { sqliteProviderStats } from './provider-stats';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
@@ -360,9 +362,10 @@ export function openSqliteStore(
     }
   };
 
-  return {
+  const store: GatewayStore = {
     engine: 'sqlite',
     responses: sqliteStoredResponses(database, run),
+    webhooks: webhookStore(sqliteDatabase(database, run), (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
     listKeys: () => run(() => statements.listKeys.all().map(toKeyRow)),
     getKey: (id) =>
@@ -519,4 +522,5 @@ export function openSqliteStore(
       database.close();
     },
   };
+  return store;
 }

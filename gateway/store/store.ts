@@ -11,6 +11,7 @@ import type { TranslationReport } from '../canonical/model';
 import type { CheckpointWorker } from './checkpoint-worker';
 import type { ProviderStatsStore } from './provider-stats';
 import type { StoredResponses } from './stored-responses';
+import type { WebhookStore } from './webhooks';
 
 /** A key as stored: never the key itself, only its versioned digest. */
 export type KeyRow = {
@@ -269,6 +270,8 @@ export interface GatewayStore {
   readonly responses: StoredResponses;
   /** Per-minute availability and latency of each model's providers (provider-stats.ts). */
   readonly providerStats: ProviderStatsStore;
+  /** Webhook endpoints and their outbox (webhooks.ts). */
+  readonly webhooks: WebhookStore;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   listKeys(): Promise<KeyRow[]>;
