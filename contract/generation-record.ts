@@ -297,15 +297,23 @@ export function generationValuesToWire(
   return wire;
 }
 
-type UsageName = {
+/** The record's token counts besides prompt and completion (each `usage(…)` in the table). */
+export type UsageName = {
   [K in GenerationFieldName]: Fields[K] extends { usage: true } ? K : never;
 }[GenerationFieldName];
-/** The wire names of the record's token counts that the workbench shows. */
+/** The wire names of those counts. */
 export type UsageWireName = WireNameOf<UsageName>;
 
-const usageWireNames = generationFieldList.flatMap(([, spec]) =>
-  spec.usage && spec.wire ? [spec.wire.name] : [],
-) as UsageWireName[];
+const usageFields = generationFieldList.filter(([, spec]) => spec.usage);
+/** The names of the record's token counts besides prompt and completion, in the table's order. */
+export const usageFieldNames = usageFields.map(([name]) => name) as UsageName[];
+const usageWireNames = usageFields.map(([, spec]) => spec.wire!.name) as UsageWireName[];
+
+/** Every one of those counts at 0: the usage of a record that reports none of them. */
+export const noUsage = Object.fromEntries(usageFieldNames.map((name) => [name, 0])) as Record<
+  UsageName,
+  number
+>;
 
 /** The record's token counts as the workbench's API sends them: always there, 0 when absent. */
 export const recordUsageShape = Object.fromEntries(

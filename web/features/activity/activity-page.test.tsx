@@ -6,6 +6,7 @@ import type {
   ActivityView,
   GenerationsPage,
 } from '../../../contract/workbench-api';
+import { usageOf } from '../../../contract/generation-record';
 import {
   jsonResponse,
   mockPageApi,
@@ -65,9 +66,7 @@ function request(index: number, overrides: Partial<ActivityRequest> = {}): Activ
     charge_capped: false,
     attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
     upstream_model: 'chat-standard',
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cache_write_1h_tokens: 0,
+    ...usageOf({}),
     settled_at: nowSeconds - index * 60 + 5,
     child: null,
     ...overrides,
