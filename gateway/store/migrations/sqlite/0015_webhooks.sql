@@ -1,0 +1,2 @@
+-- A stand-in: the events branch's 0015_webhooks.sql takes this number, and the files must run
+-- without a gap for this branch's 0016 to apply. On merging, keep the events branch's file.
