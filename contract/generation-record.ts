@@ -136,6 +136,8 @@ export const generationFields = {
   cacheWriteTokens: usage('cache_write_tokens'),
   /** Of `cacheWriteTokens`, those to a one-hour cache entry, priced at `input_cache_write_1h`. */
   cacheWriteHourTokens: usage('cache_write_1h_tokens'),
+  /** Of `completionTokens`, those the model spent reasoning, as the provider reported them. */
+  reasoningTokens: usage('reasoning_tokens'),
   /** What the key was charged, in nanos; in USD on the wire. */
   costNanos: field<number>()({
     column: 'cost_nanos',
