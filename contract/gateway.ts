@@ -5,7 +5,7 @@
  * field never breaks a reader.
  */
 import { z } from 'zod';
-import { generationWireShape } from './generation-record';
+import { generationWireShape } from './generation-record-wire';
 
 /** The three kinds of key (docs/keys-and-money.md). */
 export const keyKindSchema = z.enum(['account', 'allocated_child', 'shared_child']);
@@ -259,7 +259,7 @@ export type EmbeddingsResponse = z.infer<typeof embeddingsResponseSchema>;
 
 /**
  * `GET /v1/generation?id=<trace id>`: the generation record of one request, its fields as
- * generation-record.ts defines them.
+ * generation-record.ts defines them (generation-record-wire.ts).
  */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),

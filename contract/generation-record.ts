@@ -1,15 +1,14 @@
 /**
  * The generation record, defined once. For each field: the type of its value, its column (whose
- * type on each engine follows from its `kind`), its name and schema on the gateway's wire, and what
- * a request's own record does to it when it replaces the one written when its lease ran out.
+ * type on each engine follows from its `kind`), its name on the gateway's wire, and what a
+ * request's own record does to it when it replaces the one written when its lease ran out.
  *
  * Derived from this table: the store's `GenerationRow`, the writer's statements and both stores'
- * row mapping (gateway/store/generation-columns.ts), `GET /v1/generation(s)` (its schema here, its
- * mapping in gateway/billing/generation-records.ts) and the workbench's usage figures
- * (`recordUsageShape`, `usageOf`). docs/extending.md shows adding a field.
+ * row mapping (gateway/store/generation-columns.ts), `GET /v1/generation(s)` (its schema in
+ * generation-record-wire.ts, its mapping in gateway/billing/generation-records.ts) and the
+ * workbench's usage figures (`recordUsageShape`, `usageOf`). docs/extending.md shows adding a
+ * field. Plain data without zod: the record-writing thread loads it.
  */
-import { z } from 'zod';
-import { translationReportSchema } from './translation-report';
 
 export type GenerationOutcome = 'completed' | 'ended_early';
 
@@ -42,10 +41,10 @@ export type FieldSpec = {
   column: string;
   kind: FieldKind;
   /**
-   * Its name and schema on the gateway's wire (`GET /v1/generation`); absent: never sent.
-   * `converted`: the wire value is not the stored one (the gateway converts it).
+   * Its name on the gateway's wire (`GET /v1/generation`; its schema in generation-record-wire.ts);
+   * absent: never sent. `converted`: the wire value is not the stored one (the gateway converts it).
    */
-  wire?: { name: string; schema: z.ZodType; converted?: true };
+  wire?: { name: string; converted?: true };
   onReplace: OnReplace;
   /** Set: the field may be left out of a record written, and is stored and sent as this. */
   absent?: unknown;
@@ -67,7 +66,7 @@ const usage = <const C extends string>(column: C) =>
   field<number>()({
     column,
     kind: 'integer',
-    wire: { name: column, schema: z.number().optional() },
+    wire: { name: column },
     onReplace: 'replaced',
     absent: 0,
     usage: true,
@@ -79,7 +78,7 @@ export const generationFields = {
   id: field<string>()({
     column: 'id',
     kind: 'text',
-    wire: { name: 'id', schema: z.string() },
+    wire: { name: 'id' },
     onReplace: 'kept',
   }),
   keyId: field<string>()({ column: 'key_id', kind: 'text', onReplace: 'kept' }),
@@ -88,44 +87,44 @@ export const generationFields = {
   model: field<string>()({
     column: 'model',
     kind: 'text',
-    wire: { name: 'model', schema: z.string() },
+    wire: { name: 'model' },
     onReplace: 'kept',
   }),
   provider: field<string>()({
     column: 'provider',
     kind: 'text',
-    wire: { name: 'provider', schema: z.string() },
+    wire: { name: 'provider' },
     onReplace: 'replaced',
   }),
   /** The model name the provider was asked for. */
   upstreamModel: field<string>()({
     column: 'upstream_model',
     kind: 'text',
-    wire: { name: 'upstream_model', schema: z.string().optional() },
+    wire: { name: 'upstream_model' },
     onReplace: 'replaced',
   }),
   form: field<string>()({
     column: 'form',
     kind: 'text',
-    wire: { name: 'form', schema: z.string() },
+    wire: { name: 'form' },
     onReplace: 'kept',
   }),
   streamed: field<boolean>()({
     column: 'streamed',
     kind: 'flag',
-    wire: { name: 'streamed', schema: z.boolean() },
+    wire: { name: 'streamed' },
     onReplace: 'kept',
   }),
   promptTokens: field<number>()({
     column: 'prompt_tokens',
     kind: 'integer',
-    wire: { name: 'prompt_tokens', schema: z.number() },
+    wire: { name: 'prompt_tokens' },
     onReplace: 'replaced',
   }),
   completionTokens: field<number>()({
     column: 'completion_tokens',
     kind: 'integer',
-    wire: { name: 'completion_tokens', schema: z.number() },
+    wire: { name: 'completion_tokens' },
     onReplace: 'replaced',
   }),
   /**
@@ -142,72 +141,59 @@ export const generationFields = {
   costNanos: field<number>()({
     column: 'cost_nanos',
     kind: 'integer',
-    wire: { name: 'cost_usd', schema: z.number(), converted: true },
+    wire: { name: 'cost_usd', converted: true },
     onReplace: 'replaced',
   }),
   finishReason: field<string | null>()({
     column: 'finish_reason',
     kind: 'text',
-    wire: { name: 'finish_reason', schema: z.string().nullable() },
+    wire: { name: 'finish_reason' },
     onReplace: 'replaced',
   }),
   /** `completed`, or `ended_early` when the client left or the provider failed mid-answer. */
   outcome: field<GenerationOutcome>()({
     column: 'outcome',
     kind: 'text',
-    wire: { name: 'outcome', schema: z.string() },
+    wire: { name: 'outcome' },
     onReplace: 'replaced',
   }),
   settled: field<boolean>()({
     column: 'settled',
     kind: 'flag',
-    wire: { name: 'settlement', schema: z.enum(['pending', 'settled']), converted: true },
+    wire: { name: 'settlement', converted: true },
     onReplace: 'reset',
   }),
   /** Unix seconds. */
   createdAt: field<number>()({
     column: 'created_at',
     kind: 'integer',
-    wire: { name: 'created_at', schema: z.number() },
+    wire: { name: 'created_at' },
     onReplace: 'kept',
   }),
   settledAt: field<number | null>()({
     column: 'settled_at',
     kind: 'integer',
-    wire: { name: 'settled_at', schema: z.number().nullable() },
+    wire: { name: 'settled_at' },
     onReplace: 'reset',
   }),
   latencyMs: field<number>()({
     column: 'latency_ms',
     kind: 'real',
-    wire: { name: 'latency_ms', schema: z.number() },
+    wire: { name: 'latency_ms' },
     onReplace: 'replaced',
   }),
   /** Every provider attempt before the answer started, the answering one last. */
   attempts: field<GenerationAttempt[]>()({
     column: 'attempts',
     kind: 'json',
-    wire: {
-      name: 'attempts',
-      schema: z
-        .array(
-          z.looseObject({
-            provider: z.string(),
-            /** The HTTP status, or how the attempt failed (`connect`, `first_byte_timeout`, `cooling_down`…). */
-            status: z.union([z.number(), z.string()]),
-            latency_ms: z.number(),
-          }),
-        )
-        .optional(),
-      converted: true,
-    },
+    wire: { name: 'attempts', converted: true },
     onReplace: 'replaced',
   }),
   /** The provider reported no usage (or none for what it delivered): the gateway counted. */
   usageEstimated: field<boolean>()({
     column: 'usage_estimated',
     kind: 'flag',
-    wire: { name: 'usage_estimated', schema: z.boolean().optional() },
+    wire: { name: 'usage_estimated' },
     onReplace: 'replaced',
   }),
   /**
@@ -217,7 +203,7 @@ export const generationFields = {
   chargeCapped: field<boolean>()({
     column: 'charge_capped',
     kind: 'flag',
-    wire: { name: 'charge_capped', schema: z.boolean().optional() },
+    wire: { name: 'charge_capped' },
     onReplace: 'replaced',
   }),
   /**
@@ -228,7 +214,7 @@ export const generationFields = {
   translation: field<RecordTranslation | null>()({
     column: 'translation',
     kind: 'json',
-    wire: { name: 'translation', schema: translationReportSchema.nullable().optional() },
+    wire: { name: 'translation' },
     onReplace: 'replaced',
     absent: null,
   }),
@@ -257,23 +243,16 @@ export const generationFieldList = Object.entries(generationFields) as Array<
   [GenerationFieldName, FieldSpec]
 >;
 
-type WireNameOf<K extends GenerationFieldName> = Fields[K] extends {
+/** The fields sent on the wire. */
+export type WireFieldName = {
+  [K in GenerationFieldName]: Fields[K] extends { wire: object } ? K : never;
+}[GenerationFieldName];
+/** A field's name on the wire. */
+export type WireNameOf<K extends GenerationFieldName> = Fields[K] extends {
   wire: { name: infer N extends string };
 }
   ? N
   : never;
-type WireSchemaOf<K extends GenerationFieldName> = Fields[K] extends {
-  wire: { schema: infer S extends z.ZodType };
-}
-  ? S
-  : never;
-
-/** The record's fields on the gateway's wire, as a zod shape (contract/gateway.ts). */
-export const generationWireShape = Object.fromEntries(
-  generationFieldList.flatMap(([, spec]) =>
-    spec.wire ? [[spec.wire.name, spec.wire.schema]] : [],
-  ),
-) as { [K in GenerationFieldName as WireNameOf<K>]: WireSchemaOf<K> };
 
 /** The fields whose wire value the gateway converts (USD from nanos, and so on). */
 type ConvertedName = {
@@ -309,18 +288,14 @@ export type UsageWireName = WireNameOf<UsageName>;
 const usageFields = generationFieldList.filter(([, spec]) => spec.usage);
 /** The names of the record's token counts besides prompt and completion, in the table's order. */
 export const usageFieldNames = usageFields.map(([name]) => name) as UsageName[];
-const usageWireNames = usageFields.map(([, spec]) => spec.wire!.name) as UsageWireName[];
+/** Their names on the wire. */
+export const usageWireNames = usageFields.map(([, spec]) => spec.wire!.name) as UsageWireName[];
 
 /** Every one of those counts at 0: the usage of a record that reports none of them. */
 export const noUsage = Object.fromEntries(usageFieldNames.map((name) => [name, 0])) as Record<
   UsageName,
   number
 >;
-
-/** The record's token counts as the workbench's API sends them: always there, 0 when absent. */
-export const recordUsageShape = Object.fromEntries(
-  usageWireNames.map((name) => [name, z.number()]),
-) as { [N in UsageWireName]: z.ZodNumber };
 
 /** The token counts of a record as the gateway sent it, 0 for one it left out. */
 export function usageOf(

@@ -12,7 +12,7 @@ import {
   modelEndpointStatsSchema,
   translationReportSchema,
 } from './gateway';
-import { recordUsageShape } from './generation-record';
+import { recordUsageShape } from './generation-record-wire';
 
 /**
  * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
