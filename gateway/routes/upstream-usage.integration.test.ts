@@ -393,6 +393,20 @@ describe.each(['openai-compatible', 'gemini'] as const)(
   },
 );
 
+it('reasoning past the completion charged is held to it, as the completion is', async () => {
+  const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const body = fixtureJson('openai-compatible', 'openai-text-response.json');
+  // More than the request's max_tokens (200), nearly all of it reasoning.
+  body.usage = {
+    prompt_tokens: 31,
+    completion_tokens: 500,
+    completion_tokens_details: { reasoning_tokens: 450 },
+  };
+  const { record } = await askAnswered('openai-compatible', body, key);
+  expect(record).toMatchObject({ completion_tokens: 200, reasoning_tokens: 200 });
+  expect(record.charge_capped).toBe(true);
+});
+
 it('an upstream that reports no reasoning leaves the record’s count at 0', async () => {
   const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
   const { body } = answerReporting('anthropic', { prompt: 31, completion: 9 });
