@@ -5,6 +5,7 @@
  * field never breaks a reader.
  */
 import { z } from 'zod';
+import { generationWireShape } from './generation-record-wire';
 
 /** The three kinds of key (docs/keys-and-money.md). */
 export const keyKindSchema = z.enum(['account', 'allocated_child', 'shared_child']);
@@ -240,12 +241,7 @@ export const chatCompletionChunkSchema = z.looseObject({
 });
 export type ChatCompletionChunk = z.infer<typeof chatCompletionChunkSchema>;
 
-/** What the gateway dropped or changed of a request to reach its provider (docs/translation.md). */
-export const translationReportSchema = z.looseObject({
-  dropped: z.array(z.string()),
-  adjusted: z.array(z.string()),
-});
-export type TranslationReport = z.infer<typeof translationReportSchema>;
+export { translationReportSchema, type TranslationReport } from './translation-report';
 
 /** `POST /v1/embeddings` answer, OpenAI's shape; `usage.cost` is the gateway's charge in USD. */
 export const embeddingsResponseSchema = z.looseObject({
@@ -261,55 +257,13 @@ export const embeddingsResponseSchema = z.looseObject({
 });
 export type EmbeddingsResponse = z.infer<typeof embeddingsResponseSchema>;
 
-/** `GET /v1/generation?id=<trace id>`: the generation record of one request. */
+/**
+ * `GET /v1/generation?id=<trace id>`: the generation record of one request, its fields as
+ * generation-record.ts defines them (generation-record-wire.ts).
+ */
 export const generationRecordSchema = z.looseObject({
   object: z.literal('generation'),
-  id: z.string(),
-  model: z.string(),
-  provider: z.string(),
-  form: z.string(),
-  streamed: z.boolean(),
-  prompt_tokens: z.number(),
-  completion_tokens: z.number(),
-  cost_usd: z.number(),
-  finish_reason: z.string().nullable(),
-  /** `completed`, or `ended_early` when the client left or the provider failed mid-answer. */
-  outcome: z.string(),
-  settlement: z.enum(['pending', 'settled']),
-  created_at: z.number(),
-  settled_at: z.number().nullable(),
-  latency_ms: z.number(),
-  /** The model name the provider was asked for. */
-  upstream_model: z.string().optional(),
-  /** Every provider attempt before the answer started, the answering one last. */
-  attempts: z
-    .array(
-      z.looseObject({
-        provider: z.string(),
-        /** The HTTP status, or how the attempt failed (`connect`, `first_byte_timeout`, `cooling_down`…). */
-        status: z.union([z.number(), z.string()]),
-        latency_ms: z.number(),
-      }),
-    )
-    .optional(),
-  /** The provider reported no usage: the gateway counted the tokens itself. */
-  usage_estimated: z.boolean().optional(),
-  /** The upstream's usage cost more than was reserved; the charge stopped at the reservation. */
-  charge_capped: z.boolean().optional(),
-  /**
-   * Of `prompt_tokens`, those the upstream read from and wrote to its prompt cache, priced at the
-   * model's `input_cache_read` / `input_cache_write` where the providers file sets them; of the
-   * writes, those to a one-hour cache entry, priced at `input_cache_write_1h`.
-   */
-  cache_read_tokens: z.number().optional(),
-  cache_write_tokens: z.number().optional(),
-  cache_write_1h_tokens: z.number().optional(),
-  /**
-   * What the gateway dropped (dotted paths of the request) or changed (`max_tokens=32000->8192`)
-   * to reach the provider; null when nothing. The answer's `x-gateway-dropped-params` and
-   * `x-gateway-adjusted-params` headers say the same.
-   */
-  translation: translationReportSchema.nullable().optional(),
+  ...generationWireShape,
   /**
    * The child key that made the request, when an account key reads a child's record (its id,
    * name and masked key); null for the presenting key's own records.

@@ -12,6 +12,7 @@ import {
   modelEndpointStatsSchema,
   translationReportSchema,
 } from './gateway';
+import { recordUsageShape } from './generation-record-wire';
 
 /**
  * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
@@ -613,10 +614,8 @@ export const activityRequestSchema = z.object({
   ),
   /** The model name the provider was asked for; null when the gateway did not say. */
   upstream_model: z.string().nullable(),
-  /** Of `prompt_tokens`, those read from and written to the prompt cache (1-hour writes apart). */
-  cache_read_tokens: z.number(),
-  cache_write_tokens: z.number(),
-  cache_write_1h_tokens: z.number(),
+  /** The record's token counts besides prompt and completion, 0 when absent (generation-record.ts). */
+  ...recordUsageShape,
   /** When the charge was settled against the balance, Unix seconds; null while pending. */
   settled_at: z.number().nullable(),
   /** What the gateway dropped or changed to reach the provider; null when nothing. */

@@ -15,43 +15,32 @@ import type {
   GenerationScope,
 } from '../store/store';
 import { nanosToUsd } from './money';
+import { generationValuesToWire } from '../../contract/generation-record';
+import type { GenerationRecord } from '../../contract/gateway';
 
 /** The child a record belongs to, when an account key reads a child's record. */
 export type ChildMark = { id: string; name: string; key: string };
 
-/** The one wire form of a generation record (`GET /v1/generation` and `GET /v1/generations`). */
-export function generationToWire(record: GenerationRow, child: ChildMark | null) {
+/**
+ * The one wire form of a generation record (`GET /v1/generation` and `GET /v1/generations`): its
+ * fields as contract/generation-record.ts names them, the cost in USD.
+ */
+export function generationToWire(record: GenerationRow, child: ChildMark | null): GenerationRecord {
   return {
-    object: 'generation' as const,
-    id: record.id,
-    model: record.model,
-    provider: record.provider,
-    upstream_model: record.upstreamModel,
-    form: record.form,
-    streamed: record.streamed,
-    prompt_tokens: record.promptTokens,
-    completion_tokens: record.completionTokens,
-    cache_read_tokens: record.cacheReadTokens ?? 0,
-    cache_write_tokens: record.cacheWriteTokens ?? 0,
-    cache_write_1h_tokens: record.cacheWriteHourTokens ?? 0,
-    cost_usd: nanosToUsd(record.costNanos),
-    finish_reason: record.finishReason,
-    outcome: record.outcome,
-    settlement: record.settled ? ('settled' as const) : ('pending' as const),
-    created_at: record.createdAt,
-    settled_at: record.settledAt,
-    latency_ms: record.latencyMs,
-    attempts: record.attempts.map((attempt) => ({
-      provider: attempt.provider,
-      status: attempt.status,
-      latency_ms: attempt.latencyMs,
-    })),
-    usage_estimated: record.usageEstimated,
-    charge_capped: record.chargeCapped,
-    translation: record.translation ?? null,
+    object: 'generation',
+    ...generationValuesToWire(record, {
+      costNanos: nanosToUsd,
+      settled: (settled) => (settled ? 'settled' : 'pending'),
+      attempts: (attempts) =>
+        attempts.map((attempt) => ({
+          provider: attempt.provider,
+          status: attempt.status,
+          latency_ms: attempt.latencyMs,
+        })),
+    }),
     /** Null for the presenting key's own records. */
     child,
-  };
+  } as GenerationRecord;
 }
 
 export type GenerationFilters = {

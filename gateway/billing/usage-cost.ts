@@ -14,6 +14,8 @@ export type ChargedUsage = {
   cacheWriteTokens: number;
   /** Of `cacheWriteTokens`, written to a one-hour cache entry. */
   cacheWriteHourTokens: number;
+  /** Of `completionTokens`, spent reasoning: priced as completion, recorded apart. */
+  reasoningTokens?: number;
 };
 
 export function usageCost(route: ModelRoute, usage: ChargedUsage): Nanos {

@@ -136,6 +136,9 @@ export class Metering {
         ? 0
         : Math.min(reported?.cacheWriteTokens ?? 0, promptTokens - cacheReadTokens);
     const cacheWriteHourTokens = Math.min(reported?.cacheWriteHourTokens ?? 0, cacheWriteTokens);
+    // Likewise the reasoning part of a completion, only with the upstream's count of it.
+    const reasoningTokens =
+      reportedCompletion === null ? 0 : Math.min(reported?.reasoningTokens ?? 0, producedTokens);
     const usage: ChargedUsage = {
       promptTokens,
       // As produced; `charge` holds it to what was reserved (charge-cap.ts).
@@ -143,6 +146,7 @@ export class Metering {
       cacheReadTokens,
       cacheWriteTokens,
       cacheWriteHourTokens,
+      reasoningTokens,
     };
     return this.charge(input, admission, connected, usage, usageEstimated, outcome, finishReason);
   }
@@ -193,6 +197,8 @@ export class Metering {
       form: input.form,
       streamed: input.streamed,
       ...usage,
+      // A completion held to max_tokens holds its reasoning part too.
+      reasoningTokens: Math.min(usage.reasoningTokens ?? 0, completionTokens),
       costNanos,
       finishReason,
       outcome,

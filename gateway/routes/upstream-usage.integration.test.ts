@@ -359,6 +359,61 @@ describe.each(KINDS)('the prompt cache of a %s upstream', (kind) => {
   });
 });
 
+/** A plain answer of 9 completion tokens, 6 of them spent reasoning, as each vendor reports it. */
+function answerWithReasoning(kind: 'openai-compatible' | 'gemini'): Record<string, unknown> {
+  if (kind === 'openai-compatible') {
+    const body = fixtureJson(kind, 'openai-text-response.json');
+    body.usage = {
+      prompt_tokens: 31,
+      completion_tokens: 9,
+      completion_tokens_details: { reasoning_tokens: 6 },
+    };
+    return body;
+  }
+  const body = fixtureJson(kind, 'gemini-text-response.json');
+  // Gemini counts the thoughts apart from the candidates: 3 + 6 = 9 completion tokens.
+  body.usageMetadata = { promptTokenCount: 31, candidatesTokenCount: 3, thoughtsTokenCount: 6 };
+  return body;
+}
+
+describe.each(['openai-compatible', 'gemini'] as const)(
+  'reasoning reported by a %s upstream',
+  (kind) => {
+    it('is charged as completion, and the record says how much of it there was', async () => {
+      const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+      const { record } = await askAnswered(kind, answerWithReasoning(kind), key);
+      expect(record).toMatchObject({
+        usage_estimated: false,
+        prompt_tokens: 31,
+        completion_tokens: 9,
+        reasoning_tokens: 6,
+      });
+      expect(toNanos(record.cost_usd)).toBe(31 * PROMPT_NANOS + 9 * COMPLETION_NANOS);
+    });
+  },
+);
+
+it('reasoning past the completion charged is held to it, as the completion is', async () => {
+  const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const body = fixtureJson('openai-compatible', 'openai-text-response.json');
+  // More than the request's max_tokens (200), nearly all of it reasoning.
+  body.usage = {
+    prompt_tokens: 31,
+    completion_tokens: 500,
+    completion_tokens_details: { reasoning_tokens: 450 },
+  };
+  const { record } = await askAnswered('openai-compatible', body, key);
+  expect(record).toMatchObject({ completion_tokens: 200, reasoning_tokens: 200 });
+  expect(record.charge_capped).toBe(true);
+});
+
+it('an upstream that reports no reasoning leaves the record’s count at 0', async () => {
+  const { key } = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const { body } = answerReporting('anthropic', { prompt: 31, completion: 9 });
+  const { record } = await askAnswered('anthropic', body, key);
+  expect(record.reasoning_tokens).toBe(0);
+});
+
 describe('one-hour cache writes of an anthropic upstream', () => {
   // Of the 50 tokens written, 30 to a one-hour entry and 20 to a five-minute one.
   const byLifetime = { ephemeral_5m_input_tokens: 20, ephemeral_1h_input_tokens: 30 };

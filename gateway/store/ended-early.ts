@@ -2,6 +2,7 @@
  * Closing an in-flight row whose request will never finish (its instance died, or restarted):
  * the same on both engines, so a crash is charged the same wherever the gateway keeps its data.
  */
+import { noUsage } from '../../contract/generation-record';
 import type { GenerationRow, InflightRow } from './store';
 
 /** Only a row that delivered something is charged; one that had not started is just dropped. */
@@ -35,9 +36,7 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     attempts: [],
     usageEstimated: true,
     chargeCapped: false,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    cacheWriteHourTokens: 0,
+    ...noUsage,
     translation: null,
   };
 }

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import type { Nanos } from '../billing/money';
 import type { ActivityRow, GenerationRow, RecordCorrection } from './store';
+import { recordColumns, replacedColumns, toColumns } from './generation-columns';
 
 /** What a batch of writes moves: per funding key, and per key, day and model. */
 export type InsertBatch = {
@@ -64,16 +65,9 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     // A record already stored is skipped (a retried batch), so nothing is charged twice; one
     // written when its request's lease ran out is replaced instead (`replaceClosedByLease`).
     insertGeneration: database.prepare(
-      `INSERT INTO generations (id, key_id, funding_key_id, model, provider, form, streamed,
-         prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-         settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-         closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, translation,
-         account_id, seq)
-       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @form, @streamed, @promptTokens,
-         @completionTokens, @costNanos, @finishReason, @outcome, @settled, @createdAt, @settledAt,
-         @latencyMs, @upstreamModel, @attempts, @usageEstimated, @chargeCapped, @closedByLease,
-         @cacheReadTokens, @cacheWriteTokens, @cacheWriteHourTokens, @translation,
-         COALESCE((SELECT parent_id FROM keys WHERE id = @keyId), @keyId),
+      `INSERT INTO generations (${recordColumns.join(', ')}, closed_by_lease, account_id, seq)
+       VALUES (${recordColumns.map((column) => `@${column}`).join(', ')}, @closed_by_lease,
+         COALESCE((SELECT parent_id FROM keys WHERE id = @key_id), @key_id),
          (SELECT IFNULL(MAX(seq), 0) + 1 FROM generations))
        ON CONFLICT (id) DO NOTHING`,
     ),
@@ -85,14 +79,8 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     // The record keeps its place (time and order) in the listings, and is unsettled again: the
     // whole corrected cost is pending until the next settlement.
     replaceClosedByLease: database.prepare(
-      `UPDATE generations SET provider = @provider, upstream_model = @upstreamModel,
-         prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
-         cost_nanos = @costNanos, finish_reason = @finishReason, outcome = @outcome,
-         latency_ms = @latencyMs, attempts = @attempts, usage_estimated = @usageEstimated,
-         charge_capped = @chargeCapped, cache_read_tokens = @cacheReadTokens,
-         cache_write_tokens = @cacheWriteTokens, cache_write_1h_tokens = @cacheWriteHourTokens,
-         translation = @translation, settled = 0, settled_at = NULL,
-         closed_by_lease = 0
+      `UPDATE generations SET ${replacedColumns.map((column) => `${column} = @${column}`).join(', ')},
+         settled = 0, settled_at = NULL, closed_by_lease = 0
        WHERE id = @id`,
     ),
     addToDay: database.prepare(
@@ -194,16 +182,7 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     const row = capped
       ? { ...recorded, costNanos: stored.cost_nanos, chargeCapped: true }
       : recorded;
-    statements.replaceClosedByLease.run({
-      ...row,
-      attempts: JSON.stringify(row.attempts),
-      usageEstimated: row.usageEstimated ? 1 : 0,
-      chargeCapped: row.chargeCapped ? 1 : 0,
-      cacheReadTokens: row.cacheReadTokens ?? 0,
-      cacheWriteTokens: row.cacheWriteTokens ?? 0,
-      cacheWriteHourTokens: row.cacheWriteHourTokens ?? 0,
-      translation: row.translation ? JSON.stringify(row.translation) : null,
-    });
+    statements.replaceClosedByLease.run(toColumns(row, 'sqlite'));
     const wasSettled = stored.settled === 1;
     const pendingNanos = row.costNanos - (wasSettled ? 0 : stored.cost_nanos);
     move(batch, stored.funding_key_id, pendingNanos, 0, wasSettled ? -stored.cost_nanos : 0);
@@ -232,17 +211,8 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     const row =
       lost && recorded.costNanos > 0 ? { ...recorded, costNanos: 0, chargeCapped: true } : recorded;
     const { changes } = statements.insertGeneration.run({
-      ...row,
-      streamed: row.streamed ? 1 : 0,
-      settled: row.settled ? 1 : 0,
-      attempts: JSON.stringify(row.attempts),
-      usageEstimated: row.usageEstimated ? 1 : 0,
-      chargeCapped: row.chargeCapped ? 1 : 0,
-      cacheReadTokens: row.cacheReadTokens ?? 0,
-      cacheWriteTokens: row.cacheWriteTokens ?? 0,
-      cacheWriteHourTokens: row.cacheWriteHourTokens ?? 0,
-      translation: row.translation ? JSON.stringify(row.translation) : null,
-      closedByLease: closedByLease ? 1 : 0,
+      ...toColumns(row, 'sqlite'),
+      closed_by_lease: closedByLease ? 1 : 0,
     });
     if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, recorded);
     if (!row.settled) move(batch, row.fundingKeyId, row.costNanos, 0);

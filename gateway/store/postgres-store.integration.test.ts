@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { readMigrations, migratePostgres } from './migrate';
+import { columnTypes, generationFieldList } from '../../contract/generation-record';
 import { keyChannel, openPostgresStore } from './postgres-store';
 import type { GatewayStore } from './store';
 import { describeStoreContract, generationRow, keyRow } from './store-contract';
@@ -70,6 +71,22 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       const closing = stores;
       stores = [];
       await Promise.all(closing.map((store) => store.close()));
+    });
+
+    it('has a column of its definition’s type for every field of the generation record', async () => {
+      await (await open()).ping();
+      const { rows } = await admin.query<{ column_name: string; data_type: string }>(
+        `SELECT column_name, data_type FROM information_schema.columns
+         WHERE table_schema = $1 AND table_name = 'generations'`,
+        [runSchema],
+      );
+      const types = new Map(rows.map((row) => [row.column_name, row.data_type]));
+      for (const [, spec] of generationFieldList) {
+        expect({ column: spec.column, type: types.get(spec.column) }).toEqual({
+          column: spec.column,
+          type: columnTypes[spec.kind].postgres,
+        });
+      }
     });
 
     it('migrates a new schema once when two instances start at the same moment', async () => {

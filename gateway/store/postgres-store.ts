@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { activityQuery, generationListQuery, toPositional } from './generation-query';
+import { columnDefinitions, recordColumns, replacedColumns, toColumns } from './generation-columns';
 import { checkSchemaName, migratePostgres } from './migrate';
 import type {
   GatewayStore,
@@ -112,6 +113,18 @@ const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstrea
   streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
   lease_expires_at, created_at`;
 
+/** Columns a replacing record writes other than as given: capped at what its closure charged. */
+const replacing: Record<string, string> = {
+  cost_nanos: 'LEAST(input.cost_nanos, generations.cost_nanos)',
+  charge_capped: 'input.charge_capped OR input.cost_nanos > generations.cost_nanos',
+};
+
+/** Columns a new record writes other than as given: a `lost` one charges nothing. */
+const inserting: Record<string, string> = {
+  cost_nanos: 'CASE WHEN input.lost THEN 0 ELSE input.cost_nanos END',
+  charge_capped: 'input.charge_capped OR (input.lost AND input.cost_nanos > 0)',
+};
+
 /**
  * Writes a batch of records in one statement, with their accounts and day totals; `seq` comes
  * from the identity, in the order given. A record already stored is skipped (a retried batch),
@@ -127,14 +140,8 @@ const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstrea
  */
 const insertRecordsSql = `
 WITH input AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, id text, key_id text,
-    funding_key_id text, model text, provider text, form text, streamed boolean,
-    prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint, lost boolean,
-    finish_reason text,
-    outcome text, settled boolean, created_at bigint, settled_at bigint,
-    latency_ms double precision, upstream_model text, attempts jsonb, usage_estimated boolean,
-    charge_capped boolean, closed_by_lease boolean, cache_read_tokens bigint,
-    cache_write_tokens bigint, cache_write_1h_tokens bigint, translation jsonb)
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, lost boolean,
+    closed_by_lease boolean, ${columnDefinitions('postgres')})
 ),
 closures AS MATERIALIZED (
   SELECT generations.id, generations.key_id, generations.account_id, generations.funding_key_id,
@@ -146,33 +153,18 @@ closures AS MATERIALIZED (
   FOR UPDATE OF generations
 ),
 replaced AS (
-  UPDATE generations SET provider = input.provider, upstream_model = input.upstream_model,
-    prompt_tokens = input.prompt_tokens, completion_tokens = input.completion_tokens,
-    cost_nanos = LEAST(input.cost_nanos, generations.cost_nanos),
-    finish_reason = input.finish_reason, outcome = input.outcome,
-    latency_ms = input.latency_ms, attempts = input.attempts,
-    usage_estimated = input.usage_estimated,
-    charge_capped = input.charge_capped OR input.cost_nanos > generations.cost_nanos,
-    cache_read_tokens = input.cache_read_tokens, cache_write_tokens = input.cache_write_tokens,
-    cache_write_1h_tokens = input.cache_write_1h_tokens, translation = input.translation,
+  UPDATE generations SET ${replacedColumns
+    .map((column) => `${column} = ${replacing[column] ?? `input.${column}`}`)
+    .join(', ')},
     settled = false, settled_at = NULL, closed_by_lease = false
   FROM input
   WHERE generations.id = input.id AND generations.id IN (SELECT id FROM closures)
   RETURNING generations.id
 ),
 inserted AS (
-  INSERT INTO generations (id, key_id, account_id, funding_key_id, model, provider, form, streamed,
-    prompt_tokens, completion_tokens, cost_nanos, finish_reason, outcome, settled, created_at,
-    settled_at, latency_ms, upstream_model, attempts, usage_estimated, charge_capped,
-    closed_by_lease, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, translation)
-  SELECT input.id, input.key_id, COALESCE(keys.parent_id, input.key_id), input.funding_key_id,
-    input.model, input.provider, input.form, input.streamed, input.prompt_tokens,
-    input.completion_tokens, CASE WHEN input.lost THEN 0 ELSE input.cost_nanos END,
-    input.finish_reason, input.outcome, input.settled,
-    input.created_at, input.settled_at, input.latency_ms, input.upstream_model, input.attempts,
-    input.usage_estimated, input.charge_capped OR (input.lost AND input.cost_nanos > 0),
-    input.closed_by_lease, input.cache_read_tokens,
-    input.cache_write_tokens, input.cache_write_1h_tokens, input.translation
+  INSERT INTO generations (account_id, closed_by_lease, ${recordColumns.join(', ')})
+  SELECT COALESCE(keys.parent_id, input.key_id), input.closed_by_lease,
+    ${recordColumns.map((column) => inserting[column] ?? `input.${column}`).join(', ')}
   FROM input LEFT JOIN keys ON keys.id = input.key_id
   WHERE input.id NOT IN (SELECT id FROM closures)
   ORDER BY input.ord
@@ -477,32 +469,9 @@ export async function openPostgresStore(
   ) => {
     const input = rows.map((row, ord) => ({
       ord,
-      id: row.id,
-      key_id: row.keyId,
-      funding_key_id: row.fundingKeyId,
-      model: row.model,
-      provider: row.provider,
-      form: row.form,
-      streamed: row.streamed,
-      prompt_tokens: row.promptTokens,
-      completion_tokens: row.completionTokens,
-      cost_nanos: row.costNanos,
       lost: lost.has(row.id),
-      finish_reason: row.finishReason,
-      outcome: row.outcome,
-      settled: row.settled,
-      created_at: row.createdAt,
-      settled_at: row.settledAt,
-      latency_ms: row.latencyMs,
-      upstream_model: row.upstreamModel,
-      attempts: row.attempts,
-      usage_estimated: row.usageEstimated,
-      charge_capped: row.chargeCapped,
       closed_by_lease: closedByLease,
-      cache_read_tokens: row.cacheReadTokens ?? 0,
-      cache_write_tokens: row.cacheWriteTokens ?? 0,
-      cache_write_1h_tokens: row.cacheWriteHourTokens ?? 0,
-      translation: row.translation ?? null,
+      ...toColumns(row, 'postgres'),
     }));
     const { rows: written } = await query<{
       outcome: 'inserted' | 'replaced';

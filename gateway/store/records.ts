@@ -11,6 +11,7 @@ import type {
   KeyRow,
   KeyUpdate,
 } from './store';
+import { fromColumns } from './generation-columns';
 
 /** A boolean column: 0/1 in SQLite, a boolean in PostgreSQL. */
 type Flag = number | boolean;
@@ -73,60 +74,10 @@ export const keyColumns: Record<keyof KeyUpdate, string> = {
   tpmLimit: 'tpm_limit',
 };
 
-export type GenerationRecord = {
-  id: string;
-  seq: number;
-  key_id: string;
-  funding_key_id: string;
-  model: string;
-  provider: string;
-  form: string;
-  streamed: Flag;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_nanos: number;
-  finish_reason: string | null;
-  outcome: GenerationRow['outcome'];
-  settled: Flag;
-  created_at: number;
-  settled_at: number | null;
-  latency_ms: number;
-  upstream_model: string;
-  attempts: Json<GenerationRow['attempts']>;
-  usage_estimated: Flag;
-  charge_capped: Flag;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  cache_write_1h_tokens: number;
-  translation?: Json<GenerationRow['translation']> | null;
-};
+/** A stored generation row: the record's columns (generation-columns.ts) and its place. */
+export type GenerationRecord = Record<string, unknown> & { seq: number; created_at: number };
 
-export const toGenerationRow = (record: GenerationRecord): GenerationRow => ({
-  id: record.id,
-  keyId: record.key_id,
-  fundingKeyId: record.funding_key_id,
-  model: record.model,
-  provider: record.provider,
-  form: record.form,
-  streamed: flag(record.streamed),
-  promptTokens: record.prompt_tokens,
-  completionTokens: record.completion_tokens,
-  costNanos: record.cost_nanos,
-  finishReason: record.finish_reason,
-  outcome: record.outcome,
-  settled: flag(record.settled),
-  createdAt: record.created_at,
-  settledAt: record.settled_at,
-  latencyMs: record.latency_ms,
-  upstreamModel: record.upstream_model,
-  attempts: json(record.attempts),
-  usageEstimated: flag(record.usage_estimated),
-  chargeCapped: flag(record.charge_capped),
-  cacheReadTokens: Number(record.cache_read_tokens ?? 0),
-  cacheWriteTokens: Number(record.cache_write_tokens ?? 0),
-  cacheWriteHourTokens: Number(record.cache_write_1h_tokens ?? 0),
-  translation: record.translation == null ? null : json(record.translation),
-});
+export const toGenerationRow = (record: GenerationRecord): GenerationRow => fromColumns(record);
 
 export type InflightRecord = {
   id: string;

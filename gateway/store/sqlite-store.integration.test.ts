@@ -17,7 +17,8 @@ import { createGateway } from '../app';
 import { MemoryBudget } from '../billing/ledger';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
-import { readMigrations } from './migrate';
+import { migrateSqlite, readMigrations } from './migrate';
+import { columnTypes, generationFieldList } from '../../contract/generation-record';
 import { openSqliteStore } from './sqlite-store';
 import { describeStoreContract, keyRow, type StoreFactory } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
@@ -125,6 +126,23 @@ describe('the SQLite store', () => {
     await reopened.close();
     await gateway.stop();
     fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('has a column of its definition’s type for every field of the generation record', () => {
+    const database = new Database(':memory:');
+    migrateSqlite(database);
+    const columns = database.pragma('table_info(generations)') as Array<{
+      name: string;
+      type: string;
+    }>;
+    const types = new Map(columns.map((column) => [column.name, column.type]));
+    for (const [, spec] of generationFieldList) {
+      expect({ column: spec.column, type: types.get(spec.column) }).toEqual({
+        column: spec.column,
+        type: columnTypes[spec.kind].sqlite,
+      });
+    }
+    database.close();
   });
 
   it('runs in WAL mode', async () => {

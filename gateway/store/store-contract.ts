@@ -13,6 +13,7 @@ import type {
   KeyRow,
   LedgerEntry,
 } from './store';
+import { noUsage, usageFieldNames } from '../../contract/generation-record';
 import { bucketOf, emptyStats, histogramQuantile } from './provider-stats';
 
 export type StoreFactory = {
@@ -69,9 +70,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   attempts: [{ provider: 'simulated', status: 200, latencyMs: 12.5 }],
   usageEstimated: false,
   chargeCapped: false,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  cacheWriteHourTokens: 0,
+  ...noUsage,
   translation: null,
   ...overrides,
 });
@@ -268,9 +267,8 @@ export function describeStoreContract(factory: StoreFactory): void {
         ],
         usageEstimated: true,
         chargeCapped: true,
-        cacheReadTokens: 7,
-        cacheWriteTokens: 3,
-        cacheWriteHourTokens: 2,
+        // Every token count the record defines, each its own: one added there is kept too.
+        ...Object.fromEntries(usageFieldNames.map((name, index) => [name, 7 + index])),
         translation: {
           dropped: ['generationConfig.topK', 'messages.0.content.1.cache_control'],
           adjusted: ['max_tokens=32000->8192'],

@@ -7,7 +7,7 @@
 import type { KeyKind } from '../../contract/gateway';
 import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
-import type { TranslationReport } from '../canonical/model';
+import type { GenerationOutcome, GenerationValues } from '../../contract/generation-record';
 import type { CheckpointWorker } from './checkpoint-worker';
 import type { ProviderStatsStore } from './provider-stats';
 import type { StoredResponses } from './stored-responses';
@@ -42,48 +42,13 @@ export type KeyRow = {
   replacesId?: string | null;
 };
 
-export type GenerationOutcome = 'completed' | 'ended_early';
+export type { GenerationAttempt, GenerationOutcome } from '../../contract/generation-record';
 
-/** One try of one provider before the answer started: its HTTP status, or how it failed. */
-export type GenerationAttempt = { provider: string; status: number | string; latencyMs: number };
-
-export type GenerationRow = {
-  /** The request's trace id (its `cf-ray`). */
-  id: string;
-  keyId: string;
-  /** The key whose money pays: the key itself, or a shared child's parent. */
-  fundingKeyId: string;
-  model: string;
-  provider: string;
-  form: string;
-  streamed: boolean;
-  promptTokens: number;
-  completionTokens: number;
-  costNanos: Nanos;
-  finishReason: string | null;
-  outcome: GenerationOutcome;
-  settled: boolean;
-  createdAt: number;
-  settledAt: number | null;
-  latencyMs: number;
-  /** The model name the provider was asked for. */
-  upstreamModel: string;
-  /** Every provider attempt, the answering one last. */
-  attempts: GenerationAttempt[];
-  /** The provider reported no usage (or none for what it delivered): the gateway counted. */
-  usageEstimated: boolean;
-  /**
-   * The upstream's usage cost more than was reserved; the charge was capped at the reservation
-   * (or at what remained of it once its lease ran out: `insertGenerations`).
-   */
-  chargeCapped: boolean;
-  /** Of `promptTokens`, read from and written to the upstream's prompt cache (priced apart); 0 when absent. */
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  /** Of `cacheWriteTokens`, those written to a one-hour cache entry (priced apart); 0 when absent. */
-  cacheWriteHourTokens?: number;
-  /** What the gateway dropped or changed to reach the provider; null (or absent) when nothing. */
-  translation?: TranslationReport | null;
+/**
+ * A generation record, its fields defined once in contract/generation-record.ts (which says what
+ * each one means).
+ */
+export type GenerationRow = GenerationValues & {
   /**
    * Only when writing: the request's in-flight row was written. If the store finds neither that
    * row nor a closure of it, a reclaim closed it with nothing checkpointed and gave its

@@ -5,6 +5,7 @@ import {
   apiErrorSchema,
   generationsPageSchema,
 } from '../../contract/workbench-api';
+import { usageOf } from '../../contract/generation-record';
 import {
   cfRayOf,
   defaultHandler,
@@ -147,9 +148,7 @@ describe('the Activity routes', () => {
           { provider: 'primary', status: 200, latency_ms: 30 },
         ],
         upstream_model: 'echo',
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        cache_write_1h_tokens: 0,
+        ...usageOf({}),
         settled_at: 1_800_000_010,
         translation: null,
         child: null,

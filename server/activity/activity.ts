@@ -21,6 +21,7 @@ import {
   type ActivityView,
   type GenerationsPage,
 } from '../../contract/workbench-api';
+import { usageOf } from '../../contract/generation-record';
 import { abortOnClientClose } from '../core/client-close';
 import type { WorkbenchContext } from '../core/context';
 import { parseInput, readGatewayAnswer } from '../core/errors';
@@ -57,9 +58,7 @@ export function activityRequestOf(
       latency_ms: attempt.latency_ms,
     })),
     upstream_model: record.upstream_model ?? null,
-    cache_read_tokens: record.cache_read_tokens ?? 0,
-    cache_write_tokens: record.cache_write_tokens ?? 0,
-    cache_write_1h_tokens: record.cache_write_1h_tokens ?? 0,
+    ...usageOf(record),
     settled_at: record.settled_at,
     translation: record.translation ?? null,
     child: record.child

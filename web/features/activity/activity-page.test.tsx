@@ -6,6 +6,7 @@ import type {
   ActivityView,
   GenerationsPage,
 } from '../../../contract/workbench-api';
+import { usageOf } from '../../../contract/generation-record';
 import {
   jsonResponse,
   mockPageApi,
@@ -65,9 +66,7 @@ function request(index: number, overrides: Partial<ActivityRequest> = {}): Activ
     charge_capped: false,
     attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
     upstream_model: 'chat-standard',
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cache_write_1h_tokens: 0,
+    ...usageOf({}),
     settled_at: nowSeconds - index * 60 + 5,
     child: null,
     ...overrides,
@@ -242,6 +241,7 @@ describe('the Activity page', () => {
       form: 'responses',
       prompt_tokens: 2000,
       completion_tokens: 40,
+      reasoning_tokens: 25,
       cache_read_tokens: 1200,
       cache_write_tokens: 300,
       cache_write_1h_tokens: 100,
@@ -284,7 +284,7 @@ describe('the Activity page', () => {
       '300 (200 for 5 minutes, 100 for an hour)',
     );
     expect(field('Tokens', 'Output')).toHaveTextContent('40');
-    expect(field('Tokens', 'Reasoning')).toHaveTextContent('not in the gateway’s record');
+    expect(field('Tokens', 'Reasoning')).toHaveTextContent('25');
     expect(field('Tokens', 'Usage')).toHaveTextContent(/^Estimated/);
 
     // The same money format as the row, exact to the nano-dollar.

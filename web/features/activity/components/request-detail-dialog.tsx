@@ -200,10 +200,7 @@ function RequestDetail({
               )}
             </Field>
             <Field label="Output">{tokens(request.completion_tokens)}</Field>
-            {/* The providers report reasoning tokens, but the gateway's record does not keep them. */}
-            <Field label="Reasoning">
-              <span className="text-zinc-600 dark:text-zinc-400">not in the gateway’s record</span>
-            </Field>
+            <Field label="Reasoning">{tokens(request.reasoning_tokens)}</Field>
             <Field label="Usage">
               {request.usage_estimated ? (
                 <>
