@@ -11,27 +11,20 @@
  */
 import { useMemo, useState } from 'react';
 import { useCatalog } from '../../api/catalog';
-import { useHealth } from '../../api/health';
 import { useProfile } from '../../app/profile-context';
 import { PageLayout } from '../../components/page-layout';
 import { useSearchParamState } from '../../lib/use-search-param-state';
-import { toWireMessages } from './build-request';
 import { apiFromParam } from './components/api-choice';
-import { CodeDialog } from './components/code-dialog';
-import { Composer } from './components/composer';
-import { HistoryDialog } from './components/history-dialog';
+import { ConversationSection } from './components/conversation-section';
 import { ModelLine } from './components/model-line';
 import { PlaygroundActions } from './components/playground-actions';
-import { PlaygroundNotices, RestoredNote } from './components/playground-notices';
-import { RawViewDialog } from './components/raw-view-dialog';
+import { PlaygroundDialogs } from './components/playground-dialogs';
+import { RestoredNote } from './components/playground-notices';
 import { RequestSettings } from './components/request-settings';
-import { SystemPromptField } from './components/system-prompt-field';
-import { Transcript } from './components/transcript';
 import { openToolCalls as findOpenToolCalls } from './conversation-state';
 import { EmbeddingsView } from './embeddings/embeddings-view';
 import { useEmbeddingsDraft } from './embeddings/use-embeddings-draft';
 import { historyStore, type HistoryEntry } from './history-store';
-import { estimatePromptTokens } from './metrics';
 import type { RunRecord } from './playground-types';
 import { useCodeExport } from './use-code-export';
 import { useHistoryAutosave } from './use-history-autosave';
@@ -43,8 +36,7 @@ import './playground.css';
 
 export function PlaygroundPage() {
   const catalogQuery = useCatalog();
-  const healthQuery = useHealth();
-  const { profile, profiles } = useProfile();
+  const { profile } = useProfile();
   const { searchParams, setParam } = useSearchParamState();
   const api = apiFromParam(searchParams.get('api'));
   const embeddingsDraft = useEmbeddingsDraft();
@@ -63,18 +55,6 @@ export function PlaygroundPage() {
   const [rawRun, setRawRun] = useState<RunRecord | null>(null);
   const [historyOpen, setHistoryOpen] = useState(false);
   const openCalls = useMemo(() => findOpenToolCalls(session.messages), [session.messages]);
-  // What Send would send, with the draft as the last turn, so the count follows the typing.
-  const promptTokens = useMemo(
-    () =>
-      estimatePromptTokens([
-        ...toWireMessages(session.systemPrompt, session.messages),
-        ...(draft.text !== '' ? [{ role: 'user' as const, content: draft.text }] : []),
-      ]),
-    [session.systemPrompt, session.messages, draft.text],
-  );
-  const gatewayBaseUrl = healthQuery.data?.gateway_base_url ?? null;
-  const maskedKeyFor = (profileName: string) =>
-    profiles.find((candidate) => candidate.name === profileName)?.masked_key ?? null;
 
   const runs = usePlaygroundRuns({
     session,
@@ -144,12 +124,7 @@ export function PlaygroundPage() {
         <div className="flex min-w-0 flex-col gap-3">
           <ModelLine
             capabilities={capabilities}
-            catalog={{
-              isPending: catalogQuery.isPending,
-              isError: catalogQuery.isError,
-              error: catalogQuery.error,
-              refetch: () => void catalogQuery.refetch(),
-            }}
+            catalog={catalogQuery}
             api={api}
             onApiChange={(choice) =>
               setParam('api', choice === 'responses' ? choice : null, 'replace')
@@ -162,51 +137,19 @@ export function PlaygroundPage() {
           {embeddingModel ? (
             <EmbeddingsView profile={profile} model={model} draftState={embeddingsDraft} />
           ) : (
-            <>
-              <SystemPromptField
-                value={session.systemPrompt}
-                onChange={(text) => dispatch({ type: 'systemPromptChanged', text })}
-              />
-              <Transcript
-                session={session}
-                dispatch={dispatch}
-                model={model}
-                findModel={findModel}
-                runs={runs}
-                onModelChosen={chooseModel}
-                onShowRaw={setRawRun}
-                onShowCode={code.showRun}
-              />
-              <PlaygroundNotices
-                rerunCopy={playground.rerunCopy}
-                running={runs.running}
-                onOpenRerunCopy={(id) => {
-                  const entry = historyStore.read().find((candidate) => candidate.id === id);
-                  if (entry) openHistoryEntry(entry);
-                }}
-                onDismissRerunCopy={playground.dismissRerunCopy}
-                problems={runs.problems}
-                notes={runs.notes}
-                historyNote={historyNote}
-                conversationImagesNote={capabilities.conversationImagesNote}
-              />
-              <Composer
-                draft={draft}
-                onDraftChange={playground.setDraft}
-                running={runs.running}
-                imagesSupported={capabilities.imagesSupported}
-                imagesReason={capabilities.imagesReason}
-                openToolCalls={openCalls}
-                sendDisabledReason={runs.sendDisabledReason}
-                onSend={runs.send}
-                onAdd={runs.addDraft}
-                onStop={runs.stop}
-                promptEstimate={{
-                  tokens: promptTokens,
-                  contextLength: catalogModel?.context_length ?? null,
-                }}
-              />
-            </>
+            <ConversationSection
+              playground={playground}
+              capabilities={capabilities}
+              runs={runs}
+              openToolCalls={openCalls}
+              historyNote={historyNote}
+              onOpenHistoryEntry={(id) => {
+                const entry = historyStore.read().find((candidate) => candidate.id === id);
+                if (entry) openHistoryEntry(entry);
+              }}
+              onShowRaw={setRawRun}
+              onShowCode={code.showRun}
+            />
           )}
         </div>
 
@@ -215,26 +158,15 @@ export function PlaygroundPage() {
         )}
       </div>
 
-      <RawViewDialog
-        run={rawRun}
-        onClose={() => setRawRun(null)}
-        gatewayBaseUrl={gatewayBaseUrl}
-        maskedKey={rawRun ? maskedKeyFor(rawRun.request.profile) : null}
-      />
-      <CodeDialog
-        open={code.open}
-        onOpenChange={(open) => {
-          if (!open) code.close();
-        }}
-        subject={code.subject}
-        gatewayBaseUrl={gatewayBaseUrl}
-        model={code.subject ? findModel(code.subject.request.model) : catalogModel}
-      />
-      <HistoryDialog
-        open={historyOpen}
-        onOpenChange={setHistoryOpen}
-        currentId={playground.historyId}
-        onOpen={openHistoryEntry}
+      <PlaygroundDialogs
+        rawRun={rawRun}
+        onCloseRaw={() => setRawRun(null)}
+        code={code}
+        codeModel={code.subject ? findModel(code.subject.request.model) : catalogModel}
+        historyOpen={historyOpen}
+        onHistoryOpenChange={setHistoryOpen}
+        historyId={playground.historyId}
+        onOpenHistoryEntry={openHistoryEntry}
       />
     </PageLayout>
   );

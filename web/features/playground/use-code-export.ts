@@ -19,3 +19,5 @@ export function useCodeExport(current: () => CodeSubjectInput) {
     close: () => setSubject(undefined),
   };
 }
+
+export type CodeExport = ReturnType<typeof useCodeExport>;

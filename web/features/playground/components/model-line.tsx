@@ -14,7 +14,8 @@ import { ModelCombobox } from './model-combobox';
 
 export interface ModelLineProps {
   capabilities: ModelCapabilities;
-  catalog: { isPending: boolean; isError: boolean; error: unknown; refetch(): void };
+  /** The catalog query: while it loads and when it failed. */
+  catalog: { isPending: boolean; isError: boolean; error: unknown; refetch(): Promise<unknown> };
   api: InferenceApi;
   onApiChange(api: InferenceApi): void;
   session: PlaygroundSession;
@@ -38,7 +39,11 @@ export function ModelLine({
       className="flex flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
     >
       {catalog.isError && (
-        <ErrorPanel what="Loading the catalog" error={catalog.error} onRetry={catalog.refetch} />
+        <ErrorPanel
+          what="Loading the catalog"
+          error={catalog.error}
+          onRetry={() => void catalog.refetch()}
+        />
       )}
       <div className="flex flex-wrap items-end gap-3">
         <ModelCombobox
