@@ -41,7 +41,7 @@ function MainNavigation() {
               to={{ pathname: item.to, search }}
               className={({ isActive }) =>
                 classNames(
-                  'block rounded-md px-1.5 py-1.5 text-sm font-medium sm:px-2.5',
+                  'block rounded-md px-1.5 py-1 text-sm font-medium sm:px-2.5 sm:py-1.5',
                   isActive
                     ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900'
                     : 'text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800',
@@ -82,8 +82,10 @@ export function AppShell() {
         >
           Skip to content
         </a>
-        <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/90">
-          <div className="mx-auto flex max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-2 px-3 py-2 sm:px-6">
+        {/* Opaque: a see-through header let the page's text show through it as it scrolled under.
+            On a phone its two rows sit tight, so it keeps under a tenth of the screen. */}
+        <header className="sticky top-0 z-30 border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
+          <div className="mx-auto flex max-w-screen-2xl flex-wrap items-center gap-x-4 gap-y-1 px-3 py-1 sm:gap-y-2 sm:px-6 sm:py-2">
             <span className="text-sm font-semibold tracking-tight">
               <span aria-hidden="true" className="mr-1 text-sky-700 dark:text-sky-400">
                 ◆

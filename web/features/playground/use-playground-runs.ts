@@ -256,3 +256,5 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     hasDraft,
   };
 }
+
+export type PlaygroundRuns = ReturnType<typeof usePlaygroundRuns>;

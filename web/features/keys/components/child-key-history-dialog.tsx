@@ -2,6 +2,7 @@ import { Dialog } from 'radix-ui';
 import { useState } from 'react';
 import type { ChildKey, ChildKeyEvent } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { EmptyState, LoadingState } from '../../../components/states';
 import { formatDateTime } from '../../../lib/format';
@@ -105,11 +106,11 @@ export function ChildKeyHistoryDialog({
         }
       >
         {open && <History account={account} childKey={childKey} />}
-        <div className="flex justify-end">
+        <DialogFooter>
           <Dialog.Close asChild>
             <Button>Close</Button>
           </Dialog.Close>
-        </div>
+        </DialogFooter>
       </DialogFrame>
     </Dialog.Root>
   );

@@ -1,6 +1,7 @@
 import { Dialog } from 'radix-ui';
 import { useId, useState, type FormEvent } from 'react';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
 import { ApiRequestError } from '../../../lib/api-client';
@@ -136,11 +137,11 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
     return (
       <>
         <HandedOverChildKeySummary handed={handOverKey.data} />
-        <div className="flex justify-end">
+        <DialogFooter>
           <Dialog.Close asChild>
             <Button variant="primary">Done</Button>
           </Dialog.Close>
-        </div>
+        </DialogFooter>
       </>
     );
   }
@@ -149,11 +150,11 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
     return (
       <>
         <CreatedChildKeySummary created={keep.data} />
-        <div className="flex justify-end">
+        <DialogFooter>
           <Dialog.Close asChild>
             <Button variant="primary">Done</Button>
           </Dialog.Close>
-        </div>
+        </DialogFooter>
       </>
     );
   }
@@ -228,14 +229,14 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
       {create.isError && !serverError && (
         <ErrorPanel what="Creating the child key" error={create.error} />
       )}
-      <div className="flex justify-end gap-2">
+      <DialogFooter>
         <Dialog.Close asChild>
           <Button variant="ghost">Cancel</Button>
         </Dialog.Close>
         <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create'}
         </Button>
-      </div>
+      </DialogFooter>
     </form>
   );
 }

@@ -2,6 +2,7 @@ import { Dialog } from 'radix-ui';
 import { useState, type FormEvent } from 'react';
 import type { ChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
 import { useUpdateChildKey } from '../api/update-child-key';
@@ -69,14 +70,14 @@ function EditForm({
         </p>
       )}
       {update.isError && <ErrorPanel what={`Saving “${childKey.name}”`} error={update.error} />}
-      <div className="flex justify-end gap-2">
+      <DialogFooter>
         <Dialog.Close asChild>
           <Button variant="ghost">Cancel</Button>
         </Dialog.Close>
         <Button type="submit" variant="primary" disabled={update.isPending}>
           {update.isPending ? 'Saving…' : 'Save'}
         </Button>
-      </div>
+      </DialogFooter>
     </form>
   );
 }

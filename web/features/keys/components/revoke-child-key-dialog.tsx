@@ -2,6 +2,7 @@ import { AlertDialog } from 'radix-ui';
 import { useState } from 'react';
 import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { useRevokeChildKey } from '../api/revoke-child-key';
 import {
@@ -68,7 +69,7 @@ export function RevokeChildKeyDialog({
           {revoke.isError && (
             <ErrorPanel what={`Revoking “${childKey.name}”`} error={revoke.error} />
           )}
-          <div className="flex justify-end gap-2">
+          <DialogFooter>
             <AlertDialog.Cancel asChild>
               <Button variant="ghost">Cancel</Button>
             </AlertDialog.Cancel>
@@ -87,7 +88,7 @@ export function RevokeChildKeyDialog({
             >
               {revoke.isPending ? 'Revoking…' : 'Revoke'}
             </Button>
-          </div>
+          </DialogFooter>
         </AlertDialog.Content>
       </AlertDialog.Portal>
     </AlertDialog.Root>

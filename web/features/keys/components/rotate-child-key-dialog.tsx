@@ -2,6 +2,7 @@ import { Dialog } from 'radix-ui';
 import { useState } from 'react';
 import type { ChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
 import { formatUsd } from '../../../lib/format';
@@ -57,7 +58,7 @@ function RotationFlow({
         <RotationSteps steps={progress.steps} estimate={estimate.data ?? null} />
       </div>
       <RotationOutcome progress={progress} />
-      <div className="flex justify-end gap-2">
+      <DialogFooter>
         <Dialog.Close asChild>
           <Button variant="ghost" disabled={running}>
             {progress.phase === 'idle' ? 'Cancel' : 'Close'}
@@ -72,7 +73,7 @@ function RotationFlow({
                 : 'Start rotation'}
           </Button>
         )}
-      </div>
+      </DialogFooter>
     </>
   );
 }

@@ -5,6 +5,7 @@ import type { CatalogModel } from '../../../../contract/workbench-api';
 import { useCatalog } from '../../../api/catalog';
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
+import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
 import { compareDecimal } from '../../../lib/decimal';
@@ -148,7 +149,7 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
               </dl>
             </div>
           )}
-          <div className="flex justify-end gap-2">
+          <DialogFooter>
             <Dialog.Close asChild>
               <Button variant="ghost">{result ? 'Close' : 'Cancel'}</Button>
             </Dialog.Close>
@@ -163,7 +164,7 @@ export function ValidateKeyDialog({ profile }: { profile: string }) {
                   ? `${result ? 'Run again' : 'Run check'} (≈ ${formatUsd(estimate.data.estimated_cost_usd)})`
                   : 'Run check'}
             </Button>
-          </div>
+          </DialogFooter>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>

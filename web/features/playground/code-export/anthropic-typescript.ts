@@ -11,6 +11,7 @@ import {
   defaultKeyVariable,
   gatewayRoot,
   parseArguments,
+  readToolChoice,
   redactKeys,
   sdkRetriesOffComment,
   toolFunctions,
@@ -47,6 +48,46 @@ const messagesFormBlocks: BlockWriter<ContentBlock> = {
 };
 
 /**
+ * `required` is the Messages form's `any`; a named function is a `tool`.
+ * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#forcing-tool-use
+ */
+export function toMessagesToolChoice(value: unknown): Record<string, unknown> | null {
+  const choice = readToolChoice(value);
+  if (choice === null) return null;
+  switch (choice) {
+    case 'auto':
+      return { type: 'auto' };
+    case 'none':
+      return { type: 'none' };
+    case 'required':
+      return { type: 'any' };
+    default:
+      return { type: 'tool', name: choice.name };
+  }
+}
+
+/**
+ * A JSON schema is `output_config.format` (structured outputs). The form has no "any JSON" mode,
+ * so `json_object` has no field to go in: the snippet says so instead of dropping it silently.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs
+ */
+function toMessagesOutputFormat(
+  format: ChatRequest['request']['response_format'],
+): { format: Record<string, unknown> } | { note: string } | null {
+  switch (format?.type) {
+    case 'json_schema':
+      return { format: { type: 'json_schema', schema: format.json_schema.schema } };
+    case 'json_object':
+      return {
+        note: '// The Messages form has no JSON mode without a schema (`json_object`); ask for JSON in the prompt, or give a schema.',
+      };
+    case 'text':
+    default:
+      return null;
+  }
+}
+
+/**
  * System messages become `system`; tool results become `tool_result` blocks of a user turn;
  * consecutive turns of one role are merged, because the Messages form alternates roles.
  */
@@ -78,7 +119,12 @@ export function generateAnthropicTypeScript(input: CodeExportInput): string {
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       input_schema: tool.parameters ?? { type: 'object', properties: {} },
     }));
+    const toolChoice = toMessagesToolChoice(request.tool_choice);
+    if (toolChoice !== null) body.tool_choice = toolChoice;
   }
+  const outputFormat = toMessagesOutputFormat(request.response_format);
+  if (outputFormat !== null && 'format' in outputFormat)
+    body.output_config = { format: outputFormat.format };
   const bodyText = JSON.stringify(body, null, 2);
   const lines = [
     "import Anthropic from '@anthropic-ai/sdk';",
@@ -92,6 +138,7 @@ export function generateAnthropicTypeScript(input: CodeExportInput): string {
     '',
   ];
   if (request.seed !== undefined) lines.push('// The Messages form has no `seed`; it is left out.');
+  if (outputFormat !== null && 'note' in outputFormat) lines.push(outputFormat.note);
   const printToolCalls =
     tools.length > 0
       ? [

@@ -529,3 +529,94 @@ describe('snippets with tools, as saved and run', () => {
     }
   });
 });
+
+describe('tool_choice and response_format in the native forms', () => {
+  /** The request body a snippet sends: the JSON object passed to its create call. */
+  function sentBody(code: string): Record<string, unknown> {
+    const match =
+      /(?:create|stream|generateContent|generateContentStream)\((\{\n[\s\S]*?\n\})\);/.exec(code);
+    if (!match?.[1]) throw new Error(`No request body in:\n${code}`);
+    return JSON.parse(match[1]) as Record<string, unknown>;
+  }
+  const schema = { type: 'object', properties: { city: { type: 'string' } } };
+  const withChoices = (
+    toolChoice: unknown,
+    responseFormat: ChatRequest['request']['response_format'],
+  ): ChatRequest['request'] => ({
+    ...toolRequest,
+    tool_choice: toolChoice,
+    response_format: responseFormat,
+  });
+
+  it('carries a named tool and a JSON schema into the Messages form', () => {
+    const body = sentBody(
+      generateAnthropicTypeScript({
+        gatewayBaseUrl: baseUrl,
+        request: withChoices(
+          { type: 'function', function: { name: 'get_weather' } },
+          { type: 'json_schema', json_schema: { name: 'weather', schema } },
+        ),
+      }),
+    );
+    expect(body.tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  });
+
+  it('carries a named tool and a JSON schema into the Gemini form', () => {
+    const body = sentBody(
+      generateGeminiTypeScript({
+        gatewayBaseUrl: baseUrl,
+        request: withChoices(
+          { type: 'function', function: { name: 'get_weather' } },
+          { type: 'json_schema', json_schema: { name: 'weather', schema } },
+        ),
+      }),
+    );
+    const config = body.config as Record<string, unknown>;
+    expect(config.toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    });
+    expect(config.responseMimeType).toBe('application/json');
+    expect(config.responseJsonSchema).toEqual(schema);
+  });
+
+  it('maps each tool_choice mode to its native name', () => {
+    const cases = [
+      ['auto', { type: 'auto' }, 'AUTO'],
+      ['none', { type: 'none' }, 'NONE'],
+      ['required', { type: 'any' }, 'ANY'],
+    ] as const;
+    for (const [mode, messages, gemini] of cases) {
+      const request = withChoices(mode, undefined);
+      expect(sentBody(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request }))).toEqual(
+        expect.objectContaining({ tool_choice: messages }),
+      );
+      const config = sentBody(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request }))
+        .config as Record<string, unknown>;
+      expect(config.toolConfig).toEqual({ functionCallingConfig: { mode: gemini } });
+    }
+  });
+
+  it('asks for any JSON in Gemini, and says the Messages form cannot', () => {
+    const request = withChoices(undefined, { type: 'json_object' });
+    const gemini = sentBody(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request }));
+    expect(gemini.config).toEqual(
+      expect.objectContaining({ responseMimeType: 'application/json' }),
+    );
+    expect((gemini.config as Record<string, unknown>).responseJsonSchema).toBeUndefined();
+    const messagesCode = generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request });
+    expect(sentBody(messagesCode).output_config).toBeUndefined();
+    expect(messagesCode).toMatch(/no JSON mode without a schema/);
+  });
+
+  it('sends neither when the playground left them unset or plain text', () => {
+    const request = withChoices(undefined, { type: 'text' });
+    const messages = sentBody(generateAnthropicTypeScript({ gatewayBaseUrl: baseUrl, request }));
+    expect(messages.tool_choice).toBeUndefined();
+    expect(messages.output_config).toBeUndefined();
+    const config = sentBody(generateGeminiTypeScript({ gatewayBaseUrl: baseUrl, request }))
+      .config as Record<string, unknown>;
+    expect(config.toolConfig).toBeUndefined();
+    expect(config.responseMimeType).toBeUndefined();
+  });
+});

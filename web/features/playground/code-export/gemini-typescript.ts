@@ -11,6 +11,7 @@ import {
   defaultKeyVariable,
   gatewayRoot,
   parseArguments,
+  readToolChoice,
   redactKeys,
   sdkRetriesOffComment,
   toolFunctions,
@@ -52,6 +53,46 @@ const geminiFormParts: BlockWriter<Part> = {
   }),
 };
 
+/**
+ * `required` is `ANY`; a named function is `ANY` with only that function allowed.
+ * @see https://ai.google.dev/api/caching#FunctionCallingConfig
+ */
+export function toGeminiToolConfig(value: unknown): Record<string, unknown> | null {
+  const choice = readToolChoice(value);
+  if (choice === null) return null;
+  switch (choice) {
+    case 'auto':
+      return { functionCallingConfig: { mode: 'AUTO' } };
+    case 'none':
+      return { functionCallingConfig: { mode: 'NONE' } };
+    case 'required':
+      return { functionCallingConfig: { mode: 'ANY' } };
+    default:
+      return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
+  }
+}
+
+/**
+ * JSON is `responseMimeType: application/json`; a schema goes in `responseJsonSchema`.
+ * @see https://ai.google.dev/gemini-api/docs/structured-output
+ */
+export function toGeminiResponseFormat(
+  format: ChatRequest['request']['response_format'],
+): Record<string, unknown> {
+  switch (format?.type) {
+    case 'json_object':
+      return { responseMimeType: 'application/json' };
+    case 'json_schema':
+      return {
+        responseMimeType: 'application/json',
+        responseJsonSchema: format.json_schema.schema,
+      };
+    case 'text':
+    default:
+      return {};
+  }
+}
+
 /** System messages become `systemInstruction`; assistant turns are `model`; tool results `functionResponse`. */
 export function toGeminiForm(request: ChatRequest['request']): {
   systemInstruction: string | null;
@@ -78,6 +119,7 @@ export function generateGeminiTypeScript(input: CodeExportInput): string {
     ...(request.top_p !== undefined ? { topP: request.top_p } : {}),
     ...(request.stop && request.stop.length > 0 ? { stopSequences: request.stop } : {}),
     ...(request.seed !== undefined ? { seed: request.seed } : {}),
+    ...toGeminiResponseFormat(request.response_format),
   };
   const tools = toolFunctions(request);
   if (tools.length > 0) {
@@ -90,6 +132,8 @@ export function generateGeminiTypeScript(input: CodeExportInput): string {
         })),
       },
     ];
+    const toolConfig = toGeminiToolConfig(request.tool_choice);
+    if (toolConfig !== null) config.toolConfig = toolConfig;
   }
   const body = {
     model: request.model,

@@ -178,6 +178,18 @@ export function toolFunctions(
   return functions;
 }
 
+/** The request's `tool_choice`, read leniently: a mode, a named function, or null when unset. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+export function readToolChoice(value: unknown): ToolChoice | null {
+  if (value === 'auto' || value === 'none' || value === 'required') return value;
+  if (typeof value === 'object' && value !== null && 'function' in value) {
+    const name = (value as { function: { name?: unknown } }).function.name;
+    if (typeof name === 'string') return { name };
+  }
+  return null;
+}
+
 type ToolCall = NonNullable<ChatMessage['tool_calls']>[number];
 
 /** How a native form (Messages, Gemini) writes each piece of a conversation as one of its blocks. */

@@ -164,10 +164,16 @@ export function ModelCombobox({
           setQuery(null);
         }}
         onKeyDown={onKeyDown}
+        // A long id can be wider than the box on a phone: the whole id stays one hover away.
+        title={query === null && value !== '' ? value : undefined}
         className="h-9 w-full min-w-0 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-900"
       />
       {selected && (
-        <span id={`${inputId}-price`} className="truncate text-xs text-zinc-500 dark:text-zinc-400">
+        // Wrapped, not cut: on a phone the name and prices take two lines rather than an ellipsis.
+        <span
+          id={`${inputId}-price`}
+          className="text-xs [overflow-wrap:anywhere] text-zinc-500 dark:text-zinc-400"
+        >
           {selected.name !== selected.id ? `${selected.name} · ` : ''}
           {describeModelPrice(selected)}
         </span>

@@ -1,0 +1,93 @@
+/**
+ * The conversation column for a chat model: the system prompt, the transcript, the notes about
+ * the last send, and the composer with its prompt-token estimate.
+ */
+import { useMemo } from 'react';
+import { toWireMessages } from '../build-request';
+import { estimatePromptTokens } from '../metrics';
+import type { RunRecord, ToolCall } from '../playground-types';
+import type { ModelCapabilities } from '../use-model-capabilities';
+import type { PlaygroundRuns } from '../use-playground-runs';
+import type { PlaygroundSessionState } from '../use-playground-session';
+import { Composer } from './composer';
+import { PlaygroundNotices } from './playground-notices';
+import { SystemPromptField } from './system-prompt-field';
+import { Transcript } from './transcript';
+
+export interface ConversationSectionProps {
+  playground: PlaygroundSessionState;
+  capabilities: ModelCapabilities;
+  runs: PlaygroundRuns;
+  openToolCalls: ToolCall[];
+  historyNote: string | null;
+  /** Opens the History entry a re-run kept the dropped turns in. */
+  onOpenHistoryEntry(id: string): void;
+  onShowRaw(run: RunRecord): void;
+  onShowCode(run: RunRecord): void;
+}
+
+export function ConversationSection({
+  playground,
+  capabilities,
+  runs,
+  openToolCalls,
+  historyNote,
+  onOpenHistoryEntry,
+  onShowRaw,
+  onShowCode,
+}: ConversationSectionProps) {
+  const { session, dispatch, draft } = playground;
+  // What Send would send, with the draft as the last turn, so the count follows the typing.
+  const promptTokens = useMemo(
+    () =>
+      estimatePromptTokens([
+        ...toWireMessages(session.systemPrompt, session.messages),
+        ...(draft.text !== '' ? [{ role: 'user' as const, content: draft.text }] : []),
+      ]),
+    [session.systemPrompt, session.messages, draft.text],
+  );
+  return (
+    <>
+      <SystemPromptField
+        value={session.systemPrompt}
+        onChange={(text) => dispatch({ type: 'systemPromptChanged', text })}
+      />
+      <Transcript
+        session={session}
+        dispatch={dispatch}
+        model={capabilities.model}
+        findModel={capabilities.findModel}
+        runs={runs}
+        onModelChosen={playground.chooseModel}
+        onShowRaw={onShowRaw}
+        onShowCode={onShowCode}
+      />
+      <PlaygroundNotices
+        rerunCopy={playground.rerunCopy}
+        running={runs.running}
+        onOpenRerunCopy={onOpenHistoryEntry}
+        onDismissRerunCopy={playground.dismissRerunCopy}
+        problems={runs.problems}
+        notes={runs.notes}
+        historyNote={historyNote}
+        conversationImagesNote={capabilities.conversationImagesNote}
+      />
+      <Composer
+        draft={draft}
+        onDraftChange={playground.setDraft}
+        running={runs.running}
+        imagesSupported={capabilities.imagesSupported}
+        imagesReason={capabilities.imagesReason}
+        openToolCalls={openToolCalls}
+        sendDisabledReason={runs.sendDisabledReason}
+        onSend={runs.send}
+        onAdd={runs.addDraft}
+        onStop={runs.stop}
+        promptEstimate={{
+          tokens: promptTokens,
+          contextLength: capabilities.catalogModel?.context_length ?? null,
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * What the chosen model can take, from the catalog: the model in use (the catalog's first until
+ * one is chosen), whether it is an embedding model, takes tools or images, and why not.
+ */
+import { useCallback, useMemo } from 'react';
+import type { CatalogModel } from '../../../contract/workbench-api';
+import { isEmbeddingModel } from './embeddings/similarity';
+import { supportsImages, supportsTools } from './parameters';
+import type { ConversationMessage } from './playground-types';
+
+export interface ModelCapabilitiesInput {
+  /** The catalog's models; undefined while it loads or when it failed. */
+  catalogModels: CatalogModel[] | undefined;
+  /** Whether the catalog has loaded (a model missing from it is then really missing). */
+  catalogKnown: boolean;
+  /** The session's chosen model, empty until one is chosen. */
+  chosenModel: string;
+  messages: ConversationMessage[];
+}
+
+export function useModelCapabilities(input: ModelCapabilitiesInput) {
+  const { catalogModels, catalogKnown, chosenModel, messages } = input;
+  const models = useMemo(() => catalogModels ?? [], [catalogModels]);
+  const findModel = useCallback((id: string) => models.find((model) => model.id === id), [models]);
+  // Until a model is chosen, the catalog's first one is used (and becomes the choice on send).
+  const model = chosenModel || models[0]?.id || '';
+  const catalogModel = findModel(model);
+  const embeddingModel = isEmbeddingModel(catalogModel);
+  const toolsSupported =
+    supportsTools(catalogModel) || (catalogKnown && !catalogModel && model !== '');
+  const imagesSupported = supportsImages(catalogModel);
+  const imagesReason = imagesSupported
+    ? null
+    : catalogModel
+      ? `${model} does not take image input.`
+      : model
+        ? `${model} is not in the catalog, so whether it takes images is unknown.`
+        : 'Choose a model that takes image input first.';
+  // Images already in the conversation go with every request: a model that takes none refuses it.
+  const conversationImages = messages.reduce((count, message) => count + message.images.length, 0);
+  const conversationImagesNote =
+    catalogModel && !imagesSupported && conversationImages > 0
+      ? `Earlier turns of this conversation carry ${conversationImages === 1 ? 'an image' : `${conversationImages} images`}, which ${model} does not take: sending it would be refused. Choose a model that takes images, or start a new conversation.`
+      : null;
+  return {
+    models,
+    findModel,
+    model,
+    catalogModel,
+    embeddingModel,
+    toolsSupported,
+    imagesSupported,
+    imagesReason,
+    conversationImagesNote,
+  };
+}
+
+export type ModelCapabilities = ReturnType<typeof useModelCapabilities>;
