@@ -57,8 +57,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // The BFF's files keep a process each: its gateway client uses Node's fetch, whose
-          // connection pool is process-wide, and one file's pool must not meet the next's servers.
+          // The BFF's files keep a process each. They were split out when its gateway client used
+          // Node's process-wide fetch pool; each client now has an agent of its own
+          // (contract/http-client.ts), so whether they can share one has not been tried yet.
           name: 'integration-server',
           environment: 'node',
           include: [`server/${integration}`],

@@ -1,15 +1,24 @@
 /**
- * Calls to the gateway over HTTP with Node's fetch, with a timeout per stage: connecting, the
- * first byte of the answer, and silences while reading the body; a non-streamed answer also has
- * a deadline and a size cap, so a gateway that drip-feeds or floods cannot hang or bloat the
- * BFF. A call that runs no model (a GET, PATCH or DELETE: the catalog, a balance, a key) also has
- * a deadline for the whole call, from its start to its last byte: the stages alone add up to
- * over two minutes, which a gateway holding its headers would keep a page waiting. A failure
- * names its stage so the UI can say "the gateway is down" apart from "the gateway is slow" or
- * "answered garbage".
+ * Calls to the gateway over the shared HTTP client (contract/http-client.ts), with a timeout per
+ * stage: connecting, the first byte of the answer, and silences while reading the body; a
+ * non-streamed answer also has a deadline and a size cap, so a gateway that drip-feeds or floods
+ * cannot hang or bloat the BFF. A call that runs no model (a GET, PATCH or DELETE: the catalog, a
+ * balance, a key) also has a deadline for the whole call, from its start to its last byte: the
+ * stages alone add up to over two minutes, which a gateway holding its headers would keep a page
+ * waiting. A failure names its stage so the UI can say "the gateway is down" apart from "the
+ * gateway is slow" or "answered garbage".
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnosticsChannel from 'node:diagnostics_channel';
+import {
+  createStagedAgent,
+  Deadline,
+  discardBody,
+  errorCode,
+  failureOf,
+  HttpCallError,
+  send,
+  type HttpAnswer,
+  type HttpHeaders,
+} from '../../contract/http-client';
 import {
   gatewayAdjustedParamsHeader,
   cfRayPattern,
@@ -125,49 +134,13 @@ export interface GatewayResponse {
   contentType: string;
   /** Time from starting the call to the response headers. */
   ttfbMs: number;
-  body: ReadableStream<Uint8Array> | null;
+  body: HttpAnswer['body'] | null;
   /** Milliseconds since the call started. */
   elapsedMs(): number;
   /** The whole call's deadline: its length, and when it passes (`performance.now()` time). */
   deadline: { ms: number; at: number } | null;
   /** Stops the call (and so the gateway's work) now. */
   abort(): void;
-}
-
-/**
- * Connection tracking. Fetch does not say when its connection is up, but undici publishes
- * `undici:request:create` (in the caller's async context) and `undici:client:sendHeaders`
- * (once a socket carries the request) on diagnostics channels; an AsyncLocalStorage ties the
- * two to one call, so the connect timeout can stop at the right moment.
- */
-interface CallPhase {
-  connected: boolean;
-  onConnected: () => void;
-}
-const callPhaseStorage = new AsyncLocalStorage<CallPhase>();
-const phaseByRequest = new WeakMap<object, CallPhase>();
-diagnosticsChannel.subscribe('undici:request:create', (message) => {
-  const phase = callPhaseStorage.getStore();
-  const request = (message as { request?: object }).request;
-  if (phase && request) phaseByRequest.set(request, phase);
-});
-diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
-  const request = (message as { request?: object }).request;
-  const phase = request ? phaseByRequest.get(request) : undefined;
-  if (phase && !phase.connected) {
-    phase.connected = true;
-    phase.onConnected();
-  }
-});
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 export interface GatewayClient {
@@ -206,6 +179,7 @@ export function createGatewayClient(options: {
 }): GatewayClient {
   const { baseUrl, timeouts } = options;
   const maxAnswerBytes = options.maxAnswerBytes ?? defaultMaxAnswerBytes;
+  const agent = createStagedAgent(timeouts);
 
   async function request(call: GatewayRequest): Promise<GatewayResponse> {
     if (call.signal?.aborted) throw new CallerGoneError();
@@ -227,122 +201,99 @@ export function createGatewayClient(options: {
     }
 
     const controller = new AbortController();
-    let timedOut: GatewayStage | null = null;
     const deadlineMs =
       call.deadlineMs !== undefined
         ? call.deadlineMs
         : call.stream || call.method === 'POST'
           ? null
           : timeouts.callDeadlineMs;
-    // Runs until the headers; `readText` keeps to what is left of it for the body.
-    const deadlineTimer =
-      deadlineMs === null
-        ? undefined
-        : setTimeout(() => {
-            timedOut ??= 'deadline';
-            controller.abort();
-          }, deadlineMs);
+    const started = performance.now();
+    // Kept until the headers; `readText` keeps to what is left of it for the body.
+    const deadline =
+      deadlineMs === null ? null : new Deadline({ totalMs: deadlineMs }, () => true, started);
+    deadline?.bind(() => controller.abort());
     const firstByteMs = call.firstByteTimeoutMs ?? timeouts.firstByteMs;
-    let firstByteTimer: NodeJS.Timeout | undefined;
-    const phase: CallPhase = {
-      connected: false,
-      onConnected: () => {
-        clearTimeout(connectTimer);
-        firstByteTimer = setTimeout(() => {
-          timedOut = 'first_byte';
-          controller.abort();
-        }, firstByteMs);
-      },
-    };
-    const connectTimer = setTimeout(() => {
-      timedOut = 'connect';
-      controller.abort();
-    }, timeouts.connectMs);
+    let connected = false;
     const onCallerAbort = () => controller.abort();
     call.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const clearTimers = () => {
-      clearTimeout(connectTimer);
-      clearTimeout(firstByteTimer);
-      clearTimeout(deadlineTimer);
-    };
 
-    const started = performance.now();
-    let response: Response;
+    let answer: HttpAnswer;
     try {
-      response = await callPhaseStorage.run(phase, () =>
-        fetch(url, {
-          method: call.method,
-          headers,
-          body,
-          signal: controller.signal,
-          redirect: 'manual',
-        }),
-      );
+      answer = await send({
+        agent,
+        url,
+        method: call.method,
+        headers,
+        body,
+        signal: controller.signal,
+        firstByteMs,
+        onConnected: () => {
+          connected = true;
+        },
+      });
     } catch (error) {
-      clearTimers();
+      deadline?.clear();
       call.signal?.removeEventListener('abort', onCallerAbort);
       if (call.signal?.aborted) throw new CallerGoneError();
-      if (timedOut === 'connect') {
+      if (deadline?.expired) {
+        // Named by the stage it stopped in, and by the deadline that stopped it.
+        const within = `${deadlineMs} ms, the workbench's deadline for a whole gateway call (WORKBENCH_GATEWAY_CALL_DEADLINE_MS)`;
+        throw connected
+          ? new GatewayCallError(
+              'first_byte',
+              `The gateway did not start answering within ${within}.`,
+            )
+          : new GatewayCallError(
+              'connect',
+              `No connection to the gateway at ${baseUrl} within ${within}.`,
+            );
+      }
+      const cause = error instanceof HttpCallError ? error.cause : error;
+      const failure = failureOf(cause, 'before');
+      if (failure === 'connect_timeout') {
         throw new GatewayCallError(
           'connect',
           `No connection to the gateway at ${baseUrl} within ${timeouts.connectMs} ms.`,
         );
       }
-      if (timedOut === 'first_byte') {
+      if (failure === 'first_byte_timeout') {
         throw new GatewayCallError(
           'first_byte',
           `The gateway did not start answering within ${firstByteMs} ms.`,
         );
       }
-      if (timedOut === 'deadline') {
-        // Named by the stage it stopped in, and by the deadline that stopped it.
-        const deadline = `${deadlineMs} ms, the workbench's deadline for a whole gateway call (WORKBENCH_GATEWAY_CALL_DEADLINE_MS)`;
-        throw phase.connected
-          ? new GatewayCallError(
-              'first_byte',
-              `The gateway did not start answering within ${deadline}.`,
-            )
-          : new GatewayCallError(
-              'connect',
-              `No connection to the gateway at ${baseUrl} within ${deadline}.`,
-            );
-      }
-      const code = errorCode(error);
-      if (!phase.connected) {
+      const code = errorCode(cause);
+      if (!connected) {
         throw new GatewayCallError(
           'connect',
           `Cannot connect to the gateway at ${baseUrl}${code ? ` (${code})` : ''}.`,
-          { cause: error },
+          { cause },
         );
       }
-      if (code?.startsWith('HPE_')) {
+      if (failure === 'not_http') {
         throw new GatewayCallError(
           'gateway',
-          `The gateway answered with something that is not HTTP (${code}).`,
-          { cause: error },
+          `The gateway answered with something that is not HTTP${code ? ` (${code})` : ''}.`,
+          { cause },
         );
-      }
-      if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-        throw new GatewayCallError('first_byte', 'The gateway did not start answering in time.', {
-          cause: error,
-        });
       }
       throw new GatewayCallError(
         'first_byte',
         `The gateway closed the connection before answering${code ? ` (${code})` : ''}.`,
-        { cause: error },
+        { cause },
       );
     }
-    clearTimers();
+    deadline?.clear();
     const ttfbMs = Math.round(performance.now() - started);
+    const responseHeaders = toHeaders(answer.headers);
     // After the headers, the caller's signal keeps aborting the body read through `controller`.
     return {
-      status: response.status,
-      headers: response.headers,
-      cfRay: traceIdOf(response.headers.get('cf-ray')),
-      contentType: (response.headers.get('content-type') ?? '').toLowerCase(),
+      status: answer.status,
+      headers: responseHeaders,
+      cfRay: traceIdOf(responseHeaders.get('cf-ray')),
+      contentType: (responseHeaders.get('content-type') ?? '').toLowerCase(),
       ttfbMs,
-      body: response.body,
+      body: answer.body,
       elapsedMs: () => Math.round(performance.now() - started),
       deadline: deadlineMs === null ? null : { ms: deadlineMs, at: started + deadlineMs },
       abort: () => controller.abort(),
@@ -354,23 +305,19 @@ export function createGatewayClient(options: {
     signal?: AbortSignal,
   ): AsyncGenerator<Uint8Array> {
     if (!response.body) return;
-    const reader = response.body.getReader();
-    let idleTimer: NodeJS.Timeout | undefined;
-    let idle = false;
+    const body = response.body;
+    const reader = body[Symbol.asyncIterator]();
     const onAbort = () => response.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       for (;;) {
-        idleTimer = setTimeout(() => {
-          idle = true;
-          response.abort();
-        }, timeouts.idleMs);
-        let result: ReadableStreamReadResult<Uint8Array>;
+        let result: IteratorResult<Uint8Array>;
         try {
-          result = await reader.read();
+          result = await reader.next();
         } catch (error) {
           if (signal?.aborted) throw new CallerGoneError();
-          if (idle) {
+          // The silence between two chunks is the agent's idle timeout.
+          if (failureOf(error, 'during') === 'idle_timeout') {
             throw new GatewayCallError(
               'gateway',
               `The gateway stopped sending for ${timeouts.idleMs} ms in the middle of its answer.`,
@@ -382,8 +329,6 @@ export function createGatewayClient(options: {
             `The gateway's answer broke off${code ? ` (${code})` : ''}.`,
             { cause: error },
           );
-        } finally {
-          clearTimeout(idleTimer);
         }
         if (result.done) return;
         yield result.value;
@@ -391,8 +336,7 @@ export function createGatewayClient(options: {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       // Leaving early (an error, or the consumer stopped) must release the connection.
-      reader.cancel().catch(() => undefined);
-      reader.releaseLock();
+      discardBody(body);
     }
   }
 
@@ -413,14 +357,11 @@ export function createGatewayClient(options: {
         ? Number.POSITIVE_INFINITY
         : Math.max(0, Math.round(response.deadline.at - performance.now()));
     const callDeadlineFirst = callLeftMs < timeouts.bodyDeadlineMs;
-    let deadlinePassed = false;
-    const deadlineTimer = setTimeout(
-      () => {
-        deadlinePassed = true;
-        response.abort();
-      },
-      Math.min(callLeftMs, timeouts.bodyDeadlineMs),
+    const deadline = new Deadline(
+      { totalMs: Math.min(callLeftMs, timeouts.bodyDeadlineMs) },
+      () => true,
     );
+    deadline.bind(() => response.abort());
     const decoder = new TextDecoder();
     let text = '';
     let receivedBytes = 0;
@@ -431,7 +372,7 @@ export function createGatewayClient(options: {
         text += decoder.decode(chunk, { stream: true });
       }
     } catch (error) {
-      if (deadlinePassed && !signal?.aborted) {
+      if (deadline.expired && !signal?.aborted) {
         throw new GatewayCallError(
           'deadline',
           callDeadlineFirst
@@ -441,7 +382,7 @@ export function createGatewayClient(options: {
       }
       throw error;
     } finally {
-      clearTimeout(deadlineTimer);
+      deadline.clear();
     }
     return text + decoder.decode();
   }
@@ -461,6 +402,17 @@ export function createGatewayClient(options: {
   }
 
   return { baseUrl, timeouts, request, readText, chunks, collect };
+}
+
+/** undici's header record as the `Headers` the callers read. */
+function toHeaders(record: HttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(record)) {
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      headers.append(name, item);
+    }
+  }
+  return headers;
 }
 
 /** Parses a JSON body; null when it is not JSON (the caller decides what that means). */

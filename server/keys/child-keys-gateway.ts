@@ -82,6 +82,14 @@ async function callKeys<T>(
 
 const notAKey = 'The gateway’s answer is not a managed key (object "api_key").';
 
+/** A call on one key whose answer is that key. */
+const callOneKey = (
+  context: WorkbenchContext,
+  accountKey: string,
+  call: Pick<GatewayRequest, 'method' | 'path' | 'json'>,
+  options: KeyCallOptions,
+): Promise<ManagedKey> => callKeys(context, accountKey, call, managedKeySchema, notAKey, options);
+
 export function listChildKeys(
   context: WorkbenchContext,
   accountKey: string,
@@ -104,14 +112,7 @@ export function showChildKey(
   id: string,
   options: KeyCallOptions = {},
 ): Promise<ManagedKey> {
-  return callKeys(
-    context,
-    accountKey,
-    { method: 'GET', path: keyPath(id) },
-    managedKeySchema,
-    notAKey,
-    options,
-  );
+  return callOneKey(context, accountKey, { method: 'GET', path: keyPath(id) }, options);
 }
 
 /** Creates a child key; the answer's full key is returned for the keys store, never passed on. */
@@ -146,12 +147,10 @@ export function updateChildKey(
   change: ChildKeyChange,
   options: KeyCallOptions = {},
 ): Promise<ManagedKey> {
-  return callKeys(
+  return callOneKey(
     context,
     accountKey,
     { method: 'PATCH', path: keyPath(id), json: change },
-    managedKeySchema,
-    notAKey,
     options,
   );
 }
@@ -162,14 +161,7 @@ export function revokeChildKey(
   id: string,
   options: KeyCallOptions = {},
 ): Promise<ManagedKey> {
-  return callKeys(
-    context,
-    accountKey,
-    { method: 'DELETE', path: keyPath(id) },
-    managedKeySchema,
-    notAKey,
-    options,
-  );
+  return callOneKey(context, accountKey, { method: 'DELETE', path: keyPath(id) }, options);
 }
 
 export async function childKeyEvents(

@@ -7,9 +7,9 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { request } from 'undici';
+import { discardBody } from '../../../contract/http-client';
 import type { CanonicalMessage, CanonicalRequest } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
-import { discardBody } from './http-client';
 
 export type ImageFetchPolicy = { allowPrivateHosts: boolean };
 

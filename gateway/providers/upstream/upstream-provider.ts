@@ -9,6 +9,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { byteSize } from '../../../contract/byte-size';
+import { discardBody, first, readText } from '../../../contract/http-client';
 import type {
   CanonicalEmbeddingRequest,
   CanonicalEvent,
@@ -24,11 +25,8 @@ import { CallDeadline } from './call-deadlines';
 import { cleanUpstreamMessage } from './clean-message';
 import {
   createUpstreamAgent,
-  discardBody,
-  first,
   postJson,
   postJsonWhole,
-  readText,
   type UpstreamAnswer,
   retryAfterSeconds,
   toUpstreamError,
