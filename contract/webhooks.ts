@@ -130,8 +130,8 @@ export const webhookPayloadSchema = z.object({
     key_id: z.string(),
     /** Masked: enough to recognise the key, never to use it. */
     key: z.string(),
+    /** The key's kind: account, allocated_child or shared_child. */
     identity: z.string(),
-    kind: z.string(),
     remaining_usd: z.number(),
     limit_usd: z.number().nullable(),
     threshold_usd: z.number().optional(),
