@@ -12,7 +12,12 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { AddressRefused, checkedAddresses, type Resolve } from '../shared/public-address';
+import {
+  AddressRefused,
+  checkedAddresses,
+  pinnedLookup,
+  type Resolve,
+} from '../shared/public-address';
 import type { GatewayStore } from '../store/store';
 import type { AttemptResult, DeliveryRow } from '../store/webhooks';
 import { signedHeaders, type SecretSeal } from './signing';
@@ -221,11 +226,7 @@ export class WebhookSender {
         servername: net.isIP(url.hostname) ? undefined : url.hostname,
         agent: false,
         // Only the addresses just checked: a name that resolves differently now is not asked again.
-        lookup: (_host, lookupOptions, callback) => {
-          const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
-          if ((lookupOptions as { all?: boolean }).all) callback(null, entries as never);
-          else callback(null, entries[0]!.address, entries[0]!.family);
-        },
+        lookup: pinnedLookup(addresses),
         headers: {
           'content-type': 'application/json',
           'user-agent': USER_AGENT,

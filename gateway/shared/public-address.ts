@@ -95,3 +95,15 @@ export async function checkedAddresses(
   }
   return addresses;
 }
+
+/**
+ * A `lookup` for a connection that answers only with addresses already checked, so the name is
+ * not resolved again between the check and the connect (DNS rebinding).
+ */
+export function pinnedLookup(addresses: readonly string[]): net.LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) callback(null, entries as never);
+    else callback(null, entries[0]!.address, entries[0]!.family);
+  };
+}

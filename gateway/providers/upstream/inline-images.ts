@@ -4,14 +4,23 @@
  * never from a loopback, private or link-local address, so a tenant cannot make the gateway read
  * its own network.
  */
-import dns from 'node:dns/promises';
-import net from 'node:net';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { discardBody } from '../../../contract/http-client';
 import type { CanonicalMessage, CanonicalRequest } from '../../canonical/model';
 import { invalidRequest } from '../../errors';
+import {
+  AddressRefused,
+  checkedAddresses,
+  pinnedLookup,
+  systemResolve,
+  type Resolve,
+} from '../../shared/public-address';
 
-export type ImageFetchPolicy = { allowPrivateHosts: boolean };
+export type ImageFetchPolicy = {
+  allowPrivateHosts: boolean;
+  /** How a host name is resolved (tests pass a stub). */
+  resolve?: Resolve;
+};
 
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -52,9 +61,31 @@ async function fetchImage(
       `The image at ${shown} could not be used: ${why}. Send it inline (base64) instead.`,
     );
   const parsed = new URL(url);
-  if (!policy.allowPrivateHosts && (await isPrivateHost(parsed.hostname))) {
-    throw refuse('its host is not a public address');
+  let dispatcher: Agent | undefined;
+  if (!policy.allowPrivateHosts) {
+    let addresses: string[];
+    try {
+      addresses = await checkedAddresses(parsed.hostname, policy.resolve ?? systemResolve, false);
+    } catch (error) {
+      if (error instanceof AddressRefused) throw refuse('its host is not a public address');
+      throw error;
+    }
+    // The connection goes to the addresses just checked, never to a fresh answer (rebinding).
+    dispatcher = new Agent({ connect: { lookup: pinnedLookup(addresses) } });
   }
+  try {
+    return await fetchChecked(url, signal, refuse, dispatcher);
+  } finally {
+    void dispatcher?.close();
+  }
+}
+
+async function fetchChecked(
+  url: string,
+  signal: AbortSignal,
+  refuse: (why: string) => Error,
+  dispatcher: Agent | undefined,
+): Promise<{ mediaType: string; data: string }> {
   let answer;
   try {
     answer = await request(url, {
@@ -63,6 +94,7 @@ async function fetchImage(
       headersTimeout: FETCH_TIMEOUT_MS,
       bodyTimeout: FETCH_TIMEOUT_MS,
       maxRedirections: 0,
+      ...(dispatcher ? { dispatcher } : {}),
     } as Parameters<typeof request>[1]);
   } catch {
     throw refuse('it could not be fetched');
@@ -87,40 +119,4 @@ async function fetchImage(
     chunks.push(chunk as Buffer);
   }
   return { mediaType: contentType, data: Buffer.concat(chunks).toString('base64') };
-}
-
-async function isPrivateHost(hostname: string): Promise<boolean> {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  const addresses = net.isIP(host)
-    ? [host]
-    : await dns.lookup(host, { all: true }).then(
-        (found) => found.map((entry) => entry.address),
-        () => [],
-      );
-  if (addresses.length === 0) return true;
-  return addresses.some(isPrivateAddress);
-}
-
-function isPrivateAddress(address: string): boolean {
-  if (net.isIPv4(address)) {
-    const [a, b] = address.split('.').map(Number) as [number, number];
-    return (
-      a === 10 ||
-      a === 127 ||
-      a === 0 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  const lower = address.toLowerCase();
-  if (lower.startsWith('::ffff:')) return isPrivateAddress(lower.slice(7));
-  return (
-    lower === '::1' ||
-    lower === '::' ||
-    lower.startsWith('fc') ||
-    lower.startsWith('fd') ||
-    lower.startsWith('fe80')
-  );
 }
