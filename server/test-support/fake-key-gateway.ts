@@ -4,6 +4,7 @@
  * steps can each be made to fail.
  */
 import type { ServerResponse } from 'node:http';
+import { formatNanosUsd, usdToNanos } from '../../contract/usd-nanos';
 import { maskKey } from '../core/secrets';
 import { fakeKey } from './harness';
 import {
@@ -231,7 +232,7 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
     if (request.method === 'PATCH') {
       if (typeof body.limit_usd === 'number' && body.limit_usd < target.consumptionUsd) {
         return sendJson(response, 400, {
-          error: `'limit_usd' ${body.limit_usd} is below what this key has already spent: ${target.consumptionUsd} USD.`,
+          error: `'limit_usd' ${body.limit_usd} is below what this key has already spent: ${formatNanosUsd(usdToNanos(target.consumptionUsd))}.`,
           type: 'invalid_request',
           stage: 'validation',
         });

@@ -7,7 +7,7 @@ import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
-import { compareDecimal } from '../../../lib/decimal';
+import { compareDecimal } from '../../../../contract/decimal';
 import { formatDuration, formatUsd, pricePerMillion } from '../../../lib/format';
 import { useValidateKey, validationEstimateQueryOptions } from '../api/validate-key';
 import { keyStateLabels } from '../key-state';
