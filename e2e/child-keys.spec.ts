@@ -2,9 +2,9 @@
  * Child keys managed from the Keys page, against the real BFF and the embedded gateway: a
  * shared child created there is at once a profile the playground can use, and its spend shows
  * on the parent account's Activity page; the full key never reaches the page, unless it is
- * handed over: then it is shown once, copied, works at the gateway, and is kept nowhere. The section and
- * its dialogs have no serious axe findings, light and dark, the rotation dialog also once its
- * steps have run (all done, or stopped by a failed step).
+ * handed over, created or rotated: then it is shown once, copied, works at the gateway, and is
+ * kept nowhere. The section and its dialogs have no serious axe findings, light and dark, the
+ * rotation dialog also once its steps have run (all done, or stopped by a failed step).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -115,6 +115,37 @@ test.describe('child keys', () => {
     await expect(row).toContainText('none');
     const keysFile = path.join(e2eDataDir, 'workbench-keys.json');
     if (fs.existsSync(keysFile)) expect(fs.readFileSync(keysFile, 'utf8')).not.toContain(secret);
+
+    // Rotated, it is handed over again: a new secret, shown once, behind the same confirmation;
+    // the old one stops at the gateway, the new one works.
+    await row.getByRole('button', { name: `Rotate ${name}` }).click();
+    const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+    await rotate
+      .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
+      .check();
+    const rotated = page.waitForResponse((response) =>
+      response.url().endsWith('/rotation/hand-over'),
+    );
+    await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
+    expect((await rotated).headers()['cache-control']).toBe('no-store');
+    const handedAgain = rotate.getByRole('region', { name: 'Handed-over key' });
+    await expect(handedAgain).toContainText(`Rotated “${name}”. Copy its new key now.`);
+    const newSecret =
+      (await handedAgain.getByLabel('Full key', { exact: true }).textContent()) ?? '';
+    expect(newSecret).toMatch(/^sk-\S{20,}$/);
+    expect(newSecret).not.toBe(secret);
+    await handedAgain.getByRole('button', { name: 'Copy the full key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newSecret);
+    await rotate.getByRole('button', { name: 'Done' }).click();
+    await expect(rotate).toBeHidden();
+    expect(await page.content()).not.toContain(newSecret);
+    const keyStatus = (presented: string) =>
+      fetch(`http://127.0.0.1:${e2eGatewayPort}/v1/key`, {
+        headers: { authorization: `Bearer ${presented}` },
+      });
+    expect((await keyStatus(secret)).status).toBe(401);
+    expect((await keyStatus(newSecret)).status).toBe(200);
+    if (fs.existsSync(keysFile)) expect(fs.readFileSync(keysFile, 'utf8')).not.toContain(newSecret);
   });
 
   test('a limit is set, the key disabled and enabled, its history read, and it is revoked after a confirmation naming it', async ({

@@ -198,7 +198,7 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
       );
       return;
     }
-    const match = /^\/v1\/keys\/([^/]+)(\/events)?$/.exec(path);
+    const match = /^\/v1\/keys\/([^/]+)(\/events|\/rotate)?$/.exec(path);
     const target = match ? keys.get(decodeURIComponent(match[1]!)) : undefined;
     if (!match || !target || target.parentId !== caller.id) {
       return sendJson(response, 404, {
@@ -207,7 +207,22 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
         stage: 'validation',
       });
     }
-    if (match[2] && request.method === 'GET') {
+    if (match[2] === '/rotate' && request.method === 'POST') {
+      // The gateway's own rotate: the same key, a new secret, the old one refused from now on.
+      target.secret = fakeKey();
+      events.push({ key_id: target.id, action: 'rotate', changes: {} });
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      response.end(
+        JSON.stringify({
+          object: 'issued_key',
+          key: target.secret,
+          data: summary(target, keys),
+          note: 'The full key is shown in this answer only.',
+        }),
+      );
+      return;
+    }
+    if (match[2] === '/events' && request.method === 'GET') {
       const data = events
         .filter((event) => event.key_id === target.id)
         .map((event, index) => ({

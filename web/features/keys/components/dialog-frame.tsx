@@ -4,6 +4,7 @@
  */
 import { Dialog } from 'radix-ui';
 import type { ComponentProps, ReactNode } from 'react';
+import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 
 export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
@@ -40,5 +41,16 @@ export function DialogFrame({
         {children}
       </Dialog.Content>
     </Dialog.Portal>
+  );
+}
+
+/** What a dialog shows under an outcome that needs nothing more: a Done that closes it. */
+export function DoneFooter() {
+  return (
+    <div className="flex justify-end">
+      <Dialog.Close asChild>
+        <Button variant="primary">Done</Button>
+      </Dialog.Close>
+    </div>
   );
 }
