@@ -790,8 +790,9 @@ export const handOverChildKeyRequestSchema = createChildKeyRequestSchema
 export type HandOverChildKeyRequest = z.infer<typeof handOverChildKeyRequestSchema>;
 
 /**
- * `POST /api/profiles/:profile/child-keys/hand-over` answer (201, `Cache-Control: no-store`):
- * the one BFF answer that carries a full key. The workbench keeps no copy of `secret`.
+ * `POST /api/profiles/:profile/child-keys/hand-over` answer (201, `Cache-Control: no-store`),
+ * and of a rotation handed over (200): the BFF answers that carry a full key. The workbench
+ * keeps no copy of `secret`.
  */
 export const handedOverChildKeySchema = z.object({
   /** The new key, masked; no profile holds it. */
@@ -800,6 +801,16 @@ export const handedOverChildKeySchema = z.object({
   secret: z.string().regex(/^sk-\S+$/),
 });
 export type HandedOverChildKey = z.infer<typeof handedOverChildKeySchema>;
+
+/**
+ * `POST /api/profiles/:profile/child-keys/:id/rotation/hand-over` body: the same confirmation as
+ * handing over a new key. Its answer is a `HandedOverChildKey` (200, `Cache-Control: no-store`):
+ * the key, with a new secret the old one stops for.
+ */
+export const handOverRotationRequestSchema = z.strictObject({
+  show_once: handOverChildKeyRequestSchema.shape.show_once,
+});
+export type HandOverRotationRequest = z.infer<typeof handOverRotationRequestSchema>;
 
 /** `PATCH /api/profiles/:profile/child-keys/:id` body: at least one field. */
 export const updateChildKeyRequestSchema = z

@@ -1,5 +1,5 @@
-import { expect, test, type Page } from './fixtures';
-import { seriousFindings } from './axe';
+import { expect, test, type Locator, type Page } from './fixtures';
+import { axeViewports, seriousFindings } from './axe';
 
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   {
@@ -31,67 +31,140 @@ const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   },
 ];
 
-for (const colorScheme of ['light', 'dark'] as const) {
-  test.describe(`accessibility (${colorScheme})`, () => {
-    test.use({ colorScheme });
+/** Opens a dialog or popover with `open`, scans the page with it open, and closes it with Escape. */
+async function scanOpen(page: Page, open: () => Promise<void>, opened: Locator) {
+  await open();
+  await expect(opened).toBeVisible();
+  expect(await seriousFindings(page)).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(opened).toBeHidden();
+}
 
-    for (const { path, ready } of pages) {
-      test(`${path} has no serious or critical axe findings`, async ({ page }) => {
-        await page.goto(path);
-        await ready(page);
-        expect(await seriousFindings(page)).toEqual([]);
-      });
-    }
+for (const viewport of axeViewports)
+  for (const colorScheme of ['light', 'dark'] as const) {
+    test.describe(`accessibility (${colorScheme}, ${viewport.name})`, () => {
+      test.use({ colorScheme, ...(viewport.size ? { viewport: viewport.size } : {}) });
 
-    test('the catalog detail panel has no serious or critical axe findings', async ({ page }) => {
-      await page.goto('/catalog?model=sim%2Fecho-mini');
-      await expect(page.getByRole('dialog')).toBeVisible();
-      expect(await seriousFindings(page)).toEqual([]);
-    });
+      for (const { path, ready } of pages) {
+        test(`${path} has no serious or critical axe findings`, async ({ page }) => {
+          await page.goto(path);
+          await ready(page);
+          expect(await seriousFindings(page)).toEqual([]);
+        });
+      }
 
-    for (const panel of ['Price', 'Parameters']) {
-      test(`the catalog's ${panel} filter panel has no serious or critical axe findings`, async ({
-        page,
-      }) => {
-        await page.goto('/catalog');
-        await expect(page.getByRole('table', { name: 'Models' })).toBeVisible();
-        await page.getByRole('button', { name: new RegExp(`^${panel}`) }).click();
+      test('the catalog detail panel has no serious or critical axe findings', async ({ page }) => {
+        await page.goto('/catalog?model=sim%2Fecho-mini');
         await expect(page.getByRole('dialog')).toBeVisible();
         expect(await seriousFindings(page)).toEqual([]);
       });
-    }
 
-    test("the playground's model picker, open with an option highlighted, has no serious or critical axe findings", async ({
-      page,
-    }) => {
-      await page.goto('/playground');
-      const picker = page.getByRole('combobox', { name: 'Model', exact: true });
-      await expect(picker).toBeEnabled();
-      await picker.click();
-      await picker.press('ArrowDown');
-      // The highlighted option has its own background: its price line is measured over it.
-      await expect(picker).toHaveAttribute('aria-activedescendant', /.+/);
-      await expect(page.getByRole('listbox', { name: 'Model options' })).toBeVisible();
-      expect(await seriousFindings(page)).toEqual([]);
-    });
+      for (const panel of ['Price', 'Parameters']) {
+        test(`the catalog's ${panel} filter panel has no serious or critical axe findings`, async ({
+          page,
+        }) => {
+          await page.goto('/catalog');
+          await expect(page.getByRole('table', { name: 'Models' })).toBeVisible();
+          // On a phone the filters fold away behind one button.
+          if (viewport.size) await page.getByRole('button', { name: 'Filters' }).click();
+          await page.getByRole('button', { name: new RegExp(`^${panel}`) }).click();
+          await expect(page.getByRole('dialog')).toBeVisible();
+          expect(await seriousFindings(page)).toEqual([]);
+        });
+      }
 
-    test('the endpoints page after a run has no serious or critical axe findings', async ({
-      page,
-    }) => {
-      await page.goto('/endpoints');
-      await page.getByRole('button', { name: 'Run checks' }).click();
-      await expect(page.getByText(/^Last run /)).toBeVisible();
-      expect(await seriousFindings(page)).toEqual([]);
-    });
+      test("the playground's model picker, open with an option highlighted, has no serious or critical axe findings", async ({
+        page,
+      }) => {
+        await page.goto('/playground');
+        const picker = page.getByRole('combobox', { name: 'Model', exact: true });
+        await expect(picker).toBeEnabled();
+        await picker.click();
+        await picker.press('ArrowDown');
+        // The highlighted option has its own background: its price line is measured over it.
+        await expect(picker).toHaveAttribute('aria-activedescendant', /.+/);
+        await expect(page.getByRole('listbox', { name: 'Model options' })).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
 
-    test('the endpoints page with its Export menu open has no serious or critical axe findings', async ({
-      page,
-    }) => {
-      await page.goto('/endpoints');
-      await expect(page.getByRole('table', { name: 'Endpoint checks' })).toBeVisible();
-      await page.getByRole('button', { name: /^Export results/ }).click();
-      await expect(page.getByRole('menu')).toBeVisible();
-      expect(await seriousFindings(page)).toEqual([]);
+      test('the endpoints page after a run has no serious or critical axe findings', async ({
+        page,
+      }) => {
+        await page.goto('/endpoints');
+        await page.getByRole('button', { name: 'Run checks' }).click();
+        await expect(page.getByText(/^Last run /)).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+
+      test('the endpoints page with its Export menu open has no serious or critical axe findings', async ({
+        page,
+      }) => {
+        await page.goto('/endpoints');
+        await expect(page.getByRole('table', { name: 'Endpoint checks' })).toBeVisible();
+        await page.getByRole('button', { name: /^Export results/ }).click();
+        await expect(page.getByRole('menu')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
+
+      test('the Key picker, open, has no serious or critical axe findings', async ({ page }) => {
+        await page.goto('/catalog');
+        await expect(page.getByRole('table', { name: 'Models' })).toBeVisible();
+        await scanOpen(
+          page,
+          () => page.getByRole('combobox', { name: 'Key' }).click(),
+          page.getByRole('listbox'),
+        );
+      });
+
+      test('the playground after a reply, and each of its dialogs and its Presets popover, has no serious or critical axe findings', async ({
+        page,
+      }) => {
+        await page.goto('/playground?model=sim/echo-mini');
+        await page.getByRole('spinbutton', { name: 'max_tokens' }).fill('20');
+        await page.getByRole('textbox', { name: 'Message' }).fill('Hello from the axe scan');
+        await page.getByRole('button', { name: 'Send', exact: true }).click();
+        const reply = page.getByRole('listitem', { name: 'assistant turn 2' });
+        await expect(page.getByRole('button', { name: 'Stop', exact: true })).toHaveCount(0, {
+          timeout: 30_000,
+        });
+        await expect(reply.getByText('Trace ID', { exact: true })).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+
+        await scanOpen(
+          page,
+          () => reply.getByRole('button', { name: 'Raw request and response of turn 2' }).click(),
+          page.getByRole('dialog', { name: 'Raw request and response' }),
+        );
+        await scanOpen(
+          page,
+          () => page.getByRole('button', { name: 'Get code' }).click(),
+          page.getByRole('dialog', { name: 'Get code' }),
+        );
+        await scanOpen(
+          page,
+          () => page.getByRole('button', { name: 'History' }).click(),
+          page.getByRole('dialog', { name: 'History' }),
+        );
+        await scanOpen(
+          page,
+          () => page.getByRole('button', { name: /^Presets/ }).click(),
+          page.getByRole('dialog', { name: 'Presets' }),
+        );
+      });
+
+      test("the Keys page's Validate key dialog, before and after its check, has no serious or critical axe findings", async ({
+        page,
+      }) => {
+        await page.goto('/keys');
+        await page.getByRole('button', { name: 'Validate key' }).click();
+        const dialog = page.getByRole('dialog');
+        await expect(dialog.getByText('Estimated cost:')).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+        await dialog.getByRole('button', { name: /Run check/ }).click();
+        await expect(
+          dialog.getByRole('status').filter({ hasText: /Valid|Not valid/ }),
+        ).toBeVisible();
+        expect(await seriousFindings(page)).toEqual([]);
+      });
     });
-  });
-}
+  }

@@ -2,6 +2,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 
+/**
+ * Every page, dialog and popover is scanned in light and dark, on a desktop window (Playwright's
+ * 1280×720) and on a phone (390×844, an iPhone 12 to 15), where layouts wrap and stack.
+ */
+export const axeViewports = [
+  { name: 'desktop', size: null },
+  { name: 'phone', size: { width: 390, height: 844 } },
+] as const;
+
 /** What axe reports (axe-core's `AxeResults`; axe-core comes with @axe-core/playwright). */
 type AxeResults = Awaited<ReturnType<AxeBuilder['analyze']>>;
 

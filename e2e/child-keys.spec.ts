@@ -2,21 +2,22 @@
  * Child keys managed from the Keys page, against the real BFF and the embedded gateway: a
  * shared child created there is at once a profile the playground can use, and its spend shows
  * on the parent account's Activity page; the full key never reaches the page, unless it is
- * handed over: then it is shown once, copied, works at the gateway, and is kept nowhere. The section and
- * its dialogs have no serious axe findings, light and dark, the rotation dialog also once its
- * steps have run (all done, or stopped by a failed step).
+ * handed over, created or rotated: then it is shown once, copied, works at the gateway, and is
+ * kept nowhere. The section and its dialogs have no serious axe findings, light and dark, the
+ * rotation dialog also once its steps have run (all done, or stopped by a failed step).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { keyStatusSchema } from '../contract/gateway';
 import { e2eDataDir, e2eGatewayPort } from './environment';
 import { expect, test, type Locator, type Page } from './fixtures';
-import { seriousFindings } from './axe';
+import { axeViewports, seriousFindings } from './axe';
 import {
   childKeyRow,
   childKeysTable,
   chooseProfile,
   createChildKey,
+  profileOption,
   requestInPlayground,
   storedSecret,
 } from './child-keys';
@@ -115,6 +116,37 @@ test.describe('child keys', () => {
     await expect(row).toContainText('none');
     const keysFile = path.join(e2eDataDir, 'workbench-keys.json');
     if (fs.existsSync(keysFile)) expect(fs.readFileSync(keysFile, 'utf8')).not.toContain(secret);
+
+    // Rotated, it is handed over again: a new secret, shown once, behind the same confirmation;
+    // the old one stops at the gateway, the new one works.
+    await row.getByRole('button', { name: `Rotate ${name}` }).click();
+    const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+    await rotate
+      .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
+      .check();
+    const rotated = page.waitForResponse((response) =>
+      response.url().endsWith('/rotation/hand-over'),
+    );
+    await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
+    expect((await rotated).headers()['cache-control']).toBe('no-store');
+    const handedAgain = rotate.getByRole('region', { name: 'Handed-over key' });
+    await expect(handedAgain).toContainText(`Rotated “${name}”. Copy its new key now.`);
+    const newSecret =
+      (await handedAgain.getByLabel('Full key', { exact: true }).textContent()) ?? '';
+    expect(newSecret).toMatch(/^sk-\S{20,}$/);
+    expect(newSecret).not.toBe(secret);
+    await handedAgain.getByRole('button', { name: 'Copy the full key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(newSecret);
+    await rotate.getByRole('button', { name: 'Done' }).click();
+    await expect(rotate).toBeHidden();
+    expect(await page.content()).not.toContain(newSecret);
+    const keyStatus = (presented: string) =>
+      fetch(`http://127.0.0.1:${e2eGatewayPort}/v1/key`, {
+        headers: { authorization: `Bearer ${presented}` },
+      });
+    expect((await keyStatus(secret)).status).toBe(401);
+    expect((await keyStatus(newSecret)).status).toBe(200);
+    if (fs.existsSync(keysFile)) expect(fs.readFileSync(keysFile, 'utf8')).not.toContain(newSecret);
   });
 
   test('a limit is set, the key disabled and enabled, its history read, and it is revoked after a confirmation naming it', async ({
@@ -161,30 +193,36 @@ test.describe('child keys', () => {
     await expect(page.getByRole('status').filter({ hasText: profile })).toBeVisible();
     // Its profile went with it.
     await page.getByRole('combobox', { name: 'Key' }).click();
-    await expect(page.getByRole('option', { name: profile, exact: true })).toHaveCount(0);
+    // The list is open (another profile shows), and this one is not in it.
+    await expect(profileOption(page, 'demo-account')).toBeVisible();
+    await expect(profileOption(page, profile)).toHaveCount(0);
     await page.keyboard.press('Escape');
   });
 
-  for (const colorScheme of ['light', 'dark'] as const) {
-    test.describe(`child keys (${colorScheme})`, () => {
-      test.use({ colorScheme });
+  for (const viewport of axeViewports)
+    for (const colorScheme of ['light', 'dark'] as const) {
+      test.describe(`child keys (${colorScheme}, ${viewport.name})`, () => {
+        test.use({ colorScheme, ...(viewport.size ? { viewport: viewport.size } : {}) });
+        const where = `${colorScheme} ${viewport.name}`;
 
-      test('the Keys page with child keys, and each of their dialogs, has no serious or critical axe findings', async ({
-        page,
-      }) => {
-        await openAccountKeys(page);
-        const name = `e2e axe ${colorScheme}`;
-        const { profile } = await createChildKey(page, {
-          kind: 'Allocated',
-          name,
-          limitUsd: '0.25',
-        });
-        await expect(childKeyRow(page, name)).toContainText(profile);
-        expect(await seriousFindings(page)).toEqual([]);
+        test('the Keys page with child keys, and each of their dialogs, has no serious or critical axe findings', async ({
+          page,
+        }) => {
+          await openAccountKeys(page);
+          const name = `e2e axe ${where}`;
+          const { profile } = await createChildKey(page, {
+            kind: 'Allocated',
+            name,
+            limitUsd: '0.25',
+          });
+          await expect(childKeyRow(page, name)).toContainText(profile);
+          expect(await seriousFindings(page)).toEqual([]);
 
-        const row = childKeyRow(page, name);
-        const dialogs: Array<{ open: () => Promise<void>; dialog: ReturnType<Page['getByRole']> }> =
-          [
+          const row = childKeyRow(page, name);
+          const dialogs: Array<{
+            open: () => Promise<void>;
+            dialog: ReturnType<Page['getByRole']>;
+          }> = [
             {
               open: () => page.getByRole('button', { name: 'Create child key' }).click(),
               dialog: page.getByRole('dialog', { name: 'Create child key' }),
@@ -207,73 +245,110 @@ test.describe('child keys', () => {
               dialog: page.getByRole('alertdialog', { name: `Revoke “${name}”?` }),
             },
           ];
-        for (const { open, dialog } of dialogs) {
-          await open();
-          await expect(dialog).toBeVisible();
-          // Its content loaded (estimate, history) or its form shows.
-          await expect(
-            dialog.getByRole('status').filter({ hasText: /^Loading|^Estimating/ }),
-          ).toHaveCount(0);
+          for (const { open, dialog } of dialogs) {
+            await open();
+            await expect(dialog).toBeVisible();
+            // Its content loaded (estimate, history) or its form shows.
+            await expect(
+              dialog.getByRole('status').filter({ hasText: /^Loading|^Estimating/ }),
+            ).toHaveCount(0);
+            expect(await seriousFindings(page)).toEqual([]);
+            await page.keyboard.press('Escape');
+            await expect(dialog).toBeHidden();
+          }
+
+          // The create form showing its errors, too. With them it is taller than a 720 px window, so
+          // clicking Create scrolls the title out of the dialog, above the window's top, and axe's
+          // contrast rule throws on it ("Element midpoint exceeds the grid bounds",
+          // https://github.com/dequelabs/axe-core/issues/4253), checking nothing: a window it fits in
+          // has it all measured.
+          const window = page.viewportSize();
+          await page.setViewportSize({ width: window?.width ?? 1280, height: 1000 });
+          await page.getByRole('button', { name: 'Create child key' }).click();
+          const create = page.getByRole('dialog', { name: 'Create child key' });
+          await create.getByRole('button', { name: 'Create', exact: true }).click();
+          await expect(create.getByText('Give the key a name')).toBeVisible();
           expect(await seriousFindings(page)).toEqual([]);
           await page.keyboard.press('Escape');
-          await expect(dialog).toBeHidden();
-        }
+          await expect(create).toBeHidden();
+          if (window) await page.setViewportSize(window);
 
-        // The create form showing its errors, too. With them it is taller than a 720 px window, so
-        // clicking Create scrolls the title out of the dialog, above the window's top, and axe's
-        // contrast rule throws on it ("Element midpoint exceeds the grid bounds",
-        // https://github.com/dequelabs/axe-core/issues/4253), checking nothing: a window it fits in
-        // has it all measured.
-        const viewport = page.viewportSize();
-        await page.setViewportSize({ width: 1280, height: 1000 });
-        await page.getByRole('button', { name: 'Create child key' }).click();
-        const create = page.getByRole('dialog', { name: 'Create child key' });
-        await create.getByRole('button', { name: 'Create', exact: true }).click();
-        await expect(create.getByText('Give the key a name')).toBeVisible();
-        expect(await seriousFindings(page)).toEqual([]);
-        await page.keyboard.press('Escape');
-        await expect(create).toBeHidden();
-        if (viewport) await page.setViewportSize(viewport);
+          // The rotation dialog once its steps have run and say how each went, with the outcome.
+          await row.getByRole('button', { name: `Rotate ${name}` }).click();
+          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+          await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
+          await expect(
+            rotate.getByRole('status').filter({ hasText: 'Rotation complete' }),
+          ).toBeVisible({ timeout: 30_000 });
+          await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Done/, /Done/]);
+          expect(await seriousFindings(page)).toEqual([]);
+        });
 
-        // The rotation dialog once its steps have run and say how each went, with the outcome.
-        await row.getByRole('button', { name: `Rotate ${name}` }).click();
-        const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
-        await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
-        await expect(
-          rotate.getByRole('status').filter({ hasText: 'Rotation complete' }),
-        ).toBeVisible({ timeout: 30_000 });
-        await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Done/, /Done/]);
-        expect(await seriousFindings(page)).toEqual([]);
-      });
+        test('the hand-over dialogs, creating and rotating, have no serious or critical axe findings', async ({
+          page,
+        }) => {
+          await openAccountKeys(page);
+          const name = `e2e axe hand-over ${where}`;
+          await page.getByRole('button', { name: 'Create child key' }).click();
+          const create = page.getByRole('dialog', { name: 'Create child key' });
+          await create.getByRole('radio', { name: 'Shared' }).check();
+          await create.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+          await create.getByRole('radio', { name: 'Hand over' }).check();
+          // Sent unconfirmed: the confirmation shows its error.
+          await create.getByRole('button', { name: 'Create', exact: true }).click();
+          await expect(create.getByText(/to hand the key over/)).toBeVisible();
+          expect(await seriousFindings(page)).toEqual([]);
+          await create
+            .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
+            .check();
+          await create.getByRole('button', { name: 'Create', exact: true }).click();
+          await expect(create.getByRole('region', { name: 'Handed-over key' })).toBeVisible();
+          expect(await seriousFindings(page)).toEqual([]);
+          await create.getByRole('button', { name: 'Done' }).click();
 
-      test('the rotation dialog stopped by a failed step has no serious or critical axe findings', async ({
-        page,
-      }) => {
-        await openAccountKeys(page);
-        const name = `e2e axe failed rotation ${colorScheme}`;
-        // Too little to pay for one token of sim/reasoner-large, the verify request's model below.
-        await createChildKey(page, { kind: 'Allocated', name, limitUsd: '0.00005' });
-        // The dialog verifies with the catalog's cheapest (free) model; asking for a dear one
-        // instead makes the real step 3 fail with 402, so the flow stops half-way.
-        await page.route('**/rotation', (route) =>
-          route.continue({
-            postData: JSON.stringify({
-              ...(route.request().postDataJSON() as object),
-              model: 'sim/reasoner-large',
+          await childKeyRow(page, name)
+            .getByRole('button', { name: `Rotate ${name}` })
+            .click();
+          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+          await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
+          await expect(rotate.getByText(/to hand the new key over/)).toBeVisible();
+          expect(await seriousFindings(page)).toEqual([]);
+          await rotate
+            .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
+            .check();
+          await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
+          await expect(rotate.getByRole('region', { name: 'Handed-over key' })).toBeVisible();
+          expect(await seriousFindings(page)).toEqual([]);
+        });
+
+        test('the rotation dialog stopped by a failed step has no serious or critical axe findings', async ({
+          page,
+        }) => {
+          await openAccountKeys(page);
+          const name = `e2e axe failed rotation ${where}`;
+          // Too little to pay for one token of sim/reasoner-large, the verify request's model below.
+          await createChildKey(page, { kind: 'Allocated', name, limitUsd: '0.00005' });
+          // The dialog verifies with the catalog's cheapest (free) model; asking for a dear one
+          // instead makes the real step 3 fail with 402, so the flow stops half-way.
+          await page.route('**/rotation', (route) =>
+            route.continue({
+              postData: JSON.stringify({
+                ...(route.request().postDataJSON() as object),
+                model: 'sim/reasoner-large',
+              }),
             }),
-          }),
-        );
-        await childKeyRow(page, name)
-          .getByRole('button', { name: `Rotate ${name}` })
-          .click();
-        const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
-        await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
-        await expect(
-          rotate.getByRole('alert').filter({ hasText: 'The rotation failed at step 3' }),
-        ).toBeVisible({ timeout: 30_000 });
-        await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Failed/, /Not run/]);
-        expect(await seriousFindings(page)).toEqual([]);
+          );
+          await childKeyRow(page, name)
+            .getByRole('button', { name: `Rotate ${name}` })
+            .click();
+          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
+          await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
+          await expect(
+            rotate.getByRole('alert').filter({ hasText: 'The rotation failed at step 3' }),
+          ).toBeVisible({ timeout: 30_000 });
+          await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Failed/, /Not run/]);
+          expect(await seriousFindings(page)).toEqual([]);
+        });
       });
-    });
-  }
+    }
 });

@@ -60,10 +60,19 @@ export function storedSecret(profile: string): string {
   return key;
 }
 
+/**
+ * The `Key` combobox's option for `profile`: named by the profile, then its masked key and kind
+ * ("ci sk-…a1b2 · shared child").
+ */
+export function profileOption(page: Page, profile: string) {
+  const escaped = profile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return page.getByRole('option', { name: new RegExp(`^${escaped} `) });
+}
+
 /** Chooses `profile` in the `Key` combobox of any page. */
 export async function chooseProfile(page: Page, profile: string) {
   await page.getByRole('combobox', { name: 'Key' }).click();
-  await page.getByRole('option', { name: profile, exact: true }).click();
+  await profileOption(page, profile).click();
   await expect(page.getByRole('combobox', { name: 'Key' })).toContainText(profile);
 }
 

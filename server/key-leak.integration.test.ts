@@ -1,8 +1,9 @@
 /**
  * A full key must never leave the BFF: this sends requests through every route, with the
  * gateway echoing keys in its errors, and scans every answer (body and headers) and every log
- * line for the key, or a long piece of it. The one exception, the hand-over answer of a new
- * child key (docs/security.md), is checked for being the only answer with that key, and no-store.
+ * line for the key, or a long piece of it. The exceptions, the hand-over answers of a new child
+ * key and of a rotated one (docs/security.md), are checked for being the only answers with their
+ * key, and no-store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +33,11 @@ const issuedKey = fakeKey();
 const handOverPath = '/api/profiles/main/child-keys/hand-over';
 /** The hand-over answer, the only one allowed to carry a full key (`issuedKey`). */
 let handOver: RawResponse;
+/** The new secret the gateway gives `key_handed` when it is rotated and handed over. */
+const rotatedKey = fakeKey();
+const rotationHandOverPath = '/api/profiles/main/child-keys/key_handed/rotation/hand-over';
+/** The rotation's hand-over answer, the only one allowed to carry `rotatedKey`. */
+let rotationHandOver: RawResponse;
 
 beforeAll(async () => {
   gateway = await startFakeGateway();
@@ -71,26 +77,37 @@ beforeAll(async () => {
       return;
     }
     if (path === '/v1/models') return defaultHandler(request, response);
+    const handed = (secret: string) => ({
+      object: 'api_key',
+      id: 'key_handed',
+      kind: 'shared_child',
+      parent_id: 'key_main',
+      name: `issued ${presented}`,
+      key: `sk-${secret.slice(3, 7)}…${secret.slice(-4)}`,
+      state: 'active',
+      limit_usd: null,
+      grace_usd: null,
+      consumption_usd: null,
+      remaining_usd: 1,
+      expires_at: null,
+      disabled: false,
+      created_at: 1_760_000_000,
+    });
     if (path === '/v1/keys' && request.method === 'POST') {
       return sendJson(response, 201, {
         object: 'issued_key',
         key: issuedKey,
-        data: {
-          object: 'api_key',
-          id: 'key_handed',
-          kind: 'shared_child',
-          parent_id: 'key_main',
-          name: `issued ${presented}`,
-          key: `sk-${issuedKey.slice(3, 7)}…${issuedKey.slice(-4)}`,
-          state: 'active',
-          limit_usd: null,
-          grace_usd: null,
-          consumption_usd: null,
-          remaining_usd: 1,
-          expires_at: null,
-          disabled: false,
-          created_at: 1_760_000_000,
-        },
+        data: handed(issuedKey),
+      });
+    }
+    if (path === '/v1/keys/key_handed' && request.method === 'GET') {
+      return sendJson(response, 200, handed(issuedKey));
+    }
+    if (path === '/v1/keys/key_handed/rotate' && request.method === 'POST') {
+      return sendJson(response, 200, {
+        object: 'issued_key',
+        key: rotatedKey,
+        data: handed(rotatedKey),
       });
     }
     sendJson(response, 401, { error: `Unknown key ${presented}` });
@@ -164,6 +181,11 @@ beforeAll(async () => {
   responses.push(await postJson(bff, handOverPath, { ...child, name: pastedKey }));
   handOver = await postJson(bff, handOverPath, { ...child, show_once: true });
   responses.push(handOver);
+  // The handed-over key rotated: refused without the confirmation, then handed over.
+  responses.push(await postJson(bff, rotationHandOverPath, {}));
+  responses.push(await postJson(bff, rotationHandOverPath, { show_once: pastedKey }));
+  rotationHandOver = await postJson(bff, rotationHandOverPath, { show_once: true });
+  responses.push(rotationHandOver);
   responses.push(await rawRequest(bff, { path: '/api/profiles' }));
 });
 
@@ -185,22 +207,33 @@ describe('no full key ever leaves the BFF', () => {
     expect(responses.length).toBeGreaterThan(20);
   });
 
-  it('in no answer body or header, but the hand-over answer’s', () => {
+  it('in no answer body or header, but the hand-over answers’', () => {
     expect(handOver.status, handOver.text).toBe(201);
+    expect(rotationHandOver.status, rotationHandOver.text).toBe(200);
     for (const response of responses) {
       const everything = `${response.text}\n${JSON.stringify(response.headers)}`;
       for (const piece of [...piecesOf(key), ...piecesOf(pastedKey)])
         expect(everything).not.toContain(piece);
-      if (response === handOver) continue;
-      for (const piece of piecesOf(issuedKey)) expect(everything).not.toContain(piece);
+      if (response !== handOver) {
+        for (const piece of piecesOf(issuedKey)) expect(everything).not.toContain(piece);
+      }
+      if (response !== rotationHandOver) {
+        for (const piece of piecesOf(rotatedKey)) expect(everything).not.toContain(piece);
+      }
     }
   });
 
-  it('the hand-over answer carries its one key once, never to be cached', () => {
-    expect(responses.filter((response) => response.text.includes(issuedKey))).toEqual([handOver]);
-    expect(handOver.text.split(issuedKey)).toHaveLength(2);
-    expect(handOver.headers['cache-control']).toBe('no-store');
-  });
+  it.each([
+    ['a new key', () => handOver, issuedKey],
+    ['a rotated key', () => rotationHandOver, rotatedKey],
+  ])(
+    'the hand-over answer of %s carries its one key once, never to be cached',
+    (_, answer, secret) => {
+      expect(responses.filter((response) => response.text.includes(secret))).toEqual([answer()]);
+      expect(answer().text.split(secret)).toHaveLength(2);
+      expect(answer().headers['cache-control']).toBe('no-store');
+    },
+  );
 
   it('masked where the gateway echoed it', () => {
     const balance = JSON.parse(responses[3]!.text) as { balance: { key: string } };
@@ -214,8 +247,9 @@ describe('no full key ever leaves the BFF', () => {
       .poll(() => bff.logLines.filter((line) => line.includes('"msg":"request"')).length)
       .toBe(responses.length);
     const log = bff.logLines.join('');
-    for (const piece of [...piecesOf(key), ...piecesOf(pastedKey), ...piecesOf(issuedKey)])
-      expect(log).not.toContain(piece);
+    for (const secret of [key, pastedKey, issuedKey, rotatedKey]) {
+      for (const piece of piecesOf(secret)) expect(log).not.toContain(piece);
+    }
     for (const line of bff.logLines.filter((entry) => entry.includes('"msg":"request"'))) {
       expect(JSON.parse(line)).toMatchObject({
         request_id: expect.any(String),

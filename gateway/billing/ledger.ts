@@ -5,11 +5,12 @@
  * settled + pending + reserved + this request against limit + grace in one synchronous step, so
  * no interleaving of concurrent requests can spend past the bound.
  */
+import { formatNanosUsd } from '../../contract/usd-nanos';
 import { GatewayError } from '../errors';
 import type { InflightRow, KeyRow, ReclaimResult } from '../store/store';
 import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
-import { nanosToUsd, type Nanos } from './money';
+import type { Nanos } from './money';
 
 export type { Reservation, Worstcase };
 
@@ -124,11 +125,8 @@ export function insufficientBalance(
     type: 'insufficient_balance',
     stage: 'admission',
     message:
-      `This request could cost up to $${formatUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
+      `This request could cost up to ${formatNanosUsd(worstcase.nanos)} (prompt plus ${worstcase.maxOutputTokens} output tokens), ` +
       `more than the key has left${inFlight ? ' (including requests still running)' : ''}. It can still afford about ${affordable} output tokens ` +
       `on this model: lower max_tokens, or add balance. Do not retry unchanged.`,
   });
 }
-
-const formatUsd = (nanos: Nanos) =>
-  nanosToUsd(nanos).toFixed(6).replace(/0+$/, '').replace(/\.$/, '');

@@ -4,6 +4,7 @@
  * with its audit row and ledger entries. The money rules: docs/keys-and-money.md.
  */
 import type { KeyKind } from '../../contract/gateway';
+import { formatNanosUsd } from '../../contract/usd-nanos';
 import { nanosToUsd, usdToNanos, type Nanos } from '../billing/money';
 import type {
   GatewayStore,
@@ -506,8 +507,8 @@ export class KeyAdmin {
       throw invalid(
         'limit_usd',
         (name) =>
-          `${name('limit_usd')} ${usd(limit)} is below what this key has already spent: ${usd(spent.total)} USD ` +
-          `(${usd(spent.settled)} settled, ${usd(spent.pending)} not yet settled). Set it to at least ${usd(spent.total)}.`,
+          `${name('limit_usd')} ${usd(limit)} is below what this key has already spent: ${formatNanosUsd(spent.total)} ` +
+          `(${formatNanosUsd(spent.settled)} settled, ${formatNanosUsd(spent.pending)} not yet settled). Set it to at least ${usd(spent.total)}.`,
       );
     }
     const delta = limit - row.limitNanos;
@@ -550,8 +551,8 @@ export class KeyAdmin {
       throw invalid(
         'limit_usd',
         (name) =>
-          `${name('limit_usd')} needs ${usd(amount)} USD from the account key, which has ${usd(available)} USD left to give ` +
-          `(limit ${usd(parent.limitNanos)}, spent ${usd(spent.total)}).`,
+          `${name('limit_usd')} needs ${formatNanosUsd(amount)} from the account key, which has ${formatNanosUsd(available)} left to give ` +
+          `(limit ${formatNanosUsd(parent.limitNanos)}, spent ${formatNanosUsd(spent.total)}).`,
       );
     }
   }

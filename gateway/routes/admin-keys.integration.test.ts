@@ -326,7 +326,7 @@ describe('the operator routes with GATEWAY_ADMIN_TOKEN', () => {
     });
     expect(answer.status).toBe(400);
     expect(error(answer).error).toMatch(
-      /'limit_usd' 0 is below what this key has already spent: [\d.]+ USD/,
+      /'limit_usd' 0 is below what this key has already spent: \$[\d.]+ \(/,
     );
   });
 

@@ -211,13 +211,13 @@ describe('/v1/keys', () => {
       limit_usd: 1.5,
     });
     expect(refused.status).toBe(400);
-    expect(error(refused).error).toMatch(/'limit_usd' needs 1\.5 USD .* has 1 USD left to give/);
+    expect(error(refused).error).toMatch(/'limit_usd' needs \$1\.50 .* has \$1\.00 left to give/);
     const child = await createChild(account.key, { kind: 'allocated_child', limit_usd: 0.75 });
     const raise = await call('PATCH', `/v1/keys/${child.data.id}`, account.key, {
       limit_usd: 1.25,
     });
     expect(raise.status).toBe(400);
-    expect(error(raise).error).toContain('0.25 USD left to give');
+    expect(error(raise).error).toContain('$0.25 left to give');
     expect((await balance(account.key)).limit_usd).toBe(0.25);
   });
 
@@ -267,9 +267,9 @@ describe('/v1/keys', () => {
     expect(refused.status).toBe(400);
     const message = error(refused).error;
     expect(message).toMatch(
-      /'limit_usd' 0 is below what this key has already spent: [\d.]+ USD \([\d.]+ settled, [\d.]+ not yet settled\)/,
+      /'limit_usd' 0 is below what this key has already spent: \$[\d.]+ \(\$[\d.]+ settled, \$[\d.]+ not yet settled\)\. Set it to at least [\d.]+\./,
     );
-    const spent = Number(/spent: ([\d.]+) USD/.exec(message)![1]);
+    const spent = Number(/Set it to at least ([\d.]+)\./.exec(message)![1]);
     expect(spent).toBeGreaterThan(0);
     const exact = await call('PATCH', `/v1/keys/${child.data.id}`, account.key, {
       limit_usd: spent,

@@ -130,14 +130,41 @@ export async function createChildKey(
     'The gateway’s answer to creating a key is not an issued key (object "issued_key").',
     options,
   );
-  if (!/^sk-\S+$/.test(issued.key)) {
+  return { secret: requireSkKey(issued.key), summary: issued.data };
+}
+
+/** A key the gateway issued, refused unless it has the form every key has. */
+function requireSkKey(key: string): string {
+  if (!/^sk-\S+$/.test(key)) {
     throw new ApiFailure(502, {
       message:
         'The gateway issued a key that does not begin with sk-; the workbench cannot keep it.',
       stage: 'gateway',
     });
   }
-  return { secret: issued.key, summary: issued.data };
+  return key;
+}
+
+/**
+ * The gateway's own rotate (`POST /v1/keys/{id}/rotate`): the same key, a new secret, the old
+ * secret refused from the next request. Only for a key no profile holds (a handed-over one): a
+ * profile's key rotates in four steps instead (key-rotation.ts).
+ */
+export async function rotateChildKey(
+  context: WorkbenchContext,
+  accountKey: string,
+  id: string,
+  options: KeyCallOptions = {},
+): Promise<IssuedChildKey> {
+  const issued = await callKeys(
+    context,
+    accountKey,
+    { method: 'POST', path: keyPath(id, '/rotate') },
+    issuedKeySchema,
+    'The gateway’s answer to rotating a key is not an issued key (object "issued_key").',
+    options,
+  );
+  return { secret: requireSkKey(issued.key), summary: issued.data };
 }
 
 export function updateChildKey(

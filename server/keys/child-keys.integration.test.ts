@@ -261,7 +261,7 @@ describe('child keys of an account profile', () => {
     );
     expect(refused.status).toBe(400);
     expect(errorOf(refused)).toMatchObject({ upstream_status: 400, type: 'invalid_request' });
-    expect(errorOf(refused).message).toContain('below what this key has already spent: 3 USD');
+    expect(errorOf(refused).message).toContain('below what this key has already spent: $3.00');
     const unknown = await track(
       send(bff, 'PATCH', `/api/profiles/team/child-keys/key_nope`, { disabled: false }),
     );

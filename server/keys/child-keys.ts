@@ -10,7 +10,8 @@
  * - `DELETE /api/profiles/:profile/child-keys/:id` revokes it, and removes the profiles holding
  *   it, so no profile points at a dead key;
  * - `GET    /api/profiles/:profile/child-keys/:id/events` lists its audited changes;
- * - rotation, in four steps (create, repoint, verify, revoke): key-rotation.ts.
+ * - rotation, in four steps (create, repoint, verify, revoke): key-rotation.ts; of a key no
+ *   profile holds, handed over instead (`POST …/child-keys/:id/rotation/hand-over`, hand-over.ts).
  * Key management always needs a session when sign-in is on (WORKBENCH_ACCESS_TOKEN).
  */
 import { Router } from 'express';

@@ -1,8 +1,9 @@
 /**
- * Handing a new child key over (`POST /api/profiles/:profile/child-keys/hand-over`) against a
- * fake gateway that manages keys: refused without the confirmation (nothing created), else the
- * key is in that one answer (no-store) and nowhere the workbench keeps anything: not a profile,
- * not the keys file, not a log line, not a later answer.
+ * Handing a new child key over (`POST /api/profiles/:profile/child-keys/hand-over`), and a
+ * rotated one (`POST …/child-keys/:id/rotation/hand-over`), against a fake gateway that manages
+ * keys: refused without the confirmation (nothing created or changed), else the key is in that
+ * one answer (no-store) and nowhere the workbench keeps anything: not a profile, not the keys
+ * file, not a log line, not a later answer.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,5 +129,76 @@ describe('handing over a new child key', () => {
     } finally {
       await bare.close();
     }
+  });
+
+  describe('rotated', () => {
+    const rotationPath = (id: string) => `/api/profiles/team/child-keys/${id}/rotation/hand-over`;
+
+    it.each([
+      ['no confirmation', {}],
+      ['a confirmation that is not true', { show_once: 'yes' }],
+    ])(
+      'is refused with %s (400, naming show_once), and the old secret keeps working',
+      async (_, body) => {
+        const given = gateway.addKey({ kind: 'shared_child', parentId: account.id, name: 'ci' });
+        const secret = given.secret;
+        const response = await postJson(bff, rotationPath(given.id), body);
+        expect(response.status).toBe(400);
+        expect(apiErrorSchema.parse(response.json()).error.field).toBe('show_once');
+        expect(gateway.keys.get(given.id)?.secret).toBe(secret);
+      },
+    );
+
+    it('is refused for a key a profile holds: that profile would be left on a dead secret', async () => {
+      const held = gateway.addKey({ kind: 'shared_child', parentId: account.id, name: 'held' });
+      const withProfile = await startTestBff({
+        gatewayBaseUrl: gateway.baseUrl,
+        profiles: { team: account.secret, held: held.secret },
+      });
+      try {
+        const response = await postJson(withProfile, rotationPath(held.id), { show_once: true });
+        expect(response.status).toBe(409);
+        const error = apiErrorSchema.parse(response.json()).error;
+        expect(error.field).toBe('profile');
+        expect(error.message).toContain('"held"');
+        expect(gateway.keys.get(held.id)?.secret).toBe(held.secret);
+      } finally {
+        await withProfile.close();
+      }
+    });
+
+    it('gives the key a new secret, hands it over once, no-store, and keeps no copy', async () => {
+      const given = gateway.addKey({ kind: 'allocated_child', parentId: account.id, name: 'ci' });
+      const oldSecret = given.secret;
+      const response = await postJson(bff, rotationPath(given.id), { show_once: true });
+      expect(response.status, response.text).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-store');
+      const answer = handedOverChildKeySchema.parse(response.json());
+      // The same key, with the secret the gateway now knows it by, in this answer once.
+      expect(answer.key).toMatchObject({ id: given.id, name: 'ci', profile: null });
+      expect(answer.secret).toBe(gateway.keys.get(given.id)!.secret);
+      expect(answer.secret).not.toBe(oldSecret);
+      expect(response.text.split(answer.secret)).toHaveLength(2);
+      expect(answer.key.key).toMatch(/^sk-.{4}….{4}$/);
+      expect(gateway.requests.at(-1)).toMatchObject({
+        method: 'POST',
+        url: `/v1/keys/${given.id}/rotate`,
+      });
+
+      // Not kept: not a profile, not in the keys file, not in a log line, not in the list.
+      const profiles = profilesSchema.parse(
+        (await rawRequest(bff, { path: '/api/profiles' })).json(),
+      );
+      expect(profiles.profiles.map((profile) => profile.name)).toEqual(['team']);
+      expect(JSON.parse(readFileSync(storePath, 'utf8'))).toEqual({ team: account.secret });
+      await expect
+        .poll(() => bff.logLines.some((line) => line.includes('rotated and handed over')))
+        .toBe(true);
+      const log = bff.logLines.join('');
+      expect(log).not.toContain(answer.secret);
+      expect(log).not.toContain(answer.secret.slice(3, 23));
+      const list = await rawRequest(bff, { path: '/api/profiles/team/child-keys' });
+      expect(list.text).not.toContain(answer.secret);
+    });
   });
 });

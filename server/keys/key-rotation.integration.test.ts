@@ -186,7 +186,7 @@ describe('rotating a child key in four steps', () => {
   it('a failure at step 1 (create) changes nothing', async () => {
     gateway.failNext.create = {
       status: 400,
-      error: "'limit_usd' needs 3.5 USD from the account key, which has 1 USD left to give.",
+      error: "'limit_usd' needs $3.50 from the account key, which has $1.00 left to give.",
     };
     const before = fileProfiles();
     const answer = await rotate(bff, 'team', current.id, { profile: 'ci' });
@@ -194,7 +194,7 @@ describe('rotating a child key in four steps', () => {
     expect(answer.status).toBe(200);
     expect(answer.contentType).toMatch(/^application\/x-ndjson/);
     expect(trail(answer)).toEqual(['1 running', '1 failed']);
-    expect(answer.steps[1]!.detail).toContain('needs 3.5 USD');
+    expect(answer.steps[1]!.detail).toContain('needs $3.50 from the account key');
     expect(answer.done).toMatchObject({
       ok: false,
       failed_step: 1,

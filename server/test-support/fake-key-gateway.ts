@@ -4,6 +4,7 @@
  * steps can each be made to fail.
  */
 import type { ServerResponse } from 'node:http';
+import { formatNanosUsd, usdToNanos } from '../../contract/usd-nanos';
 import { maskKey } from '../core/secrets';
 import { fakeKey } from './harness';
 import {
@@ -197,7 +198,7 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
       );
       return;
     }
-    const match = /^\/v1\/keys\/([^/]+)(\/events)?$/.exec(path);
+    const match = /^\/v1\/keys\/([^/]+)(\/events|\/rotate)?$/.exec(path);
     const target = match ? keys.get(decodeURIComponent(match[1]!)) : undefined;
     if (!match || !target || target.parentId !== caller.id) {
       return sendJson(response, 404, {
@@ -206,7 +207,22 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
         stage: 'validation',
       });
     }
-    if (match[2] && request.method === 'GET') {
+    if (match[2] === '/rotate' && request.method === 'POST') {
+      // The gateway's own rotate: the same key, a new secret, the old one refused from now on.
+      target.secret = fakeKey();
+      events.push({ key_id: target.id, action: 'rotate', changes: {} });
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      response.end(
+        JSON.stringify({
+          object: 'issued_key',
+          key: target.secret,
+          data: summary(target, keys),
+          note: 'The full key is shown in this answer only.',
+        }),
+      );
+      return;
+    }
+    if (match[2] === '/events' && request.method === 'GET') {
       const data = events
         .filter((event) => event.key_id === target.id)
         .map((event, index) => ({
@@ -231,7 +247,7 @@ export async function startFakeKeyGateway(): Promise<FakeKeyGateway> {
     if (request.method === 'PATCH') {
       if (typeof body.limit_usd === 'number' && body.limit_usd < target.consumptionUsd) {
         return sendJson(response, 400, {
-          error: `'limit_usd' ${body.limit_usd} is below what this key has already spent: ${target.consumptionUsd} USD.`,
+          error: `'limit_usd' ${body.limit_usd} is below what this key has already spent: ${formatNanosUsd(usdToNanos(target.consumptionUsd))}.`,
           type: 'invalid_request',
           stage: 'validation',
         });

@@ -107,6 +107,25 @@ describe('app shell', () => {
     expect(JSON.stringify({ ...window.localStorage })).not.toMatch(/sk-/);
   });
 
+  it('names each Key option by all it shows, and keeps the page out of reach while open', async () => {
+    mockShell();
+    renderRoute('/keys');
+    const combobox = await screen.findByRole('combobox', { name: 'Key' });
+    await waitFor(() => expect(combobox).toHaveTextContent('demo-account'));
+    await userEvent.click(combobox);
+    // The visible masked key and kind are part of the name (WCAG 2.5.3, label in name).
+    const option = await screen.findByRole('option', {
+      name: 'demo-shared-child sk-gw-…e5f6 · shared child',
+    });
+    // Hidden from screen readers by Radix, the page is inert too: Tab cannot reach it unheard.
+    const navigation = screen.getByRole('navigation', { name: 'Main', hidden: true });
+    expect(navigation.closest('[inert]')).not.toBeNull();
+    expect(option.closest('[inert]')).toBeNull();
+    await userEvent.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('listbox')).not.toBeInTheDocument());
+    expect(navigation.closest('[inert]')).toBeNull();
+  });
+
   it('restores a stored profile, and falls back to the first when it is gone', async () => {
     mockShell();
     const first = renderRoute('/keys', {

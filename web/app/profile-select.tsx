@@ -1,5 +1,6 @@
 import { Select } from 'radix-ui';
-import { useId } from 'react';
+import { useId, useState } from 'react';
+import { useInertOutside } from '../lib/use-inert-outside';
 import { useProfiles } from '../api/profiles';
 import { useProfile } from './profile-context';
 
@@ -14,6 +15,10 @@ export function ProfileSelect() {
   const { profile, setProfile, profiles } = useProfile();
   const profilesQuery = useProfiles();
   const labelId = useId();
+  // Radix hides the page from screen readers while the list is open; inert keeps Tab out too.
+  const [open, setOpen] = useState(false);
+  const [listNode, setListNode] = useState<HTMLDivElement | null>(null);
+  useInertOutside(open ? listNode : null);
   const placeholder = profilesQuery.isPending
     ? 'Loading…'
     : profilesQuery.isError
@@ -28,6 +33,8 @@ export function ProfileSelect() {
       <Select.Root
         value={profile ?? ''}
         onValueChange={setProfile}
+        open={open}
+        onOpenChange={setOpen}
         disabled={profiles.length === 0}
       >
         <Select.Trigger
@@ -44,6 +51,7 @@ export function ProfileSelect() {
         </Select.Trigger>
         <Select.Portal>
           <Select.Content
+            ref={setListNode}
             position="popper"
             sideOffset={4}
             align="end"
@@ -54,10 +62,13 @@ export function ProfileSelect() {
                 <Select.Item
                   key={candidate.name}
                   value={candidate.name}
+                  // Named by all it shows, the masked key and kind too, not by the name alone
+                  // (Radix's default): the visible words are part of the name (WCAG 2.5.3).
+                  aria-labelledby={undefined}
                   className="flex cursor-default flex-col rounded px-2 py-1.5 text-sm outline-none select-none data-[highlighted]:bg-sky-100 data-[state=checked]:font-semibold dark:data-[highlighted]:bg-sky-900"
                 >
-                  <Select.ItemText>{candidate.name}</Select.ItemText>
-                  <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
+                  <Select.ItemText>{candidate.name}</Select.ItemText>{' '}
+                  <span className="font-mono text-xs text-zinc-600 dark:text-zinc-300">
                     {candidate.masked_key}
                     {candidate.identity
                       ? ` · ${identityNames[candidate.identity] ?? candidate.identity}`

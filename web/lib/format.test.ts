@@ -6,7 +6,7 @@ import {
   formatUsd,
   toMilliseconds,
 } from './format';
-import { formatNanosUsd, usdToNanos } from './usd-nanos';
+import { formatNanosUsd, usdToNanos } from '../../contract/usd-nanos';
 
 describe('formatPricePerMillion', () => {
   it.each([

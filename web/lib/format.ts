@@ -1,6 +1,6 @@
 /** Formatters shared by every page: money, prices, context lengths, durations and dates. */
-import { decimalToString, parseDecimal, shiftDecimal, type Decimal } from './decimal';
-import { formatNanosUsd, usdToNanos } from './usd-nanos';
+import { decimalToString, parseDecimal, shiftDecimal, type Decimal } from '../../contract/decimal';
+import { formatNanosUsd, usdToNanos } from '../../contract/usd-nanos';
 
 const placeholder = '—';
 

@@ -8,7 +8,7 @@ import {
   withPreset,
   withRange,
 } from './activity-filters';
-import { nanosToPlainUsd, usdToNanos } from '../../lib/usd-nanos';
+import { nanosToPlainUsd, usdToNanos } from '../../../contract/usd-nanos';
 import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activity-summary';
 import { otherModelsLabel, spendLayers, stackedTops } from './chart-series';
 

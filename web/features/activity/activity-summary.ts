@@ -5,7 +5,7 @@
  * as integers and turned into text exactly, never through a rounded float.
  */
 import type { ActivityView } from '../../../contract/workbench-api';
-import { nanosToPlainUsd, usdToNanos } from '../../lib/usd-nanos';
+import { nanosToPlainUsd, usdToNanos } from '../../../contract/usd-nanos';
 import { dayNumberOfIso } from './activity-filters';
 
 /** Requests, tokens and cost of some requests, cost in nano-dollars. */

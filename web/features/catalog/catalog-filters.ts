@@ -9,7 +9,7 @@ import {
   readTypedAmount,
   type Decimal,
   type TypedAmount,
-} from '../../lib/decimal';
+} from '../../../contract/decimal';
 import { pricePerMillion } from '../../lib/format';
 
 export const sortFields = ['name', 'prompt', 'completion', 'context', 'newest'] as const;

@@ -85,12 +85,12 @@ describe('createFormServerError', () => {
   it('puts a refusal naming a field at that field, under the form’s label', () => {
     expect(
       createFormServerError(
-        "'limit_usd' needs 1000 USD, and the account has 20 USD left.",
+        "'limit_usd' needs $1,000.00 from the account key, which has $20.00 left to give.",
         undefined,
       ),
     ).toEqual({
       field: 'limit',
-      message: '“Limit (USD)” needs 1000 USD, and the account has 20 USD left.',
+      message: '“Limit (USD)” needs $1,000.00 from the account key, which has $20.00 left to give.',
     });
     expect(createFormServerError('must be 64 characters or fewer', 'profile_name')).toEqual({
       field: 'profileName',

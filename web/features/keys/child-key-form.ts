@@ -8,7 +8,7 @@ import {
   type CreateChildKeyRequest,
   type UpdateChildKeyRequest,
 } from '../../../contract/workbench-api';
-import { decimalToNumber, readTypedAmount } from '../../lib/decimal';
+import { decimalToNumber, readTypedAmount } from '../../../contract/decimal';
 
 /** The gateway's largest amount and name (gateway/keys/key-admin.ts). */
 export const maxUsd = 1_000_000;

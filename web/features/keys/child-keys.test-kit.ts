@@ -1,4 +1,6 @@
 /** Contract-shaped child keys and BFF answers for the child-key tests. */
+import type { QueryClient } from '@tanstack/react-query';
+import { waitFor } from '@testing-library/react';
 import type { ChildKey, ChildKeys, RotationLine } from '../../../contract/workbench-api';
 import { makeBalanceView } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, type MockHandler } from '../../test/render-app';
@@ -104,4 +106,18 @@ export function ndjsonStream() {
       controller.close();
     },
   };
+}
+
+/**
+ * A handed-over key, once its dialog has closed, is kept nowhere the page can reach: not in the
+ * page, not in the mutation cache (it leaves at once), not in any query's data.
+ */
+export async function expectHandedOverKeyForgotten(queryClient: QueryClient, secret: string) {
+  expect(document.body.innerHTML).not.toContain(secret);
+  await waitFor(() => expect(queryClient.getMutationCache().getAll()).toHaveLength(0));
+  const cached = queryClient
+    .getQueryCache()
+    .getAll()
+    .map((query) => query.state.data);
+  expect(JSON.stringify(cached)).not.toContain(secret);
 }

@@ -7,7 +7,7 @@
 import { useMemo, useSyncExternalStore } from 'react';
 import { DataTable } from '../../../components/data-table';
 import { formatDay } from '../activity-filters';
-import { formatNanosUsd } from '../../../lib/usd-nanos';
+import { formatNanosUsd } from '../../../../contract/usd-nanos';
 import type { ActivitySummary } from '../activity-summary';
 import { layerColour, spendLayers, stackedTops } from '../chart-series';
 import { DailyBarChart } from './daily-bar-chart';

@@ -1,6 +1,6 @@
 /** The range's totals: spend (exact), requests and tokens, from the same summary as the charts. */
 import { describeRange } from '../activity-filters';
-import { formatNanosUsd } from '../../../lib/usd-nanos';
+import { formatNanosUsd } from '../../../../contract/usd-nanos';
 import type { ActivitySummary } from '../activity-summary';
 
 const countFormat = new Intl.NumberFormat('en-US');

@@ -11,7 +11,7 @@ import { Badge } from '../../../components/badge';
 import { CopyButton } from '../../../components/copy-button';
 import { TranslationDetails } from '../../../components/translation-report';
 import { formatDuration } from '../../../lib/format';
-import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
+import { formatNanosUsd, usdToNanos } from '../../../../contract/usd-nanos';
 import { formName, formatUtcTime, keyMark, OutcomeBadge, type MarkedKeys } from './requests-table';
 
 const tokenFormat = new Intl.NumberFormat('en-US');

@@ -13,7 +13,7 @@ import { classNames } from '../../../components/class-names';
 import { CopyButton } from '../../../components/copy-button';
 import { TranslationSummary } from '../../../components/translation-report';
 import { formatDuration } from '../../../lib/format';
-import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
+import { formatNanosUsd, usdToNanos } from '../../../../contract/usd-nanos';
 
 /** The public form a request came in, in the words the gateway's docs use. */
 export function formName(form: string): string {

@@ -12,8 +12,11 @@ export interface ChildKeyHandlers {
   togglingId: string | null;
   /** The BFF's answer (what happened to the profiles) once a key is revoked. */
   onRevoked(result: RevokedChildKey): void;
-  /** Opens the rotation flow of a key a workbench profile (`holder`) holds. */
-  onRotate(key: ChildKey, holder: string): void;
+  /**
+   * Opens the rotation flow of a key: in four steps when a workbench profile (`holder`) holds
+   * it, handed over when none does.
+   */
+  onRotate(key: ChildKey, holder: string | null): void;
 }
 
 /**
@@ -50,7 +53,7 @@ export function ChildKeyActions({
         </>
       )}
       <ChildKeyHistoryDialog account={account} childKey={childKey} />
-      {!revoked && holder !== null && (
+      {!revoked && (
         <Button
           size="small"
           variant="ghost"

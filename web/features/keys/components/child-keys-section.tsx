@@ -19,7 +19,10 @@ export function ChildKeysSection({ account }: { account: string }) {
   const toggle = useUpdateChildKey(account);
   const [toggled, setToggled] = useState<ChildKey | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [rotating, setRotating] = useState<{ childKey: ChildKey; holder: string } | null>(null);
+  const [rotating, setRotating] = useState<{
+    childKey: ChildKey;
+    holder: string | null;
+  } | null>(null);
   const sectionRef = useRef<HTMLElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const { mutate: mutateToggle } = toggle;

@@ -15,8 +15,9 @@ import {
   type FormErrors,
 } from '../child-key-form';
 import { CreatedChildKeySummary } from './created-child-key';
+import { HandOverConfirmation, handOverConfirmationText } from './hand-over-confirmation';
 import { HandedOverChildKeySummary } from './handed-over-child-key';
-import { DialogFrame } from './dialog-frame';
+import { DialogFrame, DoneFooter } from './dialog-frame';
 import { ExpiryField } from './expiry-field';
 import { KindChoice } from './kind-choice';
 
@@ -27,8 +28,6 @@ const emptyForm: CreateFormValues = {
   expires: '',
   profileName: '',
 };
-
-const handOverConfirmationText = 'Show the key once; the workbench keeps no copy';
 
 /**
  * Where the new secret goes: kept by the workbench as a profile, or handed over (shown once,
@@ -70,24 +69,7 @@ function SecretChoice({
         ))}
       </div>
       {handOver && (
-        <>
-          <label className="mt-1 flex cursor-pointer items-start gap-2">
-            <input
-              type="checkbox"
-              checked={confirmed}
-              onChange={(event) => onConfirm(event.target.checked)}
-              aria-invalid={confirmError !== undefined}
-              aria-describedby={confirmError !== undefined ? `${id}-error` : undefined}
-              className="mt-0.5 accent-sky-700 dark:accent-sky-400"
-            />
-            {handOverConfirmationText}
-          </label>
-          {confirmError !== undefined && (
-            <p id={`${id}-error`} className="text-xs text-red-700 dark:text-red-400">
-              {confirmError}
-            </p>
-          )}
-        </>
+        <HandOverConfirmation confirmed={confirmed} error={confirmError} onConfirm={onConfirm} />
       )}
     </fieldset>
   );
@@ -137,11 +119,7 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
     return (
       <>
         <HandedOverChildKeySummary handed={handOverKey.data} />
-        <DialogFooter>
-          <Dialog.Close asChild>
-            <Button variant="primary">Done</Button>
-          </Dialog.Close>
-        </DialogFooter>
+        <DoneFooter />
       </>
     );
   }
@@ -150,11 +128,7 @@ function CreateForm({ account, keysStore }: { account: string; keysStore: string
     return (
       <>
         <CreatedChildKeySummary created={keep.data} />
-        <DialogFooter>
-          <Dialog.Close asChild>
-            <Button variant="primary">Done</Button>
-          </Dialog.Close>
-        </DialogFooter>
+        <DoneFooter />
       </>
     );
   }

@@ -2,8 +2,10 @@
  * The look of the Keys page's dialogs: one overlay and one centred panel, shared by the plain
  * dialogs (radix `Dialog`) and the confirmations (radix `AlertDialog`).
  */
+import { DialogFooter } from '../../../components/dialog-footer';
 import { Dialog } from 'radix-ui';
 import type { ComponentProps, ReactNode } from 'react';
+import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 
 export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
@@ -40,5 +42,16 @@ export function DialogFrame({
         {children}
       </Dialog.Content>
     </Dialog.Portal>
+  );
+}
+
+/** What a dialog shows under an outcome that needs nothing more: a Done that closes it. */
+export function DoneFooter() {
+  return (
+    <DialogFooter>
+      <Dialog.Close asChild>
+        <Button variant="primary">Done</Button>
+      </Dialog.Close>
+    </DialogFooter>
   );
 }

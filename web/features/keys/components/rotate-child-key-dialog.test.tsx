@@ -5,6 +5,7 @@ import { renderRoute } from '../../../test/render-app';
 import {
   apiError,
   childKeysPath,
+  expectHandedOverKeyForgotten,
   makeChildKey,
   mockChildKeysPage,
   ndjsonStream,
@@ -212,5 +213,54 @@ describe('Rotate', () => {
     ).toBeInTheDocument();
     expect(statuses(dialog)).toEqual(['✕Failed', '–Not run', '–Not run', '–Not run']);
     expect(dialog).toHaveTextContent('1 line of the progress could not be read.');
+  });
+
+  it('hands the new key of a key no profile holds over, once confirmed, and forgets it on close', async () => {
+    // Made at run time: no key-like literal is committed.
+    const secret = `sk-${crypto.randomUUID().replaceAll('-', '')}`;
+    const given = makeChildKey({ id: 'key_given', name: 'given', key: 'sk-…give' });
+    const rotated = { ...given, key: 'sk-…n3w2' };
+    let keys = [given];
+    const requests = mockChildKeysPage(() => keys, {
+      [`POST ${childKeysPath}/key_given/rotation/hand-over`]: () => {
+        keys = [rotated];
+        return { key: rotated, secret };
+      },
+    });
+    const user = userEvent.setup();
+    const { queryClient } = renderRoute('/keys');
+    const table = await screen.findByRole('table', { name: 'Child keys' }, { timeout: 5_000 });
+    // Offered though no profile holds the key: the new key is handed over instead.
+    await user.click(within(table).getByRole('button', { name: 'Rotate given' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Rotate “given”' });
+    expect(dialog).toHaveTextContent('the old one stops working at once');
+    expect(dialog).toHaveTextContent('shown once here, with Copy, and kept nowhere');
+    expect(within(dialog).queryByRole('list', { name: 'Rotation steps' })).not.toBeInTheDocument();
+
+    // Not confirmed: nothing is sent, and the confirmation says why.
+    const confirmation = within(dialog).getByRole('checkbox', {
+      name: 'Show the key once; the workbench keeps no copy',
+    });
+    await user.click(within(dialog).getByRole('button', { name: 'Rotate and hand over' }));
+    expect(confirmation).toHaveAccessibleDescription(/to hand the new key over/);
+    expect(requests.some((request) => request.method === 'POST')).toBe(false);
+
+    await user.click(confirmation);
+    await user.click(within(dialog).getByRole('button', { name: 'Rotate and hand over' }));
+    const summary = await within(dialog).findByRole('region', { name: 'Handed-over key' });
+    expect(summary).toHaveTextContent('Rotated “given”. Copy its new key now.');
+    expect(within(summary).getByLabelText('Full key')).toHaveTextContent(secret);
+    expect(document.body.innerHTML.split(secret)).toHaveLength(2);
+    const post = requests.find((request) => request.method === 'POST');
+    expect(post?.url.pathname).toBe(`${childKeysPath}/key_given/rotation/hand-over`);
+    expect(post?.body).toEqual({ show_once: true });
+    await user.click(within(summary).getByRole('button', { name: 'Copy the full key' }));
+    expect(await navigator.clipboard.readText()).toBe(secret);
+
+    // Closed, it is gone: not on the page, not in the page's caches; the table has the new mask.
+    await user.click(within(dialog).getByRole('button', { name: 'Done' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    await expectHandedOverKeyForgotten(queryClient, secret);
+    await waitFor(() => expect(table).toHaveTextContent('sk-…n3w2'));
   });
 });

@@ -6,9 +6,12 @@ import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
 import { formatUsd } from '../../../lib/format';
+import { useHandOverRotation } from '../api/hand-over-rotation';
 import { useRotationEstimate } from '../api/rotation-estimate';
 import { useRotation } from '../use-rotation';
-import { DialogFrame } from './dialog-frame';
+import { DialogFrame, DoneFooter } from './dialog-frame';
+import { HandOverConfirmation, handOverConfirmationText } from './hand-over-confirmation';
+import { HandedOverChildKeySummary } from './handed-over-child-key';
 import { RotationOutcome } from './rotation-outcome';
 import { RotationSteps } from './rotation-steps';
 
@@ -79,9 +82,73 @@ function RotationFlow({
 }
 
 /**
- * `Rotate`: the four steps (create, repoint, verify, revoke) as one guided flow, each step's
- * outcome shown as it happens. Opened from a row but held by the section: the rotated key's row
- * goes away when the old key is revoked, and the dialog must stay to show the outcome.
+ * The rotation of a key no profile holds (one handed over before): the gateway gives it a new
+ * secret at once, and the new key is handed over, behind the same confirmation as a new one.
+ */
+function HandOverRotationFlow({
+  account,
+  childKey,
+  onRunningChange,
+}: {
+  account: string;
+  childKey: ChildKey;
+  onRunningChange(running: boolean): void;
+}) {
+  const [confirmed, setConfirmed] = useState(false);
+  const [confirmError, setConfirmError] = useState<string | undefined>();
+  const rotation = useHandOverRotation(account, childKey.id);
+
+  function run() {
+    if (!confirmed) {
+      setConfirmError(`Tick “${handOverConfirmationText}” to hand the new key over.`);
+      return;
+    }
+    onRunningChange(true);
+    rotation.mutate(undefined, { onSettled: () => onRunningChange(false) });
+  }
+
+  if (rotation.data) {
+    return (
+      <>
+        <HandedOverChildKeySummary handed={rotation.data} action="Rotated" />
+        <DoneFooter />
+      </>
+    );
+  }
+  return (
+    <>
+      <div className="flex flex-col gap-1">
+        <HandOverConfirmation
+          confirmed={confirmed}
+          error={confirmError}
+          onConfirm={(value) => {
+            setConfirmed(value);
+            if (value) setConfirmError(undefined);
+          }}
+        />
+      </div>
+      {rotation.isError && (
+        <ErrorPanel what="Rotating the key" error={rotation.error} onRetry={run} />
+      )}
+      <div className="flex justify-end gap-2">
+        <Dialog.Close asChild>
+          <Button variant="ghost" disabled={rotation.isPending}>
+            Cancel
+          </Button>
+        </Dialog.Close>
+        <Button variant="primary" disabled={rotation.isPending} onClick={run}>
+          {rotation.isPending ? 'Rotating…' : 'Rotate and hand over'}
+        </Button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * `Rotate`: for a key a profile holds, the four steps (create, repoint, verify, revoke) as one
+ * guided flow, each step's outcome shown as it happens; for a key no profile holds, a new secret
+ * handed over. Opened from a row but held by the section: the rotated key's row goes away when
+ * the old key is revoked, and the dialog must stay to show the outcome.
  */
 export function RotateChildKeyDialog({
   account,
@@ -90,8 +157,11 @@ export function RotateChildKeyDialog({
   onCloseAutoFocus,
 }: {
   account: string;
-  /** The key being rotated, with the profile holding it; null while the dialog is shut. */
-  rotating: { childKey: ChildKey; holder: string } | null;
+  /**
+   * The key being rotated, with the profile holding it (null: none, so the new key is handed
+   * over); null while the dialog is shut.
+   */
+  rotating: { childKey: ChildKey; holder: string | null } | null;
   onClose(): void;
   /** Where the focus goes once the dialog closes (it has no trigger of its own). */
   onCloseAutoFocus(event: Event): void;
@@ -113,22 +183,38 @@ export function RotateChildKeyDialog({
           width="wide"
           title={`Rotate “${rotating.childKey.name}”`}
           description={
-            <>
-              Gives <span className="font-mono">{rotating.childKey.key}</span> a new secret in four
-              steps. The profile “{rotating.holder}” moves to the new key; the new key never reaches
-              this browser.
-            </>
+            rotating.holder === null ? (
+              <>
+                Gives <span className="font-mono">{rotating.childKey.key}</span> a new secret: the
+                old one stops working at once. No workbench profile holds this key, so the new key
+                is handed over: shown once here, with Copy, and kept nowhere.
+              </>
+            ) : (
+              <>
+                Gives <span className="font-mono">{rotating.childKey.key}</span> a new secret in
+                four steps. The profile “{rotating.holder}” moves to the new key; the new key never
+                reaches this browser.
+              </>
+            )
           }
           onEscapeKeyDown={keepOpen}
           onInteractOutside={keepOpen}
           onCloseAutoFocus={onCloseAutoFocus}
         >
-          <RotationFlow
-            account={account}
-            childKey={rotating.childKey}
-            holder={rotating.holder}
-            onRunningChange={setRunning}
-          />
+          {rotating.holder === null ? (
+            <HandOverRotationFlow
+              account={account}
+              childKey={rotating.childKey}
+              onRunningChange={setRunning}
+            />
+          ) : (
+            <RotationFlow
+              account={account}
+              childKey={rotating.childKey}
+              holder={rotating.holder}
+              onRunningChange={setRunning}
+            />
+          )}
         </DialogFrame>
       )}
     </Dialog.Root>

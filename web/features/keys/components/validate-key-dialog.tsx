@@ -8,7 +8,7 @@ import { Button } from '../../../components/button';
 import { DialogFooter } from '../../../components/dialog-footer';
 import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
-import { compareDecimal } from '../../../lib/decimal';
+import { compareDecimal } from '../../../../contract/decimal';
 import { formatDuration, formatUsd, pricePerMillion } from '../../../lib/format';
 import { useValidateKey, validationEstimateQueryOptions } from '../api/validate-key';
 import { keyStateLabels } from '../key-state';

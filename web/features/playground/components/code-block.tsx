@@ -30,7 +30,9 @@ export function CodeBlock({
         <CopyButton text={code} label={copyLabel} />
       </div>
       {code.length > highlightLimit ? (
-        <pre className="playground-code">{code}</pre>
+        <pre className="playground-code" tabIndex={0}>
+          {code}
+        </pre>
       ) : (
         <MarkdownContent text={fenced(code, language)} />
       )}

@@ -44,28 +44,30 @@ export const MarkdownContent = memo(function MarkdownContent({
   codeCopyLabel?: string;
 }) {
   // Stable between renders: a new `pre` component would remount the blocks on every token.
-  const components = useMemo<Components | undefined>(
-    () =>
-      codeCopyLabel === undefined
-        ? undefined
-        : {
-            pre({ node, children, ...props }) {
-              const number = Number(node?.properties.dataCodeBlock ?? 0);
-              // The text node ending the fence's last line is not part of the code.
-              const code = node ? textOf(node as HastNode).replace(/\n$/, '') : '';
-              return (
-                <div className="relative">
-                  <div className="absolute top-1.5 right-1.5 z-10">
-                    <CopyButton
-                      text={code}
-                      label={`Copy code block ${number} of ${codeCopyLabel}`}
-                    />
-                  </div>
-                  <pre {...props}>{children}</pre>
-                </div>
-              );
-            },
-          },
+  const components = useMemo<Components>(
+    () => ({
+      pre({ node, children, ...props }) {
+        // A long line scrolls the block sideways: focusable, so a keyboard can scroll it too
+        // (axe's scrollable-region-focusable, WCAG 2.1.1).
+        const block = (
+          <pre {...props} tabIndex={0}>
+            {children}
+          </pre>
+        );
+        if (codeCopyLabel === undefined) return block;
+        const number = Number(node?.properties.dataCodeBlock ?? 0);
+        // The text node ending the fence's last line is not part of the code.
+        const code = node ? textOf(node as HastNode).replace(/\n$/, '') : '';
+        return (
+          <div className="relative">
+            <div className="absolute top-1.5 right-1.5 z-10">
+              <CopyButton text={code} label={`Copy code block ${number} of ${codeCopyLabel}`} />
+            </div>
+            {block}
+          </div>
+        );
+      },
+    }),
     [codeCopyLabel],
   );
   return (

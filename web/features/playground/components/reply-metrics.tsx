@@ -14,7 +14,7 @@ import { TranslationDetails } from '../../../components/translation-report';
 import { formatDuration, formatUsd } from '../../../lib/format';
 import { useNow } from '../../../lib/use-now';
 // The Activity page's exact formatter: a charge reads the same digits on both pages.
-import { formatNanosUsd, usdToNanos } from '../../../lib/usd-nanos';
+import { formatNanosUsd, usdToNanos } from '../../../../contract/usd-nanos';
 import { useGenerationCharge } from '../api/generation';
 import {
   chargeLookup,

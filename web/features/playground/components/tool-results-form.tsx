@@ -22,7 +22,10 @@ function ToolResultField({
         Result for <code className="font-mono font-semibold">{call.function.name}</code>{' '}
         <span className="font-mono text-zinc-500 dark:text-zinc-400">({call.id})</span>
       </label>
-      <pre className="overflow-x-auto font-mono text-xs text-zinc-600 dark:text-zinc-400">
+      <pre
+        tabIndex={0}
+        className="overflow-x-auto font-mono text-xs text-zinc-600 dark:text-zinc-400"
+      >
         {call.function.arguments || '{}'}
       </pre>
       <textarea

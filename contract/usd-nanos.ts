@@ -1,7 +1,8 @@
 /**
  * Money as the gateway counts it, in whole nano-dollars, turned into text exactly: never through
- * a rounded float. Every page that shows a charge uses these, so a cost reads the same on the
- * Activity page, in its CSV and under a playground reply.
+ * a rounded float. Every page that shows a charge, and the gateway's error messages that name an
+ * amount, use these, so a figure reads the same on the Activity page, in its CSV, under a
+ * playground reply and in a refusal.
  */
 import { decimalToString, parseDecimal, type Decimal } from './decimal';
 
