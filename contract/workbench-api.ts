@@ -13,6 +13,7 @@ import {
   translationReportSchema,
 } from './gateway';
 import { recordUsageShape } from './generation-record-wire';
+import { webhookDeliverySchema, webhookSchema } from './webhooks';
 
 /**
  * Where a workbench request failed. `connect`, `first_byte`, `deadline`, `too_large` and
@@ -918,3 +919,44 @@ export type RotationDoneLine = z.infer<typeof rotationDoneLineSchema>;
  */
 export const rotationLineSchema = z.union([rotationStepLineSchema, rotationDoneLineSchema]);
 export type RotationLine = z.infer<typeof rotationLineSchema>;
+
+/**
+ * `GET /api/profiles/:profile/webhooks`: an account profile's notification endpoints (the
+ * gateway's `/v1/webhooks`). Never a signing secret: that is in the creation's answer only.
+ */
+export const profileWebhooksSchema = z.object({
+  profile: z.string(),
+  webhooks: z.array(webhookSchema),
+  fetched_at: z.number(),
+});
+export type ProfileWebhooks = z.infer<typeof profileWebhooksSchema>;
+
+/**
+ * `POST /api/profiles/:profile/webhooks` answer (201, `Cache-Control: no-store`): the one BFF
+ * answer that carries a webhook's signing secret. The workbench keeps no copy of it.
+ */
+export const createdProfileWebhookSchema = z.object({
+  webhook: webhookSchema,
+  /** `whsec_…`, in this answer only. */
+  secret: z.string().regex(/^whsec_\S+$/),
+});
+export type CreatedProfileWebhook = z.infer<typeof createdProfileWebhookSchema>;
+
+/** `GET` and `PATCH /api/profiles/:profile/webhooks/:id`. */
+export const profileWebhookSchema = z.object({ webhook: webhookSchema });
+export type ProfileWebhook = z.infer<typeof profileWebhookSchema>;
+
+/** `DELETE /api/profiles/:profile/webhooks/:id`. */
+export const deletedProfileWebhookSchema = z.object({
+  id: z.string(),
+  deleted: z.literal(true),
+});
+export type DeletedProfileWebhook = z.infer<typeof deletedProfileWebhookSchema>;
+
+/** `POST /api/profiles/:profile/webhooks/:id/test`: the test delivery after its first try. */
+export const webhookTestResultSchema = z.object({ delivery: webhookDeliverySchema });
+export type WebhookTestResult = z.infer<typeof webhookTestResultSchema>;
+
+/** `GET /api/profiles/:profile/webhooks/:id/deliveries?limit=`: newest first. */
+export const webhookDeliveriesSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });
+export type WebhookDeliveries = z.infer<typeof webhookDeliveriesSchema>;

@@ -37,6 +37,9 @@ export function e2eSlot(index: number): E2eSlot {
       GATEWAY_PORT: String(gatewayPort),
       GATEWAY_DB: database,
       GATEWAY_SETTLE_INTERVAL_MS: '200',
+      // The Notifications test sends webhooks to a receiver on loopback: allowed here only,
+      // never by default (the gateway refuses http and private addresses without it).
+      GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true',
     },
   };
 }

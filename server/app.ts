@@ -26,6 +26,7 @@ import { createHealthRouter } from './core/health';
 import type { KeysStoreSettings } from './keys/keys-store';
 import { requestLogger, workbenchChildLogger } from './core/logging';
 import { createModelEndpointsRouter } from './catalog/model-endpoints';
+import { createWebhooksRouter } from './notifications/webhooks';
 import { ProfileStore } from './keys/profiles';
 import {
   crossSiteGuard,
@@ -173,6 +174,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
       requireSession: access.requireSession,
     }),
   );
+  api.use(createWebhooksRouter(context, { requireSession: access.requireSession }));
   api.use(notFoundHandler);
   const ui = dev ? devUi({ httpServer: options.httpServer, allowedHosts }) : null;
   if (ui) {

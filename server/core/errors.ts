@@ -50,6 +50,8 @@ export interface AdviceSituation {
   identity?: KeyKind | null | undefined;
   /** The request manages keys (an account profile's child keys), so a 403 or 404 means that. */
   keyManagement?: boolean;
+  /** The request manages an account profile's webhook endpoints: a 403 or 404 means that. */
+  webhooks?: boolean;
 }
 
 /**
@@ -123,6 +125,9 @@ function adviceForType(type: string, situation: AdviceSituation): string | undef
       return `${whose} (remaining_usd is 0). ${anyModel}: ${fix}, or choose another key profile. ${retryNote}`;
     }
     case 'permission_denied':
+      if (situation.webhooks) {
+        return 'Only an account key manages notification endpoints (webhooks), and this profile holds a child key. Choose an account profile on the Keys page.';
+      }
       return situation.keyManagement
         ? 'Only an account key manages child keys, and this profile holds a child key. Choose an account profile in the Key picker (the Keys page shows each profile’s kind).'
         : undefined;
@@ -155,6 +160,9 @@ export function adviceForStatus(
   }
   if (status === 403) return 'The gateway passed back another upstream authorization decision.';
   if (status === 404) {
+    if (situation.webhooks) {
+      return 'The gateway knows no such notification endpoint of this account key (or does not send webhooks). Refresh the list of endpoints.';
+    }
     return situation.keyManagement
       ? 'The gateway knows no such child key of this account key (or does not manage keys). Refresh the list of child keys.'
       : 'The gateway does not serve this route or model.';

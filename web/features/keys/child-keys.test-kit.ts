@@ -74,6 +74,12 @@ export function mockChildKeysPage(keys: () => ChildKey[], extra: Record<string, 
     },
     'GET /api/catalog': () => ({ models: [], fetched_at: 1, skipped: 0 }),
     [`GET ${childKeysPath}`]: () => childKeysAnswer(keys()),
+    // The Notifications section beside the child keys, empty unless a test says otherwise.
+    'GET /api/profiles/demo-account/webhooks': () => ({
+      profile: 'demo-account',
+      webhooks: [],
+      fetched_at: 1,
+    }),
     ...extra,
   });
 }

@@ -31,6 +31,12 @@ function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, M
       keys_store: 'data/workbench-keys.json',
       fetched_at: 1,
     }),
+    // Nor notification endpoints (notifications-section.test.tsx covers them).
+    'GET /api/profiles/demo-account/webhooks': () => ({
+      profile: 'demo-account',
+      webhooks: [],
+      fetched_at: 1,
+    }),
     ...extra,
   });
 }

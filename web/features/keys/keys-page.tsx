@@ -11,6 +11,7 @@ import { formatTime, toMilliseconds } from '../../lib/format';
 import { BalanceChart, keepsSample, type BalanceSample } from './components/balance-chart';
 import { BalancePanel } from './components/balance-panel';
 import { ChildKeysSection } from './components/child-keys-section';
+import { NotificationsSection } from './components/notifications-section';
 import { ProfilesTable } from './components/profiles-table';
 import { ValidateKeyDialog } from './components/validate-key-dialog';
 import { useLiveKeyState } from './use-live-key-state';
@@ -47,7 +48,7 @@ export function KeysPage() {
 
   const chosen = profiles.find((candidate) => candidate.name === profile);
   const maskedKey = chosen?.masked_key;
-  // Only an account key makes child keys (a child gets 403 on the key routes).
+  // Only an account key makes child keys and webhooks (a child gets 403 on those routes).
   const isAccount = (view?.balance.identity ?? chosen?.identity) === 'account';
   const lastRefresh = balance.dataUpdatedAt || null;
   // The last refresh failed but an earlier answer is still shown: its figures are that old.
@@ -128,6 +129,11 @@ export function KeysPage() {
           {isAccount && (
             <div className="min-w-0 lg:col-span-2">
               <ChildKeysSection key={profile} account={profile} />
+            </div>
+          )}
+          {isAccount && (
+            <div className="min-w-0 lg:col-span-2">
+              <NotificationsSection key={profile} account={profile} />
             </div>
           )}
           <div className="min-w-0 lg:col-span-2">
