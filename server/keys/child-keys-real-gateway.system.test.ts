@@ -123,7 +123,7 @@ describe('child keys against the real gateway', () => {
       limit_usd: 500,
     });
     expect(refused.status).toBe(400);
-    expect(apiErrorSchema.parse(refused.json()).error.message).toMatch(/limit_usd.*USD/);
+    expect(apiErrorSchema.parse(refused.json()).error.message).toMatch(/limit_usd.*\$\d/);
   });
 
   it('rotates a child in four steps: the old key stops, the new one is kept and works', async () => {
