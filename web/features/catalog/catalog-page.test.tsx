@@ -358,8 +358,10 @@ describe('CatalogPage', () => {
       'no price is in this range',
     );
     await userEvent.click(screen.getByRole('button', { name: 'Swap From and To' }));
-    expect(screen.getByLabelText('From')).toHaveValue('5');
-    expect(screen.getByLabelText('To')).toHaveValue('20');
+    // The fields settle once the router has rendered the swapped location (a transition, which
+    // a loaded machine shows a moment after the click).
+    await waitFor(() => expect(screen.getByLabelText('From')).toHaveValue('5'));
+    await waitFor(() => expect(screen.getByLabelText('To')).toHaveValue('20'));
     await waitFor(() => expect(visibleIds()).toEqual(['c/dear']));
   });
 
