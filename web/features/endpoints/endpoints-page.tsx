@@ -110,7 +110,7 @@ export function EndpointsPage() {
         </p>
       </div>
 
-      {model && <AvailabilitySection model={model.id} />}
+      <AvailabilitySection firstModel={model?.id ?? null} />
 
       {unreachable && (
         <p
