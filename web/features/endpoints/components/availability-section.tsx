@@ -258,7 +258,7 @@ export function AvailabilitySection({ firstModel }: { firstModel: string | null 
           <p className="text-xs text-zinc-600 dark:text-zinc-400">
             From real traffic of all keys: uptime over the last 30 minutes and each provider’s
             breaker state. Open a model for its uptime bars (24 h, 7 d), latency and time to first
-            token. The checks below probe each route now.
+            token. The checks above probe each route now.
           </p>
         </div>
         {ids.length > availabilityPageSize && (
