@@ -558,4 +558,34 @@ describe('EndpointsPage availability', () => {
     );
     expect(section).toHaveTextContent('No model matches “no-such-model”.');
   });
+
+  it('keeps the checked model’s row when the catalog fails, and says the catalog failed', async () => {
+    mockPageApi({
+      'GET /api/checks': () => ({
+        ...makeChecksReport(false),
+        model: { id: 'sim/echo', free: true },
+      }),
+      'GET /api/catalog': () =>
+        jsonResponse(502, { error: { message: 'The gateway failed.', stage: 'gateway' } }),
+      'GET /api/catalog/endpoints': () => ({
+        model: 'sim/echo',
+        endpoints: [makeProviderEndpoint({ provider: 'primary', uptime_last_30m: 1 })],
+        fetched_at: Date.now(),
+        cf_ray: null,
+        skipped: 0,
+      }),
+      'GET /api/catalog/endpoints/stats': (request) => ({
+        object: 'endpoint_stats',
+        model: 'sim/echo',
+        window: request.url.searchParams.get('window'),
+        bucket_seconds: 3600,
+        cf_ray: null,
+        data: [],
+      }),
+    });
+    renderRoute('/endpoints');
+    const section = await screen.findByRole('region', { name: 'Provider availability' });
+    expect(await within(section).findByRole('alert')).toHaveTextContent('Loading the catalog');
+    expect(within(section).getByRole('button', { name: 'sim/echo' })).toBeInTheDocument();
+  });
 });

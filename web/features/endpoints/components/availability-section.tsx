@@ -274,15 +274,17 @@ export function AvailabilitySection({ firstModel }: { firstModel: string | null 
           />
         )}
       </div>
-      {catalog.isPending && firstModel === null ? (
-        <LoadingState>Loading the catalog…</LoadingState>
-      ) : catalog.isError && ids.length === 0 ? (
+      {catalog.isError && (
+        // Said even when the checks' model still has its row: the other models are missing.
         <ErrorPanel
           what="Loading the catalog"
           error={catalog.error}
           onRetry={() => void catalog.refetch()}
         />
-      ) : matching.length === 0 ? (
+      )}
+      {catalog.isPending && firstModel === null ? (
+        <LoadingState>Loading the catalog…</LoadingState>
+      ) : catalog.isError && ids.length === 0 ? null : matching.length === 0 ? (
         <p className="text-sm">
           {needle === '' ? 'The catalog lists no model.' : `No model matches “${filter.trim()}”.`}
         </p>
