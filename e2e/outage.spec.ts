@@ -7,39 +7,24 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from './fixtures';
+import {
+  freePort,
+  startExternalWorkbench,
+  waitUntil,
+  type ExternalWorkbench,
+} from './own-processes';
 
 const root = path.resolve(import.meta.dirname, '..');
 const gatewayEntry = path.join(root, 'dist', 'gateway.js');
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-outage-'));
 const database = path.join(folder, 'gateway.db');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} did not come up within 30 s`);
-}
-
 let gatewayPort = 0;
 let gateway: ChildProcess | null = null;
-let workbench: ChildProcess | null = null;
+let workbench: ExternalWorkbench | null = null;
 let workbenchUrl = '';
 
 const gatewayEnvironment = {
@@ -119,28 +104,13 @@ test.beforeAll(async () => {
       { env: gatewayEnvironment, encoding: 'utf8' },
     ),
   ) as { key: string };
-  const workbenchPort = await freePort();
-  workbenchUrl = `http://127.0.0.1:${workbenchPort}`;
-  workbench = spawn(process.execPath, [path.join(root, 'dist', 'start.js')], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      WORKBENCH_PORT: String(workbenchPort),
-      GATEWAY_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-      GATEWAY_API_KEY: issued.key,
-    },
-    cwd: root,
-    stdio: 'ignore',
-  });
-  await waitUntil(async () => (await fetch(`${workbenchUrl}/api/health`)).ok, 'the workbench');
+  workbench = await startExternalWorkbench(`http://127.0.0.1:${gatewayPort}`, issued.key);
+  workbenchUrl = workbench.url;
 });
 
 test.afterAll(async () => {
   await killGateway();
-  if (workbench && workbench.exitCode === null) {
-    const exited = new Promise((resolve) => workbench!.once('exit', resolve));
-    workbench.kill('SIGTERM');
-    await exited;
-  }
+  await workbench?.stop();
   fs.rmSync(folder, { recursive: true, force: true });
 });
 

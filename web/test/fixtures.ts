@@ -6,6 +6,7 @@ import type {
   ChecksReport,
   Health,
   Profile,
+  ProviderEndpoint,
 } from '../../contract/workbench-api';
 
 export function makeModel(overrides: Partial<CatalogModel> & { id: string }): CatalogModel {
@@ -31,6 +32,27 @@ export function makeModel(overrides: Partial<CatalogModel> & { id: string }): Ca
   return {
     ...model,
     raw: Object.keys(model.raw).length ? model.raw : { id: model.id, name: model.name },
+  };
+}
+
+/** One provider of a model as the BFF lists it: healthy, without traffic unless told. */
+export function makeProviderEndpoint(
+  overrides: Partial<ProviderEndpoint> & { provider: string },
+): ProviderEndpoint {
+  return {
+    kind: 'openai-compatible',
+    upstream_model: 'gpt-4o-mini',
+    order: 1,
+    prompt_price: '0.00000015',
+    completion_price: '0.0000006',
+    context_length: 128_000,
+    max_completion_tokens: 16_384,
+    status: 'healthy',
+    retry_after: null,
+    uptime_last_30m: null,
+    latency_ms_p50: null,
+    ttft_ms_p50: null,
+    ...overrides,
   };
 }
 

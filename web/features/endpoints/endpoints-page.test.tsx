@@ -3,7 +3,14 @@ import userEvent from '@testing-library/user-event';
 import type { ChecksReport } from '../../../contract/workbench-api';
 import type { EndpointStatsBucket } from '../../../contract/gateway';
 import { formatDateTime } from '../../lib/format';
-import { makeCheck, makeChecksReport, reachableHealth } from '../../test/fixtures';
+import {
+  makeCatalog,
+  makeCheck,
+  makeChecksReport,
+  makeModel,
+  makeProviderEndpoint,
+  reachableHealth,
+} from '../../test/fixtures';
 import {
   jsonResponse,
   mockPageApi,
@@ -11,7 +18,7 @@ import {
   type RecordedRequest,
 } from '../../test/render-app';
 import { mergeReports, paidChecksCost, reportToJson, reportToMarkdown } from './checks-report';
-import { bucketLabel } from './components/availability-section';
+import { availabilityPageSize, bucketLabel } from './components/availability-section';
 
 function mockEndpoints(
   onPost: (request: RecordedRequest) => unknown = () => makeChecksReport(true),
@@ -19,6 +26,7 @@ function mockEndpoints(
   return mockPageApi({
     'GET /api/checks': () => makeChecksReport(false),
     'POST /api/checks': onPost,
+    'GET /api/catalog': () => ({ models: [], fetched_at: 1, skipped: 0 }),
   });
 }
 
@@ -338,64 +346,75 @@ function bucket(start: number, requests: number, successes: number): EndpointSta
 
 const hour = 1_760_000_400 - (1_760_000_400 % 3600);
 
-/** The checks call sim/echo; its two providers, one with traffic and one without. */
+/**
+ * The checks call sim/echo; its two providers, one with traffic and one without. The catalog
+ * also lists acme/chat (first there), served by one provider that failed a fifth of the time.
+ */
 function mockAvailability() {
   return mockPageApi({
     'GET /api/checks': () => ({
       ...makeChecksReport(false),
       model: { id: 'sim/echo', free: true },
     }),
-    'GET /api/catalog/endpoints': () => ({
-      model: 'sim/echo',
-      endpoints: [
-        {
-          provider: 'primary',
-          kind: 'openai-compatible',
-          upstream_model: 'echo',
-          order: 1,
-          prompt_price: '0',
-          completion_price: '0',
-          context_length: 8192,
-          max_completion_tokens: null,
-          status: 'healthy',
-          retry_after: null,
-          uptime_last_30m: 118 / 120,
-          latency_ms_p50: 850,
-          ttft_ms_p50: 210,
-        },
-        {
-          provider: 'backup',
-          kind: 'openai-compatible',
-          upstream_model: 'echo',
-          order: 2,
-          prompt_price: '0',
-          completion_price: '0',
-          context_length: 8192,
-          max_completion_tokens: null,
-          status: 'cooling_down',
-          retry_after: 25,
-          uptime_last_30m: null,
-          latency_ms_p50: null,
-          ttft_ms_p50: null,
-        },
-      ],
-      fetched_at: Date.now(),
-      cf_ray: null,
+    'GET /api/catalog': () => ({
+      models: [makeModel({ id: 'acme/chat' }), makeModel({ id: 'sim/echo' })],
+      fetched_at: 1,
       skipped: 0,
     }),
+    'GET /api/catalog/endpoints': (request) => {
+      const model = request.url.searchParams.get('model');
+      return {
+        model,
+        endpoints:
+          model === 'sim/echo'
+            ? [
+                makeProviderEndpoint({
+                  provider: 'primary',
+                  order: 1,
+                  uptime_last_30m: 118 / 120,
+                  latency_ms_p50: 850,
+                  ttft_ms_p50: 210,
+                }),
+                makeProviderEndpoint({
+                  provider: 'backup',
+                  order: 2,
+                  status: 'cooling_down',
+                  retry_after: 25,
+                }),
+              ]
+            : [
+                makeProviderEndpoint({
+                  provider: 'acme-cloud',
+                  order: 1,
+                  uptime_last_30m: 0.8,
+                  latency_ms_p50: 400,
+                }),
+              ],
+        fetched_at: Date.now(),
+        cf_ray: null,
+        skipped: 0,
+      };
+    },
     'GET /api/catalog/endpoints/stats': (request) => {
+      const model = request.url.searchParams.get('model');
       const window = request.url.searchParams.get('window') ?? '24h';
       const seconds = window === '7d' ? 21_600 : 3600;
       return {
         object: 'endpoint_stats',
-        model: 'sim/echo',
+        model,
         window,
         bucket_seconds: seconds,
         cf_ray: null,
-        data: [
-          { provider: 'primary', buckets: [bucket(hour, 120, 118), bucket(hour + seconds, 0, 0)] },
-          { provider: 'backup', buckets: [] },
-        ],
+        data:
+          model === 'sim/echo'
+            ? [
+                {
+                  provider: 'primary',
+                  buckets: [bucket(hour, 120, 118), bucket(hour + seconds, 0, 0)],
+                },
+                { provider: 'backup', buckets: [] },
+              ]
+            : [{ provider: 'acme-cloud', buckets: [bucket(hour, 10, 8)] }],
       };
     },
   });
@@ -446,5 +465,127 @@ describe('EndpointsPage availability', () => {
     expect(windows.sort()).toEqual(['24h', '7d']);
     // The probes stay, as the check run.
     expect(screen.getByRole('button', { name: 'Run checks' })).toBeInTheDocument();
+  });
+
+  it('lists every catalog model, collapsed but for the checked one, and loads a series on opening', async () => {
+    const requests = mockAvailability();
+    renderRoute('/endpoints');
+    const section = await screen.findByRole('region', { name: 'Provider availability' });
+    const open = await within(section).findByRole('button', { name: 'sim/echo' });
+    const closed = await within(section).findByRole('button', { name: 'acme/chat' });
+    // The model the checks call leads, open; the catalog's others follow, closed.
+    const buttons = Array.from(section.querySelectorAll('button[aria-expanded]'));
+    expect(buttons.map((button) => button.textContent)).toEqual(['▾sim/echo', '▸acme/chat']);
+    expect(open).toHaveAttribute('aria-expanded', 'true');
+    expect(closed).toHaveAttribute('aria-expanded', 'false');
+    // Closed, a row still says each provider's uptime and breaker state.
+    const summary = await within(section).findByRole('list', {
+      name: 'Providers of acme/chat, last 30 minutes',
+    });
+    expect(summary).toHaveTextContent('acme-cloud80%●Healthy');
+    const echoSummary = within(section).getByRole('list', {
+      name: 'Providers of sim/echo, last 30 minutes',
+    });
+    expect(echoSummary).toHaveTextContent('primary98.3%●Healthy');
+    expect(echoSummary).toHaveTextContent('backupno traffic●Cooling down');
+    const statsOf = (model: string) =>
+      requests.filter(
+        (request) =>
+          request.url.pathname === '/api/catalog/endpoints/stats' &&
+          request.url.searchParams.get('model') === model,
+      );
+    await within(section).findByRole('list', { name: 'Uptime of primary, last 24 hours' });
+    expect(statsOf('acme/chat')).toHaveLength(0);
+
+    await userEvent.click(closed);
+    expect(closed).toHaveAttribute('aria-expanded', 'true');
+    const bars = await within(section).findByRole('list', {
+      name: 'Uptime of acme-cloud, last 24 hours',
+    });
+    expect(within(bars).getByRole('listitem')).toHaveTextContent('80% of 10 requests');
+    const detail = within(section).getByRole('list', {
+      name: 'Provider availability of acme/chat',
+    });
+    expect(detail).toHaveTextContent('80% uptime · latency p50 400 ms');
+    expect(
+      statsOf('acme/chat')
+        .map((request) => request.url.searchParams.get('window'))
+        .sort(),
+    ).toEqual(['24h', '7d']);
+
+    await userEvent.click(open);
+    expect(
+      within(section).queryByRole('list', { name: 'Uptime of primary, last 24 hours' }),
+    ).not.toBeInTheDocument();
+  });
+
+  it('shows a large catalog a page at a time, and finds a model by name', async () => {
+    const models = makeCatalog(availabilityPageSize + 5);
+    const requests = mockPageApi({
+      'GET /api/checks': () => makeChecksReport(false),
+      'GET /api/catalog': () => ({ models, fetched_at: 1, skipped: 0 }),
+      'GET /api/catalog/endpoints': (request) => ({
+        model: request.url.searchParams.get('model'),
+        endpoints: [makeProviderEndpoint({ provider: 'simulated', order: 1 })],
+        fetched_at: Date.now(),
+        cf_ray: null,
+        skipped: 0,
+      }),
+    });
+    renderRoute('/endpoints');
+    const section = await screen.findByRole('region', { name: 'Provider availability' });
+    const rows = () => within(section).getAllByRole('button', { expanded: false });
+    await waitFor(() => expect(rows()).toHaveLength(availabilityPageSize));
+    expect(section).toHaveTextContent(
+      `Showing ${availabilityPageSize} of ${models.length} models.`,
+    );
+    // Only the rows on screen ask for their providers.
+    await waitFor(() =>
+      expect(
+        requests.filter((request) => request.url.pathname === '/api/catalog/endpoints'),
+      ).toHaveLength(availabilityPageSize),
+    );
+    await userEvent.click(within(section).getByRole('button', { name: 'Show 5 more' }));
+    expect(rows()).toHaveLength(models.length);
+
+    const last = models[models.length - 1]?.id ?? '';
+    await userEvent.type(within(section).getByRole('searchbox', { name: 'Find a model' }), last);
+    expect(rows().map((row) => row.textContent)).toEqual([`▸${last}`]);
+    await userEvent.clear(within(section).getByRole('searchbox', { name: 'Find a model' }));
+    await userEvent.type(
+      within(section).getByRole('searchbox', { name: 'Find a model' }),
+      'no-such-model',
+    );
+    expect(section).toHaveTextContent('No model matches “no-such-model”.');
+  });
+
+  it('keeps the checked model’s row when the catalog fails, and says the catalog failed', async () => {
+    mockPageApi({
+      'GET /api/checks': () => ({
+        ...makeChecksReport(false),
+        model: { id: 'sim/echo', free: true },
+      }),
+      'GET /api/catalog': () =>
+        jsonResponse(502, { error: { message: 'The gateway failed.', stage: 'gateway' } }),
+      'GET /api/catalog/endpoints': () => ({
+        model: 'sim/echo',
+        endpoints: [makeProviderEndpoint({ provider: 'primary', uptime_last_30m: 1 })],
+        fetched_at: Date.now(),
+        cf_ray: null,
+        skipped: 0,
+      }),
+      'GET /api/catalog/endpoints/stats': (request) => ({
+        object: 'endpoint_stats',
+        model: 'sim/echo',
+        window: request.url.searchParams.get('window'),
+        bucket_seconds: 3600,
+        cf_ray: null,
+        data: [],
+      }),
+    });
+    renderRoute('/endpoints');
+    const section = await screen.findByRole('region', { name: 'Provider availability' });
+    expect(await within(section).findByRole('alert')).toHaveTextContent('Loading the catalog');
+    expect(within(section).getByRole('button', { name: 'sim/echo' })).toBeInTheDocument();
   });
 });

@@ -110,8 +110,6 @@ export function EndpointsPage() {
         </p>
       </div>
 
-      {model && <AvailabilitySection model={model.id} />}
-
       {unreachable && (
         <p
           data-testid="checks-outage-note"
@@ -170,6 +168,9 @@ export function EndpointsPage() {
           }
         />
       )}
+
+      {/* Below the checks: on a phone, a long model list must not push the table off screen. */}
+      <AvailabilitySection firstModel={model?.id ?? null} />
     </PageLayout>
   );
 }

@@ -3,7 +3,7 @@ import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ModelEndpoints, ProviderEndpoint } from '../../../../contract/workbench-api';
 import { shouldRetry } from '../../../lib/query-client';
-import { makeModel } from '../../../test/fixtures';
+import { makeModel, makeProviderEndpoint } from '../../../test/fixtures';
 import { jsonResponse, mockApi, type MockHandler } from '../../../test/render-app';
 import { nextRetryMs } from '../api/model-endpoints';
 import { ProvidersSection, statusLabel } from './providers-section';
@@ -15,23 +15,7 @@ const model = makeModel({
   providers: ['openai', 'azure'],
 });
 
-function endpoint(overrides: Partial<ProviderEndpoint> & { provider: string }): ProviderEndpoint {
-  return {
-    kind: 'openai-compatible',
-    upstream_model: 'gpt-4o-mini',
-    order: 1,
-    prompt_price: '0.00000015',
-    completion_price: '0.0000006',
-    context_length: 128_000,
-    max_completion_tokens: 16_384,
-    status: 'healthy',
-    retry_after: null,
-    uptime_last_30m: null,
-    latency_ms_p50: null,
-    ttft_ms_p50: null,
-    ...overrides,
-  };
-}
+const endpoint = makeProviderEndpoint;
 
 function answer(endpoints: ProviderEndpoint[], skipped = 0): ModelEndpoints {
   return { model: model.id, endpoints, fetched_at: Date.now(), cf_ray: null, skipped };

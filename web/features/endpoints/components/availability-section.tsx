@@ -1,8 +1,12 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import type { EndpointStatsBucket } from '../../../../contract/gateway';
 import type { EndpointStatsWindow, ProviderEndpoint } from '../../../../contract/workbench-api';
+import { useCatalog } from '../../../api/catalog';
+import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { ErrorPanel } from '../../../components/error-panel';
+import { LoadingState } from '../../../components/states';
+import { TextField } from '../../../components/text-field';
 import { formatDateTime, formatPercent } from '../../../lib/format';
 import { useModelEndpointStats, useModelEndpoints } from '../../catalog/api/model-endpoints';
 import {
@@ -103,12 +107,8 @@ function ProviderAvailability({
   );
 }
 
-/**
- * How the providers of `model` (the one the checks call) fared with real traffic of all keys:
- * breaker state, the last 30 minutes, and uptime bars over 24 hours and 7 days.
- */
-export function AvailabilitySection({ model }: { model: string }) {
-  const headingId = useId();
+/** The series of one model's providers, loaded when its row opens. */
+function ModelAvailabilityDetail({ model, labelId }: { model: string; labelId: string }) {
   const endpointsQuery = useModelEndpoints(model);
   const day = useModelEndpointStats(model, '24h');
   const week = useModelEndpointStats(model, '7d');
@@ -117,20 +117,9 @@ export function AvailabilitySection({ model }: { model: string }) {
     '7d': week.data ? week.data.data.find((entry) => entry.provider === provider)?.buckets : null,
   });
   const statsError = day.error ?? week.error;
-
   return (
-    <section
-      aria-labelledby={headingId}
-      className="flex flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
-    >
-      <h2 id={headingId} className="text-sm font-semibold">
-        Provider availability of <span className="font-mono">{model}</span>
-      </h2>
-      <p className="text-xs text-zinc-600 dark:text-zinc-400">
-        From real traffic of all keys, the model the inference checks call. The checks below probe
-        each route now.
-      </p>
-      <ProviderList query={endpointsQuery} labelledBy={headingId}>
+    <div className="flex flex-col gap-2">
+      <ProviderList query={endpointsQuery} labelledBy={labelId}>
         {(endpoint, clock) => (
           <ProviderAvailability
             endpoint={endpoint}
@@ -148,6 +137,183 @@ export function AvailabilitySection({ model }: { model: string }) {
             void week.refetch();
           }}
         />
+      )}
+    </div>
+  );
+}
+
+/**
+ * One provider in a collapsed row: its name, last-30-minute uptime and breaker state. The
+ * countdown is left to the open row, which ticks; a frozen one would mislead.
+ */
+function ProviderSummary({ endpoint }: { endpoint: ProviderEndpoint }) {
+  return (
+    <li className="flex items-center gap-1.5 text-xs">
+      <span className="font-mono break-all">{endpoint.provider}</span>
+      <span className="tabular-nums">
+        {endpoint.uptime_last_30m === null ? 'no traffic' : formatPercent(endpoint.uptime_last_30m)}
+      </span>
+      <ProviderStatusBadge endpoint={{ ...endpoint, retry_after: null }} fetchedAt={0} now={0} />
+    </li>
+  );
+}
+
+function ModelAvailabilityRow({
+  model,
+  expanded,
+  onToggle,
+}: {
+  model: string;
+  expanded: boolean;
+  onToggle: () => void;
+}) {
+  const id = useId();
+  const labelId = `${id}-label`;
+  const bodyId = `${id}-body`;
+  const endpointsQuery = useModelEndpoints(model);
+  const endpoints = endpointsQuery.data?.endpoints ?? [];
+  return (
+    <li className="rounded-md border border-zinc-200 dark:border-zinc-800">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1 p-2">
+        <button
+          type="button"
+          aria-expanded={expanded}
+          aria-controls={bodyId}
+          onClick={onToggle}
+          className="flex min-h-8 min-w-0 items-center gap-1.5 rounded-md px-1 text-left text-sm font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-sky-700 dark:hover:bg-zinc-800"
+        >
+          <span aria-hidden="true" className="w-3 shrink-0 text-zinc-600 dark:text-zinc-400">
+            {expanded ? '▾' : '▸'}
+          </span>
+          <span className="font-mono break-all">{model}</span>
+        </button>
+        <span id={labelId} className="sr-only">
+          Provider availability of {model}
+        </span>
+        {endpointsQuery.isPending ? (
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">Loading the providers…</span>
+        ) : endpointsQuery.isError ? (
+          <span className="text-xs text-red-700 dark:text-red-300">
+            The providers could not be read{expanded ? '' : '; open the row for details'}
+          </span>
+        ) : endpoints.length === 0 ? (
+          <span className="text-xs text-zinc-600 dark:text-zinc-400">No provider listed</span>
+        ) : (
+          <ul
+            aria-label={`Providers of ${model}, last 30 minutes`}
+            className="flex flex-wrap gap-x-3 gap-y-1"
+          >
+            {endpoints.map((endpoint) => (
+              <ProviderSummary key={`${endpoint.order}-${endpoint.provider}`} endpoint={endpoint} />
+            ))}
+          </ul>
+        )}
+      </div>
+      <div
+        id={bodyId}
+        hidden={!expanded}
+        className="border-t border-zinc-200 p-2 dark:border-zinc-800"
+      >
+        {expanded && <ModelAvailabilityDetail model={model} labelId={labelId} />}
+      </div>
+    </li>
+  );
+}
+
+/** Rows shown at first, and added by each "Show more": each row asks for its providers. */
+export const availabilityPageSize = 20;
+
+/**
+ * How the providers of each catalog model fared with real traffic of all keys: one row per
+ * model with each provider's last-30-minute uptime and breaker state; opening a row loads its
+ * uptime bars over 24 hours and 7 days. `firstModel` (the one the checks call) leads, open.
+ */
+export function AvailabilitySection({ firstModel }: { firstModel: string | null }) {
+  const headingId = useId();
+  const catalog = useCatalog();
+  const [filter, setFilter] = useState('');
+  const [shown, setShown] = useState(availabilityPageSize);
+  const [toggled, setToggled] = useState<Record<string, boolean>>({});
+
+  const catalogIds = catalog.data?.models.map((model) => model.id) ?? [];
+  const ids =
+    firstModel === null
+      ? catalogIds
+      : [firstModel, ...catalogIds.filter((candidate) => candidate !== firstModel)];
+  const needle = filter.trim().toLowerCase();
+  const matching = needle === '' ? ids : ids.filter((id) => id.toLowerCase().includes(needle));
+  const visible = matching.slice(0, shown);
+  const isExpanded = (model: string) => toggled[model] ?? model === firstModel;
+
+  return (
+    <section
+      aria-labelledby={headingId}
+      className="flex flex-col gap-2 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800"
+    >
+      <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-2">
+        <div className="flex min-w-0 flex-col gap-1">
+          <h2 id={headingId} className="text-sm font-semibold">
+            Provider availability
+          </h2>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">
+            From real traffic of all keys: uptime over the last 30 minutes and each provider’s
+            breaker state. Open a model for its uptime bars (24 h, 7 d), latency and time to first
+            token. The checks above probe each route now.
+          </p>
+        </div>
+        {ids.length > availabilityPageSize && (
+          <TextField
+            label="Find a model"
+            type="search"
+            value={filter}
+            onChange={(event) => {
+              setFilter(event.target.value);
+              setShown(availabilityPageSize);
+            }}
+            className="w-full sm:w-64"
+          />
+        )}
+      </div>
+      {catalog.isError && (
+        // Said even when the checks' model still has its row: the other models are missing.
+        <ErrorPanel
+          what="Loading the catalog"
+          error={catalog.error}
+          onRetry={() => void catalog.refetch()}
+        />
+      )}
+      {catalog.isPending && firstModel === null ? (
+        <LoadingState>Loading the catalog…</LoadingState>
+      ) : catalog.isError && ids.length === 0 ? null : matching.length === 0 ? (
+        <p className="text-sm">
+          {needle === '' ? 'The catalog lists no model.' : `No model matches “${filter.trim()}”.`}
+        </p>
+      ) : (
+        <ul aria-labelledby={headingId} className="flex flex-col gap-1.5">
+          {visible.map((model) => (
+            <ModelAvailabilityRow
+              key={model}
+              model={model}
+              expanded={isExpanded(model)}
+              onToggle={() =>
+                setToggled((current) => ({ ...current, [model]: !isExpanded(model) }))
+              }
+            />
+          ))}
+        </ul>
+      )}
+      {matching.length > visible.length && (
+        <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+          <span>
+            Showing {visible.length} of {matching.length} models.
+          </span>
+          <Button
+            size="small"
+            onClick={() => setShown((current) => current + availabilityPageSize)}
+          >
+            Show {Math.min(availabilityPageSize, matching.length - visible.length)} more
+          </Button>
+        </div>
       )}
     </section>
   );
