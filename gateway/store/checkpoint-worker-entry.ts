@@ -32,6 +32,7 @@ const checkpoint = () => {
   }
 };
 timer = setTimeout(checkpoint, data.intervalMs);
+port.postMessage({ ready: true });
 
 port.on('message', () => {
   clearTimeout(timer);

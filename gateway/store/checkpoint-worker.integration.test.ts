@@ -47,8 +47,11 @@ describe('the checkpoint thread', () => {
     folder = tempFolder();
     const file = path.join(folder, 'gateway.db');
     const store = openSqliteStore(file, { autoCheckpoint: false });
-    if (checkpointEveryMs !== null)
+    if (checkpointEveryMs !== null) {
       worker = store.startCheckpoints!(checkpointEveryMs, createLogger('silent'));
+      // Writes begin once the thread runs: a loaded machine takes a while to start one.
+      await worker!.ready;
+    }
     // 150 commits, each a few pages, a couple of milliseconds apart: a steady writer.
     for (let index = 0; index < 150; index += 1) {
       await store.insertKey(

@@ -11,6 +11,8 @@ import { startModuleWorker } from '../shared/module-worker';
 import type { CheckpointData } from './checkpoint-worker-entry';
 
 export type CheckpointWorker = {
+  /** Settles once the thread runs, with its connection open (a thread can take a while to start). */
+  ready: Promise<void>;
   /** Runs a last checkpoint and ends the thread. */
   stop(): Promise<void>;
 };
@@ -27,7 +29,10 @@ export function startCheckpointWorker(
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
-  worker.on('message', (message: { failed?: string }) => {
+  let started: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  worker.on('message', (message: { failed?: string; ready?: true }) => {
+    if (message.ready) return started();
     // The next interval tries again; a checkpoint that fails leaves the log longer, nothing lost.
     logger.warn({ reason: message.failed }, 'checkpoint failed; will retry');
   });
@@ -35,7 +40,10 @@ export function startCheckpointWorker(
     logger.error({ err: error }, 'checkpoint thread failed; the write-ahead log is not folded');
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  // A thread that ends before it started leaves nobody waiting.
+  void exited.then(() => started());
   return {
+    ready,
     async stop() {
       worker.postMessage('stop');
       await exited;
