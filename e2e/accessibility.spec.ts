@@ -1,9 +1,6 @@
 import { expect, test, type Locator, type Page } from './fixtures';
 import { axeViewports, seriousFindings } from './axe';
 
-// Each scan opens its own page: spread them over the workers rather than keep one file on one.
-test.describe.configure({ mode: 'parallel' });
-
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   {
     path: '/catalog',
