@@ -9,7 +9,7 @@ import {
   embeddingsForm,
   embeddingsRequestSchema,
   embeddingsResponseSchema,
-} from '../forms/openai/embeddings';
+} from '../forms/openai/embeddings-form';
 import { sendJson } from '../http/respond';
 import type { RouteContext } from '../http/router';
 import { INFERENCE_ERRORS, receiveRequest } from './inference';

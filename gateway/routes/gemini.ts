@@ -17,7 +17,7 @@ import {
   embedContentResponseSchema,
   embedContentSchema,
   geminiEmbeddingsForm,
-} from '../forms/gemini/embeddings';
+} from '../forms/gemini/embeddings-form';
 import { geminiErrorBodySchema } from '../forms/gemini/error-shape';
 import { toCanonicalRequest } from '../forms/gemini/request-to-canonical';
 import {

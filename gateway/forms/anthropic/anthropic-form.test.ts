@@ -17,7 +17,7 @@ import { messagesErrorBody } from './error-shape';
 import { toCanonicalRequest } from './request-to-canonical';
 import { messagesRequestSchema } from './request-schema';
 import { toMessagesResponse } from './canonical-to-response';
-import { toStopReason } from './stop-reason';
+import { toStopReason } from './canonical-to-stop-reason';
 import { writeMessagesStream } from './canonical-to-stream';
 import { vendorFixtureText } from '../../vendors/fixtures';
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { toStopReason } from './stop-reason';
+import { toStopReason } from './canonical-to-stop-reason';
 
 const messagesUsageSchema = z.object({
   input_tokens: z.number().int(),

@@ -13,7 +13,7 @@ import { startEventStream, writeEvent } from '../../http/respond';
 import { messagesErrorBody } from './error-shape';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { messageId, toMessagesUsage } from './canonical-to-response';
-import { toStopReason } from './stop-reason';
+import { toStopReason } from './canonical-to-stop-reason';
 
 type StreamState = {
   /** Index of the next content block. */

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { toGeminiFinishReason } from './finish-reason';
+import { toGeminiFinishReason } from './canonical-to-finish-reason';
 
 const usageMetadataSchema = z.object({
   promptTokenCount: z.number().int(),

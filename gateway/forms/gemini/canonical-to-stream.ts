@@ -11,7 +11,7 @@ import type { PipelineEvent } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '../../http/respond';
 import { geminiErrorBody } from './error-shape';
-import { toGeminiFinishReason } from './finish-reason';
+import { toGeminiFinishReason } from './canonical-to-finish-reason';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { responseId, signed, thoughtParts, toUsageMetadata } from './canonical-to-response';
 

@@ -13,7 +13,7 @@ import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { geminiErrorBody } from './error-shape';
-import { toGeminiFinishReason } from './finish-reason';
+import { toGeminiFinishReason } from './canonical-to-finish-reason';
 import { toCanonicalRequest } from './request-to-canonical';
 import { generateContentRequestSchema } from './request-schema';
 import { toGenerateContentResponse } from './canonical-to-response';

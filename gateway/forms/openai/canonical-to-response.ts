@@ -4,7 +4,7 @@
  * same-form request reaches one with `logprobs`); without them both are null, as the vendor sends.
  */
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
-import { toChatFinishReason } from './finish-reason';
+import { toChatFinishReason } from './canonical-to-finish-reason';
 
 export function toChatUsage(finish: PricedFinish) {
   const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;

@@ -12,7 +12,7 @@ import type { PipelineEvent } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { chatErrorBody } from './error-shape';
-import { toChatFinishReason } from './finish-reason';
+import { toChatFinishReason } from './canonical-to-finish-reason';
 import {
   completionId,
   reasoningDetail,

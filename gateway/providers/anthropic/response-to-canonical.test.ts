@@ -1,7 +1,7 @@
 /** A whole Messages answer → canonical events, from the vendor's documented examples. */
 import { UpstreamError } from '../upstream-error';
 import { anthropicAdapter } from './index';
-import { mapStopReason } from './stop-reason';
+import { mapStopReason } from './stop-reason-to-canonical';
 import { readJsonFixture, thrownBy } from './test-kit';
 
 const convert = (body: unknown) => anthropicAdapter.fromResponse(body, 'claude-direct');

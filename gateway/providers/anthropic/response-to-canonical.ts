@@ -5,7 +5,7 @@
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { sealSignature } from '../../canonical/reasoning-signature';
 import { UpstreamError } from '../upstream-error';
-import { mapStopReason } from './stop-reason';
+import { mapStopReason } from './stop-reason-to-canonical';
 import {
   messageResponseSchema,
   redactedThinkingBlockSchema,

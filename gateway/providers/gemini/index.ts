@@ -3,7 +3,7 @@
  * of this folder, assembled for the shared upstream engine.
  */
 import type { ProviderAdapter } from '../upstream/adapter';
-import { geminiEmbeddings } from './embeddings';
+import { geminiEmbeddings } from './embeddings-adapter';
 import { geminiHeaders, geminiUrl } from './api';
 import { readGeminiError } from './error-mapping';
 import { toGeminiBody } from './canonical-to-request';

@@ -6,7 +6,11 @@
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { sealSignature } from '../../canonical/reasoning-signature';
 import { inBandError, malformed } from './error-mapping';
-import { mapBlockReason, mapFinishReason, type MappedFinishReason } from './finish-reason';
+import {
+  mapBlockReason,
+  mapFinishReason,
+  type MappedFinishReason,
+} from './finish-reason-to-canonical';
 import {
   errorBodySchema,
   generateContentResponseSchema,

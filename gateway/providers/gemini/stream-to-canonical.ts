@@ -8,7 +8,7 @@ import type { CanonicalEvent } from '../../canonical/model';
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { malformed } from './error-mapping';
-import { mapBlockReason, mapFinishReason } from './finish-reason';
+import { mapBlockReason, mapFinishReason } from './finish-reason-to-canonical';
 import {
   createCallIds,
   finishEvent,

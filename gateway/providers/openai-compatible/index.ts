@@ -5,7 +5,7 @@
  */
 import type { ProviderAdapter, UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
-import { openAiEmbeddings } from './embeddings';
+import { openAiEmbeddings } from './embeddings-adapter';
 import { chatCompletionsHeaders, chatCompletionsUrl } from './api';
 import { readError } from './error-mapping';
 import { toChatCompletionsBody } from './canonical-to-request';

@@ -3,7 +3,7 @@
  * shows them) → canonical events, and the finish reasons behind them.
  */
 import { UpstreamError } from '../upstream-error';
-import { mapFinishReason } from './finish-reason';
+import { mapFinishReason } from './finish-reason-to-canonical';
 import { openAiCompatibleAdapter } from './index';
 import { vendorFixtureText } from '../../vendors/fixtures';
 

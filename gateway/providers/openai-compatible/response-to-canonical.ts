@@ -6,7 +6,7 @@
  */
 import type { CanonicalEvent, ReportedUsage } from '../../canonical/model';
 import { UpstreamError } from '../upstream-error';
-import { mapFinishReason } from './finish-reason';
+import { mapFinishReason } from './finish-reason-to-canonical';
 import { chatCompletionSchema, type WireUsage } from './wire-schema';
 
 export function fromChatCompletion(body: unknown, providerId: string): CanonicalEvent[] {

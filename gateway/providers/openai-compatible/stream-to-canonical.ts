@@ -11,7 +11,7 @@ import type { UpstreamSseEvent } from '../upstream/adapter';
 import { finalUsage } from '../upstream/reported-count';
 import { UpstreamError } from '../upstream-error';
 import { inBandError } from './error-mapping';
-import { mapFinishReason } from './finish-reason';
+import { mapFinishReason } from './finish-reason-to-canonical';
 import { fallbackCallId, logprobsOf, reasoningOf, toUsage } from './response-to-canonical';
 import {
   chatCompletionChunkSchema,

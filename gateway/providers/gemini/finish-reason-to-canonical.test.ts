@@ -1,6 +1,6 @@
 /** Every documented Gemini finish reason → its canonical reason, with the vendor's word kept. */
 import type { FinishReason } from '../../canonical/model';
-import { mapBlockReason, mapFinishReason } from './finish-reason';
+import { mapBlockReason, mapFinishReason } from './finish-reason-to-canonical';
 
 describe('Gemini finish reasons', () => {
   it.each<[string, FinishReason]>([

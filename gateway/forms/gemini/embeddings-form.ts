@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../errors';
 import type { EmbeddingForm } from '../embedding-form';
-import { MAX_EMBEDDING_INPUTS } from '../openai/embeddings';
+import { MAX_EMBEDDING_INPUTS } from '../openai/embeddings-form';
 import { parseBody } from '../validation';
 import { geminiErrorBody } from './error-shape';
 
