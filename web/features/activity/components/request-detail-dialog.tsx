@@ -13,6 +13,7 @@ import { TranslationDetails } from '../../../components/translation-report';
 import { formatDuration } from '../../../lib/format';
 import { formatNanosUsd, usdToNanos } from '../../../../contract/usd-nanos';
 import { formName, formatUtcTime, keyMark, OutcomeBadge, type MarkedKeys } from './requests-table';
+import { DialogCloseButton } from '../../../components/dialog-close';
 
 const tokenFormat = new Intl.NumberFormat('en-US');
 const tokens = (count: number) => tokenFormat.format(count);
@@ -94,15 +95,7 @@ function RequestDetail({
             UTC
           </Dialog.Description>
         </div>
-        <Dialog.Close asChild>
-          <button
-            type="button"
-            aria-label="Close"
-            className="rounded-md px-2 py-1 text-lg leading-none text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-          >
-            ×
-          </button>
-        </Dialog.Close>
+        <DialogCloseButton />
       </div>
       <div className="flex flex-1 flex-col gap-4 overflow-y-auto p-4">
         <Section title="Trace id">

@@ -8,6 +8,7 @@ import { formatContextLength, formatDateTime, formatPricePerMillion } from '../.
 import { buildCurlRequest, unknownFields } from '../model-details';
 import { ProvidersSection } from './providers-section';
 import { VariantBadge } from './variant-badge';
+import { DialogCloseButton } from '../../../components/dialog-close';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -90,15 +91,7 @@ export function ModelDetailDialog({
                     <span className="font-mono text-sm break-all select-all">{model.id}</span>
                   </Dialog.Description>
                 </div>
-                <Dialog.Close asChild>
-                  <button
-                    type="button"
-                    aria-label="Close"
-                    className="rounded-md px-2 py-1 text-lg leading-none text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-                  >
-                    ×
-                  </button>
-                </Dialog.Close>
+                <DialogCloseButton />
               </div>
               <div className="flex flex-1 flex-col gap-4 overflow-y-auto p-4">
                 <div className="flex flex-wrap gap-2">

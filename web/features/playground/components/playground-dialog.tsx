@@ -1,6 +1,7 @@
 /** A modal with a title, a close button and scrolling content, for the playground's tools. */
 import { Dialog } from 'radix-ui';
 import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { DialogCloseButton } from '../../../components/dialog-close';
 
 export function PlaygroundDialog({
   open,
@@ -49,12 +50,7 @@ export function PlaygroundDialog({
                 <Dialog.Description className="sr-only">{title}</Dialog.Description>
               )}
             </div>
-            <Dialog.Close
-              aria-label="Close"
-              className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-            >
-              ✕
-            </Dialog.Close>
+            <DialogCloseButton />
           </div>
           <div className="min-h-0 overflow-y-auto p-4">{children}</div>
         </Dialog.Content>
