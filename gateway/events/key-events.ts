@@ -58,14 +58,15 @@ export class KeyEvents {
     const changes = Object.fromEntries(
       Object.entries(notice.changes).filter(([field]) => field !== 'key'),
     );
+    const funding = await this.funding(key);
     for (const type of lifecycleEvents(notice)) {
       for (const webhook of webhooks) {
         if (!webhook.events.includes(type)) continue;
-        await this.enqueue(webhook, key, type, { action: notice.action, changes });
+        await this.enqueue(webhook, key, funding, type, { action: notice.action, changes });
       }
     }
     if (key.revokedAt === null) {
-      for (const webhook of webhooks) await this.crossings(webhook, key, await this.funding(key));
+      for (const webhook of webhooks) await this.crossings(webhook, key, funding);
     }
   };
 
@@ -119,7 +120,7 @@ export class KeyEvents {
       if (!webhook.events.includes(type)) return;
       await this.store.transaction(async () => {
         if (!(await this.store.webhooks.markFired(webhook.id, key.id, type, arm))) return;
-        await this.enqueue(webhook, key, type, extra);
+        await this.enqueue(webhook, key, funding, type, extra);
         sent += 1;
       });
     };
@@ -157,14 +158,15 @@ export class KeyEvents {
     return sent;
   }
 
+  /** `funding` is the key whose balance the event tells (a shared child's parent). */
   private async enqueue(
     webhook: WebhookRow,
     key: KeyRow,
+    funding: KeyRow | undefined,
     type: string,
     extra: Record<string, unknown>,
   ): Promise<void> {
-    const funding = (await this.funding(key)) ?? key;
-    const payload = keyEventPayload(type, key, funding, extra, new Date());
+    const payload = keyEventPayload(type, key, funding ?? key, extra, new Date());
     await this.store.webhooks.enqueue([
       {
         id: newDeliveryId(),
