@@ -5,36 +5,22 @@
  * secret, paused and resumed, deleted after asking. The section and its dialogs have no serious
  * axe findings, light and dark.
  */
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { signatureOf, startReceiver, type Receiver } from '../testing/webhook-receiver';
 import { seriousFindings } from './axe';
 import { expect, test, type Page } from './fixtures';
 
-type Received = { headers: IncomingHttpHeaders; body: string };
-
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
 
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => (body += chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      response.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startReceiver();
+  receiverUrl = `${receiver.url}/hooks`;
 });
 
 test.afterAll(async () => {
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
 
 function notifications(page: Page) {
@@ -59,13 +45,6 @@ async function addEndpoint(page: Page, url: string): Promise<string> {
   return secret;
 }
 
-/** The Standard Webhooks signature, written out here: HMAC-SHA256 of `id.timestamp.body`. */
-function signatureOf(secret: string, request: Received): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signed = `${String(request.headers['webhook-id'])}.${String(request.headers['webhook-timestamp'])}.${request.body}`;
-  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-}
-
 test('an endpoint added on the Keys page gets a signed test event, pauses, resumes and goes', async ({
   page,
 }) => {
@@ -88,7 +67,7 @@ test('an endpoint added on the Keys page gets a signed test event, pauses, resum
   await item.getByRole('button', { name: 'Send test' }).click();
   await expect(item.getByRole('status')).toContainText('Delivered');
   await expect(item.getByRole('status')).toContainText('HTTP 200');
-  const testRequest = received.find((request) => request.body.includes('"webhook.test"'));
+  const testRequest = receiver.received.find((request) => request.body.includes('"webhook.test"'));
   expect(testRequest).toBeDefined();
   expect(String(testRequest!.headers['webhook-signature']).split(' ')).toContain(
     signatureOf(secret, testRequest!),

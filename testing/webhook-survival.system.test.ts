@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../gateway/test-kit/webhook-receiver';
+import { startReceiver, type Receiver } from './webhook-receiver';
 import { eventually } from '../gateway/testing-support';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
-import { startReceiver, type Receiver } from '../test-kit/webhook-receiver';
+import { startReceiver, type Receiver } from '../../testing/webhook-receiver';
 import { eventually, tempFolder, testConfig } from '../testing-support';
 import { runCli } from './run';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSchema, postgresAvailable, type TestSchema } from '../test-kit/shared-services';
-import { startReceiver, type Receiver } from '../test-kit/webhook-receiver';
+import { startReceiver, type Receiver } from '../../testing/webhook-receiver';
 import {
   bearer,
   chatBody,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import type { CreatedWebhook, Webhook, WebhookDelivery } from '../../contract/webhooks';
-import { startReceiver, type Receiver } from '../test-kit/webhook-receiver';
+import { startReceiver, type Receiver } from '../../testing/webhook-receiver';
 import {
   bearer,
   chatBody,

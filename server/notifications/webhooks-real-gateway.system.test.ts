@@ -4,9 +4,6 @@
  * nowhere), a signed test delivery, the deliveries list, pause and resume, delete, a child
  * profile's refusal, and no other answer or log line carrying a `whsec_` secret.
  */
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiErrorSchema,
@@ -19,13 +16,11 @@ import {
 } from '../../contract/workbench-api';
 import { rawRequest, type RawResponse } from '../test-support/harness';
 import { startRealGatewayTeam, type RealGatewayTeam } from '../test-support/real-gateway-team';
-
-type Received = { headers: IncomingHttpHeaders; body: string };
+import { signatureOf, startReceiver, type Receiver } from '../../testing/webhook-receiver';
 
 let team: RealGatewayTeam;
-let receiver: Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Received[] = [];
 const answers: RawResponse[] = [];
 const send = async (method: string, route: string, body?: unknown) => {
   const response = await rawRequest(team.bff, {
@@ -38,25 +33,10 @@ const send = async (method: string, route: string, body?: unknown) => {
 };
 const errorOf = (response: RawResponse) => apiErrorSchema.parse(response.json()).error;
 
-/** The Standard Webhooks signature, written out here: HMAC-SHA256 of `id.timestamp.body`. */
-function expectedSignature(secret: string, request: Received): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signed = `${String(request.headers['webhook-id'])}.${String(request.headers['webhook-timestamp'])}.${request.body}`;
-  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
-}
-
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => (body += chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  // 204, so the delivery's recorded status is the receiver's own and not a default.
+  receiver = await startReceiver({ status: 204 });
+  receiverUrl = `${receiver.url}/hooks`;
   team = await startRealGatewayTeam({
     childLimitUsd: '1',
     gatewayEnvironment: { GATEWAY_WEBHOOK_ALLOW_PRIVATE: 'true' },
@@ -65,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await team?.stop();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 describe('notification endpoints of an account profile', () => {
@@ -116,10 +96,10 @@ describe('notification endpoints of an account profile', () => {
       status: 'delivered',
       response_status: 204,
     });
-    const request = received.find((entry) => entry.headers['webhook-id'] === delivery.id);
+    const request = receiver.received.find((entry) => entry.headers['webhook-id'] === delivery.id);
     expect(request).toBeDefined();
     const signatures = String(request!.headers['webhook-signature']).split(' ');
-    expect(signatures).toContain(expectedSignature(secret, request!));
+    expect(signatures).toContain(signatureOf(secret, request!));
     expect(JSON.parse(request!.body)).toMatchObject({ type: 'webhook.test' });
 
     const list = await send('GET', `/api/profiles/team/webhooks/${id}/deliveries?limit=5`);

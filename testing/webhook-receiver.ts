@@ -1,7 +1,8 @@
 /**
- * A webhook receiver on loopback for tests: it records every request, and answers each with what
- * the test sets (a status, a redirect, or no answer at all until it closes).
+ * A webhook receiver on loopback for tests of every box: it records every request, and answers
+ * each with what the test sets (a status, a redirect, or no answer at all until it closes).
  */
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,12 +18,13 @@ export type Answer = { status: number; headers?: Record<string, string> } | 'han
 export type Receiver = {
   url: string;
   received: Received[];
-  /** Answers to give, in order; once used up, 200. */
+  /** Answers to give, in order; once used up, the receiver's usual status. */
   answers: Answer[];
   close(): Promise<void>;
 };
 
-export async function startReceiver(): Promise<Receiver> {
+/** `status`: the usual answer (200 unless said). */
+export async function startReceiver({ status = 200 } = {}): Promise<Receiver> {
   const received: Received[] = [];
   const answers: Answer[] = [];
   const hanging = new Set<http.ServerResponse>();
@@ -35,7 +37,7 @@ export async function startReceiver(): Promise<Receiver> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       });
-      const answer = answers.shift() ?? { status: 200 };
+      const answer = answers.shift() ?? { status };
       if (answer === 'hang') {
         hanging.add(response);
         return;
@@ -56,4 +58,14 @@ export async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The Standard Webhooks signature a received request should carry, written out here rather than
+ * taken from the gateway: HMAC-SHA256 of `id.timestamp.body` under the `whsec_` secret.
+ */
+export function signatureOf(secret: string, request: Received): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signed = `${String(request.headers['webhook-id'])}.${String(request.headers['webhook-timestamp'])}.${request.body}`;
+  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
 }
