@@ -75,7 +75,7 @@ export class WebhookAdmin {
 
   async create(accountId: string, body: WebhookCreate): Promise<CreatedWebhook> {
     const url = await this.checkUrl(body.url);
-    oneThreshold(body);
+    const threshold = thresholdOf(body);
     await this.checkKeys(accountId, body.key_ids);
     const existing = await this.store.webhooks.list(accountId);
     if (existing.length >= webhookLimits.perAccount) {
@@ -95,8 +95,8 @@ export class WebhookAdmin {
       events: [...new Set(body.events)],
       keyIds: body.key_ids ? [...new Set(body.key_ids)] : null,
       description: body.description ?? null,
-      balanceLowNanos: body.balance_low_usd === undefined ? null : usdToNanos(body.balance_low_usd),
-      balanceLowPercent: body.balance_low_percent ?? null,
+      balanceLowNanos: threshold.balanceLowNanos ?? null,
+      balanceLowPercent: threshold.balanceLowPercent ?? null,
       expiringSoonSeconds: body.expiring_soon_seconds ?? DEFAULT_EXPIRING_SOON_SECONDS,
       secretSealed: this.options.seal.seal(secret),
       paused: false,
@@ -139,28 +139,13 @@ export class WebhookAdmin {
 
   async change(id: string, body: WebhookChange, accountId?: string): Promise<Webhook> {
     const row = await this.require(id, accountId);
-    const next = {
-      balance_low_usd: body.balance_low_usd === undefined ? undefined : body.balance_low_usd,
-      balance_low_percent: body.balance_low_percent,
-    };
-    // Setting one kind of threshold replaces the other.
-    if (next.balance_low_usd != null && next.balance_low_percent == null)
-      next.balance_low_percent = null;
-    if (next.balance_low_percent != null && next.balance_low_usd == null)
-      next.balance_low_usd = null;
-    oneThreshold(next);
+    const threshold = thresholdOf(body);
     if (body.key_ids) await this.checkKeys(row.accountId, body.key_ids);
     const update: WebhookUpdate = {
       events: body.events ? [...new Set(body.events)] : undefined,
       description: body.description,
       keyIds: body.key_ids === undefined ? undefined : body.key_ids && [...new Set(body.key_ids)],
-      balanceLowNanos:
-        next.balance_low_usd === undefined
-          ? undefined
-          : next.balance_low_usd === null
-            ? null
-            : usdToNanos(next.balance_low_usd),
-      balanceLowPercent: next.balance_low_percent,
+      ...threshold,
       expiringSoonSeconds:
         body.expiring_soon_seconds === undefined
           ? undefined
@@ -227,15 +212,23 @@ export class WebhookAdmin {
   }
 }
 
-function oneThreshold(body: {
+/**
+ * The balance_low threshold a request sets: one kind, USD or a percent of the limit, and setting
+ * one clears the other. A field left out stays as it is (undefined); null clears it.
+ */
+function thresholdOf(body: {
   balance_low_usd?: number | null;
   balance_low_percent?: number | null;
-}): void {
-  if (body.balance_low_usd != null && body.balance_low_percent != null) {
+}): Pick<WebhookUpdate, 'balanceLowNanos' | 'balanceLowPercent'> {
+  const { balance_low_usd: usd, balance_low_percent: percent } = body;
+  if (usd != null && percent != null) {
     throw invalidRequest(
       "Invalid field 'balance_low_percent': give one threshold, balance_low_usd or balance_low_percent, not both.",
     );
   }
+  if (usd != null) return { balanceLowNanos: usdToNanos(usd), balanceLowPercent: null };
+  if (percent != null) return { balanceLowNanos: null, balanceLowPercent: percent };
+  return { balanceLowNanos: usd, balanceLowPercent: percent };
 }
 
 export function publicWebhook(row: WebhookRow): Webhook {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   createdWebhookSchema,
+  type WebhookCreate,
   webhookChangeSchema,
   webhookCreateSchema,
   webhookDeliveryListSchema,
@@ -166,27 +167,33 @@ function docsFor(family: Family) {
   } satisfies Record<string, RouteDoc>;
 }
 
-/** Who is asking: an account (its own endpoints only), or the operator (all; undefined). */
-type Caller = (context: RouteContext) => Promise<string | undefined>;
+/** What differs between the account's and the operator's routes. */
+type Access = {
+  /** Who is asking: an account (its own endpoints only), or the operator (all; undefined). */
+  caller(context: RouteContext): Promise<string | undefined>;
+  /** Whose endpoints a listing shows: the caller's, or the operator's `account_id` filter. */
+  listed(context: RouteContext, caller: string | undefined): string | undefined;
+  /** A creation's owner and settings, from its body. */
+  creation(
+    raw: unknown,
+    caller: string | undefined,
+  ): Promise<{ owner: string; body: WebhookCreate }>;
+};
 
 function addWebhookRoutes(
   router: Router,
   parts: GatewayParts,
   family: Family,
   docs: ReturnType<typeof docsFor>,
-  caller: Caller,
+  access: Access,
 ): void {
   const pattern = (suffix = '') => keyPath(family.prefix, suffix);
-  const admin = family.operationPrefix !== '';
   addRoute(
     router,
     docs.list,
     managed(async (context) => {
-      const accountId = await caller(context);
-      const query = admin
-        ? parseOrRefuse(adminListQuery, queryOf(context.url), 'query parameter')
-        : {};
-      const data = await parts.webhooks.list(accountId ?? query.account_id);
+      const accountId = await access.caller(context);
+      const data = await parts.webhooks.list(access.listed(context, accountId));
       sendJson(context.response, 200, { object: 'list', data }, noStore);
     }),
   );
@@ -194,18 +201,8 @@ function addWebhookRoutes(
     router,
     docs.create,
     managed(async (context) => {
-      const accountId = await caller(context);
-      const raw = await readKeyBody(context.request);
-      let owner: string;
-      let body;
-      if (accountId === undefined) {
-        const { account_id, ...rest } = parseOrRefuse(adminCreateSchema, raw);
-        owner = (await parts.webhooks.accountKey(account_id)).id;
-        body = rest;
-      } else {
-        owner = accountId;
-        body = parseOrRefuse(webhookCreateSchema, raw);
-      }
+      const accountId = await access.caller(context);
+      const { owner, body } = await access.creation(await readKeyBody(context.request), accountId);
       const created = await parts.webhooks.create(owner, body);
       sendJson(context.response, 201, created, noStore);
     }),
@@ -214,7 +211,7 @@ function addWebhookRoutes(
     router,
     docs.show,
     managed(async (context) => {
-      const accountId = await caller(context);
+      const accountId = await access.caller(context);
       sendJson(
         context.response,
         200,
@@ -228,7 +225,7 @@ function addWebhookRoutes(
     router,
     docs.change,
     managed(async (context) => {
-      const accountId = await caller(context);
+      const accountId = await access.caller(context);
       await parts.webhooks.require(context.params.id!, accountId);
       const body = parseOrRefuse(webhookChangeSchema, await readKeyBody(context.request));
       const changed = await parts.webhooks.change(context.params.id!, body, accountId);
@@ -240,7 +237,7 @@ function addWebhookRoutes(
     router,
     docs.remove,
     managed(async (context) => {
-      const accountId = await caller(context);
+      const accountId = await access.caller(context);
       await parts.webhooks.delete(context.params.id!, accountId);
       sendJson(
         context.response,
@@ -255,7 +252,7 @@ function addWebhookRoutes(
     router,
     docs.test,
     managed(async (context) => {
-      const accountId = await caller(context);
+      const accountId = await access.caller(context);
       sendJson(
         context.response,
         200,
@@ -269,7 +266,7 @@ function addWebhookRoutes(
     router,
     docs.deliveries,
     managed(async (context) => {
-      const accountId = await caller(context);
+      const accountId = await access.caller(context);
       const { limit } = parseOrRefuse(deliveriesQuery, queryOf(context.url), 'query parameter');
       const data = await parts.webhooks.deliveries(context.params.id!, limit ?? 20, accountId);
       sendJson(context.response, 200, { object: 'list', data }, noStore);
@@ -291,13 +288,14 @@ const accountDocs = docsFor(accountFamily);
 export const webhookRoutes: RouteFamily = {
   routes: Object.values(accountDocs),
   add(router, parts) {
-    addWebhookRoutes(
-      router,
-      parts,
-      accountFamily,
-      accountDocs,
-      async (context) => (await authorizeAccount(parts, context, 'manages webhooks')).id,
-    );
+    addWebhookRoutes(router, parts, accountFamily, accountDocs, {
+      caller: async (context) => (await authorizeAccount(parts, context, 'manages webhooks')).id,
+      listed: (_context, accountId) => accountId,
+      creation: async (raw, accountId) => ({
+        owner: accountId!,
+        body: parseOrRefuse(webhookCreateSchema, raw),
+      }),
+    });
   },
 };
 
@@ -318,9 +316,17 @@ export const adminWebhookRoutes: RouteFamily = {
     const token = parts.config.adminToken;
     if (token === undefined) return;
     const expected = digestOf(token);
-    addWebhookRoutes(router, parts, adminFamily, adminDocs, async ({ request }) => {
-      requireOperator(request, expected);
-      return undefined;
+    addWebhookRoutes(router, parts, adminFamily, adminDocs, {
+      caller: async ({ request }) => {
+        requireOperator(request, expected);
+        return undefined;
+      },
+      listed: (context) =>
+        parseOrRefuse(adminListQuery, queryOf(context.url), 'query parameter').account_id,
+      creation: async (raw) => {
+        const { account_id, ...body } = parseOrRefuse(adminCreateSchema, raw);
+        return { owner: (await parts.webhooks.accountKey(account_id)).id, body };
+      },
     });
   },
 };
