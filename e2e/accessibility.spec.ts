@@ -1,6 +1,10 @@
 import { expect, test, type Locator, type Page } from './fixtures';
 import { axeViewports, seriousFindings } from './axe';
 
+// Every test opens a page of its own and reads nothing another writes: spread them over the
+// workers (on one, the 56 scans were most of the end-to-end phase).
+test.describe.configure({ mode: 'parallel' });
+
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   {
     path: '/catalog',
