@@ -123,6 +123,8 @@ for (const viewport of axeViewports)
       test('the playground after a reply, and each of its dialogs and its Presets popover, has no serious or critical axe findings', async ({
         page,
       }) => {
+        // A reply and five scans: past 60 s on a 2-core machine shared with another run.
+        test.slow();
         await page.goto('/playground?model=sim/echo-mini');
         await page.getByRole('spinbutton', { name: 'max_tokens' }).fill('20');
         await page.getByRole('textbox', { name: 'Message' }).fill('Hello from the axe scan');
