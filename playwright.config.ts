@@ -11,6 +11,9 @@ const slots = Array.from({ length: e2eSlots }, (_, index) => e2eSlot(index));
 export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
+  // Twice Playwright's 5 s: with another run on the 2 cores, a page's first data took over 5 s.
+  // Checks of how soon something shows keep their own timeouts.
+  expect: { timeout: 10_000 },
   workers: e2eSlots,
   reporter: [['list']],
   use: {

@@ -1,6 +1,10 @@
 import { expect, test, type Locator, type Page } from './fixtures';
 import { axeViewports, seriousFindings } from './axe';
 
+// Every test opens a page of its own and reads nothing another writes: spread them over the
+// workers (on one, the 56 scans were most of the end-to-end phase).
+test.describe.configure({ mode: 'parallel' });
+
 const pages: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
   {
     path: '/catalog',
@@ -119,6 +123,8 @@ for (const viewport of axeViewports)
       test('the playground after a reply, and each of its dialogs and its Presets popover, has no serious or critical axe findings', async ({
         page,
       }) => {
+        // A reply and five scans: past 60 s on a 2-core machine shared with another run.
+        test.slow();
         await page.goto('/playground?model=sim/echo-mini');
         await page.getByRole('spinbutton', { name: 'max_tokens' }).fill('20');
         await page.getByRole('textbox', { name: 'Message' }).fill('Hello from the axe scan');

@@ -125,7 +125,8 @@ test.describe('activity', () => {
 
     // The filters live in the URL: one model, then back to all.
     await page.getByRole('combobox', { name: 'Model' }).click();
-    await page.getByRole('option', { name: 'sim/chat-standard' }).click();
+    // Exact: requests other tests on this workbench made list sim/chat-standard:free here too.
+    await page.getByRole('option', { name: 'sim/chat-standard', exact: true }).click();
     await expect(page).toHaveURL(/model=sim%2Fchat-standard/);
     await expect(table.getByRole('row').filter({ hasText: made[1]!.id })).toHaveCount(1);
     await page.goBack();

@@ -208,6 +208,8 @@ test.describe('child keys', () => {
         test('the Keys page with child keys, and each of their dialogs, has no serious or critical axe findings', async ({
           page,
         }) => {
+          // Eight scans and a rotation: past 60 s on a 2-core machine shared with another run.
+          test.slow();
           await openAccountKeys(page);
           const name = `e2e axe ${where}`;
           const { profile } = await createChildKey(page, {

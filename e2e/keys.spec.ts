@@ -1,4 +1,5 @@
 import { expect, test, type Page } from './fixtures';
+import { chooseProfile } from './child-keys';
 import { gatewayCli, keyIdOf } from './gateway-cli';
 
 function balancePanel(page: Page, profile: string) {
@@ -11,11 +12,6 @@ async function remainingAmount(page: Page, profile: string): Promise<string> {
     .locator('dt', { hasText: 'Remaining' })
     .locator('xpath=following-sibling::dd[1]');
   return (await figure.textContent()) ?? '';
-}
-
-async function chooseProfile(page: Page, profile: string) {
-  await page.getByRole('combobox', { name: 'Key' }).click();
-  await page.getByRole('option', { name: profile }).click();
 }
 
 test.describe.configure({ mode: 'serial' });

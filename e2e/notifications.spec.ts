@@ -97,6 +97,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
     test.use({ colorScheme });
 
     test('the section and its dialogs have no serious axe findings', async ({ page }) => {
+      // A delivery and five scans: past 60 s on a 2-core machine shared with another run.
+      test.slow();
       await openAccountKeys(page);
       const url = `${receiverUrl}?flow=axe-${colorScheme}`;
       await notifications(page).getByRole('button', { name: 'Add endpoint' }).click();

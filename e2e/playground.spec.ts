@@ -40,10 +40,10 @@ function demoKey(profile: string): string {
 async function chooseModel(page: Page, label: string, modelId: string) {
   const combobox = page.getByRole('combobox', { name: label, exact: true });
   await combobox.fill(modelId);
-  await page
-    .getByRole('option', { name: new RegExp(`^${modelId.replace(/[/:.]/g, '\\$&')}\\b`) })
-    .first()
-    .click();
+  // The option's name is the id, then its badges and price: up to a space, so that
+  // sim/chat-standard is not sim/chat-standard:free too.
+  const escaped = modelId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.getByRole('option', { name: new RegExp(`^${escaped}(\\s|$)`) }).click();
   await expect(combobox).toHaveValue(modelId);
 }
 
