@@ -2,7 +2,7 @@
  * State kept in the URL's query string, shared by the catalog and the playground: a view can be
  * bookmarked and shared, and Back undoes a deliberate change.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 /**
@@ -21,11 +21,21 @@ export interface SearchParamState {
 
 export function useSearchParamState(): SearchParamState {
   const [searchParams, setSearchParams] = useSearchParams();
+  // react-router hands a functional update the parameters of its last render, so a second change
+  // made before the first is rendered would write the first one's old value back. Changes build
+  // on the newest address written until the router renders it (see `newestWritten`).
+  const rendered = useRef(searchParams.toString());
+  useLayoutEffect(() => {
+    rendered.current = searchParams.toString();
+  }, [searchParams]);
+  const writes = useRef<Writes>({ from: '', pending: [] });
   const update = useCallback(
     (change: (current: URLSearchParams) => URLSearchParams, history: HistoryMode = 'push') => {
-      setSearchParams((current) => change(new URLSearchParams(current)), {
-        replace: history === 'replace',
-      });
+      const base = newestWritten(writes.current, rendered.current);
+      const next = change(new URLSearchParams(base)).toString();
+      if (writes.current.pending.length === 0) writes.current.from = rendered.current;
+      writes.current.pending.push(next);
+      setSearchParams(new URLSearchParams(next), { replace: history === 'replace' });
     },
     [setSearchParams],
   );
@@ -40,6 +50,23 @@ export function useSearchParamState(): SearchParamState {
     [update],
   );
   return { searchParams, update, setParam };
+}
+
+/** Query strings written and not yet rendered, and the one rendered before the first of them. */
+type Writes = { from: string; pending: string[] };
+
+/**
+ * The query string a change should build on: the newest written while the router has rendered
+ * none of them or only earlier ones, else what it rendered (a navigation from elsewhere, such as
+ * Back, overrides the writes still pending).
+ */
+function newestWritten(writes: Writes, rendered: string): string {
+  const seen = writes.pending.indexOf(rendered);
+  if (seen >= 0) writes.pending.splice(0, seen + 1);
+  else if (rendered !== writes.from) writes.pending.length = 0;
+  if (writes.pending.length === 0) return rendered;
+  writes.from = rendered;
+  return writes.pending.at(-1)!;
 }
 
 /** How long typing pauses before the URL follows, as one history entry. */
