@@ -3,36 +3,24 @@
  * shared child created there is at once a profile the playground can use, and its spend shows
  * on the parent account's Activity page; the full key never reaches the page, unless it is
  * handed over, created or rotated: then it is shown once, copied, works at the gateway, and is
- * kept nowhere. The section and its dialogs have no serious axe findings, light and dark, the
- * rotation dialog also once its steps have run (all done, or stopped by a failed step).
+ * kept nowhere. Their axe scans are in child-keys-axe.spec.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { keyStatusSchema } from '../contract/gateway';
 import { e2eDataDir, e2eGatewayPort } from './environment';
-import { expect, test, type Locator, type Page } from './fixtures';
-import { axeViewports, seriousFindings } from './axe';
+import { expect, test } from './fixtures';
 import {
   childKeyRow,
-  childKeysTable,
   chooseProfile,
   createChildKey,
+  openAccountKeys,
   profileOption,
   requestInPlayground,
   storedSecret,
 } from './child-keys';
 
 test.describe.configure({ mode: 'serial' });
-
-/** The four steps of a rotation dialog, each with its status. */
-function rotationSteps(dialog: Locator) {
-  return dialog.getByRole('list', { name: 'Rotation steps' }).getByRole('listitem');
-}
-
-async function openAccountKeys(page: Page) {
-  await page.goto('/keys?profile=demo-account');
-  await expect(childKeysTable(page)).toBeVisible();
-}
 
 test.describe('child keys', () => {
   test('a shared child made on the Keys page serves the playground, and its spend shows on the account’s Activity', async ({
@@ -198,159 +186,4 @@ test.describe('child keys', () => {
     await expect(profileOption(page, profile)).toHaveCount(0);
     await page.keyboard.press('Escape');
   });
-
-  for (const viewport of axeViewports)
-    for (const colorScheme of ['light', 'dark'] as const) {
-      test.describe(`child keys (${colorScheme}, ${viewport.name})`, () => {
-        test.use({ colorScheme, ...(viewport.size ? { viewport: viewport.size } : {}) });
-        const where = `${colorScheme} ${viewport.name}`;
-
-        test('the Keys page with child keys, and each of their dialogs, has no serious or critical axe findings', async ({
-          page,
-        }) => {
-          // Eight scans and a rotation: past 60 s on a 2-core machine shared with another run.
-          test.slow();
-          await openAccountKeys(page);
-          const name = `e2e axe ${where}`;
-          const { profile } = await createChildKey(page, {
-            kind: 'Allocated',
-            name,
-            limitUsd: '0.25',
-          });
-          await expect(childKeyRow(page, name)).toContainText(profile);
-          expect(await seriousFindings(page)).toEqual([]);
-
-          const row = childKeyRow(page, name);
-          const dialogs: Array<{
-            open: () => Promise<void>;
-            dialog: ReturnType<Page['getByRole']>;
-          }> = [
-            {
-              open: () => page.getByRole('button', { name: 'Create child key' }).click(),
-              dialog: page.getByRole('dialog', { name: 'Create child key' }),
-            },
-            {
-              open: () =>
-                row.getByRole('button', { name: `Set limit & expiry of ${name}` }).click(),
-              dialog: page.getByRole('dialog', { name: `Limit and expiry of “${name}”` }),
-            },
-            {
-              open: () => row.getByRole('button', { name: `History of ${name}` }).click(),
-              dialog: page.getByRole('dialog', { name: `History of “${name}”` }),
-            },
-            {
-              open: () => row.getByRole('button', { name: `Rotate ${name}` }).click(),
-              dialog: page.getByRole('dialog', { name: `Rotate “${name}”` }),
-            },
-            {
-              open: () => row.getByRole('button', { name: `Revoke ${name}` }).click(),
-              dialog: page.getByRole('alertdialog', { name: `Revoke “${name}”?` }),
-            },
-          ];
-          for (const { open, dialog } of dialogs) {
-            await open();
-            await expect(dialog).toBeVisible();
-            // Its content loaded (estimate, history) or its form shows.
-            await expect(
-              dialog.getByRole('status').filter({ hasText: /^Loading|^Estimating/ }),
-            ).toHaveCount(0);
-            expect(await seriousFindings(page)).toEqual([]);
-            await page.keyboard.press('Escape');
-            await expect(dialog).toBeHidden();
-          }
-
-          // The create form showing its errors, too. With them it is taller than a 720 px window, so
-          // clicking Create scrolls the title out of the dialog, above the window's top, and axe's
-          // contrast rule throws on it ("Element midpoint exceeds the grid bounds",
-          // https://github.com/dequelabs/axe-core/issues/4253), checking nothing: a window it fits in
-          // has it all measured.
-          const window = page.viewportSize();
-          await page.setViewportSize({ width: window?.width ?? 1280, height: 1000 });
-          await page.getByRole('button', { name: 'Create child key' }).click();
-          const create = page.getByRole('dialog', { name: 'Create child key' });
-          await create.getByRole('button', { name: 'Create', exact: true }).click();
-          await expect(create.getByText('Give the key a name')).toBeVisible();
-          expect(await seriousFindings(page)).toEqual([]);
-          await page.keyboard.press('Escape');
-          await expect(create).toBeHidden();
-          if (window) await page.setViewportSize(window);
-
-          // The rotation dialog once its steps have run and say how each went, with the outcome.
-          await row.getByRole('button', { name: `Rotate ${name}` }).click();
-          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
-          await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
-          await expect(
-            rotate.getByRole('status').filter({ hasText: 'Rotation complete' }),
-          ).toBeVisible({ timeout: 30_000 });
-          await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Done/, /Done/]);
-          expect(await seriousFindings(page)).toEqual([]);
-        });
-
-        test('the hand-over dialogs, creating and rotating, have no serious or critical axe findings', async ({
-          page,
-        }) => {
-          await openAccountKeys(page);
-          const name = `e2e axe hand-over ${where}`;
-          await page.getByRole('button', { name: 'Create child key' }).click();
-          const create = page.getByRole('dialog', { name: 'Create child key' });
-          await create.getByRole('radio', { name: 'Shared' }).check();
-          await create.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-          await create.getByRole('radio', { name: 'Hand over' }).check();
-          // Sent unconfirmed: the confirmation shows its error.
-          await create.getByRole('button', { name: 'Create', exact: true }).click();
-          await expect(create.getByText(/to hand the key over/)).toBeVisible();
-          expect(await seriousFindings(page)).toEqual([]);
-          await create
-            .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
-            .check();
-          await create.getByRole('button', { name: 'Create', exact: true }).click();
-          await expect(create.getByRole('region', { name: 'Handed-over key' })).toBeVisible();
-          expect(await seriousFindings(page)).toEqual([]);
-          await create.getByRole('button', { name: 'Done' }).click();
-
-          await childKeyRow(page, name)
-            .getByRole('button', { name: `Rotate ${name}` })
-            .click();
-          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
-          await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
-          await expect(rotate.getByText(/to hand the new key over/)).toBeVisible();
-          expect(await seriousFindings(page)).toEqual([]);
-          await rotate
-            .getByRole('checkbox', { name: 'Show the key once; the workbench keeps no copy' })
-            .check();
-          await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
-          await expect(rotate.getByRole('region', { name: 'Handed-over key' })).toBeVisible();
-          expect(await seriousFindings(page)).toEqual([]);
-        });
-
-        test('the rotation dialog stopped by a failed step has no serious or critical axe findings', async ({
-          page,
-        }) => {
-          await openAccountKeys(page);
-          const name = `e2e axe failed rotation ${where}`;
-          // Too little to pay for one token of sim/reasoner-large, the verify request's model below.
-          await createChildKey(page, { kind: 'Allocated', name, limitUsd: '0.00005' });
-          // The dialog verifies with the catalog's cheapest (free) model; asking for a dear one
-          // instead makes the real step 3 fail with 402, so the flow stops half-way.
-          await page.route('**/rotation', (route) =>
-            route.continue({
-              postData: JSON.stringify({
-                ...(route.request().postDataJSON() as object),
-                model: 'sim/reasoner-large',
-              }),
-            }),
-          );
-          await childKeyRow(page, name)
-            .getByRole('button', { name: `Rotate ${name}` })
-            .click();
-          const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
-          await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
-          await expect(
-            rotate.getByRole('alert').filter({ hasText: 'The rotation failed at step 3' }),
-          ).toBeVisible({ timeout: 30_000 });
-          await expect(rotationSteps(rotate)).toHaveText([/Done/, /Done/, /Failed/, /Not run/]);
-          expect(await seriousFindings(page)).toEqual([]);
-        });
-      });
-    }
 });

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import { cfRayPattern } from '../contract/gateway';
 import { e2eDataDir } from './environment';
 
@@ -93,4 +93,15 @@ export async function requestInPlayground(page: Page, turn: number, text: string
   const charged = reply.locator('div:has(> dt:text-is("Charged")) > dd');
   await expect(charged).toHaveText(/^\$\d/, { timeout: 15_000 });
   return { id: (await traceId.textContent()) ?? '', cost: (await charged.textContent()) ?? '' };
+}
+
+/** The Keys page of the demo account, once its child keys are listed. */
+export async function openAccountKeys(page: Page) {
+  await page.goto('/keys?profile=demo-account');
+  await expect(childKeysTable(page)).toBeVisible();
+}
+
+/** The four steps of a rotation dialog, each with its status. */
+export function rotationSteps(dialog: Locator) {
+  return dialog.getByRole('list', { name: 'Rotation steps' }).getByRole('listitem');
 }
