@@ -16,6 +16,7 @@ import { postgresStoredResponses } from './stored-responses';
 import { postgresProviderStats } from './provider-stats';
 import { postgresDatabase } from './sql-database';
 import { webhookStore } from './webhooks';
+import { KeyChangeListener, keyChannel, keyStore } from './keys';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -29,23 +30,19 @@ import type {
   GenerationRow,
   InflightCheckpoint,
   InflightRow,
-  KeyUpdate,
   LedgerTotals,
   RecordCorrection,
 } from './store';
 import {
-  type KeyRecord,
-  toKeyRow,
   type GenerationRecord,
   toGenerationRow,
   type InflightRecord,
   toInflightRow,
   type FundingRecord,
   toFundingFigures,
-  type KeyEventRecord,
-  toKeyEventRow,
-  keyColumns,
 } from './records';
+
+export { keyChannel } from './keys';
 
 export type PostgresStoreOptions = {
   /** The schema to keep the tables in (created if missing): `public` unless given. */
@@ -57,18 +54,8 @@ export type PostgresStoreOptions = {
   poolSize?: number;
 };
 
-/**
- * The channel `insertKey` and `updateKey` notify on, with the key's id as the payload:
- * `gateway_keys`, or `gateway_keys_<schema>` outside `public`. Notifications are database-wide;
- * the schema in the name keeps gateways (and test runs) in other schemas from waking this one.
- */
-export const keyChannel = (schema: string): string =>
-  schema === 'public' ? 'gateway_keys' : `gateway_keys_${schema}`;
-
 /** Advisory lock class of settlement (the second key is the schema's hash). */
 const SETTLEMENT_LOCK = 0x6777_0002;
-
-const LISTENER_RETRY_MS = 500;
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -256,101 +243,6 @@ class KeyDeltas {
 /** A transaction's connection, found by the store calls made inside it. */
 type OpenTransaction = { client: pg.PoolClient; ended: boolean };
 
-/**
- * One connection that LISTENs for key changes on behalf of every watcher of the store; when it
- * drops, it reconnects, and tells the watchers something may have changed meanwhile.
- */
-class KeyChangeListener {
-  private client: pg.Client | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  /** Counts connection attempts and stops: an attempt overtaken by another ends its client. */
-  private attempt = 0;
-  private readonly watchers = new Set<() => void>();
-
-  constructor(
-    private readonly config: pg.ClientConfig,
-    private readonly channel: string,
-    private readonly logger: Logger | undefined,
-  ) {}
-
-  watch(onChange: () => void): () => void {
-    const watcher = () => onChange();
-    this.watchers.add(watcher);
-    if (this.watchers.size === 1) void this.connect(false);
-    return () => {
-      this.watchers.delete(watcher);
-      if (this.watchers.size === 0) this.stop();
-    };
-  }
-
-  stop(): void {
-    this.attempt++;
-    this.watchers.clear();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const client = this.client;
-    this.client = null;
-    void client?.end().catch(() => {});
-  }
-
-  private get watching() {
-    return this.watchers.size > 0;
-  }
-
-  private notify(): void {
-    for (const watcher of this.watchers) {
-      try {
-        watcher();
-      } catch (error) {
-        this.logger?.error({ err: error }, 'a key-change watcher failed');
-      }
-    }
-  }
-
-  private async connect(afterDrop: boolean): Promise<void> {
-    const attempt = ++this.attempt;
-    const client = new pg.Client(this.config);
-    client.on('notification', (message) => {
-      if (message.channel === this.channel) this.notify();
-    });
-    // Without a handler, a dropped connection's error would end the process.
-    client.on('error', (error) => {
-      this.logger?.warn({ err: error }, 'the key-change listener lost its connection');
-    });
-    client.on('end', () => {
-      if (this.client !== client) return;
-      this.client = null;
-      this.retry();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${this.channel}`);
-    } catch (error) {
-      void client.end().catch(() => {});
-      if (attempt !== this.attempt) return;
-      this.logger?.warn({ err: error }, 'the key-change listener could not connect; retrying');
-      this.retry();
-      return;
-    }
-    if (!this.watching || attempt !== this.attempt) {
-      void client.end().catch(() => {});
-      return;
-    }
-    this.client = client;
-    // Changes made while it was away were not heard: the watchers reread.
-    if (afterDrop) this.notify();
-  }
-
-  private retry(): void {
-    if (!this.watching || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (this.watching) void this.connect(true);
-    }, LISTENER_RETRY_MS);
-    this.retryTimer.unref();
-  }
-}
-
 /** `application_name` is at most 63 bytes; longer is cut by the server with a notice. */
 const applicationName = (name: string) => name.slice(0, 63);
 
@@ -525,9 +417,6 @@ export async function openPostgresStore(
     await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [ids]);
   };
 
-  const notifyKeyChange = (statement: string) =>
-    `WITH changed AS (${statement} RETURNING id) SELECT pg_notify('${channel}', id) FROM changed`;
-
   const fundingFigures = async (fundingKeyId: string) => {
     const { rows } = await query<FundingRecord>(
       `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos, reserved_nanos
@@ -539,63 +428,13 @@ export async function openPostgresStore(
 
   let closing: Promise<void> | undefined;
 
+  const db = postgresDatabase((text, values) => query(text, values));
   const store: GatewayStore = {
     engine: 'postgres',
     responses: postgresStoredResponses(pool),
-    webhooks: webhookStore(
-      postgresDatabase((text, values) => query(text, values)),
-      (work) => transaction(work),
-    ),
+    webhooks: webhookStore(db, (work) => transaction(work)),
     providerStats: postgresProviderStats(pool),
-    listKeys: async () =>
-      (await query<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).rows.map(toKeyRow),
-    getKey: async (id) => {
-      const { rows } = await query<KeyRecord>('SELECT * FROM keys WHERE id = $1', [id]);
-      return rows[0] ? toKeyRow(rows[0]) : undefined;
-    },
-    findKeyByDigest: async (digest) => {
-      const { rows } = await query<KeyRecord>('SELECT * FROM keys WHERE digest = $1', [digest]);
-      return rows[0] ? toKeyRow(rows[0]) : undefined;
-    },
-    insertKey: async (row) => {
-      await query(
-        notifyKeyChange(
-          `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
-             consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
-             replaces_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-        ),
-        [
-          row.id,
-          row.kind,
-          row.parentId,
-          row.name,
-          row.digest,
-          row.masked,
-          row.limitNanos,
-          row.graceNanos,
-          row.consumptionNanos,
-          row.expiresAt,
-          row.disabled,
-          row.revokedAt,
-          row.createdAt,
-          row.rpmLimit,
-          row.tpmLimit,
-          row.replacesId ?? null,
-        ],
-      );
-    },
-    updateKey: async (id, update) => {
-      const entries = Object.entries(update).filter(([, value]) => value !== undefined);
-      if (entries.length === 0) return;
-      const assignments = entries.map(
-        ([field], index) => `${keyColumns[field as keyof KeyUpdate]} = $${index + 2}`,
-      );
-      await query(notifyKeyChange(`UPDATE keys SET ${assignments.join(', ')} WHERE id = $1`), [
-        id,
-        ...entries.map(([, value]) => value),
-      ]);
-    },
+    ...keyStore(db, { channel }),
     insertGenerations: async (rows) => {
       if (rows.length === 0) return [];
       return transaction(async () => {
@@ -661,27 +500,6 @@ export async function openPostgresStore(
         [fundingKeyId],
       );
       return rows[0]!.total;
-    },
-    insertKeyEvent: async (event) => {
-      await query(
-        `INSERT INTO key_events (key_id, actor, action, changes, note, created_at)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
-        [
-          event.keyId,
-          event.actor,
-          event.action,
-          JSON.stringify(event.changes),
-          event.note,
-          event.createdAt,
-        ],
-      );
-    },
-    listKeyEvents: async (keyId, { limit, beforeId }) => {
-      const { rows } = await query<KeyEventRecord>(
-        'SELECT * FROM key_events WHERE key_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
-        [keyId, beforeId ?? Number.MAX_SAFE_INTEGER, limit],
-      );
-      return rows.map(toKeyEventRow);
     },
     insertLedgerEntry: async (entry) => {
       await query(

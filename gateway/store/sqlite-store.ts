@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
+import { keyStore, sqliteKeyChanges } from './keys';
 import { sqliteProviderStats } from './provider-stats';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
@@ -18,26 +19,14 @@ import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
 import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
-import type {
-  ActivityRow,
-  GatewayStore,
-  GenerationRow,
-  InflightRow,
-  KeyUpdate,
-  ReclaimResult,
-} from './store';
+import type { ActivityRow, GatewayStore, GenerationRow, InflightRow, ReclaimResult } from './store';
 import {
-  type KeyRecord,
-  toKeyRow,
   type GenerationRecord,
   toGenerationRow,
   type InflightRecord,
   toInflightRow,
   type FundingRecord,
   toFundingFigures,
-  type KeyEventRecord,
-  toKeyEventRow,
-  keyColumns,
 } from './records';
 
 export { generationListQuery } from './generation-query';
@@ -132,30 +121,11 @@ export function openSqliteStore(
   if (waitsAsynchronously) database.pragma('busy_timeout = 0');
 
   const statements = {
-    keysVersion: database.prepare('SELECT version FROM keys_version').pluck(),
-    listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
-    getKey: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE id = ?'),
-    findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
-    insertKey: database.prepare(
-      `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
-         consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
-         replaces_id)
-       VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
-         @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt, @rpmLimit, @tpmLimit,
-         @replacesId)`,
-    ),
     pendingFor: database
       .prepare<[string], number>(
         'SELECT IFNULL(SUM(cost_nanos), 0) FROM generations WHERE settled = 0 AND funding_key_id = ?',
       )
       .pluck(),
-    insertKeyEvent: database.prepare(
-      `INSERT INTO key_events (key_id, actor, action, changes, note, created_at)
-       VALUES (@keyId, @actor, @action, @changes, @note, @createdAt)`,
-    ),
-    listKeyEvents: database.prepare<[string, number, number], KeyEventRecord>(
-      'SELECT * FROM key_events WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
-    ),
     insertLedgerEntry: database.prepare(
       `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
          limit_nanos, counterpart_id, note, actor, created_at)
@@ -211,32 +181,6 @@ export function openSqliteStore(
        WHERE id = @fundingKeyId
          AND consumption_nanos + pending_nanos + reserved_nanos + @nanos <= limit_nanos + grace_nanos`,
     ),
-  };
-
-  /**
-   * On every authenticated request. Read once per turn of the event loop: every request read in
-   * this turn was sent before the turn began, so a commit it could know of (a command line that
-   * exited before it was sent) is already counted, and a busy gateway reads it once per batch of
-   * requests instead of once per request.
-   */
-  let versionThisTurn: number | null = null;
-  let lastVersion = -1;
-  /** The number now; the last one read while the file is busy (the next turn reads again). */
-  const readKeysVersion = (): number => {
-    try {
-      lastVersion = statements.keysVersion.get() as number;
-    } catch (error) {
-      if (!isBusy(error) || lastVersion === -1) throw error;
-    }
-    return lastVersion;
-  };
-  const keysVersion = (fresh = false): number => {
-    if (fresh) return readKeysVersion();
-    if (versionThisTurn === null) {
-      versionThisTurn = readKeysVersion();
-      setImmediate(() => (versionThisTurn = null));
-    }
-    return versionThisTurn;
   };
 
   // Statements of listings, one per shape of filter, prepared once each.
@@ -362,45 +306,14 @@ export function openSqliteStore(
     }
   };
 
+  const db = sqliteDatabase(database, run);
   const store: GatewayStore = {
     engine: 'sqlite',
     responses: sqliteStoredResponses(database, run),
-    webhooks: webhookStore(sqliteDatabase(database, run), (work) => store.transaction(work)),
+    webhooks: webhookStore(db, (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
-    listKeys: () => run(() => statements.listKeys.all().map(toKeyRow)),
-    getKey: (id) =>
-      run(() => {
-        const record = statements.getKey.get(id);
-        return record ? toKeyRow(record) : undefined;
-      }),
-    findKeyByDigest: (digest) =>
-      run(() => {
-        const record = statements.findKeyByDigest.get(digest);
-        return record ? toKeyRow(record) : undefined;
-      }),
-    insertKey: (row) =>
-      run(() => {
-        statements.insertKey.run({
-          ...row,
-          disabled: row.disabled ? 1 : 0,
-          replacesId: row.replacesId ?? null,
-        });
-      }),
-    updateKey: (id, update) =>
-      run(() => {
-        const entries = Object.entries(update).filter(([, value]) => value !== undefined);
-        if (entries.length === 0) return;
-        const assignments = entries.map(
-          ([field]) => `${keyColumns[field as keyof KeyUpdate]} = @${field}`,
-        );
-        const values = Object.fromEntries(
-          entries.map(([field, value]) => [
-            field,
-            typeof value === 'boolean' ? Number(value) : value,
-          ]),
-        );
-        prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
-      }),
+    ...keyStore(db),
+    ...sqliteKeyChanges(database, isBusy),
     insertGenerations: async (rows, insertOptions) =>
       onThread(insertOptions?.busy === true)
         ? await run(() => writerThread!.insert(rows))
@@ -441,16 +354,6 @@ export function openSqliteStore(
         }));
       }),
     pendingFor: (fundingKeyId) => run(() => statements.pendingFor.get(fundingKeyId) ?? 0),
-    insertKeyEvent: (event) =>
-      run(() => {
-        statements.insertKeyEvent.run({ ...event, changes: JSON.stringify(event.changes) });
-      }),
-    listKeyEvents: (keyId, { limit, beforeId }) =>
-      run(() =>
-        statements.listKeyEvents
-          .all(keyId, beforeId ?? Number.MAX_SAFE_INTEGER, limit)
-          .map(toKeyEventRow),
-      ),
     insertLedgerEntry: (entry) =>
       run(() => {
         statements.insertLedgerEntry.run(entry);
@@ -502,19 +405,6 @@ export function openSqliteStore(
         return record ? toFundingFigures(record) : undefined;
       }),
     reserve: (row) => run(() => reserve.immediate(row)),
-    watchKeyChanges: (onChange) => {
-      let seen = readKeysVersion();
-      const timer = setInterval(() => {
-        const version = readKeysVersion();
-        if (version !== seen) {
-          seen = version;
-          onChange();
-        }
-      }, 250);
-      timer.unref();
-      return () => clearInterval(timer);
-    },
-    keysVersion,
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
       while (open !== null) await open.catch(() => {});
