@@ -17,6 +17,7 @@ import { postgresProviderStats } from './provider-stats';
 import { postgresDatabase } from './sql-database';
 import { webhookStore } from './webhooks';
 import { KeyChangeListener, keyChannel, keyStore } from './keys';
+import { ledgerStore } from './ledger';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -30,7 +31,6 @@ import type {
   GenerationRow,
   InflightCheckpoint,
   InflightRow,
-  LedgerTotals,
   RecordCorrection,
 } from './store';
 import {
@@ -435,6 +435,7 @@ export async function openPostgresStore(
     webhooks: webhookStore(db, (work) => transaction(work)),
     providerStats: postgresProviderStats(pool),
     ...keyStore(db, { channel }),
+    ...ledgerStore(db),
     insertGenerations: async (rows) => {
       if (rows.length === 0) return [];
       return transaction(async () => {
@@ -500,35 +501,6 @@ export async function openPostgresStore(
         [fundingKeyId],
       );
       return rows[0]!.total;
-    },
-    insertLedgerEntry: async (entry) => {
-      await query(
-        `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
-           limit_nanos, counterpart_id, note, actor, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          entry.keyId,
-          entry.entry,
-          entry.rechargeNanos,
-          entry.creditNanos,
-          entry.allocatedNanos,
-          entry.limitNanos,
-          entry.counterpartId,
-          entry.note,
-          entry.actor,
-          entry.createdAt,
-        ],
-      );
-    },
-    ledgerTotals: async (keyId) => {
-      const { rows } = await query<LedgerTotals>(
-        `SELECT COALESCE(SUM(recharge_nanos), 0) AS "rechargeNanos",
-           COALESCE(SUM(credit_nanos), 0) AS "creditNanos",
-           COALESCE(SUM(allocated_nanos), 0) AS "allocatedNanos"
-         FROM key_ledger WHERE key_id = $1`,
-        [keyId],
-      );
-      return rows[0]!;
     },
     transaction,
     pendingByFundingKey: async () => {

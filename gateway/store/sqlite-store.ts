@@ -11,6 +11,7 @@ import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
 import { keyStore, sqliteKeyChanges } from './keys';
+import { ledgerStore } from './ledger';
 import { sqliteProviderStats } from './provider-stats';
 import type { Nanos } from '../billing/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
@@ -126,20 +127,6 @@ export function openSqliteStore(
         'SELECT IFNULL(SUM(cost_nanos), 0) FROM generations WHERE settled = 0 AND funding_key_id = ?',
       )
       .pluck(),
-    insertLedgerEntry: database.prepare(
-      `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
-         limit_nanos, counterpart_id, note, actor, created_at)
-       VALUES (@keyId, @entry, @rechargeNanos, @creditNanos, @allocatedNanos, @limitNanos,
-         @counterpartId, @note, @actor, @createdAt)`,
-    ),
-    ledgerTotals: database.prepare<
-      [string],
-      { rechargeNanos: number; creditNanos: number; allocatedNanos: number }
-    >(
-      `SELECT IFNULL(SUM(recharge_nanos), 0) AS rechargeNanos, IFNULL(SUM(credit_nanos), 0) AS creditNanos,
-         IFNULL(SUM(allocated_nanos), 0) AS allocatedNanos
-       FROM key_ledger WHERE key_id = ?`,
-    ),
     getGeneration: database.prepare<[string], GenerationRecord>(
       'SELECT * FROM generations WHERE id = ?',
     ),
@@ -313,6 +300,7 @@ export function openSqliteStore(
     webhooks: webhookStore(db, (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
     ...keyStore(db),
+    ...ledgerStore(db),
     ...sqliteKeyChanges(database, isBusy),
     insertGenerations: async (rows, insertOptions) =>
       onThread(insertOptions?.busy === true)
@@ -354,11 +342,6 @@ export function openSqliteStore(
         }));
       }),
     pendingFor: (fundingKeyId) => run(() => statements.pendingFor.get(fundingKeyId) ?? 0),
-    insertLedgerEntry: (entry) =>
-      run(() => {
-        statements.insertLedgerEntry.run(entry);
-      }),
-    ledgerTotals: (keyId) => run(() => statements.ledgerTotals.get(keyId)!),
     transaction: async (work) => {
       if (joined()) return work();
       // BEGIN and marking the transaction open happen in one synchronous step, so no other
