@@ -19,22 +19,15 @@ import { webhookStore } from './webhooks';
 import { KeyChangeListener, keyChannel, keyStore } from './keys';
 import { ledgerStore } from './ledger';
 import { KeyDeltas, postgresWrites } from './postgres-writes';
+import { postgresInflight } from './inflight';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
-import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { activityQuery, generationListQuery, toPositional } from './generation-query';
 import { checkSchemaName, migratePostgres } from './migrate';
-import type { GatewayStore, InflightCheckpoint, InflightRow } from './store';
-import {
-  type GenerationRecord,
-  toGenerationRow,
-  type InflightRecord,
-  toInflightRow,
-  type FundingRecord,
-  toFundingFigures,
-} from './records';
+import type { GatewayStore } from './store';
+import { type GenerationRecord, toGenerationRow } from './records';
 
 export { keyChannel } from './keys';
 
@@ -65,34 +58,6 @@ const types: pg.CustomTypesConfig = {
       ? (value: string) => Number(value)
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-const toInflightRecord = (row: InflightRow): InflightRecord => ({
-  id: row.id,
-  key_id: row.keyId,
-  funding_key_id: row.fundingKeyId,
-  model: row.model,
-  provider: row.provider,
-  upstream_model: row.upstreamModel,
-  form: row.form,
-  streamed: row.streamed,
-  prompt_tokens: row.promptTokens,
-  completion_tokens: row.completionTokens,
-  cost_nanos: row.costNanos,
-  reserved_nanos: row.reservedNanos,
-  instance_id: row.instanceId,
-  lease_expires_at: row.leaseExpiresAt,
-  created_at: row.createdAt,
-});
-
-/** The columns of an in-flight row as `jsonb_to_recordset` reads them. */
-const inflightColumns = `id text, key_id text, funding_key_id text, model text, provider text,
-  upstream_model text, form text, streamed boolean, prompt_tokens bigint, completion_tokens bigint,
-  cost_nanos bigint, reserved_nanos bigint, instance_id text, lease_expires_at bigint,
-  created_at bigint`;
-
-const inflightColumnList = `id, key_id, funding_key_id, model, provider, upstream_model, form,
-  streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
-  lease_expires_at, created_at`;
 
 /** A transaction's connection, found by the store calls made inside it. */
 type OpenTransaction = { client: pg.PoolClient; ended: boolean };
@@ -197,16 +162,8 @@ export async function openPostgresStore(
     }
   };
 
-  const { applyDeltas, insertRecords, deleteInflight, notifyKeys } = postgresWrites(query, channel);
-
-  const fundingFigures = async (fundingKeyId: string) => {
-    const { rows } = await query<FundingRecord>(
-      `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos, reserved_nanos
-       FROM keys WHERE id = $1`,
-      [fundingKeyId],
-    );
-    return rows[0] ? toFundingFigures(rows[0]) : undefined;
-  };
+  const writes = postgresWrites(query, channel);
+  const { applyDeltas, insertRecords, deleteInflight, notifyKeys } = writes;
 
   let closing: Promise<void> | undefined;
 
@@ -218,6 +175,7 @@ export async function openPostgresStore(
     providerStats: postgresProviderStats(pool),
     ...keyStore(db, { channel }),
     ...ledgerStore(db),
+    ...postgresInflight(db, { query, transaction, leasePool, writes }),
     insertGenerations: async (rows) => {
       if (rows.length === 0) return [];
       return transaction(async () => {
@@ -322,116 +280,6 @@ export async function openPostgresStore(
         await notifyKeys(rows.map((row) => row.funding_key_id));
         return new Map(rows.map((row) => [row.funding_key_id, row.total]));
       }),
-    openInflight: async (rows) => {
-      if (rows.length === 0) return;
-      // Part of the lease renewal pass (billing/inflight-rows.ts): on its connection.
-      await query(
-        `INSERT INTO inflight (${inflightColumnList})
-         SELECT ${inflightColumnList} FROM jsonb_to_recordset($1::jsonb) AS r(${inflightColumns})`,
-        [JSON.stringify(rows.map(toInflightRecord))],
-        undefined,
-        leasePool,
-      );
-    },
-    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints: InflightCheckpoint[], renew) =>
-      transaction(async () => {
-        // Rows another transaction holds are skipped rather than waited for: a record or a drop
-        // removing them (the request is ending), or a reclaim closing them (the lease was lost
-        // already). Waiting behind a busy key's records would make the renewal late.
-        await query(
-          `UPDATE inflight SET lease_expires_at = $2 WHERE id IN (
-             SELECT id FROM inflight WHERE instance_id = $1 AND ($3::text[] IS NULL OR id = ANY($3))
-             ORDER BY id FOR UPDATE SKIP LOCKED
-           )`,
-          [instanceId, leaseExpiresAt, renew ?? null],
-        );
-        if (checkpoints.length === 0) return;
-        const input = [...checkpoints]
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-          .map((checkpoint) => ({
-            id: checkpoint.id,
-            provider: checkpoint.provider,
-            upstream_model: checkpoint.upstreamModel,
-            prompt_tokens: checkpoint.promptTokens,
-            completion_tokens: checkpoint.completionTokens,
-            cost_nanos: checkpoint.costNanos,
-          }));
-        await query(
-          `UPDATE inflight SET provider = c.provider, upstream_model = c.upstream_model,
-             prompt_tokens = c.prompt_tokens, completion_tokens = c.completion_tokens,
-             cost_nanos = c.cost_nanos
-           FROM jsonb_to_recordset($1::jsonb) AS c(id text, provider text, upstream_model text,
-             prompt_tokens bigint, completion_tokens bigint, cost_nanos bigint)
-           WHERE inflight.id = c.id AND inflight.id IN (
-             SELECT id FROM inflight WHERE id = ANY($2::text[]) ORDER BY id FOR UPDATE SKIP LOCKED
-           )`,
-          [JSON.stringify(input), input.map((checkpoint) => checkpoint.id)],
-        );
-      }, leasePool),
-    dropInflight: async (ids) => {
-      if (ids.length === 0) return;
-      await transaction(async () => {
-        const deltas = new KeyDeltas();
-        await deleteInflight(ids, deltas);
-        await applyDeltas(deltas);
-      });
-    },
-    reclaimInflight: (nowMs, reclaimOptions) =>
-      transaction(async () => {
-        // Rows another reclaim (or the owner's own write) holds are skipped: each is closed by
-        // whoever deletes it, once.
-        const { rows } = await query<InflightRecord>(
-          `DELETE FROM inflight WHERE id IN (
-             SELECT id FROM inflight WHERE lease_expires_at < $1 OR instance_id = $2
-             ORDER BY id FOR UPDATE SKIP LOCKED
-           )
-           RETURNING *`,
-          [nowMs, reclaimOptions?.instanceId ?? null],
-        );
-        const closed = rows.map(toInflightRow);
-        const deltas = new KeyDeltas();
-        const released = new Map<string, Nanos>();
-        for (const row of closed) {
-          if (row.reservedNanos === 0) continue;
-          deltas.add(row.fundingKeyId, 'reserved', -row.reservedNanos);
-          released.set(row.fundingKeyId, (released.get(row.fundingKeyId) ?? 0) + row.reservedNanos);
-        }
-        const candidates = closed
-          .filter(hasCheckpointedUsage)
-          .map((row) => endedEarlyRecord(row, nowMs));
-        const written =
-          candidates.length > 0
-            ? (await insertRecords(candidates, deltas, true)).inserted
-            : new Set<string>();
-        await applyDeltas(deltas);
-        return { records: candidates.filter((record) => written.has(record.id)), released };
-      }),
-    listInflight: async () =>
-      (await query<InflightRecord>('SELECT * FROM inflight ORDER BY created_at, id')).rows.map(
-        toInflightRow,
-      ),
-    fundingFigures,
-    reserve: async (row) => {
-      // The guard and the increment are one statement, and the in-flight row is written by the
-      // same statement only when the guard let it through.
-      const record = toInflightRecord(row);
-      const { rowCount } = await query(
-        `WITH funded AS (
-           UPDATE keys SET reserved_nanos = reserved_nanos + $2::bigint
-           WHERE id = $1 AND consumption_nanos + pending_nanos + reserved_nanos + $2::bigint
-             <= limit_nanos + grace_nanos
-           RETURNING id
-         )
-         INSERT INTO inflight (${inflightColumnList})
-         SELECT r.* FROM funded,
-           jsonb_to_record($3::jsonb) AS r(${inflightColumns})`,
-        [row.fundingKeyId, row.reservedNanos, JSON.stringify(record)],
-      );
-      if (rowCount === 1) return { ok: true };
-      const figures = await fundingFigures(row.fundingKeyId);
-      if (!figures) throw new Error(`No funding key ${row.fundingKeyId} to reserve against.`);
-      return { ok: false, figures };
-    },
     watchKeyChanges: (onChange) => listener.watch(onChange),
     ping: async () => {
       await query('SELECT 1');

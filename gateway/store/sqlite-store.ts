@@ -12,23 +12,15 @@ import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
 import { keyStore, sqliteKeyChanges } from './keys';
 import { ledgerStore } from './ledger';
+import { sqliteInflight } from './inflight';
 import { sqliteProviderStats } from './provider-stats';
-import type { Nanos } from '../billing/money';
-import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
 import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
-import type { ActivityRow, GatewayStore, GenerationRow, InflightRow, ReclaimResult } from './store';
-import {
-  type GenerationRecord,
-  toGenerationRow,
-  type InflightRecord,
-  toInflightRow,
-  type FundingRecord,
-  toFundingFigures,
-} from './records';
+import type { ActivityRow, GatewayStore } from './store';
+import { type GenerationRecord, toGenerationRow } from './records';
 
 export { generationListQuery } from './generation-query';
 
@@ -130,44 +122,6 @@ export function openSqliteStore(
     getGeneration: database.prepare<[string], GenerationRecord>(
       'SELECT * FROM generations WHERE id = ?',
     ),
-    insertInflight: database.prepare(
-      `INSERT INTO inflight (id, key_id, funding_key_id, model, provider, upstream_model, form,
-         streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
-         lease_expires_at, created_at)
-       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @upstreamModel, @form, @streamed,
-         @promptTokens, @completionTokens, @costNanos, @reservedNanos, @instanceId,
-         @leaseExpiresAt, @createdAt)`,
-    ),
-    renewLeases: database.prepare<[number, string]>(
-      'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ?',
-    ),
-    renewLease: database.prepare<[number, string, string]>(
-      'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ? AND id = ?',
-    ),
-    checkpointInflight: database.prepare(
-      `UPDATE inflight SET provider = @provider, upstream_model = @upstreamModel,
-         prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
-         cost_nanos = @costNanos
-       WHERE id = @id`,
-    ),
-    reclaimInflight: database.prepare<{ now: number; instanceId: string | null }, InflightRecord>(
-      `DELETE FROM inflight WHERE lease_expires_at < @now OR instance_id = @instanceId
-       RETURNING *`,
-    ),
-    listInflight: database.prepare<[], InflightRecord>(
-      'SELECT * FROM inflight ORDER BY created_at, id',
-    ),
-    fundingFigures: database.prepare<[string], FundingRecord>(
-      `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos, reserved_nanos
-       FROM keys WHERE id = ?`,
-    ),
-    // The guard and the increment in one statement: admission never overshoots, whoever else
-    // (another process on the file) reserves at the same time.
-    reserveFunds: database.prepare<{ fundingKeyId: string; nanos: number }>(
-      `UPDATE keys SET reserved_nanos = reserved_nanos + @nanos
-       WHERE id = @fundingKeyId
-         AND consumption_nanos + pending_nanos + reserved_nanos + @nanos <= limit_nanos + grace_nanos`,
-    ),
   };
 
   // Statements of listings, one per shape of filter, prepared once each.
@@ -202,66 +156,6 @@ export function openSqliteStore(
       : null;
   // Without a thread (the command line, an in-memory database) the main connection writes them.
   if (!writerThread && recordSync === 'full') database.pragma('synchronous = FULL');
-
-  const openInflight = database.transaction((rows: InflightRow[]) => {
-    for (const row of rows) {
-      statements.insertInflight.run({ ...row, streamed: row.streamed ? 1 : 0 });
-    }
-  });
-
-  const checkpointInflight = database.transaction(
-    (
-      instanceId: string,
-      leaseExpiresAt: number,
-      checkpoints: Parameters<GatewayStore['checkpointInflight']>[2],
-      renew: string[] | undefined,
-    ) => {
-      if (renew === undefined) statements.renewLeases.run(leaseExpiresAt, instanceId);
-      else for (const id of renew) statements.renewLease.run(leaseExpiresAt, instanceId, id);
-      for (const checkpoint of checkpoints) statements.checkpointInflight.run(checkpoint);
-    },
-  );
-
-  const dropInflight = database.transaction((ids: string[]) => {
-    const batch = writes.newBatch();
-    for (const id of ids) writes.freeInflight(batch, id);
-    writes.apply(batch);
-  });
-
-  // Read-then-write transactions take the write lock first (`immediate`): another process on the
-  // file cannot slip in between, and a busy lock is waited for instead of failing the upgrade.
-  const reclaim = database.transaction((nowMs: number, instanceId: string | null) => {
-    const closed = statements.reclaimInflight.all({ now: nowMs, instanceId }).map(toInflightRow);
-    const batch = writes.newBatch();
-    const released = new Map<string, Nanos>();
-    const records: GenerationRow[] = [];
-    for (const row of closed) {
-      if (row.reservedNanos !== 0) {
-        writes.release(batch, row.fundingKeyId, row.reservedNanos);
-        released.set(row.fundingKeyId, (released.get(row.fundingKeyId) ?? 0) + row.reservedNanos);
-      }
-      if (!hasCheckpointedUsage(row)) continue;
-      const record = endedEarlyRecord(row, nowMs);
-      writes.insert(batch, record, true);
-      records.push(record);
-    }
-    writes.apply(batch);
-    return { records, released } satisfies ReclaimResult;
-  });
-
-  const reserve = database.transaction((row: InflightRow) => {
-    const { changes } = statements.reserveFunds.run({
-      fundingKeyId: row.fundingKeyId,
-      nanos: row.reservedNanos,
-    });
-    if (changes === 1) {
-      statements.insertInflight.run({ ...row, streamed: row.streamed ? 1 : 0 });
-      return { ok: true as const };
-    }
-    const figures = statements.fundingFigures.get(row.fundingKeyId);
-    if (!figures) throw new Error(`No funding key ${row.fundingKeyId} to reserve against.`);
-    return { ok: false as const, figures: toFundingFigures(figures) };
-  });
 
   // A transaction's store calls find it through async context; calls from elsewhere wait until
   // it ends, so they never join (or are rolled back with) a change they are no part of.
@@ -302,6 +196,7 @@ export function openSqliteStore(
     ...keyStore(db),
     ...ledgerStore(db),
     ...sqliteKeyChanges(database, isBusy),
+    ...sqliteInflight(database, db, run, writes),
     insertGenerations: async (rows, insertOptions) =>
       onThread(insertOptions?.busy === true)
         ? await run(() => writerThread!.insert(rows))
@@ -375,19 +270,6 @@ export function openSqliteStore(
       if (onThread(true)) return run(() => writerThread!.settle(now));
       return run(() => writes.settle(now));
     },
-    openInflight: (rows) => run(() => openInflight(rows)),
-    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints, renew) =>
-      run(() => checkpointInflight(instanceId, leaseExpiresAt, checkpoints, renew)),
-    dropInflight: (ids) => run(() => dropInflight(ids)),
-    reclaimInflight: (nowMs, reclaimOptions) =>
-      run(() => reclaim.immediate(nowMs, reclaimOptions?.instanceId ?? null)),
-    listInflight: () => run(() => statements.listInflight.all().map(toInflightRow)),
-    fundingFigures: (fundingKeyId) =>
-      run(() => {
-        const record = statements.fundingFigures.get(fundingKeyId);
-        return record ? toFundingFigures(record) : undefined;
-      }),
-    reserve: (row) => run(() => reserve.immediate(row)),
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
       while (open !== null) await open.catch(() => {});
