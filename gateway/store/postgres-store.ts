@@ -18,16 +18,15 @@ import { postgresDatabase } from './sql-database';
 import { webhookStore } from './webhooks';
 import { KeyChangeListener, keyChannel, keyStore } from './keys';
 import { ledgerStore } from './ledger';
-import { KeyDeltas, postgresWrites } from './postgres-writes';
+import { postgresWrites } from './postgres-writes';
 import { postgresInflight } from './inflight';
+import { generationStore, postgresInsertGenerations } from './generations';
+import { postgresSettlePending, settlementStore } from './settlement';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Nanos } from '../billing/money';
-import { activityQuery, generationListQuery, toPositional } from './generation-query';
 import { checkSchemaName, migratePostgres } from './migrate';
 import type { GatewayStore } from './store';
-import { type GenerationRecord, toGenerationRow } from './records';
 
 export { keyChannel } from './keys';
 
@@ -40,9 +39,6 @@ export type PostgresStoreOptions = {
   /** Connections in the pool (10 unless given). */
   poolSize?: number;
 };
-
-/** Advisory lock class of settlement (the second key is the schema's hash). */
-const SETTLEMENT_LOCK = 0x6777_0002;
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -163,7 +159,6 @@ export async function openPostgresStore(
   };
 
   const writes = postgresWrites(query, channel);
-  const { applyDeltas, insertRecords, deleteInflight, notifyKeys } = writes;
 
   let closing: Promise<void> | undefined;
 
@@ -176,110 +171,9 @@ export async function openPostgresStore(
     ...keyStore(db, { channel }),
     ...ledgerStore(db),
     ...postgresInflight(db, { query, transaction, leasePool, writes }),
-    insertGenerations: async (rows) => {
-      if (rows.length === 0) return [];
-      return transaction(async () => {
-        const deltas = new KeyDeltas();
-        // The in-flight rows first: a reclaim that got there first already gave them back (and
-        // wrote their closures, which these records replace); one that comes later finds them
-        // gone.
-        const deleted = await deleteInflight(
-          rows.map((row) => row.id),
-          deltas,
-        );
-        // A written row that is gone was closed by a reclaim: with a closure, the record replaces
-        // it (capped at it); without one (nothing was checkpointed), it charges nothing.
-        const lost = new Set(
-          rows.filter((row) => row.inflightRowWritten && !deleted.has(row.id)).map((row) => row.id),
-        );
-        const { corrections, consumed } = await insertRecords(rows, deltas, false, lost);
-        await applyDeltas(deltas);
-        // Every instance's registry shows consumption (the balance): tell them it moved.
-        await notifyKeys(consumed);
-        return corrections;
-      });
-    },
-    getGeneration: async (id) => {
-      const { rows } = await query<GenerationRecord>('SELECT * FROM generations WHERE id = $1', [
-        id,
-      ]);
-      return rows[0] ? toGenerationRow(rows[0]) : undefined;
-    },
-    listGenerations: async (generationQuery) => {
-      const { sql, params } = generationListQuery(generationQuery);
-      const { text, values } = toPositional(sql, params);
-      const { rows } = await query<GenerationRecord>(text, values);
-      return rows.map((record) => ({
-        row: toGenerationRow(record),
-        position: { createdAt: record.created_at, seq: record.seq },
-      }));
-    },
-    activity: async (scope, fromDay, toDay) => {
-      const { sql, params } = activityQuery(scope, fromDay, toDay, ' COLLATE "C"');
-      const { text, values } = toPositional(sql, params);
-      const { rows } = await query<{
-        day: number;
-        model: string;
-        requests: number;
-        prompt_tokens: number;
-        completion_tokens: number;
-        cost_nanos: number;
-      }>(text, values);
-      return rows.map((record) => ({
-        day: record.day,
-        model: record.model,
-        requests: record.requests,
-        promptTokens: record.prompt_tokens,
-        completionTokens: record.completion_tokens,
-        costNanos: record.cost_nanos,
-      }));
-    },
-    pendingFor: async (fundingKeyId) => {
-      const { rows } = await query<{ total: number }>(
-        `SELECT COALESCE(SUM(cost_nanos), 0) AS total FROM generations
-         WHERE NOT settled AND funding_key_id = $1`,
-        [fundingKeyId],
-      );
-      return rows[0]!.total;
-    },
+    ...generationStore(db, postgresInsertGenerations(transaction, writes)),
+    ...settlementStore(db, postgresSettlePending(query, transaction, writes, schema)),
     transaction,
-    pendingByFundingKey: async () => {
-      const { rows } = await query<{ funding_key_id: string; total: number }>(
-        `SELECT funding_key_id, SUM(cost_nanos) AS total FROM generations
-         WHERE NOT settled GROUP BY funding_key_id`,
-      );
-      return new Map(rows.map((row) => [row.funding_key_id, row.total]));
-    },
-    settlePending: (now) =>
-      transaction(async () => {
-        const { rows: lock } = await query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS locked',
-          [SETTLEMENT_LOCK, schema],
-        );
-        // Another instance is settling: what it moves, it moves; this one has nothing to do.
-        if (!lock[0]!.locked) return new Map<string, Nanos>();
-        const { rows } = await query<{ funding_key_id: string; total: number }>(
-          // Locked in id order first, as a batch replacing closures locks them, so the two wait
-          // for each other rather than deadlock.
-          `WITH moved AS (
-             UPDATE generations SET settled = true, settled_at = $1
-             WHERE NOT settled
-               AND id IN (SELECT id FROM generations WHERE NOT settled ORDER BY id FOR UPDATE)
-             RETURNING funding_key_id, cost_nanos
-           )
-           SELECT funding_key_id, SUM(cost_nanos) AS total FROM moved GROUP BY funding_key_id`,
-          [now],
-        );
-        const deltas = new KeyDeltas();
-        for (const row of rows) {
-          deltas.add(row.funding_key_id, 'consumption', row.total);
-          deltas.add(row.funding_key_id, 'pending', -row.total);
-        }
-        await applyDeltas(deltas);
-        // Every instance's registry shows consumption (the balance): tell them it moved.
-        await notifyKeys(rows.map((row) => row.funding_key_id));
-        return new Map(rows.map((row) => [row.funding_key_id, row.total]));
-      }),
     watchKeyChanges: (onChange) => listener.watch(onChange),
     ping: async () => {
       await query('SELECT 1');

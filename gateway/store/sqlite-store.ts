@@ -13,14 +13,14 @@ import { webhookStore } from './webhooks';
 import { keyStore, sqliteKeyChanges } from './keys';
 import { ledgerStore } from './ledger';
 import { sqliteInflight } from './inflight';
+import { generationStore } from './generations';
+import { settlementStore } from './settlement';
 import { sqliteProviderStats } from './provider-stats';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
-import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
-import type { ActivityRow, GatewayStore } from './store';
-import { type GenerationRecord, toGenerationRow } from './records';
+import type { GatewayStore } from './store';
 
 export { generationListQuery } from './generation-query';
 
@@ -113,28 +113,6 @@ export function openSqliteStore(
   const waitsAsynchronously = options.writerThread === true && databasePath !== ':memory:';
   if (waitsAsynchronously) database.pragma('busy_timeout = 0');
 
-  const statements = {
-    pendingFor: database
-      .prepare<[string], number>(
-        'SELECT IFNULL(SUM(cost_nanos), 0) FROM generations WHERE settled = 0 AND funding_key_id = ?',
-      )
-      .pluck(),
-    getGeneration: database.prepare<[string], GenerationRecord>(
-      'SELECT * FROM generations WHERE id = ?',
-    ),
-  };
-
-  // Statements of listings, one per shape of filter, prepared once each.
-  const prepared = new Map<string, Database.Statement>();
-  const prepare = (sql: string) => {
-    let statement = prepared.get(sql);
-    if (!statement) {
-      statement = database.prepare(sql);
-      prepared.set(sql, statement);
-    }
-    return statement;
-  };
-
   const writes = createGenerationWrites(database);
   const recordSync = options.recordSync ?? 'full';
   const writerThread =
@@ -197,46 +175,18 @@ export function openSqliteStore(
     ...ledgerStore(db),
     ...sqliteKeyChanges(database, isBusy),
     ...sqliteInflight(database, db, run, writes),
-    insertGenerations: async (rows, insertOptions) =>
+    // Records and settlement are written on the record-writing thread when it runs.
+    ...generationStore(db, async (rows, insertOptions) =>
       onThread(insertOptions?.busy === true)
         ? await run(() => writerThread!.insert(rows))
         : await run(() => writes.insertGenerations(rows)),
+    ),
+    ...settlementStore(db, async (now) => {
+      if (onThread(true)) return run(() => writerThread!.settle(now));
+      return run(() => writes.settle(now));
+    }),
     startCheckpoints: (intervalMs, logger) =>
       databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
-    getGeneration: (id) =>
-      run(() => {
-        const record = statements.getGeneration.get(id);
-        return record ? toGenerationRow(record) : undefined;
-      }),
-    listGenerations: (query) =>
-      run(() => {
-        const { sql, params } = generationListQuery(query);
-        return (prepare(sql).all(params) as GenerationRecord[]).map((record) => ({
-          row: toGenerationRow(record),
-          position: { createdAt: record.created_at, seq: record.seq },
-        }));
-      }),
-    activity: (scope, fromDay, toDay) =>
-      run(() => {
-        const { sql, params } = activityQuery(scope, fromDay, toDay);
-        type Record = {
-          day: number;
-          model: string;
-          requests: number;
-          prompt_tokens: number;
-          completion_tokens: number;
-          cost_nanos: number;
-        };
-        return (prepare(sql).all(params) as Record[]).map((record): ActivityRow => ({
-          day: record.day,
-          model: record.model,
-          requests: record.requests,
-          promptTokens: record.prompt_tokens,
-          completionTokens: record.completion_tokens,
-          costNanos: record.cost_nanos,
-        }));
-      }),
-    pendingFor: (fundingKeyId) => run(() => statements.pendingFor.get(fundingKeyId) ?? 0),
     transaction: async (work) => {
       if (joined()) return work();
       // BEGIN and marking the transaction open happen in one synchronous step, so no other
@@ -264,11 +214,6 @@ export function openSqliteStore(
       } finally {
         if (open === done) open = null;
       }
-    },
-    pendingByFundingKey: () => run(writes.pendingTotals),
-    settlePending: async (now) => {
-      if (onThread(true)) return run(() => writerThread!.settle(now));
-      return run(() => writes.settle(now));
     },
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
