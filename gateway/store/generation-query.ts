@@ -1,6 +1,6 @@
 /**
  * The SQL of generation listings and activity, shared by both engines: written with named
- * parameters (`@name`, SQLite's own form) and turned into positional ones for PostgreSQL.
+ * parameters (`@name`, SQLite's own form) and turned into SqlDatabase's `?` placeholders.
  */
 import type { GenerationQuery, GenerationScope } from './store';
 
@@ -109,17 +109,19 @@ export function activityQuery(
   };
 }
 
-/** Named parameters (`@name`) as PostgreSQL's positional ones (`$1`), with their values. */
-export function toPositional(
-  sql: string,
-  params: Parameters,
-): { text: string; values: Array<string | number> } {
-  const names: string[] = [];
+/**
+ * Named parameters (`@name`) as SqlDatabase's `?` placeholders, with their values in the order
+ * they stand (a name used twice is given twice).
+ */
+export function toPlaceholders({ sql, params }: { sql: string; params: Parameters }): {
+  sql: string;
+  values: Array<string | number>;
+} {
+  const values: Array<string | number> = [];
   const text = sql.replace(/@(\w+)/g, (_, name: string) => {
     if (!(name in params)) throw new Error(`No value for the SQL parameter @${name}.`);
-    let index = names.indexOf(name);
-    if (index === -1) index = names.push(name) - 1;
-    return `$${index + 1}`;
+    values.push(params[name]!);
+    return '?';
   });
-  return { text, values: names.map((name) => params[name]!) };
+  return { sql: text, values };
 }

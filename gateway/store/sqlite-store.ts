@@ -10,35 +10,17 @@ import Database from 'better-sqlite3';
 import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
+import { keyStore, sqliteKeyChanges } from './keys';
+import { ledgerStore } from './ledger';
+import { sqliteInflight } from './inflight';
+import { generationStore } from './generations';
+import { settlementStore } from './settlement';
 import { sqliteProviderStats } from './provider-stats';
-import type { Nanos } from '../billing/money';
-import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import { createGenerationWrites, JOURNAL_SIZE_LIMIT } from './generation-writes';
 import { startGenerationWriterThread } from './generation-writer-thread';
 import { startCheckpointWorker } from './checkpoint-worker';
-import { activityQuery, generationListQuery } from './generation-query';
 import { migrateSqlite } from './migrate';
-import type {
-  ActivityRow,
-  GatewayStore,
-  GenerationRow,
-  InflightRow,
-  KeyUpdate,
-  ReclaimResult,
-} from './store';
-import {
-  type KeyRecord,
-  toKeyRow,
-  type GenerationRecord,
-  toGenerationRow,
-  type InflightRecord,
-  toInflightRow,
-  type FundingRecord,
-  toFundingFigures,
-  type KeyEventRecord,
-  toKeyEventRow,
-  keyColumns,
-} from './records';
+import type { GatewayStore } from './store';
 
 export { generationListQuery } from './generation-query';
 
@@ -131,125 +113,6 @@ export function openSqliteStore(
   const waitsAsynchronously = options.writerThread === true && databasePath !== ':memory:';
   if (waitsAsynchronously) database.pragma('busy_timeout = 0');
 
-  const statements = {
-    keysVersion: database.prepare('SELECT version FROM keys_version').pluck(),
-    listKeys: database.prepare<[], KeyRecord>('SELECT * FROM keys ORDER BY created_at, id'),
-    getKey: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE id = ?'),
-    findKeyByDigest: database.prepare<[string], KeyRecord>('SELECT * FROM keys WHERE digest = ?'),
-    insertKey: database.prepare(
-      `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
-         consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
-         replaces_id)
-       VALUES (@id, @kind, @parentId, @name, @digest, @masked, @limitNanos, @graceNanos,
-         @consumptionNanos, @expiresAt, @disabled, @revokedAt, @createdAt, @rpmLimit, @tpmLimit,
-         @replacesId)`,
-    ),
-    pendingFor: database
-      .prepare<[string], number>(
-        'SELECT IFNULL(SUM(cost_nanos), 0) FROM generations WHERE settled = 0 AND funding_key_id = ?',
-      )
-      .pluck(),
-    insertKeyEvent: database.prepare(
-      `INSERT INTO key_events (key_id, actor, action, changes, note, created_at)
-       VALUES (@keyId, @actor, @action, @changes, @note, @createdAt)`,
-    ),
-    listKeyEvents: database.prepare<[string, number, number], KeyEventRecord>(
-      'SELECT * FROM key_events WHERE key_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
-    ),
-    insertLedgerEntry: database.prepare(
-      `INSERT INTO key_ledger (key_id, entry, recharge_nanos, credit_nanos, allocated_nanos,
-         limit_nanos, counterpart_id, note, actor, created_at)
-       VALUES (@keyId, @entry, @rechargeNanos, @creditNanos, @allocatedNanos, @limitNanos,
-         @counterpartId, @note, @actor, @createdAt)`,
-    ),
-    ledgerTotals: database.prepare<
-      [string],
-      { rechargeNanos: number; creditNanos: number; allocatedNanos: number }
-    >(
-      `SELECT IFNULL(SUM(recharge_nanos), 0) AS rechargeNanos, IFNULL(SUM(credit_nanos), 0) AS creditNanos,
-         IFNULL(SUM(allocated_nanos), 0) AS allocatedNanos
-       FROM key_ledger WHERE key_id = ?`,
-    ),
-    getGeneration: database.prepare<[string], GenerationRecord>(
-      'SELECT * FROM generations WHERE id = ?',
-    ),
-    insertInflight: database.prepare(
-      `INSERT INTO inflight (id, key_id, funding_key_id, model, provider, upstream_model, form,
-         streamed, prompt_tokens, completion_tokens, cost_nanos, reserved_nanos, instance_id,
-         lease_expires_at, created_at)
-       VALUES (@id, @keyId, @fundingKeyId, @model, @provider, @upstreamModel, @form, @streamed,
-         @promptTokens, @completionTokens, @costNanos, @reservedNanos, @instanceId,
-         @leaseExpiresAt, @createdAt)`,
-    ),
-    renewLeases: database.prepare<[number, string]>(
-      'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ?',
-    ),
-    renewLease: database.prepare<[number, string, string]>(
-      'UPDATE inflight SET lease_expires_at = ? WHERE instance_id = ? AND id = ?',
-    ),
-    checkpointInflight: database.prepare(
-      `UPDATE inflight SET provider = @provider, upstream_model = @upstreamModel,
-         prompt_tokens = @promptTokens, completion_tokens = @completionTokens,
-         cost_nanos = @costNanos
-       WHERE id = @id`,
-    ),
-    reclaimInflight: database.prepare<{ now: number; instanceId: string | null }, InflightRecord>(
-      `DELETE FROM inflight WHERE lease_expires_at < @now OR instance_id = @instanceId
-       RETURNING *`,
-    ),
-    listInflight: database.prepare<[], InflightRecord>(
-      'SELECT * FROM inflight ORDER BY created_at, id',
-    ),
-    fundingFigures: database.prepare<[string], FundingRecord>(
-      `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos, reserved_nanos
-       FROM keys WHERE id = ?`,
-    ),
-    // The guard and the increment in one statement: admission never overshoots, whoever else
-    // (another process on the file) reserves at the same time.
-    reserveFunds: database.prepare<{ fundingKeyId: string; nanos: number }>(
-      `UPDATE keys SET reserved_nanos = reserved_nanos + @nanos
-       WHERE id = @fundingKeyId
-         AND consumption_nanos + pending_nanos + reserved_nanos + @nanos <= limit_nanos + grace_nanos`,
-    ),
-  };
-
-  /**
-   * On every authenticated request. Read once per turn of the event loop: every request read in
-   * this turn was sent before the turn began, so a commit it could know of (a command line that
-   * exited before it was sent) is already counted, and a busy gateway reads it once per batch of
-   * requests instead of once per request.
-   */
-  let versionThisTurn: number | null = null;
-  let lastVersion = -1;
-  /** The number now; the last one read while the file is busy (the next turn reads again). */
-  const readKeysVersion = (): number => {
-    try {
-      lastVersion = statements.keysVersion.get() as number;
-    } catch (error) {
-      if (!isBusy(error) || lastVersion === -1) throw error;
-    }
-    return lastVersion;
-  };
-  const keysVersion = (fresh = false): number => {
-    if (fresh) return readKeysVersion();
-    if (versionThisTurn === null) {
-      versionThisTurn = readKeysVersion();
-      setImmediate(() => (versionThisTurn = null));
-    }
-    return versionThisTurn;
-  };
-
-  // Statements of listings, one per shape of filter, prepared once each.
-  const prepared = new Map<string, Database.Statement>();
-  const prepare = (sql: string) => {
-    let statement = prepared.get(sql);
-    if (!statement) {
-      statement = database.prepare(sql);
-      prepared.set(sql, statement);
-    }
-    return statement;
-  };
-
   const writes = createGenerationWrites(database);
   const recordSync = options.recordSync ?? 'full';
   const writerThread =
@@ -271,66 +134,6 @@ export function openSqliteStore(
       : null;
   // Without a thread (the command line, an in-memory database) the main connection writes them.
   if (!writerThread && recordSync === 'full') database.pragma('synchronous = FULL');
-
-  const openInflight = database.transaction((rows: InflightRow[]) => {
-    for (const row of rows) {
-      statements.insertInflight.run({ ...row, streamed: row.streamed ? 1 : 0 });
-    }
-  });
-
-  const checkpointInflight = database.transaction(
-    (
-      instanceId: string,
-      leaseExpiresAt: number,
-      checkpoints: Parameters<GatewayStore['checkpointInflight']>[2],
-      renew: string[] | undefined,
-    ) => {
-      if (renew === undefined) statements.renewLeases.run(leaseExpiresAt, instanceId);
-      else for (const id of renew) statements.renewLease.run(leaseExpiresAt, instanceId, id);
-      for (const checkpoint of checkpoints) statements.checkpointInflight.run(checkpoint);
-    },
-  );
-
-  const dropInflight = database.transaction((ids: string[]) => {
-    const batch = writes.newBatch();
-    for (const id of ids) writes.freeInflight(batch, id);
-    writes.apply(batch);
-  });
-
-  // Read-then-write transactions take the write lock first (`immediate`): another process on the
-  // file cannot slip in between, and a busy lock is waited for instead of failing the upgrade.
-  const reclaim = database.transaction((nowMs: number, instanceId: string | null) => {
-    const closed = statements.reclaimInflight.all({ now: nowMs, instanceId }).map(toInflightRow);
-    const batch = writes.newBatch();
-    const released = new Map<string, Nanos>();
-    const records: GenerationRow[] = [];
-    for (const row of closed) {
-      if (row.reservedNanos !== 0) {
-        writes.release(batch, row.fundingKeyId, row.reservedNanos);
-        released.set(row.fundingKeyId, (released.get(row.fundingKeyId) ?? 0) + row.reservedNanos);
-      }
-      if (!hasCheckpointedUsage(row)) continue;
-      const record = endedEarlyRecord(row, nowMs);
-      writes.insert(batch, record, true);
-      records.push(record);
-    }
-    writes.apply(batch);
-    return { records, released } satisfies ReclaimResult;
-  });
-
-  const reserve = database.transaction((row: InflightRow) => {
-    const { changes } = statements.reserveFunds.run({
-      fundingKeyId: row.fundingKeyId,
-      nanos: row.reservedNanos,
-    });
-    if (changes === 1) {
-      statements.insertInflight.run({ ...row, streamed: row.streamed ? 1 : 0 });
-      return { ok: true as const };
-    }
-    const figures = statements.fundingFigures.get(row.fundingKeyId);
-    if (!figures) throw new Error(`No funding key ${row.fundingKeyId} to reserve against.`);
-    return { ok: false as const, figures: toFundingFigures(figures) };
-  });
 
   // A transaction's store calls find it through async context; calls from elsewhere wait until
   // it ends, so they never join (or are rolled back with) a change they are no part of.
@@ -362,100 +165,28 @@ export function openSqliteStore(
     }
   };
 
+  const db = sqliteDatabase(database, run);
   const store: GatewayStore = {
     engine: 'sqlite',
     responses: sqliteStoredResponses(database, run),
-    webhooks: webhookStore(sqliteDatabase(database, run), (work) => store.transaction(work)),
+    webhooks: webhookStore(db, (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
-    listKeys: () => run(() => statements.listKeys.all().map(toKeyRow)),
-    getKey: (id) =>
-      run(() => {
-        const record = statements.getKey.get(id);
-        return record ? toKeyRow(record) : undefined;
-      }),
-    findKeyByDigest: (digest) =>
-      run(() => {
-        const record = statements.findKeyByDigest.get(digest);
-        return record ? toKeyRow(record) : undefined;
-      }),
-    insertKey: (row) =>
-      run(() => {
-        statements.insertKey.run({
-          ...row,
-          disabled: row.disabled ? 1 : 0,
-          replacesId: row.replacesId ?? null,
-        });
-      }),
-    updateKey: (id, update) =>
-      run(() => {
-        const entries = Object.entries(update).filter(([, value]) => value !== undefined);
-        if (entries.length === 0) return;
-        const assignments = entries.map(
-          ([field]) => `${keyColumns[field as keyof KeyUpdate]} = @${field}`,
-        );
-        const values = Object.fromEntries(
-          entries.map(([field, value]) => [
-            field,
-            typeof value === 'boolean' ? Number(value) : value,
-          ]),
-        );
-        prepare(`UPDATE keys SET ${assignments.join(', ')} WHERE id = @id`).run({ ...values, id });
-      }),
-    insertGenerations: async (rows, insertOptions) =>
+    ...keyStore(db),
+    ...ledgerStore(db),
+    ...sqliteKeyChanges(database, isBusy),
+    ...sqliteInflight(database, db, run, writes),
+    // Records and settlement are written on the record-writing thread when it runs.
+    ...generationStore(db, async (rows, insertOptions) =>
       onThread(insertOptions?.busy === true)
         ? await run(() => writerThread!.insert(rows))
         : await run(() => writes.insertGenerations(rows)),
+    ),
+    ...settlementStore(db, async (now) => {
+      if (onThread(true)) return run(() => writerThread!.settle(now));
+      return run(() => writes.settle(now));
+    }),
     startCheckpoints: (intervalMs, logger) =>
       databasePath === ':memory:' ? null : startCheckpointWorker(databasePath, intervalMs, logger),
-    getGeneration: (id) =>
-      run(() => {
-        const record = statements.getGeneration.get(id);
-        return record ? toGenerationRow(record) : undefined;
-      }),
-    listGenerations: (query) =>
-      run(() => {
-        const { sql, params } = generationListQuery(query);
-        return (prepare(sql).all(params) as GenerationRecord[]).map((record) => ({
-          row: toGenerationRow(record),
-          position: { createdAt: record.created_at, seq: record.seq },
-        }));
-      }),
-    activity: (scope, fromDay, toDay) =>
-      run(() => {
-        const { sql, params } = activityQuery(scope, fromDay, toDay);
-        type Record = {
-          day: number;
-          model: string;
-          requests: number;
-          prompt_tokens: number;
-          completion_tokens: number;
-          cost_nanos: number;
-        };
-        return (prepare(sql).all(params) as Record[]).map((record): ActivityRow => ({
-          day: record.day,
-          model: record.model,
-          requests: record.requests,
-          promptTokens: record.prompt_tokens,
-          completionTokens: record.completion_tokens,
-          costNanos: record.cost_nanos,
-        }));
-      }),
-    pendingFor: (fundingKeyId) => run(() => statements.pendingFor.get(fundingKeyId) ?? 0),
-    insertKeyEvent: (event) =>
-      run(() => {
-        statements.insertKeyEvent.run({ ...event, changes: JSON.stringify(event.changes) });
-      }),
-    listKeyEvents: (keyId, { limit, beforeId }) =>
-      run(() =>
-        statements.listKeyEvents
-          .all(keyId, beforeId ?? Number.MAX_SAFE_INTEGER, limit)
-          .map(toKeyEventRow),
-      ),
-    insertLedgerEntry: (entry) =>
-      run(() => {
-        statements.insertLedgerEntry.run(entry);
-      }),
-    ledgerTotals: (keyId) => run(() => statements.ledgerTotals.get(keyId)!),
     transaction: async (work) => {
       if (joined()) return work();
       // BEGIN and marking the transaction open happen in one synchronous step, so no other
@@ -484,37 +215,6 @@ export function openSqliteStore(
         if (open === done) open = null;
       }
     },
-    pendingByFundingKey: () => run(writes.pendingTotals),
-    settlePending: async (now) => {
-      if (onThread(true)) return run(() => writerThread!.settle(now));
-      return run(() => writes.settle(now));
-    },
-    openInflight: (rows) => run(() => openInflight(rows)),
-    checkpointInflight: (instanceId, leaseExpiresAt, checkpoints, renew) =>
-      run(() => checkpointInflight(instanceId, leaseExpiresAt, checkpoints, renew)),
-    dropInflight: (ids) => run(() => dropInflight(ids)),
-    reclaimInflight: (nowMs, reclaimOptions) =>
-      run(() => reclaim.immediate(nowMs, reclaimOptions?.instanceId ?? null)),
-    listInflight: () => run(() => statements.listInflight.all().map(toInflightRow)),
-    fundingFigures: (fundingKeyId) =>
-      run(() => {
-        const record = statements.fundingFigures.get(fundingKeyId);
-        return record ? toFundingFigures(record) : undefined;
-      }),
-    reserve: (row) => run(() => reserve.immediate(row)),
-    watchKeyChanges: (onChange) => {
-      let seen = readKeysVersion();
-      const timer = setInterval(() => {
-        const version = readKeysVersion();
-        if (version !== seen) {
-          seen = version;
-          onChange();
-        }
-      }, 250);
-      timer.unref();
-      return () => clearInterval(timer);
-    },
-    keysVersion,
     ping: () => run(() => void database.prepare('SELECT 1').get()),
     close: async () => {
       while (open !== null) await open.catch(() => {});

@@ -1,0 +1,91 @@
+/**
+ * Generation records: one record, listings and daily activity, read alike on both engines and
+ * written once over SqlDatabase. Writing records is each engine's own: SQLite's go through
+ * generation-writes.ts, on the record-writing thread when it runs (sqlite-store.ts); PostgreSQL's
+ * through postgres-writes.ts, one batch a statement (`postgresInsertGenerations`).
+ */
+import { activityQuery, generationListQuery, toPlaceholders } from './generation-query';
+import { KeyDeltas, type PostgresTransaction, type PostgresWrites } from './postgres-writes';
+import { type GenerationRecord, toGenerationRow } from './records';
+import type { SqlDatabase } from './sql-database';
+import type { ActivityRow, GatewayStore } from './store';
+
+export type GenerationStore = Pick<
+  GatewayStore,
+  'getGeneration' | 'listGenerations' | 'activity' | 'insertGenerations'
+>;
+
+type ActivityRecord = {
+  day: number;
+  model: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nanos: number;
+};
+
+/** `insertGenerations`: the engine's own way of writing records. */
+export function generationStore(
+  db: SqlDatabase,
+  insertGenerations: GatewayStore['insertGenerations'],
+): GenerationStore {
+  // PostgreSQL's default collation would not order models by their bytes, as SQLite does.
+  const collate = db.engine === 'postgres' ? ' COLLATE "C"' : '';
+  return {
+    insertGenerations,
+    getGeneration: async (id) => {
+      const [record] = await db.all<GenerationRecord>('SELECT * FROM generations WHERE id = ?', [
+        id,
+      ]);
+      return record ? toGenerationRow(record) : undefined;
+    },
+    listGenerations: async (query) => {
+      const { sql, values } = toPlaceholders(generationListQuery(query));
+      return (await db.all<GenerationRecord>(sql, values)).map((record) => ({
+        row: toGenerationRow(record),
+        position: { createdAt: record.created_at, seq: record.seq },
+      }));
+    },
+    activity: async (scope, fromDay, toDay) => {
+      const { sql, values } = toPlaceholders(activityQuery(scope, fromDay, toDay, collate));
+      return (await db.all<ActivityRecord>(sql, values)).map((record): ActivityRow => ({
+        day: record.day,
+        model: record.model,
+        requests: record.requests,
+        promptTokens: record.prompt_tokens,
+        completionTokens: record.completion_tokens,
+        costNanos: record.cost_nanos,
+      }));
+    },
+  };
+}
+
+/** PostgreSQL's `insertGenerations`: one transaction per batch, as GatewayStore describes it. */
+export function postgresInsertGenerations(
+  transaction: PostgresTransaction,
+  writes: PostgresWrites,
+): GatewayStore['insertGenerations'] {
+  return async (rows) => {
+    if (rows.length === 0) return [];
+    return transaction(async () => {
+      const deltas = new KeyDeltas();
+      // The in-flight rows first: a reclaim that got there first already gave them back (and
+      // wrote their closures, which these records replace); one that comes later finds them
+      // gone.
+      const deleted = await writes.deleteInflight(
+        rows.map((row) => row.id),
+        deltas,
+      );
+      // A written row that is gone was closed by a reclaim: with a closure, the record replaces
+      // it (capped at it); without one (nothing was checkpointed), it charges nothing.
+      const lost = new Set(
+        rows.filter((row) => row.inflightRowWritten && !deleted.has(row.id)).map((row) => row.id),
+      );
+      const { corrections, consumed } = await writes.insertRecords(rows, deltas, false, lost);
+      await writes.applyDeltas(deltas);
+      // Every instance's registry shows consumption (the balance): tell them it moved.
+      await writes.notifyKeys(consumed);
+      return corrections;
+    });
+  };
+}

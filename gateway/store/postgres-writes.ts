@@ -1,0 +1,245 @@
+/**
+ * How the PostgreSQL store writes generation records and moves money between a key's counters:
+ * the statements that records, in-flight rows and settlement share (the counterpart of SQLite's
+ * generation-writes.ts). Every one runs on the caller's transaction when there is one.
+ */
+import type pg from 'pg';
+import type { Nanos } from '../billing/money';
+import { columnDefinitions, recordColumns, replacedColumns, toColumns } from './generation-columns';
+import type { GenerationRow, RecordCorrection } from './store';
+
+/**
+ * The PostgreSQL store's way of running a statement: on the open transaction's connection, or on
+ * one of `connections` (the main pool unless given). A `name`d one is prepared once per connection.
+ */
+export type PostgresQuery = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  text: string,
+  values?: unknown[],
+  name?: string,
+  connections?: pg.Pool,
+) => Promise<pg.QueryResult<R>>;
+
+/** Runs `work` in one transaction on a connection of `connections`, or joins the open one. */
+export type PostgresTransaction = <T>(work: () => Promise<T>, connections?: pg.Pool) => Promise<T>;
+
+/** Columns a replacing record writes other than as given: capped at what its closure charged. */
+const replacing: Record<string, string> = {
+  cost_nanos: 'LEAST(input.cost_nanos, generations.cost_nanos)',
+  charge_capped: 'input.charge_capped OR input.cost_nanos > generations.cost_nanos',
+};
+
+/** Columns a new record writes other than as given: a `lost` one charges nothing. */
+const inserting: Record<string, string> = {
+  cost_nanos: 'CASE WHEN input.lost THEN 0 ELSE input.cost_nanos END',
+  charge_capped: 'input.charge_capped OR (input.lost AND input.cost_nanos > 0)',
+};
+
+/**
+ * Writes a batch of records in one statement, with their accounts and day totals; `seq` comes
+ * from the identity, in the order given. A record already stored is skipped (a retried batch),
+ * unless it was written when the request's lease ran out (a closure) and this one is the
+ * request's own: then this one replaces it, keeping its place in the listings, unsettled again
+ * (its whole new cost pending), and its day total moves by the difference. A replacement costs
+ * at most what its closure did (`charge_capped` then): the closure gave the reservation back. A
+ * record that is `lost` (its row was reclaimed with nothing checkpointed) costs nothing. Closures are locked in
+ * id order, as settlement locks what it settles, and every day row is upserted in this one
+ * statement in key, day, model order, so two instances writing the same rows wait for each other
+ * rather than deadlock. Returns each record written (`inserted`) or replaced (`replaced`, with
+ * what its closure had charged).
+ */
+const insertRecordsSql = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, lost boolean,
+    closed_by_lease boolean, ${columnDefinitions('postgres')})
+),
+closures AS MATERIALIZED (
+  SELECT generations.id, generations.key_id, generations.account_id, generations.funding_key_id,
+    generations.model, generations.created_at, generations.prompt_tokens,
+    generations.completion_tokens, generations.cost_nanos, generations.settled
+  FROM generations JOIN input USING (id)
+  WHERE generations.closed_by_lease AND NOT input.closed_by_lease
+  ORDER BY generations.id
+  FOR UPDATE OF generations
+),
+replaced AS (
+  UPDATE generations SET ${replacedColumns
+    .map((column) => `${column} = ${replacing[column] ?? `input.${column}`}`)
+    .join(', ')},
+    settled = false, settled_at = NULL, closed_by_lease = false
+  FROM input
+  WHERE generations.id = input.id AND generations.id IN (SELECT id FROM closures)
+  RETURNING generations.id
+),
+inserted AS (
+  INSERT INTO generations (account_id, closed_by_lease, ${recordColumns.join(', ')})
+  SELECT COALESCE(keys.parent_id, input.key_id), input.closed_by_lease,
+    ${recordColumns.map((column) => inserting[column] ?? `input.${column}`).join(', ')}
+  FROM input LEFT JOIN keys ON keys.id = input.key_id
+  WHERE input.id NOT IN (SELECT id FROM closures)
+  ORDER BY input.ord
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, key_id, account_id, funding_key_id, model, created_at, prompt_tokens,
+    completion_tokens, cost_nanos, settled
+),
+moved AS (
+  SELECT key_id, account_id, (created_at / 86400)::integer AS day, model, 1 AS requests,
+    prompt_tokens, completion_tokens, cost_nanos
+  FROM inserted
+  UNION ALL
+  SELECT closures.key_id, closures.account_id, (closures.created_at / 86400)::integer, closures.model,
+    0, input.prompt_tokens - closures.prompt_tokens,
+    input.completion_tokens - closures.completion_tokens,
+    LEAST(input.cost_nanos, closures.cost_nanos) - closures.cost_nanos
+  FROM closures JOIN input USING (id)
+),
+days AS (
+  INSERT INTO generation_days (key_id, account_id, day, model, requests, prompt_tokens,
+    completion_tokens, cost_nanos)
+  SELECT key_id, account_id, day, model, SUM(requests), SUM(prompt_tokens),
+    SUM(completion_tokens), SUM(cost_nanos)
+  FROM moved
+  GROUP BY key_id, account_id, day, model
+  ORDER BY key_id, day, model
+  ON CONFLICT (key_id, day, model) DO UPDATE SET
+    requests = generation_days.requests + excluded.requests,
+    prompt_tokens = generation_days.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = generation_days.completion_tokens + excluded.completion_tokens,
+    cost_nanos = generation_days.cost_nanos + excluded.cost_nanos
+)
+SELECT 'inserted' AS outcome, id, funding_key_id, cost_nanos, settled, 0 AS closure_nanos
+FROM inserted
+UNION ALL
+SELECT 'replaced', closures.id, closures.funding_key_id,
+  LEAST(input.cost_nanos, closures.cost_nanos), closures.settled, closures.cost_nanos
+FROM closures JOIN input USING (id) JOIN replaced USING (id)`;
+
+/**
+ * Moves money between a funding key's counters, every key once, the keys locked in id order
+ * first (so two instances settling and recording at once wait rather than deadlock).
+ */
+const applyDeltasSql = `
+WITH delta AS (
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+    AS d(id, consumption, pending, reserved)
+),
+locked AS MATERIALIZED (
+  SELECT keys.id FROM keys JOIN delta ON delta.id = keys.id ORDER BY keys.id FOR UPDATE OF keys
+)
+UPDATE keys SET consumption_nanos = keys.consumption_nanos + delta.consumption,
+  pending_nanos = keys.pending_nanos + delta.pending,
+  reserved_nanos = keys.reserved_nanos + delta.reserved
+FROM delta JOIN locked ON locked.id = delta.id
+WHERE keys.id = delta.id`;
+
+/** Deletes in-flight rows by id, locking them in id order; gives back what each held. */
+const deleteInflightSql = `
+DELETE FROM inflight WHERE id IN (
+  SELECT id FROM inflight WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+)
+RETURNING id, funding_key_id, reserved_nanos`;
+
+type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
+
+/** What a transaction moves on funding keys' counters, summed per key. */
+export class KeyDeltas {
+  private readonly deltas = new Map<string, KeyDelta>();
+
+  add(keyId: string, field: keyof KeyDelta, nanos: Nanos): void {
+    if (nanos === 0) return;
+    let delta = this.deltas.get(keyId);
+    if (!delta) {
+      delta = { consumption: 0, pending: 0, reserved: 0 };
+      this.deltas.set(keyId, delta);
+    }
+    delta[field] += nanos;
+  }
+
+  /** The parameters of `applyDeltasSql`, or null when nothing moves. */
+  parameters(): [string[], Nanos[], Nanos[], Nanos[]] | null {
+    if (this.deltas.size === 0) return null;
+    const ids = [...this.deltas.keys()].sort();
+    const of = (field: keyof KeyDelta) => ids.map((id) => this.deltas.get(id)![field]);
+    return [ids, of('consumption'), of('pending'), of('reserved')];
+  }
+}
+
+export type PostgresWrites = ReturnType<typeof postgresWrites>;
+
+/** `channel`: where key changes are announced (keys.ts, `keyChannel`). */
+export function postgresWrites(query: PostgresQuery, channel: string) {
+  const applyDeltas = async (deltas: KeyDeltas) => {
+    const parameters = deltas.parameters();
+    if (parameters) await query(applyDeltasSql, parameters, 'apply-deltas');
+  };
+
+  /**
+   * Writes records not already stored (`insertRecordsSql`); their unsettled cost becomes their
+   * funder's pending, and a replaced closure's is corrected (a settled one leaves consumption).
+   * `closedByLease`: they close in-flight rows whose lease ran out, and may be replaced later.
+   */
+  const insertRecords = async (
+    rows: GenerationRow[],
+    deltas: KeyDeltas,
+    closedByLease = false,
+    lost: ReadonlySet<string> = new Set(),
+  ) => {
+    const input = rows.map((row, ord) => ({
+      ord,
+      lost: lost.has(row.id),
+      closed_by_lease: closedByLease,
+      ...toColumns(row, 'postgres'),
+    }));
+    const { rows: written } = await query<{
+      outcome: 'inserted' | 'replaced';
+      id: string;
+      funding_key_id: string;
+      cost_nanos: number;
+      settled: boolean;
+      closure_nanos: number;
+    }>(insertRecordsSql, [JSON.stringify(input)], 'insert-records');
+    const inserted = new Set<string>();
+    const corrections: RecordCorrection[] = [];
+    const consumed = new Set<string>();
+    for (const record of written) {
+      if (record.outcome === 'inserted') {
+        inserted.add(record.id);
+        if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
+        // Charged nothing, whatever it cost: the budget must count nothing either.
+        if (lost.has(record.id))
+          corrections.push({ id: record.id, pendingNanos: 0, chargedNanos: 0 });
+        continue;
+      }
+      const pendingNanos = record.cost_nanos - (record.settled ? 0 : record.closure_nanos);
+      deltas.add(record.funding_key_id, 'pending', pendingNanos);
+      if (record.settled) {
+        deltas.add(record.funding_key_id, 'consumption', -record.closure_nanos);
+        consumed.add(record.funding_key_id);
+      }
+      corrections.push({
+        id: record.id,
+        pendingNanos,
+        chargedNanos: record.cost_nanos - record.closure_nanos,
+      });
+    }
+    return { inserted, corrections, consumed: [...consumed] };
+  };
+
+  /** Returns the ids of the rows it deleted. */
+  const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
+    const { rows } = await query<{ id: string; funding_key_id: string; reserved_nanos: number }>(
+      deleteInflightSql,
+      [ids],
+      'delete-inflight',
+    );
+    for (const row of rows) deltas.add(row.funding_key_id, 'reserved', -row.reserved_nanos);
+    return new Set(rows.map((row) => row.id));
+  };
+
+  /** Tells every instance these keys changed (their registries read them again). */
+  const notifyKeys = async (ids: string[]) => {
+    if (ids.length === 0) return;
+    await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [ids]);
+  };
+
+  return { applyDeltas, insertRecords, deleteInflight, notifyKeys };
+}
