@@ -55,8 +55,10 @@ function inflightReads(db: SqlDatabase): Pick<InflightStore, 'listInflight' | 'f
       (await db.all<InflightRecord>('SELECT * FROM inflight ORDER BY created_at, id')).map(
         toInflightRow,
       ),
-    fundingFigures: async (fundingKeyId) => {
-      const [record] = await db.all<FundingRecord>(fundingFiguresSql, [fundingKeyId]);
+    fundingFigures: async (fundingKeyId, options) => {
+      // SQLite's transactions take the whole database's write lock (BEGIN IMMEDIATE) already.
+      const lock = options?.forUpdate && db.engine === 'postgres' ? ' FOR UPDATE' : '';
+      const [record] = await db.all<FundingRecord>(fundingFiguresSql + lock, [fundingKeyId]);
       return record ? toFundingFigures(record) : undefined;
     },
   };

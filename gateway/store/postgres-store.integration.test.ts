@@ -131,6 +131,48 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       expect(await store.settlePending(1)).toEqual(new Map([['key_account', 3_000_000_001]]));
     });
 
+    it('holds a funding key row read forUpdate until commit: no record adds to its pending meanwhile', async () => {
+      const seeder = await open();
+      const writer = await open();
+      await emptyTables();
+      await seeder.insertKey(keyRow());
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let read!: () => void;
+      const wasRead = new Promise<void>((resolve) => (read = resolve));
+      const seeding = seeder.transaction(async () => {
+        await seeder.fundingFigures('key_account', { forUpdate: true });
+        read();
+        await released;
+      });
+      await wasRead;
+      try {
+        // The record's write either finishes (the row was not locked) or waits on the lock.
+        const writing = writer.insertGenerations([generationRow()]).then(() => 'written' as const);
+        let raced = false;
+        const waitsOnLock = (async () => {
+          while (!raced) {
+            const { rows } = await admin.query<{ waiting: number }>(
+              `SELECT count(*)::int AS waiting FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query ILIKE '%pending_nanos%'`,
+            );
+            if (rows[0]!.waiting > 0) return 'waiting' as const;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          return 'stopped' as const;
+        })();
+        const first = await Promise.race([writing, waitsOnLock]);
+        raced = true;
+        expect(first).toBe('waiting');
+        release();
+        await seeding;
+        expect(await writing).toBe('written');
+        expect(await writer.pendingFor('key_account')).toBe(3_000_000_001);
+      } finally {
+        release();
+      }
+    });
+
     it('does not report a commit when a statement inside the transaction had failed', async () => {
       const store = await open();
       await emptyTables();
