@@ -14,6 +14,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { TranslationSummary } from '../../../components/translation-report';
 import { formatDuration } from '../../../lib/format';
 import { formatNanosUsd, usdToNanos } from '../../../../contract/usd-nanos';
+import { GridHeader } from '../../../components/grid-header';
 
 /** The public form a request came in, in the words the gateway's docs use. */
 export function formName(form: string): string {
@@ -136,36 +137,24 @@ export function RequestsTable({
         aria-rowcount={hasMore ? -1 : rows.length + 1}
         className="flex min-h-0 flex-col overflow-hidden rounded-md border border-zinc-200 dark:border-zinc-800"
       >
-        <div
-          role="rowgroup"
-          className="border-b border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
-        >
-          <div
-            role="row"
-            aria-rowindex={1}
-            className={classNames(
-              columns,
-              'px-3 py-1.5 text-xs font-medium text-zinc-600 dark:text-zinc-400',
-            )}
-          >
-            {headers.map((header) => (
-              <div
-                key={header.label}
-                role="columnheader"
-                className={classNames('hidden xl:block', header.className)}
-              >
-                {header.label}
-              </div>
-            ))}
-            {/* The narrow layout folds the columns into two cells. */}
-            <div role="columnheader" className="xl:hidden">
-              Request
+        <GridHeader columns={columns}>
+          {headers.map((header) => (
+            <div
+              key={header.label}
+              role="columnheader"
+              className={classNames('hidden xl:block', header.className)}
+            >
+              {header.label}
             </div>
-            <div role="columnheader" className="text-right xl:hidden">
-              Cost
-            </div>
+          ))}
+          {/* The narrow layout folds the columns into two cells. */}
+          <div role="columnheader" className="xl:hidden">
+            Request
           </div>
-        </div>
+          <div role="columnheader" className="text-right xl:hidden">
+            Cost
+          </div>
+        </GridHeader>
         <div
           ref={scrollRef}
           role="rowgroup"

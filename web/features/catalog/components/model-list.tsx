@@ -4,6 +4,7 @@ import { classNames } from '../../../components/class-names';
 import { formatContextLength, formatPricePerMillion } from '../../../lib/format';
 import type { IndexedModel, SortDirection, SortField } from '../catalog-filters';
 import { VariantBadge } from './variant-badge';
+import { GridHeader } from '../../../components/grid-header';
 
 const columns =
   'grid grid-cols-[minmax(0,1fr)_auto] md:grid-cols-[minmax(0,1fr)_8rem_5rem_6.5rem_6.5rem_9rem] gap-x-3 items-center';
@@ -73,53 +74,37 @@ export function ModelList({ models, sort, direction, onSort, onOpen }: ModelList
       aria-rowcount={models.length + 1}
       className="flex min-h-0 flex-col overflow-hidden rounded-md border border-zinc-200 dark:border-zinc-800"
     >
-      <div
-        role="rowgroup"
-        className="border-b border-zinc-200 bg-zinc-50 dark:border-zinc-800 dark:bg-zinc-900"
-      >
-        <div
-          role="row"
-          aria-rowindex={1}
-          className={classNames(
-            columns,
-            'px-3 py-1.5 text-xs font-medium text-zinc-600 dark:text-zinc-400',
-          )}
-        >
-          {sortableHeaders.map((header) => (
-            <div
-              key={header.label}
-              role="columnheader"
-              className={header.className}
-              aria-sort={
-                header.field === sort
-                  ? direction === 'asc'
-                    ? 'ascending'
-                    : 'descending'
-                  : undefined
-              }
-            >
-              {header.field ? (
-                <button
-                  type="button"
-                  className="inline-flex items-center gap-1 rounded hover:text-zinc-900 dark:hover:text-zinc-100"
-                  onClick={() => header.field && onSort(header.field)}
-                >
-                  {header.label}
-                  <span aria-hidden="true">
-                    {header.field === sort ? (direction === 'asc' ? '↑' : '↓') : ''}
-                  </span>
-                </button>
-              ) : (
-                header.label
-              )}
-            </div>
-          ))}
-          {/* The small-screen layout shows prices in the right-hand cell instead of columns. */}
-          <div role="columnheader" className="text-right md:hidden">
-            Prompt · completion $/M
+      <GridHeader columns={columns}>
+        {sortableHeaders.map((header) => (
+          <div
+            key={header.label}
+            role="columnheader"
+            className={header.className}
+            aria-sort={
+              header.field === sort ? (direction === 'asc' ? 'ascending' : 'descending') : undefined
+            }
+          >
+            {header.field ? (
+              <button
+                type="button"
+                className="inline-flex items-center gap-1 rounded hover:text-zinc-900 dark:hover:text-zinc-100"
+                onClick={() => header.field && onSort(header.field)}
+              >
+                {header.label}
+                <span aria-hidden="true">
+                  {header.field === sort ? (direction === 'asc' ? '↑' : '↓') : ''}
+                </span>
+              </button>
+            ) : (
+              header.label
+            )}
           </div>
+        ))}
+        {/* The small-screen layout shows prices in the right-hand cell instead of columns. */}
+        <div role="columnheader" className="text-right md:hidden">
+          Prompt · completion $/M
         </div>
-      </div>
+      </GridHeader>
       <div
         ref={scrollRef}
         role="rowgroup"
