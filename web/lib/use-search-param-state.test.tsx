@@ -1,5 +1,5 @@
 import { act, renderHook } from '@testing-library/react';
-import { MemoryRouter, useLocation } from 'react-router';
+import { MemoryRouter, useLocation, useNavigate } from 'react-router';
 import { vi } from 'vitest';
 import { typingPauseMs, useSearchParamState, useUrlBoundText } from './use-search-param-state';
 
@@ -42,10 +42,12 @@ describe('useUrlBoundText', () => {
 describe('useSearchParamState', () => {
   function renderWithRouter(initial: string) {
     let location = '';
+    let navigate: ReturnType<typeof useNavigate> = () => {};
     const { result } = renderHook(
       () => {
         const state = useSearchParamState();
         location = useLocation().search;
+        navigate = useNavigate();
         return state;
       },
       {
@@ -54,7 +56,7 @@ describe('useSearchParamState', () => {
         ),
       },
     );
-    return { result, location: () => location };
+    return { result, location: () => location, back: () => void navigate(-1) };
   }
 
   it('keeps both of two changes made before the router renders the first', () => {
@@ -65,6 +67,16 @@ describe('useSearchParamState', () => {
     });
     expect(new URLSearchParams(location()).get('from')).toBe('20');
     expect(new URLSearchParams(location()).get('to')).toBe('5');
+  });
+
+  it('builds on what Back restored, after the router rendered the write it undid', () => {
+    const { result, location, back } = renderWithRouter('/catalog');
+    act(() => result.current.setParam('q', 'vision'));
+    expect(location()).toBe('?q=vision');
+    act(() => back());
+    expect(location()).toBe('');
+    act(() => result.current.setParam('to', '5'));
+    expect(location()).toBe('?to=5');
   });
 
   it('builds on a navigation from elsewhere, not on its own earlier write', () => {

@@ -23,17 +23,13 @@ export function useSearchParamState(): SearchParamState {
   const [searchParams, setSearchParams] = useSearchParams();
   // react-router hands a functional update the parameters of its last render, so a second change
   // made before the first is rendered would write the first one's old value back. Changes build
-  // on the newest address written until the router renders it (see `newestWritten`).
-  const rendered = useRef(searchParams.toString());
-  useLayoutEffect(() => {
-    rendered.current = searchParams.toString();
-  }, [searchParams]);
-  const writes = useRef<Writes>({ from: '', pending: [] });
+  // on the newest query string written until the router renders it (see `settle`).
+  const writes = useRef<Writes>({ rendered: searchParams.toString(), pending: [] });
+  useLayoutEffect(() => settle(writes.current, searchParams.toString()), [searchParams]);
   const update = useCallback(
     (change: (current: URLSearchParams) => URLSearchParams, history: HistoryMode = 'push') => {
-      const base = newestWritten(writes.current, rendered.current);
+      const base = writes.current.pending.at(-1) ?? writes.current.rendered;
       const next = change(new URLSearchParams(base)).toString();
-      if (writes.current.pending.length === 0) writes.current.from = rendered.current;
       writes.current.pending.push(next);
       setSearchParams(new URLSearchParams(next), { replace: history === 'replace' });
     },
@@ -52,21 +48,18 @@ export function useSearchParamState(): SearchParamState {
   return { searchParams, update, setParam };
 }
 
-/** Query strings written and not yet rendered, and the one rendered before the first of them. */
-type Writes = { from: string; pending: string[] };
+/** The query string the router rendered last, and those written since that it has not. */
+type Writes = { rendered: string; pending: string[] };
 
 /**
- * The query string a change should build on: the newest written while the router has rendered
- * none of them or only earlier ones, else what it rendered (a navigation from elsewhere, such as
- * Back, overrides the writes still pending).
+ * A new location rendered: the writes up to the one it shows are done; a location none of them
+ * made (Back, a link) overrides those still pending.
  */
-function newestWritten(writes: Writes, rendered: string): string {
+function settle(writes: Writes, rendered: string): void {
   const seen = writes.pending.indexOf(rendered);
   if (seen >= 0) writes.pending.splice(0, seen + 1);
-  else if (rendered !== writes.from) writes.pending.length = 0;
-  if (writes.pending.length === 0) return rendered;
-  writes.from = rendered;
-  return writes.pending.at(-1)!;
+  else writes.pending.length = 0;
+  writes.rendered = rendered;
 }
 
 /** How long typing pauses before the URL follows, as one history entry. */
