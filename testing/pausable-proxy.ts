@@ -18,16 +18,22 @@ export async function startPausableProxy(target: {
   port: number;
 }): Promise<PausableProxy> {
   let paused = false;
-  const held: Array<{ to: net.Socket; chunk: Buffer }> = [];
+  // A chunk to pass on, or (null) the end of its side: a partition holds back both.
+  const held: Array<{ to: net.Socket; chunk: Buffer | null }> = [];
+  const pass = (to: net.Socket, chunk: Buffer | null) => {
+    if (to.destroyed) return;
+    if (chunk) to.write(chunk);
+    else to.end();
+  };
   const sockets = new Set<net.Socket>();
   const forward = (from: net.Socket, to: net.Socket) => {
-    from.on('data', (chunk: Buffer) => {
+    const send = (chunk: Buffer | null) => {
       if (paused) held.push({ to, chunk });
-      else to.write(chunk);
-    });
-    from.on('end', () => to.end());
+      else pass(to, chunk);
+    };
+    from.on('data', (chunk: Buffer) => send(chunk));
+    from.on('end', () => send(null));
     from.on('error', () => to.destroy());
-    from.on('close', () => to.destroy());
   };
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
@@ -49,7 +55,7 @@ export async function startPausableProxy(target: {
     },
     resume: () => {
       paused = false;
-      for (const { to, chunk } of held.splice(0)) if (!to.destroyed) to.write(chunk);
+      for (const { to, chunk } of held.splice(0)) pass(to, chunk);
     },
     close: () =>
       new Promise<void>((resolve) => {

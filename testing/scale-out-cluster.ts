@@ -226,13 +226,25 @@ export function describeThreeInstances({ label, redis }: { label: string; redis:
 
       // The other instance closes its row once the lease has ended, charging the checkpoint and
       // giving the reservation back…
-      const closure = await eventually(async () => {
-        const [row] = await schema.query<{ cost_nanos: string }>(
-          'SELECT cost_nanos FROM generations WHERE id = $1 AND closed_by_lease',
-          [rayId],
-        );
-        return row ? Number(row.cost_nanos) : undefined;
-      }, LOADED_LEASE_MS + 5_000);
+      const closure = await eventually(
+        async () => {
+          const [row] = await schema.query<{ cost_nanos: string }>(
+            'SELECT cost_nanos FROM generations WHERE id = $1 AND closed_by_lease',
+            [rayId],
+          );
+          return row ? Number(row.cost_nanos) : undefined;
+        },
+        LOADED_LEASE_MS + 5_000,
+        async () => {
+          // What could keep the row open: its lease, and sessions holding or waiting on locks.
+          const inflight = await schema.query('SELECT * FROM inflight WHERE id = $1', [rayId]);
+          const sessions = await schema.query(
+            `SELECT application_name, state, wait_event_type, left(query, 120) AS query
+           FROM pg_stat_activity WHERE state <> 'idle' AND pid <> pg_backend_pid()`,
+          );
+          return JSON.stringify({ now: Date.now(), inflight, sessions });
+        },
+      );
       // …and others spend that room, up to the limit.
       let refused = false;
       for (let attempt = 0; attempt < 12 && !refused; attempt += 1) {

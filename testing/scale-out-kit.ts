@@ -165,15 +165,20 @@ export async function readChatStream(response: Response): Promise<ReadStream> {
   return stream;
 }
 
+/** `explain` adds what the failure message should show (the state the check waited on). */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
   timeoutMs: number,
+  explain?: () => Promise<string>,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const state = explain ? `: ${await explain().catch(String)}` : '';
+      throw new Error(`not true within ${timeoutMs} ms${state}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type pg from 'pg';
+import { withPooledConnection } from './pooled-connection';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -108,8 +109,10 @@ export async function migratePostgres(
 ): Promise<Migration[]> {
   checkSchemaName(schema);
   const migrations = readMigrations('postgres');
-  const client = await pool.connect();
-  try {
+  return withPooledConnection(pool, async (client, drop) => {
+    // Closed, not pooled: its session state (search_path, a lock an unlock failed to free) goes
+    // with it.
+    drop();
     await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -148,9 +151,5 @@ export async function migratePostgres(
     } finally {
       await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
     }
-  } finally {
-    // Closed, not pooled: its session state (search_path, a lock an unlock failed to free) goes
-    // with it.
-    client.release(true);
-  }
+  });
 }

@@ -23,6 +23,7 @@ export async function openStore(
       instanceId: options.instanceId,
       logger: options.logger,
       schema: schemaOf(config.databaseUrl),
+      leaseMs: config.leaseMs,
     });
   }
   const logger = options.logger;

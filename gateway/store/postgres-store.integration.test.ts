@@ -10,9 +10,10 @@ import { readMigrations, migratePostgres } from './migrate';
 import { columnTypes, generationFieldList } from '../../contract/generation-record';
 import { keyChannel, openPostgresStore } from './postgres-store';
 import type { GatewayStore } from './store';
-import { describeStoreContract, generationRow, keyRow } from './store-contract';
+import { describeStoreContract, generationRow, inflightRow, keyRow } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
 import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
+import { startPausableProxy } from '../../testing/pausable-proxy';
 
 const url = testDatabaseUrl;
 const runSchema = `gateway_test_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -170,6 +171,76 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
         expect(await writer.pendingFor('key_account')).toBe(3_000_000_001);
       } finally {
         release();
+      }
+    });
+
+    it('closes the rows of an instance cut off mid-transaction once its lease has passed', async () => {
+      const direct = await open();
+      await emptyTables();
+      const server = new URL(url);
+      const proxy = await startPausableProxy({
+        host: server.hostname,
+        port: Number(server.port || 5432),
+      });
+      const proxied = new URL(url);
+      proxied.port = String(proxy.port);
+      const leaseMs = 1_000;
+      const cut = await openPostgresStore(proxied.toString(), {
+        schema: runSchema,
+        instanceId: 'cut',
+        leaseMs,
+      });
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      try {
+        await direct.insertKey(keyRow());
+        await direct.reserve(
+          inflightRow({
+            instanceId: 'cut',
+            reservedNanos: 5,
+            completionTokens: 7,
+            costNanos: 3,
+            leaseExpiresAt: Date.now() + leaseMs,
+          }),
+        );
+        // The cut instance is renewing the row and reading its key for an update when the network
+        // goes: it holds both rows' locks, and its COMMIT never arrives.
+        let locked!: () => void;
+        const holding = new Promise<void>((resolve) => (locked = resolve));
+        const stranded = cut.transaction(async () => {
+          await cut.checkpointInflight('cut', Date.now() + leaseMs, [
+            { ...inflightRow(), completionTokens: 9, costNanos: 4 },
+          ]);
+          await cut.fundingFigures('key_account', { forUpdate: true });
+          proxy.pause();
+          locked();
+          await finished;
+        });
+        const outcome = stranded.then(
+          () => 'committed',
+          () => 'failed',
+        );
+        await holding;
+        // Another instance closes the row once the server has ended the silent session.
+        let closed: string[] = [];
+        const deadline = Date.now() + 15_000;
+        while (closed.length === 0 && Date.now() < deadline) {
+          const { records } = await direct.reclaimInflight(Date.now());
+          closed = records.map((record) => record.id);
+          if (closed.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(closed).toEqual([inflightRow().id]);
+        expect((await direct.fundingFigures('key_account'))?.reservedNanos).toBe(0);
+        // Back on the network, the cut instance learns its transaction is gone, and works again.
+        finish();
+        proxy.resume();
+        expect(await outcome).toBe('failed');
+        await cut.ping();
+      } finally {
+        finish();
+        proxy.resume();
+        await cut.close();
+        await proxy.close();
       }
     });
 

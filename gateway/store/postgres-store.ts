@@ -22,6 +22,7 @@ import { postgresWrites } from './postgres-writes';
 import { postgresInflight } from './inflight';
 import { generationStore, postgresInsertGenerations } from './generations';
 import { postgresSettlePending, settlementStore } from './settlement';
+import { withPooledConnection } from './pooled-connection';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -38,6 +39,12 @@ export type PostgresStoreOptions = {
   logger?: Logger;
   /** Connections in the pool (10 unless given). */
   poolSize?: number;
+  /**
+   * How long the server lets one of this process's connections sit in an open transaction without
+   * a word before it ends the session: the gateway's lease (30 s unless given). See
+   * `postgresConnection`.
+   */
+  leaseMs?: number;
 };
 
 const INT8 = 20;
@@ -61,6 +68,22 @@ type OpenTransaction = { client: pg.PoolClient; ended: boolean };
 /** `application_name` is at most 63 bytes; longer is cut by the server with a notice. */
 const applicationName = (name: string) => name.slice(0, 63);
 
+/**
+ * The settings of every connection the store opens. An instance cut off from the server mid-
+ * transaction keeps its row locks until the server ends its session; the others skip those
+ * in-flight rows or wait on those keys. Ended after a lease of silence, the locks are gone by the
+ * time the instance's leases end, and its rows are closed as they would be after a crash.
+ */
+export function postgresConnection(url: string, schema: string, leaseMs: number): pg.ClientConfig {
+  return {
+    connectionString: url,
+    types,
+    // Every connection starts in the schema, so no statement names it.
+    options: `-c search_path=${schema}`,
+    idle_in_transaction_session_timeout: leaseMs,
+  };
+}
+
 export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
@@ -71,12 +94,7 @@ export async function openPostgresStore(
     throw new Error(`The schema name "${schema}" is too long for a channel.`);
   const logger = options.logger;
   const instance = options.instanceId ?? `pid-${process.pid}`;
-  const connection: pg.ClientConfig = {
-    connectionString: url,
-    types,
-    // Every connection starts in the schema, so no statement names it.
-    options: `-c search_path=${schema}`,
-  };
+  const connection = postgresConnection(url, schema, options.leaseMs ?? 30_000);
   const pool = new pg.Pool({
     ...connection,
     application_name: applicationName(`gateway ${instance}`),
@@ -133,12 +151,10 @@ export async function openPostgresStore(
   const transaction = async <T>(work: () => Promise<T>, connections = pool): Promise<T> => {
     const joined = transactions.getStore();
     if (joined && !joined.ended) return work();
-    const client = await connections.connect();
-    const open: OpenTransaction = { client, ended: false };
-    let broken = false;
-    try {
-      await client.query('BEGIN');
+    return withPooledConnection(connections, async (client, drop) => {
+      const open: OpenTransaction = { client, ended: false };
       try {
+        await client.query('BEGIN');
         const result = await transactions.run(open, work);
         // A transaction in which a statement failed (caught by `work`) commits as a rollback.
         const commit = await client.query('COMMIT');
@@ -147,15 +163,12 @@ export async function openPostgresStore(
         }
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
+        await client.query('ROLLBACK').catch(drop);
         throw error;
+      } finally {
+        open.ended = true;
       }
-    } finally {
-      open.ended = true;
-      client.release(broken);
-    }
+    });
   };
 
   const writes = postgresWrites(query, channel);

@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { withPooledConnection } from './pooled-connection';
 
 /**
  * Upper bounds of the latency buckets, in milliseconds (the last bucket is open). Roughly
@@ -180,19 +181,23 @@ export function postgresProviderStats(pool: pg.Pool): ProviderStatsStore {
           a.model.localeCompare(b.model) ||
           a.provider.localeCompare(b.provider),
       );
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        for (const row of sorted) {
-          await client.query(upsert, [row.minute, row.model, row.provider, ...counterValues(row)]);
+      await withPooledConnection(pool, async (client, drop) => {
+        try {
+          await client.query('BEGIN');
+          for (const row of sorted) {
+            await client.query(upsert, [
+              row.minute,
+              row.model,
+              row.provider,
+              ...counterValues(row),
+            ]);
+          }
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(drop);
+          throw error;
         }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
     async series(model, fromMinute, toMinute, bucketMinutes) {
       const { rows } = await pool.query<SummedRecord>(
