@@ -1,3 +1,5 @@
+// @vitest-environment happy-dom
+// (the store keeps its entries in localStorage)
 import { createMessage, createSession } from './conversation-state';
 import {
   deleteHistoryEntry,

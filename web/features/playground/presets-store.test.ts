@@ -1,3 +1,5 @@
+// @vitest-environment happy-dom
+// (the store keeps its entries in localStorage)
 import { defaultParameters } from './playground-types';
 import { deletePreset, presetsStore, savePreset } from './presets-store';
 

@@ -1,3 +1,5 @@
+// @vitest-environment jsdom
+// (happy-dom gives inline elements no display, so accessible descriptions gain spaces)
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { ChildKey, ChildKeyEvent, Profile } from '../../../../contract/workbench-api';

@@ -1,3 +1,5 @@
+// @vitest-environment jsdom
+// (happy-dom's `a ~ b` selector finds only the first sibling)
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { makeModel } from '../../../test/fixtures';
