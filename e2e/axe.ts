@@ -1,18 +1,18 @@
 /** axe's serious and critical findings on a page, with the rule set every accessibility check uses. */
-import AxeBuilder from '@axe-core/playwright';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from '@playwright/test';
+import type { AxeResults, RunOptions, run } from 'axe-core';
 
 /**
- * Every page, dialog and popover is scanned in light and dark, on a desktop window (Playwright's
- * 1280×720) and on a phone (390×844, an iPhone 12 to 15), where layouts wrap and stack.
+ * Every page, dialog and popover is scanned on a desktop window (Playwright's 1280×720) and on a
+ * phone (390×844, an iPhone 12 to 15), where layouts wrap and stack; each scan covers light and
+ * dark (`seriousFindings`).
  */
 export const axeViewports = [
   { name: 'desktop', size: null },
   { name: 'phone', size: { width: 390, height: 844 } },
 ] as const;
-
-/** What axe reports (axe-core's `AxeResults`; axe-core comes with @axe-core/playwright). */
-type AxeResults = Awaited<ReturnType<AxeBuilder['analyze']>>;
 
 /**
  * Where axe could not check because something it needs threw, as findings. A rule whose check
@@ -68,59 +68,90 @@ function unparsedColours(node: NodeResult): string[] {
 }
 
 /**
+ * Every scan checks the page in both colour schemes, switched in place rather than loaded twice:
+ * the workbench's dark mode is CSS media queries, and its charts follow the change.
+ */
+export const colorSchemes = ['light', 'dark'] as const;
+
+const runOptions: RunOptions = {
+  runOnly: {
+    type: 'tag',
+    values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
+  },
+  rules: {
+    // Label in name (WCAG 2.5.3): axe still calls the rule experimental and leaves it off (its
+    // tags match, but experimental rules run only when named), yet a visible word missing from a
+    // control's name stops people who speak to their computer. A rule's own `enabled` wins over
+    // the tag list.
+    'label-content-name-mismatch': { enabled: true },
+  },
+  // Passing and inapplicable rules keep one node each: a selector for every node that passed was
+  // most of what was left of a scan, and no check reads them.
+  resultTypes: ['violations', 'incomplete'],
+};
+
+const axeSource = fs.readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+/**
+ * axe.run in the page, loaded into it once per document. (@axe-core/playwright evaluated its
+ * 560 KB twice per scan, which took longer than the scan itself; the workbench has no frames, so
+ * running each frame apart, as it does by default, bought nothing either.)
+ */
+async function scan(page: Page): Promise<Pick<AxeResults, 'violations' | 'incomplete'>> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async (options) => {
+    const { axe } = window as unknown as { axe: { run: typeof run } };
+    const { violations, incomplete } = await axe.run(document, options);
+    return { violations, incomplete };
+  }, runOptions);
+}
+
+/**
  * axe's serious and critical violations on the page, and anything axe could not check there (see
- * `uncheckedFindings`): a check expects none.
+ * `uncheckedFindings`), in each colour scheme: a check expects none. The page is left dark.
  */
 export async function seriousFindings(page: Page) {
-  // A colour mid-transition (a button fading from disabled to enabled) is measured as whatever
-  // it is at that instant, so a check could fail or pass by timing. Judge the settled page:
-  // transitions are turned off, so a state that changes while axe runs (data arriving enables a
-  // button) is measured at its end, not halfway there (seen: a dark-mode primary button at half
-  // its fade, in one CI run of three); running animations are waited for (a spinner's endless
-  // animation never settles, so it is not).
+  // A colour mid-transition (a button fading from disabled to enabled, or the whole page from
+  // light to dark) is measured as whatever it is at that instant, so a check could fail or pass
+  // by timing. Judge the settled page: transitions are turned off, so a state that changes while
+  // axe runs (data arriving enables a button) is measured at its end, not halfway there (seen: a
+  // dark-mode primary button at half its fade, in one CI run of three); running animations are
+  // waited for (a spinner's endless animation never settles, so it is not).
   await page.addStyleTag({
     content: '*, *::before, *::after { transition-property: none !important; }',
   });
-  await page.evaluate(() =>
-    Promise.all(
-      document
-        .getAnimations()
-        .filter((animation) => animation.effect?.getTiming().iterations !== Infinity)
-        .map((animation) => animation.finished.catch(() => null)),
-    ),
-  );
-  // One options object: AxeBuilder's `options()` replaces what `withTags()` set, so the two
-  // chained would run every rule but the tag list meant to narrow them.
-  const results = await new AxeBuilder({ page })
-    // axe.run in the page itself. The default runs each frame apart and merges the results in a
-    // blank page it opens for every scan; the workbench has no frames, and that took half a scan.
-    .setLegacyMode()
-    .options({
-      runOnly: {
-        type: 'tag',
-        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'],
-      },
-      rules: {
-        // Label in name (WCAG 2.5.3): axe still calls the rule experimental and leaves it off
-        // (its tags match, but experimental rules run only when named), yet a visible word
-        // missing from a control's name stops people who speak to their computer. A rule's own
-        // `enabled` wins over the tag list.
-        'label-content-name-mismatch': { enabled: true },
-      },
-      // Passing and inapplicable rules keep one node each: a selector for every node that passed
-      // was most of what was left of a scan, and no check reads them.
-      resultTypes: ['violations', 'incomplete'],
-    })
-    .analyze();
-  return [
-    ...results.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => ({
-        id: violation.id,
-        impact: violation.impact,
-        help: violation.help,
-        targets: violation.nodes.map((node) => node.target.join(' ')),
-      })),
-    ...uncheckedFindings(results),
-  ];
+  const findings = [];
+  for (const colorScheme of colorSchemes) {
+    await page.emulateMedia({ colorScheme });
+    await page.evaluate(async () => {
+      await Promise.all(
+        document
+          .getAnimations()
+          .filter((animation) => animation.effect?.getTiming().iterations !== Infinity)
+          .map((animation) => animation.finished.catch(() => null)),
+      );
+      // What follows the change in script (the charts' colours) renders in the next frames.
+      for (let frame = 0; frame < 2; frame += 1) {
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+    });
+    const results = await scan(page);
+    findings.push(
+      ...[
+        ...results.violations
+          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+          .map((violation) => ({
+            id: violation.id,
+            impact: violation.impact,
+            help: violation.help,
+            targets: violation.nodes.map((node) => node.target.join(' ')),
+          })),
+        ...uncheckedFindings(results),
+      ].map((finding) => ({ colorScheme, ...finding })),
+    );
+  }
+  return findings;
 }
