@@ -146,28 +146,7 @@ export function expectCfRay(response: Response): string {
   return ray!;
 }
 
-/** Polls `check` until it returns a value that is not undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 3_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { eventually } from '../testing/eventually';
 
 /** USD as the API shows it, to whole nanos (the unit the gateway counts in). */
 export const toNanos = (usd: number) => Math.round(usd * 1_000_000_000);

@@ -16,6 +16,8 @@ import {
   type TestSchema,
 } from '../gateway/test-kit/shared-services';
 
+export { eventually } from './eventually';
+
 export const available =
   (await postgresAvailable('the scale-out tests')) && (await redisAvailable('the scale-out tests'));
 export const MODEL = 'sim/chat-standard';
@@ -163,24 +165,6 @@ export async function readChatStream(response: Response): Promise<ReadStream> {
     // Cut without an end (the instance was killed).
   }
   return stream;
-}
-
-/** `explain` adds what the failure message should show (the state the check waited on). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs: number,
-  explain?: () => Promise<string>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const state = explain ? `: ${await explain().catch(String)}` : '';
-      throw new Error(`not true within ${timeoutMs} ms${state}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * conversation through the chat-completion, Messages and Gemini forms gives the same generation
  * record cost, and all three show up in the key's balance once settled.
  */
+import { eventually } from '../../testing/eventually';
 import { startGatewayProcess, type GatewayProcess } from '../../testing/gateway-process';
 
 let gateway: GatewayProcess;
@@ -37,16 +38,6 @@ async function getJson(path: string) {
   });
   expect(response.status).toBe(200);
   return response.json();
-}
-
-/** Polls until `probe` gives a value; settlement runs every 200 ms in the test gateway. */
-async function eventually<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 150; attempt += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the condition did not come true');
 }
 
 it('charges a request on each form the same, to the same key, and settles all of them into its balance', async () => {
@@ -86,7 +77,7 @@ it('charges a request on each form the same, to the same key, and settles all of
       [chat, messages, gemini].map((id) => getJson(`/v1/generation?id=${encodeURIComponent(id)}`)),
     );
     return found.every((record) => record.settlement === 'settled') ? found : undefined;
-  });
+  }, 15_000);
   expect(records.map((record) => record.form)).toEqual(['chat_completions', 'messages', 'gemini']);
   expect(records[2].streamed).toBe(true);
   // The same conversation is the same canonical request, so the same tokens and the same cost.
