@@ -77,7 +77,10 @@ export class KeyEvents {
   async sweep(): Promise<number> {
     const webhooks = (await this.store.webhooks.list()).filter(isActive);
     if (webhooks.length === 0) return 0;
-    const keys = await this.store.listKeys();
+    // Only the accounts with an endpoint, and their children: not every key at every pass.
+    const keys = await this.store.listKeys({
+      accountIds: [...new Set(webhooks.map((webhook) => webhook.accountId))],
+    });
     const byId = new Map(keys.map((key) => [key.id, key]));
     let sent = 0;
     for (const webhook of webhooks) {

@@ -44,8 +44,17 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
   const one = async <R extends object>(sql: string, params: unknown[]) =>
     (await db.all<R>(sql, params))[0];
   return {
-    listKeys: async () =>
-      (await db.all<KeyRecord>('SELECT * FROM keys ORDER BY created_at, id')).map(toKeyRow),
+    listKeys: async (options) => {
+      const accounts = options?.accountIds;
+      if (accounts?.length === 0) return [];
+      const marks = accounts?.map(() => '?').join(', ');
+      const where = accounts ? ` WHERE id IN (${marks}) OR parent_id IN (${marks})` : '';
+      const records = await db.all<KeyRecord>(
+        `SELECT * FROM keys${where} ORDER BY created_at, id`,
+        accounts ? [...accounts, ...accounts] : [],
+      );
+      return records.map(toKeyRow);
+    },
     getKey: async (id) => {
       const record = await one<KeyRecord>('SELECT * FROM keys WHERE id = ?', [id]);
       return record ? toKeyRow(record) : undefined;

@@ -181,6 +181,32 @@ export function describeStoreContract(factory: StoreFactory): void {
       ]);
     });
 
+    it('lists the keys of the accounts asked for: each account and its children', async () => {
+      const store = await open();
+      const other = keyRow({ id: 'key_other', digest: 'v1$key_other', createdAt: 1_700_000_002 });
+      await store.insertKey(keyRow());
+      await store.insertKey(other);
+      await store.insertKey(
+        keyRow({
+          id: 'key_other_child',
+          kind: 'shared_child',
+          parentId: 'key_other',
+          digest: 'v1$key_other_child',
+          createdAt: 1_700_000_003,
+        }),
+      );
+      const ids = async (accountIds: string[]) =>
+        (await store.listKeys({ accountIds })).map((row) => row.id);
+      expect(await ids(['key_other'])).toEqual(['key_other', 'key_other_child']);
+      expect(await ids(['key_account', 'key_other'])).toEqual([
+        'key_account',
+        'key_other',
+        'key_other_child',
+      ]);
+      expect(await ids(['key_missing'])).toEqual([]);
+      expect(await ids([])).toEqual([]);
+    });
+
     it('changes exactly the fields an update names', async () => {
       const store = await open();
       await store.insertKey(keyRow());

@@ -239,7 +239,11 @@ export interface GatewayStore {
   readonly webhooks: WebhookStore;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
-  listKeys(): Promise<KeyRow[]>;
+  /**
+   * Every key in creation order; with `accountIds`, only those accounts and their children (an
+   * empty list gives none).
+   */
+  listKeys(options?: { accountIds?: readonly string[] }): Promise<KeyRow[]>;
   getKey(id: string): Promise<KeyRow | undefined>;
   findKeyByDigest(digest: string): Promise<KeyRow | undefined>;
   insertKey(row: KeyRow): Promise<void>;
