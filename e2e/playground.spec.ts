@@ -82,6 +82,10 @@ async function finishedTraceId(page: Page, turn: number): Promise<string> {
   return (await traceId.textContent()) ?? '';
 }
 
+// Every test starts from a page of its own and puts back what it changes (a depleted key is
+// recharged): spread them over both workers instead of running the file's 22 on one.
+test.describe.configure({ mode: 'parallel' });
+
 test.describe('playground', () => {
   test('sends a message and shows the streamed reply with its Trace ID and metrics', async ({
     page,
