@@ -14,20 +14,39 @@ phase() {
   times+=$(printf '%-12s %4ss' "$name" $((SECONDS - start)))$'\n'
 }
 # What the static checks learnt of files that have not changed since their last run: tsc's build
-# info, and ESLint's and Prettier's results by file content. .ci/run keeps it outside the checkout.
-cache=${CHECK_CACHE_DIR:-node_modules/.cache/checks}
+# info, and ESLint's and Prettier's results by file content, in node_modules/.cache/checks.
+cache=node_modules/.cache/checks
 cached() {
   case $1 in
     typecheck) npm run --silent typecheck -- --incremental --tsBuildInfoFile "$cache/tsbuildinfo" ;;
-    lint) npm run --silent lint -- --cache --cache-strategy content --cache-location "$cache/eslint/" ;;
+    lint) npm run --silent lint -- --cache --cache-strategy content --cache-location "$cache/eslint" ;;
     format:check) npm run --silent format:check -- --cache --cache-strategy content --cache-location "$cache/prettier" ;;
   esac
+}
+# With CHECK_CACHE_DIR (.ci/run sets it), tsc's and ESLint's caches outlive the checkout: each CI
+# run is a fresh clone, often in another folder. tsc's build info names files relative to itself,
+# so it moves as it is; ESLint's names them by absolute path, moved here from the last checkout's
+# (a name that does not match is only a file checked again). Prettier's cannot move: its entries
+# hold a hash of options that include the file's absolute path.
+load_caches() {
+  [ -n "${CHECK_CACHE_DIR:-}" ] && [ -f "$CHECK_CACHE_DIR/root" ] || return 0
+  local from
+  from=$(cat "$CHECK_CACHE_DIR/root")
+  cp "$CHECK_CACHE_DIR"/{tsbuildinfo,eslint} "$cache/" 2>/dev/null || true
+  [ ! -f "$cache/eslint" ] || sed -i "s|\"$from/|\"$PWD/|g" "$cache/eslint"
+}
+save_caches() {
+  [ -n "${CHECK_CACHE_DIR:-}" ] || return 0
+  mkdir -p "$CHECK_CACHE_DIR"
+  cp "$cache"/{tsbuildinfo,eslint} "$CHECK_CACHE_DIR/" 2>/dev/null || true
+  echo "$PWD" >"$CHECK_CACHE_DIR/root"
 }
 # Their output is kept apart, so that a failure reads whole.
 static_checks() {
   local folder name seconds status failed=0
   folder=$(mktemp -d)
   mkdir -p "$cache"
+  load_caches
   for name in typecheck lint format:check; do
     (
       start=$SECONDS
@@ -37,6 +56,7 @@ static_checks() {
     ) &
   done
   wait
+  save_caches
   for name in typecheck lint format:check; do
     read -r seconds status <"$folder/$name.status"
     cat "$folder/$name.log"
