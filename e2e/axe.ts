@@ -109,6 +109,21 @@ async function scan(page: Page): Promise<Pick<AxeResults, 'violations' | 'incomp
   }, runOptions);
 }
 
+/** A scan's serious and critical violations, and what it could not check (`uncheckedFindings`). */
+function findingsOf(results: Pick<AxeResults, 'violations' | 'incomplete'>) {
+  return [
+    ...results.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => ({
+        id: violation.id,
+        impact: violation.impact,
+        help: violation.help,
+        targets: violation.nodes.map((node) => node.target.join(' ')),
+      })),
+    ...uncheckedFindings(results),
+  ];
+}
+
 /**
  * axe's serious and critical violations on the page, and anything axe could not check there (see
  * `uncheckedFindings`), in each colour scheme: a check expects none. The page is left dark.
@@ -138,20 +153,7 @@ export async function seriousFindings(page: Page) {
         await new Promise((resolve) => requestAnimationFrame(resolve));
       }
     });
-    const results = await scan(page);
-    findings.push(
-      ...[
-        ...results.violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => ({
-            id: violation.id,
-            impact: violation.impact,
-            help: violation.help,
-            targets: violation.nodes.map((node) => node.target.join(' ')),
-          })),
-        ...uncheckedFindings(results),
-      ].map((finding) => ({ colorScheme, ...finding })),
-    );
+    findings.push(...findingsOf(await scan(page)).map((finding) => ({ colorScheme, ...finding })));
   }
   return findings;
 }

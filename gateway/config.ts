@@ -10,6 +10,9 @@ import {
   type ProvidersFile,
 } from './providers/providers-file';
 
+/** `GATEWAY_LEASE_MS` when not set. */
+export const DEFAULT_LEASE_MS = 30_000;
+
 const port = z.coerce.number().int().min(0).max(65535);
 
 /**
@@ -144,7 +147,7 @@ export const gatewayEnvironmentSchema = z.object({
     .int()
     .min(1_000)
     .max(600_000)
-    .default(30_000)
+    .default(DEFAULT_LEASE_MS)
     .describe(
       "How long a dead instance's reservations and in-flight requests hold before the other instances free and charge them, in milliseconds.",
     ),

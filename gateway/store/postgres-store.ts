@@ -22,6 +22,7 @@ import { postgresWrites } from './postgres-writes';
 import { postgresInflight } from './inflight';
 import { generationStore, postgresInsertGenerations } from './generations';
 import { postgresSettlePending, settlementStore } from './settlement';
+import { DEFAULT_LEASE_MS } from '../config';
 import { withPooledConnection } from './pooled-connection';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
@@ -41,7 +42,7 @@ export type PostgresStoreOptions = {
   poolSize?: number;
   /**
    * How long the server lets one of this process's connections sit in an open transaction without
-   * a word before it ends the session: the gateway's lease (30 s unless given). See
+   * a word before it ends the session: the gateway's lease (`DEFAULT_LEASE_MS` unless given). See
    * `postgresConnection`.
    */
   leaseMs?: number;
@@ -74,7 +75,7 @@ const applicationName = (name: string) => name.slice(0, 63);
  * in-flight rows or wait on those keys. Ended after a lease of silence, the locks are gone by the
  * time the instance's leases end, and its rows are closed as they would be after a crash.
  */
-export function postgresConnection(url: string, schema: string, leaseMs: number): pg.ClientConfig {
+function postgresConnection(url: string, schema: string, leaseMs: number): pg.ClientConfig {
   return {
     connectionString: url,
     types,
@@ -94,7 +95,7 @@ export async function openPostgresStore(
     throw new Error(`The schema name "${schema}" is too long for a channel.`);
   const logger = options.logger;
   const instance = options.instanceId ?? `pid-${process.pid}`;
-  const connection = postgresConnection(url, schema, options.leaseMs ?? 30_000);
+  const connection = postgresConnection(url, schema, options.leaseMs ?? DEFAULT_LEASE_MS);
   const pool = new pg.Pool({
     ...connection,
     application_name: applicationName(`gateway ${instance}`),
