@@ -10,14 +10,37 @@
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
 import type { UpstreamKind } from '../providers/upstream/provider-config';
+import { signThinking } from '../test-kit/anthropic-rules';
 import type { FakeReply } from '../test-kit/fake-upstream';
 
 const sse = (data: unknown, event?: string) =>
   `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 
-type Answer = { text: string } | { tool: { id: string; name: string; args: unknown } };
+type Answer =
+  { text: string } | { tool: { id: string; name: string; args: unknown }; thinking?: string };
+
+/** A thinking block as the vendor streams it: its text, then its signature, at `index`. */
+function anthropicThinking(text: string, index: number): string[] {
+  const delta = (body: unknown) =>
+    sse({ type: 'content_block_delta', index, delta: body }, 'content_block_delta');
+  return [
+    sse(
+      {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      },
+      'content_block_start',
+    ),
+    delta({ type: 'thinking_delta', thinking: text }),
+    delta({ type: 'signature_delta', signature: signThinking(text) }),
+    sse({ type: 'content_block_stop', index }, 'content_block_stop'),
+  ];
+}
 
 function anthropicEvents(answer: Answer): string[] {
+  const thinking = 'tool' in answer && answer.thinking !== undefined ? answer.thinking : null;
+  const index = thinking === null ? 0 : 1;
   const block =
     'text' in answer
       ? { start: { type: 'text', text: '' }, delta: { type: 'text_delta', text: answer.text } }
@@ -42,12 +65,10 @@ function anthropicEvents(answer: Answer): string[] {
       },
       'message_start',
     ),
-    sse(
-      { type: 'content_block_start', index: 0, content_block: block.start },
-      'content_block_start',
-    ),
-    sse({ type: 'content_block_delta', index: 0, delta: block.delta }, 'content_block_delta'),
-    sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
+    ...(thinking === null ? [] : anthropicThinking(thinking, 0)),
+    sse({ type: 'content_block_start', index, content_block: block.start }, 'content_block_start'),
+    sse({ type: 'content_block_delta', index, delta: block.delta }, 'content_block_delta'),
+    sse({ type: 'content_block_stop', index }, 'content_block_stop'),
     sse(
       {
         type: 'message_delta',
@@ -181,10 +202,15 @@ export const textReply = (kind: ReplyWire, text: string): FakeReply => ({
   events: BUILDERS[kind]({ text }),
 });
 
+/**
+ * A tool call; with `thinking`, an Anthropic answer starts with that thinking block, signed as
+ * the rule-keeping fake checks it (`test-kit/anthropic-rules.ts`). Other kinds ignore it.
+ */
 export const toolCallReply = (
   kind: ReplyWire,
   tool: { id: string; name: string; args: unknown },
+  thinking?: string,
 ): FakeReply => ({
   headers: { 'content-type': 'text/event-stream' },
-  events: BUILDERS[kind]({ tool }),
+  events: BUILDERS[kind]({ tool, ...(thinking !== undefined && { thinking }) }),
 });

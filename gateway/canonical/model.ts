@@ -20,6 +20,8 @@ export type CanonicalPart =
       signature?: string;
       encrypted?: string;
       providerId?: string;
+      /** The key it was made for, when the client's form carried it (`sealReasoning`). */
+      keyId?: string;
     };
 
 /**

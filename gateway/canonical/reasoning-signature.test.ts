@@ -1,4 +1,10 @@
-import { openSignature, reasoningPartFrom, sealSignature } from './reasoning-signature';
+import {
+  openReasoning,
+  openSignature,
+  reasoningPartFrom,
+  sealReasoning,
+  sealSignature,
+} from './reasoning-signature';
 
 describe('sealed reasoning signatures', () => {
   it('open to their maker and the original, whatever the original holds', () => {
@@ -35,4 +41,50 @@ describe('sealed reasoning signatures', () => {
       text: 'thought',
     });
   });
+});
+
+describe('whole reasoning blocks sealed in one string', () => {
+  it('open to the block as it was made, its own text over what the client sent', () => {
+    const sealed = sealReasoning(
+      { text: 'Let me think… ünïcode', signature: 'gw1:ant:c2ln' },
+      'key_1',
+    );
+    expect(sealed).toMatch(/^gwr1:[A-Za-z0-9_-]+$/);
+    expect(openReasoning(sealed)).toEqual({
+      text: 'Let me think… ünïcode',
+      signature: 'gw1:ant:c2ln',
+      keyId: 'key_1',
+    });
+    expect(reasoningPartFrom('', undefined, sealed)).toEqual({
+      type: 'reasoning',
+      text: 'Let me think… ünïcode',
+      signature: 'c2ln',
+      providerId: 'ant',
+      keyId: 'key_1',
+    });
+    expect(reasoningPartFrom('summary the client kept', sealed)).toMatchObject({
+      text: 'Let me think… ünïcode',
+    });
+  });
+
+  it('carry encrypted reasoning, and no key when none was given', () => {
+    const sealed = sealReasoning({ text: '', encrypted: 'gw1:oai:gAAAA' }, undefined);
+    expect(reasoningPartFrom('', undefined, sealed)).toEqual({
+      type: 'reasoning',
+      text: '',
+      encrypted: 'gAAAA',
+      providerId: 'oai',
+    });
+  });
+
+  it.each(['gwr1:', 'gwr1:not-json', `gwr1:${Buffer.from('{"s":"x"}').toString('base64url')}`])(
+    'do not open %j',
+    (value) => {
+      expect(openReasoning(value)).toBeNull();
+      expect(reasoningPartFrom('text', undefined, value)).toEqual({
+        type: 'reasoning',
+        text: 'text',
+      });
+    },
+  );
 });

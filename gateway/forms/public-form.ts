@@ -28,6 +28,8 @@ export type AnswerMeta = {
   promptTokens: number;
   request: CanonicalRequest;
   url: URL;
+  /** The key the answer is for, which sealed reasoning is bound to (`sealReasoning`). */
+  keyId?: string;
   /**
    * Keeps the finished answer's body (the Responses form's stored responses) before the client
    * is told it finished; absent where nothing is kept.

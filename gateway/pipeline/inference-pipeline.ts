@@ -32,6 +32,7 @@ import type { GenerationAttempt, GenerationRow, KeyRow } from '../store/store';
 import { admit, type Admission } from './admission';
 import { Metering, type Connected } from './metering';
 import { chatOperation, embeddingsOperation, type Operation } from './operation';
+import { ReasoningMemory } from './reasoning-memory';
 import { RequestHolds } from './request-holds';
 import { leaseLostError, routeRequest, type ProviderEntry } from './routing';
 import { countsAgainstProvider, toClientError } from './upstream-failure';
@@ -127,10 +128,15 @@ export class InferencePipeline {
       onAttempt?: (attempt: GenerationAttempt, model: string) => void;
       /** Sees every generation record once written (provider availability). */
       onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
+      /** The reasoning before each tool call, for clients that do not send it back. */
+      reasoningMemory?: ReasoningMemory;
     },
   ) {
     this.metering = new Metering(deps);
+    this.reasoningMemory = deps.reasoningMemory ?? new ReasoningMemory();
   }
+
+  private readonly reasoningMemory: ReasoningMemory;
 
   /** Requests admitted and not yet finished (recorded and released), over all keys. */
   private inFlight = 0;
@@ -264,6 +270,7 @@ export class InferencePipeline {
   async start(inferenceInput: InferenceInput): Promise<InferenceRun> {
     const input: ChatInput = {
       ...inferenceInput,
+      request: this.reasoningMemory.restore(inferenceInput.key.id, inferenceInput.request),
       holds: inferenceInput.holds ?? new RequestHolds(inferenceInput.traceId, this.deps.logger),
       streamed: inferenceInput.request.stream,
     };
@@ -333,6 +340,7 @@ export class InferencePipeline {
     markStarted();
     const tally = connected.tally;
     const check = input.answerCheck;
+    const remember = this.reasoningMemory.recorder(input.key.id);
     // Set when the answer breaks the client's form's rule: the model's output, not the provider
     // failing, so the provider's breaker is not told.
     let refusal: GatewayError | null = null;
@@ -383,7 +391,10 @@ export class InferencePipeline {
           tally.text.push(event.text);
         } else tally.toolText.push(event.name, event.arguments);
         // Once refused, nothing more goes out; the rest is read for the usage its finish reports.
-        if (refusal === null) yield event;
+        if (refusal === null) {
+          remember(event);
+          yield event;
+        }
         next = await connected.iterator.next();
       }
       // The provider ends its answer early when the fence aborts it.

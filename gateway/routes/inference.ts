@@ -141,6 +141,7 @@ export async function serveInference(
     promptTokens: run.promptTokens,
     request: canonical,
     url,
+    keyId: received.key.id,
     ...(hooks.keep && {
       keep: (answer: unknown) => hooks.keep!(answer, received.key, canonical),
     }),

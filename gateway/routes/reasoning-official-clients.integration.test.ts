@@ -6,6 +6,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
+import { openReasoning } from '../canonical/reasoning-signature';
 import { startTestGateway, type TestGateway } from '../testing-support';
 
 let gateway: TestGateway;
@@ -72,9 +73,12 @@ describe('@google/genai and the simulated reasoner', () => {
       text: expect.stringMatching(/^The question is about Paris/),
       thought: true,
     });
-    expect(parts[1]).toEqual({
-      text: expect.any(String),
-      thoughtSignature: expect.stringMatching(SIGNED),
+    // The signature rides on the answer with the thought's text sealed in (`sealReasoning`).
+    expect(parts[1]).toEqual({ text: expect.any(String), thoughtSignature: expect.any(String) });
+    expect(openReasoning(parts[1]!.thoughtSignature!)).toEqual({
+      text: parts[0]!.text,
+      signature: expect.stringMatching(SIGNED),
+      keyId: expect.any(String),
     });
     // The SDK's text is the answer, without the thoughts.
     expect(plain.text).toBe(parts[1]!.text);

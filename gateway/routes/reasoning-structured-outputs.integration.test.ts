@@ -7,6 +7,7 @@
  */
 import { generationRecordSchema } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
+import { openReasoning } from '../canonical/reasoning-signature';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { callForm, parseSse, PUBLIC_FORMS as ALL_FORMS } from '../test-kit/public-forms';
@@ -143,7 +144,9 @@ function readPlain(form: Form, body: Json): Omit<Seen, 'ray'> {
       return {
         body,
         reasoning: parts.map((part) => (part.thought ? part.text : '')).join(''),
-        signatures: parts.flatMap((part) => (part.thoughtSignature ? [part.thoughtSignature] : [])),
+        signatures: parts.flatMap((part) =>
+          part.thoughtSignature ? [signatureIn(part.thoughtSignature)] : [],
+        ),
         text: parts.map((part) => (part.thought ? '' : (part.text ?? ''))).join(''),
         completion:
           body.usageMetadata.candidatesTokenCount + (body.usageMetadata.thoughtsTokenCount ?? 0),
@@ -152,6 +155,15 @@ function readPlain(form: Form, body: Json): Omit<Seen, 'ray'> {
       };
     }
   }
+}
+
+/**
+ * The Gemini form carries the whole block in `thoughtSignature` (text and sealed signature, see
+ * `sealReasoning`): the sealed signature inside it.
+ */
+function signatureIn(thoughtSignature: string): string {
+  expect(thoughtSignature).toMatch(/^gwr1:/);
+  return openReasoning(thoughtSignature)?.signature ?? thoughtSignature;
 }
 
 function readStream(
@@ -198,7 +210,7 @@ function readStream(
       for (const part of (chunk.candidates?.[0]?.content?.parts ?? []) as Json[]) {
         if (part.thought) seen.reasoning += part.text;
         else seen.text += part.text ?? '';
-        if (part.thoughtSignature) seen.signatures.push(part.thoughtSignature);
+        if (part.thoughtSignature) seen.signatures.push(signatureIn(part.thoughtSignature));
       }
       if (chunk.usageMetadata) {
         seen.completion =

@@ -4,6 +4,7 @@
  */
 import OpenAI, { NotFoundError } from 'openai';
 import { cfRayPattern } from '../../contract/gateway';
+import { openReasoning } from '../canonical/reasoning-signature';
 import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
 import type { IssuedKey } from '../keys/key-admin';
 
@@ -298,7 +299,13 @@ describe('reasoning on the Responses form', () => {
     });
     const reasoning = answer.output.find((item) => item.type === 'reasoning');
     expect(reasoning?.type === 'reasoning' && reasoning.summary[0]?.text.length).toBeGreaterThan(0);
-    expect(reasoning?.type === 'reasoning' && reasoning.encrypted_content).toMatch(/^gw1:/);
+    // The whole block sealed, with its maker's signature inside (`sealReasoning`).
+    const sealed = reasoning?.type === 'reasoning' ? reasoning.encrypted_content : null;
+    expect(openReasoning(sealed ?? '')).toEqual({
+      text: reasoning?.type === 'reasoning' ? reasoning.summary[0]?.text : null,
+      signature: expect.stringMatching(/^gw1:simulated:/),
+      keyId: expect.any(String),
+    });
     expect(answer.usage!.output_tokens_details.reasoning_tokens).toBeGreaterThan(0);
     expect(answer.usage!.output_tokens_details.reasoning_tokens).toBeLessThan(
       answer.usage!.output_tokens,

@@ -65,6 +65,17 @@ async function recordOf(cfRay: string) {
 
 const listOf = (header: string | null) => (header === null ? [] : header.split(','));
 
+/** With thinking on, whether the last assistant turn calls a tool without a thinking block first. */
+function toolTurnWithoutThinking(body: Record<string, unknown>): boolean {
+  const thinking = body.thinking as { type?: string } | undefined;
+  if (!thinking || thinking.type === 'disabled') return false;
+  const messages = body.messages as Array<{ role: string; content: unknown }>;
+  const last = messages.findLast((message) => message.role === 'assistant');
+  if (!last || !Array.isArray(last.content)) return false;
+  const types = (last.content as Array<{ type: string }>).map((block) => block.type);
+  return types.includes('tool_use') && types[0] !== 'thinking';
+}
+
 describe.each(UPSTREAM_KINDS)('what Claude Code sends, to a %s upstream', (kind) => {
   it.each(claudeCode.requests.map((request, index) => ({ request, name: `#${index + 1}` })))(
     'request $name is answered, and what could not go is dropped and reported',
@@ -84,7 +95,14 @@ describe.each(UPSTREAM_KINDS)('what Claude Code sends, to a %s upstream', (kind)
       const sent = fakes[kind].requests.at(-1)!;
 
       const asked = request.body.max_tokens as number;
-      const adjusted = [`max_tokens=${asked}->${MAX_OUTPUT}`];
+      // Recorded against a model that signs no thinking: toward Anthropic, whose rules the fake
+      // does not check here, such a tool-call turn goes without thinking, as the vendor requires.
+      const unsigned = kind === 'anthropic' && toolTurnWithoutThinking(request.body);
+      const thinking = request.body.thinking as { type: string } | undefined;
+      const adjusted = [
+        `max_tokens=${asked}->${MAX_OUTPUT}`,
+        ...(unsigned ? [`thinking=${thinking!.type}->disabled`] : []),
+      ];
       expect(listOf(response.headers.get('x-gateway-adjusted-params'))).toEqual(adjusted);
       const dropped = listOf(response.headers.get('x-gateway-dropped-params'));
       const record = await recordOf(response.headers.get('cf-ray')!);
@@ -93,8 +111,9 @@ describe.each(UPSTREAM_KINDS)('what Claude Code sends, to a %s upstream', (kind)
       if (kind === 'anthropic') {
         // The same form: the body as Claude Code wrote it, with the model and bound replaced,
         // and its betas and version passed on.
+        const { thinking: _thinking, ...withoutThinking } = request.body;
         expect(sent.body).toEqual({
-          ...request.body,
+          ...(unsigned ? withoutThinking : request.body),
           model: KIND_PROVIDERS.anthropic.upstreamModel,
           max_tokens: MAX_OUTPUT,
         });

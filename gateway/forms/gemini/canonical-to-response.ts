@@ -1,6 +1,7 @@
 /** Canonical response → Gemini `GenerateContentResponse`, and canonical usage → `usageMetadata`. */
 import { z } from 'zod';
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
+import { sealReasoning, type SealedBlock } from '../../canonical/reasoning-signature';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toGeminiFinishReason } from './canonical-to-finish-reason';
 
@@ -75,19 +76,27 @@ export function toUsageMetadata(finish: PricedFinish): z.output<typeof usageMeta
 }
 
 /**
- * Reasoning as the vendor's parts: its text as `thought: true` parts; its signature (sealed, see
- * canonical/reasoning-signature.ts) as `thoughtSignature` on the part that follows, as the vendor
- * places it. Returns the parts and the signature still waiting for a part.
+ * Reasoning as the vendor's parts: its text as `thought: true` parts; once the block closes (its
+ * signature or encrypted form arrives), the whole block sealed (`sealReasoning`: Gemini CLI sends
+ * back only the signature, and Anthropic wants the text it signed) as `thoughtSignature` on the
+ * part that follows, as the vendor places it. `block.text` is this piece's text, `blockText` the
+ * whole block's so far. Returns the parts and the signature still waiting for a part.
  * @see https://ai.google.dev/gemini-api/docs/thought-signatures
  */
 export function thoughtParts(
-  block: { text: string; signature?: string },
+  block: SealedBlock,
   pending: string | undefined,
+  blockText: string,
+  keyId: string | undefined,
 ): { parts: Array<Record<string, unknown>>; pending: string | undefined } {
   const parts: Array<Record<string, unknown>> = [];
   if (block.text !== '') parts.push({ text: block.text, thought: true, ...signed(pending) });
   else if (pending !== undefined) parts.push({ text: '', thought: true, ...signed(pending) });
-  return { parts, pending: block.signature };
+  const closed = block.signature !== undefined || block.encrypted !== undefined;
+  return {
+    parts,
+    pending: closed ? sealReasoning({ ...block, text: blockText }, keyId) : undefined,
+  };
 }
 
 /** `thoughtSignature` on a part, when one is waiting. */
@@ -98,6 +107,7 @@ export function toGenerateContentResponse(
   response: CanonicalResponse,
   model: string,
   traceId: string,
+  keyId?: string,
 ) {
   // A refusal (an OpenAI-compatible upstream's `refusal`) has no field here: it is text, as it is
   // in the stream.
@@ -115,7 +125,7 @@ export function toGenerateContentResponse(
   const parts: Array<Record<string, unknown>> = [];
   let pending: string | undefined;
   for (const block of response.reasoning ?? []) {
-    const thought = thoughtParts(block, pending);
+    const thought = thoughtParts(block, pending, block.text, keyId);
     parts.push(...thought.parts);
     pending = thought.pending;
   }

@@ -26,14 +26,21 @@ type StreamState = {
   cutCall: string | null;
   /** A reasoning signature waiting for the next part to ride on. */
   signature: string | undefined;
+  /** The text of the reasoning block being written, sealed with it once it closes. */
+  reasoningText: string;
 };
 
 export async function writeGeminiStream(
   response: ServerResponse,
   events: AsyncIterable<PipelineEvent>,
-  options: { model: string; traceId: string; framing: StreamFraming },
+  options: { model: string; traceId: string; framing: StreamFraming; keyId?: string },
 ): Promise<void> {
-  const state: StreamState = { chunksWritten: 0, cutCall: null, signature: undefined };
+  const state: StreamState = {
+    chunksWritten: 0,
+    cutCall: null,
+    signature: undefined,
+    reasoningText: '',
+  };
   /** The waiting signature, taken by the part about to go out. */
   const takeSignature = () => {
     const taken = signed(state.signature);
@@ -73,7 +80,9 @@ export async function writeGeminiStream(
         )
           break;
       } else if (event.type === 'reasoning-delta') {
-        const thought = thoughtParts(event, state.signature);
+        state.reasoningText += event.text;
+        const thought = thoughtParts(event, state.signature, state.reasoningText, options.keyId);
+        if (thought.pending !== undefined) state.reasoningText = '';
         state.signature = thought.pending;
         if (thought.parts.length > 0 && !(await write(candidate(thought.parts)))) break;
       } else {

@@ -72,12 +72,14 @@ export const geminiForm: PublicForm = {
       inbound: { form: 'gemini', body: parsed, unmappedFields: geminiUnmappedFields(parsed) },
     };
   },
-  toResponse: (answer, meta) => toGenerateContentResponse(answer, meta.model, meta.traceId),
+  toResponse: (answer, meta) =>
+    toGenerateContentResponse(answer, meta.model, meta.traceId, meta.keyId),
   writeStream: (response, events, meta) =>
     writeGeminiStream(response, events, {
       model: meta.model,
       traceId: meta.traceId,
       framing: meta.url.searchParams.get('alt') === 'sse' ? 'sse' : 'json_array',
+      keyId: meta.keyId,
     }),
   errorBody: geminiErrorBody,
   // Its tool calls carry an object (`input` / `args`): arguments of any other kind are refused.

@@ -5,6 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object
  */
 import type { CanonicalResponse, FinishReason, PricedFinish } from '../../canonical/model';
+import { sealReasoning, type SealedBlock } from '../../canonical/reasoning-signature';
 import type { AnswerMeta } from '../public-form';
 import { CUSTOM_INPUT_ARGUMENT } from './request-to-canonical';
 import type { ResponsesRequest } from './request-schema';
@@ -70,12 +71,20 @@ function customInput(argumentsText: string): string {
   return argumentsText;
 }
 
+/**
+ * A reasoning block as the form's item. Its `encrypted_content` is the whole block sealed
+ * (`sealReasoning`): Codex sends back only that, and the maker needs the text with its signature.
+ */
 export function reasoningItem(
   id: string,
-  block: { text: string; encrypted?: string; signature?: string },
+  block: SealedBlock,
   includeEncrypted: boolean,
+  keyId: string | undefined,
 ): OutputItem {
-  const encrypted = block.encrypted ?? block.signature;
+  const encrypted =
+    block.encrypted === undefined && block.signature === undefined
+      ? undefined
+      : sealReasoning(block, keyId);
   return {
     id,
     type: 'reasoning',
@@ -157,7 +166,9 @@ export function toResponseObject(
   const output: OutputItem[] = [];
   const includeEncrypted = includesEncryptedReasoning(meta);
   for (const block of answer.reasoning ?? [])
-    output.push(reasoningItem(itemId('rs', meta.traceId, output.length), block, includeEncrypted));
+    output.push(
+      reasoningItem(itemId('rs', meta.traceId, output.length), block, includeEncrypted, meta.keyId),
+    );
   if (answer.text !== '' || answer.refusal !== undefined || answer.toolCalls.length === 0) {
     const item = messageItem(itemId('msg', meta.traceId, output.length), answer.text, 'completed');
     if (answer.refusal !== undefined)

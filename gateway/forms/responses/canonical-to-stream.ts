@@ -31,7 +31,7 @@ const failureCode = (status: number) =>
 
 type Open =
   | { kind: 'message'; id: string; text: string }
-  | { kind: 'reasoning'; id: string; text: string; encrypted?: string };
+  | { kind: 'reasoning'; id: string; text: string; signature?: string; encrypted?: string };
 
 type StreamState = { sequence: number; output: OutputItem[]; open: Open | null };
 
@@ -69,7 +69,7 @@ export async function writeResponsesStream(
       return send('response.output_item.done', { output_index: at, item });
     }
     const place = { item_id: open.id, output_index: at, summary_index: 0 };
-    const item = reasoningItem(open.id, open, includeEncrypted);
+    const item = reasoningItem(open.id, open, includeEncrypted, meta.keyId);
     if (open.text !== '') {
       await send('response.reasoning_summary_text.done', { ...place, text: open.text });
       await send('response.reasoning_summary_part.done', {
@@ -137,9 +137,9 @@ export async function writeResponsesStream(
           )
             break;
         }
-        const encrypted = event.encrypted ?? event.signature;
-        if (encrypted !== undefined) {
-          open.encrypted = encrypted;
+        if (event.signature !== undefined || event.encrypted !== undefined) {
+          open.signature = event.signature;
+          open.encrypted = event.encrypted;
           if (!(await close())) break;
         }
       } else if (event.type === 'tool-call') {

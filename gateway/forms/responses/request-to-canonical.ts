@@ -14,6 +14,7 @@ import type {
   CanonicalToolChoice,
   CanonicalTool,
 } from '../../canonical/model';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
 import { invalidRequest } from '../../errors';
 import { imagePartFromUrl } from '../openai/request-to-canonical';
 import type { ContentPart, InputItem, ResponsesRequest } from './request-schema';
@@ -103,11 +104,11 @@ export function toCanonicalRequest(
         const text = [...(reasoning.summary ?? []), ...(reasoning.content ?? [])]
           .map((part) => part.text)
           .join('\n');
-        assistant().push({
-          type: 'reasoning',
-          text,
-          ...(reasoning.encrypted_content ? { encrypted: reasoning.encrypted_content } : {}),
-        });
+        // The gateway's own items carry the whole block sealed; another's encrypted_content
+        // (OpenAI's, sent straight to an OpenAI upstream) reaches only a same-form upstream.
+        assistant().push(
+          reasoningPartFrom(text, undefined, reasoning.encrypted_content ?? undefined),
+        );
         return;
       }
       default:

@@ -421,6 +421,96 @@ describe('reasoning toward a model that lists it', () => {
     ]);
   });
 
+  describe('a tool-call turn without the thinking block this provider signed', () => {
+    const toolTurn = (first: CanonicalRequest['messages'][number]['parts']) => [
+      { role: 'user' as const, parts: [{ type: 'text' as const, text: 'Weather?' }] },
+      {
+        role: 'assistant' as const,
+        parts: [
+          ...first,
+          { type: 'tool_call' as const, id: 'toolu_1', name: 'get_weather', arguments: '{}' },
+        ],
+      },
+      {
+        role: 'tool' as const,
+        parts: [{ type: 'tool_result' as const, toolCallId: 'toolu_1', content: 'Sunny' }],
+      },
+    ];
+    const reasoning = { effort: 'high' as const, budgetTokens: null, includeText: true };
+    const inbound = {
+      form: 'chat_completions' as const,
+      body: { reasoning_effort: 'high' },
+      unmappedFields: [],
+    };
+
+    it('goes without thinking, reported, where the vendor would refuse it', () => {
+      const translation = { dropped: [] as string[], adjusted: [] as string[] };
+      const body = build({
+        reasoning,
+        inbound,
+        translation,
+        tools: [weatherTool],
+        messages: toolTurn([{ type: 'reasoning', text: 'unsigned' }]),
+      });
+      expect(body).not.toHaveProperty('thinking');
+      expect(translation.adjusted).toEqual(['reasoning_effort=on->off']);
+    });
+
+    it('keeps thinking when its own signed block opens the turn', () => {
+      const translation = { dropped: [] as string[], adjusted: [] as string[] };
+      const body = build({
+        reasoning,
+        inbound,
+        translation,
+        tools: [weatherTool],
+        messages: toolTurn([
+          { type: 'reasoning', text: 'mine', signature: 'c2ln', providerId: 'claude-direct' },
+        ]),
+      });
+      expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: expect.any(Number) });
+      expect(translation.adjusted).toEqual([]);
+    });
+
+    it('is refused in strict mode instead', () => {
+      const error = thrownBy(() =>
+        build({
+          reasoning,
+          inbound,
+          requireParameters: true,
+          tools: [weatherTool],
+          messages: toolTurn([]),
+        }),
+      );
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).status).toBe(400);
+    });
+
+    it('goes without thinking on the same form too, where another provider made the block', () => {
+      const translation = { dropped: [] as string[], adjusted: [] as string[] };
+      const messages = [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'theirs', signature: 'gw1:other:c2ln' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] },
+      ];
+      const thinking = { type: 'enabled', budget_tokens: 2_048 };
+      const body = build({
+        translation,
+        inbound: { form: 'messages', body: { messages, thinking }, unmappedFields: [] },
+      });
+      expect(body).not.toHaveProperty('thinking');
+      expect((body.messages as Array<{ content: unknown[] }>)[1]!.content).toEqual([
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+      ]);
+      expect(translation.adjusted).toEqual(['thinking=enabled->disabled']);
+    });
+  });
+
   it('sends a json_schema response format as output_config.format', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
     const body = build({

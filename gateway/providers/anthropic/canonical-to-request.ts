@@ -22,6 +22,7 @@ import {
   dropField,
   dropWhatCannotGo,
   parseToolArguments,
+  reasoningFields,
   reasoningFor,
   sameFormBody,
 } from '../upstream/request-fields';
@@ -75,7 +76,16 @@ export function toMessagesBody(
   }
   const toolChoice = toWireToolChoice(request.toolChoice, request.tools.length > 0);
   if (toolChoice) body.tool_choice = toolChoice;
-  addThinking(body, reasoningFor(request, route), maxTokens);
+  const reasoning = reasoningFor(request, route);
+  if (
+    reasoning &&
+    reasoning.effort !== 'none' &&
+    lacksItsThinking(body.messages as WireMessage[])
+  ) {
+    const fields = reasoningFields(request.inbound?.form, request.inbound?.body);
+    for (const field of fields.length > 0 ? fields : ['reasoning'])
+      adjustField(request, field, { from: 'on', to: 'off' }, config, THINKING_LOST);
+  } else addThinking(body, reasoning, maxTokens);
   const format = request.responseFormat;
   // The vendor's structured outputs take a schema only; "any JSON object" has no equivalent.
   // TODO(translation-policy): report `response_format` as dropped for a json_object here.
@@ -107,6 +117,17 @@ function fromSameForm(
   };
   if (Array.isArray(same.messages))
     body.messages = same.messages.map((message) => withOwnThinking(message, config.id));
+  const thinking = asRecord(body.thinking);
+  if (thinking && thinking.type !== 'disabled' && lacksItsThinking(body.messages as unknown[])) {
+    adjustField(
+      request,
+      'thinking',
+      { from: String(thinking.type), to: 'disabled' },
+      config,
+      THINKING_LOST,
+    );
+    delete body.thinking;
+  }
   // A same-form request keeps its thinking even for a model whose providers-file entry does not
   // list `reasoning`: the entry may be incomplete, and the upstream itself decides.
   return body;
@@ -128,6 +149,24 @@ function withOwnThinking(message: unknown, providerId: string): unknown {
     return [block];
   });
   return { ...record, content };
+}
+
+const THINKING_LOST =
+  "the last assistant turn's tool call comes without the thinking block this provider signed";
+
+/**
+ * Whether the last assistant turn holds a tool call without starting with a thinking block: the
+ * vendor refuses thinking then (400, "Expected `thinking` or `redacted_thinking`, but found
+ * `tool_use`"), so the turn goes without thinking, reported, rather than refused.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#preserving-thinking-blocks
+ */
+export function lacksItsThinking(messages: unknown[] | undefined): boolean {
+  const last = asRecord(
+    [...(messages ?? [])].reverse().find((message) => asRecord(message)?.role === 'assistant'),
+  );
+  if (!last || !Array.isArray(last.content)) return false;
+  const types = last.content.map((block: unknown) => asRecord(block)?.type);
+  return types.includes('tool_use') && types[0] !== 'thinking' && types[0] !== 'redacted_thinking';
 }
 
 const asRecord = (value: unknown): Record<string, unknown> | null =>

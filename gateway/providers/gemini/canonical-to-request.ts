@@ -11,7 +11,7 @@ import type {
   CanonicalResponseFormat,
   CanonicalToolChoice,
 } from '../../canonical/model';
-import { openSignature } from '../../canonical/reasoning-signature';
+import { reasoningPartFrom } from '../../canonical/reasoning-signature';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import {
@@ -161,9 +161,9 @@ function withOwnSignatures(content: unknown, providerId: string): unknown {
     ...content,
     parts: content.parts.map((part: unknown) => {
       if (!isRecord(part) || typeof part.thoughtSignature !== 'string') return part;
-      const opened = openSignature(part.thoughtSignature);
+      const opened = reasoningPartFrom('', part.thoughtSignature);
       const { thoughtSignature: _sealed, ...rest } = part;
-      return opened?.providerId === providerId
+      return opened.providerId === providerId && opened.signature !== undefined
         ? { ...rest, thoughtSignature: opened.signature }
         : rest;
     }),

@@ -58,7 +58,7 @@ export const openAiCompatibleAdapter: ProviderAdapter<StreamState> = {
       ? {
           url: responsesUrl(config.baseUrl),
           headers: chatCompletionsHeaders(config),
-          body: toResponsesBody(request, route),
+          body: toResponsesBody(request, route, config.id),
         }
       : {
           url: chatCompletionsUrl(config.baseUrl),

@@ -5,6 +5,7 @@
  * same provider still use `/chat/completions`.
  */
 import OpenAI from 'openai';
+import { sealReasoning } from '../../canonical/reasoning-signature';
 import { startFakeUpstream, type FakeUpstream } from '../../test-kit/fake-upstream';
 import { fixtureEvents, fixtureJson, providersFileFor } from '../../test-kit/upstream-kit';
 import { startTestGateway, type TestGateway } from '../../testing-support';
@@ -91,10 +92,13 @@ describe('an upstream that speaks the Responses form', () => {
     expect(fake.requests.at(-1)!.body.stream).toBe(true);
     expect(types).toContain('response.reasoning_summary_text.delta');
     expect(completed!.output.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
-    expect(completed!.output[0]).toMatchObject({
+    const reasoning = completed!.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning).toMatchObject({
       summary: [{ type: 'summary_text', text: 'Need the weather tool.' }],
-      encrypted_content: 'gAAAAenc0123',
     });
+    // Sealed by the gateway with its maker; the maker gets its own value back on the next turn.
+    expect(reasoning.encrypted_content).toMatch(/^gwr1:/);
+    expect(reasoning.encrypted_content).not.toContain('gAAAAenc0123');
     expect(completed!.output[1]).toMatchObject({
       call_id: 'call_w1',
       name: 'get_weather',
@@ -104,6 +108,30 @@ describe('an upstream that speaks the Responses form', () => {
       output_tokens: 24,
       output_tokens_details: { reasoning_tokens: 12 },
     });
+
+    fake.reply({ body: fixtureJson('openai-compatible', 'openai-responses-text.json') });
+    await client.responses.create({
+      model: MODEL,
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { ...reasoning, id: undefined } as unknown as OpenAI.Responses.ResponseReasoningItem,
+        completed!.output[1] as OpenAI.Responses.ResponseFunctionToolCall,
+        { type: 'function_call_output', call_id: 'call_w1', output: 'Sunny' },
+        // Made by another provider: it cannot go to this one.
+        {
+          id: 'rs_other',
+          type: 'reasoning',
+          summary: [],
+          encrypted_content: sealReasoning({ text: 'x', signature: 'gw1:ant:sig' }, undefined),
+        },
+      ],
+      tools: [weatherTool],
+      store: false,
+    });
+    const input = fake.requests.at(-1)!.body.input as Array<Record<string, unknown>>;
+    expect(input.filter((item) => item.type === 'reasoning')).toEqual([
+      expect.objectContaining({ type: 'reasoning', encrypted_content: 'gAAAAenc0123' }),
+    ]);
   });
 
   it('resolves previous_response_id into the input, since the upstream does not know the id', async () => {

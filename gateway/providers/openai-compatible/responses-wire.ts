@@ -11,6 +11,12 @@ import { z } from 'zod';
 import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
+import {
+  openReasoning,
+  openSignature,
+  reasoningPartFrom,
+  sealSignature,
+} from '../../canonical/reasoning-signature';
 import { reportedCount } from '../upstream/reported-count';
 import { trimBase } from '../upstream/request-fields';
 import { UpstreamError } from '../upstream-error';
@@ -24,14 +30,34 @@ export const speaksResponses = (request: CanonicalRequest, config: ProviderConfi
 
 export const responsesUrl = (baseUrl: string) => `${trimBase(baseUrl)}/responses`;
 
-export function toResponsesBody(request: CanonicalRequest, route: ModelRoute): Body {
+export function toResponsesBody(
+  request: CanonicalRequest,
+  route: ModelRoute,
+  providerId: string,
+): Body {
   const body: Body = { ...request.inbound!.body, model: route.upstreamModel };
+  if (Array.isArray(body.input))
+    body.input = body.input.flatMap((item) => ownReasoning(item, providerId));
   body.stream = request.stream;
   if (request.maxTokens !== null) body.max_output_tokens = request.maxTokens;
   delete body.previous_response_id;
   // The gateway answers in the request: a background job upstream would leave it nothing to read.
   delete body.background;
   return body;
+}
+
+/**
+ * A reasoning item the gateway sealed goes back with this upstream's own `encrypted_content`, or
+ * not at all when another provider made it; items the gateway never sealed go as sent.
+ */
+function ownReasoning(item: unknown, providerId: string): unknown[] {
+  const record = item as Body | null;
+  if (record?.type !== 'reasoning' || typeof record.encrypted_content !== 'string') return [item];
+  const sealed = record.encrypted_content;
+  if (!openReasoning(sealed) && !openSignature(sealed)) return [item];
+  const part = reasoningPartFrom('', undefined, sealed);
+  if (part.providerId !== providerId || part.encrypted === undefined) return [];
+  return [{ ...record, encrypted_content: part.encrypted }];
 }
 
 const usageSchema = z.looseObject({
@@ -77,7 +103,7 @@ const toUsage = (usage: z.infer<typeof usageSchema> | null | undefined): Reporte
     : null;
 
 /** One finished output item → its canonical events (a message's text, a call, reasoning). */
-function itemEvents(output: Item, withText: boolean): CanonicalEvent[] {
+function itemEvents(output: Item, withText: boolean, providerId: string): CanonicalEvent[] {
   switch (output.type) {
     case 'message': {
       if (!withText) return [];
@@ -108,7 +134,9 @@ function itemEvents(output: Item, withText: boolean): CanonicalEvent[] {
         {
           type: 'reasoning-delta',
           text: withText ? (output.summary ?? []).map((part) => part.text).join('\n') : '',
-          ...(output.encrypted_content ? { encrypted: output.encrypted_content } : {}),
+          ...(output.encrypted_content
+            ? { encrypted: sealSignature(providerId, output.encrypted_content) }
+            : {}),
         },
       ];
     default:
@@ -152,7 +180,7 @@ export function fromResponseObject(body: unknown, providerId: string): Canonical
       { message: response.error?.message ?? undefined, code: response.error?.code ?? undefined },
       providerId,
     );
-  const events = (response.output ?? []).flatMap((output) => itemEvents(output, true));
+  const events = (response.output ?? []).flatMap((output) => itemEvents(output, true, providerId));
   events.push(
     finishOf(
       response,
@@ -207,7 +235,7 @@ export function transformResponsesEvent(
       return [{ type: 'reasoning-delta', text: event.delta }];
     case 'response.output_item.done': {
       if (!event.item || event.item.type === 'message') return [];
-      const events = itemEvents(event.item, !state.reasoningStreamed);
+      const events = itemEvents(event.item, !state.reasoningStreamed, providerId);
       if (event.item.type === 'reasoning') state.reasoningStreamed = false;
       if (events.some((converted) => converted.type === 'tool-call')) state.madeCalls = true;
       // A reasoning item with nothing to say and no encrypted form closes nothing.

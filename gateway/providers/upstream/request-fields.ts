@@ -128,8 +128,12 @@ export function droppedCanonicalFields(request: CanonicalRequest, route: ModelRo
   return dropped;
 }
 
-/** The client's fields that ask for reasoning, in each form. */
-function reasoningFields(form: PublicFormName, body: Record<string, unknown>): string[] {
+/** The client's fields that ask for reasoning, in each form (`reasoning` for a request of none). */
+export function reasoningFields(
+  form: PublicFormName | undefined,
+  body: Record<string, unknown> | undefined,
+): string[] {
+  if (form === undefined || body === undefined) return ['reasoning'];
   switch (form) {
     case 'chat_completions':
       return ['reasoning_effort', 'reasoning'].filter((field) => body[field] != null);
