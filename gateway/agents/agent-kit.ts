@@ -11,8 +11,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import type { FakeUpstream } from '../test-kit/fake-upstream';
+import { anthropicThinkingRules, signThinking } from '../test-kit/anthropic-rules';
+import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { startKindUpstreams } from '../test-kit/kind-upstreams';
+import type { UpstreamProviderSpec } from '../test-kit/upstream-kit';
 import { startTestGateway } from '../testing-support';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -112,11 +114,66 @@ export type KindsGateway = {
   /** An account key with room for every run. */
   key: string;
   fakes: Record<UpstreamKind, FakeUpstream>;
+  /** An Anthropic upstream whose model reasons, keeping the vendor's thinking rules. */
+  thinking: { fake: FakeUpstream; model: string };
   close(): Promise<void>;
 };
 
+export const THINKING_MODEL = 'test/ant-thinking';
+
+/** What the thinking upstream thinks before its tool call. */
+export const THOUGHT = 'The user asks about a file; I should call the tool that reads it.';
+
+/**
+ * A tool loop's two upstream requests, the second with thinking still on and its tool-call turn
+ * opening with the thinking block the upstream signed, byte for byte (the fake refuses anything
+ * else with the vendor's 400, so the loop would not have finished).
+ */
+export function expectThinkingKept(requests: Array<{ body: Record<string, unknown> }>) {
+  expect(requests).toHaveLength(2);
+  const body = requests[1]!.body as {
+    thinking?: { type: string };
+    messages: Array<{ role: string; content: unknown }>;
+  };
+  expect(body.thinking?.type).not.toBe('disabled');
+  expect(body.thinking).toBeDefined();
+  const turn = body.messages.findLast((message) => message.role === 'assistant')!;
+  expect((turn.content as unknown[])[0]).toEqual({
+    type: 'thinking',
+    thinking: THOUGHT,
+    signature: signThinking(THOUGHT),
+  });
+}
+
+/** An Anthropic fake that keeps the vendor's thinking rules, and its provider serving a reasoner. */
+export async function startThinkingUpstream() {
+  const fake = await startFakeUpstream();
+  fake.enforce = anthropicThinkingRules;
+  const spec: UpstreamProviderSpec = {
+    id: 'ant-think',
+    kind: 'anthropic',
+    url: fake.url,
+    retry: { max_attempts: 1 },
+    models: [
+      {
+        id: THINKING_MODEL,
+        upstreamModel: 'claude-upstream-1',
+        prompt: '0.000003',
+        completion: '0.000015',
+        maxCompletionTokens: 32_000,
+        supportedParameters: ['max_tokens', 'temperature', 'tools', 'tool_choice', 'reasoning'],
+      },
+    ],
+  };
+  return { fake, spec };
+}
+
 export async function startKindsGateway(): Promise<KindsGateway> {
-  const upstreams = await startKindUpstreams({ includeSimulatedModels: true });
+  const thinking = await startThinkingUpstream();
+  const upstreams = await startKindUpstreams({
+    includeSimulatedModels: true,
+    also: [thinking.spec],
+  });
   const gateway = await startTestGateway({ providers: upstreams.providers });
   const { key } = await gateway.createKey({ kind: 'account', limitUsd: 50 });
   const proxy = await startRecordingProxy(gateway.url);
@@ -124,10 +181,12 @@ export async function startKindsGateway(): Promise<KindsGateway> {
     proxy,
     key,
     fakes: upstreams.fakes,
+    thinking: { fake: thinking.fake, model: THINKING_MODEL },
     close: async () => {
       await proxy.close();
       await gateway.stop();
       await upstreams.close();
+      await thinking.fake.close();
     },
   };
 }

@@ -11,12 +11,14 @@ import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
 import {
   CLAUDE_BIN,
   diffWithFixture,
+  expectThinkingKept,
   newWorkspace,
   RUN_TIMEOUT_MS,
   runAgent,
   startKindsGateway,
   type KindsGateway,
   type SentRequest,
+  THOUGHT,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
 import { vendorFixturePath } from '../vendors/fixtures';
@@ -98,3 +100,29 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
     RUN_TIMEOUT_MS * 2,
   );
 });
+
+it(
+  'keeps thinking through a tool round to an Anthropic upstream that keeps its rules',
+  async () => {
+    const workspace = newWorkspace();
+    const { fake, model } = agents.thinking;
+    const before = fake.requests.length;
+    fake.reply(
+      toolCallReply(
+        'anthropic',
+        {
+          id: 'toolu_agent_2',
+          name: 'Read',
+          args: { file_path: path.join(workspace, 'notes.txt') },
+        },
+        THOUGHT,
+      ),
+      textReply('anthropic', 'The file says marmalade.'),
+    );
+    const result = await claude(model, 'What does notes.txt say?', workspace);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The file says marmalade.');
+    expectThinkingKept(fake.requests.slice(before));
+  },
+  RUN_TIMEOUT_MS * 2,
+);

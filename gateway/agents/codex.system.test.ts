@@ -11,9 +11,13 @@ import { startTestGateway, type TestGateway } from '../testing-support';
 import {
   CODEX_BIN,
   diffWithFixture,
+  expectThinkingKept,
   RUN_TIMEOUT_MS,
   runAgent,
   startRecordingProxy,
+  startThinkingUpstream,
+  THINKING_MODEL,
+  THOUGHT,
   type RecordingProxy,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
@@ -38,9 +42,10 @@ afterAll(async () => {
 });
 
 /** Codex's own configuration: the gateway as a custom provider, updates and analytics off. */
-function codexConfig(model: string, baseUrl: string): string {
+function codexConfig(model: string, baseUrl: string, effort?: string): string {
   return [
     `model = "${model}"`,
+    ...(effort ? [`model_reasoning_effort = "${effort}"`] : []),
     'model_provider = "gateway"',
     'check_for_update_on_startup = false',
     '',
@@ -59,13 +64,13 @@ function codexConfig(model: string, baseUrl: string): string {
 }
 
 /** `codex exec` on `prompt`, its config in the run's own HOME (`~/.codex`, Codex's default). */
-function codex(model: string, prompt: string, baseUrl: string, apiKey: string) {
+function codex(model: string, prompt: string, baseUrl: string, apiKey: string, effort?: string) {
   return runAgent({
     bin: CODEX_BIN,
     args: ['exec', '--skip-git-repo-check', prompt],
     // Plain, non-interactive output: the tests read the final answer from stdout.
     environment: { GATEWAY_API_KEY: apiKey, NO_COLOR: '1', CI: '1' },
-    homeFiles: { '.codex/config.toml': codexConfig(model, baseUrl) },
+    homeFiles: { '.codex/config.toml': codexConfig(model, baseUrl, effort) },
   });
 }
 
@@ -100,11 +105,14 @@ describe('codex exec through the gateway to each kind of upstream', () => {
   let kindGateway: TestGateway;
   let kindKey: string;
   const fakes = {} as Record<(typeof VARIANTS)[number], FakeUpstream>;
+  let thinking: Awaited<ReturnType<typeof startThinkingUpstream>>;
 
   beforeAll(async () => {
     for (const variant of VARIANTS) fakes[variant] = await startFakeUpstream();
-    const setup = providersFileFor(
-      VARIANTS.map((variant) => ({
+    thinking = await startThinkingUpstream();
+    const setup = providersFileFor([
+      thinking.spec,
+      ...VARIANTS.map((variant) => ({
         id: `up-${variant}`,
         kind: variant === 'openai-responses' ? 'openai-compatible' : variant,
         url: fakes[variant].url,
@@ -119,14 +127,36 @@ describe('codex exec through the gateway to each kind of upstream', () => {
           },
         ],
       })),
-    );
+    ]);
     kindGateway = await startTestGateway({ providers: setup.providers });
     kindKey = (await kindGateway.createKey({ kind: 'account', limitUsd: 20 })).key;
   });
   afterAll(async () => {
     await kindGateway?.stop();
     for (const fake of Object.values(fakes)) await fake?.close();
+    await thinking?.fake.close();
   });
+
+  it(
+    'keeps thinking (effort high) through a tool round to an Anthropic upstream that keeps its rules',
+    async () => {
+      const { fake } = thinking;
+      fake.reply(
+        toolCallReply(
+          'anthropic',
+          { id: 'call_agent_2', name: 'exec_command', args: { cmd: 'echo gateway-tool-ran' } },
+          THOUGHT,
+        ),
+        textReply('anthropic', 'The command printed gateway-tool-ran.'),
+      );
+      const run = await codex(THINKING_MODEL, 'run echo', kindGateway.url, kindKey, 'high');
+      expect(run.timedOut, run.stderr).toBe(false);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('The command printed gateway-tool-ran.');
+      expectThinkingKept(fake.requests);
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
 
   it.each(VARIANTS)(
     'runs a tool round to its final answer via %s',

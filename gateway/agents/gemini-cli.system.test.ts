@@ -10,6 +10,7 @@ import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
 import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
 import {
   diffWithFixture,
+  expectThinkingKept,
   GEMINI_BIN,
   newWorkspace,
   RUN_TIMEOUT_MS,
@@ -17,6 +18,7 @@ import {
   startKindsGateway,
   type KindsGateway,
   type SentRequest,
+  THOUGHT,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
 import { vendorFixturePath } from '../vendors/fixtures';
@@ -117,3 +119,29 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
     RUN_TIMEOUT_MS * 2,
   );
 });
+
+it(
+  'keeps thinking through a tool round to an Anthropic upstream that keeps its rules',
+  async () => {
+    const workspace = newWorkspace();
+    const { fake, model } = agents.thinking;
+    const before = fake.requests.length;
+    fake.reply(
+      toolCallReply(
+        'anthropic',
+        {
+          id: 'toolu_agent_2',
+          name: 'read_file',
+          args: { file_path: path.join(workspace, 'notes.txt') },
+        },
+        THOUGHT,
+      ),
+      textReply('anthropic', 'The file says marmalade.'),
+    );
+    const result = await gemini(model, 'What does notes.txt say?', workspace);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The file says marmalade.');
+    expectThinkingKept(fake.requests.slice(before));
+  },
+  RUN_TIMEOUT_MS * 2,
+);

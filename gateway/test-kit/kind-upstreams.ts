@@ -10,6 +10,7 @@ import {
   fixtureJson,
   providersFileFor,
   UPSTREAM_KINDS,
+  type UpstreamProviderSpec,
   type UpstreamSetup,
 } from './upstream-kit';
 
@@ -61,25 +62,28 @@ export type KindUpstreams = UpstreamSetup & {
  * once instead of being retried.
  */
 export async function startKindUpstreams(
-  options: { includeSimulatedModels?: boolean } = {},
+  options: { includeSimulatedModels?: boolean; also?: UpstreamProviderSpec[] } = {},
 ): Promise<KindUpstreams> {
   const fakes = {} as Record<UpstreamKind, FakeUpstream>;
   for (const kind of UPSTREAM_KINDS) fakes[kind] = await startFakeUpstream();
   const setup = providersFileFor(
-    UPSTREAM_KINDS.map((kind) => ({
-      id: KIND_PROVIDERS[kind].provider,
-      kind,
-      url: fakes[kind].url,
-      retry: { max_attempts: 1 },
-      models: [
-        {
-          id: KIND_PROVIDERS[kind].model,
-          upstreamModel: KIND_PROVIDERS[kind].upstreamModel,
-          prompt: usd(KIND_PROVIDERS[kind].promptNanos),
-          completion: usd(KIND_PROVIDERS[kind].completionNanos),
-        },
-      ],
-    })),
+    [
+      ...UPSTREAM_KINDS.map((kind) => ({
+        id: KIND_PROVIDERS[kind].provider,
+        kind,
+        url: fakes[kind].url,
+        retry: { max_attempts: 1 },
+        models: [
+          {
+            id: KIND_PROVIDERS[kind].model,
+            upstreamModel: KIND_PROVIDERS[kind].upstreamModel,
+            prompt: usd(KIND_PROVIDERS[kind].promptNanos),
+            completion: usd(KIND_PROVIDERS[kind].completionNanos),
+          },
+        ],
+      })),
+      ...(options.also ?? []),
+    ],
     options,
   );
   return {
