@@ -7,7 +7,7 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import type { ServerResponse } from 'node:http';
-import type { PipelineEvent, ReportedUsage, Usage } from '../../canonical/model';
+import type { PipelineEvent, ReportedUsage } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { messagesErrorBody } from './error-shape';
@@ -117,7 +117,7 @@ export async function writeMessagesStream(
    * `message_start` with the prompt's usage as far as it is known: the provider's, when it told it
    * before the answer (or the answer is only its finish), else the gateway's own count and no cache.
    */
-  const start = async (usage: ReportedUsage | Usage | null) => {
+  const start = async (usage: ReportedUsage | null) => {
     state.started = true;
     await send('message_start', {
       message: {
