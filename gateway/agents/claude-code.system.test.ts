@@ -36,10 +36,10 @@ afterAll(async () => {
   await agents?.close();
 });
 
-function claude(model: string, prompt: string, workspace: string) {
+function claude(model: string, prompt: string, workspace: string, extraArgs: string[] = []) {
   return runAgent({
     bin: CLAUDE_BIN,
-    args: ['-p', prompt, '--model', model],
+    args: ['-p', prompt, '--model', model, ...extraArgs],
     environment: { ANTHROPIC_BASE_URL: agents.proxy.url, ANTHROPIC_API_KEY: agents.key },
     workspace,
     files: { 'notes.txt': `${SECRET}\n` },
@@ -123,6 +123,46 @@ it(
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('The file says marmalade.');
     expectThinkingKept(fake.requests.slice(before));
+  },
+  RUN_TIMEOUT_MS * 2,
+);
+
+it(
+  'sees the cache reads and writes an anthropic upstream reported at its start',
+  async () => {
+    const workspace = newWorkspace();
+    // The prompt's counts come in `message_start` only, as the vendor sends them.
+    const startUsage = {
+      input_tokens: 40,
+      cache_creation_input_tokens: 1500,
+      cache_read_input_tokens: 3000,
+      output_tokens: 1,
+    };
+    const reply = textReply('anthropic', 'Cached.');
+    agents.fakes.anthropic.reply({
+      ...reply,
+      events: reply.events!.map((event) =>
+        event.startsWith('event: message_start')
+          ? event.replace(
+              '"usage":{"input_tokens":40,"output_tokens":1}',
+              JSON.stringify({ usage: startUsage }).slice(1, -1),
+            )
+          : event,
+      ),
+    });
+    const result = await claude(KIND_PROVIDERS.anthropic.model, 'Say hi.', workspace, [
+      '--output-format',
+      'json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const told = JSON.parse(result.stdout) as { result: string; usage: Record<string, number> };
+    expect(told.result).toContain('Cached.');
+    expect(told.usage).toMatchObject({
+      input_tokens: 40,
+      cache_creation_input_tokens: 1500,
+      cache_read_input_tokens: 3000,
+      output_tokens: 12,
+    });
   },
   RUN_TIMEOUT_MS * 2,
 );

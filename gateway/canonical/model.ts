@@ -175,6 +175,13 @@ export type CanonicalEvent =
    * reasoning: what the provider needs to see it again on a later turn.
    */
   | { type: 'reasoning-delta'; text: string; signature?: string; encrypted?: string }
+  /**
+   * The usage the provider reported before its finish (Anthropic's `message_start`: the prompt,
+   * cache reads and writes), for the forms that tell it at the start. At most once, just before
+   * the answer's first event, so it never starts an answer on its own. Never charged: the finish's
+   * usage is.
+   */
+  | { type: 'usage'; usage: ReportedUsage }
   | {
       type: 'finish';
       finishReason: FinishReason;
@@ -233,6 +240,8 @@ export async function gatherResponse(
       if (event.signature !== undefined) block.signature = event.signature;
       if (event.encrypted !== undefined) block.encrypted = event.encrypted;
       reasoningOpen = event.signature === undefined && event.encrypted === undefined;
+    } else if (event.type === 'usage') {
+      continue;
     } else if (event.type === 'tool-call') {
       reasoningOpen = false;
       toolCalls.push({ id: event.id, name: event.name, arguments: event.arguments });

@@ -353,6 +353,12 @@ export class InferencePipeline {
         // timer may not have run yet.
         if (!this.metering.leaseHeld(input.traceId, admission)) throw leaseLostError();
         const event = next.value;
+        // The usage told early is neither the answer nor charged: it goes on as it came.
+        if (event.type === 'usage') {
+          if (refusal === null) yield event;
+          next = await connected.iterator.next();
+          continue;
+        }
         if (check && refusal === null) refusal = check(event);
         if (event.type === 'finish') {
           if (refusal !== null) {

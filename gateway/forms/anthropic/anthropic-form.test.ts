@@ -370,6 +370,37 @@ describe('canonical events → Messages stream', () => {
     expect(response.writableEnded).toBe(true);
   });
 
+  it('tells the usage the provider reported at its start in message_start, and every count in message_delta', async () => {
+    const cache = { cacheReadTokens: 3000, cacheWriteTokens: 1500, cacheWriteHourTokens: 1000 };
+    const response = new RecordingResponse();
+    await writeMessagesStream(
+      response.asServerResponse(),
+      replay([
+        { type: 'usage', usage: { promptTokens: 4700, completionTokens: null, ...cache } },
+        { type: 'text-delta', text: 'Hi' },
+        {
+          ...priced('stop', 120),
+          usage: { promptTokens: 4700, completionTokens: 120, reasoningTokens: 80, ...cache },
+        },
+      ]),
+      { model: 'sim/chat-standard', traceId, promptTokens: 11 },
+    );
+    const written = parseServerSentEvents(response.body).map((event) => JSON.parse(event.data));
+    const promptUsage = {
+      input_tokens: 200,
+      cache_creation_input_tokens: 1500,
+      cache_read_input_tokens: 3000,
+      cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 1000 },
+    };
+    expect(written[0]).toMatchObject({ type: 'message_start', message: { usage: promptUsage } });
+    expect(written.find((event) => event.type === 'message_delta').usage).toEqual({
+      ...promptUsage,
+      output_tokens: 120,
+      output_tokens_details: { thinking_tokens: 80 },
+      cost_usd: 0.000042,
+    });
+  });
+
   it('sends a ping while the provider is silent, then goes on', async () => {
     const response = new RecordingResponse();
     let pingSeen!: () => void;

@@ -1,6 +1,6 @@
 /** Canonical response → Messages `message`, and canonical usage → Messages usage. */
 import { z } from 'zod';
-import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
+import type { CanonicalResponse, PricedFinish, Usage } from '../../canonical/model';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
 import { toStopReason } from './canonical-to-stop-reason';
 
@@ -13,6 +13,8 @@ const messagesUsageSchema = z.object({
     ephemeral_5m_input_tokens: z.number().int(),
     ephemeral_1h_input_tokens: z.number().int(),
   }),
+  /** Of `output_tokens`, those spent thinking; left out when the provider said none. */
+  output_tokens_details: z.object({ thinking_tokens: z.number().int() }).optional(),
   cost_usd: z.number().describe("The gateway's charge for the request, in USD."),
 });
 
@@ -47,29 +49,48 @@ export const messagesResponseSchema = z.object({
 /** Message ids are `msg_` + the trace id's hex, so the two can be matched. */
 export const messageId = (traceId: string) => `msg_${traceId.slice(0, 16)}`;
 
+/** The prompt's side of a usage, told or charged: the whole prompt, and of it the cache's part. */
+type PromptUsage = Pick<Usage, 'cacheReadTokens' | 'cacheWriteTokens' | 'cacheWriteHourTokens'> & {
+  promptTokens: number;
+};
+
 /**
- * The vendor's usage fields, plus the gateway's cost in `cost_usd`: an extra field the vendor's
- * clients carry along untouched.
+ * The prompt's usage fields as the vendor's: its `input_tokens` leaves out what was read from or
+ * written to the cache, and the writes are split by cache lifetime, which the vendor prices apart.
+ * `message_start` tells these before the answer, `message_delta` and the plain answer at its end.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#tracking-cache-performance
  */
-export function toMessagesUsage(finish: PricedFinish): z.output<typeof messagesUsageSchema> {
+export function toMessagesPromptUsage(usage: PromptUsage) {
   const {
     promptTokens,
-    completionTokens,
     cacheReadTokens = 0,
     cacheWriteTokens = 0,
     cacheWriteHourTokens = 0,
-  } = finish.usage;
+  } = usage;
   return {
-    // The vendor's `input_tokens` leaves out what was read from or written to the cache.
-    input_tokens: promptTokens - cacheReadTokens - cacheWriteTokens,
-    output_tokens: completionTokens,
+    // Never below 0, even against the gateway's own count of a prompt the provider did not count.
+    input_tokens: Math.max(0, promptTokens - cacheReadTokens - cacheWriteTokens),
     cache_creation_input_tokens: cacheWriteTokens,
     cache_read_input_tokens: cacheReadTokens,
-    // The writes by cache lifetime, which the vendor prices apart.
     cache_creation: {
       ephemeral_5m_input_tokens: cacheWriteTokens - cacheWriteHourTokens,
       ephemeral_1h_input_tokens: cacheWriteHourTokens,
     },
+  };
+}
+
+/**
+ * The vendor's usage fields, plus the gateway's cost in `cost_usd`: an extra field the vendor's
+ * clients carry along untouched. Every count is the whole answer's (the vendor's stream counts
+ * are cumulative), so `message_delta` carries the same.
+ */
+export function toMessagesUsage(finish: PricedFinish): z.output<typeof messagesUsageSchema> {
+  const { completionTokens, reasoningTokens = 0 } = finish.usage;
+  return {
+    ...toMessagesPromptUsage(finish.usage),
+    output_tokens: completionTokens,
+    // Of the output (which stays the count billed), the tokens spent thinking.
+    ...(reasoningTokens > 0 && { output_tokens_details: { thinking_tokens: reasoningTokens } }),
     cost_usd: finish.costUsd,
   };
 }

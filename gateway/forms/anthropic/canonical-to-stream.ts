@@ -7,12 +7,12 @@
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import type { ServerResponse } from 'node:http';
-import type { PipelineEvent } from '../../canonical/model';
+import type { PipelineEvent, ReportedUsage } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import { messagesErrorBody } from './error-shape';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { messageId, toMessagesUsage } from './canonical-to-response';
+import { messageId, toMessagesPromptUsage, toMessagesUsage } from './canonical-to-response';
 import { toStopReason } from './canonical-to-stop-reason';
 
 type StreamState = {
@@ -27,6 +27,8 @@ type StreamState = {
    * finish at max_tokens makes it a cut call, anything else a broken one.
    */
   cutCall: ToolCall | null;
+  /** `message_start` has gone out. */
+  started: boolean;
 };
 
 type ToolCall = Extract<PipelineEvent, { type: 'tool-call' }>;
@@ -43,6 +45,7 @@ export async function writeMessagesStream(
     openTextIndex: null,
     openThinkingIndex: null,
     cutCall: null,
+    started: false,
   };
   const send = (name: string, data: object) =>
     writeEvent(response, JSON.stringify({ type: name, ...data }), name);
@@ -110,9 +113,12 @@ export async function writeMessagesStream(
     return send('content_block_stop', { index });
   };
 
-  startEventStream(response);
-  const iterator = events[Symbol.asyncIterator]();
-  try {
+  /**
+   * `message_start` with the prompt's usage as far as it is known: the provider's, when it told it
+   * before the answer (or the answer is only its finish), else the gateway's own count and no cache.
+   */
+  const start = async (usage: ReportedUsage | null) => {
+    state.started = true;
     await send('message_start', {
       message: {
         id: messageId(options.traceId),
@@ -123,22 +129,39 @@ export async function writeMessagesStream(
         stop_reason: null,
         stop_sequence: null,
         usage: {
-          input_tokens: options.promptTokens,
+          ...toMessagesPromptUsage({
+            ...usage,
+            promptTokens: usage?.promptTokens ?? options.promptTokens,
+          }),
           output_tokens: 0,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
         },
       },
     });
-    await send('ping', {});
+    return send('ping', {});
+  };
+
+  startEventStream(response);
+  const iterator = events[Symbol.asyncIterator]();
+  try {
     for await (const event of withPings(
       iterator,
       options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS,
     )) {
+      // Held until the first event, which comes at once (the answer has begun when the writer is
+      // called) and may be the provider's start usage, so the client's start shows the cache.
+      if (!state.started) {
+        const told =
+          event !== 'ping' && (event.type === 'usage' || event.type === 'finish')
+            ? event.usage
+            : null;
+        if (!(await start(told))) break;
+        if (event === 'ping') continue;
+      }
       if (event === 'ping') {
         if (!(await send('ping', {}))) break;
         continue;
       }
+      if (event.type === 'usage') continue;
       if (state.cutCall && !(event.type === 'finish' && event.finishReason === 'length'))
         throw brokenToolArguments(state.cutCall.name);
       if (event.type === 'text-delta') {
@@ -170,23 +193,22 @@ export async function writeMessagesStream(
         // no way to carry partial JSON, leaves such a call out (canonical-to-response.ts).
         if (state.cutCall) await writeToolUse(state.cutCall);
         await closeText();
-        const usage = toMessagesUsage(event);
+        // The counts are the whole answer's, as the vendor's are: its clients let each one given
+        // replace the one `message_start` told.
         await send('message_delta', {
           delta: {
             stop_reason: toStopReason(event.finishReason),
             stop_sequence: event.stopSequence,
           },
-          usage: {
-            output_tokens: usage.output_tokens,
-            input_tokens: usage.input_tokens,
-            cost_usd: usage.cost_usd,
-          },
+          usage: toMessagesUsage(event),
         });
         await send('message_stop', {});
       }
     }
   } catch (error) {
-    // Headers are gone already: the error travels as the vendor's `error` event.
+    // Headers are gone already: the error travels as the vendor's `error` event, after the start
+    // every stream of the vendor's has.
+    if (!state.started) await start(null);
     await writeEvent(
       response,
       JSON.stringify(messagesErrorBody(toGatewayError(error), options.traceId)),

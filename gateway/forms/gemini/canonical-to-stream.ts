@@ -66,6 +66,8 @@ export async function writeGeminiStream(
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const event = next.value;
+      // Its usage is told with the finish, which says all of it.
+      if (event.type === 'usage') continue;
       if (state.cutCall !== null && !(event.type === 'finish' && event.finishReason === 'length'))
         throw brokenToolArguments(state.cutCall);
       if (event.type === 'text-delta') {

@@ -6,14 +6,31 @@
 import type { CanonicalResponse, PricedFinish } from '../../canonical/model';
 import { toChatFinishReason } from './canonical-to-finish-reason';
 
+/**
+ * The vendor's `prompt_tokens` counts the whole prompt, cache reads and writes in it; of it,
+ * `cached_tokens` were read from the cache and `cache_write_tokens` written to it (OpenRouter's
+ * field: OpenAI's own caching writes at no charge, so it has none).
+ * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-usage
+ * @see https://openrouter.ai/docs/use-cases/usage-accounting
+ */
 export function toChatUsage(finish: PricedFinish) {
-  const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
+  const {
+    promptTokens,
+    completionTokens,
+    cacheReadTokens = 0,
+    cacheWriteTokens = 0,
+    reasoningTokens = 0,
+  } = finish.usage;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    // The vendor's own place for the prompt tokens read from its cache (priced apart).
-    ...(cacheReadTokens > 0 && { prompt_tokens_details: { cached_tokens: cacheReadTokens } }),
+    ...((cacheReadTokens > 0 || cacheWriteTokens > 0) && {
+      prompt_tokens_details: {
+        cached_tokens: cacheReadTokens,
+        ...(cacheWriteTokens > 0 && { cache_write_tokens: cacheWriteTokens }),
+      },
+    }),
     // Of the completion (and charged with it), the tokens spent reasoning.
     ...(reasoningTokens > 0 && {
       completion_tokens_details: { reasoning_tokens: reasoningTokens },

@@ -56,6 +56,8 @@ export async function writeChatCompletionStream(
     await writeEvent(response, chunk({ role: 'assistant', content: '' }));
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const event = next.value;
+      // Its usage is told with the finish, which says all of it.
+      if (event.type === 'usage') continue;
       if (event.type === 'text-delta') {
         const refusal = event.channel === 'refusal';
         const logprobs = event.logprobs

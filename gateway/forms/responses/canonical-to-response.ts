@@ -93,11 +93,26 @@ export function reasoningItem(
   };
 }
 
+/**
+ * The vendor's `input_tokens` counts the whole prompt, cache reads and writes in it; of it,
+ * `cached_tokens` were read from the cache, and `cache_write_tokens` (a field of servers that
+ * charge for writes, as Azure's) written to it. `output_tokens` holds the reasoning tokens.
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage
+ */
 export function responsesUsage(finish: PricedFinish) {
-  const { promptTokens, completionTokens, cacheReadTokens = 0, reasoningTokens = 0 } = finish.usage;
+  const {
+    promptTokens,
+    completionTokens,
+    cacheReadTokens = 0,
+    cacheWriteTokens = 0,
+    reasoningTokens = 0,
+  } = finish.usage;
   return {
     input_tokens: promptTokens,
-    input_tokens_details: { cached_tokens: cacheReadTokens },
+    input_tokens_details: {
+      cached_tokens: cacheReadTokens,
+      ...(cacheWriteTokens > 0 && { cache_write_tokens: cacheWriteTokens }),
+    },
     output_tokens: completionTokens,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: promptTokens + completionTokens,

@@ -88,6 +88,8 @@ export async function writeResponsesStream(
     await send('response.in_progress', { response: shell });
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const event = next.value;
+      // Its usage is told with the finish, which says all of it.
+      if (event.type === 'usage') continue;
       if (event.type === 'text-delta') {
         if (state.open?.kind !== 'message') {
           await close();

@@ -64,12 +64,15 @@ export function toUsage(usage: AnthropicUsage | null | undefined): ReportedUsage
     usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
     cacheWriteTokens,
   );
+  const reasoningTokens = usage.output_tokens_details?.thinking_tokens ?? 0;
   return {
     promptTokens: input === null ? null : input + cacheWriteTokens + cacheReadTokens,
     completionTokens: usage.output_tokens ?? null,
     ...(cacheReadTokens > 0 && { cacheReadTokens }),
     ...(cacheWriteTokens > 0 && { cacheWriteTokens }),
     ...(cacheWriteHourTokens > 0 && { cacheWriteHourTokens }),
+    // Of `output_tokens` (which stays the count billed), those spent thinking.
+    ...(reasoningTokens > 0 && { reasoningTokens }),
   };
 }
 
@@ -90,8 +93,8 @@ export function finishEvent(
 
 /**
  * A thinking block (its text, closed by its signature) or a redacted one (only its encrypted
- * form), sealed for this provider (canonical/reasoning-signature.ts). The vendor has no separate
- * count of thinking tokens: they are in `output_tokens`.
+ * form), sealed for this provider (canonical/reasoning-signature.ts). Its tokens are counted in
+ * the usage (`toUsage`).
  */
 export function reasoningEvent(block: unknown, providerId: string): CanonicalEvent {
   const redacted = redactedThinkingBlockSchema.safeParse(block);

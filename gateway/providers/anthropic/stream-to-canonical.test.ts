@@ -38,7 +38,11 @@ describe('the Messages stream', () => {
       event.data.includes('"text_delta"') ? [index] : [],
     );
     expect(deltaIndexes.map((index) => result.perEvent[index])).toEqual([
-      [{ type: 'text-delta', text: 'Hello' }],
+      // The prompt's usage, as message_start told it, goes just ahead of the first of the answer.
+      [
+        { type: 'usage', usage: { promptTokens: 25, completionTokens: null } },
+        { type: 'text-delta', text: 'Hello' },
+      ],
       [{ type: 'text-delta', text: '!' }],
     ]);
     expect(result.all.filter((event) => event.type === 'finish')).toHaveLength(1);
@@ -102,7 +106,10 @@ describe('the Messages stream', () => {
       for (const event of events)
         emitted.push(...anthropicAdapter.transformStreamEvent(state, event, 'claude-direct'));
     });
-    expect(emitted).toEqual([{ type: 'text-delta', text: 'Hello' }]);
+    expect(emitted).toEqual([
+      { type: 'usage', usage: { promptTokens: 25, completionTokens: null } },
+      { type: 'text-delta', text: 'Hello' },
+    ]);
     expect(error.failure).toBe('in_band');
     expect(error.providerId).toBe('claude-direct');
     expect(error.message).toBe('Overloaded');
@@ -202,6 +209,49 @@ describe('the Messages stream', () => {
     });
   });
 
+  it('tells message_start’s cache counts with the first of the answer, once, and the thinking tokens at the end', () => {
+    const events = [
+      // An error here, before any of the answer, leaves the request free to fall back.
+      messageStart({
+        input_tokens: 20,
+        cache_creation_input_tokens: 1500,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 1000 },
+        output_tokens: 1,
+      }),
+      sse({ type: 'ping' }),
+      sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '!' } }),
+      sse({ type: 'content_block_stop', index: 0 }),
+      ...stopped({ output_tokens: 40, output_tokens_details: { thinking_tokens: 30 } }),
+    ];
+    const result = replay(events);
+    expect(result.perEvent.slice(0, 3).flat()).toEqual([]);
+    expect(result.perEvent[3]).toEqual([
+      {
+        type: 'usage',
+        usage: {
+          promptTokens: 1520,
+          completionTokens: null,
+          cacheWriteTokens: 1500,
+          cacheWriteHourTokens: 1000,
+        },
+      },
+      { type: 'text-delta', text: 'Hi' },
+    ]);
+    expect(result.all.filter((event) => event.type === 'usage')).toHaveLength(1);
+    expect(result.finish).toMatchObject({
+      usage: {
+        promptTokens: 1520,
+        completionTokens: 40,
+        cacheWriteTokens: 1500,
+        cacheWriteHourTokens: 1000,
+        reasoningTokens: 30,
+      },
+    });
+  });
+
   it('keeps message_start’s cache counts when message_delta reports only output tokens', () => {
     const result = replay([
       messageStart({
@@ -266,6 +316,7 @@ describe('the Messages stream', () => {
       ...stopped({ output_tokens: 30 }, 'tool_use'),
     ]);
     expect(result.all.filter((event) => event.type !== 'finish')).toEqual([
+      { type: 'usage', usage: { promptTokens: 5, completionTokens: null } },
       { type: 'text-delta', text: 'Sure: ' },
       { type: 'tool-call', id: 't1', name: 'lookup', arguments: '{"q":"x"}' },
       { type: 'tool-call', id: 't2', name: 'now', arguments: '{}' },

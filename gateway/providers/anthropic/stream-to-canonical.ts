@@ -40,6 +40,7 @@ type HeldUsage = {
   cache_creation_input_tokens: number | null;
   cache_read_input_tokens: number | null;
   cache_creation: AnthropicUsage['cache_creation'];
+  output_tokens_details: AnthropicUsage['output_tokens_details'];
 };
 
 export type AnthropicStreamState = {
@@ -54,6 +55,8 @@ export type AnthropicStreamState = {
   stopSequence: string | null;
   /** A stop reason or `message_stop` arrived: the answer is whole. */
   finished: boolean;
+  /** The usage `message_start` reported has gone out, ahead of the answer's first event. */
+  startUsageTold: boolean;
 };
 
 export function createStreamState(): AnthropicStreamState {
@@ -63,10 +66,26 @@ export function createStreamState(): AnthropicStreamState {
     stopReason: null,
     stopSequence: null,
     finished: false,
+    startUsageTold: false,
   };
 }
 
 export function transformStreamEvent(
+  state: AnthropicStreamState,
+  event: UpstreamSseEvent,
+  providerId: string,
+): CanonicalEvent[] {
+  const events = readStreamEvent(state, event, providerId);
+  if (state.startUsageTold || events.length === 0) return events;
+  // The prompt's usage (its cache reads and writes) is known from `message_start` on: it goes out
+  // with the first event of the answer, so a form can tell it at the start (the Messages form's
+  // own `message_start`), and the answer still begins when its content does (fallback, deadlines).
+  state.startUsageTold = true;
+  const usage = toUsage(state.usage);
+  return usage === null ? events : [{ type: 'usage', usage }, ...events];
+}
+
+function readStreamEvent(
   state: AnthropicStreamState,
   event: UpstreamSseEvent,
   providerId: string,
@@ -210,6 +229,7 @@ function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null |
     cache_creation_input_tokens: null,
     cache_read_input_tokens: null,
     cache_creation: null,
+    output_tokens_details: null,
   };
   state.usage = {
     input_tokens: report.input_tokens ?? held.input_tokens,
@@ -218,6 +238,7 @@ function mergeUsage(state: AnthropicStreamState, report: AnthropicUsage | null |
       report.cache_creation_input_tokens ?? held.cache_creation_input_tokens,
     cache_read_input_tokens: report.cache_read_input_tokens ?? held.cache_read_input_tokens,
     cache_creation: report.cache_creation ?? held.cache_creation,
+    output_tokens_details: report.output_tokens_details ?? held.output_tokens_details,
   };
 }
 

@@ -21,6 +21,8 @@ export const usageSchema = z.looseObject({
     })
     .nullish()
     .catch(null),
+  /** Of `output_tokens`, those spent thinking. */
+  output_tokens_details: z.looseObject({ thinking_tokens: reportedCount }).nullish().catch(null),
 });
 
 export type AnthropicUsage = z.infer<typeof usageSchema>;

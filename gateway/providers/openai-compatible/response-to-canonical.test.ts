@@ -51,6 +51,25 @@ describe('fromResponse', () => {
     expect(events[2]).toMatchObject({ finishReason: 'tool_calls', rawFinishReason: 'tool_calls' });
   });
 
+  it('reads the cache reads and, as OpenRouter reports them, the cache writes', () => {
+    const body = {
+      ...json('openai-text-response.json'),
+      usage: {
+        prompt_tokens: 4700,
+        completion_tokens: 120,
+        prompt_tokens_details: { cached_tokens: 3000, cache_write_tokens: 1500 },
+      },
+    };
+    expect(fromResponse(body).at(-1)).toMatchObject({
+      usage: {
+        promptTokens: 4700,
+        completionTokens: 120,
+        cacheReadTokens: 3000,
+        cacheWriteTokens: 1500,
+      },
+    });
+  });
+
   it('reports no usage as null, not as zero', () => {
     const { usage: _usage, ...body } = json('openai-text-response.json');
 

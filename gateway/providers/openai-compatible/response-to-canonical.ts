@@ -65,6 +65,10 @@ export const toUsage = (usage: WireUsage): ReportedUsage | null =>
         ...(usage.prompt_tokens_details?.cached_tokens && {
           cacheReadTokens: usage.prompt_tokens_details.cached_tokens,
         }),
+        // @see https://openrouter.ai/docs/use-cases/usage-accounting
+        ...(usage.prompt_tokens_details?.cache_write_tokens && {
+          cacheWriteTokens: usage.prompt_tokens_details.cache_write_tokens,
+        }),
         ...(usage.completion_tokens_details?.reasoning_tokens && {
           reasoningTokens: usage.completion_tokens_details.reasoning_tokens,
         }),

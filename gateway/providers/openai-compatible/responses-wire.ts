@@ -63,7 +63,10 @@ function ownReasoning(item: unknown, providerId: string): unknown[] {
 const usageSchema = z.looseObject({
   input_tokens: reportedCount,
   output_tokens: reportedCount,
-  input_tokens_details: z.looseObject({ cached_tokens: reportedCount }).nullish(),
+  /** `cache_write_tokens`: what servers that count cache writes apart (Azure's) report. */
+  input_tokens_details: z
+    .looseObject({ cached_tokens: reportedCount, cache_write_tokens: reportedCount })
+    .nullish(),
   output_tokens_details: z.looseObject({ reasoning_tokens: reportedCount }).nullish(),
 });
 
@@ -98,6 +101,7 @@ const toUsage = (usage: z.infer<typeof usageSchema> | null | undefined): Reporte
         promptTokens: usage.input_tokens ?? null,
         completionTokens: usage.output_tokens ?? null,
         cacheReadTokens: usage.input_tokens_details?.cached_tokens ?? 0,
+        cacheWriteTokens: usage.input_tokens_details?.cache_write_tokens ?? 0,
         reasoningTokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
       }
     : null;

@@ -16,8 +16,14 @@ const usage = z
   .looseObject({
     prompt_tokens: reportedCount,
     completion_tokens: reportedCount,
-    /** Of the prompt, the tokens read from the server's prompt cache (OpenAI, OpenRouter). */
-    prompt_tokens_details: z.looseObject({ cached_tokens: reportedCount }).nullish().catch(null),
+    /**
+     * Of the prompt, the tokens read from the server's prompt cache (OpenAI, OpenRouter) and
+     * written to it (OpenRouter's `cache_write_tokens`).
+     */
+    prompt_tokens_details: z
+      .looseObject({ cached_tokens: reportedCount, cache_write_tokens: reportedCount })
+      .nullish()
+      .catch(null),
     /** Of the completion, the tokens spent reasoning (o-series, DeepSeek, OpenRouter). */
     completion_tokens_details: z
       .looseObject({ reasoning_tokens: reportedCount })
