@@ -12,7 +12,12 @@ import { testConfig, testRoute } from '../providers/anthropic/test-kit';
 import { geminiAdapter } from '../providers/gemini';
 import { openAiCompatibleAdapter } from '../providers/openai-compatible';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
+import { claudeCodeSession, sessionRequest } from '../test-kit/agent-session';
+import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { messagesForm } from './anthropic';
+import { geminiForm } from './gemini';
 import { chatCompletionsForm } from './openai';
+import type { PublicForm } from './public-form';
 import { responsesForm } from './responses';
 
 const ADAPTERS = {
@@ -174,4 +179,45 @@ describe("OpenAI's prompt_cache_key", () => {
       expect(fromChat.report.dropped).toEqual(['prompt_cache_key']);
     }
   });
+});
+
+describe('the same conversation prefix, turn after turn', () => {
+  const FORMS: PublicForm[] = [chatCompletionsForm, messagesForm, geminiForm, responsesForm];
+  const session = claudeCodeSession(12);
+  /** Each vendor's conversation array; the rest of the body is its frame (system, tools…). */
+  const CONVERSATION: Record<UpstreamKind, string> = {
+    anthropic: 'messages',
+    'openai-compatible': 'messages',
+    gemini: 'contents',
+  };
+
+  const upstreamBody = (form: PublicForm, kind: UpstreamKind, turn: number) => {
+    const body = sessionRequest(form.name, session, turn, {
+      model: 'anthropic/claude-sonnet-4.5',
+      breakpoints: false,
+    });
+    const request = form.toCanonical(body, { model: 'anthropic/claude-sonnet-4.5', stream: false });
+    return sent(kind, request).body;
+  };
+
+  for (const form of FORMS) {
+    for (const kind of UPSTREAM_KINDS) {
+      it(`goes upstream in the same bytes: ${form.name} → ${kind}`, () => {
+        const short = upstreamBody(form, kind, 4);
+        const long = upstreamBody(form, kind, 11);
+        const field = CONVERSATION[kind];
+        const shortTurns = (short[field] as unknown[]).map((turn) => JSON.stringify(turn));
+        const longTurns = (long[field] as unknown[]).map((turn) => JSON.stringify(turn));
+        expect(longTurns.length).toBeGreaterThan(shortTurns.length);
+        expect(longTurns.slice(0, shortTurns.length)).toEqual(shortTurns);
+        // Everything but the conversation (system, tools, bounds) is the same text, key for key
+        // in the same order: nothing per request (an id, a time) rides along.
+        const frame = (body: Record<string, unknown>) =>
+          JSON.stringify(Object.entries(body).filter(([key]) => key !== field));
+        expect(frame(long)).toBe(frame(short));
+        // And converting the same request twice gives the same bytes.
+        expect(JSON.stringify(upstreamBody(form, kind, 11))).toBe(JSON.stringify(long));
+      });
+    }
+  }
 });
