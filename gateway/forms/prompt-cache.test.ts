@@ -39,6 +39,9 @@ function sent(kind: UpstreamKind, request: CanonicalRequest) {
 
 const ephemeral = { type: 'ephemeral' } as const;
 
+const toCanonical = (form: PublicForm, body: unknown) =>
+  form.toCanonical(body, { url: new URL('http://127.0.0.1/v1') });
+
 /** OpenRouter's spelling: breakpoints on text parts of system, user and tool messages. */
 const chatWithBreakpoints = {
   model: 'anthropic/claude-sonnet-4.5',
@@ -79,7 +82,7 @@ describe('cache breakpoints from the chat-completions form', () => {
   it('reach an Anthropic upstream on the blocks the client marked, the system text in blocks', () => {
     const { body, report } = sent(
       'anthropic',
-      chatCompletionsForm.toCanonical(chatWithBreakpoints),
+      toCanonical(chatCompletionsForm, chatWithBreakpoints),
     );
     expect(body.system).toEqual([
       { type: 'text', text: 'You are a careful reviewer.' },
@@ -105,16 +108,18 @@ describe('cache breakpoints from the chat-completions form', () => {
   });
 
   it('keeps the system a string where no block of it carries a breakpoint', () => {
-    const { system: _system, ...rest } = chatWithBreakpoints;
-    const request = chatCompletionsForm.toCanonical({
-      ...rest,
-      messages: [{ role: 'system', content: 'Be brief.' }, ...rest.messages.slice(1)],
+    const request = toCanonical(chatCompletionsForm, {
+      ...chatWithBreakpoints,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        ...chatWithBreakpoints.messages.slice(1),
+      ],
     });
     expect(sent('anthropic', request).body.system).toBe('Be brief.');
   });
 
   it('are dropped and reported toward Gemini, and refused there in strict mode', () => {
-    const { body, report } = sent('gemini', chatCompletionsForm.toCanonical(chatWithBreakpoints));
+    const { body, report } = sent('gemini', toCanonical(chatCompletionsForm, chatWithBreakpoints));
     expect(JSON.stringify(body)).not.toContain('cache_control');
     expect(report.dropped).toEqual([
       'messages.1.content.1.cache_control',
@@ -123,7 +128,7 @@ describe('cache breakpoints from the chat-completions form', () => {
       'messages.1.content.0.cache_control',
       'messages.3.content.0.cache_control',
     ]);
-    const strict = chatCompletionsForm.toCanonical({
+    const strict = toCanonical(chatCompletionsForm, {
       ...chatWithBreakpoints,
       provider: { require_parameters: true },
     });
@@ -133,7 +138,7 @@ describe('cache breakpoints from the chat-completions form', () => {
   it('go to an OpenAI-compatible upstream as sent, the body passing through', () => {
     const { body, report } = sent(
       'openai-compatible',
-      chatCompletionsForm.toCanonical(chatWithBreakpoints),
+      toCanonical(chatCompletionsForm, chatWithBreakpoints),
     );
     expect(body.messages).toEqual(chatWithBreakpoints.messages);
     expect(body.cache_control).toEqual(ephemeral);
@@ -142,7 +147,7 @@ describe('cache breakpoints from the chat-completions form', () => {
 
   it('refuse a ttl the vendor does not know, naming the field', () => {
     expect(() =>
-      chatCompletionsForm.toCanonical({
+      toCanonical(chatCompletionsForm, {
         ...chatWithBreakpoints,
         cache_control: { type: 'ephemeral', ttl: '2h' },
       }),
@@ -158,19 +163,19 @@ describe("OpenAI's prompt_cache_key", () => {
   };
 
   it('reaches an OpenAI-compatible upstream from the Responses form', () => {
-    const { body, report } = sent('openai-compatible', responsesForm.toCanonical(responsesBody));
+    const { body, report } = sent('openai-compatible', toCanonical(responsesForm, responsesBody));
     expect(body.prompt_cache_key).toBe('session-7f3a');
     expect(report.dropped).toEqual([]);
   });
 
   it('is dropped and reported toward Anthropic and Gemini, from either form that has it', () => {
     for (const kind of ['anthropic', 'gemini'] as const) {
-      const fromResponses = sent(kind, responsesForm.toCanonical(responsesBody));
+      const fromResponses = sent(kind, toCanonical(responsesForm, responsesBody));
       expect(fromResponses.body).not.toHaveProperty('prompt_cache_key');
       expect(fromResponses.report.dropped).toEqual(['prompt_cache_key']);
       const fromChat = sent(
         kind,
-        chatCompletionsForm.toCanonical({
+        toCanonical(chatCompletionsForm, {
           model: 'openai/gpt-5',
           messages: [{ role: 'user', content: 'Hi' }],
           prompt_cache_key: 'session-7f3a',
@@ -196,7 +201,11 @@ describe('the same conversation prefix, turn after turn', () => {
       model: 'anthropic/claude-sonnet-4.5',
       breakpoints: false,
     });
-    const request = form.toCanonical(body, { model: 'anthropic/claude-sonnet-4.5', stream: false });
+    const request = form.toCanonical(body, {
+      model: 'anthropic/claude-sonnet-4.5',
+      stream: false,
+      url: new URL('http://127.0.0.1/v1'),
+    });
     return sent(kind, request).body;
   };
 
