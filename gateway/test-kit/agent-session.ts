@@ -145,8 +145,13 @@ function chatRequest(
       messages.push({ role: 'tool', tool_call_id: result.toolUseId, content: result.content });
   }
   const last = messages.at(-1)!;
-  if (options.breakpoints && typeof last.content === 'string') {
-    last.content = [{ type: 'text', text: last.content, cache_control: EPHEMERAL }];
+  if (options.breakpoints) {
+    const parts: Json[] =
+      typeof last.content === 'string'
+        ? [{ type: 'text', text: last.content }]
+        : [...(last.content as Json[])];
+    parts[parts.length - 1] = { ...parts.at(-1)!, cache_control: EPHEMERAL };
+    last.content = parts;
   }
   return {
     model: options.model,
