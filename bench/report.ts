@@ -3,6 +3,7 @@
  * a target's minus the mock's, measured in the same run, so the hop through the mock cancels out.
  */
 import type { ClosedResult, Percentiles, RateResult, StreamsResult } from './load-protocol';
+import { formatPromptCache, type PromptCacheResults } from './prompt-cache';
 
 export const TARGETS = ['mock', 'gateway', 'portkey'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -121,6 +122,8 @@ export type BenchResults = {
     budget: number;
   };
   generations: GenerationRecords;
+  /** The prompt-cache replay, direct and through the gateway (bench/prompt-cache.ts). */
+  promptCache?: PromptCacheResults;
   /** An embeddings request (bench-setup.ts `EMBEDDING_INPUTS` inputs) to the mock and through the gateway. */
   embeddings?: {
     inputs: number;
@@ -439,6 +442,8 @@ export function formatReport(results: BenchResults): string {
     `Workbench catalog filter: ${count(filter.models)} models, ${filter.keystrokes} keystrokes: p50 ${ms(filter.p50)} ms, ` +
       `p99 ${ms(filter.p99)} ms, max ${ms(filter.max)} ms per keystroke (budget ${filter.budget} ms).`,
   );
+
+  if (results.promptCache) sections.push(formatPromptCache(results.promptCache));
 
   const records = results.generations;
   sections.push(

@@ -36,6 +36,7 @@ import {
   type Requests,
 } from './bench-setup';
 import { measureCatalogFilter } from './catalog-filter';
+import { measurePromptCache } from './prompt-cache';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
@@ -543,6 +544,10 @@ async function main(): Promise<void> {
       repeatedRounds.afterRoundMb.push(residentMegabytes(pids.gateway) ?? NaN);
     }
 
+    // Its own gateway (in-process) and upstream: a session's cache hits, not the load's.
+    console.log('Prompt cache: replaying the 30-turn Claude Code session…');
+    const promptCache = await measurePromptCache();
+
     const addedC1 = {
       gateway: added(latencyC1.gateway.latency, latencyC1.mock.latency),
       portkey: added(latencyC1.portkey.latency, latencyC1.mock.latency),
@@ -576,6 +581,7 @@ async function main(): Promise<void> {
       bff: bffResults,
       noisyNeighbour,
       catalogFilter: measureCatalogFilter(),
+      promptCache,
       memory,
       repeatedRounds,
       generations: generations!,

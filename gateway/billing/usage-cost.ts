@@ -3,6 +3,7 @@
  * from or wrote to its prompt cache at the cache prices, where the providers file sets them), and
  * the completion. Whole nanos in, whole nanos out.
  */
+import type { CacheWriteAsk } from '../canonical/prompt-cache';
 import type { ModelRoute } from '../providers/provider';
 import type { Nanos } from './money';
 
@@ -30,6 +31,21 @@ export function usageCost(route: ModelRoute, usage: ChargedUsage): Nanos {
   );
 }
 
-/** The dearest a prompt token can be on this route: a cache write may cost more than the prompt. */
-export const worstPromptNanos = (route: ModelRoute): Nanos =>
-  Math.max(route.promptNanos, route.cacheWriteNanos ?? 0, route.cacheWriteHourNanos ?? 0);
+/**
+ * The dearest a prompt token of a request can be on this route. A cache write may cost more than
+ * the prompt: at the five-minute write price where the request marks breakpoints, or where the
+ * upstream caches without being asked (`writesUnasked`); at the one-hour price (else the
+ * five-minute one, as `usageCost` prices it) only where a breakpoint asks for an hour.
+ */
+export function worstPromptNanos(
+  route: ModelRoute,
+  asked: CacheWriteAsk,
+  writesUnasked: boolean,
+): Nanos {
+  let worst = route.promptNanos;
+  if (asked !== 'none' || writesUnasked) worst = Math.max(worst, route.cacheWriteNanos ?? 0);
+  if (asked === '1h') {
+    worst = Math.max(worst, route.cacheWriteHourNanos ?? route.cacheWriteNanos ?? 0);
+  }
+  return worst;
+}

@@ -3,12 +3,27 @@
  * of these types, and providers see nothing else. It imports nothing from the rest of the gateway.
  */
 
+/**
+ * A prompt-cache breakpoint: the upstream caches the prompt up to and including what carries it,
+ * for `ttl` (absent: the vendor's default, five minutes). Only Anthropic upstreams take one; the
+ * others cache by prefix on their own, and the client's field is reported as dropped.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
+ */
+export type CanonicalCacheControl = { ttl?: '5m' | '1h' };
+
 export type CanonicalPart =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; cacheControl?: CanonicalCacheControl }
   /** An image, inline (base64 `data`) or by `url`. */
   | { type: 'image'; mediaType: string; data?: string; url?: string }
   | { type: 'tool_call'; id: string; name: string; arguments: string }
-  | { type: 'tool_result'; toolCallId: string; name?: string; content: string; isError?: boolean }
+  | {
+      type: 'tool_result';
+      toolCallId: string;
+      name?: string;
+      content: string;
+      isError?: boolean;
+      cacheControl?: CanonicalCacheControl;
+    }
   /**
    * Reasoning the model produced on an earlier turn, handed back. `signature` (Anthropic, Gemini)
    * or `encrypted` (OpenAI's `encrypted_content`) go back only to the provider that made them
@@ -78,6 +93,12 @@ export type InboundRequest = {
   body: Record<string, unknown>;
   /** Fields of `body` the canonical request does not carry, as dotted paths. */
   unmappedFields: string[];
+  /**
+   * The client's `cache_control` fields the canonical request carries (`cacheControl` on parts,
+   * `systemBlocks`, the request's own), as dotted paths: an upstream that takes breakpoints gets
+   * them, another drops them and says so.
+   */
+  cacheFields?: string[];
   /** Request headers a same-form upstream gets as sent (`anthropic-beta`), lower-case names. */
   headers?: Record<string, string>;
 };
@@ -92,6 +113,12 @@ export type CanonicalRequest = {
   /** Catalog id, `<author>/<model>[:variant]`. */
   model: string;
   system: string | null;
+  /**
+   * The system text in the blocks the client marked, when one carries a cache breakpoint (their
+   * texts joined by a blank line are `system`); absent otherwise. A provider that takes
+   * breakpoints sends these blocks; the others send `system`.
+   */
+  systemBlocks?: Array<{ text: string; cacheControl?: CanonicalCacheControl }>;
   messages: CanonicalMessage[];
   maxTokens: number | null;
   temperature: number | null;
@@ -105,6 +132,13 @@ export type CanonicalRequest = {
   reasoning?: CanonicalReasoning | null;
   /** Absent or null: free text. */
   responseFormat?: CanonicalResponseFormat | null;
+  /** A breakpoint for the whole request: the upstream places it on the last block it can cache. */
+  cacheControl?: CanonicalCacheControl;
+  /**
+   * The client's key for the upstream's prompt cache (OpenAI's `prompt_cache_key`), which routes
+   * requests that share a long prefix to the same cache.
+   */
+  promptCacheKey?: string;
   /** Absent for requests the gateway builds itself (tests, probes). */
   inbound?: InboundRequest;
   /**

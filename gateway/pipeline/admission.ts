@@ -135,14 +135,17 @@ function worstCase(deps: AdmissionDeps, model: CatalogModel, demand: Demand) {
   let promptNanos = 0;
   let nanos = 0;
   for (const route of model.routes) {
-    const simulated = deps.providers.get(route.providerId)?.provider.kind === 'simulated';
-    const reservedPrompt = simulated
-      ? demand.promptTokens
-      : Math.max(demand.promptTokens, demand.upstreamPromptTokens());
-    promptNanos = Math.max(promptNanos, reservedPrompt * worstPromptNanos(route));
+    const kind = deps.providers.get(route.providerId)?.provider.kind;
+    const reservedPrompt =
+      kind === 'simulated'
+        ? demand.promptTokens
+        : Math.max(demand.promptTokens, demand.upstreamPromptTokens());
+    // Anthropic writes to its cache only at a breakpoint; other kinds may cache on their own.
+    const tokenNanos = worstPromptNanos(route, demand.cacheWrites, kind !== 'anthropic');
+    promptNanos = Math.max(promptNanos, reservedPrompt * tokenNanos);
     nanos = Math.max(
       nanos,
-      reservedPrompt * worstPromptNanos(route) + demand.maxOutputTokens * route.completionNanos,
+      reservedPrompt * tokenNanos + demand.maxOutputTokens * route.completionNanos,
     );
   }
   return { nanos, promptNanos };

@@ -15,6 +15,7 @@ import type {
   TranslationReport,
 } from '../canonical/model';
 import { countPromptTokens } from '../canonical/token-count';
+import { askedCacheWrites, type CacheWriteAsk } from '../canonical/prompt-cache';
 import { invalidRequest } from '../errors';
 import type { ModelRoute, Provider } from '../providers/provider';
 import { outputBound } from './output-bound';
@@ -32,6 +33,8 @@ export type Demand = {
   upstreamPromptTokens: () => number;
   /** What measuring changed in the request (a lowered `max_tokens`), reported to the client. */
   adjusted: string[];
+  /** The prompt-cache writes the request asks for, which admission reserves at their price. */
+  cacheWrites: CacheWriteAsk;
 };
 
 export type Operation<Request, Answer = unknown> = {
@@ -79,6 +82,7 @@ export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
       maxOutputTokens,
       upstreamPromptTokens: () => conservativePromptTokens(request),
       adjusted,
+      cacheWrites: askedCacheWrites(request),
     };
   },
   async call(provider, request, route, signal) {
@@ -123,6 +127,7 @@ export const embeddingsOperation: Operation<CanonicalEmbeddingRequest, Embedding
       promptTokens,
       maxOutputTokens: 0,
       adjusted: [],
+      cacheWrites: 'none',
       upstreamPromptTokens: () =>
         request.inputs.reduce(
           (sum, input) =>

@@ -3,7 +3,7 @@ import { unmappedFields, type PublicForm } from '../public-form';
 import { parseBody } from '../validation';
 import { chatErrorBody } from './error-shape';
 import { toCanonicalRequest } from './request-to-canonical';
-import { chatCompletionRequestSchema } from './request-schema';
+import { chatCompletionRequestSchema, type ChatCompletionRequest } from './request-schema';
 import { toChatCompletion } from './canonical-to-response';
 import { writeChatCompletionStream } from './canonical-to-stream';
 
@@ -30,7 +30,27 @@ const MAPPED = new Set([
   'user',
   'store',
   'provider',
+  'cache_control',
+  'prompt_cache_key',
 ]);
+
+/**
+ * Where the client put `cache_control`: on text parts (and the request) the canonical request
+ * carries it, on an image part it does not.
+ */
+function cacheControlFields(body: ChatCompletionRequest) {
+  const carried = body.cache_control ? ['cache_control'] : [];
+  const unmapped: string[] = [];
+  body.messages.forEach((message, index) => {
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((part, partIndex) => {
+      if (!(part as { cache_control?: unknown }).cache_control) return;
+      const path = `messages.${index}.content.${partIndex}.cache_control`;
+      (part.type === 'text' ? carried : unmapped).push(path);
+    });
+  });
+  return { carried, unmapped };
+}
 
 export const chatCompletionsForm: PublicForm = {
   name: 'chat_completions',
@@ -38,6 +58,7 @@ export const chatCompletionsForm: PublicForm = {
   toCanonical(body) {
     const parsed = parseBody(chatCompletionRequestSchema, body);
     const provider = parsed.provider ?? {};
+    const cache = cacheControlFields(parsed);
     return {
       ...toCanonicalRequest(parsed),
       ...(provider.require_parameters === true && { requireParameters: true }),
@@ -50,7 +71,9 @@ export const chatCompletionsForm: PublicForm = {
           ...unmappedFields(provider, new Set(['require_parameters'])).map(
             (field) => `provider.${field}`,
           ),
+          ...cache.unmapped,
         ],
+        ...(cache.carried.length > 0 && { cacheFields: cache.carried }),
       },
     };
   },

@@ -5,7 +5,21 @@
  */
 import { z } from 'zod';
 
-const textPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+/**
+ * A prompt-cache breakpoint on a text part, or on the whole request, as OpenRouter takes them
+ * for Anthropic models (`ttl`: five minutes unless `1h`).
+ * @see https://openrouter.ai/docs/guides/best-practices/prompt-caching
+ */
+const cacheControl = z.looseObject({
+  type: z.literal('ephemeral'),
+  ttl: z.enum(['5m', '1h']).nullish(),
+});
+
+const textPart = z.looseObject({
+  type: z.literal('text'),
+  text: z.string(),
+  cache_control: cacheControl.nullish(),
+});
 const imagePart = z.looseObject({
   type: z.literal('image_url'),
   image_url: z.union([z.string(), z.looseObject({ url: z.string().min(1) })]),
@@ -115,6 +129,12 @@ export const chatCompletionRequestSchema = z.looseObject({
    * @see https://openrouter.ai/docs/features/provider-routing
    */
   provider: z.looseObject({ require_parameters: z.boolean().optional() }).nullish(),
+  cache_control: cacheControl.nullish(),
+  /**
+   * OpenAI's key for its prompt cache: requests that share a prefix and a key reach the same cache.
+   * @see https://platform.openai.com/docs/guides/prompt-caching
+   */
+  prompt_cache_key: z.string().nullish(),
 });
 
 export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

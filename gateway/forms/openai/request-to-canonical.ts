@@ -1,5 +1,6 @@
 /** Chat-completion request → canonical request. */
 import type {
+  CanonicalCacheControl,
   CanonicalMessage,
   CanonicalPart,
   CanonicalReasoning,
@@ -13,7 +14,33 @@ import { withOptional } from '../optional-fields';
 import { isBase64 } from '../validation';
 import type { ChatCompletionRequest } from './request-schema';
 
-type TextOrParts = string | Array<{ type: string; text?: string }> | null | undefined;
+type WireCacheControl = { ttl?: '5m' | '1h' | null } | null | undefined;
+type TextOrParts =
+  | string
+  | Array<{ type: string; text?: string; cache_control?: WireCacheControl }>
+  | null
+  | undefined;
+
+/** A `cache_control` as the canonical breakpoint; undefined when there is none. */
+const cacheControlOf = (value: WireCacheControl): CanonicalCacheControl | undefined =>
+  value ? (value.ttl ? { ttl: value.ttl } : {}) : undefined;
+
+/** `cacheControl` for spreading into a part: present only when the client set one. */
+const withCache = (value: WireCacheControl) => {
+  const cacheControl = cacheControlOf(value);
+  return cacheControl ? { cacheControl } : {};
+};
+
+/** The text parts of a content, each with its breakpoint; a string is one part. */
+const textBlocks = (content: TextOrParts) =>
+  typeof content === 'string'
+    ? [{ text: content }]
+    : (content ?? []).flatMap((part) =>
+        part.type === 'text' ? [{ text: part.text ?? '', ...withCache(part.cache_control) }] : [],
+      );
+
+const hasBreakpoint = (content: TextOrParts) =>
+  Array.isArray(content) && content.some((part) => part.cache_control);
 
 const joinText = (content: TextOrParts) =>
   typeof content === 'string'
@@ -38,6 +65,8 @@ export function imagePartFromUrl(url: string, field: string): CanonicalPart {
 
 export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalRequest {
   const system: string[] = [];
+  // Kept apart only for a provider that takes cache breakpoints on system blocks.
+  const systemBlocks: NonNullable<CanonicalRequest['systemBlocks']> = [];
   const messages: CanonicalMessage[] = [];
   const toolNames = new Map<string, string>();
 
@@ -46,6 +75,7 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
       case 'system':
       case 'developer':
         system.push(joinText(message.content));
+        systemBlocks.push(...textBlocks(message.content));
         break;
       case 'user': {
         const parts: CanonicalPart[] =
@@ -53,7 +83,7 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
             ? [{ type: 'text', text: message.content }]
             : message.content.map((part, partIndex) =>
                 part.type === 'text'
-                  ? { type: 'text', text: part.text }
+                  ? { type: 'text', text: part.text, ...withCache(part.cache_control) }
                   : imagePartFromUrl(
                       typeof part.image_url === 'string' ? part.image_url : part.image_url.url,
                       `messages.${index}.content.${partIndex}.image_url`,
@@ -64,8 +94,14 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
       }
       case 'assistant': {
         const parts: CanonicalPart[] = reasoningParts(message.reasoning_details ?? []);
-        const text = joinText(message.content);
-        if (text) parts.push({ type: 'text', text });
+        // Parts stay apart where one carries a breakpoint, so it stays where the client put it.
+        if (hasBreakpoint(message.content)) {
+          for (const block of textBlocks(message.content))
+            if (block.text) parts.push({ type: 'text', ...block });
+        } else {
+          const text = joinText(message.content);
+          if (text) parts.push({ type: 'text', text });
+        }
         for (const call of message.tool_calls ?? []) {
           toolNames.set(call.id, call.function.name);
           parts.push({
@@ -87,6 +123,10 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
               toolCallId: message.tool_call_id,
               name: toolNames.get(message.tool_call_id),
               content: joinText(message.content),
+              // A breakpoint on any of its parts marks the result, as OpenRouter places it.
+              ...withCache(
+                textBlocks(message.content).findLast((block) => block.cacheControl)?.cacheControl,
+              ),
             },
           ],
         });
@@ -115,6 +155,9 @@ export function toCanonicalRequest(body: ChatCompletionRequest): CanonicalReques
     toolChoice,
     stream: body.stream ?? false,
     ...withOptional(toCanonicalReasoning(body), toCanonicalResponseFormat(body.response_format)),
+    ...(systemBlocks.some((block) => block.cacheControl) && { systemBlocks }),
+    ...withCache(body.cache_control),
+    ...(body.prompt_cache_key != null && { promptCacheKey: body.prompt_cache_key }),
   };
 }
 

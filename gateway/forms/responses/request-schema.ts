@@ -142,6 +142,8 @@ export const responsesRequestSchema = z.looseObject({
     .nullish(),
   text: z.looseObject({ format: format.nullish(), verbosity: z.string().nullish() }).nullish(),
   store: z.boolean().nullish(),
+  /** OpenAI's key for its prompt cache, sent on to OpenAI-compatible servers. */
+  prompt_cache_key: z.string().nullish(),
   previous_response_id: z.string().min(1).nullish(),
   include: z.array(z.string()).nullish(),
   stream: z.boolean().nullish(),

@@ -160,6 +160,7 @@ export function toCanonicalRequest(
         }
       : null,
     responseFormat: responseFormat(body.text?.format),
+    ...(body.prompt_cache_key != null && { promptCacheKey: body.prompt_cache_key }),
     unmapped,
   };
 }

@@ -6,6 +6,7 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import type {
+  CanonicalCacheControl,
   CanonicalMessage,
   CanonicalPart,
   CanonicalReasoning,
@@ -53,12 +54,8 @@ export function toMessagesBody(
   }
 
   const body: Record<string, unknown> = { model: route.upstreamModel, max_tokens: maxTokens };
-  // This API has no system turn: instructions from inside the conversation join the system text.
-  const system = [
-    request.system,
-    ...request.messages.filter((message) => message.role === 'system').map(systemText),
-  ].filter((text): text is string => Boolean(text));
-  if (system.length > 0) body.system = system.join('\n\n');
+  const system = toWireSystem(request);
+  if (system !== null) body.system = system;
   body.messages = toWireMessages(
     request.messages.filter((message) => message.role !== 'system'),
     config.id,
@@ -91,9 +88,43 @@ export function toMessagesBody(
   // TODO(translation-policy): report `response_format` as dropped for a json_object here.
   if (format?.type === 'json_schema')
     body.output_config = { format: { type: 'json_schema', schema: format.schema } };
+  // The request's own breakpoint: the vendor places it on the last block it can cache.
+  if (request.cacheControl) body.cache_control = toWireCacheControl(request.cacheControl);
   body.stream = request.stream;
   return body;
 }
+
+/**
+ * This API has no system turn: instructions from inside the conversation join the system text.
+ * Text with cache breakpoints keeps its blocks, each marked where the client marked it; without
+ * any, one string, as it always was (the same bytes turn after turn either way).
+ */
+function toWireSystem(request: CanonicalRequest): string | Block[] | null {
+  const inside = request.messages.filter((message) => message.role === 'system').map(systemText);
+  if (request.systemBlocks) {
+    const blocks: NonNullable<CanonicalRequest['systemBlocks']> = [
+      ...request.systemBlocks,
+      ...inside.map((text) => ({ text })),
+    ];
+    return blocks.flatMap((block): Block[] =>
+      // The vendor refuses empty text blocks.
+      block.text === ''
+        ? []
+        : [{ type: 'text', text: block.text, ...cacheControlField(block.cacheControl) }],
+    );
+  }
+  const system = [request.system, ...inside].filter((text): text is string => Boolean(text));
+  return system.length > 0 ? system.join('\n\n') : null;
+}
+
+/** @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching */
+const toWireCacheControl = (cache: CanonicalCacheControl): Block => ({
+  type: 'ephemeral',
+  ...(cache.ttl !== undefined && { ttl: cache.ttl }),
+});
+
+const cacheControlField = (cache: CanonicalCacheControl | undefined) =>
+  cache ? { cache_control: toWireCacheControl(cache) } : {};
 
 const systemText = (message: CanonicalMessage) =>
   message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -249,7 +280,9 @@ function toBlock(part: CanonicalPart, providerId: string): Block[] {
   switch (part.type) {
     case 'text':
       // The vendor refuses empty text blocks; chat-completion clients send `content: ""` with calls.
-      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+      return part.text === ''
+        ? []
+        : [{ type: 'text', text: part.text, ...cacheControlField(part.cacheControl) }];
     case 'image':
       return [
         {
@@ -276,6 +309,7 @@ function toBlock(part: CanonicalPart, providerId: string): Block[] {
           tool_use_id: part.toolCallId,
           content: part.content,
           ...(part.isError !== undefined && { is_error: part.isError }),
+          ...cacheControlField(part.cacheControl),
         },
       ];
     case 'reasoning':

@@ -131,6 +131,9 @@ function fromCanonical(request: CanonicalRequest, route: ModelRoute, config: Pro
     if (effort !== null) body.reasoning_effort = effort;
   }
   if (request.responseFormat) body.response_format = toWireResponseFormat(request.responseFormat);
+  // Routes requests that share a prefix to the same cache upstream; the prefix itself is ours to
+  // keep stable (nothing in this body changes from one turn to the next but the new messages).
+  if (request.promptCacheKey !== undefined) body.prompt_cache_key = request.promptCacheKey;
   body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
   return body;

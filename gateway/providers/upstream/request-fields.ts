@@ -183,6 +183,20 @@ export function dropWhatCannotGo(
   dropUnmappedFields(request, config);
   dropUnsupportedReasoning(request, route, config);
   dropInboundHeaders(request, config);
+  dropPromptCacheFields(request, config);
+}
+
+/**
+ * Prompt-cache hints go only where they mean something: cache breakpoints (`cache_control`) to
+ * Anthropic, OpenAI's `prompt_cache_key` to an OpenAI-compatible server; another kind drops them
+ * and says so (its own prefix cache, if any, needs neither).
+ */
+export function dropPromptCacheFields(request: CanonicalRequest, config: ProviderConfig): void {
+  if (config.kind !== 'anthropic') {
+    for (const field of request.inbound?.cacheFields ?? []) dropField(request, field, config);
+  }
+  if (request.promptCacheKey !== undefined && config.kind !== 'openai-compatible')
+    dropField(request, 'prompt_cache_key', config);
 }
 
 /** The request's stop sequences, the first `max` of them; more are reported as adjusted. */
