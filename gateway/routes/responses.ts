@@ -16,9 +16,9 @@ import { responsesRequestSchema, type ResponsesRequest } from '../forms/response
 import { sendJson } from '../http/respond';
 import type { KeyRow } from '../store/store';
 import type { StoredResponse } from '../store/stored-responses';
-import { INFERENCE_ERRORS, inferenceRoute } from './inference';
+import { INFERENCE_ERRORS, inferenceRoute, type InferenceHooks } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
-import { parseOrRefuse, queryOf, withErrors } from './route-kit';
+import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
 
 type Item = Record<string, unknown>;
 
@@ -138,63 +138,11 @@ const now = () => Math.floor(Date.now() / 1000);
 export const responsesRoutes: RouteFamily = {
   routes: [createResponse, getResponse, deleteResponse, listInputItems],
   add(router, parts) {
-    const { store, config } = parts;
+    const { store } = parts;
 
-    /** The stored response, or the one 404 for absent, expired and someone else's alike. */
-    const readable = async (key: KeyRow, id: string, field?: string) => {
-      const stored = await store.responses.get(id, now());
-      if (stored && mayRead(key, stored)) return stored;
-      throw notFound(
-        field
-          ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
-          : `No response '${id}' is stored for this key.`,
-      );
-    };
+    const { readable, hooks } = responsesContinuation(parts);
 
-    addRoute(
-      router,
-      createResponse,
-      inferenceRoute(parts, responsesForm, undefined, {
-        // A continuation is the stored conversation, then the previous answer, then the new input.
-        async prepareBody(body, key) {
-          const request = body as ResponsesRequest | null;
-          const previousId = request?.previous_response_id;
-          if (typeof previousId !== 'string') return body;
-          const previous = await readable(key, previousId, 'previous_response_id');
-          return {
-            ...request,
-            input: [
-              ...previous.context,
-              ...(previous.response.output as Item[]),
-              ...inputItems(request!.input),
-            ],
-          };
-        },
-        async keep(answer, key, request) {
-          const body = request.inbound?.body as ResponsesRequest | undefined;
-          if (body?.store === false) return;
-          const response = answer as Item & { id: string };
-          const created = now();
-          try {
-            await store.responses.put(
-              {
-                id: response.id,
-                keyId: key.id,
-                accountId: accountOf(key),
-                createdAt: created,
-                expiresAt: created + config.responsesTtlSeconds,
-                context: withIds(inputItems(body?.input), response.id),
-                response,
-              },
-              created,
-            );
-          } catch (error) {
-            // The answer itself is charged and delivered; only its continuation is lost.
-            parts.logger.error({ err: error, response: response.id }, 'response not stored');
-          }
-        },
-      }),
-    );
+    addRoute(router, createResponse, inferenceRoute(parts, responsesForm, undefined, hooks));
 
     addRoute(
       router,
@@ -256,8 +204,83 @@ export const responsesRoutes: RouteFamily = {
   },
 };
 
+/**
+ * A response a WebSocket remembers for its next turn, as OpenAI's WebSocket mode keeps the last
+ * one in the connection: `previous_response_id` finds it with `store: false` too.
+ */
+export type RememberedResponse = { id: string; context: Item[]; output: Item[] };
+
+/** Where a socket keeps its last response (routes/responses-socket.ts). */
+export type ResponseMemory = {
+  get(id: string): RememberedResponse | undefined;
+  set(remembered: RememberedResponse): void;
+};
+
+/**
+ * The Responses form's conversations around the inference steps: `previous_response_id` resolved
+ * into the input (from `memory` first, then the store), and each answer kept for the next turn.
+ */
+export function responsesContinuation(parts: GatewayParts, memory?: ResponseMemory) {
+  const { store, config } = parts;
+
+  /** The stored response, or the one 404 for absent, expired and someone else's alike. */
+  const readable = async (key: KeyRow, id: string, field?: string) => {
+    const stored = await store.responses.get(id, now());
+    if (stored && mayRead(key, stored)) return stored;
+    throw notFound(
+      field
+        ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
+        : `No response '${id}' is stored for this key.`,
+    );
+  };
+
+  const hooks: InferenceHooks = {
+    // A continuation is the stored conversation, then the previous answer, then the new input.
+    async prepareBody(body, key) {
+      const request = body as ResponsesRequest | null;
+      const previousId = request?.previous_response_id;
+      if (typeof previousId !== 'string') return body;
+      const previous: { context: Item[]; output: Item[] } =
+        memory?.get(previousId) ??
+        (await readable(key, previousId, 'previous_response_id').then((stored) => ({
+          context: stored.context as Item[],
+          output: stored.response.output as Item[],
+        })));
+      return {
+        ...request,
+        input: [...previous.context, ...previous.output, ...inputItems(request!.input)],
+      };
+    },
+    async keep(answer, key, request) {
+      const body = request.inbound?.body as ResponsesRequest | undefined;
+      const response = answer as Item & { id: string; output: Item[] };
+      memory?.set({ id: response.id, context: inputItems(body?.input), output: response.output });
+      if (body?.store === false) return;
+      const created = now();
+      try {
+        await store.responses.put(
+          {
+            id: response.id,
+            keyId: key.id,
+            accountId: accountOf(key),
+            createdAt: created,
+            expiresAt: created + config.responsesTtlSeconds,
+            context: withIds(inputItems(body?.input), response.id),
+            response,
+          },
+          created,
+        );
+      } catch (error) {
+        // The answer itself is charged and delivered; only its continuation is lost.
+        parts.logger.error({ err: error, response: response.id }, 'response not stored');
+      }
+    },
+  };
+  return { readable, hooks };
+}
+
 /** The request's `input` as items: a string is one user message. */
-function inputItems(input: ResponsesRequest['input']): Item[] {
+export function inputItems(input: ResponsesRequest['input']): Item[] {
   if (input === undefined) return [];
   if (typeof input === 'string')
     return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];

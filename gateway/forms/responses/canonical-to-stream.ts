@@ -35,8 +35,28 @@ type Open =
 
 type StreamState = { sequence: number; output: OutputItem[]; open: Open | null };
 
+/**
+ * Where the events go: server-sent events on an HTTP answer, or one JSON text frame each on a
+ * WebSocket (routes/responses-socket.ts). The same event objects either way.
+ */
+export type ResponsesEventSink = {
+  start(): void;
+  /** Sends one event; resolves false once the client is gone. */
+  send(type: string, data: string): Promise<boolean>;
+  end(): void;
+};
+
+/** The server-sent events sink of an HTTP answer. */
+export function eventStreamSink(response: ServerResponse): ResponsesEventSink {
+  return {
+    start: () => startEventStream(response),
+    send: (type, data) => writeEvent(response, data, type),
+    end: () => response.end(),
+  };
+}
+
 export async function writeResponsesStream(
-  response: ServerResponse,
+  sink: ResponsesEventSink,
   events: AsyncIterable<PipelineEvent>,
   meta: AnswerMeta,
   kinds: ToolKinds,
@@ -47,11 +67,7 @@ export async function writeResponsesStream(
   const shell = responseShell(meta);
   const includeEncrypted = includesEncryptedReasoning(meta);
   const send = (type: string, fields: object) =>
-    writeEvent(
-      response,
-      JSON.stringify({ type, sequence_number: state.sequence++, ...fields }),
-      type,
-    );
+    sink.send(type, JSON.stringify({ type, sequence_number: state.sequence++, ...fields }));
   const outputIndex = () => state.output.length;
 
   /** Closes the item being written, with its done events. */
@@ -81,7 +97,7 @@ export async function writeResponsesStream(
     return send('response.output_item.done', { output_index: at, item });
   };
 
-  startEventStream(response);
+  sink.start();
   const iterator = events[Symbol.asyncIterator]();
   try {
     await send('response.created', { response: shell });
@@ -202,7 +218,7 @@ export async function writeResponsesStream(
       },
     });
   } finally {
-    response.end();
+    sink.end();
     // Ends the pipeline's run (releasing its reservation) if the client left before the end.
     await iterator.return?.(undefined)?.catch(() => undefined);
   }

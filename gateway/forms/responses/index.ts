@@ -1,11 +1,16 @@
 /** The Responses form as one object (see public-form.ts). */
 import { invalidRequest } from '../../errors';
 import { chatErrorBody } from '../openai/error-shape';
-import { unmappedFields, type PublicForm } from '../public-form';
+import type { PipelineEvent } from '../../canonical/model';
+import { unmappedFields, type AnswerMeta, type PublicForm } from '../public-form';
 import { parseBody } from '../validation';
 import { toCanonicalRequest } from './request-to-canonical';
 import { responsesRequestSchema, type ResponsesRequest } from './request-schema';
-import { writeResponsesStream } from './canonical-to-stream';
+import {
+  eventStreamSink,
+  writeResponsesStream,
+  type ResponsesEventSink,
+} from './canonical-to-stream';
 import { toResponseObject } from './canonical-to-response';
 import { toolKinds } from './tool-names';
 
@@ -64,12 +69,21 @@ export const responsesForm: PublicForm = {
   },
   toResponse: (answer, meta) => toResponseObject(answer, meta, kindsOf(meta.request.inbound?.body)),
   writeStream: (response, events, meta) =>
-    writeResponsesStream(
-      response,
-      events,
-      meta,
-      kindsOf(meta.request.inbound?.body),
-      async (finished) => meta.keep?.(finished),
-    ),
+    writeResponsesEvents(eventStreamSink(response), events, meta),
   errorBody: chatErrorBody,
 };
+
+/** The Responses form's event stream into any sink (the WebSocket route's frames too). */
+export function writeResponsesEvents(
+  sink: ResponsesEventSink,
+  events: AsyncIterable<PipelineEvent>,
+  meta: AnswerMeta,
+): Promise<void> {
+  return writeResponsesStream(
+    sink,
+    events,
+    meta,
+    kindsOf(meta.request.inbound?.body),
+    async (finished) => meta.keep?.(finished),
+  );
+}
