@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import { responsesObjectSchema } from '../../contract/responses-form';
 import { authenticate } from '../auth/authenticate';
-import { notFound } from '../errors';
+import { invalidRequest, notFound } from '../errors';
+import type { PublicForm } from '../forms/public-form';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { responsesForm } from '../forms/responses';
 import { responsesRequestSchema, type ResponsesRequest } from '../forms/responses/request-schema';
@@ -135,14 +136,82 @@ const mayRead = (key: KeyRow, stored: StoredResponse) =>
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** `POST /v1/responses/compact`'s answer: the compacted window, one `compaction` item. */
+const compactionSchema = z.object({
+  id: z.string(),
+  object: z.literal('response.compaction'),
+  created_at: z.number().int(),
+  output: z.array(
+    z.looseObject({ id: z.string(), type: z.literal('compaction'), encrypted_content: z.string() }),
+  ),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullable(),
+});
+
+const compactResponse: RouteDoc = {
+  operationId: 'compactResponse',
+  metricsRoute: 'responses',
+  method: 'POST',
+  path: '/v1/responses/compact',
+  summary: 'Compact a conversation (the Responses form)',
+  description:
+    "The input (or `previous_response_id`'s conversation) summarized by the model into one `compaction` item; its `encrypted_content` goes back in a later request's input. Charged and recorded as one request.",
+  tag: 'Responses',
+  auth: 'chat_completions',
+  body: named('ResponsesRequest', responsesRequestSchema),
+  responses: {
+    200: jsonContent(
+      "The compacted window; `usage` is the summary request's.",
+      named('ResponseCompaction', compactionSchema),
+    ),
+  },
+  errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
+};
+
+/** The Responses form with the input ending in a `compaction_trigger`, answered whole. */
+const compactForm: PublicForm = {
+  ...responsesForm,
+  toCanonical(body, target) {
+    const request = (body ?? {}) as ResponsesRequest;
+    if (request.stream === true)
+      throw invalidRequest(
+        "Invalid field 'stream': /v1/responses/compact answers whole; leave stream out, or stream a compaction_trigger item on /v1/responses.",
+      );
+    return responsesForm.toCanonical(
+      {
+        ...request,
+        stream: false,
+        store: false,
+        input: [...inputItems(request.input), { type: 'compaction_trigger' }],
+      },
+      target,
+    );
+  },
+  toResponse(answer, meta) {
+    const response = responsesForm.toResponse(answer, meta) as z.input<typeof compactionSchema>;
+    return {
+      id: response.id,
+      object: 'response.compaction',
+      created_at: response.created_at,
+      output: response.output,
+      usage: response.usage,
+    } satisfies z.input<typeof compactionSchema>;
+  },
+};
+
 export const responsesRoutes: RouteFamily = {
-  routes: [createResponse, getResponse, deleteResponse, listInputItems],
+  routes: [createResponse, compactResponse, getResponse, deleteResponse, listInputItems],
   add(router, parts) {
     const { store } = parts;
 
     const { readable, hooks } = responsesContinuation(parts);
 
     addRoute(router, createResponse, inferenceRoute(parts, responsesForm, undefined, hooks));
+    // Nothing of a compaction is stored: its answer is the item the client keeps.
+    addRoute(
+      router,
+      compactResponse,
+      inferenceRoute(parts, compactForm, undefined, { prepareBody: hooks.prepareBody }),
+    );
 
     addRoute(
       router,

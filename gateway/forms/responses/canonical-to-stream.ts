@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { ServerResponse } from 'node:http';
-import type { PipelineEvent } from '../../canonical/model';
+import type { PipelineEvent, PricedFinish } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import type { AnswerMeta } from '../public-form';
@@ -28,6 +28,45 @@ import type { ToolKinds } from './tool-names';
 /** The vendor's codes for a failed response, by the gateway error's status. */
 const failureCode = (status: number) =>
   status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request';
+
+type Send = (type: string, fields: object) => Promise<boolean>;
+
+/** The finished response kept, then announced completed (or incomplete). */
+export async function finish(
+  send: Send,
+  shell: ResponseObject,
+  output: OutputItem[],
+  event: PricedFinish,
+  keep: (finished: ResponseObject) => Promise<void>,
+): Promise<void> {
+  const outcome = statusOf(event.finishReason);
+  const finished: ResponseObject = { ...shell, ...outcome, output, usage: responsesUsage(event) };
+  await keep(finished);
+  await send(outcome.status === 'completed' ? 'response.completed' : 'response.incomplete', {
+    response: finished,
+  });
+}
+
+/**
+ * Headers are gone already: the response fails in the form's own way, which the vendor's
+ * clients read as the request having failed, with the gateway's message.
+ */
+export async function fail(
+  send: Send,
+  shell: ResponseObject,
+  output: OutputItem[],
+  thrown: unknown,
+): Promise<void> {
+  const error = toGatewayError(thrown);
+  await send('response.failed', {
+    response: {
+      ...shell,
+      status: 'failed',
+      output,
+      error: { code: failureCode(error.status), message: error.message },
+    },
+  });
+}
 
 type Open =
   | { kind: 'message'; id: string; text: string }
@@ -192,31 +231,11 @@ export async function writeResponsesStream(
         if (!(await send('response.output_item.done', { output_index: at, item: done }))) break;
       } else {
         await close();
-        const outcome = statusOf(event.finishReason);
-        const finished: ResponseObject = {
-          ...shell,
-          ...outcome,
-          output: state.output,
-          usage: responsesUsage(event),
-        };
-        await keep(finished);
-        await send(outcome.status === 'completed' ? 'response.completed' : 'response.incomplete', {
-          response: finished,
-        });
+        await finish(send, shell, state.output, event, keep);
       }
     }
   } catch (thrown) {
-    // Headers are gone already: the response fails in the form's own way, which the vendor's
-    // clients read as the request having failed, with the gateway's message.
-    const error = toGatewayError(thrown);
-    await send('response.failed', {
-      response: {
-        ...shell,
-        status: 'failed',
-        output: state.output,
-        error: { code: failureCode(error.status), message: error.message },
-      },
-    });
+    await fail(send, shell, state.output, thrown);
   } finally {
     sink.end();
     // Ends the pipeline's run (releasing its reservation) if the client left before the end.
