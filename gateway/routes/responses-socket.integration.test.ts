@@ -264,8 +264,12 @@ it('answers a bad frame with an error frame and keeps the socket for the next re
   expect(missing.error!.message).toContain('input');
   client.send(createBody('Hello?', { model: 'sim/no-such-model' }));
   expect(await client.next()).toMatchObject({ type: 'error', status: 404 });
+  // Codex's acknowledgement of a response it handled: read, and answered with nothing.
+  client.send({ type: 'response.processed', response_id: 'resp_handled' });
   client.send(createBody('Hello again.'));
-  expect((await client.untilEnd()).at(-1)!.type).toBe('response.completed');
+  const frames = await client.untilEnd();
+  expect(frames[0]!.type).toBe('response.created');
+  expect(frames.at(-1)!.type).toBe('response.completed');
   client.socket.close();
 });
 

@@ -51,6 +51,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
   const serve = (socket: WebSocket, key: KeyRow, upgrade: IncomingMessage) => {
     const state: SocketState = { running: false, draining: false };
     sockets.set(socket, state);
+    const sink = socketSink(socket, parts.config.clientSendTimeoutMs);
     let remembered: RememberedResponse | undefined;
     const { hooks } = responsesContinuation(parts, {
       get: (id) => (remembered?.id === id ? remembered : undefined),
@@ -139,7 +140,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       const body = { ...fields, stream: true };
       refuseUnusableKey(parts, key);
       if (generate === false) {
-        await warmUp(socket, await hooks.prepareBody!(body, key), traceId, (response) => {
+        await warmUp(sink, await hooks.prepareBody!(body, key), traceId, (response) => {
           remembered = response;
         });
         return;
@@ -170,7 +171,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
         answerCheck: responsesForm.answerCheck?.(),
       });
       holds.releaseLargeBody();
-      await writeResponsesEvents(socketSink(socket), started.events, {
+      await writeResponsesEvents(sink, started.events, {
         model: started.model.id,
         traceId,
         created: Math.floor(Date.now() / 1000),
@@ -246,8 +247,12 @@ function frameText(data: RawData): string {
 const rawSize = (message: Record<string, unknown>) =>
   Buffer.byteLength(JSON.stringify(message.input ?? ''));
 
-/** Each event as one JSON text frame; resolves false once the client is gone. */
-function socketSink(socket: WebSocket): ResponsesEventSink {
+/**
+ * Each event as one JSON text frame; resolves false once the client is gone. A client that
+ * reads nothing for `sendTimeoutMs` is dropped, as on HTTP (`writeChunk`): it would otherwise
+ * hold its key's slot and reservation for as long as its socket stays open.
+ */
+function socketSink(socket: WebSocket, sendTimeoutMs: number): ResponsesEventSink {
   return {
     start: () => undefined,
     send: (_type, data) =>
@@ -256,7 +261,14 @@ function socketSink(socket: WebSocket): ResponsesEventSink {
           resolve(false);
           return;
         }
-        socket.send(data, (error) => resolve(!error));
+        const timer = setTimeout(() => {
+          socket.terminate();
+          resolve(false);
+        }, sendTimeoutMs);
+        socket.send(data, (error) => {
+          clearTimeout(timer);
+          resolve(!error);
+        });
       }),
     end: () => undefined,
   };
@@ -323,7 +335,7 @@ function refuseUpgrade(socket: Duplex, error: GatewayError, traceId: string): vo
  * `response.create` continues it with `previous_response_id` and only its new items.
  */
 async function warmUp(
-  socket: WebSocket,
+  sink: ResponsesEventSink,
   body: unknown,
   traceId: string,
   remember: (response: RememberedResponse) => void,
@@ -347,7 +359,6 @@ async function warmUp(
     },
   };
   remember({ id, context: inputItems(parsed.input as never), output: [] });
-  const sink = socketSink(socket);
   await sink.send(
     'response.created',
     JSON.stringify({
