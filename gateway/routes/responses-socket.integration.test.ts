@@ -273,6 +273,17 @@ it('answers a bad frame with an error frame and keeps the socket for the next re
   client.socket.close();
 });
 
+it('refuses the next response once the key is revoked, on a socket opened before', async () => {
+  const issued = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+  const client = await openSocket(issued.key);
+  client.send(createBody('Before.'));
+  expect((await client.untilEnd()).at(-1)!.type).toBe('response.completed');
+  await gateway.gateway.admin.revoke(issued.id);
+  client.send(createBody('After.'));
+  expect(await client.next()).toMatchObject({ type: 'error', status: 401 });
+  client.socket.close();
+});
+
 it('refuses the upgrade without a valid key, and on any path but /v1/responses', async () => {
   const noKey = await refusedUpgrade(socketUrl(), {});
   expect(noKey.status).toBe(401);

@@ -138,30 +138,41 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       // `type` names the event and `generate` is the socket's own; the rest is the request body.
       const { type: _type, generate, ...fields } = message;
       const body = { ...fields, stream: true };
-      refuseUnusableKey(parts, key);
+      // The key as it is now: revoked, disabled or spent since the handshake refuses this turn.
+      const current = parts.registry.get(key.id);
+      if (!current || current.revokedAt !== null)
+        throw new GatewayError({
+          status: 401,
+          type: 'authentication_error',
+          stage: 'authentication',
+          message:
+            'The key this socket was opened with has been revoked; open a new socket with a valid key.',
+        });
+      refuseUnusableKey(parts, current);
       if (generate === false) {
-        await warmUp(sink, await hooks.prepareBody!(body, key), traceId, (response) => {
+        await warmUp(sink, await hooks.prepareBody!(body, current), traceId, (response) => {
           remembered = response;
         });
         return;
       }
-      const holds = new RequestHolds(traceId, logger, parts.slots.acquire(key));
+      const holds = new RequestHolds(traceId, logger, parts.slots.acquire(current));
       let run;
       try {
-        if (rawSize(message) > LARGE_BODY_BYTES) holds.holdLargeBody(parts.slots.acquireLarge(key));
+        if (rawSize(message) > LARGE_BODY_BYTES)
+          holds.holdLargeBody(parts.slots.acquireLarge(current));
         const canonical = withRequestTranslation(
-          responsesForm.toCanonical(await hooks.prepareBody!(body, key), { url: socketUrl }),
+          responsesForm.toCanonical(await hooks.prepareBody!(body, current), { url: socketUrl }),
           upgrade,
           responsesForm.passHeaders,
         );
-        holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, headers, logger));
+        holds.holdRateLimits(requestRateLimits(parts.rateLimits, current, headers, logger));
         run = { canonical };
       } catch (error) {
         holds.end();
         throw error;
       }
       const started = await parts.pipeline.start({
-        key,
+        key: current,
         request: run.canonical,
         form: responsesForm.name,
         traceId,
@@ -178,7 +189,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
         promptTokens: started.promptTokens,
         request: run.canonical,
         url: socketUrl,
-        keep: (answer: unknown) => hooks.keep!(answer, key, run.canonical),
+        keep: (answer: unknown) => hooks.keep!(answer, current, run.canonical),
       });
     };
   };
