@@ -44,6 +44,7 @@ import { defaultBreaker, defaultRetry } from './providers/upstream/provider-conf
 import { createSimulatedProvider } from './providers/simulated/simulated-provider';
 import { allRouteFamilies } from './routes/all-routes';
 import type { RouteFamily } from './routes/route-doc';
+import { createResponsesSocket } from './routes/responses-socket';
 import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import type { GatewayStore } from './store/store';
@@ -66,6 +67,10 @@ export type Gateway = {
    * long, malformed HTTP), still with a `cf-ray` and the gateway's error shape.
    */
   handleClientError: (error: NodeJS.ErrnoException, socket: Duplex) => void;
+  /** The HTTP server's `upgrade` listener: the Responses form over WebSocket, nothing else. */
+  handleUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Closes the open WebSockets (idle now, busy after their response) at shutdown. */
+  closeSockets(): void;
   /** Stops the timers, settles what is pending and closes the database. */
   close(): Promise<void>;
 };
@@ -340,6 +345,8 @@ export async function createGateway(
     });
   };
 
+  const responsesSocket = createResponsesSocket(parts);
+
   const handleClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -376,6 +383,8 @@ export async function createGateway(
     handle,
     routes: () => router.registrations(),
     handleClientError,
+    handleUpgrade: responsesSocket.handleUpgrade,
+    closeSockets: () => responsesSocket.close(),
     async close() {
       for (const { provider } of upstream) void provider.close();
       stopWatching();

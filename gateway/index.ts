@@ -13,6 +13,7 @@ export async function startGateway(
   const gateway = await createGateway(config, options);
   const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
   server.on('clientError', gateway.handleClientError);
+  server.on('upgrade', gateway.handleUpgrade);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -25,6 +26,8 @@ export async function startGateway(
     gateway,
     close: () =>
       new Promise<void>((resolve) => {
+        // Upgraded sockets are the server's connections too: its close waits for them.
+        gateway.closeSockets();
         server.close(() => {
           // A cut stream writes its record a moment after its socket closes: wait for it (for a
           // provider slow to stop, not forever) before the database closes.

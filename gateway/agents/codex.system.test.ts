@@ -5,9 +5,10 @@
  * adds fails here first. Once the Responses form is checked to accept it,
  * `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
+import { SUMMARY_REQUEST } from '../forms/responses/compaction';
+import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
 import { providersFileFor } from '../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import { capturingLogger, startTestGateway, type TestGateway } from '../testing-support';
 import {
   CODEX_BIN,
   diffWithFixture,
@@ -41,19 +42,28 @@ afterAll(async () => {
   await gateway?.stop();
 });
 
+/**
+ * What Codex may use besides plain HTTP. `websockets`: the Responses WebSocket (Codex's
+ * `supports_websockets`, off by default for a custom provider). `remoteCompaction`: Codex compacts
+ * through the provider (a `compaction_trigger` item) only for a provider named "OpenAI" (or
+ * Azure); any other compacts on its own with an ordinary request.
+ */
+type CodexTransport = { websockets?: boolean; remoteCompaction?: boolean; effort?: string };
+
 /** Codex's own configuration: the gateway as a custom provider, updates and analytics off. */
-function codexConfig(model: string, baseUrl: string, effort?: string): string {
+function codexConfig(model: string, baseUrl: string, transport: CodexTransport = {}): string {
   return [
     `model = "${model}"`,
-    ...(effort ? [`model_reasoning_effort = "${effort}"`] : []),
+    ...(transport.effort ? [`model_reasoning_effort = "${transport.effort}"`] : []),
     'model_provider = "gateway"',
     'check_for_update_on_startup = false',
     '',
     '[model_providers.gateway]',
-    'name = "Model gateway"',
+    `name = "${transport.remoteCompaction ? 'OpenAI' : 'Model gateway'}"`,
     `base_url = "${baseUrl}/v1"`,
     'env_key = "GATEWAY_API_KEY"',
     'wire_api = "responses"',
+    `supports_websockets = ${transport.websockets === true}`,
     'request_max_retries = 0',
     'stream_max_retries = 0',
     '',
@@ -64,13 +74,19 @@ function codexConfig(model: string, baseUrl: string, effort?: string): string {
 }
 
 /** `codex exec` on `prompt`, its config in the run's own HOME (`~/.codex`, Codex's default). */
-function codex(model: string, prompt: string, baseUrl: string, apiKey: string, effort?: string) {
+function codex(
+  model: string,
+  prompt: string,
+  baseUrl: string,
+  apiKey: string,
+  transport: CodexTransport = {},
+) {
   return runAgent({
     bin: CODEX_BIN,
     args: ['exec', '--skip-git-repo-check', prompt],
     // Plain, non-interactive output: the tests read the final answer from stdout.
     environment: { GATEWAY_API_KEY: apiKey, NO_COLOR: '1', CI: '1' },
-    homeFiles: { '.codex/config.toml': codexConfig(model, baseUrl, effort) },
+    homeFiles: { '.codex/config.toml': codexConfig(model, baseUrl, transport) },
   });
 }
 
@@ -104,6 +120,7 @@ const VARIANTS = ['openai-compatible', 'openai-responses', 'anthropic', 'gemini'
 describe('codex exec through the gateway to each kind of upstream', () => {
   let kindGateway: TestGateway;
   let kindKey: string;
+  const log = capturingLogger();
   const fakes = {} as Record<(typeof VARIANTS)[number], FakeUpstream>;
   let thinking: Awaited<ReturnType<typeof startThinkingUpstream>>;
 
@@ -128,7 +145,7 @@ describe('codex exec through the gateway to each kind of upstream', () => {
         ],
       })),
     ]);
-    kindGateway = await startTestGateway({ providers: setup.providers });
+    kindGateway = await startTestGateway({ providers: setup.providers }, { logger: log.logger });
     kindKey = (await kindGateway.createKey({ kind: 'account', limitUsd: 20 })).key;
   });
   afterAll(async () => {
@@ -149,7 +166,9 @@ describe('codex exec through the gateway to each kind of upstream', () => {
         ),
         textReply('anthropic', 'The command printed gateway-tool-ran.'),
       );
-      const run = await codex(THINKING_MODEL, 'run echo', kindGateway.url, kindKey, 'high');
+      const run = await codex(THINKING_MODEL, 'run echo', kindGateway.url, kindKey, {
+        effort: 'high',
+      });
       expect(run.timedOut, run.stderr).toBe(false);
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(run.stdout).toContain('The command printed gateway-tool-ran.');
@@ -177,6 +196,59 @@ describe('codex exec through the gateway to each kind of upstream', () => {
       expect(fake.requests).toHaveLength(2);
       // The second request carries the command's output back to the upstream, in its own form.
       expect(JSON.stringify(fake.requests[1]!.body)).toContain('gateway-tool-ran');
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+
+  /** The tool call's answer says the context is over any window, so Codex compacts next. */
+  const overflowing = (reply: FakeReply): FakeReply => ({
+    ...reply,
+    events: reply.events!.map((event) =>
+      event.replace('"input_tokens":40', '"input_tokens":400000'),
+    ),
+  });
+
+  it.each(['openai-responses', 'anthropic'] as const)(
+    'runs a tool round over WebSocket and compacts the session through the gateway via %s',
+    async (variant) => {
+      const fake = fakes[variant];
+      const summary = 'Summary: the user asked to run echo; it printed gateway-tool-ran.';
+      fake.reply(
+        overflowing(
+          toolCallReply(variant, {
+            id: 'call_agent_2',
+            name: 'exec_command',
+            args: { cmd: 'echo gateway-tool-ran' },
+          }),
+        ),
+        textReply(variant, summary),
+        textReply(variant, 'Done after compaction.'),
+      );
+      const sockets = () =>
+        log
+          .text()
+          .split('\n')
+          .filter((line) => line.includes('socket response'));
+      const socketsBefore = sockets().length;
+      const requestsBefore = fake.requests.length;
+      const run = await codex(`test/codex-${variant}`, 'run echo', kindGateway.url, kindKey, {
+        websockets: true,
+        remoteCompaction: true,
+      });
+      expect(run.timedOut, run.stderr).toBe(false);
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('Done after compaction.');
+      // Over the socket, not the HTTP fallback.
+      expect(run.stderr).not.toContain('Falling back from WebSockets');
+      expect(sockets().length).toBeGreaterThan(socketsBefore);
+      // The tool round, the summary the gateway asked for, then the compacted session.
+      const sent = fake.requests.slice(requestsBefore);
+      expect(sent).toHaveLength(3);
+      expect(JSON.stringify(sent[1]!.body)).toContain(SUMMARY_REQUEST);
+      const compacted = JSON.stringify(sent[2]!.body);
+      expect(compacted).toContain('it printed gateway-tool-ran');
+      expect(compacted).not.toContain('gwc1:');
+      expect(compacted).not.toContain(SUMMARY_REQUEST);
     },
     RUN_TIMEOUT_MS * 2,
   );

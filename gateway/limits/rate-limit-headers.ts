@@ -23,8 +23,14 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
   return headers;
 }
 
+/**
+ * Where rate-limit headers go: an HTTP answer, or what a WebSocket's error frame carries as its
+ * `headers` (routes/responses-socket.ts).
+ */
+export type HeaderTarget = Pick<ServerResponse, 'headersSent' | 'setHeader'>;
+
 /** Sets the headers on a response whose head is not sent yet (an error's or the answer's). */
-export function setRateLimitHeaders(response: ServerResponse, state: RateLimitState): void {
+export function setRateLimitHeaders(response: HeaderTarget, state: RateLimitState): void {
   if (response.headersSent) return;
   for (const [name, value] of Object.entries(rateLimitHeaders(state)))
     response.setHeader(name, value);

@@ -3,10 +3,9 @@
  * the prompt (so the body is counted once), its headers put on the response (the answer's, or
  * the 429's), and settled exactly once however the request ends.
  */
-import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { KeyRow } from '../store/store';
-import { setRateLimitHeaders } from './rate-limit-headers';
+import { setRateLimitHeaders, type HeaderTarget } from './rate-limit-headers';
 import { RateLimitError, type RateLimitAdmission, type RateLimits } from './rate-limits';
 
 export type RequestRateLimits = {
@@ -19,7 +18,7 @@ export type RequestRateLimits = {
 export function requestRateLimits(
   limits: RateLimits,
   key: KeyRow,
-  response: ServerResponse,
+  response: HeaderTarget,
   logger: Logger,
 ): RequestRateLimits {
   let admission: RateLimitAdmission | null = null;

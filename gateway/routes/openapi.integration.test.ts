@@ -375,6 +375,10 @@ function probeOf(operation: Operation): Probe {
       ],
       errors: [() => ({ body: { model: messages.model, input: 'Hi', background: true } })],
     },
+    compactResponse: {
+      ok: [() => ({ body: { model: messages.model, input: 'Hi', max_output_tokens: 16 } })],
+      errors: [() => ({ body: { model: messages.model, input: 'Hi', stream: true } })],
+    },
     getResponse: {
       ok: [async () => ({ params: { id: await storedResponse() } })],
       errors: [() => ({ params: { id: 'resp_missing' } })],

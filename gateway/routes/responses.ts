@@ -9,16 +9,17 @@
 import { z } from 'zod';
 import { responsesObjectSchema } from '../../contract/responses-form';
 import { authenticate } from '../auth/authenticate';
-import { notFound } from '../errors';
+import { invalidRequest, notFound } from '../errors';
+import type { PublicForm } from '../forms/public-form';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { responsesForm } from '../forms/responses';
 import { responsesRequestSchema, type ResponsesRequest } from '../forms/responses/request-schema';
 import { sendJson } from '../http/respond';
 import type { KeyRow } from '../store/store';
 import type { StoredResponse } from '../store/stored-responses';
-import { INFERENCE_ERRORS, inferenceRoute } from './inference';
+import { INFERENCE_ERRORS, inferenceRoute, type InferenceHooks } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
-import { parseOrRefuse, queryOf, withErrors } from './route-kit';
+import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
 
 type Item = Record<string, unknown>;
 
@@ -135,65 +136,81 @@ const mayRead = (key: KeyRow, stored: StoredResponse) =>
 
 const now = () => Math.floor(Date.now() / 1000);
 
-export const responsesRoutes: RouteFamily = {
-  routes: [createResponse, getResponse, deleteResponse, listInputItems],
-  add(router, parts) {
-    const { store, config } = parts;
+/** `POST /v1/responses/compact`'s answer: the compacted window, one `compaction` item. */
+const compactionSchema = z.object({
+  id: z.string(),
+  object: z.literal('response.compaction'),
+  created_at: z.number().int(),
+  output: z.array(
+    z.looseObject({ id: z.string(), type: z.literal('compaction'), encrypted_content: z.string() }),
+  ),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }).nullable(),
+});
 
-    /** The stored response, or the one 404 for absent, expired and someone else's alike. */
-    const readable = async (key: KeyRow, id: string, field?: string) => {
-      const stored = await store.responses.get(id, now());
-      if (stored && mayRead(key, stored)) return stored;
-      throw notFound(
-        field
-          ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
-          : `No response '${id}' is stored for this key.`,
+const compactResponse: RouteDoc = {
+  operationId: 'compactResponse',
+  metricsRoute: 'responses',
+  method: 'POST',
+  path: '/v1/responses/compact',
+  summary: 'Compact a conversation (the Responses form)',
+  description:
+    "The input (or `previous_response_id`'s conversation) summarized by the model into one `compaction` item; its `encrypted_content` goes back in a later request's input. Charged and recorded as one request.",
+  tag: 'Responses',
+  auth: 'chat_completions',
+  body: named('ResponsesRequest', responsesRequestSchema),
+  responses: {
+    200: jsonContent(
+      "The compacted window; `usage` is the summary request's.",
+      named('ResponseCompaction', compactionSchema),
+    ),
+  },
+  errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
+};
+
+/** The Responses form with the input ending in a `compaction_trigger`, answered whole. */
+const compactForm: PublicForm = {
+  ...responsesForm,
+  toCanonical(body, target) {
+    const request = (body ?? {}) as ResponsesRequest;
+    if (request.stream === true)
+      throw invalidRequest(
+        "Invalid field 'stream': /v1/responses/compact answers whole; leave stream out, or stream a compaction_trigger item on /v1/responses.",
       );
-    };
+    return responsesForm.toCanonical(
+      {
+        ...request,
+        stream: false,
+        store: false,
+        input: [...inputItems(request.input), { type: 'compaction_trigger' }],
+      },
+      target,
+    );
+  },
+  toResponse(answer, meta) {
+    const response = responsesForm.toResponse(answer, meta) as z.input<typeof compactionSchema>;
+    return {
+      id: response.id,
+      object: 'response.compaction',
+      created_at: response.created_at,
+      output: response.output,
+      usage: response.usage,
+    } satisfies z.input<typeof compactionSchema>;
+  },
+};
 
+export const responsesRoutes: RouteFamily = {
+  routes: [createResponse, compactResponse, getResponse, deleteResponse, listInputItems],
+  add(router, parts) {
+    const { store } = parts;
+
+    const { readable, hooks } = responsesContinuation(parts);
+
+    addRoute(router, createResponse, inferenceRoute(parts, responsesForm, undefined, hooks));
+    // Nothing of a compaction is stored: its answer is the item the client keeps.
     addRoute(
       router,
-      createResponse,
-      inferenceRoute(parts, responsesForm, undefined, {
-        // A continuation is the stored conversation, then the previous answer, then the new input.
-        async prepareBody(body, key) {
-          const request = body as ResponsesRequest | null;
-          const previousId = request?.previous_response_id;
-          if (typeof previousId !== 'string') return body;
-          const previous = await readable(key, previousId, 'previous_response_id');
-          return {
-            ...request,
-            input: [
-              ...previous.context,
-              ...(previous.response.output as Item[]),
-              ...inputItems(request!.input),
-            ],
-          };
-        },
-        async keep(answer, key, request) {
-          const body = request.inbound?.body as ResponsesRequest | undefined;
-          if (body?.store === false) return;
-          const response = answer as Item & { id: string };
-          const created = now();
-          try {
-            await store.responses.put(
-              {
-                id: response.id,
-                keyId: key.id,
-                accountId: accountOf(key),
-                createdAt: created,
-                expiresAt: created + config.responsesTtlSeconds,
-                context: withIds(inputItems(body?.input), response.id),
-                response,
-              },
-              created,
-            );
-          } catch (error) {
-            // The answer itself is charged and delivered; only its continuation is lost.
-            parts.logger.error({ err: error, response: response.id }, 'response not stored');
-          }
-        },
-      }),
+      compactResponse,
+      inferenceRoute(parts, compactForm, undefined, { prepareBody: hooks.prepareBody }),
     );
 
     addRoute(
@@ -256,8 +273,83 @@ export const responsesRoutes: RouteFamily = {
   },
 };
 
+/**
+ * A response a WebSocket remembers for its next turn, as OpenAI's WebSocket mode keeps the last
+ * one in the connection: `previous_response_id` finds it with `store: false` too.
+ */
+export type RememberedResponse = { id: string; context: Item[]; output: Item[] };
+
+/** Where a socket keeps its last response (routes/responses-socket.ts). */
+export type ResponseMemory = {
+  get(id: string): RememberedResponse | undefined;
+  set(remembered: RememberedResponse): void;
+};
+
+/**
+ * The Responses form's conversations around the inference steps: `previous_response_id` resolved
+ * into the input (from `memory` first, then the store), and each answer kept for the next turn.
+ */
+export function responsesContinuation(parts: GatewayParts, memory?: ResponseMemory) {
+  const { store, config } = parts;
+
+  /** The stored response, or the one 404 for absent, expired and someone else's alike. */
+  const readable = async (key: KeyRow, id: string, field?: string) => {
+    const stored = await store.responses.get(id, now());
+    if (stored && mayRead(key, stored)) return stored;
+    throw notFound(
+      field
+        ? `Invalid field '${field}': no response '${id}' is stored for this key (it was made with store false, by another key, deleted, or expired).`
+        : `No response '${id}' is stored for this key.`,
+    );
+  };
+
+  const hooks: InferenceHooks = {
+    // A continuation is the stored conversation, then the previous answer, then the new input.
+    async prepareBody(body, key) {
+      const request = body as ResponsesRequest | null;
+      const previousId = request?.previous_response_id;
+      if (typeof previousId !== 'string') return body;
+      const previous: { context: Item[]; output: Item[] } =
+        memory?.get(previousId) ??
+        (await readable(key, previousId, 'previous_response_id').then((stored) => ({
+          context: stored.context as Item[],
+          output: stored.response.output as Item[],
+        })));
+      return {
+        ...request,
+        input: [...previous.context, ...previous.output, ...inputItems(request!.input)],
+      };
+    },
+    async keep(answer, key, request) {
+      const body = request.inbound?.body as ResponsesRequest | undefined;
+      const response = answer as Item & { id: string; output: Item[] };
+      memory?.set({ id: response.id, context: inputItems(body?.input), output: response.output });
+      if (body?.store === false) return;
+      const created = now();
+      try {
+        await store.responses.put(
+          {
+            id: response.id,
+            keyId: key.id,
+            accountId: accountOf(key),
+            createdAt: created,
+            expiresAt: created + config.responsesTtlSeconds,
+            context: withIds(inputItems(body?.input), response.id),
+            response,
+          },
+          created,
+        );
+      } catch (error) {
+        // The answer itself is charged and delivered; only its continuation is lost.
+        parts.logger.error({ err: error, response: response.id }, 'response not stored');
+      }
+    },
+  };
+  return { readable, hooks };
+}
+
 /** The request's `input` as items: a string is one user message. */
-function inputItems(input: ResponsesRequest['input']): Item[] {
+export function inputItems(input: ResponsesRequest['input']): Item[] {
   if (input === undefined) return [];
   if (typeof input === 'string')
     return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];

@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import type { ServerResponse } from 'node:http';
-import type { PipelineEvent } from '../../canonical/model';
+import type { PipelineEvent, PricedFinish } from '../../canonical/model';
 import { toGatewayError } from '../../errors';
 import { startEventStream, writeEvent } from '../../http/respond';
 import type { AnswerMeta } from '../public-form';
@@ -29,14 +29,73 @@ import type { ToolKinds } from './tool-names';
 const failureCode = (status: number) =>
   status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request';
 
+type Send = (type: string, fields: object) => Promise<boolean>;
+
+/** The finished response kept, then announced completed (or incomplete). */
+export async function finish(
+  send: Send,
+  shell: ResponseObject,
+  output: OutputItem[],
+  event: PricedFinish,
+  keep: (finished: ResponseObject) => Promise<void>,
+): Promise<void> {
+  const outcome = statusOf(event.finishReason);
+  const finished: ResponseObject = { ...shell, ...outcome, output, usage: responsesUsage(event) };
+  await keep(finished);
+  await send(outcome.status === 'completed' ? 'response.completed' : 'response.incomplete', {
+    response: finished,
+  });
+}
+
+/**
+ * Headers are gone already: the response fails in the form's own way, which the vendor's
+ * clients read as the request having failed, with the gateway's message.
+ */
+export async function fail(
+  send: Send,
+  shell: ResponseObject,
+  output: OutputItem[],
+  thrown: unknown,
+): Promise<void> {
+  const error = toGatewayError(thrown);
+  await send('response.failed', {
+    response: {
+      ...shell,
+      status: 'failed',
+      output,
+      error: { code: failureCode(error.status), message: error.message },
+    },
+  });
+}
+
 type Open =
   | { kind: 'message'; id: string; text: string }
   | { kind: 'reasoning'; id: string; text: string; signature?: string; encrypted?: string };
 
 type StreamState = { sequence: number; output: OutputItem[]; open: Open | null };
 
+/**
+ * Where the events go: server-sent events on an HTTP answer, or one JSON text frame each on a
+ * WebSocket (routes/responses-socket.ts). The same event objects either way.
+ */
+export type ResponsesEventSink = {
+  start(): void;
+  /** Sends one event; resolves false once the client is gone. */
+  send(type: string, data: string): Promise<boolean>;
+  end(): void;
+};
+
+/** The server-sent events sink of an HTTP answer. */
+export function eventStreamSink(response: ServerResponse): ResponsesEventSink {
+  return {
+    start: () => startEventStream(response),
+    send: (type, data) => writeEvent(response, data, type),
+    end: () => response.end(),
+  };
+}
+
 export async function writeResponsesStream(
-  response: ServerResponse,
+  sink: ResponsesEventSink,
   events: AsyncIterable<PipelineEvent>,
   meta: AnswerMeta,
   kinds: ToolKinds,
@@ -47,11 +106,7 @@ export async function writeResponsesStream(
   const shell = responseShell(meta);
   const includeEncrypted = includesEncryptedReasoning(meta);
   const send = (type: string, fields: object) =>
-    writeEvent(
-      response,
-      JSON.stringify({ type, sequence_number: state.sequence++, ...fields }),
-      type,
-    );
+    sink.send(type, JSON.stringify({ type, sequence_number: state.sequence++, ...fields }));
   const outputIndex = () => state.output.length;
 
   /** Closes the item being written, with its done events. */
@@ -81,7 +136,7 @@ export async function writeResponsesStream(
     return send('response.output_item.done', { output_index: at, item });
   };
 
-  startEventStream(response);
+  sink.start();
   const iterator = events[Symbol.asyncIterator]();
   try {
     await send('response.created', { response: shell });
@@ -178,33 +233,13 @@ export async function writeResponsesStream(
         if (!(await send('response.output_item.done', { output_index: at, item: done }))) break;
       } else {
         await close();
-        const outcome = statusOf(event.finishReason);
-        const finished: ResponseObject = {
-          ...shell,
-          ...outcome,
-          output: state.output,
-          usage: responsesUsage(event),
-        };
-        await keep(finished);
-        await send(outcome.status === 'completed' ? 'response.completed' : 'response.incomplete', {
-          response: finished,
-        });
+        await finish(send, shell, state.output, event, keep);
       }
     }
   } catch (thrown) {
-    // Headers are gone already: the response fails in the form's own way, which the vendor's
-    // clients read as the request having failed, with the gateway's message.
-    const error = toGatewayError(thrown);
-    await send('response.failed', {
-      response: {
-        ...shell,
-        status: 'failed',
-        output: state.output,
-        error: { code: failureCode(error.status), message: error.message },
-      },
-    });
+    await fail(send, shell, state.output, thrown);
   } finally {
-    response.end();
+    sink.end();
     // Ends the pipeline's run (releasing its reservation) if the client left before the end.
     await iterator.return?.(undefined)?.catch(() => undefined);
   }

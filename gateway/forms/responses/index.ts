@@ -1,13 +1,25 @@
 /** The Responses form as one object (see public-form.ts). */
 import { invalidRequest } from '../../errors';
 import { chatErrorBody } from '../openai/error-shape';
-import { unmappedFields, type PublicForm } from '../public-form';
+import type { CanonicalRequest, PipelineEvent } from '../../canonical/model';
+import { unmappedFields, type AnswerMeta, type PublicForm } from '../public-form';
 import { parseBody } from '../validation';
 import { toCanonicalRequest } from './request-to-canonical';
 import { responsesRequestSchema, type ResponsesRequest } from './request-schema';
-import { writeResponsesStream } from './canonical-to-stream';
+import {
+  eventStreamSink,
+  writeResponsesStream,
+  type ResponsesEventSink,
+} from './canonical-to-stream';
 import { toResponseObject } from './canonical-to-response';
 import { toolKinds } from './tool-names';
+import {
+  compactionBody,
+  isCompaction,
+  markCompaction,
+  toCompactionResponse,
+  writeCompactionStream,
+} from './compaction';
 
 /**
  * The fields the canonical request carries, and those that change nothing about the answer
@@ -52,24 +64,38 @@ export const responsesForm: PublicForm = {
         "Invalid field 'background': this gateway answers in the request (or its stream); send background false or leave it out.",
       );
     }
-    const { unmapped, ...canonical } = toCanonicalRequest(parsed);
-    return {
+    // A compaction asks the model for the summary in place of the trigger, upstreams of this form
+    // included: the gateway seals the summary itself (compaction.ts).
+    const compaction = compactionBody(parsed);
+    const asked = compaction ?? parsed;
+    const { unmapped, ...canonical } = toCanonicalRequest(asked);
+    const request: CanonicalRequest = {
       ...canonical,
       inbound: {
         form: 'responses',
-        body: parsed,
-        unmappedFields: [...unmappedFields(parsed, MAPPED), ...unmapped],
+        body: asked,
+        unmappedFields: [...unmappedFields(asked, MAPPED), ...unmapped],
       },
     };
+    if (compaction) markCompaction(request);
+    return request;
   },
-  toResponse: (answer, meta) => toResponseObject(answer, meta, kindsOf(meta.request.inbound?.body)),
+  toResponse: (answer, meta) =>
+    isCompaction(meta.request)
+      ? toCompactionResponse(answer, meta)
+      : toResponseObject(answer, meta, kindsOf(meta.request.inbound?.body)),
   writeStream: (response, events, meta) =>
-    writeResponsesStream(
-      response,
-      events,
-      meta,
-      kindsOf(meta.request.inbound?.body),
-      async (finished) => meta.keep?.(finished),
-    ),
+    writeResponsesEvents(eventStreamSink(response), events, meta),
   errorBody: chatErrorBody,
 };
+
+/** The Responses form's event stream into any sink (the WebSocket route's frames too). */
+export function writeResponsesEvents(
+  sink: ResponsesEventSink,
+  events: AsyncIterable<PipelineEvent>,
+  meta: AnswerMeta,
+): Promise<void> {
+  const keep = async (finished: unknown) => meta.keep?.(finished);
+  if (isCompaction(meta.request)) return writeCompactionStream(sink, events, meta, keep);
+  return writeResponsesStream(sink, events, meta, kindsOf(meta.request.inbound?.body), keep);
+}

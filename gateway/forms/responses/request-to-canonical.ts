@@ -19,6 +19,7 @@ import { invalidRequest } from '../../errors';
 import { imagePartFromUrl } from '../openai/request-to-canonical';
 import type { ContentPart, InputItem, ResponsesRequest } from './request-schema';
 import { functionNameOf } from './tool-names';
+import { compactionContext, openCompaction } from '../../canonical/compaction-envelope';
 
 /** A custom tool's free-form input travels as this one argument of a plain function. */
 export const CUSTOM_INPUT_ARGUMENT = 'input';
@@ -109,6 +110,24 @@ export function toCanonicalRequest(
         assistant().push(
           reasoningPartFrom(text, undefined, reasoning.encrypted_content ?? undefined),
         );
+        return;
+      }
+      case 'compaction': {
+        // The gateway's own envelope is opened into the summary the model sees; another
+        // vendor's stays for an upstream of this form only (a 400 toward any other).
+        const content = (item as { encrypted_content?: unknown }).encrypted_content;
+        const opened =
+          typeof content === 'string' ? openCompaction(content) : { kind: 'broken' as const };
+        if (opened.kind === 'broken')
+          throw invalidRequest(
+            `Invalid field '${field}.encrypted_content': not a compaction this gateway made, nor intact; send the compaction item back as it came.`,
+          );
+        if (opened.kind === 'foreign') unmapped.push(field);
+        else
+          messages.push({
+            role: 'user',
+            parts: [{ type: 'text', text: compactionContext(opened.summary) }],
+          });
         return;
       }
       default:

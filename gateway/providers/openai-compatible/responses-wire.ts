@@ -8,6 +8,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 import { z } from 'zod';
+import { compactionContext, openCompaction } from '../../canonical/compaction-envelope';
 import type { CanonicalEvent, CanonicalRequest, ReportedUsage } from '../../canonical/model';
 import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
@@ -41,6 +42,7 @@ export function toResponsesBody(
   body.stream = request.stream;
   if (request.maxTokens !== null) body.max_output_tokens = request.maxTokens;
   delete body.previous_response_id;
+  if (Array.isArray(body.input)) body.input = body.input.map(openedCompaction);
   // The gateway answers in the request: a background job upstream would leave it nothing to read.
   delete body.background;
   return body;
@@ -58,6 +60,21 @@ function ownReasoning(item: unknown, providerId: string): unknown[] {
   const part = reasoningPartFrom('', undefined, sealed);
   if (part.providerId !== providerId || part.encrypted === undefined) return [];
   return [{ ...record, encrypted_content: part.encrypted }];
+}
+
+/**
+ * A `compaction` item the gateway sealed, as the summary the model reads: the upstream cannot
+ * open the gateway's envelope. Its own compaction items pass as they came.
+ */
+function openedCompaction(item: unknown): unknown {
+  const content = (item as { type?: unknown; encrypted_content?: unknown } | null) ?? {};
+  if (content.type !== 'compaction' || typeof content.encrypted_content !== 'string') return item;
+  const opened = openCompaction(content.encrypted_content);
+  if (opened.kind !== 'gateway') return item;
+  return {
+    role: 'user',
+    content: [{ type: 'input_text', text: compactionContext(opened.summary) }],
+  };
 }
 
 const usageSchema = z.looseObject({
