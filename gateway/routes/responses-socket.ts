@@ -189,6 +189,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
         promptTokens: started.promptTokens,
         request: run.canonical,
         url: socketUrl,
+        keyId: current.id,
         keep: (answer: unknown) => hooks.keep!(answer, current, run.canonical),
       });
     };
