@@ -1,4 +1,6 @@
 import { defineConfig } from '@playwright/test';
+// An older Node stops the run here, saying which to use (the pinned one, through npm).
+import './scripts/require-node.mjs';
 import { e2eSlot, e2eSlots } from './e2e/environment';
 
 /**
@@ -37,7 +39,8 @@ export default defineConfig({
   // The servers start one after the other: the first builds the UI and the server bundles (only
   // what is stale), the others find them built.
   webServer: slots.map((slot) => ({
-    command: `rm -rf '${slot.dataDir}' && node scripts/start.mjs`,
+    // The runner's own Node (the pinned one), whatever `node` the shell would find.
+    command: `rm -rf '${slot.dataDir}' && '${process.execPath}' scripts/start.mjs`,
     url: `${slot.workbenchUrl}/api/health`,
     env: slot.environment,
     reuseExistingServer: false,

@@ -1,5 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+// An older Node stops the run here, saying which to use (the pinned one, through npm).
+import './scripts/require-node.mjs';
 
 /**
  * Three suites, named by the file: `*.test.ts` is a unit test (in-process, no socket, no file),

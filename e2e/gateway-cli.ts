@@ -9,7 +9,7 @@ interface ListedKey {
 
 /** Runs `node scripts/gateway.mjs <args> --db <the e2e database>`; returns its standard output. */
 export function gatewayCli(...args: string[]): string {
-  return execFileSync('node', ['scripts/gateway.mjs', ...args, '--db', e2eDatabase], {
+  return execFileSync(process.execPath, ['scripts/gateway.mjs', ...args, '--db', e2eDatabase], {
     encoding: 'utf8',
   });
 }

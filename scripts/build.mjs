@@ -67,7 +67,7 @@ export async function buildServer() {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20.19',
+    target: 'node24',
     packages: 'external',
     sourcemap: 'linked',
     write: false,

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       ...(supervised ? { embeddedGateway: () => supervised.status() } : {}),
     });
     logger.info(
-      { profiles: Object.keys(profiles) },
+      { profiles: Object.keys(profiles), node: process.version },
       `workbench ready at ${workbench.url}${supervised ? ` (embedded gateway at ${supervised.url}, process ${supervised.pid()})` : ''}`,
     );
 

@@ -232,7 +232,11 @@ export async function runAgent(options: {
         cwd: workspace,
         // Nothing inherited: no proxy, no real key, no config from the machine's own HOME.
         env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          // The CLIs that start with `#!/usr/bin/env node` run on this process's Node (the pinned
+          // one), even when the tests were started without npm's PATH.
+          PATH: [path.dirname(process.execPath), process.env.PATH ?? '/usr/bin:/bin'].join(
+            path.delimiter,
+          ),
           HOME: home,
           TMPDIR: tmp,
           HTTP_PROXY: NOWHERE,
