@@ -154,6 +154,8 @@ export async function runAgent(options: {
   /** The workspace, when the test needs its path before the run (`newWorkspace`). */
   workspace?: string;
   timeoutMs?: number;
+  /** Called with HOME after the run, before it is removed: to read what the CLI kept there. */
+  readHome?: (home: string) => void;
 }): Promise<AgentRun> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-home-'));
   const workspace = options.workspace ?? newWorkspace();
@@ -208,8 +210,12 @@ export async function runAgent(options: {
       });
     });
   } finally {
-    fs.rmSync(home, { recursive: true, force: true });
-    fs.rmSync(workspace, { recursive: true, force: true });
+    try {
+      options.readHome?.(home);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   }
 }
 

@@ -5,9 +5,12 @@
  * sent is compared with the recorded fixture: a field a new release adds fails here first. Once
  * the Messages form is checked to accept it, `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { startFakeUpstream } from '../test-kit/fake-upstream';
 import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { startTestGateway } from '../testing-support';
 import {
   CLAUDE_BIN,
   diffWithFixture,
@@ -15,6 +18,7 @@ import {
   RUN_TIMEOUT_MS,
   runAgent,
   startKindsGateway,
+  startRecordingProxy,
   type KindsGateway,
   type SentRequest,
 } from './agent-kit';
@@ -94,6 +98,71 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       if (kind === 'anthropic') expect(dropped).toBe('');
       else expect(dropped.split(',')).toEqual(expect.arrayContaining(['thinking']));
       expectKnownFields(sent);
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+});
+
+describe('its model picker', () => {
+  it(
+    "reads the gateway's models in Anthropic's shape and keeps the Claude ones",
+    async () => {
+      // Claude Code keeps only ids that name Claude or Anthropic: one such model, and the others.
+      const fake = await startFakeUpstream();
+      const setup = providersFileFor(
+        [
+          {
+            id: 'ant',
+            kind: 'anthropic',
+            url: fake.url,
+            models: [
+              {
+                id: 'anthropic/claude-picker-1',
+                upstreamModel: 'claude-upstream-1',
+                prompt: '0.000001',
+                completion: '0.000002',
+              },
+            ],
+          },
+        ],
+        { includeSimulatedModels: true },
+      );
+      const gateway = await startTestGateway({ providers: setup.providers });
+      const proxy = await startRecordingProxy(gateway.url);
+      try {
+        const { key } = await gateway.createKey({ kind: 'account', limitUsd: 5 });
+        let cached: unknown;
+        const { result, sent } = await proxy.during(() =>
+          runAgent({
+            bin: CLAUDE_BIN,
+            args: ['-p', 'Say hi.', '--model', 'sim/chat-standard', '--debug-to-stderr'],
+            environment: {
+              ANTHROPIC_BASE_URL: proxy.url,
+              ANTHROPIC_API_KEY: key,
+              CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1',
+            },
+            readHome: (home) => {
+              const file = path.join(home, '.claude', 'cache', 'gateway-models.json');
+              if (fs.existsSync(file)) cached = JSON.parse(fs.readFileSync(file, 'utf8'));
+            },
+          }),
+        );
+        expect(result.code, result.stderr).toBe(0);
+        const listing = sent.filter((request) => request.path.startsWith('/v1/models'));
+        expect(listing.map((request) => request.path)).toEqual(['/v1/models?limit=1000']);
+        expect(listing[0]!.headers['anthropic-version']).toEqual(expect.any(String));
+        expect(listing[0]!.answerHeaders?.vary).toBe('anthropic-version');
+        expect(result.stderr).toContain('[gatewayDiscovery] cached 1 models');
+        // What its picker lists: the id, and the name the catalog gives it as display_name.
+        expect(cached).toMatchObject({
+          baseUrl: proxy.url,
+          models: [{ id: 'anthropic/claude-picker-1', display_name: 'anthropic/claude-picker-1' }],
+        });
+      } finally {
+        await proxy.close();
+        await gateway.stop();
+        await fake.close();
+      }
     },
     RUN_TIMEOUT_MS * 2,
   );
