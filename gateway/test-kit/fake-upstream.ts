@@ -44,6 +44,11 @@ export type FakeUpstream = {
   /** Queues replies for the next requests, in order; after the queue, `fallback` answers. */
   reply(...replies: FakeReply[]): void;
   fallback: FakeReply;
+  /**
+   * A rule of the vendor's that this upstream enforces: the vendor's refusal for a request that
+   * breaks it (answered instead of the next reply, which stays queued), else undefined.
+   */
+  refuse?: (request: RecordedRequest) => FakeReply | undefined;
   close(): Promise<void>;
 };
 
@@ -77,14 +82,15 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    state.requests.push({
+    const recorded: RecordedRequest = {
       method: request.method ?? '',
       path: request.url ?? '',
       headers: request.headers,
       body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
       receivedAt: performance.now(),
-    });
-    const reply = queue.shift() ?? state.fallback;
+    };
+    state.requests.push(recorded);
+    const reply = state.refuse?.(recorded) ?? queue.shift() ?? state.fallback;
     let finished = false;
     response.on('close', () => {
       if (!finished) state.disconnects += 1;
