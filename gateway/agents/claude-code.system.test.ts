@@ -96,7 +96,16 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       // Another kind cannot take Claude Code's thinking and betas: dropped, and said so.
       const dropped = sent[0]!.answerHeaders?.['x-gateway-dropped-params'] ?? '';
       if (kind === 'anthropic') expect(dropped).toBe('');
-      else expect(dropped.split(',')).toEqual(expect.arrayContaining(['thinking']));
+      else
+        expect(dropped.split(',')).toEqual(
+          expect.arrayContaining(['thinking', 'system.0.text(x-anthropic-billing-header)']),
+        );
+      // Its per-conversation billing line is Anthropic's to read; any other vendor would cache
+      // no prefix past it.
+      const billing = upstream.map((request) =>
+        JSON.stringify(request.body).includes('x-anthropic-billing-header'),
+      );
+      expect(billing).toEqual([kind === 'anthropic', kind === 'anthropic']);
       expectKnownFields(sent);
     },
     RUN_TIMEOUT_MS * 2,
