@@ -184,9 +184,12 @@ export const modelRoutes: RouteFamily = {
   routes: [listModels, getModel],
   add(router, parts) {
     // The vendor lists the most recently released first; models of one date keep catalog order.
-    const anthropicEntries = [...parts.catalog.models]
-      .sort((one, other) => other.created - one.created)
-      .map(toAnthropicModel);
+    // Built at the first such request: the catalog does not change while the gateway runs.
+    let anthropicEntries: Array<z.output<typeof anthropicModelSchema>> | undefined;
+    const anthropicList = () =>
+      (anthropicEntries ??= [...parts.catalog.models]
+        .sort((one, other) => other.created - one.created)
+        .map(toAnthropicModel));
     // Errors too come in the shape the client reads.
     const inEitherShape = (handler: RouteHandler): RouteHandler => {
       const asAnthropic = withErrors(messagesErrorBody, handler);
@@ -203,7 +206,7 @@ export const modelRoutes: RouteFamily = {
           return;
         }
         const query = parseOrRefuse(anthropicListQuerySchema, queryOf(url), 'query parameter');
-        sendJson(response, 200, anthropicPage(anthropicEntries, query), CACHING);
+        sendJson(response, 200, anthropicPage(anthropicList(), query), CACHING);
       }),
     );
     addRoute(
