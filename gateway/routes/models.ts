@@ -142,7 +142,7 @@ function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSc
  * `before_id`; `has_more` says whether more lie that way.
  * @see https://docs.anthropic.com/en/api/models-list
  */
-export function anthropicPage<Entry extends { id: string }>(
+function anthropicPage<Entry extends { id: string }>(
   entries: readonly Entry[],
   query: { limit: number; after_id?: string; before_id?: string },
 ): { data: Entry[]; has_more: boolean; first_id: string | null; last_id: string | null } {
