@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { anthropicThinkingRules, signThinking } from '../test-kit/anthropic-rules';
+import { anthropicThinkingRules, signThinking } from '../test-kit/vendor-rules';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { startKindUpstreams } from '../test-kit/kind-upstreams';
 import type { UpstreamProviderSpec } from '../test-kit/upstream-kit';
@@ -148,7 +148,7 @@ export function expectThinkingKept(requests: Array<{ body: Record<string, unknow
 /** An Anthropic fake that keeps the vendor's thinking rules, and its provider serving a reasoner. */
 export async function startThinkingUpstream() {
   const fake = await startFakeUpstream();
-  fake.enforce = anthropicThinkingRules;
+  fake.refuse = anthropicThinkingRules;
   const spec: UpstreamProviderSpec = {
     id: 'ant-think',
     kind: 'anthropic',
@@ -213,6 +213,8 @@ export async function runAgent(options: {
   /** The workspace, when the test needs its path before the run (`newWorkspace`). */
   workspace?: string;
   timeoutMs?: number;
+  /** Called with HOME after the run, before it is removed: to read what the CLI kept there. */
+  readHome?: (home: string) => void;
 }): Promise<AgentRun> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-home-'));
   const workspace = options.workspace ?? newWorkspace();
@@ -271,8 +273,12 @@ export async function runAgent(options: {
       });
     });
   } finally {
-    fs.rmSync(home, { recursive: true, force: true });
-    fs.rmSync(workspace, { recursive: true, force: true });
+    try {
+      options.readHome?.(home);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   }
 }
 

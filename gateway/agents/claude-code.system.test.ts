@@ -5,9 +5,12 @@
  * sent is compared with the recorded fixture: a field a new release adds fails here first. Once
  * the Messages form is checked to accept it, `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { startFakeUpstream } from '../test-kit/fake-upstream';
 import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { startTestGateway } from '../testing-support';
 import {
   CLAUDE_BIN,
   diffWithFixture,
@@ -16,6 +19,7 @@ import {
   RUN_TIMEOUT_MS,
   runAgent,
   startKindsGateway,
+  startRecordingProxy,
   type KindsGateway,
   type SentRequest,
   THOUGHT,
@@ -94,7 +98,16 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       // Another kind cannot take Claude Code's thinking and betas: dropped, and said so.
       const dropped = sent[0]!.answerHeaders?.['x-gateway-dropped-params'] ?? '';
       if (kind === 'anthropic') expect(dropped).toBe('');
-      else expect(dropped.split(',')).toEqual(expect.arrayContaining(['thinking']));
+      else
+        expect(dropped.split(',')).toEqual(
+          expect.arrayContaining(['thinking', 'system.0.text(x-anthropic-billing-header)']),
+        );
+      // Its per-conversation billing line is Anthropic's to read; any other vendor would cache
+      // no prefix past it.
+      const billing = upstream.map((request) =>
+        JSON.stringify(request.body).includes('x-anthropic-billing-header'),
+      );
+      expect(billing).toEqual([kind === 'anthropic', kind === 'anthropic']);
       expectKnownFields(sent);
     },
     RUN_TIMEOUT_MS * 2,
@@ -166,3 +179,68 @@ it(
   },
   RUN_TIMEOUT_MS * 2,
 );
+
+describe('its model picker', () => {
+  it(
+    "reads the gateway's models in Anthropic's shape and keeps the Claude ones",
+    async () => {
+      // Claude Code keeps only ids that name Claude or Anthropic: one such model, and the others.
+      const fake = await startFakeUpstream();
+      const setup = providersFileFor(
+        [
+          {
+            id: 'ant',
+            kind: 'anthropic',
+            url: fake.url,
+            models: [
+              {
+                id: 'anthropic/claude-picker-1',
+                upstreamModel: 'claude-upstream-1',
+                prompt: '0.000001',
+                completion: '0.000002',
+              },
+            ],
+          },
+        ],
+        { includeSimulatedModels: true },
+      );
+      const gateway = await startTestGateway({ providers: setup.providers });
+      const proxy = await startRecordingProxy(gateway.url);
+      try {
+        const { key } = await gateway.createKey({ kind: 'account', limitUsd: 5 });
+        let cached: unknown;
+        const { result, sent } = await proxy.during(() =>
+          runAgent({
+            bin: CLAUDE_BIN,
+            args: ['-p', 'Say hi.', '--model', 'sim/chat-standard', '--debug-to-stderr'],
+            environment: {
+              ANTHROPIC_BASE_URL: proxy.url,
+              ANTHROPIC_API_KEY: key,
+              CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1',
+            },
+            readHome: (home) => {
+              const file = path.join(home, '.claude', 'cache', 'gateway-models.json');
+              if (fs.existsSync(file)) cached = JSON.parse(fs.readFileSync(file, 'utf8'));
+            },
+          }),
+        );
+        expect(result.code, result.stderr).toBe(0);
+        const listing = sent.filter((request) => request.path.startsWith('/v1/models'));
+        expect(listing.map((request) => request.path)).toEqual(['/v1/models?limit=1000']);
+        expect(listing[0]!.headers['anthropic-version']).toEqual(expect.any(String));
+        expect(listing[0]!.answerHeaders?.vary).toBe('anthropic-version');
+        expect(result.stderr).toContain('[gatewayDiscovery] cached 1 models');
+        // What its picker lists: the id, and the name the catalog gives it as display_name.
+        expect(cached).toMatchObject({
+          baseUrl: proxy.url,
+          models: [{ id: 'anthropic/claude-picker-1', display_name: 'anthropic/claude-picker-1' }],
+        });
+      } finally {
+        await proxy.close();
+        await gateway.stop();
+        await fake.close();
+      }
+    },
+    RUN_TIMEOUT_MS * 2,
+  );
+});

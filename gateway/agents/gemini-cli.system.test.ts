@@ -103,6 +103,10 @@ describe.each(UPSTREAM_KINDS)('to a %s upstream', (kind) => {
       const upstream = agents.fakes[kind].requests.slice(before);
       expect(upstream).toHaveLength(2);
       expect(JSON.stringify(upstream[1]!.body)).toContain(SECRET);
+      // The id the upstream gave the call (the answer's functionCall.id) comes back on the call
+      // and on its result, where a Gemini upstream, which gave none, needs none.
+      if (kind !== 'gemini')
+        expect(JSON.stringify(upstream[1]!.body).match(/"call_agent_1"/g)).toHaveLength(2);
       // Its sampling extras reach Gemini; elsewhere they are dropped, never sent.
       const first = JSON.stringify(upstream[0]!.body);
       const dropped = sent.find((request) => request.path.includes('GenerateContent'))!

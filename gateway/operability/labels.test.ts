@@ -39,6 +39,7 @@ describe('routeLabeller', () => {
     ['POST', '/v1/embeddings', 'embeddings'],
     ['GET', '/v1/models', 'models'],
     ['HEAD', '/v1/models', 'models'],
+    ['GET', '/v1/models/sim%2Fchat-standard', 'models'],
     ['GET', '/v1/models/sim/chat-standard/endpoints', 'model_endpoints'],
     ['GET', '/v1/balance', 'balance'],
     ['GET', '/v1/key', 'key'],

@@ -75,8 +75,13 @@ describe('with the vendor client', () => {
         ],
       },
     });
+    // With the call's id, which the client sends back as functionResponse.id.
     expect(response.functionCalls).toEqual([
-      { name: 'set_light_values', args: { brightness: 42, color_temp: 'warm' } },
+      {
+        id: expect.stringMatching(/^call_[0-9a-f]{12}$/),
+        name: 'set_light_values',
+        args: { brightness: 42, color_temp: 'warm' },
+      },
     ]);
   });
 

@@ -1,13 +1,71 @@
-/** `GET /v1/models`: the public catalog. No key needed; a sent key is ignored, not checked. */
+/**
+ * `GET /v1/models`: the public catalog, and `GET /v1/models/{model_id}`, one entry of it. No key
+ * needed; a sent key is ignored, not checked. A request with an `anthropic-version` header (as
+ * Claude Code's model picker and the vendor's SDK send) gets the vendor's shape and paging.
+ */
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { modelEntrySchema } from '../../contract/gateway';
+import { toWireEntry, type CatalogModel } from '../catalog/catalog';
+import { messagesErrorBody } from '../forms/anthropic/error-shape';
+import { chatErrorBody } from '../forms/openai/error-shape';
+import { invalidRequest } from '../errors';
+import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
+import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
 /** The catalog as `Catalog.listBody` holds it. */
 const modelListBodySchema = z.looseObject({
   object: z.literal('list'),
   data: z.array(modelEntrySchema),
+});
+
+/**
+ * A catalog model in the vendor's `ModelInfo` shape: the fields the catalog knows.
+ * @see https://docs.anthropic.com/en/api/models
+ */
+const anthropicModelSchema = z.object({
+  type: z.literal('model'),
+  id: z.string(),
+  display_name: z.string(),
+  /** RFC 3339: the catalog's `created`. */
+  created_at: z.string(),
+  max_input_tokens: z.number().int(),
+  max_tokens: z.number().int(),
+});
+
+/** @see https://docs.anthropic.com/en/api/models-list */
+const anthropicModelListSchema = z.object({
+  data: z.array(anthropicModelSchema),
+  has_more: z.boolean(),
+  first_id: z.string().nullable(),
+  last_id: z.string().nullable(),
+});
+
+/** The vendor's paging; other parameters (`beta`, `key`) are not this route's business. */
+const anthropicListQuerySchema = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(20)
+    .meta({ description: 'With anthropic-version: models per page, 1–1000 (default 20).' }),
+  after_id: z
+    .string()
+    .optional()
+    .meta({ description: 'With anthropic-version: the page right after this model id.' }),
+  before_id: z
+    .string()
+    .optional()
+    .meta({ description: 'With anthropic-version: the page right before this model id.' }),
+});
+
+const versionHeaders = z.object({
+  'anthropic-version': z.string().optional().meta({
+    description: "Any value: answers in Anthropic's shape (and its error shape), with its paging.",
+  }),
 });
 
 const listModels: RouteDoc = {
@@ -16,18 +74,160 @@ const listModels: RouteDoc = {
   method: 'GET',
   path: '/v1/models',
   summary: 'The model catalog',
-  description: 'Every catalog model with its prices, limits, modalities and providers.',
+  description:
+    "Every catalog model with its prices, limits, modalities and providers. With an anthropic-version header: Anthropic's list (type, display_name, created_at, has_more, first_id, last_id), newest first, paged by limit, after_id and before_id.",
   tag: 'Catalog',
   auth: 'none',
-  responses: { 200: jsonContent('The catalog.', named('ModelList', modelListBodySchema)) },
-  errors: { form: 'gateway', statuses: [] },
+  query: anthropicListQuerySchema,
+  headers: versionHeaders,
+  responses: {
+    200: jsonContent(
+      'The catalog.',
+      named('ModelList', z.union([modelListBodySchema, anthropicModelListSchema])),
+    ),
+  },
+  // Only the vendor's shape reads a query, so only it refuses one.
+  errors: { form: 'messages', statuses: [400] },
 };
 
+const getModel: RouteDoc = {
+  operationId: 'getModel',
+  metricsRoute: 'models',
+  method: 'GET',
+  path: '/v1/models/{model_id}',
+  summary: 'One catalog model',
+  description:
+    "The catalog entry of a model, named by its full id (its slash percent-encoded, as the SDKs send it) or, where unambiguous, its bare name. With an anthropic-version header: Anthropic's model object, and errors in that form's shape.",
+  tag: 'Catalog',
+  auth: 'none',
+  pathParams: z.object({
+    model_id: z.string().meta({ examples: ['sim/chat-standard'] }),
+  }),
+  headers: versionHeaders,
+  responses: {
+    200: jsonContent(
+      'The model.',
+      named('Model', z.union([modelEntrySchema, anthropicModelSchema])),
+    ),
+  },
+  errors: { form: 'gateway', statuses: [400, 404] },
+};
+
+/** One path segment: a catalog id's `/` comes encoded (`sim%2Fchat-standard`). */
+const MODEL_PATH = /^\/v1\/models\/(?<id>[^/]+)$/;
+
+/** The catalog does not change while the gateway runs; the shape follows one request header. */
+const CACHING = { 'cache-control': 'public, max-age=60', vary: 'anthropic-version' };
+
+const wantsAnthropicShape = (request: IncomingMessage) =>
+  request.headers['anthropic-version'] !== undefined;
+
+/** RFC 3339 in whole seconds, as the vendor writes it (`2025-02-19T00:00:00Z`). */
+const rfc3339 = (unixSeconds: number) =>
+  new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSchema> {
+  return {
+    type: 'model',
+    id: model.id,
+    display_name: model.name,
+    created_at: rfc3339(model.created),
+    max_input_tokens: model.contextLength,
+    max_tokens: model.maxCompletionTokens,
+  };
+}
+
+/**
+ * One page of the vendor's list: `limit` models right after `after_id`, or right before
+ * `before_id`; `has_more` says whether more lie that way.
+ * @see https://docs.anthropic.com/en/api/models-list
+ */
+function anthropicPage<Entry extends { id: string }>(
+  entries: readonly Entry[],
+  query: { limit: number; after_id?: string; before_id?: string },
+): { data: Entry[]; has_more: boolean; first_id: string | null; last_id: string | null } {
+  const { limit, after_id: after, before_id: before } = query;
+  if (after !== undefined && before !== undefined) {
+    throw invalidRequest("Give at most one of the query parameters 'after_id' and 'before_id'.");
+  }
+  const position = (id: string, parameter: string) => {
+    const index = entries.findIndex((entry) => entry.id === id);
+    if (index === -1) {
+      throw invalidRequest(
+        `Invalid query parameter '${parameter}': '${id.slice(0, 200)}' is not a model of this list.`,
+      );
+    }
+    return index;
+  };
+  let start: number;
+  let end: number;
+  let hasMore: boolean;
+  if (before !== undefined) {
+    end = position(before, 'before_id');
+    start = Math.max(0, end - limit);
+    hasMore = start > 0;
+  } else {
+    start = after === undefined ? 0 : position(after, 'after_id') + 1;
+    end = Math.min(entries.length, start + limit);
+    hasMore = end < entries.length;
+  }
+  const data = entries.slice(start, end);
+  return {
+    data,
+    has_more: hasMore,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+  };
+}
+
 export const modelRoutes: RouteFamily = {
-  routes: [listModels],
+  routes: [listModels, getModel],
   add(router, parts) {
-    addRoute(router, listModels, ({ response }) => {
-      sendJson(response, 200, parts.catalog.listBody, { 'cache-control': 'public, max-age=60' });
-    });
+    // The vendor lists the most recently released first; models of one date keep catalog order.
+    // Built at the first such request: the catalog does not change while the gateway runs.
+    let anthropicEntries: Array<z.output<typeof anthropicModelSchema>> | undefined;
+    const anthropicList = () =>
+      (anthropicEntries ??= [...parts.catalog.models]
+        .sort((one, other) => other.created - one.created)
+        .map(toAnthropicModel));
+    // Errors too come in the shape the client reads.
+    const inEitherShape = (handler: RouteHandler): RouteHandler => {
+      const asAnthropic = withErrors(messagesErrorBody, handler);
+      const asGateway = withErrors(chatErrorBody, handler);
+      return (context) => (wantsAnthropicShape(context.request) ? asAnthropic : asGateway)(context);
+    };
+
+    addRoute(
+      router,
+      listModels,
+      inEitherShape(({ request, response, url }) => {
+        if (!wantsAnthropicShape(request)) {
+          sendJson(response, 200, parts.catalog.listBody, CACHING);
+          return;
+        }
+        const query = parseOrRefuse(anthropicListQuerySchema, queryOf(url), 'query parameter');
+        sendJson(response, 200, anthropicPage(anthropicList(), query), CACHING);
+      }),
+    );
+    addRoute(
+      router,
+      getModel,
+      inEitherShape(({ request, response, params }) => {
+        let name: string;
+        try {
+          name = decodeURIComponent(params.id ?? '');
+        } catch {
+          throw invalidRequest('The model id in the path is not valid percent-encoding.');
+        }
+        const model = parts.catalog.resolve(name, { allowBareName: true });
+        sendJson(
+          response,
+          200,
+          wantsAnthropicShape(request) ? toAnthropicModel(model) : toWireEntry(model),
+          CACHING,
+        );
+      }),
+      MODEL_PATH,
+    );
   },
 };

@@ -308,6 +308,10 @@ function probeOf(operation: Operation): Probe {
   const messages = { model: 'sim/chat-standard', max_tokens: 8, messages: chatRequest.messages };
   const probes: Record<string, Probe> = {
     listModels: { ok: [() => ({})] },
+    getModel: {
+      ok: [() => ({}), () => ({ params: { model_id: 'vision-pro' } })],
+      errors: [() => ({ params: { model_id: 'nobody/nothing' } })],
+    },
     listModelEndpoints: {
       ok: [() => ({})],
       errors: [() => ({ params: { author: 'nobody', model: 'nothing' } })],

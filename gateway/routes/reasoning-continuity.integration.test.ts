@@ -1,6 +1,6 @@
 /**
  * Thinking that survives tool loops toward an Anthropic upstream that keeps the vendor's rules
- * (`test-kit/anthropic-rules.ts`: the last tool-call turn must start with the thinking block it
+ * (`test-kit/vendor-rules.ts`: the last tool-call turn must start with the thinking block it
  * signed, byte for byte), whatever form the client speaks: the Responses form as Codex sends it
  * (the reasoning item's `encrypted_content` only), the Gemini form as Gemini CLI sends it (the
  * `thoughtSignature` only), chat completions as OpenCode and the AI SDK's OpenAI-compatible
@@ -13,7 +13,7 @@ import { stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { textReply, toolCallReply } from '../agents/vendor-replies';
-import { anthropicThinkingRules, signThinking } from '../test-kit/anthropic-rules';
+import { anthropicThinkingRules, signThinking } from '../test-kit/vendor-rules';
 import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
 import { providersFileFor } from '../test-kit/upstream-kit';
 import { postJson, startTestGateway, type TestGateway } from '../testing-support';
@@ -29,7 +29,7 @@ let otherKey: string;
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  fake.enforce = anthropicThinkingRules;
+  fake.refuse = anthropicThinkingRules;
   const setup = providersFileFor([
     {
       id: 'ant-think',

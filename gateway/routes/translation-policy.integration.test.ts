@@ -112,6 +112,7 @@ describe.each(UPSTREAM_KINDS)('what Claude Code sends, to a %s upstream', (kind)
         // The same form: the body as Claude Code wrote it, with the model and bound replaced,
         // and its betas and version passed on.
         const { thinking: _thinking, ...withoutThinking } = request.body;
+        // Claude Code's billing line included: it is Anthropic's to read.
         expect(sent.body).toEqual({
           ...(unsigned ? withoutThinking : request.body),
           model: KIND_PROVIDERS.anthropic.upstreamModel,
@@ -142,8 +143,22 @@ describe.each(UPSTREAM_KINDS)('what Claude Code sends, to a %s upstream', (kind)
       for (const tool of request.body.tools as Array<{ name: string }>) {
         expect(sentText).toContain(`"${tool.name}"`);
       }
-      const system = (request.body.system as Array<{ text: string }>).map((block) => block.text);
+      const [billing, ...system] = (request.body.system as Array<{ text: string }>).map(
+        (block) => block.text,
+      );
       for (const text of system) expect(sentText).toContain(JSON.stringify(text).slice(1, 40));
+      // All but Claude Code's billing line, which changes with each conversation: the upstream's
+      // system prompt starts with what comes after it, so its prefix cache can hit.
+      expect(billing).toMatch(/^x-anthropic-billing-header: /);
+      expect(dropped).toContain('system.0.text(x-anthropic-billing-header)');
+      expect(sentText).not.toContain('x-anthropic-billing-header');
+      const upstreamSystem =
+        kind === 'gemini'
+          ? (sent.body as { systemInstruction: { parts: Array<{ text: string }> } })
+              .systemInstruction.parts[0]!.text
+          : (sent.body as { messages: Array<{ role: string; content: string }> }).messages[0]!
+              .content;
+      expect(upstreamSystem.startsWith(system.join('\n\n').slice(0, 160))).toBe(true);
     },
   );
 });

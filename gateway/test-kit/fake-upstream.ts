@@ -45,10 +45,10 @@ export type FakeUpstream = {
   reply(...replies: FakeReply[]): void;
   fallback: FakeReply;
   /**
-   * The vendor's rules (`anthropic-rules.ts`): a request that breaks them gets the returned
-   * refusal instead of the next reply, which stays queued.
+   * A rule of the vendor's that this upstream enforces: the vendor's refusal for a request that
+   * breaks it (answered instead of the next reply, which stays queued), else undefined.
    */
-  enforce?: (request: RecordedRequest) => FakeReply | null;
+  refuse?: (request: RecordedRequest) => FakeReply | undefined;
   close(): Promise<void>;
 };
 
@@ -90,7 +90,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       receivedAt: performance.now(),
     };
     state.requests.push(recorded);
-    const reply = state.enforce?.(recorded) ?? queue.shift() ?? state.fallback;
+    const reply = state.refuse?.(recorded) ?? queue.shift() ?? state.fallback;
     let finished = false;
     response.on('close', () => {
       if (!finished) state.disconnects += 1;

@@ -14,6 +14,7 @@ import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
 import { parseServerSentEvents, RecordingResponse } from '../recording-response';
 import { messagesErrorBody } from './error-shape';
+import { messagesForm } from './index';
 import { toCanonicalRequest } from './request-to-canonical';
 import { messagesRequestSchema } from './request-schema';
 import { toMessagesResponse } from './canonical-to-response';
@@ -201,6 +202,68 @@ describe('Messages request → canonical request', () => {
     expect(toCanonicalRequest(body).messages).toEqual([
       { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
     ]);
+  });
+});
+
+describe("Claude Code's billing line", () => {
+  const claudeCode = JSON.parse(fixture('claude-code-requests.json')) as {
+    requests: Array<{ body: Record<string, unknown> }>;
+  };
+  const system = claudeCode.requests[0]!.body.system as Array<{ text: string }>;
+  const target = { url: new URL('http://gateway/v1/messages') };
+  const toCanonical = (body: unknown) => messagesForm.toCanonical(body, target);
+  const request = (extra: Record<string, unknown>) => ({
+    model: 'sim/echo-mini',
+    max_tokens: 5,
+    messages: [{ role: 'user', content: 'hi' }],
+    ...extra,
+  });
+
+  it("leaves the canonical system without the recorded request's first block, and reports it", () => {
+    const { body } = claudeCode.requests[0]!;
+    expect(system[0]!.text).toMatch(/^x-anthropic-billing-header: cc_version=\S+; cc_entrypoint=/);
+    const canonical = toCanonical(body);
+    expect(canonical.system).toBe(
+      system
+        .slice(1)
+        .map((block) => block.text)
+        .join('\n\n'),
+    );
+    expect(canonical.system).not.toContain('x-anthropic-billing-header');
+    expect(canonical.inbound?.unmappedFields).toContain(
+      'system.0.text(x-anthropic-billing-header)',
+    );
+    // The body an Anthropic upstream gets keeps the line as sent.
+    expect(canonical.inbound?.body.system).toEqual(system);
+  });
+
+  it('takes only the first line, of the first block or of the string', () => {
+    const line = 'x-anthropic-billing-header: cc_version=2.1.332.0b8; cc_entrypoint=sdk-cli;';
+    const inString = toCanonical(request({ system: `${line}\nBe brief.` }));
+    expect(inString.system).toBe('Be brief.');
+    expect(inString.inbound?.unmappedFields).toEqual(['system(x-anthropic-billing-header)']);
+    const sharedBlock = toCanonical(
+      request({ system: [{ type: 'text', text: `${line}\nBe brief.\n${line}` }] }),
+    );
+    expect(sharedBlock.system).toBe(`Be brief.\n${line}`);
+    expect(sharedBlock.inbound?.unmappedFields).toEqual([
+      'system.0.text(x-anthropic-billing-header)',
+    ]);
+  });
+
+  it('leaves a system alone whose first text is something else', () => {
+    for (const sent of [
+      `Be brief.\nx-anthropic-billing-header: cc_version=1;`,
+      [
+        { type: 'text', text: 'Be brief.' },
+        { type: 'text', text: 'x-anthropic-billing-header: cc_version=1;' },
+      ],
+      ' x-anthropic-billing-header: cc_version=1;',
+    ]) {
+      const canonical = toCanonical(request({ system: sent }));
+      expect(canonical.system).toContain('x-anthropic-billing-header');
+      expect(canonical.inbound?.unmappedFields).toEqual([]);
+    }
   });
 });
 

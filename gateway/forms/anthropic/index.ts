@@ -3,7 +3,7 @@ import { unmappedFields, type PublicForm } from '../public-form';
 import { objectArgumentsCheck } from '../tool-arguments';
 import { parseBody } from '../validation';
 import { messagesErrorBody } from './error-shape';
-import { toCanonicalRequest } from './request-to-canonical';
+import { toCanonicalRequest, withoutBillingLine } from './request-to-canonical';
 import { messagesRequestSchema, type MessagesRequest } from './request-schema';
 import { toMessagesResponse } from './canonical-to-response';
 import { writeMessagesStream } from './canonical-to-stream';
@@ -52,10 +52,13 @@ const TOOL_KEYS = new Set(['name', 'description', 'input_schema', 'type']);
 
 /**
  * Top-level and nested fields the canonical request lacks, as dotted paths: `cache_control` on
- * any block, a tool's `defer_loading`, a server tool, a document block, an image in a tool result.
+ * any block, a tool's `defer_loading`, a server tool, a document block, an image in a tool result,
+ * Claude Code's billing line (`system.0.text(x-anthropic-billing-header)`).
  */
 function messagesUnmappedFields(body: MessagesRequest): string[] {
   const fields = unmappedFields(body, MAPPED);
+  const { dropped: billingLine } = withoutBillingLine(body.system);
+  if (billingLine !== null) fields.push(billingLine);
   const extraKeys = (value: Record<string, unknown>, keys: ReadonlySet<string>, at: string) =>
     fields.push(...unmappedFields(value, keys).map((key) => `${at}.${key}`));
   if (Array.isArray(body.system)) {

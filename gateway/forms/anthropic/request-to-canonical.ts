@@ -201,7 +201,43 @@ export function toCanonicalCountRequest(body: CountTokensRequest): CanonicalRequ
   return toCanonicalRequest({ ...body, max_tokens: 1 });
 }
 
-function systemText(system: MessagesRequest['system']): string | null {
+/**
+ * Claude Code opens its system prompt with a line for Anthropic's billing that changes with each
+ * conversation (`x-anthropic-billing-header: cc_version=2.1.332.0b8; cc_entrypoint=sdk-cli;`).
+ * Another vendor would read it as the prompt's first words, so its prefix cache would never hit.
+ */
+const BILLING_LINE = 'x-anthropic-billing-header:';
+
+/**
+ * The system without Claude Code's billing line, and the path that reports it (`null`: it had
+ * none). Only the first line of the string, or of the first block, is the billing line; a block
+ * that held only it goes whole. The canonical request carries the rest: an Anthropic upstream gets
+ * the body as sent, line and all, and any other gets the line dropped and reported.
+ */
+export function withoutBillingLine(system: MessagesRequest['system']): {
+  system: MessagesRequest['system'];
+  dropped: string | null;
+} {
+  const restOf = (text: string) => {
+    const newline = text.indexOf('\n');
+    return newline === -1 ? '' : text.slice(newline + 1);
+  };
+  if (typeof system === 'string') {
+    return system.startsWith(BILLING_LINE)
+      ? { system: restOf(system), dropped: 'system(x-anthropic-billing-header)' }
+      : { system, dropped: null };
+  }
+  const [first, ...others] = system ?? [];
+  if (first === undefined || !first.text.startsWith(BILLING_LINE)) return { system, dropped: null };
+  const rest = restOf(first.text);
+  return {
+    system: rest === '' ? others : [{ ...first, text: rest }, ...others],
+    dropped: 'system.0.text(x-anthropic-billing-header)',
+  };
+}
+
+function systemText(whole: MessagesRequest['system']): string | null {
+  const { system } = withoutBillingLine(whole);
   if (system === undefined) return null;
   const text = typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
   return text === '' ? null : text;

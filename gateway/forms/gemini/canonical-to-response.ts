@@ -20,7 +20,12 @@ const partSchema = z.union([
     thoughtSignature: z.string().optional(),
   }),
   z.object({
-    functionCall: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }),
+    /** `id`: the call's id, which the client sends back as `functionResponse.id`. */
+    functionCall: z.object({
+      name: z.string(),
+      args: z.record(z.string(), z.unknown()),
+      id: z.string(),
+    }),
     thoughtSignature: z.string().optional(),
   }),
 ]);
@@ -99,6 +104,20 @@ export function thoughtParts(
   };
 }
 
+/**
+ * A call as this form writes it, with its id: a client sends it back as `functionResponse.id`, so
+ * the result reaches the upstream under the id the upstream gave the call.
+ * @see https://ai.google.dev/api/caching#FunctionCall
+ */
+export const functionCall = (
+  call: { id: string; name: string },
+  args: Record<string, unknown>,
+) => ({
+  name: call.name,
+  args,
+  id: call.id,
+});
+
 /** `thoughtSignature` on a part, when one is waiting. */
 export const signed = (signature: string | undefined) =>
   signature === undefined ? {} : { thoughtSignature: signature };
@@ -118,7 +137,7 @@ export function toGenerateContentResponse(
   // model never made; finishReason MAX_TOKENS says the answer was cut.
   response.toolCalls.forEach((call, index) => {
     const args = toolArguments(call.arguments, call.name);
-    if (args !== UNFINISHED) calls.push({ functionCall: { name: call.name, args } });
+    if (args !== UNFINISHED) calls.push({ functionCall: functionCall(call, args) });
     else if (response.finish.finishReason !== 'length' || index !== response.toolCalls.length - 1)
       throw brokenToolArguments(call.name);
   });

@@ -13,7 +13,13 @@ import { startEventStream, startStreamedAnswer, writeChunk, writeEvent } from '.
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './canonical-to-finish-reason';
 import { brokenToolArguments, toolArguments, UNFINISHED } from '../tool-arguments';
-import { responseId, signed, thoughtParts, toUsageMetadata } from './canonical-to-response';
+import {
+  functionCall,
+  responseId,
+  signed,
+  thoughtParts,
+  toUsageMetadata,
+} from './canonical-to-response';
 
 export type StreamFraming = 'sse' | 'json_array';
 
@@ -77,7 +83,7 @@ export async function writeGeminiStream(
         if (args === UNFINISHED) state.cutCall = event.name;
         else if (
           !(await write(
-            candidate([{ functionCall: { name: event.name, args }, ...takeSignature() }]),
+            candidate([{ functionCall: functionCall(event, args), ...takeSignature() }]),
           ))
         )
           break;

@@ -141,6 +141,43 @@ describe('Gemini request → canonical request', () => {
     expect(resultIds).toEqual(['call_1_0', 'call_1_1', 'call_3_0']);
   });
 
+  it('pairs a result with the call its id names, and one whose id names no call by name', () => {
+    const call = (id: string, location: string) => ({
+      functionCall: { id, name: 'get_weather', args: { location } },
+    });
+    const result = (id: string | undefined, temp: number) => ({
+      functionResponse: { ...(id && { id }), name: 'get_weather', response: { temp } },
+    });
+    const canonical = convert({
+      contents: [
+        { role: 'user', parts: [{ text: 'Paris and Rome?' }] },
+        { role: 'model', parts: [call('toolu_paris', 'Paris'), call('toolu_rome', 'Rome')] },
+        // Answered out of order, by id.
+        { role: 'user', parts: [result('toolu_rome', 24), result('toolu_paris', 18)] },
+        { role: 'model', parts: [call('toolu_oslo', 'Oslo'), call('toolu_bergen', 'Bergen')] },
+        // A client's own id, and none: matched by name, in order.
+        { role: 'user', parts: [result('get_weather-1764662400000-1', 3), result(undefined, 7)] },
+      ],
+    });
+    const parts = canonical.messages.flatMap((message) => message.parts);
+    expect(parts.flatMap((part) => (part.type === 'tool_call' ? [part.id] : []))).toEqual([
+      'toolu_paris',
+      'toolu_rome',
+      'toolu_oslo',
+      'toolu_bergen',
+    ]);
+    expect(
+      parts.flatMap((part) =>
+        part.type === 'tool_result' ? [[part.toolCallId, part.content]] : [],
+      ),
+    ).toEqual([
+      ['toolu_rome', '{"temp":24}'],
+      ['toolu_paris', '{"temp":18}'],
+      ['toolu_oslo', '{"temp":3}'],
+      ['toolu_bergen', '{"temp":7}'],
+    ]);
+  });
+
   it('reads inline image data in the REST (snake_case) spelling, and a role-less content as the user’s', () => {
     const [message] = convert(json('gemini-image-request.json')).messages;
     expect(message!.role).toBe('user');
@@ -204,7 +241,16 @@ describe('canonical response → Gemini response', () => {
     expect(Object.keys(converted.usageMetadata).sort()).toEqual(
       Object.keys(recorded.usageMetadata).sort(),
     );
-    expect(converted.candidates[0]!.content).toEqual(recorded.candidates[0]!.content);
+    // The vendor's own answer here has no call ids; the gateway's carries each call's.
+    let calls = 0;
+    expect(converted.candidates[0]!.content).toEqual({
+      ...recorded.candidates[0]!.content,
+      parts: parts.map((part) =>
+        part.functionCall
+          ? { ...part, functionCall: { ...part.functionCall, id: `call_${calls++}` } }
+          : part,
+      ),
+    });
     expect(converted.candidates[0]!.finishReason).toBe(recorded.candidates[0]!.finishReason);
     expect(converted).toMatchObject({
       modelVersion: 'sim/chat-standard',
@@ -354,7 +400,7 @@ describe('canonical events → Gemini stream', () => {
     }>;
     expect(chunks).toHaveLength(3);
     expect(chunks[1]!.candidates[0]!.content.parts).toEqual([
-      { functionCall: { name: 'f', args: { a: 1 } } },
+      { functionCall: { name: 'f', args: { a: 1 }, id: 'c' } },
     ]);
   });
 

@@ -14,10 +14,11 @@ import { isBase64 } from '../validation';
 import type { GeminiContent, GeminiPart, GenerateContentRequest } from './request-schema';
 
 /**
- * Function calls on this form usually carry no id; canonical tool calls need one, so a call gets
- * a stable one from its position. A response without an id answers the first call of its name in
- * the latest model turn that no response has answered yet, so two calls of one function made in
- * one turn (parallel calls) each get their own result, in order.
+ * A function call keeps the id it carries (the gateway's answers give one); canonical tool calls
+ * need one, so a call without gets a stable one from its position. A response whose id names a
+ * call answers that call. One without an id, or with an id no call has (a client's own), answers
+ * the first call of its name in the latest model turn that no response has answered yet, so two
+ * calls of one function made in one turn (parallel calls) each get their own result, in order.
  */
 const callId = (contentIndex: number, partIndex: number) => `call_${contentIndex}_${partIndex}`;
 
@@ -97,6 +98,7 @@ function toCanonicalResponseFormat(config: GenerationConfig): CanonicalResponseF
 export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage[] {
   const messages: CanonicalMessage[] = [];
   const latestCallIdByName = new Map<string, string>();
+  const callIds = new Set<string>();
   /** Call ids of the latest model turn not answered yet, by function name, in call order. */
   let unanswered = new Map<string, string[]>();
   contents.forEach((content, contentIndex) => {
@@ -119,15 +121,19 @@ export function toCanonicalMessages(contents: GeminiContent[]): CanonicalMessage
           );
         converted.id = part.functionCall?.id ?? callId(contentIndex, partIndex);
         latestCallIdByName.set(converted.name, converted.id);
+        callIds.add(converted.id);
         unanswered.set(converted.name, [...(unanswered.get(converted.name) ?? []), converted.id]);
         parts.push(converted);
       } else if (converted.type === 'tool_result') {
         const waiting = unanswered.get(converted.name!) ?? [];
         const given = part.functionResponse?.id;
-        if (given !== undefined && waiting.includes(given))
-          waiting.splice(waiting.indexOf(given), 1);
-        converted.toolCallId =
-          given ?? waiting.shift() ?? latestCallIdByName.get(converted.name!) ?? converted.name!;
+        if (given !== undefined && callIds.has(given)) {
+          if (waiting.includes(given)) waiting.splice(waiting.indexOf(given), 1);
+          converted.toolCallId = given;
+        } else {
+          converted.toolCallId =
+            waiting.shift() ?? latestCallIdByName.get(converted.name!) ?? converted.name!;
+        }
         results.push(converted);
       } else {
         parts.push(converted);

@@ -221,18 +221,27 @@ describe('Gemini body from a chat-completions request', () => {
           parts: [
             { text: 'Let me check.' },
             {
-              functionCall: { name: 'get_weather', args: { city: 'Oslo' } },
+              functionCall: { name: 'get_weather', args: { city: 'Oslo' }, id: 'call_abc' },
               thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
             },
-            { functionCall: { name: 'get_time', args: { city: 'Bergen' } } },
+            { functionCall: { name: 'get_time', args: { city: 'Bergen' }, id: 'call_def' } },
           ],
         },
         {
           // Both results and the follow-up are one user turn: the vendor wants roles to alternate.
           role: 'user',
           parts: [
-            { functionResponse: { name: 'get_weather', response: { celsius: 4 } } },
-            { functionResponse: { name: 'get_time', response: { content: '14:05' } } },
+            // Each with its call's id, as the vendor pairs them.
+            {
+              functionResponse: { name: 'get_weather', response: { celsius: 4 }, id: 'call_abc' },
+            },
+            {
+              functionResponse: {
+                name: 'get_time',
+                response: { content: '14:05' },
+                id: 'call_def',
+              },
+            },
             { text: 'Thanks. And tomorrow?' },
           ],
         },
@@ -292,7 +301,32 @@ describe('Gemini body from a chat-completions request', () => {
       }),
     );
     expect(body.contents[2]?.parts).toEqual([
-      { functionResponse: { name: 'weather_lookup', response: { content: 'sunny' } } },
+      {
+        functionResponse: { name: 'weather_lookup', response: { content: 'sunny' }, id: 'call_1' },
+      },
+    ]);
+  });
+
+  it('sends no id with a result whose call is not in the conversation', () => {
+    const body = bodyOf(
+      request({
+        messages: [
+          {
+            role: 'tool',
+            parts: [
+              {
+                type: 'tool_result',
+                toolCallId: 'call_gone',
+                name: 'get_weather',
+                content: 'sunny',
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(body.contents[0]?.parts).toEqual([
+      { functionResponse: { name: 'get_weather', response: { content: 'sunny' } } },
     ]);
   });
 
@@ -460,7 +494,7 @@ describe('Gemini body from a Messages request', () => {
         role: 'model',
         parts: [
           {
-            functionCall: { name: 'lookup', args: { sku: 'X-1' } },
+            functionCall: { name: 'lookup', args: { sku: 'X-1' }, id: 'toolu_01A' },
             thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
           },
         ],
@@ -468,7 +502,9 @@ describe('Gemini body from a Messages request', () => {
       {
         role: 'user',
         parts: [
-          { functionResponse: { name: 'lookup', response: { error: 'not found' } } },
+          {
+            functionResponse: { name: 'lookup', response: { error: 'not found' }, id: 'toolu_01A' },
+          },
           { text: 'Try again.' },
         ],
       },
@@ -477,7 +513,7 @@ describe('Gemini body from a Messages request', () => {
         // Arguments that are not a JSON object are sent as an empty one.
         parts: [
           {
-            functionCall: { name: 'lookup', args: {} },
+            functionCall: { name: 'lookup', args: {}, id: 'toolu_01B' },
             thoughtSignature: FOREIGN_THOUGHT_SIGNATURE,
           },
         ],
@@ -485,7 +521,13 @@ describe('Gemini body from a Messages request', () => {
       {
         role: 'user',
         parts: [
-          { functionResponse: { name: 'lookup', response: { error: { reason: 'timeout' } } } },
+          {
+            functionResponse: {
+              name: 'lookup',
+              response: { error: { reason: 'timeout' } },
+              id: 'toolu_01B',
+            },
+          },
         ],
       },
       // The empty assistant turn is left out: the vendor refuses a content without parts.

@@ -191,8 +191,8 @@ function withSignedFirstCall(content: unknown): unknown {
  */
 function toContents(request: CanonicalRequest, config: ProviderConfig): GeminiContent[] {
   const contents: GeminiContent[] = [];
-  // Gemini matches a function response to its call by name; canonical results may carry only
-  // the call's id, so names are looked up from the calls made earlier in the conversation.
+  // Gemini matches a function response to its call by id where both have one, else by name;
+  // canonical results may carry only the call's id, so names are looked up from earlier calls.
   const callNames = new Map<string, string>();
   for (const message of request.messages) {
     if (message.role === 'system') continue;
@@ -247,15 +247,29 @@ function toPart(
       if (part.url) return { fileData: { mimeType, fileUri: part.url } };
       return null;
     }
+    // Ids go along where a call has one and a result answers a call made before it.
+    // @see https://ai.google.dev/api/caching#FunctionCall
     case 'tool_call':
       callNames.set(part.id, part.name);
-      return { functionCall: { name: part.name, args: parseToolArguments(part.arguments) } };
+      return {
+        functionCall: {
+          name: part.name,
+          args: parseToolArguments(part.arguments),
+          ...(part.id !== '' && { id: part.id }),
+        },
+      };
     case 'tool_result': {
       const name = part.name ?? callNames.get(part.toolCallId);
       if (name === undefined) {
         throw unsupportedField('messages', config, 'a tool result names no function');
       }
-      return { functionResponse: { name, response: toFunctionResponse(part) } };
+      return {
+        functionResponse: {
+          name,
+          response: toFunctionResponse(part),
+          ...(callNames.has(part.toolCallId) && { id: part.toolCallId }),
+        },
+      };
     }
     case 'reasoning':
       // Its signature is placed by toContents; the thought text itself is not sent back.

@@ -13,11 +13,11 @@ export type GeminiPart =
   | { inlineData: { mimeType: string; data: string } }
   | { fileData: { mimeType: string; fileUri: string } }
   | {
-      functionCall: { name: string; args: Record<string, unknown> };
+      functionCall: { name: string; args: Record<string, unknown>; id?: string };
       /** See `canonical-to-request.ts`: history from another form carries no real signature. */
       thoughtSignature?: string;
     }
-  | { functionResponse: { name: string; response: Record<string, unknown> } };
+  | { functionResponse: { name: string; response: Record<string, unknown>; id?: string } };
 
 export type GeminiContent = { role: 'user' | 'model'; parts: GeminiPart[] };
 
