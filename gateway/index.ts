@@ -11,7 +11,14 @@ export async function startGateway(
   options: Parameters<typeof createGateway>[1] = {},
 ): Promise<RunningGateway> {
   const gateway = await createGateway(config, options);
-  const server = http.createServer({ keepAliveTimeout: 65_000 }, gateway.handle);
+  const server = http.createServer(
+    {
+      keepAliveTimeout: 65_000,
+      // Only a WebSocket upgrade leaves HTTP; any other (`Upgrade: h2c`) is served as HTTP/1.1.
+      shouldUpgradeCallback: (request) => request.headers.upgrade?.toLowerCase() === 'websocket',
+    },
+    gateway.handle,
+  );
   server.on('clientError', gateway.handleClientError);
   server.on('upgrade', gateway.handleUpgrade);
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import type { CanonicalEvent, CanonicalMessage } from '../canonical/model';
-import { sealSignature } from '../canonical/reasoning-signature';
+import { sealReasoning, sealSignature } from '../canonical/reasoning-signature';
 import { canonicalRequest } from '../test-kit/canonical';
 import { ReasoningMemory } from './reasoning-memory';
 
@@ -83,6 +83,21 @@ describe('the reasoning the gateway keeps for tool calls', () => {
       type: 'reasoning',
       text: 'T',
     });
+  });
+
+  it('takes another key’s sealed items out of a Responses body that goes on as sent', () => {
+    const memory = new ReasoningMemory();
+    const mine = sealReasoning({ text: 'a', encrypted: 'gw1:oai:x' }, 'key_a');
+    const theirs = sealReasoning({ text: 'b', encrypted: 'gw1:oai:y' }, 'key_b');
+    const input = [
+      { type: 'reasoning', summary: [], encrypted_content: mine },
+      { type: 'reasoning', summary: [], encrypted_content: theirs },
+      { type: 'reasoning', summary: [], encrypted_content: 'raw-from-openai' },
+    ];
+    const request = canonicalRequest({
+      inbound: { form: 'responses', body: { input }, unmappedFields: [] },
+    });
+    expect(memory.restore('key_a', request).inbound!.body.input).toEqual([input[0], input[2]]);
   });
 
   it('forgets after its time, and keeps within its bytes per key and in all', () => {

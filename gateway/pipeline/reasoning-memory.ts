@@ -8,7 +8,7 @@
  * turns thinking off for that turn and reports it.
  */
 import type { CanonicalEvent, CanonicalPart, CanonicalRequest } from '../canonical/model';
-import { reasoningPartFrom } from '../canonical/reasoning-signature';
+import { openReasoning, reasoningPartFrom } from '../canonical/reasoning-signature';
 
 type ReasoningPart = Extract<CanonicalPart, { type: 'reasoning' }>;
 
@@ -40,6 +40,8 @@ export class ReasoningMemory {
   /** Every entry, oldest first (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
   private readonly keyBytes = new Map<string, number>();
+  /** Each key's entries, oldest first, so a key past its share drops its own oldest at once. */
+  private readonly byKey = new Map<string, Map<string, Entry>>();
   private bytes = 0;
 
   constructor(
@@ -108,6 +110,8 @@ export class ReasoningMemory {
       changed = true;
       return { ...message, parts };
     });
+    const inbound = withoutOthersReasoning(request.inbound, keyId);
+    if (inbound !== request.inbound) return { ...request, messages, inbound };
     return changed ? { ...request, messages } : request;
   }
 
@@ -121,13 +125,17 @@ export class ReasoningMemory {
       if (now - entry.at <= this.limits.ttlMs) break;
       this.forget(oldId);
     }
-    this.entries.set(id, { keyId, callId, blocks, bytes, at: now });
+    const entry = { keyId, callId, blocks, bytes, at: now };
+    this.entries.set(id, entry);
+    const own = this.byKey.get(keyId) ?? new Map<string, Entry>();
+    own.set(id, entry);
+    this.byKey.set(keyId, own);
     this.bytes += bytes;
     this.keyBytes.set(keyId, (this.keyBytes.get(keyId) ?? 0) + bytes);
     // Oldest first: past the key's share, that key's oldest go; past the whole, anyone's.
-    for (const [oldId, entry] of this.entries) {
+    for (const oldId of this.byKey.get(keyId)?.keys() ?? []) {
       if ((this.keyBytes.get(keyId) ?? 0) <= this.limits.maxBytesPerKey) break;
-      if (entry.keyId === keyId) this.forget(oldId);
+      this.forget(oldId);
     }
     for (const oldId of this.entries.keys()) {
       if (this.bytes <= this.limits.maxBytes) break;
@@ -151,8 +159,32 @@ export class ReasoningMemory {
     if (!entry) return;
     this.entries.delete(id);
     this.bytes -= entry.bytes;
+    const own = this.byKey.get(entry.keyId);
+    own?.delete(id);
+    if (own?.size === 0) this.byKey.delete(entry.keyId);
     const left = (this.keyBytes.get(entry.keyId) ?? 0) - entry.bytes;
     if (left > 0) this.keyBytes.set(entry.keyId, left);
     else this.keyBytes.delete(entry.keyId);
   }
+}
+
+/**
+ * A Responses body goes to an OpenAI Responses upstream as sent: its reasoning items sealed for
+ * another key are taken out there too, as `restore` strips them from the canonical turns.
+ */
+function withoutOthersReasoning(
+  inbound: CanonicalRequest['inbound'],
+  keyId: string,
+): CanonicalRequest['inbound'] {
+  const input = inbound?.form === 'responses' ? inbound.body.input : undefined;
+  if (!Array.isArray(input)) return inbound;
+  const kept = input.filter((item: unknown) => {
+    const record = item as { type?: unknown; encrypted_content?: unknown } | null;
+    if (record?.type !== 'reasoning' || typeof record.encrypted_content !== 'string') return true;
+    const sealedFor = openReasoning(record.encrypted_content)?.keyId;
+    return sealedFor === undefined || sealedFor === keyId;
+  });
+  return kept.length === input.length
+    ? inbound
+    : { ...inbound!, body: { ...inbound!.body, input: kept } };
 }

@@ -4,6 +4,7 @@
  * record), several responses in turn on one socket, `previous_response_id` with `store: false`,
  * a second response while one runs, errors as `error` frames, and a client leaving mid-answer.
  */
+import net from 'node:net';
 import WebSocket from 'ws';
 import type { CanonicalEvent, CanonicalRequest } from '../canonical/model';
 import type { Provider } from '../providers/provider';
@@ -279,9 +280,49 @@ it('refuses the next response once the key is revoked, on a socket opened before
   client.send(createBody('Before.'));
   expect((await client.untilEnd()).at(-1)!.type).toBe('response.completed');
   await gateway.gateway.admin.revoke(issued.id);
+  const closed = new Promise<number>((resolve) => client.socket.once('close', resolve));
   client.send(createBody('After.'));
   expect(await client.next()).toMatchObject({ type: 'error', status: 401 });
+  // Of no further use: closed as a policy violation.
+  expect(await closed).toBe(1008);
+});
+
+it('refuses nested frames past the body limit as a 400 frame, not a failure', async () => {
+  const client = await openSocket();
+  client.socket.send(`{"type":"response.create","input":${'['.repeat(200)}${']'.repeat(200)}}`);
+  const refused = await client.next();
+  expect(refused).toMatchObject({ type: 'error', status: 400 });
+  expect(refused.error!.message).toContain('nested');
   client.socket.close();
+});
+
+/** What the gateway answers to a raw request, read until it closes. */
+async function rawExchange(request: string): Promise<string> {
+  const { port } = new URL(gateway.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (data) => (answer += data.toString('utf8')));
+  socket.write(request);
+  await new Promise((resolve) => socket.on('close', resolve));
+  return answer;
+}
+
+it('answers an upgrade to a target that is no path with a 400, and keeps serving', async () => {
+  const answer = await rawExchange(
+    'GET http://[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+  );
+  expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+  expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+});
+
+it('serves a request that asks for another protocol (h2c) as plain HTTP', async () => {
+  const answer = await rawExchange(
+    'GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n' +
+      'Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\nConnection: close\r\n\r\n',
+  );
+  expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  expect(answer).toContain('sim/chat-standard');
 });
 
 it('refuses the upgrade without a valid key, and on any path but /v1/responses', async () => {

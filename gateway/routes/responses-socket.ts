@@ -16,6 +16,9 @@ import { GatewayError, invalidRequest, toGatewayError } from '../errors';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { responsesForm, writeResponsesEvents } from '../forms/responses';
 import type { ResponsesEventSink } from '../forms/responses/canonical-to-stream';
+import { MAX_NESTING_DEPTH, parseBody } from '../http/parse-body';
+import { parseOffThread } from '../http/parse-thread';
+import { OFF_THREAD_BYTES } from '../http/read-body';
 import { newTraceId } from '../http/trace-id';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import type { HeaderTarget } from '../limits/rate-limit-headers';
@@ -28,6 +31,9 @@ import { withRequestTranslation } from './translation-headers';
 
 /** The one path served over WebSocket. */
 export const RESPONSES_SOCKET_PATH = '/v1/responses';
+
+/** What a socket may leave unread before it is dropped: refusals of frames it keeps sending. */
+const MAX_UNREAD_BYTES = 1024 * 1024;
 
 /** How long a socket's running response may finish once the gateway shuts down. */
 const DRAIN_MS = 5_000;
@@ -65,11 +71,17 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
     });
     socket.on('error', (error) => logger.info({ err: error }, 'responses socket error'));
 
+    // Frames are read in the order they came, a large one off the event loop (as an HTTP body).
+    let reading: Promise<void> = Promise.resolve();
     socket.on('message', (data: RawData, isBinary: boolean) => {
+      reading = reading.then(() => receive(data, isBinary));
+    });
+
+    const receive = async (data: RawData, isBinary: boolean) => {
       const traceId = newTraceId();
       let message: Record<string, unknown>;
       try {
-        message = parseMessage(data, isBinary);
+        message = await parseMessage(data, isBinary);
       } catch (error) {
         void sendError(socket, toGatewayError(error), traceId, {});
         return;
@@ -108,8 +120,17 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       abort = new AbortController();
       const startedAt = performance.now();
       const headers = headerCollector();
+      let failure: GatewayError | null = null;
       void runResponse(message, abort.signal, traceId, startedAt, headers)
-        .catch((error: unknown) => sendError(socket, toGatewayError(error), traceId, headers.all))
+        .catch(async (error: unknown) => {
+          failure = toGatewayError(error);
+          // A failure of the gateway's own (not a provider's) is logged with its cause, as on HTTP.
+          if (failure.status >= 500 && failure.stage !== 'provider')
+            logger.error({ err: error, cfRay: traceId }, 'socket response failed');
+          await sendError(socket, failure, traceId, headers.all);
+          // A revoked key's socket is of no further use: it is closed, as a policy violation.
+          if (failure.status === 401) socket.close(1008, 'The key is no longer valid.');
+        })
         .finally(() => {
           state.running = false;
           abort = null;
@@ -118,6 +139,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
               cfRay: traceId,
               method: 'WS',
               path: RESPONSES_SOCKET_PATH,
+              status: failure?.status ?? 200,
               ms: Math.round((performance.now() - startedAt) * 100) / 100,
               ...(socket.readyState !== WebSocket.OPEN && { clientLeft: true }),
             },
@@ -125,7 +147,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
           );
           if (state.draining) socket.close(1001, 'The gateway is shutting down.');
         });
-    });
+    };
 
     /** One `response.create`: the steps of `POST /v1/responses` with `stream: true`. */
     const runResponse = async (
@@ -198,7 +220,18 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
   return {
     handleUpgrade(request, socket, head) {
       const traceId = newTraceId();
-      const url = new URL(request.url ?? '/', 'http://gateway.invalid');
+      // A target that is no URL at all (`//[`) is refused, never thrown: this runs before any
+      // handler that would catch it, and a throw here would end the process.
+      let url: URL;
+      try {
+        const target = request.url ?? '/';
+        url = target.startsWith('/')
+          ? new URL(`http://gateway.invalid${target}`)
+          : new URL(target, 'http://gateway.invalid');
+      } catch {
+        refuseUpgrade(socket, invalidRequest('The request target is not a valid path.'), traceId);
+        return;
+      }
       if (url.pathname !== RESPONSES_SOCKET_PATH || request.method !== 'GET') {
         refuseUpgrade(
           socket,
@@ -236,23 +269,27 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
 /** What a frame's URL is to the form's converters: the route it stands for. */
 const socketUrl = new URL(`http://gateway.invalid${RESPONSES_SOCKET_PATH}`);
 
-function parseMessage(data: RawData, isBinary: boolean): Record<string, unknown> {
+async function parseMessage(data: RawData, isBinary: boolean): Promise<Record<string, unknown>> {
   if (isBinary)
     throw invalidRequest('Send each event as a JSON text frame; binary frames are not read.');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(frameText(data));
-  } catch {
+  const bytes = frameBytes(data);
+  const read =
+    bytes.length >= OFF_THREAD_BYTES
+      ? await parseOffThread(bytes)
+      : parseBody(bytes, MAX_NESTING_DEPTH);
+  if (!read.ok && read.reason === 'deep')
+    throw invalidRequest(`The frame's JSON is nested more than ${MAX_NESTING_DEPTH} levels deep.`);
+  if (!read.ok)
     throw invalidRequest('The frame is not valid JSON; send {"type": "response.create", ...}.');
-  }
+  const parsed = read.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw invalidRequest('The frame must be a JSON object: {"type": "response.create", ...}.');
   return parsed as Record<string, unknown>;
 }
 
-function frameText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
+function frameBytes(data: RawData): Buffer {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.isBuffer(data) ? data : Buffer.from(data);
 }
 
 /** The frame's size, as a body's `content-length` decides a large body's slot. */
@@ -310,6 +347,11 @@ function sendError(
   headers: Record<string, string>,
 ): Promise<void> {
   if (socket.readyState !== WebSocket.OPEN) return Promise.resolve();
+  // A client that sends and never reads would have its refusals pile up here without end.
+  if (socket.bufferedAmount > MAX_UNREAD_BYTES) {
+    socket.terminate();
+    return Promise.resolve();
+  }
   const body = chatErrorBody(error, traceId);
   const retry =
     error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };

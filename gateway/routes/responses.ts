@@ -353,6 +353,8 @@ export function inputItems(input: ResponsesRequest['input']): Item[] {
   if (input === undefined) return [];
   if (typeof input === 'string')
     return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  if (!Array.isArray(input))
+    throw invalidRequest("Invalid field 'input': give a string or a list of items.");
   return input as Item[];
 }
 
