@@ -192,14 +192,24 @@ test.describe('catalog: what a new user trips over', () => {
     await expect(from).toHaveValue('1/2');
     await expect(from).toBeFocused();
     await expect(page.getByText(/“1\/2” is not an amount/)).toBeVisible();
+    // Its write has reached the URL before the field is cleared: an older write the router renders
+    // after a newer one is taken for a change from elsewhere and brings "1/2" back (a race of
+    // useUrlBoundText under load, not fixed yet).
+    await expect(page).toHaveURL(/min=1%2F2/);
 
     await from.fill('');
     await from.pressSequentially('1,5');
     await expect(page).toHaveURL(/min=1%2C5/);
     // 1.5 per million, not 15: Chat Standard ($1) is out, Vision Pro ($3) in, Reasoner ($15) in.
-    await expect.poll(() => visibleIds(page)).toContain('sim/vision-pro');
-    expect(await visibleIds(page)).not.toContain('sim/chat-standard');
-    expect(await visibleIds(page)).toContain('sim/reasoner-large');
+    // Polled as one: the rows follow the typed value a render later, and "1" alone keeps Vision Pro.
+    await expect
+      .poll(async () => {
+        const ids = await visibleIds(page);
+        return ['sim/chat-standard', 'sim/vision-pro', 'sim/reasoner-large'].map((id) =>
+          ids.includes(id),
+        );
+      })
+      .toEqual([false, true, true]);
 
     await from.fill('20');
     await to.fill('5');
