@@ -20,7 +20,7 @@ import { chatErrorBody } from './forms/openai/error-shape';
 
 import { DEFAULT_CLIENT_SEND_TIMEOUT_MS, sendJson, setClientSendTimeout } from './http/respond';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
-import { Router, type Registration, type RouteContext } from './http/router';
+import { requestUrl, Router, type Registration, type RouteContext } from './http/router';
 import { newTraceId } from './http/trace-id';
 import { KeyEvents } from './events/key-events';
 import { secretSeal } from './events/signing';
@@ -277,11 +277,7 @@ export async function createGateway(
     response.setHeader('cf-ray', traceId);
     let url: URL;
     try {
-      // A path is read as a path: `//v1/models` must not become host `v1` and path `/models`.
-      const target = request.url ?? '/';
-      url = target.startsWith('/')
-        ? new URL(`http://gateway.invalid${target}`)
-        : new URL(target, 'http://gateway.invalid');
+      url = requestUrl(request.url);
     } catch {
       url = new URL('http://gateway.invalid/');
     }

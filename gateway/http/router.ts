@@ -114,3 +114,14 @@ export class Router {
     return [...methods];
   }
 }
+
+/**
+ * A request's target as a URL. A path is read as a path: `//v1/models` must not become host `v1`
+ * and path `/models`. Throws for a target that is no URL at all (`http://[`).
+ */
+export function requestUrl(target: string | undefined): URL {
+  const path = target ?? '/';
+  return path.startsWith('/')
+    ? new URL(`http://gateway.invalid${path}`)
+    : new URL(path, 'http://gateway.invalid');
+}

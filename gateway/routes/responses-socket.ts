@@ -19,6 +19,7 @@ import type { ResponsesEventSink } from '../forms/responses/canonical-to-stream'
 import { MAX_NESTING_DEPTH, parseBody } from '../http/parse-body';
 import { parseOffThread } from '../http/parse-thread';
 import { OFF_THREAD_BYTES } from '../http/read-body';
+import { requestUrl } from '../http/router';
 import { newTraceId } from '../http/trace-id';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import type { HeaderTarget } from '../limits/rate-limit-headers';
@@ -224,10 +225,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       // handler that would catch it, and a throw here would end the process.
       let url: URL;
       try {
-        const target = request.url ?? '/';
-        url = target.startsWith('/')
-          ? new URL(`http://gateway.invalid${target}`)
-          : new URL(target, 'http://gateway.invalid');
+        url = requestUrl(request.url);
       } catch {
         refuseUpgrade(socket, invalidRequest('The request target is not a valid path.'), traceId);
         return;
