@@ -67,6 +67,8 @@ test.describe('catalog', () => {
     await page.getByRole('button', { name: /^Asc\b/ }).click();
     await expect(page).toHaveURL(/sort=prompt/);
     await expect(page).toHaveURL(/dir=desc/);
+    // The rows follow the URL a render later: taken once the dearest model ($15) leads.
+    await expect.poll(async () => (await visibleIds(page))[0]).toBe('sim/reasoner-large');
     const descending = await visibleIds(page);
 
     // A bookmarked URL brings back the same view.
