@@ -194,9 +194,7 @@ test.describe('catalog: what a new user trips over', () => {
     await expect(from).toHaveValue('1/2');
     await expect(from).toBeFocused();
     await expect(page.getByText(/“1\/2” is not an amount/)).toBeVisible();
-    // Its write has reached the URL before the field is cleared: an older write the router renders
-    // after a newer one is taken for a change from elsewhere and brings "1/2" back (a race of
-    // useUrlBoundText under load, not fixed yet).
+    // Cleared just as its write reaches the URL: the field must not take its own write back.
     await expect(page).toHaveURL(/min=1%2F2/);
 
     await from.fill('');

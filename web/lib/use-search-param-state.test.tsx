@@ -8,26 +8,64 @@ afterEach(() => {
 });
 
 describe('useUrlBoundText', () => {
-  it('shows what the URL holds after Back, even when the router never rendered the typed value', () => {
+  /** The hook inside a router, with the URL value handed in by the test, as a page would. */
+  function renderField(initialUrl: string, write: (text: string) => void) {
+    let navigate: ReturnType<typeof useNavigate> = () => {};
+    const view = renderHook(
+      ({ url }) => {
+        navigate = useNavigate();
+        return useUrlBoundText(url, write);
+      },
+      {
+        initialProps: { url: initialUrl },
+        wrapper: ({ children }) => (
+          <MemoryRouter initialEntries={['/catalog']}>{children}</MemoryRouter>
+        ),
+      },
+    );
+    return { ...view, navigate: (to: string) => void navigate(to) };
+  }
+
+  it('keeps the typed text while its write has not reached the router', () => {
     vi.useFakeTimers();
     const write = vi.fn();
-    const { result, rerender } = renderHook(({ url }) => useUrlBoundText(url, write), {
-      initialProps: { url: '' },
-    });
+    const { result } = renderField('', write);
+    act(() => result.current.type('1/2'));
+    act(() => vi.advanceTimersByTime(typingPauseMs));
+    expect(write).toHaveBeenCalledWith('1/2');
+    // The URL the field is handed still holds the old value: that is not a change from elsewhere.
+    expect(result.current.text).toBe('1/2');
+  });
+
+  it('takes an older write of its own, shown after a newer one, for its own', () => {
+    vi.useFakeTimers();
+    const { result, rerender } = renderField('', vi.fn());
+    act(() => result.current.type('1/2'));
+    act(() => vi.advanceTimersByTime(typingPauseMs));
+    act(() => result.current.type('1,5'));
+    act(() => vi.advanceTimersByTime(typingPauseMs));
+    rerender({ url: '1/2' });
+    expect(result.current.text).toBe('1,5');
+    rerender({ url: '1,5' });
+    expect(result.current.text).toBe('1,5');
+    rerender({ url: 'elsewhere' });
+    expect(result.current.text).toBe('elsewhere');
+  });
+
+  it('shows what the URL holds after Back, even when the router never rendered the typed value', () => {
+    vi.useFakeTimers();
+    const { result, navigate } = renderField('', vi.fn());
     act(() => result.current.type('chat'));
     act(() => vi.advanceTimersByTime(typingPauseMs));
-    expect(write).toHaveBeenCalledWith('chat');
-    // The router's render of `?q=chat` was overtaken by Back: the URL the field sees is '' again.
-    rerender({ url: '' });
+    // The write's location was overtaken by Back: the value handed in is '' as before, on a new
+    // location.
+    act(() => navigate('/catalog?back'));
     expect(result.current.text).toBe('');
   });
 
   it('keeps the typed text while the person is still typing, then follows the URL', () => {
     vi.useFakeTimers();
-    const write = vi.fn();
-    const { result, rerender } = renderHook(({ url }) => useUrlBoundText(url, write), {
-      initialProps: { url: 'old' },
-    });
+    const { result, rerender } = renderField('old', vi.fn());
     act(() => result.current.type('new'));
     rerender({ url: 'elsewhere' });
     expect(result.current.text).toBe('new');

@@ -3,7 +3,7 @@
  * bookmarked and shared, and Back undoes a deliberate change.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useLocation, useSearchParams } from 'react-router';
 
 /**
  * `push` adds a history entry (a deliberate change, which Back undoes); `replace` changes the
@@ -87,9 +87,15 @@ export function useUrlBoundText(
   write: (text: string) => void,
   pauseMs = typingPauseMs,
 ): UrlBoundText {
+  // A navigation is told by its location key as well as by the value: Back to the value the URL
+  // held before a write the router never rendered changes the key, not the value.
+  const { key } = useLocation();
   const [text, setText] = useState(urlValue);
-  const [followedUrlValue, setFollowedUrlValue] = useState(urlValue);
+  const [seen, setSeen] = useState({ key, value: urlValue });
   const [typing, setTyping] = useState(false);
+  // What this field wrote that the URL has not shown yet. The router renders in a transition, so
+  // an older write may show after a newer one; it is this field's own, not a change from elsewhere.
+  const [unshown, setUnshown] = useState<string[]>([]);
   const timer = useRef<number | null>(null);
   const latestWrite = useRef(write);
   useEffect(() => {
@@ -104,11 +110,20 @@ export function useUrlBoundText(
     [],
   );
 
-  if (urlValue !== followedUrlValue) {
-    setFollowedUrlValue(urlValue);
-    if (!typing && urlValue !== text) setText(urlValue);
+  if (key !== seen.key || urlValue !== seen.value) {
+    setSeen({ key, value: urlValue });
+    const ours = unshown.indexOf(urlValue);
+    if (ours >= 0) setUnshown(unshown.slice(ours + 1));
+    else {
+      if (unshown.length > 0) setUnshown([]);
+      if (!typing && urlValue !== text) setText(urlValue);
+    }
   }
 
+  const writeNow = useCallback((next: string) => {
+    setUnshown((written) => [...written, next]);
+    latestWrite.current(next);
+  }, []);
   const type = useCallback(
     (next: string) => {
       setText(next);
@@ -117,14 +132,10 @@ export function useUrlBoundText(
       timer.current = window.setTimeout(() => {
         timer.current = null;
         setTyping(false);
-        // What the URL is told is what this field follows from now on: the router renders a
-        // new location in a transition, which a quick Back can overtake, so the field may never
-        // see `next` come back from the URL before the value Back restores.
-        setFollowedUrlValue(next);
-        latestWrite.current(next);
+        writeNow(next);
       }, pauseMs);
     },
-    [pauseMs],
+    [pauseMs, writeNow],
   );
   const reset = useCallback((next: string) => {
     if (timer.current !== null) window.clearTimeout(timer.current);
@@ -135,10 +146,9 @@ export function useUrlBoundText(
   const set = useCallback(
     (next: string) => {
       reset(next);
-      setFollowedUrlValue(next);
-      latestWrite.current(next);
+      writeNow(next);
     },
-    [reset],
+    [reset, writeNow],
   );
   return { text, type, set, reset };
 }
