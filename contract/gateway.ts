@@ -11,6 +11,10 @@ import { generationWireShape } from './generation-record-wire';
 export const keyKindSchema = z.enum(['account', 'allocated_child', 'shared_child']);
 export type KeyKind = z.infer<typeof keyKindSchema>;
 
+/** How often a key's limit renews, at 00:00 UTC (weeks from Monday, months from the 1st). */
+export const limitResetSchema = z.enum(['none', 'daily', 'weekly', 'monthly']);
+export type LimitReset = z.infer<typeof limitResetSchema>;
+
 /** One catalog entry of `GET /v1/models`. Everything but `id` is optional for readers. */
 export const modelEntrySchema = z.looseObject({
   id: z.string(),
@@ -351,8 +355,27 @@ export const managedKeySchema = z.looseObject({
   disabled: z.boolean(),
   created_at: z.number(),
   revoked_at: z.number().nullable().optional(),
+  /** Optional: older gateways omit the period and model fields. */
+  limit_reset: limitResetSchema.optional(),
+  period_started_at: z.number().int().nullable().optional(),
+  resets_at: z.number().int().nullable().optional(),
+  allowed_models: z.array(z.string()).nullable().optional(),
 });
 export type ManagedKey = z.infer<typeof managedKeySchema>;
+
+/** `GET /v1/keys/{id}/periods`: a key's past budget periods, newest first. */
+export const keyPeriodListSchema = z.looseObject({
+  object: z.literal('list'),
+  data: z.array(
+    z.looseObject({
+      object: z.literal('key_period'),
+      started_at: z.number().int(),
+      ended_at: z.number().int(),
+      limit_usd: z.number(),
+      consumption_usd: z.number(),
+    }),
+  ),
+});
 
 export const managedKeyListSchema = z.looseObject({
   object: z.literal('list'),

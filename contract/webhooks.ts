@@ -16,6 +16,7 @@ export const webhookEventTypes = [
   'key.revoked',
   'key.rotated',
   'key.limit_changed',
+  'key.period_reset',
 ] as const;
 export const webhookEventTypeSchema = z.enum(webhookEventTypes);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

@@ -13,6 +13,8 @@ import { fenceMarginMs, InflightRows, renewalIntervalMs } from './billing/inflig
 import { MemoryBudget } from './billing/ledger';
 import { StoreBudget } from './billing/store-budget';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
+import { calendarClock, type BudgetPeriods } from './keys/calendar-clock';
+import { periodDue } from './keys/budget-period';
 import { Catalog, type CatalogModel } from './catalog/catalog';
 import type { GatewayConfig } from './config';
 import { GatewayError } from './errors';
@@ -119,6 +121,7 @@ export async function createGateway(
   const keyEvents = new KeyEvents(store);
   // Changes made in this process reach the registry at once (the next request sees them), and
   // the events they wrote to the outbox are sent at once.
+  const clock = calendarClock(config.clockOffsetMs);
   const admin = new KeyAdmin(
     store,
     digest,
@@ -127,7 +130,21 @@ export async function createGateway(
       sender.wake();
     },
     keyEvents.keyChanged,
+    clock,
   );
+  const periods: BudgetPeriods = { clock, roll: (id) => admin.rollPeriod(id) };
+  // A depleted periodic key comes back at its boundary without a request to roll it, so the
+  // workbench and the events see the new period within a second (keys/budget-period.ts).
+  const periodTimer = setInterval(() => {
+    const now = clock.nowSeconds();
+    for (const key of registry.all()) {
+      if (key.revokedAt !== null || !periodDue(key, now)) continue;
+      admin.rollPeriod(key.id).catch((error: unknown) => {
+        logger.error({ err: error, keyId: key.id }, 'starting a budget period failed; will retry');
+      });
+    }
+  }, 1_000);
+  periodTimer.unref();
   const webhooks = new WebhookAdmin({
     store,
     seal,
@@ -204,6 +221,7 @@ export async function createGateway(
       availability.attempt(model, attempt);
     },
     onRecorded: (record, generationMs) => availability.recorded(record, generationMs),
+    periods,
   });
   const slots = new KeySlots(config.maxConcurrentPerKey);
   const parts: GatewayParts = {
@@ -221,6 +239,7 @@ export async function createGateway(
     availability,
     rateLimits,
     webhooks,
+    clock,
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
@@ -385,6 +404,7 @@ export async function createGateway(
       for (const { provider } of upstream) void provider.close();
       stopWatching();
       clearInterval(resync);
+      clearInterval(periodTimer);
       rows.stop();
       await writer.flush();
       await rows.flush();

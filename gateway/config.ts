@@ -47,6 +47,15 @@ export const gatewayEnvironmentSchema = z.object({
     .min(100)
     .default(30_000)
     .describe("How often pending charges are settled into the keys' consumption, in milliseconds."),
+  GATEWAY_CLOCK_OFFSET_MS: z.coerce
+    .number()
+    .int()
+    .min(-31_622_400_000)
+    .max(31_622_400_000)
+    .default(0)
+    .describe(
+      "For tests and drills only: milliseconds added to the gateway's clock where it decides by the calendar (budget periods, key expiry), so a drill can cross midnight or the first of the month without waiting. Every instance of one store must use the same value.",
+    ),
   GATEWAY_KEY_PEPPER: z
     .string()
     .min(16)
@@ -220,6 +229,8 @@ export type GatewayConfig = {
   /** SQLite: whether records are synced to disk before their answers end (`full`) or not. */
   sqliteSync: 'full' | 'normal';
   settleIntervalMs: number;
+  /** Added to the clock for budget periods and key expiry (tests and drills). */
+  clockOffsetMs: number;
   /** How long a stored response is kept, in seconds. */
   responsesTtlSeconds: number;
   keyPepper: string | undefined;
@@ -291,6 +302,7 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
     databasePath: path.resolve(value.GATEWAY_DB),
     sqliteSync: value.GATEWAY_SQLITE_SYNC,
     settleIntervalMs: value.GATEWAY_SETTLE_INTERVAL_MS,
+    clockOffsetMs: value.GATEWAY_CLOCK_OFFSET_MS,
     responsesTtlSeconds: value.GATEWAY_RESPONSES_TTL_SECONDS,
     keyPepper: value.GATEWAY_KEY_PEPPER,
     simulatedTokensPerSecond: value.GATEWAY_SIM_TOKENS_PER_SECOND,

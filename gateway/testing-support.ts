@@ -41,6 +41,7 @@ export function testConfig(
     databasePath: path.join(folder, 'gateway.db'),
     sqliteSync: 'full',
     settleIntervalMs: 200,
+    clockOffsetMs: 0,
     responsesTtlSeconds: 86_400,
     keyPepper: 'test-pepper-that-is-long-enough',
     simulatedTokensPerSecond: 0,

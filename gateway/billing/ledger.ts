@@ -11,6 +11,7 @@ import type { InflightRow, KeyRow, ReclaimResult } from '../store/store';
 import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import type { Nanos } from './money';
+import { ceilingNanos } from '../keys/budget-period';
 
 export type { Reservation, Worstcase };
 
@@ -49,7 +50,7 @@ export class MemoryBudget implements Budget {
   reserveNow(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Reservation {
     const reserved = this.reservedNow(funding.id);
     const spent = funding.consumptionNanos + this.pendingFor(funding.id) + reserved;
-    const ceiling = funding.limitNanos + funding.graceNanos;
+    const ceiling = ceilingNanos(funding);
     if (spent + worstcase.nanos > ceiling) {
       throw insufficientBalance(worstcase, ceiling - spent, reserved > 0);
     }

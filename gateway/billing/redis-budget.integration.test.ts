@@ -92,6 +92,7 @@ async function storeForTest(): Promise<GatewayStore> {
         limitNanos: key.limitNanos,
         graceNanos: key.graceNanos,
         consumptionNanos: key.consumptionNanos,
+        periodBaseNanos: key.periodBaseNanos,
         pendingNanos: await store.pendingFor(id),
         reservedNanos: 0,
       };

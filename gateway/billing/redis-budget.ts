@@ -11,6 +11,7 @@ import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { insufficientBalance } from './ledger';
 import type { Nanos } from './money';
+import { ceilingNanos } from '../keys/budget-period';
 
 /**
  * Frees the reservations of F whose lease ended before ARGV[now] (at most 1000 per call; the
@@ -187,7 +188,7 @@ export class RedisBudget implements Budget {
 
   async reserve(funding: KeyRow, worstcase: Worstcase, row: InflightRow): Promise<Reservation> {
     const keys = this.keysOf(funding.id);
-    const ceiling = funding.limitNanos + funding.graceNanos;
+    const ceiling = ceilingNanos(funding);
     // A second NEEDS_SEED means the keys were deleted again between seed and retry: rare enough
     // that two retries cover it.
     for (let attempt = 0; attempt < 3; attempt += 1) {

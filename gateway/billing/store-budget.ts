@@ -9,6 +9,7 @@ import type { Budget, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { insufficientBalance } from './ledger';
 import type { Nanos } from './money';
+import { ceilingNanos } from '../keys/budget-period';
 
 export class StoreBudget implements Budget {
   constructor(
@@ -23,7 +24,7 @@ export class StoreBudget implements Budget {
       const spent = figures.consumptionNanos + figures.pendingNanos + figures.reservedNanos;
       throw insufficientBalance(
         worstcase,
-        figures.limitNanos + figures.graceNanos - spent,
+        ceilingNanos(figures) - spent,
         figures.reservedNanos > 0,
       );
     }

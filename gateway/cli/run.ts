@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config';
 import { createKeyDigester, loadPepper } from '../keys/key-material';
 import { KeyAdmin, type KeySummary } from '../keys/key-admin';
-import { keyKindSchema } from '../../contract/gateway';
+import { keyKindSchema, limitResetSchema, type LimitReset } from '../../contract/gateway';
 import { isClusterPrimary, superviseWorkers } from '../cluster';
 import { startGateway } from '../index';
 import { webhookCreateSchema } from '../../contract/webhooks';
@@ -18,6 +18,7 @@ import { secretSeal } from '../events/signing';
 import { WebhookAdmin } from '../events/webhook-admin';
 import { WebhookSender } from '../events/webhook-sender';
 import { createLogger } from '../logger';
+import { calendarClock } from '../keys/calendar-clock';
 import { parseOrRefuse } from '../routes/route-kit';
 import { systemResolve } from '../shared/public-address';
 import { openStore } from '../store/open-store';
@@ -26,13 +27,14 @@ class UsageError extends Error {}
 
 const usage = `Usage:
   gateway serve [--host H] [--port N] [--db PATH | --database-url URL] [--workers N]
-  gateway keys create --kind account [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
-  gateway keys create --kind allocated_child --parent ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
-  gateway keys create --kind shared_child --parent ID [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind account [--limit-usd N] [--grace-usd N] [--limit-reset P] [--allowed-models M,M] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind allocated_child --parent ID [--limit-usd N] [--grace-usd N] [--limit-reset P] [--allowed-models M,M] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
+  gateway keys create --kind shared_child --parent ID [--allowed-models M,M] [--expires-at UNIX_SECONDS] [--name TEXT] [--json]
   gateway keys list [--json]
   gateway keys show ID [--json]
   gateway keys disable ID | enable ID | revoke ID [--json]
-  gateway keys set ID [--limit-usd N] [--grace-usd N] [--expires-at UNIX_SECONDS|none] [--rpm N|default] [--tpm N|default] [--json]
+  gateway keys set ID [--limit-usd N] [--grace-usd N] [--limit-reset P] [--allowed-models M,M|all] [--expires-at UNIX_SECONDS|none] [--rpm N|default] [--tpm N|default] [--json]
+  gateway keys periods ID [--json]   (past budget periods of a key with --limit-reset)
   gateway keys rotate ID [--json]
   gateway keys recharge ID --amount-usd N --note TEXT [--json]   (money paid into an account)
   gateway keys credit ID --amount-usd N --note TEXT [--json]     (money granted to an account)
@@ -42,6 +44,8 @@ const usage = `Usage:
       [--keys ID,ID] [--description TEXT] [--json]
   gateway keys webhooks remove WEBHOOK_ID
   gateway keys webhooks test WEBHOOK_ID [--json]   (sends a webhook.test event now)
+--limit-reset P: none (the limit covers the key's life), daily, weekly or monthly (renews at 00:00 UTC).
+--allowed-models M,M: model ids or patterns such as anthropic/* or *:free ('all': every model).
 Every command takes --db PATH (default: GATEWAY_DB, else ./data/gateway.db), or
 --database-url postgres://… (default: GATEWAY_DATABASE_URL) for the shared PostgreSQL store.`;
 
@@ -55,6 +59,8 @@ const options = {
   'grace-usd': { type: 'string' },
   'expires-at': { type: 'string' },
   rpm: { type: 'string' },
+  'limit-reset': { type: 'string' },
+  'allowed-models': { type: 'string' },
   tpm: { type: 'string' },
   'database-url': { type: 'string' },
   workers: { type: 'string' },
@@ -174,6 +180,7 @@ async function run(argv: string[], io: CliIo): Promise<void> {
       createKeyDigester(pepper),
       undefined,
       new KeyEvents(store).keyChanged,
+      calendarClock(config.clockOffsetMs),
     );
     await runKeysCommand(admin, subcommand, id, flags, io.out);
   } finally {
@@ -282,6 +289,8 @@ async function runKeysCommand(
         graceUsd: money('--grace-usd', flags['grace-usd']),
         expiresAt: expiry(flags['expires-at']) ?? undefined,
         name: flags.name,
+        limitReset: limitReset(flags['limit-reset']),
+        allowedModels: modelList(flags['allowed-models']),
       });
       if (flags.json) return printJson(issued);
       out(
@@ -319,13 +328,27 @@ async function runKeysCommand(
         expiresAt: expiry(flags['expires-at']),
         rpmLimit: perMinute('--rpm', flags.rpm),
         tpmLimit: perMinute('--tpm', flags.tpm),
+        limitReset: limitReset(flags['limit-reset']),
+        allowedModels: modelList(flags['allowed-models']),
       };
       if (Object.values(change).every((value) => value === undefined)) {
         throw new UsageError(
-          'keys set needs --limit-usd, --grace-usd, --expires-at, --rpm or --tpm.',
+          'keys set needs --limit-usd, --grace-usd, --limit-reset, --allowed-models, --expires-at, --rpm or --tpm.',
         );
       }
       return printSummary(await admin.set(needId(), change), flags.json);
+    }
+    case 'periods': {
+      const periods = await admin.periods(needId(), 100);
+      if (flags.json) return printJson({ object: 'list', data: periods });
+      if (periods.length === 0) return out('No past periods: the key has not renewed yet.\n');
+      for (const period of periods) {
+        const [from, to] = [period.started_at, period.ended_at].map((seconds) =>
+          new Date(seconds * 1000).toISOString().slice(0, 10),
+        );
+        out(`${from} to ${to}  spent ${period.consumption_usd} of ${period.limit_usd} USD\n`);
+      }
+      return;
     }
     case 'recharge':
     case 'credit': {
@@ -373,6 +396,25 @@ function perMinute(flag: string, value: string | undefined): number | null | und
   return Number(value);
 }
 
+/** `--limit-reset`: one of the periods the key API takes. */
+function limitReset(value: string | undefined): LimitReset | undefined {
+  if (value === undefined) return undefined;
+  const parsed = limitResetSchema.safeParse(value);
+  if (!parsed.success)
+    throw new UsageError(`--limit-reset must be none, daily, weekly or monthly, got '${value}'.`);
+  return parsed.data;
+}
+
+/** `--allowed-models a,b*`: a list; `all` or nothing between the commas clears it. */
+function modelList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === 'all') return [];
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
 /** `none` clears the expiry; anything else must be Unix seconds. */
 function expiry(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
@@ -385,7 +427,7 @@ function expiry(value: string | undefined): number | null | undefined {
 function formatSummary(summary: KeySummary): string {
   return (
     Object.entries(summary)
-      .map(([field, value]) => `${field.padEnd(16)}${value === null ? '-' : String(value)}`)
+      .map(([field, value]) => `${field.padEnd(18)}${value === null ? '-' : String(value)}`)
       .join('\n') + '\n'
   );
 }

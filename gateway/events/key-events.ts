@@ -31,6 +31,7 @@ function lifecycleEvents(notice: KeyChangeNotice): WebhookEventType[] {
   if (notice.action === 'create') events.push('key.created');
   if (notice.action === 'revoke') events.push('key.revoked');
   if (notice.action === 'rotate') events.push('key.rotated');
+  if (notice.action === 'period_reset') events.push('key.period_reset');
   const disabled = notice.changes.disabled;
   if (disabled) events.push(disabled.new === true ? 'key.disabled' : 'key.enabled');
   // A creation's or a revocation's limit belongs to that event, not to a change of its own.

@@ -3,7 +3,8 @@
  * the command line, the demo keys, `/v1/keys` and `/admin/v1/keys`: every change one transaction
  * with its audit row and ledger entries. The money rules: docs/keys-and-money.md.
  */
-import type { KeyKind } from '../../contract/gateway';
+import type { KeyKind, LimitReset } from '../../contract/gateway';
+import { entriesBeyond, MAX_ALLOWED_MODELS, patternProblem } from '../../contract/model-patterns';
 import { formatNanosUsd } from '../../contract/usd-nanos';
 import { nanosToUsd, usdToNanos, type Nanos } from '../billing/money';
 import type {
@@ -16,6 +17,8 @@ import type {
 } from '../store/store';
 import { generateKey, generateKeyId, maskKey, type KeyDigester } from './key-material';
 import { keyStatus, remainingNanos, type KeyStateName } from './key-state';
+import { periodDue, periodEnd, periodSpend, periodStart } from './budget-period';
+import { calendarClock, type CalendarClock } from './calendar-clock';
 
 export type { KeyActor };
 
@@ -40,7 +43,9 @@ export type KeyField =
   | 'note'
   | 'rpm'
   | 'tpm'
-  | 'replaces';
+  | 'replaces'
+  | 'limit_reset'
+  | 'allowed_models';
 
 /** The same fields as the command line names them, so its messages stay its own. */
 const cliNames: Record<KeyField, string> = {
@@ -57,6 +62,8 @@ const cliNames: Record<KeyField, string> = {
   tpm: '--tpm',
   // Only the routes take it (a workbench rotation); the command line rotates a key in place.
   replaces: 'replaces',
+  limit_reset: '--limit-reset',
+  allowed_models: '--allowed-models',
 };
 
 type Explain = (name: (field: KeyField) => string) => string;
@@ -92,6 +99,9 @@ export type CreateKeyInput = {
   name?: string;
   /** A key of the same parent this one replaces (a rotation); noted in its `create` event. */
   replacesId?: string;
+  limitReset?: LimitReset;
+  /** Empty or absent: every model its parent allows. */
+  allowedModels?: string[];
 };
 
 /** What `set` changes; a field left out stays as it is. */
@@ -105,6 +115,9 @@ export type KeyChange = {
   rpmLimit?: number | null;
   /** Tokens per minute; null: back to the gateway's default. */
   tpmLimit?: number | null;
+  limitReset?: LimitReset;
+  /** Empty: every model its parent allows. */
+  allowedModels?: string[];
 };
 
 export type TopUp = { kind: 'recharge' | 'credit'; amountUsd: number; note: string };
@@ -143,6 +156,13 @@ export type KeySummary = {
   /** Requests and tokens per minute; null: the gateway's defaults. */
   rpm_limit: number | null;
   tpm_limit: number | null;
+  /** How often the limit renews; `consumption_usd` and `pending_usd` are the current period's. */
+  limit_reset: LimitReset;
+  /** Unix seconds; null for `none` (and for a shared child, which spends its parent's period). */
+  period_started_at: number | null;
+  resets_at: number | null;
+  /** The key's own list; null: every model its parent allows. */
+  allowed_models: string[] | null;
 };
 
 /** An audited change as the events routes show it. */
@@ -164,7 +184,6 @@ export const MAX_USD = 1_000_000;
 export const MAX_NAME_LENGTH = 100;
 export const MAX_NOTE_LENGTH = 500;
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const usd = (nanos: Nanos) => nanosToUsd(nanos);
 
 type Changes = Record<string, { old: unknown; new: unknown }>;
@@ -180,7 +199,59 @@ export class KeyAdmin {
     private readonly onChange: () => Promise<void> | void = () => {},
     /** Told of each audited change inside its transaction (key events: events/key-events.ts). */
     private readonly listener?: KeyChangeListener,
+    /** Decides expiry and budget periods (GATEWAY_CLOCK_OFFSET_MS moves it in drills). */
+    private readonly clock: CalendarClock = calendarClock(),
   ) {}
+
+  private readonly rolling = new Map<string, Promise<boolean>>();
+
+  private nowSeconds(): number {
+    return this.clock.nowSeconds();
+  }
+
+  /**
+   * Starts the key's next budget period if its current one has ended (keys/budget-period.ts):
+   * once, whichever instance comes first; one attempt per key at a time in this process. True
+   * when this call started it.
+   */
+  rollPeriod(id: string): Promise<boolean> {
+    const running = this.rolling.get(id);
+    if (running) return running;
+    const rolling = this.commit(async () => {
+      const row = await this.require(id);
+      const now = this.nowSeconds();
+      if (!periodDue(row, now)) return false;
+      const from = row.periodStartedAt!;
+      const startedAt = periodStart(row.limitReset, now)!;
+      const spent = periodSpend(row, await this.store.pendingFor(id)).total;
+      const ended = periodEnd(row.limitReset, from)!;
+      if (!(await this.store.rollKeyPeriod(id, from, ended, startedAt))) return false;
+      await this.audit(id, 'system', 'period_reset', {
+        period_started_at: { old: from, new: startedAt },
+        consumption_usd: { old: usd(spent), new: 0 },
+      });
+      return true;
+    }).finally(() => this.rolling.delete(id));
+    this.rolling.set(id, rolling);
+    return rolling;
+  }
+
+  /** A key's past budget periods, newest first, with what it spent in each. */
+  async periods(id: string, limit: number): Promise<KeyPeriod[]> {
+    const row = await this.require(id);
+    const past = await this.store.listKeyPeriods(id, limit);
+    // What a period spent is the next one's base minus its own (the current one's for the last).
+    return past.map((period, index) => {
+      const nextBase = index === 0 ? row.periodBaseNanos : past[index - 1]!.baseNanos;
+      return {
+        object: 'key_period',
+        started_at: period.startedAt,
+        ended_at: period.endedAt,
+        limit_usd: usd(period.limitNanos),
+        consumption_usd: usd(Math.max(nextBase - period.baseNanos, 0)),
+      };
+    });
+  }
 
   async create(input: CreateKeyInput, actor: KeyActor = 'cli'): Promise<IssuedKey> {
     return this.commit(async () => {
@@ -227,6 +298,8 @@ export class KeyAdmin {
       validateMoney('grace_usd', input.graceUsd);
       validateExpiry(input.expiresAt);
       validateName(input.name);
+      validateReset(input.kind, input.limitReset);
+      const allowedModels = validateModels(input.allowedModels, parent);
       const replaced =
         input.replacesId === undefined ? undefined : await this.store.getKey(input.replacesId);
       if (
@@ -256,10 +329,14 @@ export class KeyAdmin {
         expiresAt: input.expiresAt ?? null,
         disabled: false,
         revokedAt: null,
-        createdAt: nowSeconds(),
+        createdAt: this.nowSeconds(),
         rpmLimit: null,
         tpmLimit: null,
         replacesId: replaced?.id ?? null,
+        limitReset: input.limitReset ?? 'none',
+        periodStartedAt: periodStart(input.limitReset ?? 'none', this.nowSeconds()),
+        periodBaseNanos: 0,
+        allowedModels,
       };
       // A child funded by its account is checked before anything is written.
       if (row.kind === 'allocated_child') await this.requireFunds(parent!, row.limitNanos, actor);
@@ -287,6 +364,8 @@ export class KeyAdmin {
                 grace_usd: { old: null, new: usd(row.graceNanos) },
               }),
           expires_at: { old: null, new: row.expiresAt },
+          ...(row.limitReset === 'none' ? {} : { limit_reset: { old: null, new: row.limitReset } }),
+          ...(row.allowedModels ? { allowed_models: { old: null, new: row.allowedModels } } : {}),
         },
         replaced ? `rotated from ${replaced.masked} (${replaced.id})` : null,
       );
@@ -338,7 +417,7 @@ export class KeyAdmin {
     return this.commit(async () => {
       const row = await this.require(id);
       if (row.revokedAt !== null) return await this.summarize(row);
-      const revokedAt = nowSeconds();
+      const revokedAt = this.nowSeconds();
       const changes: Changes = { revoked_at: { old: null, new: revokedAt } };
       if (row.kind === 'allocated_child') {
         const parent = await this.require(row.parentId!);
@@ -457,6 +536,7 @@ export class KeyAdmin {
       validateMoney('grace_usd', change.graceUsd);
       validateExpiry(change.expiresAt);
       validateName(change.name);
+      validateReset(row.kind, change.limitReset);
 
       const update: KeyUpdate = {};
       const changes: Changes = {};
@@ -481,6 +561,24 @@ export class KeyAdmin {
         validateRate(field, value);
         update[column] = value;
         changes[field] = { old: row[column], new: value };
+      }
+      if (change.allowedModels !== undefined) {
+        const parent = row.parentId === null ? undefined : await this.require(row.parentId);
+        const list = validateModels(change.allowedModels, parent);
+        if (JSON.stringify(list) !== JSON.stringify(row.allowedModels)) {
+          update.allowedModels = list;
+          changes.allowed_models = { old: row.allowedModels, new: list };
+        }
+      }
+      if (change.limitReset !== undefined && change.limitReset !== row.limitReset) {
+        // A new period starts now, with the whole limit: what was spent before is the base.
+        update.limitReset = change.limitReset;
+        update.periodStartedAt = periodStart(change.limitReset, this.nowSeconds());
+        update.periodBaseNanos =
+          change.limitReset === 'none'
+            ? 0
+            : row.consumptionNanos + (await this.store.pendingFor(row.id));
+        changes.limit_reset = { old: row.limitReset, new: change.limitReset };
       }
       if (change.disabled !== undefined && change.disabled !== row.disabled) {
         update.disabled = change.disabled;
@@ -641,7 +739,7 @@ export class KeyAdmin {
       counterpartId: null,
       note: null,
       actor,
-      createdAt: nowSeconds(),
+      createdAt: this.nowSeconds(),
       ...entry,
     });
   }
@@ -659,15 +757,14 @@ export class KeyAdmin {
       action,
       changes,
       note,
-      createdAt: nowSeconds(),
+      createdAt: this.nowSeconds(),
     });
     await this.listener?.({ keyId, action, changes });
   }
 
-  /** What a key has spent: settled consumption plus charges not yet settled. */
+  /** What a key has spent (in its current period, if it has one): settled and not yet settled. */
   private async spentBy(row: KeyRow): Promise<{ settled: Nanos; pending: Nanos; total: Nanos }> {
-    const pending = await this.store.pendingFor(row.id);
-    return { settled: row.consumptionNanos, pending, total: row.consumptionNanos + pending };
+    return periodSpend(row, await this.store.pendingFor(row.id));
   }
 
   private moneyOf(row: KeyRow): Promise<MoneyFigures> {
@@ -707,17 +804,18 @@ export class KeyAdmin {
     const parent = row.parentId === null ? undefined : await this.store.getKey(row.parentId);
     const funding = shared ? (parent ?? row) : row;
     const money = await this.moneyOf(row);
+    const spent = await this.spentBy(row);
     return {
       id: row.id,
       kind: row.kind,
       parent_id: row.parentId,
       name: row.name,
       key: row.masked,
-      state: row.revokedAt !== null ? 'revoked' : keyStatus(row, parent, nowSeconds()).state,
+      state: row.revokedAt !== null ? 'revoked' : keyStatus(row, parent, this.nowSeconds()).state,
       limit_usd: shared ? null : usd(row.limitNanos),
       grace_usd: shared ? null : usd(row.graceNanos),
-      consumption_usd: shared ? null : usd(row.consumptionNanos),
-      pending_usd: shared ? null : usd((await this.spentBy(row)).pending),
+      consumption_usd: shared ? null : usd(spent.settled),
+      pending_usd: shared ? null : usd(spent.pending),
       remaining_usd: usd(remainingNanos(funding)),
       recharge_usd: shared ? null : usd(money.recharge),
       credit_usd: shared ? null : usd(money.credit),
@@ -728,8 +826,35 @@ export class KeyAdmin {
       revoked_at: row.revokedAt,
       rpm_limit: row.rpmLimit,
       tpm_limit: row.tpmLimit,
+      ...periodFields(funding),
+      allowed_models: row.allowedModels,
     };
   }
+}
+
+/** A past budget period as `GET /v1/keys/{id}/periods` shows it. */
+export type KeyPeriod = {
+  object: 'key_period';
+  started_at: number;
+  ended_at: number;
+  limit_usd: number;
+  consumption_usd: number;
+};
+
+/** The period fields of every view of a key's money (its funding key's, for a shared child). */
+export function periodFields(funding: KeyRow): {
+  limit_reset: LimitReset;
+  period_started_at: number | null;
+  resets_at: number | null;
+} {
+  return {
+    limit_reset: funding.limitReset,
+    period_started_at: funding.periodStartedAt,
+    resets_at:
+      funding.periodStartedAt === null
+        ? null
+        : periodEnd(funding.limitReset, funding.periodStartedAt),
+  };
 }
 
 export type MoneyFigures = { recharge: Nanos; credit: Nanos; allocated: Nanos };
@@ -766,6 +891,45 @@ function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefin
   if (!Number.isFinite(value) || value < 0 || value > MAX_USD) {
     throw invalid(field, (name) => `${name(field)} must be a number of USD from 0 to ${MAX_USD}.`);
   }
+}
+
+function validateReset(kind: KeyKind, value: LimitReset | undefined): void {
+  if (value === undefined || value === 'none' || kind !== 'shared_child') return;
+  throw invalid(
+    'limit_reset',
+    (name) =>
+      `A shared_child key spends its parent's balance, in its parent's period: it takes no ${name('limit_reset')}.`,
+  );
+}
+
+/** The list to store (null for every model), or the refusal naming what is wrong with it. */
+function validateModels(list: string[] | undefined, parent: KeyRow | undefined): string[] | null {
+  if (list === undefined || list.length === 0) return null;
+  if (list.length > MAX_ALLOWED_MODELS) {
+    throw invalid(
+      'allowed_models',
+      (name) => `${name('allowed_models')} holds at most ${MAX_ALLOWED_MODELS} ids or patterns.`,
+    );
+  }
+  for (const entry of list) {
+    const problem = patternProblem(entry);
+    if (problem) {
+      throw invalid(
+        'allowed_models',
+        (name) =>
+          `${name('allowed_models')} holds ${problem}: give model ids or patterns such as anthropic/* or *:free.`,
+      );
+    }
+  }
+  const beyond = entriesBeyond(list, parent?.allowedModels);
+  if (beyond.length > 0) {
+    throw invalid(
+      'allowed_models',
+      (name) =>
+        `${name('allowed_models')} may only narrow what the parent key allows (${parent!.allowedModels!.join(', ')}); ${beyond.join(', ')} goes beyond it.`,
+    );
+  }
+  return [...new Set(list)];
 }
 
 function validateRate(field: 'rpm' | 'tpm', value: number | null): void {

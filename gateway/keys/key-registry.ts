@@ -94,6 +94,11 @@ export class KeyRegistry {
     return id === null ? undefined : this.byId.get(id);
   }
 
+  /** Every key held in memory. */
+  all(): IterableIterator<KeyRow> {
+    return this.byId.values();
+  }
+
   /** The key whose money a request spends: a shared child spends its parent's. */
   fundingKeyOf(key: KeyRow): KeyRow {
     return key.kind === 'shared_child' ? (this.get(key.parentId) ?? key) : key;

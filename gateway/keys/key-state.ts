@@ -5,11 +5,41 @@
  */
 import { GatewayError } from '../errors';
 import type { KeyRow } from '../store/store';
+import { periodDue, periodSpend } from './budget-period';
+import { keyAllows } from '../../contract/model-patterns';
 
 export const isExpired = (key: KeyRow, nowSeconds: number) =>
   key.expiresAt !== null && key.expiresAt <= nowSeconds;
 
-export const remainingNanos = (key: KeyRow) => Math.max(key.limitNanos - key.consumptionNanos, 0);
+/** The seed's `max(limit - consumption, 0)`, with the current period's consumption for a periodic key. */
+export const remainingNanos = (key: KeyRow) =>
+  Math.max(key.limitNanos - periodSpend(key, 0).settled, 0);
+
+/**
+ * The models a key may use as one list, for the balance and `GET /v1/key`: its own, else its
+ * parent's; null for every model. A child's own list was checked against its parent's when set.
+ */
+export const effectiveAllowedModels = (key: KeyRow, parent: KeyRow | undefined) =>
+  key.allowedModels ?? parent?.allowedModels ?? null;
+
+/**
+ * The 403 for a model the key may not use, or null: checked before anything is reserved or sent.
+ * Both the key's own list and its parent's must allow it.
+ */
+export function modelRefusal(
+  key: KeyRow,
+  parent: KeyRow | undefined,
+  modelId: string,
+): GatewayError | null {
+  if (keyAllows(key.allowedModels, parent?.allowedModels, modelId)) return null;
+  const list = effectiveAllowedModels(key, parent)!;
+  return new GatewayError({
+    status: 403,
+    type: 'permission_denied',
+    stage: 'admission',
+    message: `This key may not use ${modelId}: it allows only ${list.join(', ')}. Pick one of those (GET /v1/models lists what this key may use), or ask the key's owner to allow it.`,
+  });
+}
 
 const advice = 'Inspect the key state and balance (GET /v1/balance); do not retry unchanged.';
 
@@ -69,7 +99,8 @@ export function inferenceRefusal(
     });
   }
   const funding = key.kind === 'shared_child' ? parent! : key;
-  if (remainingNanos(funding) === 0) {
+  // A period that has ended is about to start again (admission rolls it before it reserves).
+  if (remainingNanos(funding) === 0 && !periodDue(funding, nowSeconds)) {
     const whose = key.kind === 'shared_child' ? "The parent key's balance" : "This key's balance";
     return new GatewayError({
       status: 402,

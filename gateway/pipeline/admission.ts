@@ -12,7 +12,9 @@ import type { Catalog, CatalogModel } from '../catalog/catalog';
 import type { RecordedFormName } from '../canonical/model';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
-import { inferenceRefusal } from '../keys/key-state';
+import { inferenceRefusal, modelRefusal } from '../keys/key-state';
+import { periodDue } from '../keys/budget-period';
+import { calendarClock, type BudgetPeriods } from '../keys/calendar-clock';
 import type { KeyRow } from '../store/store';
 import type { Demand, Operation } from './operation';
 import type { RequestHolds } from './request-holds';
@@ -26,6 +28,7 @@ export type AdmissionDeps = {
   /** This process's in-flight rows: the reservation's row carries the lease. */
   rows: InflightRows;
   providers: Map<string, ProviderEntry>;
+  periods?: BudgetPeriods;
 };
 
 /** What the request arrived with, as admission needs it. */
@@ -43,6 +46,8 @@ export type AdmissionInput = {
 export type Admission = {
   key: KeyRow;
   funding: KeyRow;
+  /** The funding key's budget period when the request was admitted (null: none). */
+  periodStartedAt: number | null;
   model: CatalogModel;
   /** The gateway's own prompt count (exact for the simulated provider). */
   promptTokens: number;
@@ -57,6 +62,8 @@ export type Admission = {
    */
   leaseLost: AbortController;
 };
+
+const systemCalendar = calendarClock();
 
 export async function admit<Request>(
   deps: AdmissionDeps,
@@ -77,16 +84,22 @@ export async function admit<Request>(
     });
   }
   const model = catalog.resolve(input.model);
+  const parent = registry.get(key.parentId);
+  const notAllowed = modelRefusal(key, parent, model.id);
+  if (notAllowed) throw notAllowed;
   checkOperation(model, operation);
   const demand = operation.measure(request, model);
   const { promptTokens, maxOutputTokens } = demand;
-  const parent = registry.get(key.parentId);
-  const refusal = inferenceRefusal(key, parent, Math.floor(Date.now() / 1000));
+  const clock = deps.periods?.clock ?? systemCalendar;
+  const funding = registry.fundingKeyOf(key);
+  // A period that has ended starts again before anything is reserved against it (rows are
+  // updated in place, so `funding` is the new period's once this returns).
+  if (deps.periods && periodDue(funding, clock.nowSeconds())) await deps.periods.roll(funding.id);
+  const refusal = inferenceRefusal(key, parent, clock.nowSeconds());
   if (refusal) throw refusal;
   await input.holds.admitRateLimits({ promptTokens, maxOutputTokens });
 
   const worst = worstCase(deps, model, demand);
-  const funding = registry.fundingKeyOf(key);
   const first = model.routes[0]!;
   const reservation = await budget.reserve(
     funding,
@@ -118,6 +131,7 @@ export async function admit<Request>(
   return {
     key,
     funding,
+    periodStartedAt: funding.periodStartedAt,
     model,
     promptTokens,
     maxOutputTokens,

@@ -33,6 +33,7 @@ import { admit, type Admission } from './admission';
 import { Metering, type Connected } from './metering';
 import { chatOperation, embeddingsOperation, type Operation } from './operation';
 import { ReasoningMemory } from './reasoning-memory';
+import type { BudgetPeriods } from '../keys/calendar-clock';
 import { RequestHolds } from './request-holds';
 import { leaseLostError, routeRequest, type ProviderEntry } from './routing';
 import { countsAgainstProvider, toClientError } from './upstream-failure';
@@ -130,6 +131,8 @@ export class InferencePipeline {
       onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
       /** The reasoning before each tool call, for clients that do not send it back. */
       reasoningMemory?: ReasoningMemory;
+      /** Budget periods; without, the system clock and no key's period moves on. */
+      periods?: BudgetPeriods;
     },
   ) {
     this.metering = new Metering(deps);

@@ -5,6 +5,8 @@
  * goes out; the checkpoints that charge a running stream if this process dies; and the lease's
  * fence, which stops a request this instance can no longer vouch for.
  */
+import { periodEnd } from '../keys/budget-period';
+import type { BudgetPeriods } from '../keys/calendar-clock';
 import { capCharge } from './charge-cap';
 import type { Logger } from 'pino';
 import { pendingCharge, type Budget } from '../billing/budget';
@@ -47,7 +49,14 @@ export type MeteringDeps = {
    * (null where unknown): provider availability.
    */
   onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
+  periods?: BudgetPeriods;
 };
+
+/**
+ * How near its period's end a request's record says which period admitted it: a record queued
+ * this long before the end is surely written before it (keys/budget-period.ts).
+ */
+const PERIOD_END_MARGIN_SECONDS = 60;
 
 /** The request as metering sees it. */
 export type MeteredRequest = {
@@ -211,6 +220,15 @@ export class Metering {
       chargeCapped: charge.capped,
       translation: reportOrNull(connected.translation),
     };
+    const admitted = admission.periodStartedAt;
+    const now = this.deps.periods?.clock.nowSeconds();
+    if (
+      admitted !== null &&
+      now !== undefined &&
+      now >= periodEnd(admission.funding.limitReset, admitted)! - PERIOD_END_MARGIN_SECONDS
+    ) {
+      row.admittedPeriodStart = admitted;
+    }
     let correction: RecordCorrection | null;
     try {
       // The record removes the request's in-flight row, if one was written: after its write.

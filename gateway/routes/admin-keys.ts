@@ -119,6 +119,8 @@ export const adminKeyRoutes: RouteFamily = {
         limitUsd: body.limit_usd,
         graceUsd: body.grace_usd,
         expiresAt: body.expires_at,
+        limitReset: body.limit_reset,
+        allowedModels: body.allowed_models,
       }),
     });
 

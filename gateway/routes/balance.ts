@@ -6,7 +6,9 @@ import { balanceSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { nanosToUsd } from '../billing/money';
 import { moneyFigures } from '../keys/key-admin';
-import { isExpired, remainingNanos } from '../keys/key-state';
+import { effectiveAllowedModels, isExpired, remainingNanos } from '../keys/key-state';
+import { periodSpend } from '../keys/budget-period';
+import { periodFields } from '../keys/key-admin';
 import { sendJson } from '../http/respond';
 import type { KeyRow } from '../store/store';
 import { chatErrorBody } from '../forms/openai/error-shape';
@@ -66,10 +68,12 @@ export async function balanceOf(key: KeyRow, parts: GatewayParts) {
     recharge_usd: nanosToUsd(money.recharge),
     credit_usd: nanosToUsd(money.credit),
     allocated_usd: nanosToUsd(money.allocated),
-    consumption_usd: nanosToUsd(funding.consumptionNanos),
+    consumption_usd: nanosToUsd(periodSpend(funding, 0).settled),
     grace_usd: nanosToUsd(funding.graceNanos),
+    ...periodFields(funding),
+    allowed_models: effectiveAllowedModels(key, registry.get(key.parentId)),
     expires_at: key.expiresAt,
-    expired: isExpired(key, Math.floor(Date.now() / 1000)),
+    expired: isExpired(key, parts.clock.nowSeconds()),
     disabled: key.disabled,
     settlement: 'asynchronous',
     note: notes.join(' '),

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import {
   issuedKeySchema,
   keyEventListSchema,
+  keyPeriodListSchema,
+  limitResetSchema,
   managedKeyListSchema,
   managedKeySchema,
   type KeyKind,
@@ -67,12 +69,20 @@ const keyFields = {
   grace_usd: z.number().optional(),
   /** Unix seconds; null for no expiry. */
   expires_at: z.number().int().nullable().optional(),
+  limit_reset: limitResetSchema.optional().meta({
+    description:
+      "How often the limit renews, at 00:00 UTC (weeks from Monday, months from the 1st); `none` (default): it covers the key's whole life.",
+  }),
+  allowed_models: z.array(z.string()).optional().meta({
+    description:
+      "Model ids and patterns (`anthropic/*`, `*:free`) the key may use; empty: every model its parent allows. A child only narrows its parent's list.",
+  }),
 };
 
 export const changeSchema = z
   .strictObject({ ...keyFields, disabled: z.boolean().optional() })
   .refine((body) => Object.keys(body).length > 0, {
-    message: 'give at least one of name, limit_usd, grace_usd, expires_at, disabled',
+    message: `give at least one of ${[...Object.keys(keyFields), 'disabled'].join(', ')}`,
   });
 
 export const createFields = keyFields;
@@ -82,6 +92,9 @@ const listQuerySchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .meta({ description: 'true: revoked keys too.' }),
+});
+const periodsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(50),
 });
 const eventsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_EVENTS_PAGE).default(50),
@@ -207,6 +220,23 @@ export function keyManagementDocs(options: KeyManagementDocOptions) {
       pathParams: keyIdParams,
       responses: { 200: issuedKeyAnswer('The key with its new secret.') },
       errors: errors(...writeErrors, 404, 409),
+    },
+    periods: {
+      operationId: id('listKeyPeriods'),
+      metricsRoute: options.metricsRoute,
+      method: 'GET',
+      path: `${item}/periods`,
+      summary: `The past budget periods of a ${noun}`,
+      description:
+        'Newest first: each ended period of a key whose limit renews (`limit_reset`), with its limit and what the key spent in it.',
+      tag,
+      auth,
+      pathParams: keyIdParams,
+      query: periodsQuerySchema,
+      responses: {
+        200: jsonContent('Past periods.', named('KeyPeriodList', keyPeriodListSchema)),
+      },
+      errors: errors(400, 404),
     },
     events: {
       operationId: id('listKeyEvents'),
@@ -352,6 +382,8 @@ export function addKeyManagementRoutes<CreateBody>(
           graceUsd: body.grace_usd,
           expiresAt: body.expires_at,
           disabled: body.disabled,
+          limitReset: body.limit_reset,
+          allowedModels: body.allowed_models,
         },
         manager.actor,
       );
@@ -412,5 +444,22 @@ export function addKeyManagementRoutes<CreateBody>(
       );
     }),
     keyPath(prefix, '/events'),
+  );
+
+  addRoute(
+    router,
+    docs.periods,
+    managed(async (context) => {
+      const manager = await authorize(context);
+      const key = await reachableKey(parts, manager, context.params.id!);
+      const query = parseOrRefuse(periodsQuerySchema, queryOf(context.url), 'query parameter');
+      sendJson(
+        context.response,
+        200,
+        { object: 'list', data: await admin.periods(key.id, query.limit) },
+        noStore,
+      );
+    }),
+    keyPath(prefix, '/periods'),
   );
 }

@@ -8,7 +8,7 @@ import { keyStatusSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { sendJson } from '../http/respond';
-import { keyStatus } from '../keys/key-state';
+import { effectiveAllowedModels, keyStatus } from '../keys/key-state';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors } from './route-kit';
 
@@ -34,11 +34,8 @@ export const keyStatusRoutes: RouteFamily = {
       withErrors(chatErrorBody, async ({ request, response, url }) => {
         const presented = await authenticate(request, url, 'chat_completions', parts.registry);
         const key = parts.registry.get(presented.id) ?? presented;
-        const status = keyStatus(
-          key,
-          parts.registry.get(key.parentId),
-          Math.floor(Date.now() / 1000),
-        );
+        const parent = parts.registry.get(key.parentId);
+        const status = keyStatus(key, parent, parts.clock.nowSeconds());
         sendJson(
           response,
           200,
@@ -52,6 +49,7 @@ export const keyStatusRoutes: RouteFamily = {
             can_spend: status.state === 'active',
             blocked_by: status.blockedBy,
             expires_at: key.expiresAt,
+            allowed_models: effectiveAllowedModels(key, parent),
           },
           { 'cache-control': 'no-store' },
         );

@@ -54,11 +54,7 @@ export async function authorizeAccount(
     });
   }
   if (request.method !== 'GET') {
-    const refusal = managementRefusal(
-      key,
-      Math.floor(Date.now() / 1000),
-      what.replace(/^manages /, ''),
-    );
+    const refusal = managementRefusal(key, parts.clock.nowSeconds(), what.replace(/^manages /, ''));
     if (refusal) throw refusal;
   }
   return key;
@@ -105,6 +101,8 @@ export const keyRoutes: RouteFamily = {
         limitUsd: body.limit_usd,
         graceUsd: body.grace_usd,
         expiresAt: body.expires_at,
+        limitReset: body.limit_reset,
+        allowedModels: body.allowed_models,
         replacesId: body.replaces,
       }),
     });

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/models`: the public catalog, and `GET /v1/models/{model_id}`, one entry of it. No key
- * needed; a sent key is ignored, not checked. A request with an `anthropic-version` header (as
+ * needed; a sent key that is live and limited to some models (`allowed_models`) lists only those,
+ * and any other sent key is ignored, not checked. A request with an `anthropic-version` header (as
  * Claude Code's model picker and the vendor's SDK send) gets the vendor's shape and paging.
  */
 import type { IncomingMessage } from 'node:http';
@@ -12,6 +13,8 @@ import { chatErrorBody } from '../forms/openai/error-shape';
 import { invalidRequest } from '../errors';
 import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
+import { presentedKey } from '../auth/authenticate';
+import { effectiveAllowedModels, modelRefusal } from '../keys/key-state';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
@@ -197,16 +200,47 @@ export const modelRoutes: RouteFamily = {
       return (context) => (wantsAnthropicShape(context.request) ? asAnthropic : asGateway)(context);
     };
 
+    /** The models the sent key may use, or null for the whole catalog. */
+    const allowedFor = async (request: IncomingMessage, url: URL) => {
+      let presented: string;
+      try {
+        presented = presentedKey(
+          request,
+          url,
+          wantsAnthropicShape(request) ? 'messages' : 'chat_completions',
+        );
+      } catch {
+        return null;
+      }
+      const key = await parts.registry.findByKey(presented);
+      if (!key) return null;
+      const parent = parts.registry.get(key.parentId);
+      if (effectiveAllowedModels(key, parent) === null) return null;
+      return (id: string) => modelRefusal(key, parent, id) === null;
+    };
+
     addRoute(
       router,
       listModels,
-      inEitherShape(({ request, response, url }) => {
+      inEitherShape(async ({ request, response, url }) => {
+        const allows = await allowedFor(request, url);
+        // A list for one key is that key's alone: no shared cache may keep it.
+        const caching = allows ? { 'cache-control': 'private, no-store' } : CACHING;
         if (!wantsAnthropicShape(request)) {
-          sendJson(response, 200, parts.catalog.listBody, CACHING);
+          const body = allows
+            ? {
+                object: 'list',
+                data: parts.catalog.models.filter((model) => allows(model.id)).map(toWireEntry),
+              }
+            : parts.catalog.listBody;
+          sendJson(response, 200, body, caching);
           return;
         }
         const query = parseOrRefuse(anthropicListQuerySchema, queryOf(url), 'query parameter');
-        sendJson(response, 200, anthropicPage(anthropicList(), query), CACHING);
+        const entries = allows
+          ? anthropicList().filter((entry) => allows(entry.id))
+          : anthropicList();
+        sendJson(response, 200, anthropicPage(entries, query), caching);
       }),
     );
     addRoute(

@@ -195,6 +195,10 @@ const keyProbes = (create: () => Call, newKey: () => Promise<string>): Record<st
     ok: [async () => ({ params: { id: await newKey() }, query: { limit: '5' } })],
     errors: [async () => ({ params: { id: await newKey() }, query: { limit: '0' } })],
   },
+  listKeyPeriods: {
+    ok: [async () => ({ params: { id: await newKey() }, query: { limit: '5' } })],
+    errors: [() => ({ params: { id: 'key_missing' } })],
+  },
 });
 
 /** A loopback port nothing listens on: a test event's delivery is refused there, and retried. */

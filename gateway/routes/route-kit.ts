@@ -16,6 +16,7 @@ import { sendJson } from '../http/respond';
 import type { WebhookAdmin } from '../events/webhook-admin';
 import type { KeyAdmin } from '../keys/key-admin';
 import type { KeyRegistry } from '../keys/key-registry';
+import type { CalendarClock } from '../keys/calendar-clock';
 import { inferenceRefusal } from '../keys/key-state';
 import type { InferencePipeline } from '../pipeline/inference-pipeline';
 import type { KeySlots } from '../pipeline/key-slots';
@@ -45,6 +46,8 @@ export type GatewayParts = {
   availability: ProviderAvailability;
   /** Webhook endpoints and their deliveries (events/webhook-admin.ts). */
   webhooks: WebhookAdmin;
+  /** The calendar: budget periods and expiry (GATEWAY_CLOCK_OFFSET_MS moves it in drills). */
+  clock: CalendarClock;
   /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
   readiness?: ReadinessCheck[];
 };
@@ -85,11 +88,7 @@ export function sendError(response: ServerResponse, error: GatewayError, body: u
  */
 export function refuseUnusableKey(parts: GatewayParts, presented: KeyRow): void {
   const key = parts.registry.get(presented.id) ?? presented;
-  const refusal = inferenceRefusal(
-    key,
-    parts.registry.get(key.parentId),
-    Math.floor(Date.now() / 1000),
-  );
+  const refusal = inferenceRefusal(key, parts.registry.get(key.parentId), parts.clock.nowSeconds());
   if (refusal) throw refusal;
 }
 

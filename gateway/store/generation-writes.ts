@@ -100,6 +100,12 @@ export function createGenerationWrites(database: Database.Database): GenerationW
       `UPDATE keys SET pending_nanos = pending_nanos + ?, reserved_nanos = reserved_nanos + ?
        WHERE id = ?`,
     ),
+    // A charge of a budget period that ended while the request ran: it joins the new period's
+    // base, so the new period does not pay for it (rare: near a period's end only).
+    chargeEarlierPeriod: database.prepare(
+      `UPDATE keys SET period_base_nanos = period_base_nanos + ?
+       WHERE id = ? AND period_started_at > ?`,
+    ),
     // Rare (a settled record replaced): every gateway then reads the new consumption.
     consumeOnKey: database.prepare(
       'UPDATE keys SET consumption_nanos = consumption_nanos + ? WHERE id = ?',
@@ -216,6 +222,9 @@ export function createGenerationWrites(database: Database.Database): GenerationW
     });
     if (changes === 0) return closedByLease ? null : replaceClosedByLease(batch, recorded);
     if (!row.settled) move(batch, row.fundingKeyId, row.costNanos, 0);
+    if (row.admittedPeriodStart !== undefined && row.costNanos > 0) {
+      statements.chargeEarlierPeriod.run(row.costNanos, row.fundingKeyId, row.admittedPeriodStart);
+    }
     addDayTotal(batch, {
       keyId: row.keyId,
       day: Math.floor(row.createdAt / SECONDS_PER_DAY),

@@ -46,7 +46,7 @@ export type InflightStore = Pick<
 >;
 
 const fundingFiguresSql = `SELECT limit_nanos, grace_nanos, consumption_nanos, pending_nanos,
-  reserved_nanos FROM keys WHERE id = ?`;
+  reserved_nanos, period_base_nanos FROM keys WHERE id = ?`;
 
 /** What both engines read alike. */
 function inflightReads(db: SqlDatabase): Pick<InflightStore, 'listInflight' | 'fundingFigures'> {
@@ -105,7 +105,8 @@ export function sqliteInflight(
     reserveFunds: database.prepare<{ fundingKeyId: string; nanos: number }>(
       `UPDATE keys SET reserved_nanos = reserved_nanos + @nanos
        WHERE id = @fundingKeyId
-         AND consumption_nanos + pending_nanos + reserved_nanos + @nanos <= limit_nanos + grace_nanos`,
+         AND consumption_nanos + pending_nanos + reserved_nanos + @nanos
+           <= period_base_nanos + limit_nanos + grace_nanos`,
     ),
   };
 
@@ -319,7 +320,7 @@ export function postgresInflight(
         `WITH funded AS (
            UPDATE keys SET reserved_nanos = reserved_nanos + $2::bigint
            WHERE id = $1 AND consumption_nanos + pending_nanos + reserved_nanos + $2::bigint
-             <= limit_nanos + grace_nanos
+             <= period_base_nanos + limit_nanos + grace_nanos
            RETURNING id
          )
          INSERT INTO inflight (${inflightColumnList})

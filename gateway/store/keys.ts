@@ -24,9 +24,14 @@ export type KeyStore = Pick<
   | 'findKeyByDigest'
   | 'insertKey'
   | 'updateKey'
+  | 'rollKeyPeriod'
+  | 'listKeyPeriods'
   | 'insertKeyEvent'
   | 'listKeyEvents'
 >;
+
+/** A JSON column as text: SQLite keeps it so, PostgreSQL reads it into JSONB. */
+const jsonList = (list: string[] | null) => (list === null ? null : JSON.stringify(list));
 
 /**
  * `channel`: on PostgreSQL, the channel `insertKey` and `updateKey` notify on, with the key's id
@@ -68,8 +73,8 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
         announced(
           `INSERT INTO keys (id, kind, parent_id, name, digest, masked, limit_nanos, grace_nanos,
              consumption_nanos, expires_at, disabled, revoked_at, created_at, rpm_limit, tpm_limit,
-             replaces_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             replaces_id, limit_reset, period_started_at, period_base_nanos, allowed_models)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ),
         [
           row.id,
@@ -88,6 +93,10 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
           row.rpmLimit,
           row.tpmLimit,
           row.replacesId ?? null,
+          row.limitReset,
+          row.periodStartedAt,
+          row.periodBaseNanos,
+          jsonList(row.allowedModels),
         ],
       );
     },
@@ -96,10 +105,52 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
       if (entries.length === 0) return;
       const assignments = entries.map(([field]) => `${keyColumns[field as keyof KeyUpdate]} = ?`);
       await db.run(announced(`UPDATE keys SET ${assignments.join(', ')} WHERE id = ?`), [
-        ...entries.map(([, value]) => value),
+        ...entries.map(([field, value]) =>
+          field === 'allowedModels' ? jsonList(value as string[] | null) : value,
+        ),
         id,
       ]);
     },
+    rollKeyPeriod: async (id, from, endedAt, startedAt) => {
+      // The history row is the claim: a second instance rolling the same period inserts nothing
+      // (on PostgreSQL it waits for the first to commit, then finds the row).
+      const kept = await db.run(
+        `INSERT INTO key_periods (key_id, started_at, ended_at, limit_nanos, base_nanos)
+         SELECT id, period_started_at, ?, limit_nanos, period_base_nanos FROM keys
+         WHERE id = ? AND period_started_at = ?
+         ON CONFLICT (key_id, started_at) DO NOTHING`,
+        [endedAt, id, from],
+      );
+      if (kept === 0) return false;
+      await db.run(
+        announced(
+          `UPDATE keys SET period_base_nanos = consumption_nanos + pending_nanos,
+             period_started_at = ?
+           WHERE id = ? AND period_started_at = ?`,
+        ),
+        [startedAt, id, from],
+      );
+      return true;
+    },
+    listKeyPeriods: async (keyId, limit) =>
+      (
+        await db.all<{
+          key_id: string;
+          started_at: number;
+          ended_at: number;
+          limit_nanos: number;
+          base_nanos: number;
+        }>('SELECT * FROM key_periods WHERE key_id = ? ORDER BY started_at DESC LIMIT ?', [
+          keyId,
+          limit,
+        ])
+      ).map((row) => ({
+        keyId: row.key_id,
+        startedAt: row.started_at,
+        endedAt: row.ended_at,
+        limitNanos: row.limit_nanos,
+        baseNanos: row.base_nanos,
+      })),
     insertKeyEvent: async (event) => {
       // JSON as text: SQLite keeps it so, PostgreSQL reads it into the JSONB column.
       await db.run(

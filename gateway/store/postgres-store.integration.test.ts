@@ -12,6 +12,7 @@ import { keyChannel, openPostgresStore } from './postgres-store';
 import type { GatewayStore } from './store';
 import { describeStoreContract, generationRow, inflightRow, keyRow } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
+import { describeKeyPeriodStoreContract } from './key-period-store-contract';
 import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
 import { startPausableProxy } from '../../testing/pausable-proxy';
 
@@ -42,6 +43,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       'webhooks',
       'webhook_deliveries',
       'webhook_fired',
+      'key_periods',
     ];
     for (const table of [...tables, 'keys']) await admin.query(`DELETE FROM ${runSchema}.${table}`);
   };
@@ -60,6 +62,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
   };
   describeStoreContract(factory);
   describeWebhookStoreContract(factory);
+  describeKeyPeriodStoreContract(factory);
 
   describe('specific to PostgreSQL', () => {
     let stores: GatewayStore[] = [];

@@ -131,6 +131,22 @@ UPDATE keys SET consumption_nanos = keys.consumption_nanos + delta.consumption,
 FROM delta JOIN locked ON locked.id = delta.id
 WHERE keys.id = delta.id`;
 
+/**
+ * Charges of budget periods that ended while their requests ran: each joins its key's new base,
+ * so the new period does not pay for it (rare: near a period's end only). Run after
+ * `applyDeltasSql`, whose transaction already holds these keys' rows.
+ */
+const chargeEarlierPeriodsSql = `
+UPDATE keys SET period_base_nanos = keys.period_base_nanos + earlier.nanos
+FROM (
+  SELECT e.id, SUM(e.nanos) AS nanos
+  FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS e(id, admitted, nanos)
+  JOIN keys ON keys.id = e.id
+  WHERE keys.period_started_at > e.admitted
+  GROUP BY e.id
+) AS earlier
+WHERE keys.id = earlier.id`;
+
 /** Deletes in-flight rows by id, locking them in id order; gives back what each held. */
 const deleteInflightSql = `
 DELETE FROM inflight WHERE id IN (
@@ -143,6 +159,8 @@ type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
 /** What a transaction moves on funding keys' counters, summed per key. */
 export class KeyDeltas {
   private readonly deltas = new Map<string, KeyDelta>();
+  /** Charges admitted in a budget period that may have ended since (`chargeEarlierPeriodsSql`). */
+  readonly earlier: Array<{ id: string; admitted: number; nanos: Nanos }> = [];
 
   add(keyId: string, field: keyof KeyDelta, nanos: Nanos): void {
     if (nanos === 0) return;
@@ -170,6 +188,14 @@ export function postgresWrites(query: PostgresQuery, channel: string) {
   const applyDeltas = async (deltas: KeyDeltas) => {
     const parameters = deltas.parameters();
     if (parameters) await query(applyDeltasSql, parameters, 'apply-deltas');
+    const { earlier } = deltas;
+    if (earlier.length > 0) {
+      await query(
+        chargeEarlierPeriodsSql,
+        [earlier.map((e) => e.id), earlier.map((e) => e.admitted), earlier.map((e) => e.nanos)],
+        'charge-earlier-periods',
+      );
+    }
   };
 
   /**
@@ -198,12 +224,21 @@ export function postgresWrites(query: PostgresQuery, channel: string) {
       closure_nanos: number;
     }>(insertRecordsSql, [JSON.stringify(input)], 'insert-records');
     const inserted = new Set<string>();
+    const admittedIn = new Map(
+      rows.flatMap((row) =>
+        row.admittedPeriodStart === undefined ? [] : [[row.id, row.admittedPeriodStart] as const],
+      ),
+    );
     const corrections: RecordCorrection[] = [];
     const consumed = new Set<string>();
     for (const record of written) {
       if (record.outcome === 'inserted') {
         inserted.add(record.id);
         if (!record.settled) deltas.add(record.funding_key_id, 'pending', record.cost_nanos);
+        const admitted = admittedIn.get(record.id);
+        if (admitted !== undefined && record.cost_nanos > 0 && !lost.has(record.id)) {
+          deltas.earlier.push({ id: record.funding_key_id, admitted, nanos: record.cost_nanos });
+        }
         // Charged nothing, whatever it cost: the budget must count nothing either.
         if (lost.has(record.id))
           corrections.push({ id: record.id, pendingNanos: 0, chargedNanos: 0 });

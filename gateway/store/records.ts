@@ -39,6 +39,10 @@ export type KeyRecord = {
   rpm_limit: number | null;
   tpm_limit: number | null;
   replaces_id?: string | null;
+  limit_reset: KeyRow['limitReset'];
+  period_started_at: number | null;
+  period_base_nanos: number;
+  allowed_models: Json<string[]> | null;
 };
 
 export const toKeyRow = (record: KeyRecord): KeyRow => ({
@@ -58,6 +62,10 @@ export const toKeyRow = (record: KeyRecord): KeyRow => ({
   rpmLimit: record.rpm_limit ?? null,
   tpmLimit: record.tpm_limit ?? null,
   replacesId: record.replaces_id ?? null,
+  limitReset: record.limit_reset,
+  periodStartedAt: record.period_started_at,
+  periodBaseNanos: record.period_base_nanos,
+  allowedModels: record.allowed_models === null ? null : json(record.allowed_models),
 });
 
 /** The key columns a `KeyUpdate` field writes. */
@@ -72,6 +80,10 @@ export const keyColumns: Record<keyof KeyUpdate, string> = {
   masked: 'masked',
   rpmLimit: 'rpm_limit',
   tpmLimit: 'tpm_limit',
+  limitReset: 'limit_reset',
+  periodStartedAt: 'period_started_at',
+  periodBaseNanos: 'period_base_nanos',
+  allowedModels: 'allowed_models',
 };
 
 /** A stored generation row: the record's columns (generation-columns.ts) and its place. */
@@ -141,6 +153,7 @@ export type FundingRecord = {
   consumption_nanos: number;
   pending_nanos: number;
   reserved_nanos: number;
+  period_base_nanos: number;
 };
 
 export const toFundingFigures = (record: FundingRecord): FundingFigures => ({
@@ -149,4 +162,5 @@ export const toFundingFigures = (record: FundingRecord): FundingFigures => ({
   consumptionNanos: record.consumption_nanos,
   pendingNanos: record.pending_nanos,
   reservedNanos: record.reserved_nanos,
+  periodBaseNanos: record.period_base_nanos,
 });

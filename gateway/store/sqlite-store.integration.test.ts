@@ -22,6 +22,7 @@ import { columnTypes, generationFieldList } from '../../contract/generation-reco
 import { openSqliteStore } from './sqlite-store';
 import { describeStoreContract, keyRow, type StoreFactory } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
+import { describeKeyPeriodStoreContract } from './key-period-store-contract';
 import type { GatewayStore } from './store';
 
 /** The migrations in this checkout bring a database to this user_version. */
@@ -71,6 +72,7 @@ function describeContractOnFiles(
   };
   describeStoreContract(factory);
   describeWebhookStoreContract(factory);
+  describeKeyPeriodStoreContract(factory);
 }
 
 describe('the SQLite store', () => {
@@ -276,6 +278,7 @@ describe('the SQLite store', () => {
       consumptionNanos: 1000,
       pendingNanos: 42,
       reservedNanos: 0,
+      periodBaseNanos: 0,
     });
     expect((await store.ledgerTotals('key_account')).rechargeNanos).toBe(10_000_000_000);
     expect(await store.listInflight()).toEqual([]);

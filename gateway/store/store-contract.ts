@@ -15,6 +15,7 @@ import type {
 } from './store';
 import { noUsage, usageFieldNames } from '../../contract/generation-record';
 import { bucketOf, emptyStats, histogramQuantile } from './provider-stats';
+import { keyRowFixture } from '../test-kit/key-rows';
 
 export type StoreFactory = {
   /** A store over new, empty data. */
@@ -28,25 +29,15 @@ const USD = 1_000_000_000;
 
 export const keyRow = (overrides: Partial<KeyRow> = {}): KeyRow => {
   const id = overrides.id ?? 'key_account';
-  return {
+  return keyRowFixture({
     id,
-    kind: 'account',
-    parentId: null,
     name: id,
     digest: `v1$${id}`,
     masked: 'sk-gw-…abcd',
     limitNanos: 50 * USD,
-    graceNanos: 0,
-    consumptionNanos: 0,
-    expiresAt: null,
-    disabled: false,
-    revokedAt: null,
     createdAt: 1_700_000_000,
-    rpmLimit: null,
-    tpmLimit: null,
-    replacesId: null,
     ...overrides,
-  };
+  });
 };
 
 export const generationRow = (overrides: Partial<GenerationRow> = {}): GenerationRow => ({
@@ -123,23 +114,26 @@ const waitFor = async (check: () => boolean, timeoutMs: number) => {
 const warm = (stores: GatewayStore[], connections: number) =>
   Promise.all(stores.flatMap((store) => Array.from({ length: connections }, () => store.ping())));
 
-export function describeStoreContract(factory: StoreFactory): void {
+/**
+ * `open` and `openAnother` of a contract suite, each store closed after its test. Call it inside
+ * the suite's `describe`.
+ */
+export function storesClosedAfterEach(factory: StoreFactory) {
   let opened: GatewayStore[] = [];
-  const open = async () => {
-    const store = await factory.open();
-    opened.push(store);
-    return store;
-  };
-  const openAnother = async () => {
-    const store = await factory.openAnother();
-    opened.push(store);
-    return store;
+  const keep = async (store: Promise<GatewayStore>) => {
+    opened.push(await store);
+    return opened.at(-1)!;
   };
   afterEach(async () => {
     const closing = opened;
     opened = [];
     await Promise.all(closing.map((store) => store.close()));
   });
+  return { open: () => keep(factory.open()), openAnother: () => keep(factory.openAnother()) };
+}
+
+export function describeStoreContract(factory: StoreFactory): void {
+  const { open, openAnother } = storesClosedAfterEach(factory);
 
   describe('keys', () => {
     it('stores keys and reads them back by id, by digest, and in creation order', async () => {
@@ -529,6 +523,7 @@ export function describeStoreContract(factory: StoreFactory): void {
         consumptionNanos: 1 * USD,
         pendingNanos: 5 * USD,
         reservedNanos: 0,
+        periodBaseNanos: 0,
       });
 
       expect(await store.settlePending(1_700_001_000)).toEqual(
@@ -1221,6 +1216,7 @@ export function describeStoreContract(factory: StoreFactory): void {
           consumptionNanos: 2 * USD,
           pendingNanos: 3 * USD,
           reservedNanos: 5 * USD,
+          periodBaseNanos: 0,
         },
       });
       expect(await store.reserve(inflightRow({ id: 'r3', reservedNanos: 1 * USD }))).toEqual({

@@ -4,7 +4,7 @@
  * Every method is asynchronous because PostgreSQL is; SQLite answers at once. Amounts are in
  * nanos (billing/money).
  */
-import type { KeyKind } from '../../contract/gateway';
+import type { KeyKind, LimitReset } from '../../contract/gateway';
 import type { Logger } from 'pino';
 import type { Nanos } from '../billing/money';
 import type { GenerationOutcome, GenerationValues } from '../../contract/generation-record';
@@ -40,6 +40,14 @@ export type KeyRow = {
    * does it); that key's records are this one's history too. Null or absent: none.
    */
   replacesId?: string | null;
+  /** How often the limit renews; `none`: it covers the key's whole life. */
+  limitReset: LimitReset;
+  /** Unix seconds the current period began; null for `none`. */
+  periodStartedAt: number | null;
+  /** What the key had charged (consumption plus pending) when its period began (keys/budget-period.ts). */
+  periodBaseNanos: Nanos;
+  /** Model ids and patterns the key may use (contract/model-patterns.ts); null: every model. */
+  allowedModels: string[] | null;
 };
 
 export type { GenerationAttempt, GenerationOutcome } from '../../contract/generation-record';
@@ -55,6 +63,12 @@ export type GenerationRow = GenerationValues & {
    * reservation back, so the record charges nothing (`chargeCapped`). Not stored.
    */
   inflightRowWritten?: boolean;
+  /**
+   * Only when writing: the start of the funding key's budget period when the request was
+   * admitted, set near a period's end. If the key's period has moved on since, the cost belongs
+   * to the earlier period and joins the new period's base (keys/budget-period.ts). Not stored.
+   */
+  admittedPeriodStart?: number;
 };
 
 export type KeyUpdate = Partial<
@@ -70,6 +84,10 @@ export type KeyUpdate = Partial<
     | 'masked'
     | 'rpmLimit'
     | 'tpmLimit'
+    | 'limitReset'
+    | 'periodStartedAt'
+    | 'periodBaseNanos'
+    | 'allowedModels'
   >
 >;
 
@@ -116,6 +134,18 @@ export type InflightCheckpoint = {
   costNanos: Nanos;
 };
 
+/**
+ * A key's past period: its limit, and what the key had charged when it began (`baseNanos`); what
+ * it charged in the period is the next period's base minus this one (keys/budget-period.ts).
+ */
+export type KeyPeriodRow = {
+  keyId: string;
+  startedAt: number;
+  endedAt: number;
+  limitNanos: Nanos;
+  baseNanos: Nanos;
+};
+
 /** A funding key's money as the store holds it, for admission and its refusal message. */
 export type FundingFigures = {
   limitNanos: Nanos;
@@ -125,6 +155,8 @@ export type FundingFigures = {
   pendingNanos: Nanos;
   /** Held by running requests admitted through `reserve`. */
   reservedNanos: Nanos;
+  /** Charged before the key's budget period began (keys/budget-period.ts); 0 without periods. */
+  periodBaseNanos: Nanos;
 };
 
 /**
@@ -272,6 +304,15 @@ export interface GatewayStore {
   activity(scope: GenerationScope, fromDay: number, toDay: number): Promise<ActivityRow[]>;
   /** Unsettled cost charged to one funding key. */
   pendingFor(fundingKeyId: string): Promise<Nanos>;
+  /**
+   * Starts the key's next period at `startedAt` if its current one began at `from`, so that
+   * instances rolling it at once roll it once: the ended period (its limit and base, to
+   * `endedAt`) joins the key's history, and what the key has charged (consumption plus pending)
+   * becomes the new base. True when this call rolled it. Call it inside `transaction`.
+   */
+  rollKeyPeriod(id: string, from: number, endedAt: number, startedAt: number): Promise<boolean>;
+  /** A key's past periods, newest first. */
+  listKeyPeriods(keyId: string, limit: number): Promise<KeyPeriodRow[]>;
   insertKeyEvent(event: Omit<KeyEventRow, 'id'>): Promise<void>;
   /** A key's audited changes, newest first, older than `beforeId` when given. */
   listKeyEvents(

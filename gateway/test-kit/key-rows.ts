@@ -21,6 +21,11 @@ export const keyRowFixture = (overrides: Partial<KeyRow> = {}): KeyRow => ({
   createdAt: 0,
   rpmLimit: null,
   tpmLimit: null,
+  replacesId: null,
+  limitReset: 'none',
+  periodStartedAt: null,
+  periodBaseNanos: 0,
+  allowedModels: null,
   ...overrides,
 });
 

@@ -30,6 +30,7 @@ export const webhookEventLabels: Record<WebhookEventType, string> = {
   'key.revoked': 'Key revoked',
   'key.rotated': 'Key rotated',
   'key.limit_changed': 'Limit changed',
+  'key.period_reset': 'Budget period renewed',
 };
 
 export const allWebhookEvents = webhookEventTypes;
