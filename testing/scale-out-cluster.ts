@@ -158,6 +158,62 @@ export function describeThreeInstances({ label, redis }: { label: string; redis:
       60_000,
     );
 
+    // The day is moved back in the store: GATEWAY_CLOCK_OFFSET_MS does the same forward on one
+    // instance (gateway/routes/key-periods-and-models.integration.test.ts).
+    it.skipIf(!redis)(
+      'renews a depleted daily key on every instance at its boundary, once',
+      async () => {
+        const key = await instances[0]!.createKey([
+          '--kind',
+          'account',
+          '--limit-usd',
+          '1',
+          '--limit-reset',
+          'daily',
+        ]);
+        for (const instance of instances)
+          expect((await answer(instance.baseUrl, key.key)).status).toBe(200);
+        // Its limit set to what it has spent: depleted, once the charges have settled.
+        const spent = await eventually(async () => {
+          const money = await moneyOf(schema, key.id);
+          return money.pending === 0 && money.consumption > 0 ? money.consumption : undefined;
+        }, 10_000);
+        const set = await instances[1]!.cli([
+          'keys',
+          'set',
+          key.id,
+          '--limit-usd',
+          String(spent / 1e9),
+        ]);
+        expect(set.code).toBe(0);
+        const everywhere = (status: number) =>
+          Promise.all(
+            instances.map((instance) =>
+              eventually(async () => {
+                const response = await answer(instance.baseUrl, key.key);
+                return response.status === status ? true : undefined;
+              }, 10_000),
+            ),
+          );
+        await everywhere(402);
+
+        // A day later: the period began yesterday, as far as the store knows.
+        await schema.query(
+          'UPDATE keys SET period_started_at = period_started_at - 86400 WHERE id = $1',
+          [key.id],
+        );
+        await everywhere(200);
+        const [row] = await schema.query<{ periods: string; started: string }>(
+          `SELECT (SELECT count(*) FROM key_periods WHERE key_id = $1) AS periods,
+             period_started_at AS started FROM keys WHERE id = $1`,
+          [key.id],
+        );
+        expect(Number(row!.periods)).toBe(1);
+        expect(Number(row!.started)).toBe(Math.floor(Date.now() / 86_400_000) * 86_400);
+      },
+      60_000,
+    );
+
     // Without Redis each instance counts its own minute (docs/keys-and-money.md, "Rate limits").
     it.skipIf(!redis)(
       'shares rate limits: N+1 requests in a minute over three instances give exactly one 429',
