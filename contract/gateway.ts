@@ -142,6 +142,12 @@ export const balanceSchema = z.looseObject({
   disabled: z.boolean(),
   settlement: z.literal('asynchronous'),
   note: z.string(),
+  /** Optional: older gateways omit the period and model fields. */
+  limit_reset: limitResetSchema.optional(),
+  period_started_at: z.number().int().nullable().optional(),
+  resets_at: z.number().int().nullable().optional(),
+  /** The models the key may use (ids and patterns); null: every model. */
+  allowed_models: z.array(z.string()).nullable().optional(),
 });
 export type Balance = z.infer<typeof balanceSchema>;
 
@@ -155,6 +161,7 @@ export const keyStatusSchema = z.looseObject({
   can_spend: z.boolean(),
   blocked_by: z.looseObject({ reason: z.string(), message: z.string() }).nullable(),
   expires_at: z.number().int().nullable(),
+  allowed_models: z.array(z.string()).nullable().optional(),
 });
 export type KeyStatus = z.infer<typeof keyStatusSchema>;
 

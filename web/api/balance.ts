@@ -2,6 +2,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { balanceViewSchema, type BalanceView } from '../../contract/workbench-api';
 import { apiGet, withQuery } from '../lib/api-client';
+import { listAllows } from '../../contract/model-patterns';
+import { useMemo } from 'react';
 
 /**
  * How often a live view asks again: a key change made with the gateway's command line (a parent
@@ -21,6 +23,18 @@ export function balanceQueryOptions(profile: string) {
     // without hammering the gateway on every render.
     staleTime: 4_000,
   });
+}
+
+/**
+ * Which models `profile`'s key may use, from its balance: `allows` says of a model id, and `list`
+ * is what to tell a person when a model is missing (null: every model).
+ */
+export function useAllowedModels(profile: string | null): {
+  list: string[] | null;
+  allows(id: string): boolean;
+} {
+  const list = useBalance(profile).data?.balance.allowed_models ?? null;
+  return useMemo(() => ({ list, allows: (id: string) => listAllows(list, id) }), [list]);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { makeCatalog, makeModel } from '../../test/fixtures';
+import { makeBalanceView, makeCatalog, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, renderRoute } from '../../test/render-app';
 
 function mockCatalog(models = makeCatalog(2000), skipped = 0) {
@@ -69,6 +69,27 @@ describe('CatalogPage', () => {
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.length).toBeLessThan(60);
     expect(screen.getByRole('table', { name: 'Models' })).toHaveAttribute('aria-rowcount', '2001');
+  });
+
+  it("lists only the models the profile's key may use, and says why the others are missing", async () => {
+    mockPageApi({
+      'GET /api/catalog': () => ({
+        models: [
+          makeModel({ id: 'sim/chat-standard', name: 'Chat Standard' }),
+          makeModel({ id: 'sim/reasoner-large', name: 'Reasoner' }),
+          makeModel({ id: 'sim/echo-mini:free', name: 'Echo Mini (free)' }),
+        ],
+        fetched_at: 1_760_000_000_000,
+        skipped: 0,
+      }),
+      'GET /api/balance': () =>
+        makeBalanceView({ balance: { allowed_models: ['sim/chat-*', '*:free'] } }),
+    });
+    renderRoute('/catalog');
+    await waitFor(() => expect(visibleIds()).toEqual(['sim/chat-standard', 'sim/echo-mini:free']));
+    expect(screen.getByRole('note')).toHaveTextContent(
+      'may use only sim/chat-*, *:free: 1 other model of the catalog is not listed',
+    );
   });
 
   it('filters by search and writes it to the URL', async () => {

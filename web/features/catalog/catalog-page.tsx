@@ -1,5 +1,7 @@
 import { lazy, Suspense, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useAllowedModels } from '../../api/balance';
 import { useCatalog, useRefreshCatalog } from '../../api/catalog';
+import { useProfile } from '../../app/profile-context';
 import { useHealth } from '../../api/health';
 import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
@@ -68,7 +70,14 @@ export function CatalogPage() {
   const selectedId = searchParams.get('model');
   const searchRef = useRef<HTMLInputElement>(null);
 
-  const models = catalogQuery.data?.models;
+  // Only what the chosen profile's key may use (its `allowed_models`), and the page says so.
+  const { profile } = useProfile();
+  const allowed = useAllowedModels(profile);
+  const allModels = catalogQuery.data?.models;
+  const models = useMemo(
+    () => allModels?.filter((model) => allowed.allows(model.id)),
+    [allModels, allowed],
+  );
   const facets = useMemo(() => collectFacets(models ?? []), [models]);
   // Values no model has (a stale or mistyped link) are ignored, and the page says which.
   const { filters, ignored } = useMemo(
@@ -230,6 +239,11 @@ export function CatalogPage() {
         onChange={updateFilters}
         onClear={clearFilters}
       />
+      {allowed.list && (
+        <p role="note" className="text-xs text-zinc-600 dark:text-zinc-400">
+          {`The profile ${profile ?? ''} may use only ${allowed.list.join(', ')}: ${hiddenModels(allModels, models)} not listed.`}
+        </p>
+      )}
       {ignored.length > 0 && (
         <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
           Ignored from the link, because no model in the catalog has{' '}
@@ -308,4 +322,12 @@ export function CatalogPage() {
       )}
     </PageLayout>
   );
+}
+
+/** "1 other model of the catalog is", "3 other … are": what the profile's list hides. */
+function hiddenModels(all: unknown[] | undefined, shown: unknown[] | undefined): string {
+  const count = (all?.length ?? 0) - (shown?.length ?? 0);
+  return count === 1
+    ? '1 other model of the catalog is'
+    : `${count} other models of the catalog are`;
 }

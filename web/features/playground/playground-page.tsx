@@ -10,6 +10,7 @@
  * conversation.
  */
 import { useMemo, useState } from 'react';
+import { useAllowedModels } from '../../api/balance';
 import { useCatalog } from '../../api/catalog';
 import { useProfile } from '../../app/profile-context';
 import { PageLayout } from '../../components/page-layout';
@@ -45,8 +46,13 @@ export function PlaygroundPage() {
     setUrlModel: (id) => setParam('model', id, 'replace'),
   });
   const { session, dispatch, draft, chooseModel } = playground;
+  const allowed = useAllowedModels(profile);
+  const profileModels = useMemo(
+    () => catalogQuery.data?.models.filter((entry) => allowed.allows(entry.id)),
+    [catalogQuery.data, allowed],
+  );
   const capabilities = useModelCapabilities({
-    catalogModels: catalogQuery.data?.models,
+    catalogModels: profileModels,
     catalogKnown: catalogQuery.isSuccess,
     chosenModel: session.model,
     messages: session.messages,
@@ -132,6 +138,7 @@ export function PlaygroundPage() {
             session={session}
             dispatch={dispatch}
             onModelChosen={chooseModel}
+            allowedModels={allowed}
           />
 
           {embeddingModel ? (

@@ -21,6 +21,8 @@ export interface ModelLineProps {
   session: PlaygroundSession;
   dispatch(action: PlaygroundAction): void;
   onModelChosen(model: string): void;
+  /** The models the profile's key may use (its balance's `allowed_models`); null list: all. */
+  allowedModels: { list: string[] | null; allows(id: string): boolean };
 }
 
 export function ModelLine({
@@ -31,8 +33,10 @@ export function ModelLine({
   session,
   dispatch,
   onModelChosen,
+  allowedModels,
 }: ModelLineProps) {
   const { model, models, embeddingModel } = capabilities;
+  const onlySome = allowedModels.list?.join(', ');
   return (
     <section
       aria-label="Model choice"
@@ -67,6 +71,13 @@ export function ModelLine({
           Compare
         </label>
       </div>
+      {onlySome && (
+        <p role="note" className="text-xs text-zinc-600 dark:text-zinc-400">
+          {model && !allowedModels.allows(model)
+            ? `This profile's key may not use ${model}: it allows only ${onlySome}, and the gateway would refuse it (403). Choose one of those.`
+            : `This profile's key may use only ${onlySome}: other models are not listed.`}
+        </p>
+      )}
       <CapabilityBadges capabilities={capabilities} catalogPending={catalog.isPending} />
       {session.compareEnabled && !embeddingModel && (
         <ComparePickers models={models} session={session} dispatch={dispatch} />
