@@ -15,10 +15,16 @@ import { sendJson } from '../http/respond';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
-/** The catalog as `Catalog.listBody` holds it. */
+const membersSchema = z.array(z.string()).meta({
+  description:
+    "An alias's models, or a preset's model and fallbacks (docs/routing.md); absent on a catalog model.",
+});
+const listedEntrySchema = modelEntrySchema.extend({ members: membersSchema.optional() });
+
+/** The catalog, then the aliases and presets, each with its members. */
 const modelListBodySchema = z.looseObject({
   object: z.literal('list'),
-  data: z.array(modelEntrySchema),
+  data: z.array(listedEntrySchema),
 });
 
 /**
@@ -33,6 +39,7 @@ const anthropicModelSchema = z.object({
   created_at: z.string(),
   max_input_tokens: z.number().int(),
   max_tokens: z.number().int(),
+  members: membersSchema.optional(),
 });
 
 /** @see https://docs.anthropic.com/en/api/models-list */
@@ -42,6 +49,8 @@ const anthropicModelListSchema = z.object({
   first_id: z.string().nullable(),
   last_id: z.string().nullable(),
 });
+
+type AnthropicEntry = z.output<typeof anthropicModelSchema>;
 
 /** The vendor's paging; other parameters (`beta`, `key`) are not this route's business. */
 const anthropicListQuerySchema = z.object({
@@ -107,7 +116,7 @@ const getModel: RouteDoc = {
   responses: {
     200: jsonContent(
       'The model.',
-      named('Model', z.union([modelEntrySchema, anthropicModelSchema])),
+      named('Model', z.union([listedEntrySchema, anthropicModelSchema])),
     ),
   },
   errors: { form: 'gateway', statuses: [400, 404] },
@@ -126,7 +135,10 @@ const wantsAnthropicShape = (request: IncomingMessage) =>
 const rfc3339 = (unixSeconds: number) =>
   new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSchema> {
+function toAnthropicModel(
+  model: CatalogModel,
+  members?: string[],
+): z.output<typeof anthropicModelSchema> {
   return {
     type: 'model',
     id: model.id,
@@ -134,6 +146,7 @@ function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSc
     created_at: rfc3339(model.created),
     max_input_tokens: model.contextLength,
     max_tokens: model.maxCompletionTokens,
+    ...(members && { members }),
   };
 }
 
@@ -183,13 +196,29 @@ function anthropicPage<Entry extends { id: string }>(
 export const modelRoutes: RouteFamily = {
   routes: [listModels, getModel],
   add(router, parts) {
-    // The vendor lists the most recently released first; models of one date keep catalog order.
-    // Built at the first such request: the catalog does not change while the gateway runs.
-    let anthropicEntries: Array<z.output<typeof anthropicModelSchema>> | undefined;
-    const anthropicList = () =>
-      (anthropicEntries ??= [...parts.catalog.models]
-        .sort((one, other) => other.created - one.created)
-        .map(toAnthropicModel));
+    // Built at the first request and again after a preset changes: the catalog itself does not
+    // change while the gateway runs, and its part is serialised once, by the catalog.
+    let listed: { version: number; body: string; anthropic: AnthropicEntry[] } | undefined;
+    const listing = () => {
+      if (listed?.version === parts.names.version) return listed;
+      const entries = parts.names.entries();
+      const extra = entries.map((entry) => ({
+        ...toWireEntry(entry.model),
+        members: entry.members,
+      }));
+      const body =
+        extra.length === 0
+          ? parts.catalog.listBody
+          : `${parts.catalog.listBody.slice(0, -2)},${JSON.stringify(extra).slice(1)}}`;
+      // The vendor lists the most recently released first; models of one date keep list order.
+      const anthropic = [
+        ...parts.catalog.models.map((model) => toAnthropicModel(model)),
+        ...entries.map((entry) => toAnthropicModel(entry.model, entry.members)),
+      ].sort((one, other) => Date.parse(other.created_at) - Date.parse(one.created_at));
+      listed = { version: parts.names.version, body, anthropic };
+      return listed;
+    };
+    const anthropicList = () => listing().anthropic;
     // Errors too come in the shape the client reads.
     const inEitherShape = (handler: RouteHandler): RouteHandler => {
       const asAnthropic = withErrors(messagesErrorBody, handler);
@@ -202,7 +231,7 @@ export const modelRoutes: RouteFamily = {
       listModels,
       inEitherShape(({ request, response, url }) => {
         if (!wantsAnthropicShape(request)) {
-          sendJson(response, 200, parts.catalog.listBody, CACHING);
+          sendJson(response, 200, listing().body, CACHING);
           return;
         }
         const query = parseOrRefuse(anthropicListQuerySchema, queryOf(url), 'query parameter');
@@ -219,11 +248,15 @@ export const modelRoutes: RouteFamily = {
         } catch {
           throw invalidRequest('The model id in the path is not valid percent-encoding.');
         }
-        const model = parts.catalog.resolve(name, { allowBareName: true });
+        const named = parts.names.entries().find((entry) => entry.model.id === name);
+        const model = named?.model ?? parts.catalog.resolve(name, { allowBareName: true });
+        const members = named?.members;
         sendJson(
           response,
           200,
-          wantsAnthropicShape(request) ? toAnthropicModel(model) : toWireEntry(model),
+          wantsAnthropicShape(request)
+            ? toAnthropicModel(model, members)
+            : { ...toWireEntry(model), ...(members && { members }) },
           CACHING,
         );
       }),
