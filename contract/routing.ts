@@ -32,8 +32,7 @@ export const providerPreferencesSchema = z
     only: providerIds.optional().meta({ description: 'Only these providers may answer.' }),
     ignore: providerIds.optional().meta({ description: 'These providers never answer.' }),
     allow_fallbacks: z.boolean().optional().meta({
-      description:
-        'false: only the first provider (or those in `order`) is tried; default true.',
+      description: 'false: only the first provider (or those in `order`) is tried; default true.',
     }),
     sort: providerSortSchema.optional().meta({
       description:
@@ -74,13 +73,10 @@ export const HONOURED_MAX_PRICES: ReadonlySet<string> = new Set(['prompt', 'comp
 export const MAX_FALLBACK_MODELS = 8;
 
 /** Fallback models: tried in order once the first model's routes have failed. */
-export const fallbackModelsSchema = z
-  .array(z.string().min(1))
-  .max(MAX_FALLBACK_MODELS)
-  .meta({
-    description:
-      "Fallback models (or aliases), tried in order after the request's model fails in a way that may be retried.",
-  });
+export const fallbackModelsSchema = z.array(z.string().min(1)).max(MAX_FALLBACK_MODELS).meta({
+  description:
+    "Fallback models (or aliases), tried in order after the request's model fails in a way that may be retried.",
+});
 
 /** An alias id: `<namespace>/<name>`, like a catalog id. */
 export const aliasIdSchema = z
@@ -91,11 +87,10 @@ export const aliasIdSchema = z
 
 export const PRESET_PREFIX = '@preset/';
 /** A preset id: `@preset/<slug>`. */
-export const presetIdSchema = z
-  .string()
-  .regex(/^@preset\/[a-z0-9][a-z0-9._-]{0,63}$/, {
-    message: 'expected a preset id like "@preset/reviewer" (lower-case letters, digits, ".", "_", "-")',
-  });
+export const presetIdSchema = z.string().regex(/^@preset\/[a-z0-9][a-z0-9._-]{0,63}$/, {
+  message:
+    'expected a preset id like "@preset/reviewer" (lower-case letters, digits, ".", "_", "-")',
+});
 
 /** A pool of models behind one name, tried in order or by `sort`. */
 export const aliasSchema = z.strictObject({

@@ -99,10 +99,7 @@ const embedContentAnswer = jsonContent(
 /** What each method takes and answers, and a model it can be called with. */
 const methodDocs: Record<
   ModelMethod,
-  Pick<
-    RouteDoc,
-    'summary' | 'description' | 'query' | 'headers' | 'responses' | 'metricsRoute'
-  > & {
+  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'headers' | 'responses' | 'metricsRoute'> & {
     body: NamedSchema;
     errors: readonly number[];
     exampleModel: string;

@@ -12,7 +12,13 @@ import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-ki
 import { callForm, PUBLIC_FORMS } from '../test-kit/public-forms';
 import { providersFileFor, type UpstreamProviderSpec } from '../test-kit/upstream-kit';
 import { minuteOf } from '../operability/provider-availability';
-import { bearer, getWithKey, postJson, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  bearer,
+  getWithKey,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../testing-support';
 
 const ADMIN_TOKEN = 'routing-test-operator-token-0123456789abcdef';
 const fakes: Record<string, FakeUpstream> = {};
@@ -26,9 +32,7 @@ const answer = (text = 'Routed answer.'): FakeReply => ({
     object: 'chat.completion',
     created: 1,
     model: 'upstream',
-    choices: [
-      { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
-    ],
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
   },
 });
