@@ -92,6 +92,24 @@ export const presetIdSchema = z.string().regex(/^@preset\/[a-z0-9][a-z0-9._-]{0,
     'expected a preset id like "@preset/reviewer" (lower-case letters, digits, ".", "_", "-")',
 });
 
+/**
+ * Why a route was not tried because of the request's preferences, as its attempt's `status` in
+ * the generation record: not in `only`, in `ignore`, over `max_price`, `allow_fallbacks: false`.
+ */
+export const PREFERENCE_SKIPS = [
+  'not_in_only',
+  'ignored',
+  'over_max_price',
+  'no_fallbacks',
+] as const;
+export type PreferenceSkip = (typeof PREFERENCE_SKIPS)[number];
+
+/** The attempts of a record that were made (or skipped by a breaker), without preference skips. */
+export const triedAttempts = <Attempt extends { status: number | string }>(
+  attempts: readonly Attempt[],
+): Attempt[] =>
+  attempts.filter((attempt) => !(PREFERENCE_SKIPS as readonly unknown[]).includes(attempt.status));
+
 /** A pool of models behind one name, tried in order or by `sort`. */
 export const aliasSchema = z.strictObject({
   id: aliasIdSchema,

@@ -6,6 +6,7 @@
  * `allow_fallbacks`). Admission reserves for the dearest pair, routing walks the pairs.
  * docs/routing.md says what each preference does.
  */
+import type { PreferenceSkip } from '../../contract/routing';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
 import type { RoutingNames } from '../catalog/routing-names';
 import type { ProviderPreferences, ProviderSort, RequestRouting } from '../canonical/model';
@@ -16,7 +17,7 @@ import type { ModelRoute } from '../providers/provider';
 export type Candidate = { model: CatalogModel; route: ModelRoute };
 
 /** Why a route was not tried; a breaker open (`cooling_down`) and failures are routing's. */
-export type SkipReason = 'not_in_only' | 'ignored' | 'over_max_price' | 'no_fallbacks';
+export type SkipReason = PreferenceSkip;
 
 export type SkippedRoute = { model: string; provider: string; reason: SkipReason };
 

@@ -155,6 +155,8 @@ describe('provider preferences', () => {
       provider: { max_price: { prompt: 2, completion: 4 } },
     });
     expect(capped.headers.get('x-gateway-provider')).toBe('cheap');
+    // A route the preferences skipped is not an attempt.
+    expect(capped.headers.get('x-gateway-attempts')).toBeNull();
     expect((await recordOf(capped)).attempts).toEqual([
       { provider: 'dear', status: 'over_max_price', latency_ms: 0 },
       { provider: 'cheap', status: 200, latency_ms: expect.any(Number) },
@@ -231,6 +233,7 @@ describe('fallback models', () => {
     const body = (await response.json()) as { model: string; usage: { cost: number } };
     expect(body.model).toBe('route/b');
     expect(response.headers.get('x-gateway-provider')).toBe('backup');
+    expect(response.headers.get('x-gateway-attempts')).toBe('2');
     const record = await recordOf(response);
     expect(record.model).toBe('route/b');
     expect(record.requested_model).toBe('route/a');
