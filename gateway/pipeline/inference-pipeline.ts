@@ -9,6 +9,7 @@
  * the request ends: finished, failed, or left.
  */
 import type { Logger } from 'pino';
+import { HONOURED_MAX_PRICES, HONOURED_PROVIDER_OPTIONS } from '../../contract/routing';
 import type { Budget, Reservation } from '../billing/budget';
 import type { GenerationWriter } from '../billing/generation-writer';
 import type { InflightRows } from '../billing/inflight-rows';
@@ -508,7 +509,7 @@ function askedOf(request: CanonicalRequest): CanonicalRequest {
   const dropped = request.routing?.dropped ?? [];
   if (request.requireParameters && dropped.length > 0) {
     throw invalidRequest(
-      `Field '${dropped[0]}' is not a provider preference this gateway honours (it honours order, only, ignore, allow_fallbacks, sort, max_price.prompt, max_price.completion and require_parameters). Remove it, or leave strict mode off to have it dropped.`,
+      `Field '${dropped[0]}' is not a provider preference this gateway honours (it honours ${[...HONOURED_PROVIDER_OPTIONS].join(', ')}; of max_price, ${[...HONOURED_MAX_PRICES].join(' and ')}). Remove it, or leave strict mode off to have it dropped.`,
     );
   }
   return request;
