@@ -297,6 +297,16 @@ describe('aliases and presets', () => {
       'route/b',
     ]);
     expect(anthropic.data.map((entry) => entry.id)).toContain('@preset/reviewer');
+
+    // The workbench's catalog opens an alias's providers as it does a model's.
+    const endpoints = (await (
+      await fetch(`${gateway.url}/v1/models/team/coder/endpoints`)
+    ).json()) as { model: string; data: Array<{ model: string; provider: string; order: number }> };
+    expect(endpoints.model).toBe('team/coder');
+    expect(endpoints.data).toMatchObject([
+      { model: 'route/a', provider: 'down', order: 1 },
+      { model: 'route/b', provider: 'backup', order: 2 },
+    ]);
   });
 
   it.each(PUBLIC_FORMS)('answers through an alias and a preset on the %s form', async (form) => {
