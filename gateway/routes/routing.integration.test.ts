@@ -10,7 +10,11 @@ import type { PublicFormName } from '../canonical/model';
 import { emptyStats } from '../store/provider-stats';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
 import { callForm, PUBLIC_FORMS } from '../test-kit/public-forms';
-import { providersFileFor, type UpstreamProviderSpec } from '../test-kit/upstream-kit';
+import {
+  fixtureEvents,
+  providersFileFor,
+  type UpstreamProviderSpec,
+} from '../test-kit/upstream-kit';
 import { minuteOf } from '../operability/provider-availability';
 import {
   bearer,
@@ -119,10 +123,6 @@ async function recordOf(response: Response): Promise<GenerationRecord> {
   return generationRecordSchema.parse(await found.json());
 }
 
-const remaining = async () =>
-  ((await (await getWithKey(`${gateway.url}/v1/balance`, key)).json()) as { remaining_usd: number })
-    .remaining_usd;
-
 describe('provider preferences', () => {
   it('sorts by price, and without preferences keeps file order', async () => {
     const plain = await chat({ model: 'route/shared' });
@@ -135,18 +135,30 @@ describe('provider preferences', () => {
   });
 
   it('refuses with a 400 naming max_price when every route is over it, charging nothing', async () => {
-    const before = await remaining();
-    const refused = await chat({
-      model: 'route/shared',
-      provider: { max_price: { prompt: 0.5, completion: 1 } },
-    });
+    // A key of its own, so no other request's charge settles meanwhile.
+    const own = (await gateway.createKey({ kind: 'account', limitUsd: 1 })).key;
+    const remaining = async () =>
+      (
+        (await (await getWithKey(`${gateway.url}/v1/balance`, own)).json()) as {
+          remaining_usd: number;
+        }
+      ).remaining_usd;
+    const refused = await postJson(
+      `${gateway.url}/v1/chat/completions`,
+      {
+        model: 'route/shared',
+        messages: [{ role: 'user', content: 'Hello' }],
+        provider: { max_price: { prompt: 0.5, completion: 1 } },
+      },
+      { key: own },
+    );
     expect(refused.status).toBe(400);
     const message = ((await refused.json()) as { error: string }).error;
     expect(message).toContain('provider.max_price');
     expect(message).toContain('prompt 0.5');
-    expect(await remaining()).toBe(before);
+    expect(await remaining()).toBe(1);
     const ray = refused.headers.get('cf-ray')!;
-    expect((await getWithKey(`${gateway.url}/v1/generation?id=${ray}`, key)).status).toBe(404);
+    expect((await getWithKey(`${gateway.url}/v1/generation?id=${ray}`, own)).status).toBe(404);
   });
 
   it('skips a route over max_price or ignored, and the record says why', async () => {
@@ -330,6 +342,33 @@ describe('aliases and presets', () => {
     };
     expect(upstream.messages[0]).toMatchObject({ role: 'system', content: 'You review code.' });
     expect(upstream.temperature).toBe(0.2);
+  });
+
+  it('falls back through an alias on a streamed Messages answer', async () => {
+    fakes.backup!.reply({
+      headers: { 'content-type': 'text/event-stream' },
+      events: fixtureEvents('openai-compatible', 'openai-text-stream.chunks.txt'),
+    });
+    const response = await callForm(
+      'messages',
+      gateway.url,
+      key,
+      'team/coder',
+      question('messages'),
+      {
+        stream: true,
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const text = await response.text();
+    expect(text).toContain('event: message_stop');
+    expect(text).toContain('"model":"route/b"');
+    expect(await recordOf(response)).toMatchObject({
+      model: 'route/b',
+      requested_model: 'team/coder',
+      outcome: 'completed',
+    });
   });
 
   it("keeps the request's own system prompt after the preset's, and its own parameters", async () => {
