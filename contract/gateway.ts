@@ -54,6 +54,8 @@ export const modelListSchema = z.looseObject({
  * model"). Everything but `provider` is optional for readers.
  */
 export const modelEndpointSchema = z.looseObject({
+  /** The member model this provider serves, when the list is an alias's or a preset's. */
+  model: z.string().optional(),
   /** The provider's id, as generation records and `x-gateway-provider` name it. */
   provider: z.string(),
   /** `openai-compatible`, `anthropic`, `gemini` or `simulated`. */

@@ -22,6 +22,7 @@ const usageSchema = z.number().optional();
 const wireSchemas = {
   id: z.string(),
   model: z.string(),
+  requested_model: z.string().nullable().optional(),
   provider: z.string(),
   upstream_model: z.string().optional(),
   form: z.string(),
@@ -40,9 +41,15 @@ const wireSchemas = {
     .array(
       z.looseObject({
         provider: z.string(),
-        /** The HTTP status, or how the attempt failed (`connect`, `first_byte_timeout`, `cooling_down`…). */
+        /**
+         * The HTTP status, or how the attempt failed (`connect`, `first_byte_timeout`…), or why the
+         * provider was not tried (`cooling_down`, `ignored`, `not_in_only`, `over_max_price`,
+         * `no_fallbacks`).
+         */
         status: z.union([z.number(), z.string()]),
         latency_ms: z.number(),
+        /** The model this attempt was for, when several could answer. */
+        model: z.string().optional(),
       }),
     )
     .optional(),

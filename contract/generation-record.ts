@@ -12,8 +12,18 @@
 
 export type GenerationOutcome = 'completed' | 'ended_early';
 
-/** One try of one provider before the answer started: its HTTP status, or how it failed. */
-export type GenerationAttempt = { provider: string; status: number | string; latencyMs: number };
+/**
+ * One try of one provider before the answer started: its HTTP status, or how it failed; or a
+ * provider not tried, and why (`cooling_down`, and the request's preferences: `ignored`,
+ * `not_in_only`, `over_max_price`, `no_fallbacks`). `model` is set when several models could
+ * answer (fallback models, an alias): the one this attempt was for.
+ */
+export type GenerationAttempt = {
+  provider: string;
+  status: number | string;
+  latencyMs: number;
+  model?: string;
+};
 
 /** What the gateway dropped or changed to reach the provider (translation-report.ts). */
 export type RecordTranslation = { dropped: string[]; adjusted: string[] };
@@ -84,11 +94,23 @@ export const generationFields = {
   keyId: field<string>()({ column: 'key_id', kind: 'text', onReplace: 'kept' }),
   /** The key whose money pays: the key itself, or a shared child's parent. */
   fundingKeyId: field<string>()({ column: 'funding_key_id', kind: 'text', onReplace: 'kept' }),
+  /** The model that answered (the request's, or a fallback or an alias's member). */
   model: field<string>()({
     column: 'model',
     kind: 'text',
     wire: { name: 'model' },
     onReplace: 'kept',
+  }),
+  /**
+   * The id the client named when it was not the model that answered: an alias, a preset, or a
+   * model whose fallback answered; null otherwise.
+   */
+  requestedModel: field<string | null>()({
+    column: 'requested_model',
+    kind: 'text',
+    wire: { name: 'requested_model' },
+    onReplace: 'kept',
+    absent: null,
   }),
   provider: field<string>()({
     column: 'provider',

@@ -604,17 +604,26 @@ export const activityRequestSchema = z.object({
   charge_capped: z.boolean(),
   /**
    * Every provider attempt before the answer started, the answering one last: its HTTP status or
-   * how it failed (`connect`, `first_byte_timeout`…). Empty when the gateway did not list them.
+   * how it failed (`connect`, `first_byte_timeout`…), or why it was skipped (`cooling_down`,
+   * `ignored`, `not_in_only`, `over_max_price`, `no_fallbacks`). Empty when the gateway did not
+   * list them.
    */
   attempts: z.array(
     z.object({
       provider: z.string(),
       status: z.union([z.number(), z.string()]),
       latency_ms: z.number(),
+      /** The model the attempt was for, when several could answer (fallbacks, an alias). */
+      model: z.string().optional(),
     }),
   ),
   /** The model name the provider was asked for; null when the gateway did not say. */
   upstream_model: z.string().nullable(),
+  /**
+   * The id the client named when another model answered (an alias, a preset, or a model whose
+   * fallback answered); null otherwise.
+   */
+  requested_model: z.string().nullable().optional(),
   /** The record's token counts besides prompt and completion, 0 when absent (generation-record.ts). */
   ...recordUsageShape,
   /** When the charge was settled against the balance, Unix seconds; null while pending. */

@@ -37,6 +37,8 @@ import { GatewayMetrics } from './operability/gateway-metrics';
 import { routeLabeller } from './operability/labels';
 import { ProviderAvailability } from './operability/provider-availability';
 import { buildCatalogModels } from './catalog/catalog-builder';
+import { RoutingNames } from './catalog/routing-names';
+import { providerSpeeds } from './operability/provider-speeds';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
 import { KeySlots } from './pipeline/key-slots';
@@ -208,8 +210,11 @@ export async function createGateway(
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
   });
+  const names = new RoutingNames(catalog, config.providers);
   const pipeline = new InferencePipeline({
     catalog,
+    names,
+    speeds: providerSpeeds(store.providerStats),
     registry,
     budget,
     rows,
@@ -228,6 +233,7 @@ export async function createGateway(
     config,
     store,
     catalog,
+    names,
     registry,
     admin,
     budget,

@@ -121,6 +121,9 @@ export type KindsGateway = {
 
 export const THINKING_MODEL = 'test/ant-thinking';
 
+/** The alias every kinds gateway serves (docs/routing.md): a team's name for a simulated model. */
+export const AGENT_ALIAS = { id: 'team/coder', models: ['sim/chat-standard'] };
+
 /** What the thinking upstream thinks before its tool call. */
 export const THOUGHT = 'The user asks about a file; I should call the tool that reads it.';
 
@@ -174,7 +177,9 @@ export async function startKindsGateway(): Promise<KindsGateway> {
     includeSimulatedModels: true,
     also: [thinking.spec],
   });
-  const gateway = await startTestGateway({ providers: upstreams.providers });
+  // An alias, so each CLI can be shown to work through a team's own model name.
+  const providers = { ...upstreams.providers, aliases: [AGENT_ALIAS] };
+  const gateway = await startTestGateway({ providers });
   const { key } = await gateway.createKey({ kind: 'account', limitUsd: 50 });
   const proxy = await startRecordingProxy(gateway.url);
   return {

@@ -12,6 +12,7 @@ import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
 import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
 import { startTestGateway } from '../testing-support';
 import {
+  AGENT_ALIAS,
   CLAUDE_BIN,
   diffWithFixture,
   expectThinkingKept,
@@ -71,6 +72,30 @@ it(
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).not.toBe('');
     expectKnownFields(sent);
+  },
+  RUN_TIMEOUT_MS * 2,
+);
+
+it(
+  'answers through an alias (--model team/coder), recorded under the model that answered',
+  async () => {
+    const workspace = newWorkspace();
+    const { result, sent } = await agents.proxy.during(() =>
+      claude(AGENT_ALIAS.id, 'Say hi.', workspace),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).not.toBe('');
+    const throughAlias = sent.filter((request) => request.body.model === AGENT_ALIAS.id);
+    expect(throughAlias.length).toBeGreaterThan(0);
+    const answer = throughAlias.at(-1)!.answerHeaders!;
+    expect(answer['x-gateway-provider']).toBe('simulated');
+    const record = await fetch(`${agents.proxy.url}/v1/generation?id=${answer['cf-ray']}`, {
+      headers: { authorization: `Bearer ${agents.key}` },
+    });
+    expect(await record.json()).toMatchObject({
+      model: AGENT_ALIAS.models[0],
+      requested_model: AGENT_ALIAS.id,
+    });
   },
   RUN_TIMEOUT_MS * 2,
 );

@@ -36,6 +36,7 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
           provider: attempt.provider,
           status: attempt.status,
           latency_ms: attempt.latencyMs,
+          ...(attempt.model !== undefined && { model: attempt.model }),
         })),
     }),
     /** Null for the presenting key's own records. */

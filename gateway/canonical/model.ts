@@ -101,6 +101,11 @@ export type InboundRequest = {
   cacheFields?: string[];
   /** Request headers a same-form upstream gets as sent (`anthropic-beta`), lower-case names. */
   headers?: Record<string, string>;
+  /**
+   * A preset changed the request (its system prompt or defaults): no upstream gets the body as
+   * sent, every converter builds from the canonical request.
+   */
+  rebuilt?: true;
 };
 
 /**
@@ -108,6 +113,29 @@ export type InboundRequest = {
  * the client's request (`generationConfig.topK`) and `field=from->to` (`max_tokens=32000->8192`).
  */
 export type TranslationReport = { dropped: string[]; adjusted: string[] };
+
+export type ProviderSort = 'price' | 'latency' | 'throughput';
+
+/** Provider preferences as the gateway honours them (OpenRouter's `provider` object). */
+export type ProviderPreferences = {
+  order?: string[];
+  only?: string[];
+  ignore?: string[];
+  allowFallbacks?: boolean;
+  sort?: ProviderSort;
+  /** USD per million tokens. */
+  maxPrice?: { prompt?: number; completion?: number };
+};
+
+export type RequestRouting = {
+  provider: ProviderPreferences;
+  /** Fallback models (or aliases), tried in order after the request's model. */
+  models: string[];
+  /** Options asked for that the gateway does not honour, as dotted paths (`provider.zdr`). */
+  dropped: string[];
+  /** The id the client named when it was a preset (`@preset/reviewer`), else absent. */
+  preset?: string;
+};
 
 export type CanonicalRequest = {
   /** Catalog id, `<author>/<model>[:variant]`. */
@@ -146,6 +174,8 @@ export type CanonicalRequest = {
    * provider cannot honour is refused with a 400 naming it, instead of dropped.
    */
   requireParameters?: boolean;
+  /** What the client asked of routing: provider preferences and fallback models (docs/routing.md). */
+  routing?: RequestRouting;
   /**
    * Filled by the provider's request converter for one attempt (the pipeline gives each attempt
    * its own): what it dropped or adjusted. Absent: nobody is listening (tests, probes).

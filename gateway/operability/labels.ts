@@ -27,6 +27,7 @@ export const ROUTE_NAMES = [
   'key',
   'keys',
   'admin_keys',
+  'admin_presets',
   'webhooks',
   'admin_webhooks',
   'generation',

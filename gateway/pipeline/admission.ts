@@ -9,7 +9,8 @@ import type { Budget, Reservation } from '../billing/budget';
 import type { InflightRows } from '../billing/inflight-rows';
 import { worstPromptNanos } from '../billing/usage-cost';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
-import type { RecordedFormName } from '../canonical/model';
+import type { RoutingNames } from '../catalog/routing-names';
+import type { RecordedFormName, RequestRouting } from '../canonical/model';
 import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import { inferenceRefusal, modelRefusal } from '../keys/key-state';
@@ -18,6 +19,7 @@ import { calendarClock, type BudgetPeriods } from '../keys/calendar-clock';
 import type { KeyRow } from '../store/store';
 import type { Demand, Operation } from './operation';
 import type { RequestHolds } from './request-holds';
+import { planRoutes, type RoutePlan, type SpeedsOf } from './route-plan';
 import type { ProviderEntry } from './routing';
 
 export type AdmissionDeps = {
@@ -29,13 +31,19 @@ export type AdmissionDeps = {
   rows: InflightRows;
   providers: Map<string, ProviderEntry>;
   periods?: BudgetPeriods;
+  /** Aliases and presets; absent: catalog ids only. */
+  names?: RoutingNames;
+  /** Providers' recent latency and throughput, for `sort`. */
+  speeds?: SpeedsOf;
 };
 
 /** What the request arrived with, as admission needs it. */
 export type AdmissionInput = {
   key: KeyRow;
-  /** The catalog id (or the name a form resolved to it). */
+  /** The catalog id or alias (or the name a form resolved to it); a preset is applied before. */
   model: string;
+  /** Fallback models and provider preferences, when the request gives any. */
+  routing?: RequestRouting;
   form: RecordedFormName;
   streamed: boolean;
   traceId: string;
@@ -48,7 +56,10 @@ export type Admission = {
   funding: KeyRow;
   /** The funding key's budget period when the request was admitted (null: none). */
   periodStartedAt: number | null;
+  /** The model tried first (the plan's first candidate's): the request is measured against it. */
   model: CatalogModel;
+  /** Every (model, provider) pair that may answer, in order, and those left out. */
+  plan: RoutePlan;
   /** The gateway's own prompt count (exact for the simulated provider). */
   promptTokens: number;
   maxOutputTokens: number;
@@ -71,7 +82,7 @@ export async function admit<Request>(
   operation: Operation<Request>,
   request: Request,
 ): Promise<Admission> {
-  const { catalog, registry, budget, rows } = deps;
+  const { registry, budget, rows } = deps;
   // The row the route authenticated may be stale (settlement replaces rows); admit against
   // the fresh one, or what settled meanwhile would be missed.
   const key = registry.get(input.key.id) ?? input.key;
@@ -83,11 +94,12 @@ export async function admit<Request>(
       message: 'This key was revoked. Use another key.',
     });
   }
-  const model = catalog.resolve(input.model);
   const parent = registry.get(key.parentId);
-  const notAllowed = modelRefusal(key, parent, model.id);
-  if (notAllowed) throw notAllowed;
-  checkOperation(model, operation);
+  const plan = await planRoutes(deps, input.model, input.routing, (id) =>
+    modelRefusal(key, parent, id),
+  );
+  const model = plan.candidates[0]!.model;
+  for (const candidate of plan.candidates) checkOperation(candidate.model, operation);
   const demand = operation.measure(request, model);
   const { promptTokens, maxOutputTokens } = demand;
   const clock = deps.periods?.clock ?? systemCalendar;
@@ -99,14 +111,16 @@ export async function admit<Request>(
   if (refusal) throw refusal;
   await input.holds.admitRateLimits({ promptTokens, maxOutputTokens });
 
-  const worst = worstCase(deps, model, demand);
-  const first = model.routes[0]!;
+  const worst = worstCase(deps, plan, demand);
+  const first = plan.candidates[0]!.route;
   const reservation = await budget.reserve(
     funding,
     {
       nanos: worst.nanos,
       promptNanos: worst.promptNanos,
-      completionTokenNanos: Math.max(...model.routes.map((route) => route.completionNanos)),
+      completionTokenNanos: Math.max(
+        ...plan.candidates.map((candidate) => candidate.route.completionNanos),
+      ),
       maxOutputTokens,
     },
     {
@@ -133,6 +147,7 @@ export async function admit<Request>(
     funding,
     periodStartedAt: funding.periodStartedAt,
     model,
+    plan,
     promptTokens,
     maxOutputTokens,
     adjusted: demand.adjusted,
@@ -142,13 +157,14 @@ export async function admit<Request>(
 }
 
 /**
- * The worst case over every provider that may answer: the dearest prices, and for a real
- * upstream a prompt count above any tokenizer's, since its count is what will be charged.
+ * The worst case over every provider of every model that may answer (fallback models and an
+ * alias's members included): the dearest prices, and for a real upstream a prompt count above
+ * any tokenizer's, since its count is what will be charged.
  */
-function worstCase(deps: AdmissionDeps, model: CatalogModel, demand: Demand) {
+function worstCase(deps: AdmissionDeps, plan: RoutePlan, demand: Demand) {
   let promptNanos = 0;
   let nanos = 0;
-  for (const route of model.routes) {
+  for (const { route } of plan.candidates) {
     const kind = deps.providers.get(route.providerId)?.provider.kind;
     const reservedPrompt =
       kind === 'simulated'

@@ -9,11 +9,13 @@
  * the request ends: finished, failed, or left.
  */
 import type { Logger } from 'pino';
+import { HONOURED_MAX_PRICES, HONOURED_PROVIDER_OPTIONS } from '../../contract/routing';
 import type { Budget, Reservation } from '../billing/budget';
 import type { GenerationWriter } from '../billing/generation-writer';
 import type { InflightRows } from '../billing/inflight-rows';
 import { nanosToUsd } from '../billing/money';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
+import type { RoutingNames } from '../catalog/routing-names';
 import type {
   CanonicalEmbeddingRequest,
   CanonicalEvent,
@@ -21,10 +23,11 @@ import type {
   PipelineEvent,
   PublicFormName,
   RecordedFormName,
+  RequestRouting,
   TranslationReport,
 } from '../canonical/model';
 import { reportOrNull } from '../canonical/translation';
-import { GatewayError } from '../errors';
+import { GatewayError, invalidRequest } from '../errors';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
 import { UpstreamError } from '../providers/upstream-error';
@@ -36,6 +39,8 @@ import { ReasoningMemory } from './reasoning-memory';
 import type { BudgetPeriods } from '../keys/calendar-clock';
 import { RequestHolds } from './request-holds';
 import { leaseLostError, routeRequest, type ProviderEntry } from './routing';
+import { applyPreset } from './presets';
+import type { SpeedsOf } from './route-plan';
 import { countsAgainstProvider, toClientError } from './upstream-failure';
 
 export type { ProviderEntry } from './routing';
@@ -67,6 +72,7 @@ export type InferenceInput = {
 export type AnswerCheck = (event: CanonicalEvent) => GatewayError | null;
 
 export type InferenceRun = {
+  /** The model that answers: the request's, a fallback, or an alias's or preset's member. */
   model: CatalogModel;
   /** The provider route that is answering. */
   route: ModelRoute;
@@ -133,6 +139,10 @@ export class InferencePipeline {
       reasoningMemory?: ReasoningMemory;
       /** Budget periods; without, the system clock and no key's period moves on. */
       periods?: BudgetPeriods;
+      /** Aliases and presets; absent: catalog ids only. */
+      names?: RoutingNames;
+      /** Providers' recent latency and throughput, for `sort`. */
+      speeds?: SpeedsOf;
     },
   ) {
     this.metering = new Metering(deps);
@@ -180,14 +190,14 @@ export class InferencePipeline {
    */
   private async admitAndHold<Request>(
     input: { key: KeyRow; form: RecordedFormName; traceId: string; holds: RequestHolds },
-    model: string,
+    asked: { model: string; routing?: RequestRouting },
     streamed: boolean,
     operation: Operation<Request>,
     request: Request,
   ): Promise<Admission> {
     let admission: Admission;
     try {
-      admission = await admit(this.deps, { ...input, model, streamed }, operation, request);
+      admission = await admit(this.deps, { ...input, ...asked, streamed }, operation, request);
     } catch (error) {
       input.holds.end();
       throw error;
@@ -216,7 +226,7 @@ export class InferencePipeline {
     return routeRequest(
       this.deps,
       {
-        model: admission.model,
+        plan: admission.plan,
         traceId: input.traceId,
         signal: input.signal,
         leaseLost: admission.leaseLost.signal,
@@ -239,7 +249,7 @@ export class InferencePipeline {
     const { request } = input;
     const admission = await this.admitAndHold(
       input,
-      request.model,
+      { model: request.model },
       false,
       embeddingsOperation,
       request,
@@ -254,7 +264,7 @@ export class InferencePipeline {
         promptTokens,
       );
       return {
-        model: admission.model,
+        model: routed.model,
         route: routed.route,
         attempts: routed.attempts,
         vectors,
@@ -271,15 +281,24 @@ export class InferencePipeline {
    * has been charged then. It resolves once the first event of the answer has arrived.
    */
   async start(inferenceInput: InferenceInput): Promise<InferenceRun> {
-    const input: ChatInput = {
-      ...inferenceInput,
-      request: this.reasoningMemory.restore(inferenceInput.key.id, inferenceInput.request),
-      holds: inferenceInput.holds ?? new RequestHolds(inferenceInput.traceId, this.deps.logger),
-      streamed: inferenceInput.request.stream,
-    };
+    const holds =
+      inferenceInput.holds ?? new RequestHolds(inferenceInput.traceId, this.deps.logger);
+    let asked: CanonicalRequest;
+    try {
+      asked = askedOf(
+        applyPreset(
+          this.reasoningMemory.restore(inferenceInput.key.id, inferenceInput.request),
+          this.deps.names,
+        ),
+      );
+    } catch (error) {
+      holds.end();
+      throw error;
+    }
+    const input: ChatInput = { ...inferenceInput, request: asked, holds, streamed: asked.stream };
     const admission = await this.admitAndHold(
       input,
-      input.request.model,
+      { model: input.request.model, ...(asked.routing && { routing: asked.routing }) },
       input.request.stream,
       chatOperation,
       input.request,
@@ -290,11 +309,12 @@ export class InferencePipeline {
       const request: CanonicalRequest = {
         ...input.request,
         maxTokens: admission.maxOutputTokens,
-        translation: { dropped: [], adjusted: admission.adjusted },
+        translation: { dropped: [...(asked.routing?.dropped ?? [])], adjusted: admission.adjusted },
       };
       const routed = await this.route(input, admission, chatOperation, request);
       connected = {
         traceId: input.traceId,
+        model: routed.model,
         route: routed.route,
         entry: routed.entry,
         attempts: routed.attempts,
@@ -324,7 +344,7 @@ export class InferencePipeline {
     input.signal.addEventListener('abort', onAbort, { once: true });
     const events = this.run(input, admission, connected, () => (started = true), finish);
     return {
-      model: admission.model,
+      model: connected.model,
       route: connected.route,
       promptTokens: admission.promptTokens,
       attempts: connected.attempts,
@@ -482,4 +502,18 @@ export class InferencePipeline {
       finish();
     }
   }
+}
+
+/**
+ * The request as routing takes it: in strict mode, a provider option the gateway does not honour
+ * is refused by name, as any field a provider cannot honour is.
+ */
+function askedOf(request: CanonicalRequest): CanonicalRequest {
+  const dropped = request.routing?.dropped ?? [];
+  if (request.requireParameters && dropped.length > 0) {
+    throw invalidRequest(
+      `Field '${dropped[0]}' is not a provider preference this gateway honours (it honours ${[...HONOURED_PROVIDER_OPTIONS].join(', ')}; of max_price, ${[...HONOURED_MAX_PRICES].join(' and ')}). Remove it, or leave strict mode off to have it dropped.`,
+    );
+  }
+  return request;
 }

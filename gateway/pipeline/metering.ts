@@ -23,6 +23,7 @@ import type {
 } from '../canonical/model';
 import { reportOrNull } from '../canonical/translation';
 import { countTokens, IMAGE_TOKENS } from '../canonical/token-count';
+import type { CatalogModel } from '../catalog/catalog';
 import type { ModelRoute } from '../providers/provider';
 import type {
   GenerationAttempt,
@@ -70,6 +71,8 @@ export type MeteredRequest = {
 
 /** The answer being metered: who answers, and whether its record was written. */
 export type MeteredAnswer = {
+  /** The model that answers: the request's, or a fallback. */
+  model: CatalogModel;
   route: ModelRoute;
   entry: ProviderEntry;
   attempts: GenerationAttempt[];
@@ -200,7 +203,9 @@ export class Metering {
       id: input.traceId,
       keyId: admission.key.id,
       fundingKeyId: admission.funding.id,
-      model: admission.model.id,
+      model: connected.model.id,
+      requestedModel:
+        admission.plan.requested === connected.model.id ? null : admission.plan.requested,
       provider: route.providerId,
       upstreamModel: route.upstreamModel,
       form: input.form,

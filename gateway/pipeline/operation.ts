@@ -88,9 +88,9 @@ export const chatOperation: Operation<CanonicalRequest, ChatStart> = {
   async call(provider, request, route, signal) {
     const partial: ChatStart['partial'] = { usage: null };
     // Each attempt's converter reports for itself: a fallback may drop other fields. The
-    // request's own adjustments (admission's) start every attempt's report.
+    // request's own (admission's adjustments, provider options not honoured) start every report.
     const translation: TranslationReport = {
-      dropped: [],
+      dropped: [...(request.translation?.dropped ?? [])],
       adjusted: [...(request.translation?.adjusted ?? [])],
     };
     const answer = provider.stream({ ...request, translation }, route, signal, (usage) => {

@@ -1,6 +1,7 @@
 /**
- * Routing: which provider answers. The model's providers are tried in order until one's call
- * begins its answer. A provider is retried on connection errors, timeouts, 408, 429 and 5xx,
+ * Routing: which provider answers. The plan's (model, provider) pairs (route-plan.ts: the model's
+ * providers, then each fallback model's, as the preferences order them) are tried in order until
+ * one's call begins its answer. A provider is retried on connection errors, timeouts, 408, 429 and 5xx,
  * with backoff (or its Retry-After); the caller's own mistakes (400, 413, 422) end the request at
  * once; anything else falls back to the next provider. Cooling-down providers (their breaker open)
  * are skipped. Deadlines are the providers' own (providers/upstream/call-deadlines.ts).
@@ -15,6 +16,7 @@ import { abortableSleep } from '../shared/abortable-sleep';
 import type { GenerationAttempt } from '../store/store';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Operation } from './operation';
+import type { RoutePlan } from './route-plan';
 import {
   allowsFallback,
   backoffMs,
@@ -36,7 +38,7 @@ export type RoutingDeps = {
 };
 
 export type RoutingInput = {
-  model: CatalogModel;
+  plan: RoutePlan;
   traceId: string;
   /** Aborts the provider call: the client left or stopped. */
   signal: AbortSignal;
@@ -48,6 +50,8 @@ export type RoutingInput = {
 
 /** The provider whose call began its answer, that answer, and every attempt made for it. */
 export type Routed<Answer> = {
+  /** The model that answers: the request's, or a fallback. */
+  model: CatalogModel;
   route: ModelRoute;
   entry: ProviderEntry;
   answer: Answer;
@@ -65,10 +69,20 @@ export async function routeRequest<Request, Answer>(
   operation: Operation<Request, Answer>,
   request: Request,
 ): Promise<Routed<Answer>> {
-  const attempts: GenerationAttempt[] = [];
+  const { plan } = input;
+  // Each attempt names its model only when several may answer, so a plain request's are as ever.
+  const modelOf = (model: CatalogModel) => (plan.severalModels ? { model: model.id } : {});
+  // Routes the preferences left out come first: the record says why each was not tried.
+  const attempts: GenerationAttempt[] = plan.skipped.map((skip) => ({
+    provider: skip.provider,
+    status: skip.reason,
+    latencyMs: 0,
+    ...(plan.severalModels && { model: skip.model }),
+  }));
+  let model = plan.candidates[0]!.model;
   const attempted = (attempt: GenerationAttempt) => {
-    attempts.push(attempt);
-    deps.onAttempt?.(attempt, input.model.id);
+    attempts.push({ ...attempt, ...modelOf(model) });
+    deps.onAttempt?.(attempt, model.id);
   };
   let lastError: UpstreamError | null = null;
   let everyFailureRateLimited = true;
@@ -76,7 +90,9 @@ export async function routeRequest<Request, Answer>(
   // The provider stops when the client leaves, or when the request's lease is lost.
   const signal = AbortSignal.any([input.signal, input.leaseLost]);
 
-  for (const route of input.model.routes) {
+  for (const candidate of plan.candidates) {
+    const { route } = candidate;
+    model = candidate.model;
     const entry = deps.providers.get(route.providerId);
     if (!entry) continue;
     if (!entry.breaker.tryAcquire()) {
@@ -106,7 +122,7 @@ export async function routeRequest<Request, Answer>(
         }
         entry.breaker.succeeded();
         attempted({ provider: route.providerId, status: 200, latencyMs });
-        return { route, entry, answer, attempts, answeredAt };
+        return { model, route, entry, answer, attempts, answeredAt };
       } catch (error) {
         const latencyMs = round(performance.now() - began);
         // Stopped by the fence, not failed: not the provider's fault.
@@ -164,17 +180,18 @@ export async function routeRequest<Request, Answer>(
     }
   }
   if (lastError)
-    throw toClientError(lastError, everyFailureRateLimited && input.model.routes.length > 1);
-  const cooling = input.model.routes
+    throw toClientError(lastError, everyFailureRateLimited && plan.candidates.length > 1);
+  const cooling = plan.candidates
     .map(
-      (route) => deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null,
+      ({ route }) =>
+        deps.providers.get(route.providerId)?.breaker.status().retryAfterSeconds ?? null,
     )
     .filter((seconds): seconds is number => seconds !== null);
   throw new GatewayError({
     status: 503,
     type: 'provider_error',
     stage: 'provider',
-    message: `No provider of ${input.model.id} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
+    message: `No provider of ${plan.requested} is available right now: ${cooling.length > 0 ? 'each failed repeatedly and is cooling down' : 'none is configured'}. Retry later.`,
     retryAfterSeconds: cooling.length > 0 ? Math.min(...cooling) : 30,
   });
 }

@@ -63,6 +63,9 @@ describe('the providers file', () => {
     // 0.00000015 USD per token is 150 nanos, exactly.
     expect(servingMini[0]!.models[0]!.promptNanos).toBe(150);
     expect(loaded.upstream.find((provider) => provider.id === 'openai')?.apiKey).toBe('up-openai');
+    // docs/routing.md's alias and preset, checked against the example's models.
+    expect(loaded.aliases?.map((alias) => alias.id)).toEqual(['team/coder', 'team/cheap']);
+    expect(loaded.presets?.map((preset) => preset.id)).toEqual(['@preset/reviewer']);
   });
 
   it.each([
@@ -146,10 +149,60 @@ describe('the providers file', () => {
       },
       "providers[1].models[0]: 'acme/model-one' has output modalities text here and embeddings",
     ],
+    [
+      'an alias of a model the catalog does not have',
+      {
+        providers: [validProvider],
+        aliases: [{ id: 'team/coder', models: ['acme/model-one', 'acme/model-two'] }],
+      },
+      "aliases[0].models[1]: 'acme/model-two' is not a catalog model",
+    ],
+    [
+      'an alias named like a catalog model',
+      {
+        providers: [validProvider],
+        aliases: [{ id: 'acme/model-one', models: ['acme/model-one'] }],
+      },
+      "aliases[0].id: 'acme/model-one' is a catalog model id",
+    ],
+    [
+      'a preset whose fallback is neither a model nor an alias',
+      {
+        providers: [validProvider],
+        presets: [{ id: '@preset/review', model: 'acme/model-one', models: ['team/nobody'] }],
+      },
+      "presets[0].models[0]: 'team/nobody' is neither a catalog model nor an alias",
+    ],
+    [
+      'a preset id without its prefix',
+      { providers: [validProvider], presets: [{ id: 'review', model: 'acme/model-one' }] },
+      'presets[0].id',
+    ],
   ])('refuses %s, naming the file and the JSON path', (_case, content, expected) => {
     const file = writeFile(content);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(file);
     expect(() => loadProvidersFile(file, { ACME_KEY: 'x' })).toThrow(expected);
+  });
+
+  it('reads aliases and presets that name what the catalog has', () => {
+    const loaded = loadProvidersFile(
+      writeFile({
+        providers: [validProvider],
+        aliases: [{ id: 'team/coder', models: ['acme/model-one', 'sim/chat-standard'] }],
+        presets: [
+          {
+            id: '@preset/review',
+            model: 'team/coder',
+            provider: { sort: 'price' },
+            system: 'Review.',
+            parameters: { temperature: 0.2 },
+          },
+        ],
+      }),
+      { ACME_KEY: 'x' },
+    );
+    expect(loaded.aliases?.map((alias) => alias.id)).toEqual(['team/coder']);
+    expect(loaded.presets?.[0]).toMatchObject({ model: 'team/coder', system: 'Review.' });
   });
 
   it('reads the first-event and total deadlines beside the other timeouts, with defaults for the ones left out', () => {

@@ -7,7 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import {
+  aliasSchema,
+  presetSchema,
+  type AliasDefinition,
+  type PresetDefinition,
+} from '../../contract/routing';
 import { parseUsdToNanos } from '../billing/money';
+import { simulatedModels } from './simulated/models';
 import {
   defaultBreaker,
   defaultRetry,
@@ -130,6 +137,9 @@ const fileSchema = z.looseObject({
   /** Whether the simulated models stay in the catalog beside the file's (default true). */
   include_simulated_models: z.boolean().optional(),
   providers: z.array(providerSchema),
+  /** Server-side routing names (docs/routing.md): pools of models, and stored request shapes. */
+  aliases: z.array(aliasSchema).optional(),
+  presets: z.array(presetSchema).optional(),
 });
 
 export type SimulatedProviderEntry = {
@@ -144,6 +154,9 @@ export type ProvidersFile = {
   simulated: SimulatedProviderEntry[];
   /** Every provider id, in file order (the order models fall back in). */
   order: string[];
+  /** Aliases and presets, each member checked to name a model of the catalog (or an alias). */
+  aliases?: AliasDefinition[];
+  presets?: PresetDefinition[];
 };
 
 /** Reads and validates the file; `environment` supplies the keys it names. */
@@ -266,12 +279,52 @@ export function loadProvidersFile(filePath: string, environment: NodeJS.ProcessE
       models,
     });
   });
+  const includeSimulatedModels = parsed.data.include_simulated_models ?? true;
+  const modelIds = new Set(outputsById.keys());
+  if (includeSimulatedModels) for (const model of simulatedModels) modelIds.add(model.id);
+  const aliases = parsed.data.aliases ?? [];
+  const presets = parsed.data.presets ?? [];
+  const problem = checkRoutingNames(modelIds, aliases, presets);
+  if (problem) throw new ProvidersFileError(`${shown}: ${problem}`);
   return {
-    includeSimulatedModels: parsed.data.include_simulated_models ?? true,
+    includeSimulatedModels,
     upstream,
     simulated,
     order: parsed.data.providers.map((provider) => provider.id),
+    aliases,
+    presets,
   };
+}
+
+/**
+ * Whether the aliases and presets name what exists: an alias's members are catalog models and its
+ * id is not one; a preset's model and fallbacks are catalog models or aliases. The problem, with
+ * its JSON path, or null. The admin API checks a preset it is given the same way.
+ */
+export function checkRoutingNames(
+  modelIds: ReadonlySet<string>,
+  aliases: readonly AliasDefinition[],
+  presets: readonly PresetDefinition[],
+): string | null {
+  const aliasIds = new Set<string>();
+  for (const [index, alias] of aliases.entries()) {
+    if (modelIds.has(alias.id) || aliasIds.has(alias.id))
+      return `aliases[${index}].id: '${alias.id}' is ${aliasIds.has(alias.id) ? 'used twice' : 'a catalog model id'}; an alias needs a name of its own.`;
+    aliasIds.add(alias.id);
+    const missing = alias.models.findIndex((model) => !modelIds.has(model));
+    if (missing !== -1)
+      return `aliases[${index}].models[${missing}]: '${alias.models[missing]}' is not a catalog model.`;
+  }
+  const presetIds = new Set<string>();
+  for (const [index, preset] of presets.entries()) {
+    if (presetIds.has(preset.id)) return `presets[${index}].id: '${preset.id}' is used twice.`;
+    presetIds.add(preset.id);
+    const named = [preset.model, ...(preset.models ?? [])];
+    const missing = named.findIndex((model) => !modelIds.has(model) && !aliasIds.has(model));
+    if (missing !== -1)
+      return `presets[${index}].${missing === 0 ? 'model' : `models[${missing - 1}]`}: '${named[missing]}' is neither a catalog model nor an alias.`;
+  }
+  return null;
 }
 
 /** `["providers", 0, "models", 2, "pricing"]` → `providers[0].models[2].pricing`. */

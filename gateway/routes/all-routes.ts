@@ -4,6 +4,7 @@
  */
 import { activityRoutes } from './activity';
 import { adminKeyRoutes } from './admin-keys';
+import { adminPresetRoutes } from './admin-presets';
 import { balanceRoutes } from './balance';
 import { chatCompletionRoutes } from './chat-completions';
 import { embeddingRoutes } from './embeddings';
@@ -31,6 +32,7 @@ export const allRouteFamilies: readonly RouteFamily[] = [
   activityRoutes,
   keyRoutes,
   adminKeyRoutes,
+  adminPresetRoutes,
   webhookRoutes,
   adminWebhookRoutes,
   healthRoutes,

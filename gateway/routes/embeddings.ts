@@ -4,6 +4,7 @@
  * inference (the key checked before the body is read, its slots, rate limits, admission,
  * reservation and record), with the embeddings operation: the answer is written whole.
  */
+import { triedAttempts } from '../../contract/routing';
 import type { EmbeddingForm, EmbeddingTarget } from '../forms/embedding-form';
 import {
   embeddingsForm,
@@ -68,8 +69,9 @@ export async function serveEmbeddings(
     holds: received.holds,
   });
   context.response.setHeader('x-gateway-provider', run.route.providerId);
-  if (run.attempts.length > 1)
-    context.response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  // Routes the request's preferences skipped were not attempts.
+  const tried = triedAttempts(run.attempts).length;
+  if (tried > 1) context.response.setHeader('x-gateway-attempts', String(tried));
   sendJson(
     context.response,
     200,

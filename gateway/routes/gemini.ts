@@ -31,6 +31,7 @@ import {
 import { parseBody } from '../forms/validation';
 import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
 import { serveEmbeddings } from './embeddings';
+import { translationHeadersSchema } from './translation-headers';
 import { INFERENCE_ERRORS, serveInference } from './inference';
 import {
   jsonContent,
@@ -98,7 +99,7 @@ const embedContentAnswer = jsonContent(
 /** What each method takes and answers, and a model it can be called with. */
 const methodDocs: Record<
   ModelMethod,
-  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'responses' | 'metricsRoute'> & {
+  Pick<RouteDoc, 'summary' | 'description' | 'query' | 'headers' | 'responses' | 'metricsRoute'> & {
     body: NamedSchema;
     errors: readonly number[];
     exampleModel: string;
@@ -107,6 +108,7 @@ const methodDocs: Record<
   generateContent: {
     metricsRoute: 'gemini_generate',
     summary: 'Generate content (the Gemini form)',
+    headers: translationHeadersSchema,
     body: generateContentRequest,
     responses: {
       200: jsonContent(
@@ -128,6 +130,7 @@ const methodDocs: Record<
         .optional()
         .meta({ description: 'sse: server-sent events; else a JSON array.' }),
     }),
+    headers: translationHeadersSchema,
     body: generateContentRequest,
     responses: {
       200: {
@@ -225,7 +228,7 @@ export const geminiRoutes: RouteFamily = {
       MODEL_METHOD_PATH,
       withErrors(geminiForm.errorBody, async (context) => {
         const { modelName, method } = parseModelTarget(context.params.target ?? '');
-        const resolve = () => parts.catalog.resolve(modelName, { allowBareName: true });
+        const resolve = () => parts.names.resolve(modelName, { allowBareName: true });
 
         if (method === 'countTokens') {
           await serveCountTokens(
@@ -233,7 +236,7 @@ export const geminiRoutes: RouteFamily = {
             context,
             'gemini',
             (raw): z.output<typeof countTokensResponseSchema> => {
-              const model = resolve();
+              const { model } = resolve();
               const body = parseBody(countTokensRequestSchema, raw);
               const counted =
                 body.generateContentRequest ??

@@ -7,6 +7,7 @@
  * call is aborted as soon as the response closes: the response's close, not the request's, says
  * the client left, also mid-stream.
  */
+import { triedAttempts } from '../../contract/routing';
 import { authenticate, type AuthForm } from '../auth/authenticate';
 import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
@@ -131,8 +132,9 @@ export async function serveInference(
   // The heavy part of a large body (parse, convert, count, admit) is over.
   received.holds.releaseLargeBody();
   response.setHeader('x-gateway-provider', run.route.providerId);
-  if (run.attempts.length > 1)
-    response.setHeader('x-gateway-attempts', String(run.attempts.length));
+  // Routes the request's preferences skipped were not attempts.
+  const tried = triedAttempts(run.attempts).length;
+  if (tried > 1) response.setHeader('x-gateway-attempts', String(tried));
   setTranslationHeaders(response, run.translation);
   const meta = {
     model: run.model.id,

@@ -82,7 +82,7 @@ export const messagesRoutes: RouteFamily = {
           'messages',
           (body): z.output<typeof countTokensResponseSchema> => {
             const canonical = toCanonicalCountRequest(parseBody(countTokensRequestSchema, body));
-            parts.catalog.resolve(canonical.model);
+            parts.names.resolve(canonical.model);
             return { input_tokens: countPromptTokens(canonical) };
           },
         ),

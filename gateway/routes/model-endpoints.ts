@@ -110,17 +110,29 @@ export const modelEndpointRoutes: RouteFamily = {
       router,
       listModelEndpoints,
       withErrors(chatErrorBody, async ({ response, params }) => {
-        const model = parts.catalog.resolve(decodeURIComponent(params.id ?? ''));
+        const id = decodeURIComponent(params.id ?? '');
+        // An alias or a preset lists its members' providers, each entry naming its model.
+        const named = parts.names.alias(id) ?? parts.names.preset(id);
+        const models = named ? parts.names.reach(id) : [parts.catalog.resolve(id)];
         // The last 30 minutes, the current one included, as one bucket per provider.
         const now = minuteOf(Date.now());
-        const recent = await parts.store.providerStats.series(model.id, now - 29, now + 1, 30);
+        const served = await Promise.all(
+          models.map(async (model) => ({
+            model,
+            recent: await parts.store.providerStats.series(model.id, now - 29, now + 1, 30),
+          })),
+        );
+        const routes = served.flatMap(({ model, recent }) =>
+          model.routes.map((route) => ({ model, recent, route })),
+        );
         sendJson(response, 200, {
           object: 'list',
-          model: model.id,
-          data: model.routes.map((route, index) => {
+          model: named ? id : models[0]!.id,
+          data: routes.map(({ model, recent, route }, index) => {
             const breaker = parts.pipeline.providerStatus(route.providerId);
             const seen = figures(recent.find((row) => row.provider === route.providerId));
             return {
+              ...(named && { model: model.id }),
               provider: route.providerId,
               kind: parts.pipeline.providerKind(route.providerId),
               upstream_model: route.upstreamModel,

@@ -18,10 +18,16 @@ import { effectiveAllowedModels, modelRefusal } from '../keys/key-state';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
-/** The catalog as `Catalog.listBody` holds it. */
+const membersSchema = z.array(z.string()).meta({
+  description:
+    "An alias's models, or a preset's model and fallbacks (docs/routing.md); absent on a catalog model.",
+});
+const listedEntrySchema = modelEntrySchema.extend({ members: membersSchema.optional() });
+
+/** The catalog, then the aliases and presets, each with its members. */
 const modelListBodySchema = z.looseObject({
   object: z.literal('list'),
-  data: z.array(modelEntrySchema),
+  data: z.array(listedEntrySchema),
 });
 
 /**
@@ -36,6 +42,7 @@ const anthropicModelSchema = z.object({
   created_at: z.string(),
   max_input_tokens: z.number().int(),
   max_tokens: z.number().int(),
+  members: membersSchema.optional(),
 });
 
 /** @see https://docs.anthropic.com/en/api/models-list */
@@ -45,6 +52,8 @@ const anthropicModelListSchema = z.object({
   first_id: z.string().nullable(),
   last_id: z.string().nullable(),
 });
+
+type AnthropicEntry = z.output<typeof anthropicModelSchema>;
 
 /** The vendor's paging; other parameters (`beta`, `key`) are not this route's business. */
 const anthropicListQuerySchema = z.object({
@@ -110,7 +119,7 @@ const getModel: RouteDoc = {
   responses: {
     200: jsonContent(
       'The model.',
-      named('Model', z.union([modelEntrySchema, anthropicModelSchema])),
+      named('Model', z.union([listedEntrySchema, anthropicModelSchema])),
     ),
   },
   errors: { form: 'gateway', statuses: [400, 404] },
@@ -129,7 +138,10 @@ const wantsAnthropicShape = (request: IncomingMessage) =>
 const rfc3339 = (unixSeconds: number) =>
   new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSchema> {
+function toAnthropicModel(
+  model: CatalogModel,
+  members?: string[],
+): z.output<typeof anthropicModelSchema> {
   return {
     type: 'model',
     id: model.id,
@@ -137,6 +149,7 @@ function toAnthropicModel(model: CatalogModel): z.output<typeof anthropicModelSc
     created_at: rfc3339(model.created),
     max_input_tokens: model.contextLength,
     max_tokens: model.maxCompletionTokens,
+    ...(members && { members }),
   };
 }
 
@@ -186,13 +199,29 @@ function anthropicPage<Entry extends { id: string }>(
 export const modelRoutes: RouteFamily = {
   routes: [listModels, getModel],
   add(router, parts) {
-    // The vendor lists the most recently released first; models of one date keep catalog order.
-    // Built at the first such request: the catalog does not change while the gateway runs.
-    let anthropicEntries: Array<z.output<typeof anthropicModelSchema>> | undefined;
-    const anthropicList = () =>
-      (anthropicEntries ??= [...parts.catalog.models]
-        .sort((one, other) => other.created - one.created)
-        .map(toAnthropicModel));
+    // Built at the first request and again after a preset changes: the catalog itself does not
+    // change while the gateway runs, and its part is serialised once, by the catalog.
+    let listed: { version: number; body: string; anthropic: AnthropicEntry[] } | undefined;
+    const listing = () => {
+      if (listed?.version === parts.names.version) return listed;
+      const entries = parts.names.entries();
+      const extra = entries.map((entry) => ({
+        ...toWireEntry(entry.model),
+        members: entry.members,
+      }));
+      const body =
+        extra.length === 0
+          ? parts.catalog.listBody
+          : `${parts.catalog.listBody.slice(0, -2)},${JSON.stringify(extra).slice(1)}}`;
+      // The vendor lists the most recently released first; models of one date keep list order.
+      const anthropic = [
+        ...parts.catalog.models.map((model) => toAnthropicModel(model)),
+        ...entries.map((entry) => toAnthropicModel(entry.model, entry.members)),
+      ].sort((one, other) => Date.parse(other.created_at) - Date.parse(one.created_at));
+      listed = { version: parts.names.version, body, anthropic };
+      return listed;
+    };
+    const anthropicList = () => listing().anthropic;
     // Errors too come in the shape the client reads.
     const inEitherShape = (handler: RouteHandler): RouteHandler => {
       const asAnthropic = withErrors(messagesErrorBody, handler);
@@ -216,7 +245,12 @@ export const modelRoutes: RouteFamily = {
       if (!key) return null;
       const parent = parts.registry.get(key.parentId);
       if (effectiveAllowedModels(key, parent) === null) return null;
-      return (id: string) => modelRefusal(key, parent, id) === null;
+      const may = (id: string) => modelRefusal(key, parent, id) === null;
+      // An alias or a preset is listed when the key may use one of its members.
+      const members = new Map(
+        parts.names.entries().map((entry) => [entry.model.id, entry.members]),
+      );
+      return (id: string) => may(id) || (members.get(id)?.some(may) ?? false);
     };
 
     addRoute(
@@ -230,9 +264,15 @@ export const modelRoutes: RouteFamily = {
           const body = allows
             ? {
                 object: 'list',
-                data: parts.catalog.models.filter((model) => allows(model.id)).map(toWireEntry),
+                data: [
+                  ...parts.catalog.models.filter((model) => allows(model.id)).map(toWireEntry),
+                  ...parts.names
+                    .entries()
+                    .filter((entry) => allows(entry.model.id))
+                    .map((entry) => ({ ...toWireEntry(entry.model), members: entry.members })),
+                ],
               }
-            : parts.catalog.listBody;
+            : listing().body;
           sendJson(response, 200, body, caching);
           return;
         }
@@ -253,11 +293,15 @@ export const modelRoutes: RouteFamily = {
         } catch {
           throw invalidRequest('The model id in the path is not valid percent-encoding.');
         }
-        const model = parts.catalog.resolve(name, { allowBareName: true });
+        const named = parts.names.entries().find((entry) => entry.model.id === name);
+        const model = named?.model ?? parts.catalog.resolve(name, { allowBareName: true });
+        const members = named?.members;
         sendJson(
           response,
           200,
-          wantsAnthropicShape(request) ? toAnthropicModel(model) : toWireEntry(model),
+          wantsAnthropicShape(request)
+            ? toAnthropicModel(model, members)
+            : { ...toWireEntry(model), ...(members && { members }) },
           CACHING,
         );
       }),

@@ -249,6 +249,20 @@ function webhookProbes(prefix: '' | 'admin'): Record<string, Probe> {
   };
 }
 
+let presets = 0;
+/** A preset added for a probe to delete; its slug. */
+async function newPreset(): Promise<string> {
+  presets += 1;
+  const slug = `deletable-${presets}`;
+  const added = await fetch(`${gateway.url}/admin/v1/presets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: `@preset/${slug}`, model: 'sim/chat-standard' }),
+  });
+  expect(added.status).toBe(201);
+  return slug;
+}
+
 /** The operator's routes: the same probes under `admin…` ids, and the two top-ups. */
 function adminProbes(): Record<string, Probe> {
   const shared = keyProbes(() => ({ body: { name: 'probe account', limit_usd: 1 } }), accountKey);
@@ -267,6 +281,18 @@ function adminProbes(): Record<string, Probe> {
     ),
     adminRechargeKey: topUp,
     adminCreditKey: topUp,
+    adminListPresets: { ok: [() => ({})] },
+    adminPutPreset: {
+      ok: [() => ({ body: { id: '@preset/probe', model: 'sim/chat-standard' } })],
+      errors: [
+        () => ({ body: { id: '@preset/probe', model: 'nobody/nothing' } }),
+        () => ({ body: { id: 'no-prefix', model: 'sim/chat-standard' } }),
+      ],
+    },
+    adminDeletePreset: {
+      ok: [async () => ({ params: { slug: await newPreset() } })],
+      errors: [() => ({ params: { slug: 'nothing-here' } })],
+    },
     ...webhookProbes('admin'),
   };
 }

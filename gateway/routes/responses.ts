@@ -20,6 +20,7 @@ import type { StoredResponse } from '../store/stored-responses';
 import { INFERENCE_ERRORS, inferenceRoute, type InferenceHooks } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
+import { translationHeadersSchema } from './translation-headers';
 
 type Item = Record<string, unknown>;
 
@@ -69,6 +70,7 @@ const createResponse: RouteDoc = {
     'Plain, or streamed as server-sent events with `stream: true`. Kept for the key unless `store: false`; `previous_response_id` continues a stored one.',
   tag: 'Responses',
   auth: 'chat_completions',
+  headers: translationHeadersSchema,
   body: named('ResponsesRequest', responsesRequestSchema),
   responses: {
     200: {
@@ -157,6 +159,7 @@ const compactResponse: RouteDoc = {
     "The input (or `previous_response_id`'s conversation) summarized by the model into one `compaction` item; its `encrypted_content` goes back in a later request's input. Charged and recorded as one request.",
   tag: 'Responses',
   auth: 'chat_completions',
+  headers: translationHeadersSchema,
   body: named('ResponsesRequest', responsesRequestSchema),
   responses: {
     200: jsonContent(

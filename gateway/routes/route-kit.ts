@@ -23,12 +23,15 @@ import type { KeySlots } from '../pipeline/key-slots';
 import type { GatewayMetrics } from '../operability/gateway-metrics';
 import type { ProviderAvailability } from '../operability/provider-availability';
 import type { ReadinessCheck } from '../operability/readiness';
+import type { RoutingNames } from '../catalog/routing-names';
 import type { GatewayStore, KeyRow } from '../store/store';
 
 export type GatewayParts = {
   config: GatewayConfig;
   store: GatewayStore;
   catalog: Catalog;
+  /** Aliases and presets beside the catalog (docs/routing.md). */
+  names: RoutingNames;
   registry: KeyRegistry;
   /** Every change to a key goes through here (rules, audit, ledger). */
   admin: KeyAdmin;

@@ -5,7 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { gatewayAdjustedParamsHeader, gatewayDroppedParamsHeader } from '../../contract/gateway';
+import { providerPreferencesHeader, providerPreferencesSchema } from '../../contract/routing';
 import type { CanonicalRequest, TranslationReport } from '../canonical/model';
+import { invalidRequest } from '../errors';
+import { mergeRouting } from '../forms/request-routing';
+import { readProviderPreferences } from '../pipeline/provider-preferences';
 
 export const REQUIRE_PARAMETERS_HEADER = 'x-gateway-require-parameters';
 
@@ -15,19 +19,56 @@ export const translationHeadersSchema = z.object({
     description:
       'true: refuse (400, naming the field) what the chosen provider cannot honour, instead of dropping it.',
   }),
+  [providerPreferencesHeader]: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "Provider preferences as JSON, the chat body's `provider` object (order, only, ignore, allow_fallbacks, sort, max_price, require_parameters); a body's own `provider` options win. See docs/routing.md.",
+      examples: ['{"sort":"price","max_price":{"prompt":1,"completion":4}}'],
+    }),
 });
 
+/** The preferences header's routing, or the 400 that names what is wrong with it. */
+function headerRouting(request: IncomingMessage) {
+  const raw = request.headers[providerPreferencesHeader];
+  if (typeof raw !== 'string' || raw.trim() === '') return { routing: undefined, strict: false };
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw invalidRequest(
+      `Header '${providerPreferencesHeader}' is not JSON. Send an object such as {"sort":"price"}.`,
+    );
+  }
+  const parsed = providerPreferencesSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+    throw invalidRequest(`Header '${providerPreferencesHeader}'${at}: ${issue.message}.`);
+  }
+  const read = readProviderPreferences(parsed.data);
+  return {
+    routing: { provider: read.provider, models: [], dropped: read.dropped },
+    strict: read.requireParameters,
+  };
+}
+
 /**
- * Adds to the canonical request what the HTTP request says about translation: strict mode (the
- * header on any form; the chat form's `provider.require_parameters` was read by the form) and the
- * form's pass-through headers.
+ * Adds to the canonical request what the HTTP request says about translation and routing: strict
+ * mode (the header on any form; the body's `provider.require_parameters` was read by the form),
+ * the provider-preferences header (under the body's own), and the form's pass-through headers.
  */
 export function withRequestTranslation(
   canonical: CanonicalRequest,
   request: IncomingMessage,
   passHeaders: readonly string[] = [],
 ): CanonicalRequest {
-  const strict = String(request.headers[REQUIRE_PARAMETERS_HEADER] ?? '').toLowerCase() === 'true';
+  const fromHeader = headerRouting(request);
+  const strict =
+    fromHeader.strict ||
+    String(request.headers[REQUIRE_PARAMETERS_HEADER] ?? '').toLowerCase() === 'true';
+  const routing = mergeRouting(fromHeader.routing, canonical.routing);
   const headers: Record<string, string> = {};
   for (const name of passHeaders) {
     const value = request.headers[name];
@@ -36,6 +77,7 @@ export function withRequestTranslation(
   return {
     ...canonical,
     ...((strict || canonical.requireParameters) && { requireParameters: true }),
+    ...(routing && { routing }),
     ...(canonical.inbound &&
       Object.keys(headers).length > 0 && { inbound: { ...canonical.inbound, headers } }),
   };

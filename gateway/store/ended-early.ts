@@ -38,5 +38,6 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     chargeCapped: false,
     ...noUsage,
     translation: null,
+    requestedModel: null,
   };
 }

@@ -63,6 +63,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   chargeCapped: false,
   ...noUsage,
   translation: null,
+  requestedModel: null,
   ...overrides,
 });
 
@@ -293,6 +294,7 @@ export function describeStoreContract(factory: StoreFactory): void {
           dropped: ['generationConfig.topK', 'messages.0.content.1.cache_control'],
           adjusted: ['max_tokens=32000->8192'],
         },
+        requestedModel: 'team/coder',
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);

@@ -148,6 +148,7 @@ describe('the Activity routes', () => {
           { provider: 'primary', status: 200, latency_ms: 30 },
         ],
         upstream_model: 'echo',
+        requested_model: null,
         ...usageOf({}),
         settled_at: 1_800_000_010,
         translation: null,

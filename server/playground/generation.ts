@@ -4,6 +4,7 @@
  * show the charge rather than its own estimate. The id is checked against the trace id format
  * before it goes anywhere; only the fields the UI shows are passed on.
  */
+import { triedAttempts } from '../../contract/routing';
 import { Router } from 'express';
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import { generationQuerySchema, type GenerationCharge } from '../../contract/workbench-api';
@@ -25,7 +26,8 @@ export function chargeOf(record: GenerationRecord, fetchedAt: number): Generatio
     usage_estimated: record.usage_estimated ?? false,
     charge_capped: record.charge_capped ?? false,
     settlement: record.settlement,
-    attempts: Math.max(1, record.attempts?.length ?? 1),
+    // Routes the request's preferences skipped were not attempts.
+    attempts: Math.max(1, triedAttempts(record.attempts ?? []).length),
     fetched_at: fetchedAt,
   };
 }

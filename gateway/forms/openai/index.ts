@@ -1,5 +1,6 @@
 /** The chat-completion form as one object (see public-form.ts). */
 import { unmappedFields, type PublicForm } from '../public-form';
+import { bodyRouting, withoutRouting } from '../request-routing';
 import { parseBody } from '../validation';
 import { chatErrorBody } from './error-shape';
 import { toCanonicalRequest } from './request-to-canonical';
@@ -30,6 +31,7 @@ const MAPPED = new Set([
   'user',
   'store',
   'provider',
+  'models',
   'cache_control',
   'prompt_cache_key',
 ]);
@@ -57,22 +59,14 @@ export const chatCompletionsForm: PublicForm = {
   auth: 'chat_completions',
   toCanonical(body) {
     const parsed = parseBody(chatCompletionRequestSchema, body);
-    const provider = parsed.provider ?? {};
     const cache = cacheControlFields(parsed);
     return {
       ...toCanonicalRequest(parsed),
-      ...(provider.require_parameters === true && { requireParameters: true }),
+      ...bodyRouting(parsed),
       inbound: {
         form: 'chat_completions',
-        body: parsed,
-        unmappedFields: [
-          ...unmappedFields(parsed, MAPPED),
-          // Routing preferences the gateway does not act on (`order`, `sort`…) are reported.
-          ...unmappedFields(provider, new Set(['require_parameters'])).map(
-            (field) => `provider.${field}`,
-          ),
-          ...cache.unmapped,
-        ],
+        body: withoutRouting(parsed),
+        unmappedFields: [...unmappedFields(parsed, MAPPED), ...cache.unmapped],
         ...(cache.carried.length > 0 && { cacheFields: cache.carried }),
       },
     };

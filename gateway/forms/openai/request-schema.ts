@@ -4,6 +4,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import { z } from 'zod';
+import { fallbackModelsSchema, providerPreferencesSchema } from '../../../contract/routing';
 
 /**
  * A prompt-cache breakpoint on a text part, or on the whole request, as OpenRouter takes them
@@ -124,11 +125,13 @@ export const chatCompletionRequestSchema = z.looseObject({
     .nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   /**
-   * The gateway's routing preferences, OpenRouter's spelling: `require_parameters: true` turns on
-   * strict mode (refuse what the provider cannot honour). Never sent upstream.
+   * The gateway's provider preferences, OpenRouter's spelling (docs/routing.md);
+   * `require_parameters: true` turns on strict mode. Never sent upstream.
    * @see https://openrouter.ai/docs/features/provider-routing
    */
-  provider: z.looseObject({ require_parameters: z.boolean().optional() }).nullish(),
+  provider: providerPreferencesSchema.nullish(),
+  /** Fallback models, tried in order (docs/routing.md). Never sent upstream. */
+  models: fallbackModelsSchema.nullish(),
   cache_control: cacheControl.nullish(),
   /**
    * OpenAI's key for its prompt cache: requests that share a prefix and a key reach the same cache.

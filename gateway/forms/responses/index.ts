@@ -3,6 +3,7 @@ import { invalidRequest } from '../../errors';
 import { chatErrorBody } from '../openai/error-shape';
 import type { CanonicalRequest, PipelineEvent } from '../../canonical/model';
 import { unmappedFields, type AnswerMeta, type PublicForm } from '../public-form';
+import { bodyRouting, withoutRouting } from '../request-routing';
 import { parseBody } from '../validation';
 import { toCanonicalRequest } from './request-to-canonical';
 import { responsesRequestSchema, type ResponsesRequest } from './request-schema';
@@ -50,6 +51,8 @@ const MAPPED = new Set([
   'safety_identifier',
   'truncation',
   'client_metadata',
+  'provider',
+  'models',
 ]);
 
 const kindsOf = (body: unknown) => toolKinds((body as ResponsesRequest | undefined)?.tools);
@@ -71,9 +74,10 @@ export const responsesForm: PublicForm = {
     const { unmapped, ...canonical } = toCanonicalRequest(asked);
     const request: CanonicalRequest = {
       ...canonical,
+      ...bodyRouting(parsed),
       inbound: {
         form: 'responses',
-        body: asked,
+        body: withoutRouting(asked),
         unmappedFields: [...unmappedFields(asked, MAPPED), ...unmapped],
       },
     };

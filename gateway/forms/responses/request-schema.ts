@@ -5,6 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import { z } from 'zod';
+import { fallbackModelsSchema, providerPreferencesSchema } from '../../../contract/routing';
 
 const text = z.looseObject({ type: z.enum(['input_text', 'output_text']), text: z.string() });
 const refusal = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
@@ -120,6 +121,10 @@ const format = z.union([
 
 export const responsesRequestSchema = z.looseObject({
   model: z.string().min(1),
+  /** The gateway's provider preferences, as on the chat form (docs/routing.md). Never sent upstream. */
+  provider: providerPreferencesSchema.nullish(),
+  /** Fallback models, tried in order (docs/routing.md). Never sent upstream. */
+  models: fallbackModelsSchema.nullish(),
   input: z.union([z.string(), z.array(inputItem)]).optional(),
   instructions: z.string().nullish(),
   max_output_tokens: z.number().int().positive().nullish(),

@@ -18,7 +18,6 @@ import type { ModelRoute } from '../provider';
 import type { ProviderConfig } from '../upstream/provider-config';
 import { invalidRequest } from '../../errors';
 import {
-  dropField,
   dropWhatCannotGo,
   effortForBudget,
   reasoningFor,
@@ -50,12 +49,6 @@ function fromSameForm(
 ): Body {
   refuseSeveralChoices(inbound, config);
   const body: Body = { ...inbound, model: route.upstreamModel, stream: request.stream };
-  // The gateway's routing preferences (OpenRouter's spelling): only `require_parameters` is
-  // honoured, by the form; the rest is reported, and none of it is the upstream's business.
-  delete body.provider;
-  for (const field of Object.keys(asObject(inbound.provider))) {
-    if (field !== 'require_parameters') dropField(request, `provider.${field}`, config);
-  }
   // A same-form request keeps its reasoning fields even for a model whose providers-file entry
   // does not list `reasoning`: the entry may be incomplete, and the upstream itself decides.
   if (request.maxTokens !== null) {

@@ -27,7 +27,7 @@ type Body = Record<string, unknown>;
 
 /** Whether this request goes to the upstream's Responses endpoint. */
 export const speaksResponses = (request: CanonicalRequest, config: ProviderConfig) =>
-  config.responsesApi === true && request.inbound?.form === 'responses';
+  config.responsesApi === true && request.inbound?.form === 'responses' && !request.inbound.rebuilt;
 
 export const responsesUrl = (baseUrl: string) => `${trimBase(baseUrl)}/responses`;
 

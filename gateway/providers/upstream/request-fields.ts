@@ -22,7 +22,9 @@ export function sameFormBody(
   request: CanonicalRequest,
   kind: UpstreamKind,
 ): Record<string, unknown> | null {
-  return request.inbound?.form === nativeForm[kind] ? request.inbound.body : null;
+  return request.inbound?.form === nativeForm[kind] && !request.inbound.rebuilt
+    ? request.inbound.body
+    : null;
 }
 
 /** The inbound headers a same-form upstream gets as the client sent them; none for another form. */
@@ -30,7 +32,9 @@ export function sameFormHeaders(
   request: CanonicalRequest,
   kind: UpstreamKind,
 ): Record<string, string> {
-  return request.inbound?.form === nativeForm[kind] ? (request.inbound.headers ?? {}) : {};
+  return request.inbound?.form === nativeForm[kind] && !request.inbound.rebuilt
+    ? (request.inbound.headers ?? {})
+    : {};
 }
 
 /** The 400 for a field this provider cannot honour. */

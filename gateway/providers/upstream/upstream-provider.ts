@@ -32,6 +32,7 @@ import {
   toUpstreamError,
 } from './http-client';
 import { inlineImageUrls, type ImageFetchPolicy } from './inline-images';
+import { sameFormBody } from './request-fields';
 import { defaultStreamLimits, type ProviderConfig } from './provider-config';
 
 /** Error bodies are read this far; the message is all we need of them. */
@@ -70,7 +71,7 @@ export function createUpstreamProvider<State>(
   ): AsyncGenerator<CanonicalEvent, void, undefined> {
     // A Gemini-form request to a Gemini upstream is the caller's own body: its `fileData` URIs
     // (Files API, or URLs Gemini fetches itself) go through unchanged, and nothing is fetched.
-    const passesThroughAsIs = config.kind === 'gemini' && request.inbound?.form === 'gemini';
+    const passesThroughAsIs = config.kind === 'gemini' && sameFormBody(request, 'gemini') !== null;
     const prepared =
       config.inlineImageUrls && !passesThroughAsIs
         ? await inlineImageUrls(request, imagePolicy, signal)

@@ -233,6 +233,36 @@ describe('the Activity page', () => {
     ).toBe(30 * 86_400);
   });
 
+  it('shows the id a request named, the model that answered, and why routes were skipped', async () => {
+    const routed = request(2, {
+      model: 'route/b',
+      requested_model: 'team/coder',
+      provider: 'backup',
+      attempts: [
+        { provider: 'dear', status: 'over_max_price', latency_ms: 0, model: 'route/a' },
+        { provider: 'down', status: 503, latency_ms: 4, model: 'route/a' },
+        { provider: 'backup', status: 200, latency_ms: 790, model: 'route/b' },
+      ],
+    });
+    mockActivity({ pages: [page([request(1), routed])] });
+    const user = userEvent.setup();
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Requests' }, { timeout: 5000 });
+    const row = within(table).getAllByRole('row')[2]!;
+    await user.click(
+      within(row).getAllByRole('button', { name: 'Details of request 0000000000000002-AMS' })[0]!,
+    );
+    const panel = await screen.findByRole('dialog', { name: 'Request 0000000000000002-AMS' });
+    const section = (name: string) => within(panel).getByRole('region', { name });
+    const requested = within(section('Request')).getByText('Requested', { selector: 'dt' });
+    expect(requested.nextElementSibling).toHaveTextContent('team/coder (answered by route/b)');
+    const attempts = within(section('Attempts')).getAllByRole('row');
+    expect(attempts[0]).toHaveTextContent(/Model\s*Provider/);
+    expect(attempts[1]).toHaveTextContent(/route\/a\s*dear\s*skipped: over provider.max_price/);
+    expect(attempts[2]).toHaveTextContent(/route\/a\s*down\s*HTTP 503/);
+    expect(attempts[3]).toHaveTextContent(/route\/b\s*backup\s*HTTP 200/);
+  });
+
   it('opens a request’s whole record from its row: attempts, tokens, cost, settlement, translation', async () => {
     const retried = request(3, {
       model: 'sim/chat-reasoning',

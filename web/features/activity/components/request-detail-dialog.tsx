@@ -1,6 +1,7 @@
 /**
  * One request of the Activity table in full, as a side panel named after its cf-ray: how it came
- * in and which model answered, every provider attempt, the tokens (and the prompt cache's part),
+ * in, the id it named (an alias, a preset) and which model answered, every provider attempt and
+ * why a route was skipped, the tokens (and the prompt cache's part),
  * the cost and its settlement, whether the usage was estimated, what translation dropped or
  * changed, and the trace id to copy. Everything comes from the row's generation record.
  */
@@ -41,9 +42,19 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 
 const fieldsClassName = 'grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm';
 
-/** An attempt's status: an HTTP status, or how it failed before one came. */
+/** Why a route was not tried, in the words of the preference or state that skipped it. */
+const SKIPPED: Record<string, string> = {
+  cooling_down: 'skipped: breaker open',
+  ignored: 'skipped: in provider.ignore',
+  not_in_only: 'skipped: not in provider.only',
+  over_max_price: 'skipped: over provider.max_price',
+  no_fallbacks: 'skipped: allow_fallbacks false',
+};
+
+/** An attempt's status: an HTTP status, how it failed before one came, or why it was skipped. */
 function attemptStatus(status: number | string): string {
-  return typeof status === 'number' ? `HTTP ${status}` : status.replaceAll('_', ' ');
+  if (typeof status === 'number') return `HTTP ${status}`;
+  return SKIPPED[status] ?? status.replaceAll('_', ' ');
 }
 
 export function RequestDetailDialog({
@@ -83,6 +94,8 @@ function RequestDetail({
 }) {
   const mark = request.child && keyMark(request.child, markedKeys);
   const cacheWrite5m = request.cache_write_tokens - request.cache_write_1h_tokens;
+  // Attempts name their model only when several could answer (fallback models, an alias).
+  const byModel = request.attempts.some((attempt) => attempt.model !== undefined);
   return (
     <>
       <div className="flex items-start justify-between gap-3 border-b border-zinc-200 p-4 dark:border-zinc-800">
@@ -122,6 +135,15 @@ function RequestDetail({
                 </span>
               )}
             </Field>
+            {request.requested_model && (
+              <Field label="Requested">
+                <span className="font-mono">{request.requested_model}</span>
+                <span className="text-zinc-600 dark:text-zinc-400">
+                  {' '}
+                  (answered by <span className="font-mono">{request.model}</span>)
+                </span>
+              </Field>
+            )}
             <Field label="Provider">{request.provider}</Field>
             <Field label="Outcome">
               <OutcomeBadge outcome={request.outcome} />
@@ -151,6 +173,11 @@ function RequestDetail({
                   <th scope="col" className="py-1 pr-2 font-medium">
                     #
                   </th>
+                  {byModel && (
+                    <th scope="col" className="py-1 pr-2 font-medium">
+                      Model
+                    </th>
+                  )}
                   <th scope="col" className="py-1 pr-2 font-medium">
                     Provider
                   </th>
@@ -166,6 +193,7 @@ function RequestDetail({
                 {request.attempts.map((attempt, index) => (
                   <tr key={index} className="border-t border-zinc-100 dark:border-zinc-800/70">
                     <td className="py-1 pr-2 tabular-nums">{index + 1}</td>
+                    {byModel && <td className="py-1 pr-2 font-mono text-xs">{attempt.model}</td>}
                     <td className="py-1 pr-2">{attempt.provider}</td>
                     <td className="py-1 pr-2 font-mono text-xs">{attemptStatus(attempt.status)}</td>
                     <td className="py-1 text-right tabular-nums">
