@@ -148,8 +148,9 @@ export const balanceSchema = z.looseObject({
   limit_reset: limitResetSchema.optional(),
   period_started_at: z.number().int().nullable().optional(),
   resets_at: z.number().int().nullable().optional(),
-  /** The models the key may use (ids and patterns); null: every model. */
+  /** The models the key may use (ids and patterns): its own list and its parent's; null: none. */
   allowed_models: z.array(z.string()).nullable().optional(),
+  parent_allowed_models: z.array(z.string()).nullable().optional(),
 });
 export type Balance = z.infer<typeof balanceSchema>;
 
@@ -164,6 +165,7 @@ export const keyStatusSchema = z.looseObject({
   blocked_by: z.looseObject({ reason: z.string(), message: z.string() }).nullable(),
   expires_at: z.number().int().nullable(),
   allowed_models: z.array(z.string()).nullable().optional(),
+  parent_allowed_models: z.array(z.string()).nullable().optional(),
 });
 export type KeyStatus = z.infer<typeof keyStatusSchema>;
 

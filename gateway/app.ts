@@ -120,10 +120,11 @@ export async function createGateway(
     timeoutMs: config.webhooks.deliveryTimeoutMs,
     pollMs: Math.min(1_000, config.webhooks.retryBaseMs),
   });
-  const keyEvents = new KeyEvents(store);
+  const clock = calendarClock(config.clockOffsetMs);
+  // Expiry events follow the same calendar as the expiry itself.
+  const keyEvents = new KeyEvents(store, () => clock.nowSeconds());
   // Changes made in this process reach the registry at once (the next request sees them), and
   // the events they wrote to the outbox are sent at once.
-  const clock = calendarClock(config.clockOffsetMs);
   const admin = new KeyAdmin(
     store,
     digest,

@@ -203,12 +203,15 @@ export function describeThreeInstances({ label, redis }: { label: string; redis:
           [key.id],
         );
         await everywhere(200);
-        const [row] = await schema.query<{ periods: string; started: string }>(
-          `SELECT (SELECT count(*) FROM key_periods WHERE key_id = $1) AS periods,
-             period_started_at AS started FROM keys WHERE id = $1`,
+        // Rolled once (one audited reset), to a base of all it had charged: back in full.
+        const [row] = await schema.query<{ resets: string; base: string; started: string }>(
+          `SELECT period_base_nanos AS base, period_started_at AS started,
+             (SELECT count(*) FROM key_events WHERE key_id = $1 AND action = 'period_reset') AS resets
+           FROM keys WHERE id = $1`,
           [key.id],
         );
-        expect(Number(row!.periods)).toBe(1);
+        expect(Number(row!.resets)).toBe(1);
+        expect(Number(row!.base)).toBe(spent);
         expect(Number(row!.started)).toBe(Math.floor(Date.now() / 86_400_000) * 86_400);
       },
       60_000,

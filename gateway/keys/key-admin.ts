@@ -298,7 +298,7 @@ export class KeyAdmin {
       validateMoney('grace_usd', input.graceUsd);
       validateExpiry(input.expiresAt);
       validateName(input.name);
-      validateReset(input.kind, input.limitReset);
+      validateReset(input.kind, input.limitReset, actor === parent?.id);
       const allowedModels = validateModels(input.allowedModels, parent);
       const replaced =
         input.replacesId === undefined ? undefined : await this.store.getKey(input.replacesId);
@@ -421,7 +421,7 @@ export class KeyAdmin {
       const changes: Changes = { revoked_at: { old: null, new: revokedAt } };
       if (row.kind === 'allocated_child') {
         const parent = await this.require(row.parentId!);
-        const kept = Math.min(row.limitNanos, (await this.spentBy(row)).total);
+        const kept = Math.min(row.limitNanos, await this.lifetimeSpent(row));
         if (kept < row.limitNanos) {
           await this.giveBack(
             parent,
@@ -536,7 +536,7 @@ export class KeyAdmin {
       validateMoney('grace_usd', change.graceUsd);
       validateExpiry(change.expiresAt);
       validateName(change.name);
-      validateReset(row.kind, change.limitReset);
+      validateReset(row.kind, change.limitReset, actor === row.parentId);
 
       const update: KeyUpdate = {};
       const changes: Changes = {};
@@ -627,8 +627,10 @@ export class KeyAdmin {
       await this.requireFunds(parent, delta, actor);
       await this.allocate(parent, row, delta, actor);
     } else {
-      // Only what the child has not spent goes back (the command line may cut below the spend).
-      const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, spent.total));
+      // Only what the child has not spent, in all its periods, goes back (the command line may cut
+      // below the spend).
+      const lifetime = await this.lifetimeSpent(row);
+      const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, lifetime));
       if (returned > 0) await this.giveBack(parent, row, returned, actor, 'limit lowered');
       if (-delta > returned) {
         await this.book(row, actor, {
@@ -762,6 +764,11 @@ export class KeyAdmin {
     await this.listener?.({ keyId, action, changes });
   }
 
+  /** What a key has spent in its whole life, every period together: what no give-back may return. */
+  private async lifetimeSpent(row: KeyRow): Promise<Nanos> {
+    return row.consumptionNanos + (await this.store.pendingFor(row.id));
+  }
+
   /** What a key has spent (in its current period, if it has one): settled and not yet settled. */
   private async spentBy(row: KeyRow): Promise<{ settled: Nanos; pending: Nanos; total: Nanos }> {
     return periodSpend(row, await this.store.pendingFor(row.id));
@@ -893,13 +900,27 @@ function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefin
   }
 }
 
-function validateReset(kind: KeyKind, value: LimitReset | undefined): void {
-  if (value === undefined || value === 'none' || kind !== 'shared_child') return;
-  throw invalid(
-    'limit_reset',
-    (name) =>
-      `A shared_child key spends its parent's balance, in its parent's period: it takes no ${name('limit_reset')}.`,
-  );
+/**
+ * A shared child spends its parent's period. An allocated child is funded once, from its
+ * account's limit: a limit that renews would spend, each period, money the account never gave, so
+ * only the operator, whose allocations are new money, may give it one.
+ */
+function validateReset(kind: KeyKind, value: LimitReset | undefined, byAccount: boolean): void {
+  if (value === undefined || value === 'none') return;
+  if (kind === 'shared_child') {
+    throw invalid(
+      'limit_reset',
+      (name) =>
+        `A shared_child key spends its parent's balance, in its parent's period: it takes no ${name('limit_reset')}.`,
+    );
+  }
+  if (kind === 'allocated_child' && byAccount) {
+    throw invalid(
+      'limit_reset',
+      (name) =>
+        `An allocated child is funded once from its account's limit, so its ${name('limit_reset')} stays none: a limit that renews would spend money the account never gave. Give the account key the period instead, or ask the operator, whose allocations are new money each period.`,
+    );
+  }
 }
 
 /** The list to store (null for every model), or the refusal naming what is wrong with it. */

@@ -16,11 +16,17 @@ export const remainingNanos = (key: KeyRow) =>
   Math.max(key.limitNanos - periodSpend(key, 0).settled, 0);
 
 /**
- * The models a key may use as one list, for the balance and `GET /v1/key`: its own, else its
- * parent's; null for every model. A child's own list was checked against its parent's when set.
+ * The lists that decide which models a key may use, as the balance and `GET /v1/key` show them:
+ * its own and its parent's (null: no list); a model must be allowed by both.
  */
-export const effectiveAllowedModels = (key: KeyRow, parent: KeyRow | undefined) =>
-  key.allowedModels ?? parent?.allowedModels ?? null;
+export const allowedModelFields = (key: KeyRow, parent: KeyRow | undefined) => ({
+  allowed_models: key.allowedModels,
+  parent_allowed_models: parent?.allowedModels ?? null,
+});
+
+/** Whether any list limits the key (otherwise it may use every model). */
+export const hasModelLimits = (key: KeyRow, parent: KeyRow | undefined) =>
+  key.allowedModels !== null || (parent?.allowedModels ?? null) !== null;
 
 /**
  * The 403 for a model the key may not use, or null: checked before anything is reserved or sent.
@@ -32,12 +38,14 @@ export function modelRefusal(
   modelId: string,
 ): GatewayError | null {
   if (keyAllows(key.allowedModels, parent?.allowedModels, modelId)) return null;
-  const list = effectiveAllowedModels(key, parent)!;
+  const lists = [key.allowedModels, parent?.allowedModels]
+    .filter((list): list is string[] => list !== null && list !== undefined)
+    .map((list) => list.join(', '));
   return new GatewayError({
     status: 403,
     type: 'permission_denied',
     stage: 'admission',
-    message: `This key may not use ${modelId}: it allows only ${list.join(', ')}. Pick one of those (GET /v1/models lists what this key may use), or ask the key's owner to allow it.`,
+    message: `This key may not use ${modelId}: it allows only ${lists.join(', and of those only ')}. Pick one of those (GET /v1/models lists what this key may use), or ask the key's owner to allow it.`,
   });
 }
 

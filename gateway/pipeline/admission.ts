@@ -107,6 +107,8 @@ export async function admit<Request>(
   // A period that has ended starts again before anything is reserved against it (rows are
   // updated in place, so `funding` is the new period's once this returns).
   if (deps.periods && periodDue(funding, clock.nowSeconds())) await deps.periods.roll(funding.id);
+  // Read now: a roll during the awaits below would show the next period in the same row.
+  const periodStartedAt = funding.periodStartedAt;
   const refusal = inferenceRefusal(key, parent, clock.nowSeconds());
   if (refusal) throw refusal;
   await input.holds.admitRateLimits({ promptTokens, maxOutputTokens });
@@ -145,7 +147,7 @@ export async function admit<Request>(
   return {
     key,
     funding,
-    periodStartedAt: funding.periodStartedAt,
+    periodStartedAt,
     model,
     plan,
     promptTokens,

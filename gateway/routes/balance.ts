@@ -6,7 +6,7 @@ import { balanceSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { nanosToUsd } from '../billing/money';
 import { moneyFigures } from '../keys/key-admin';
-import { effectiveAllowedModels, isExpired, remainingNanos } from '../keys/key-state';
+import { allowedModelFields, isExpired, remainingNanos } from '../keys/key-state';
 import { periodSpend } from '../keys/budget-period';
 import { periodFields } from '../keys/key-admin';
 import { sendJson } from '../http/respond';
@@ -71,7 +71,7 @@ export async function balanceOf(key: KeyRow, parts: GatewayParts) {
     consumption_usd: nanosToUsd(periodSpend(funding, 0).settled),
     grace_usd: nanosToUsd(funding.graceNanos),
     ...periodFields(funding),
-    allowed_models: effectiveAllowedModels(key, registry.get(key.parentId)),
+    ...allowedModelFields(key, registry.get(key.parentId)),
     expires_at: key.expiresAt,
     expired: isExpired(key, parts.clock.nowSeconds()),
     disabled: key.disabled,

@@ -138,7 +138,7 @@ describe('models a key may use', () => {
 
   it('lists only the models the key may use, and the whole catalog without a key', async () => {
     const admin = gateway!.gateway.admin;
-    const key = await admin.create({ kind: 'account', allowedModels: ['sim/chat-*', '*:free'] });
+    const key = await admin.create({ kind: 'account', allowedModels: ['sim/echo-*', '*:free'] });
     const listed = async (headers: Record<string, string>) => {
       const response = await fetch(`${gateway!.url}/v1/models`, { headers });
       expect(response.status).toBe(200);
@@ -150,8 +150,11 @@ describe('models a key may use', () => {
     const mine = await listed({ authorization: `Bearer ${key.key}` });
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.length).toBeLessThan(all.length);
-    expect(mine.every((id) => id.startsWith('sim/chat-') || id.endsWith(':free'))).toBe(true);
-    expect(mine).toEqual(all.filter((id) => id.startsWith('sim/chat-') || id.endsWith(':free')));
+    expect(mine.every((id) => id.startsWith('sim/echo-') || id.endsWith(':free'))).toBe(true);
+    // Each pattern lets in a model of its own.
+    expect(mine).toContain('sim/echo-mini');
+    expect(mine).toContain('sim/chat-standard:free');
+    expect(mine).toEqual(all.filter((id) => id.startsWith('sim/echo-') || id.endsWith(':free')));
     // Anthropic's shape too, as Claude Code's picker asks for it.
     const anthropic = await fetch(`${gateway!.url}/v1/models?limit=1000`, {
       headers: { 'x-api-key': key.key, 'anthropic-version': '2023-06-01' },
@@ -160,7 +163,15 @@ describe('models a key may use', () => {
       (model) => model.id,
     );
     expect([...ids].sort()).toEqual([...mine].sort());
-    expect(await balance(key.key)).toMatchObject({ allowed_models: ['sim/chat-*', '*:free'] });
+    expect(await balance(key.key)).toMatchObject({
+      allowed_models: ['sim/echo-*', '*:free'],
+      parent_allowed_models: null,
+    });
+    // A request with a key is never answered from a shared cache.
+    const keyed = await fetch(`${gateway!.url}/v1/models`, {
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+    expect(keyed.headers.get('cache-control')).toBe('private, no-store');
   });
 
   it('lets a child narrow its parent’s list, never widen it', async () => {
@@ -183,6 +194,15 @@ describe('models a key may use', () => {
     const unlisted = (await (await createChild({})).json()) as { key: string };
     expect((await chat(unlisted.key, { model: 'sim/reasoner-large' })).status).toBe(403);
     expect((await chat(unlisted.key)).status).toBe(200);
+
+    // A renewing limit on an allocated child would spend money its account never gave.
+    const renewing = await postJson(
+      `${gateway!.url}/v1/keys`,
+      { kind: 'allocated_child', limit_usd: 0.5, limit_reset: 'daily' },
+      { key: parent.key },
+    );
+    expect(renewing.status).toBe(400);
+    expect(await renewing.text()).toContain('money the account never gave');
 
     const widen = await fetch(`${gateway!.url}/v1/keys/${issued.data.id}`, {
       method: 'PATCH',

@@ -8,7 +8,7 @@ import { keyStatusSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { sendJson } from '../http/respond';
-import { effectiveAllowedModels, keyStatus } from '../keys/key-state';
+import { allowedModelFields, keyStatus } from '../keys/key-state';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors } from './route-kit';
 
@@ -49,7 +49,7 @@ export const keyStatusRoutes: RouteFamily = {
             can_spend: status.state === 'active',
             blocked_by: status.blockedBy,
             expires_at: key.expiresAt,
-            allowed_models: effectiveAllowedModels(key, parent),
+            ...allowedModelFields(key, parent),
           },
           { 'cache-control': 'no-store' },
         );

@@ -14,7 +14,7 @@ import { invalidRequest } from '../errors';
 import type { RouteHandler } from '../http/router';
 import { sendJson } from '../http/respond';
 import { presentedKey } from '../auth/authenticate';
-import { effectiveAllowedModels, modelRefusal } from '../keys/key-state';
+import { hasModelLimits, modelRefusal } from '../keys/key-state';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors } from './route-kit';
 
@@ -244,7 +244,7 @@ export const modelRoutes: RouteFamily = {
       const key = await parts.registry.findByKey(presented);
       if (!key) return null;
       const parent = parts.registry.get(key.parentId);
-      if (effectiveAllowedModels(key, parent) === null) return null;
+      if (!hasModelLimits(key, parent)) return null;
       const may = (id: string) => modelRefusal(key, parent, id) === null;
       // An alias or a preset is listed when the key may use one of its members.
       const members = new Map(
@@ -258,8 +258,13 @@ export const modelRoutes: RouteFamily = {
       listModels,
       inEitherShape(async ({ request, response, url }) => {
         const allows = await allowedFor(request, url);
-        // A list for one key is that key's alone: no shared cache may keep it.
-        const caching = allows ? { 'cache-control': 'private, no-store' } : CACHING;
+        // A request with a key gets that key's list: no shared cache may keep it or answer a key
+        // with another's (or with the public list).
+        const keyed =
+          request.headers.authorization !== undefined ||
+          request.headers['x-api-key'] !== undefined ||
+          url.searchParams.has('key');
+        const caching = keyed ? { 'cache-control': 'private, no-store' } : CACHING;
         if (!wantsAnthropicShape(request)) {
           const body = allows
             ? {

@@ -79,6 +79,22 @@ export function describeKeyPeriodStoreContract(factory: StoreFactory): void {
       ]);
     });
 
+    it('rolls a period that begins where an earlier one did (its limit_reset changed)', async () => {
+      const store = await open();
+      await store.insertKey(dailyKey());
+      const roll = (from: number, to: number) =>
+        store.transaction(() => store.rollKeyPeriod('key_account', from, to, to));
+      expect(await roll(DAY_ONE, DAY_TWO)).toBe(true);
+      // Made weekly on day two: its week began on day one, where the daily period did.
+      await store.updateKey('key_account', { limitReset: 'weekly', periodStartedAt: DAY_ONE });
+      const weekEnd = DAY_ONE + 7 * 86_400;
+      expect(await roll(DAY_ONE, weekEnd)).toBe(true);
+      expect(await store.getKey('key_account')).toMatchObject({ periodStartedAt: weekEnd });
+      expect(
+        (await store.listKeyPeriods('key_account', 10)).map((period) => period.endedAt),
+      ).toEqual([weekEnd, DAY_TWO]);
+    });
+
     it('admits against the base: the new period has its whole limit', async () => {
       const store = await open();
       await store.insertKey(dailyKey());

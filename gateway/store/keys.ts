@@ -112,16 +112,14 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
       ]);
     },
     rollKeyPeriod: async (id, from, endedAt, startedAt) => {
-      // The history row is the claim: a second instance rolling the same period inserts nothing
-      // (on PostgreSQL it waits for the first to commit, then finds the row).
-      const kept = await db.run(
-        `INSERT INTO key_periods (key_id, started_at, ended_at, limit_nanos, base_nanos)
-         SELECT id, period_started_at, ?, limit_nanos, period_base_nanos FROM keys
-         WHERE id = ? AND period_started_at = ?
-         ON CONFLICT (key_id, started_at) DO NOTHING`,
-        [endedAt, id, from],
+      // The row, locked on PostgreSQL, only while it is still in the period `from`: a second
+      // instance rolling the same period waits for the first to commit, then finds it moved on.
+      const lock = db.engine === 'postgres' ? ' FOR UPDATE' : '';
+      const [ended] = await db.all<{ limit_nanos: number; period_base_nanos: number }>(
+        `SELECT limit_nanos, period_base_nanos FROM keys WHERE id = ? AND period_started_at = ?${lock}`,
+        [id, from],
       );
-      if (kept === 0) return false;
+      if (!ended) return false;
       await db.run(
         announced(
           `UPDATE keys SET period_base_nanos = consumption_nanos + pending_nanos,
@@ -129,6 +127,11 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
            WHERE id = ? AND period_started_at = ?`,
         ),
         [startedAt, id, from],
+      );
+      await db.run(
+        `INSERT INTO key_periods (key_id, started_at, ended_at, limit_nanos, base_nanos)
+         VALUES (?, ?, ?, ?, ?)`,
+        [id, from, endedAt, ended.limit_nanos, ended.period_base_nanos],
       );
       return true;
     },
@@ -140,7 +143,7 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
           ended_at: number;
           limit_nanos: number;
           base_nanos: number;
-        }>('SELECT * FROM key_periods WHERE key_id = ? ORDER BY started_at DESC LIMIT ?', [
+        }>('SELECT * FROM key_periods WHERE key_id = ? ORDER BY ended_at DESC LIMIT ?', [
           keyId,
           limit,
         ])

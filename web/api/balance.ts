@@ -33,8 +33,18 @@ export function useAllowedModels(profile: string | null): {
   list: string[] | null;
   allows(id: string): boolean;
 } {
-  const list = useBalance(profile).data?.balance.allowed_models ?? null;
-  return useMemo(() => ({ list, allows: (id: string) => listAllows(list, id) }), [list]);
+  const balance = useBalance(profile).data?.balance;
+  const own = balance?.allowed_models ?? null;
+  const parents = balance?.parent_allowed_models ?? null;
+  return useMemo(
+    () => ({
+      // Both lists must allow a model; the narrower one (the key's own, checked against its
+      // parent's when set) is what a person is told.
+      list: own ?? parents,
+      allows: (id: string) => listAllows(own, id) && listAllows(parents, id),
+    }),
+    [own, parents],
+  );
 }
 
 /**

@@ -13,5 +13,6 @@ CREATE TABLE key_periods (
   ended_at bigint NOT NULL,
   limit_nanos bigint NOT NULL,
   base_nanos bigint NOT NULL,
-  PRIMARY KEY (key_id, started_at)
+  -- A period whose limit_reset changed may begin where an earlier one did: the end tells them apart.
+  PRIMARY KEY (key_id, started_at, ended_at)
 );

@@ -13,7 +13,8 @@ CREATE TABLE key_periods (
   ended_at INTEGER NOT NULL,
   limit_nanos INTEGER NOT NULL,
   base_nanos INTEGER NOT NULL,
-  PRIMARY KEY (key_id, started_at)
+  -- A period whose limit_reset changed may begin where an earlier one did: the end tells them apart.
+  PRIMARY KEY (key_id, started_at, ended_at)
 );
 -- The new columns move `keys_version` too (0007): a running gateway must see a new period.
 DROP TRIGGER keys_version_on_update;
