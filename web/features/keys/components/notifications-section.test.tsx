@@ -1,6 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import type { Webhook, WebhookDelivery } from '../../../../contract/webhooks';
+import {
+  webhookEventTypes,
+  type Webhook,
+  type WebhookDelivery,
+} from '../../../../contract/webhooks';
 import { jsonResponse } from '../../../test/render-app';
 import { renderRoute } from '../../../test/render-app';
 import { apiError, mockChildKeysPage } from '../child-keys.test-kit';
@@ -111,8 +115,8 @@ describe('Notifications on the Keys page', () => {
     const section = await notifications();
     await user.click(within(section).getByRole('button', { name: 'Add endpoint' }));
     const dialog = await screen.findByRole('dialog', { name: 'Add endpoint' });
-    // The four money-and-time events are ticked at first; the other six are not.
-    expect(within(dialog).getAllByRole('checkbox')).toHaveLength(10);
+    // The four money-and-time events are ticked at first; the other seven are not.
+    expect(within(dialog).getAllByRole('checkbox')).toHaveLength(webhookEventTypes.length);
     expect(
       within(dialog)
         .getAllByRole('checkbox', { checked: true })
