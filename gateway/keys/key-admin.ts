@@ -225,7 +225,15 @@ export class KeyAdmin {
       const startedAt = periodStart(row.limitReset, now)!;
       const spent = periodSpend(row, await this.store.pendingFor(id)).total;
       const ended = periodEnd(row.limitReset, from)!;
-      if (!(await this.store.rollKeyPeriod(id, from, ended, startedAt))) return false;
+      // An allocated child's new period is funded by its account: what it spent is allocated
+      // to it again, as far as the account has it left; it may spend only what it then holds.
+      const parent = row.kind === 'allocated_child' ? await this.require(row.parentId!) : null;
+      const funded = parent ? Math.min(spent, await this.available(parent)) : 0;
+      const cap = parent ? await this.baseCap(row, funded) : undefined;
+      if (!(await this.store.rollKeyPeriod(id, from, ended, startedAt, cap))) return false;
+      if (parent && funded > 0) {
+        await this.allocate(parent, row, funded, 'system', { renewal: true });
+      }
       await this.audit(id, 'system', 'period_reset', {
         period_started_at: { old: from, new: startedAt },
         consumption_usd: { old: usd(spent), new: 0 },
@@ -248,7 +256,7 @@ export class KeyAdmin {
         started_at: period.startedAt,
         ended_at: period.endedAt,
         limit_usd: usd(period.limitNanos),
-        consumption_usd: usd(Math.max(nextBase - period.baseNanos, 0)),
+        consumption_usd: usd(Math.max(nextBase - period.baseNanos + period.cappedNanos, 0)),
       };
     });
   }
@@ -298,7 +306,7 @@ export class KeyAdmin {
       validateMoney('grace_usd', input.graceUsd);
       validateExpiry(input.expiresAt);
       validateName(input.name);
-      validateReset(input.kind, input.limitReset, actor === parent?.id);
+      validateReset(input.kind, input.limitReset);
       const allowedModels = validateModels(input.allowedModels, parent);
       const replaced =
         input.replacesId === undefined ? undefined : await this.store.getKey(input.replacesId);
@@ -421,7 +429,7 @@ export class KeyAdmin {
       const changes: Changes = { revoked_at: { old: null, new: revokedAt } };
       if (row.kind === 'allocated_child') {
         const parent = await this.require(row.parentId!);
-        const kept = Math.min(row.limitNanos, await this.lifetimeSpent(row));
+        const kept = row.limitNanos - (await this.unspentAllocation(row));
         if (kept < row.limitNanos) {
           await this.giveBack(
             parent,
@@ -536,7 +544,7 @@ export class KeyAdmin {
       validateMoney('grace_usd', change.graceUsd);
       validateExpiry(change.expiresAt);
       validateName(change.name);
-      validateReset(row.kind, change.limitReset, actor === row.parentId);
+      validateReset(row.kind, change.limitReset);
 
       const update: KeyUpdate = {};
       const changes: Changes = {};
@@ -574,10 +582,13 @@ export class KeyAdmin {
         // A new period starts now, with the whole limit: what was spent before is the base.
         update.limitReset = change.limitReset;
         update.periodStartedAt = periodStart(change.limitReset, this.nowSeconds());
+        const charged = row.consumptionNanos + (await this.store.pendingFor(row.id));
         update.periodBaseNanos =
           change.limitReset === 'none'
             ? 0
-            : row.consumptionNanos + (await this.store.pendingFor(row.id));
+            : row.kind === 'allocated_child'
+              ? Math.min(charged, await this.baseCap(row, 0))
+              : charged;
         changes.limit_reset = { old: row.limitReset, new: change.limitReset };
       }
       if (change.disabled !== undefined && change.disabled !== row.disabled) {
@@ -629,8 +640,7 @@ export class KeyAdmin {
     } else {
       // Only what the child has not spent, in all its periods, goes back (the command line may cut
       // below the spend).
-      const lifetime = await this.lifetimeSpent(row);
-      const returned = row.limitNanos - Math.max(limit, Math.min(row.limitNanos, lifetime));
+      const returned = Math.min(row.limitNanos - limit, await this.unspentAllocation(row));
       if (returned > 0) await this.giveBack(parent, row, returned, actor, 'limit lowered');
       if (-delta > returned) {
         await this.book(row, actor, {
@@ -642,11 +652,16 @@ export class KeyAdmin {
     }
   }
 
+  /** What an account key has left to give its children. */
+  private async available(parent: KeyRow): Promise<Nanos> {
+    return Math.max(parent.limitNanos - (await this.spentBy(parent)).total, 0);
+  }
+
   /** Refuses a child's funding its account key cannot give (the operator funds it instead). */
   private async requireFunds(parent: KeyRow, amount: Nanos, actor: KeyActor): Promise<void> {
     if (actor !== parent.id || amount === 0) return;
     const spent = await this.spentBy(parent);
-    const available = Math.max(parent.limitNanos - spent.total, 0);
+    const available = await this.available(parent);
     if (amount > available) {
       throw invalid(
         'limit_usd',
@@ -663,9 +678,14 @@ export class KeyAdmin {
     child: KeyRow,
     amount: Nanos,
     actor: KeyActor,
+    /**
+     * `renewal`: a new budget period of the child, refilled from its account's limit (not new
+     * money, whoever acts); the child's own limit, a limit for each period, does not move.
+     */
+    options: { renewal?: boolean } = {},
   ): Promise<void> {
     if (amount === 0) return;
-    const byAccount = actor === parent.id;
+    const byAccount = options.renewal === true || actor === parent.id;
     const before = await this.moneyOf(parent);
     await this.book(parent, actor, {
       entry: 'allocation',
@@ -677,8 +697,9 @@ export class KeyAdmin {
     await this.book(child, actor, {
       entry: 'allocation',
       allocatedNanos: amount,
-      limitNanos: amount,
+      limitNanos: options.renewal ? 0 : amount,
       counterpartId: parent.id,
+      note: options.renewal ? 'a new budget period' : null,
     });
     const changes: Changes = {
       allocated_usd: { old: usd(before.allocated), new: usd(before.allocated + amount) },
@@ -689,7 +710,13 @@ export class KeyAdmin {
     } else {
       changes.recharge_usd = { old: usd(before.recharge), new: usd(before.recharge + amount) };
     }
-    await this.audit(parent.id, actor, 'allocate', changes, `to ${child.id}`);
+    await this.audit(
+      parent.id,
+      actor,
+      'allocate',
+      changes,
+      `to ${child.id}${options.renewal ? ': its new budget period' : ''}`,
+    );
   }
 
   /** Returns `amount` of a child's limit to its account's limit. */
@@ -764,9 +791,23 @@ export class KeyAdmin {
     await this.listener?.({ keyId, action, changes });
   }
 
-  /** What a key has spent in its whole life, every period together: what no give-back may return. */
-  private async lifetimeSpent(row: KeyRow): Promise<Nanos> {
-    return row.consumptionNanos + (await this.store.pendingFor(row.id));
+  /**
+   * The highest base an allocated child's period may have, so that what the period lets it spend
+   * (limit less charges beyond the base) is never more than what its account gave it and it has
+   * not spent: everything allocated to it (with `refill` about to be), less its limit.
+   */
+  private async baseCap(row: KeyRow, refill: Nanos): Promise<Nanos> {
+    return (await this.store.ledgerTotals(row.id)).allocatedNanos + refill - row.limitNanos;
+  }
+
+  /**
+   * What an allocated child holds unspent: all its account gave it (its first limit, raises, and
+   * each budget period's refill) less all it ever spent. No give-back returns more.
+   */
+  private async unspentAllocation(row: KeyRow): Promise<Nanos> {
+    const given = (await this.store.ledgerTotals(row.id)).allocatedNanos;
+    const spent = row.consumptionNanos + (await this.store.pendingFor(row.id));
+    return Math.min(Math.max(given - spent, 0), row.limitNanos);
   }
 
   /** What a key has spent (in its current period, if it has one): settled and not yet settled. */
@@ -900,27 +941,14 @@ function validateMoney(field: 'limit_usd' | 'grace_usd', value: number | undefin
   }
 }
 
-/**
- * A shared child spends its parent's period. An allocated child is funded once, from its
- * account's limit: a limit that renews would spend, each period, money the account never gave, so
- * only the operator, whose allocations are new money, may give it one.
- */
-function validateReset(kind: KeyKind, value: LimitReset | undefined, byAccount: boolean): void {
-  if (value === undefined || value === 'none') return;
-  if (kind === 'shared_child') {
-    throw invalid(
-      'limit_reset',
-      (name) =>
-        `A shared_child key spends its parent's balance, in its parent's period: it takes no ${name('limit_reset')}.`,
-    );
-  }
-  if (kind === 'allocated_child' && byAccount) {
-    throw invalid(
-      'limit_reset',
-      (name) =>
-        `An allocated child is funded once from its account's limit, so its ${name('limit_reset')} stays none: a limit that renews would spend money the account never gave. Give the account key the period instead, or ask the operator, whose allocations are new money each period.`,
-    );
-  }
+/** A shared child spends its parent's money in its parent's period: it has none of its own. */
+function validateReset(kind: KeyKind, value: LimitReset | undefined): void {
+  if (value === undefined || value === 'none' || kind !== 'shared_child') return;
+  throw invalid(
+    'limit_reset',
+    (name) =>
+      `A shared_child key spends its parent's balance, in its parent's period: it takes no ${name('limit_reset')}.`,
+  );
 }
 
 /** The list to store (null for every model), or the refusal naming what is wrong with it. */

@@ -195,14 +195,17 @@ describe('models a key may use', () => {
     expect((await chat(unlisted.key, { model: 'sim/reasoner-large' })).status).toBe(403);
     expect((await chat(unlisted.key)).status).toBe(200);
 
-    // A renewing limit on an allocated child would spend money its account never gave.
+    // An allocated child may renew too (its account refills it each period: allocated-periods).
     const renewing = await postJson(
       `${gateway!.url}/v1/keys`,
       { kind: 'allocated_child', limit_usd: 0.5, limit_reset: 'daily' },
       { key: parent.key },
     );
-    expect(renewing.status).toBe(400);
-    expect(await renewing.text()).toContain('money the account never gave');
+    expect(renewing.status).toBe(201);
+    expect(((await renewing.json()) as { data: Record<string, unknown> }).data).toMatchObject({
+      limit_reset: 'daily',
+      remaining_usd: 0.5,
+    });
 
     const widen = await fetch(`${gateway!.url}/v1/keys/${issued.data.id}`, {
       method: 'PATCH',

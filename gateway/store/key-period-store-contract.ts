@@ -75,6 +75,7 @@ export function describeKeyPeriodStoreContract(factory: StoreFactory): void {
           endedAt: DAY_TWO,
           limitNanos: 10 * USD,
           baseNanos: 0,
+          cappedNanos: 0,
         },
       ]);
     });

@@ -111,7 +111,7 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
         id,
       ]);
     },
-    rollKeyPeriod: async (id, from, endedAt, startedAt) => {
+    rollKeyPeriod: async (id, from, endedAt, startedAt, baseCapNanos = Number.MAX_SAFE_INTEGER) => {
       // The row, locked on PostgreSQL, only while it is still in the period `from`: a second
       // instance rolling the same period waits for the first to commit, then finds it moved on.
       const lock = db.engine === 'postgres' ? ' FOR UPDATE' : '';
@@ -122,16 +122,29 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
       if (!ended) return false;
       await db.run(
         announced(
-          `UPDATE keys SET period_base_nanos = consumption_nanos + pending_nanos,
+          `UPDATE keys SET period_base_nanos = CASE
+               WHEN consumption_nanos + pending_nanos < ? THEN consumption_nanos + pending_nanos
+               ELSE ? END,
              period_started_at = ?
            WHERE id = ? AND period_started_at = ?`,
         ),
-        [startedAt, id, from],
+        [baseCapNanos, baseCapNanos, startedAt, id, from],
+      );
+      const [rolled] = await db.all<{ base: number; charged: number }>(
+        'SELECT period_base_nanos AS base, consumption_nanos + pending_nanos AS charged FROM keys WHERE id = ?',
+        [id],
       );
       await db.run(
-        `INSERT INTO key_periods (key_id, started_at, ended_at, limit_nanos, base_nanos)
-         VALUES (?, ?, ?, ?, ?)`,
-        [id, from, endedAt, ended.limit_nanos, ended.period_base_nanos],
+        `INSERT INTO key_periods (key_id, started_at, ended_at, limit_nanos, base_nanos, capped_nanos)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+        [
+          id,
+          from,
+          endedAt,
+          ended.limit_nanos,
+          ended.period_base_nanos,
+          rolled!.charged - rolled!.base,
+        ],
       );
       return true;
     },
@@ -143,6 +156,7 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
           ended_at: number;
           limit_nanos: number;
           base_nanos: number;
+          capped_nanos: number;
         }>('SELECT * FROM key_periods WHERE key_id = ? ORDER BY ended_at DESC LIMIT ?', [
           keyId,
           limit,
@@ -153,6 +167,7 @@ export function keyStore(db: SqlDatabase, options: { channel?: string } = {}): K
         endedAt: row.ended_at,
         limitNanos: row.limit_nanos,
         baseNanos: row.base_nanos,
+        cappedNanos: row.capped_nanos,
       })),
     insertKeyEvent: async (event) => {
       // JSON as text: SQLite keeps it so, PostgreSQL reads it into the JSONB column.

@@ -136,7 +136,8 @@ export type InflightCheckpoint = {
 
 /**
  * A key's past period: its limit, and what the key had charged when it began (`baseNanos`); what
- * it charged in the period is the next period's base minus this one (keys/budget-period.ts).
+ * it charged in the period is the next period's base minus this one, plus `cappedNanos`
+ * (keys/budget-period.ts).
  */
 export type KeyPeriodRow = {
   keyId: string;
@@ -144,6 +145,8 @@ export type KeyPeriodRow = {
   endedAt: number;
   limitNanos: Nanos;
   baseNanos: Nanos;
+  /** What the next base was held below the key's charges at the roll (it was spent here too). */
+  cappedNanos: Nanos;
 };
 
 /** A funding key's money as the store holds it, for admission and its refusal message. */
@@ -308,9 +311,17 @@ export interface GatewayStore {
    * Starts the key's next period at `startedAt` if its current one began at `from`, so that
    * instances rolling it at once roll it once: the ended period (its limit and base, to
    * `endedAt`) joins the key's history, and what the key has charged (consumption plus pending)
-   * becomes the new base. True when this call rolled it. Call it inside `transaction`.
+   * becomes the new base, but never more than `baseCapNanos` (an allocated child whose account
+   * could not refill all it spent: its new period may spend only what it holds). True when this
+   * call rolled it. Call it inside `transaction`.
    */
-  rollKeyPeriod(id: string, from: number, endedAt: number, startedAt: number): Promise<boolean>;
+  rollKeyPeriod(
+    id: string,
+    from: number,
+    endedAt: number,
+    startedAt: number,
+    baseCapNanos?: Nanos,
+  ): Promise<boolean>;
   /** A key's past periods, newest first. */
   listKeyPeriods(keyId: string, limit: number): Promise<KeyPeriodRow[]>;
   insertKeyEvent(event: Omit<KeyEventRow, 'id'>): Promise<void>;

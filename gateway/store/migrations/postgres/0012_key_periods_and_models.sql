@@ -13,6 +13,9 @@ CREATE TABLE key_periods (
   ended_at bigint NOT NULL,
   limit_nanos bigint NOT NULL,
   base_nanos bigint NOT NULL,
+  -- What the next period's base was held below what the key had charged (an allocated child
+  -- its account could not refill): spent in this period, though not in the bases' difference.
+  capped_nanos bigint NOT NULL DEFAULT 0,
   -- A period whose limit_reset changed may begin where an earlier one did: the end tells them apart.
   PRIMARY KEY (key_id, started_at, ended_at)
 );
