@@ -26,6 +26,59 @@ export interface TestOidcProvider {
   close(): Promise<void>;
 }
 
+/**
+ * The provider's storage, in this process's memory: what its own quick-start adapter does, said
+ * here so it does not warn on every run. A test provider keeps nothing across restarts.
+ */
+class MemoryAdapter {
+  private static readonly entries = new Map<string, Record<string, unknown>>();
+  constructor(private readonly model: string) {}
+  private key(id: string) {
+    return `${this.model}:${id}`;
+  }
+  upsert(id: string, payload: Record<string, unknown>) {
+    MemoryAdapter.entries.set(this.key(id), payload);
+    return Promise.resolve();
+  }
+  find(id: string) {
+    return Promise.resolve(MemoryAdapter.entries.get(this.key(id)));
+  }
+  findByUid(uid: string) {
+    const found = [...MemoryAdapter.entries].find(
+      ([key, payload]) => key.startsWith(`${this.model}:`) && payload.uid === uid,
+    );
+    return Promise.resolve(found?.[1]);
+  }
+  findByUserCode() {
+    return Promise.resolve(undefined);
+  }
+  consume(id: string) {
+    const payload = MemoryAdapter.entries.get(this.key(id));
+    if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+    return Promise.resolve();
+  }
+  destroy(id: string) {
+    MemoryAdapter.entries.delete(this.key(id));
+    return Promise.resolve();
+  }
+  revokeByGrantId(grantId: string) {
+    for (const [key, payload] of MemoryAdapter.entries) {
+      if (payload.grantId === grantId) MemoryAdapter.entries.delete(key);
+    }
+    return Promise.resolve();
+  }
+}
+
+/** Lifetimes in seconds, said so the provider does not warn about its defaults. */
+const lifetimes = {
+  Interaction: 600,
+  Session: 3600,
+  Grant: 3600,
+  AccessToken: 600,
+  IdToken: 600,
+  AuthorizationCode: 60,
+};
+
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
@@ -70,6 +123,8 @@ export async function startTestOidcProvider(options: {
       },
     ],
     jwks: { keys: [signingKey] },
+    adapter: MemoryAdapter,
+    ttl: lifetimes,
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },

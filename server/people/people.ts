@@ -207,10 +207,8 @@ export function createPeople(options: {
       action: 'key.create',
       target: { type: 'key', id: issued.summary.id },
       before: null,
-      after: auditable(
-        { ...personKeyOf(issued.summary, profiles.allKeys()), policy },
-        profiles.allKeys(),
-      ),
+      // The key as the policy made it; its figures are on the People page.
+      after: auditable({ profile: name, key: issued.summary.key, ...policy }, profiles.allKeys()),
     });
     logger.info(
       { person: person.id, key_id: issued.summary.id, profile: name },

@@ -26,9 +26,11 @@ export function PeoplePage() {
     <PageLayout
       title="People"
       description={
-        peopleOn
-          ? 'Who signed in, their own keys and what they spent this period.'
-          : 'Changes made to keys through this workbench.'
+        !peopleOn
+          ? 'Changes made to keys through this workbench.'
+          : isAdmin
+            ? 'Who signed in, their own keys and what they spent this period.'
+            : 'Your own key: what it may spend and use, and how to take it to your tools.'
       }
     >
       {session.isPending && <LoadingState>Checking your session…</LoadingState>}

@@ -3,14 +3,14 @@ import type { AuditEntry } from '../../../../contract/workbench-people';
 import { DataTable, columnVisibility, type TableColumn } from '../../../components/data-table';
 import { formatDateTime } from '../../../lib/format';
 import { auditDownloadPath } from '../api/audit';
+import { changeLines } from '../audit-changes';
 
 const columns: TableColumn[] = [
   { key: 'at', header: 'When' },
   { key: 'who', header: 'Who' },
   { key: 'action', header: 'Change' },
   { key: 'target', header: 'Of', hideBelow: 'sm' },
-  { key: 'before', header: 'Before', hideBelow: 'md' },
-  { key: 'after', header: 'After', hideBelow: 'md' },
+  { key: 'changes', header: 'Before → after', hideBelow: 'md', width: 'w-2/5' },
 ];
 
 const actorText = (entry: AuditEntry) =>
@@ -21,8 +21,6 @@ const actorText = (entry: AuditEntry) =>
       : entry.actor.kind === 'local'
         ? 'this machine'
         : 'the workbench';
-
-const valueText = (value: unknown) => (value === null ? '—' : JSON.stringify(value));
 
 export function AuditDownloads() {
   const linkClass =
@@ -52,11 +50,14 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
           <td className={`px-2 py-1.5 font-mono text-xs break-all ${columnVisibility('sm') ?? ''}`}>
             {entry.target.type} {entry.target.id}
           </td>
-          <td className={`px-2 py-1.5 font-mono text-xs break-all ${columnVisibility('md') ?? ''}`}>
-            {valueText(entry.before)}
-          </td>
-          <td className={`px-2 py-1.5 font-mono text-xs break-all ${columnVisibility('md') ?? ''}`}>
-            {valueText(entry.after)}
+          <td
+            className={`px-2 py-1.5 font-mono text-xs break-words ${columnVisibility('md') ?? ''}`}
+          >
+            <ul>
+              {changeLines(entry.before, entry.after).map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
           </td>
         </tr>
       ))}
