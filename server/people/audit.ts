@@ -98,6 +98,8 @@ const changeRoutes: ChangeRoute[] = [
 
 /** Where a route's handler may leave the value before its change, for the log. */
 export const auditBeforeLocal = 'auditBefore';
+/** Where a route that streams its answer leaves its outcome, for the log. */
+export const auditAfterLocal = 'auditAfter';
 
 /**
  * Records the changes the key and webhook routes make, once they answered with success. Mount
@@ -113,29 +115,43 @@ export function recordChanges(
       (candidate) => candidate.method === request.method && candidate.pattern.test(request.path),
     );
     if (!route) return next();
+    // A JSON answer is the change's outcome; a streamed one (rotation) leaves its own. Either is
+    // recorded before the answer ends, so a client that reads the log next finds it there.
+    let answered: unknown;
+    let recorded = false;
     const send = response.json.bind(response);
     response.json = (body: unknown) => {
-      if (response.statusCode < 400) {
-        const answer = (body ?? {}) as Record<string, unknown>;
-        const after = answer.key ?? answer.webhook ?? answer;
-        const id =
-          route.pattern.exec(request.path)?.[1] ??
-          String((after as { id?: unknown } | null)?.id ?? 'unknown');
-        const knownKeys = context.profiles.allKeys();
-        const before = response.locals[auditBeforeLocal] as unknown;
-        audit
-          .record({
-            actor: actorOf(response, people),
-            action: route.action,
-            target: { type: route.target, id },
-            before: before === undefined ? null : auditable(before, knownKeys),
-            after: auditable(route.action.endsWith('delete') ? null : after, knownKeys),
-          })
-          .catch((error: unknown) =>
-            context.logger.error({ err: error }, 'a change could not be written to the audit log'),
-          );
-      }
+      answered = body;
       return send(body);
+    };
+    const end = response.end.bind(response) as (...args: unknown[]) => Response;
+    response.end = ((...args: unknown[]) => {
+      const outcome = (response.locals[auditAfterLocal] as unknown) ?? answered;
+      if (!recorded && response.statusCode < 400 && outcome !== undefined) {
+        recorded = true;
+        record(outcome);
+      }
+      return end(...args);
+    }) as Response['end'];
+    const record = (outcome: unknown) => {
+      const answer = (outcome ?? {}) as Record<string, unknown>;
+      const after = answer.key ?? answer.webhook ?? answer;
+      const id =
+        route.pattern.exec(request.path)?.[1] ??
+        String((after as { id?: unknown } | null)?.id ?? 'unknown');
+      const knownKeys = context.profiles.allKeys();
+      const before = response.locals[auditBeforeLocal] as unknown;
+      audit
+        .record({
+          actor: actorOf(response, people),
+          action: route.action,
+          target: { type: route.target, id },
+          before: before === undefined ? null : auditable(before, knownKeys),
+          after: auditable(route.action.endsWith('delete') ? null : after, knownKeys),
+        })
+        .catch((error: unknown) =>
+          context.logger.error({ err: error }, 'a change could not be written to the audit log'),
+        );
     };
     next();
   };

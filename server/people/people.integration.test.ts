@@ -354,6 +354,31 @@ describe('people signed in with OpenID Connect, against a real gateway', () => {
       after: { name: 'alice laptop' },
     });
 
+    // A rotation from the Keys page moves her profile to a new key: the People page follows it,
+    // and the log has the rotation's outcome (streamed answers are recorded too).
+    const rotated = await call(
+      bff,
+      cookies.carol!,
+      'POST',
+      `/api/profiles/team/child-keys/${alice.key_id}/rotation`,
+      { profile: profileOf.alice },
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.text).toContain('"ok":true');
+    const after = peopleSchema.parse(
+      (await call(bff, cookies.carol!, 'GET', '/api/people')).json(),
+    );
+    const newKeyId = after.people.find((person) => person.id === alice.id)!.key_id;
+    expect(newKeyId).not.toBe(alice.key_id);
+    const rotationAudit = auditLogSchema.parse(
+      (await call(bff, cookies.carol!, 'GET', '/api/audit')).json(),
+    );
+    expect(rotationAudit.entries[0]).toMatchObject({
+      action: 'key.rotate',
+      target: { id: alice.key_id },
+      after: { ok: true, new_key_id: newKeyId },
+    });
+
     const csv = await call(bff, cookies.carol!, 'GET', '/api/audit?format=csv');
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toContain('workbench-audit.csv');

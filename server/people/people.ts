@@ -271,8 +271,21 @@ export function createPeople(options: {
     };
   }
 
+  /**
+   * The person with the id of the key their profile holds now: an admin may have rotated it
+   * from the Keys page, which moves the profile to a new key. The change is kept.
+   */
+  async function current(person: StoredPerson): Promise<StoredPerson> {
+    const held = person.profile === null ? null : profiles.keyIdOf(person.profile);
+    if (held === null || held === person.key_id) return person;
+    const moved = { ...person, key_id: held };
+    await people.put(moved);
+    return moved;
+  }
+
   /** A person with their key's figures and last request, as the gateway says now. */
-  async function describe(person: StoredPerson): Promise<Person> {
+  async function describe(stored: StoredPerson): Promise<Person> {
+    const person = await current(stored);
     let key: PersonKey | null = null;
     let keyProblem = keyProblems.get(person.id) ?? null;
     let lastRequestAt: number | null = null;
@@ -316,7 +329,7 @@ export function createPeople(options: {
     };
   }
 
-  const personOr404 = (id: string) => {
+  const personOr404 = async (id: string) => {
     const person = people.get(id);
     if (!person) {
       throw new ApiFailure(404, {
@@ -325,7 +338,7 @@ export function createPeople(options: {
         field: 'id',
       });
     }
-    return person;
+    return current(person);
   };
 
   const record = (
@@ -344,7 +357,7 @@ export function createPeople(options: {
     });
 
   /** The person of this session, or a 404 for a session that is not a person's. */
-  const me = (response: Response): StoredPerson => {
+  const me = async (response: Response): Promise<StoredPerson> => {
     const principal = viewerOf(response).principal;
     const person = principal?.kind === 'person' ? people.get(principal.personId) : undefined;
     if (!person) {
@@ -354,7 +367,7 @@ export function createPeople(options: {
         type: 'not_a_person',
       });
     }
-    return person;
+    return current(person);
   };
 
   const router = Router();
@@ -370,12 +383,12 @@ export function createPeople(options: {
   });
 
   router.get('/people/me', async (_request, response) => {
-    response.json({ person: await describe(me(response)) });
+    response.json({ person: await describe(await me(response)) });
   });
 
   router.post('/people/me/key/hand-over', async (request, response) => {
     parseInput(handOverOwnKeyRequestSchema, request.body, 'body');
-    const person = me(response);
+    const person = await me(response);
     if (person.key_id === null || person.profile === null || keysStore === null) {
       throw new ApiFailure(409, {
         message: 'You have no key of your own to hand over yet.',
@@ -408,7 +421,7 @@ export function createPeople(options: {
   router.patch('/people/:id', async (request, response) => {
     const { id } = parseInput(personIdParams, request.params, 'query');
     const change = parseInput(updatePersonRequestSchema, request.body, 'body');
-    const person = personOr404(id);
+    const person = await personOr404(id);
     const keyChange = {
       ...policyFields(change),
       // Explicit values are sent even when they are the default: the admin chose them.
@@ -444,13 +457,13 @@ export function createPeople(options: {
       { disabled: wasDisabled, key: before },
       { disabled: change.disabled ?? wasDisabled, key: after },
     );
-    response.json({ person: await describe(personOr404(id)) });
+    response.json({ person: await describe(await personOr404(id)) });
   });
 
   router.delete('/people/:id', async (request, response) => {
     const { id } = parseInput(personIdParams, request.params, 'query');
     parseInput(removeBodySchema, request.body, 'body');
-    const person = personOr404(id);
+    const person = await personOr404(id);
     if (person.key_id !== null) {
       await revokeChildKey(context, teamKey(), person.key_id).catch((error: unknown) => {
         // A key the gateway no longer knows needs no revoking; anything else stops the removal.
