@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestOidcProvider, type TestOidcProvider } from '../testing/oidc-provider-server';
+import { seriousFindings } from './axe';
 import { expect, test, type Browser, type Page } from './fixtures';
 import { e2eDataDir, e2eGatewayPort } from './environment';
 import { freePort, waitUntil } from './own-processes';
@@ -117,6 +118,7 @@ test('two people sign in, each sees only their own key, and an admin sees both',
     .click();
   await expect(alice.getByRole('region', { name: 'Your key' })).toContainText('$2.00');
   await expect(alice.getByRole('table', { name: 'People' })).toHaveCount(0);
+  expect(await seriousFindings(alice)).toEqual([]);
 
   const carol = await signIn(browser, 'carol');
   await carol
@@ -127,4 +129,5 @@ test('two people sign in, each sees only their own key, and an admin sees both',
   await expect(table.getByRole('row', { name: /Alice/ })).toContainText('$0.00 of $2.00');
   await expect(table.getByRole('row', { name: /Bob/ })).toBeVisible();
   await expect(carol.getByRole('table', { name: 'Audit log' })).toContainText('key.create');
+  expect(await seriousFindings(carol)).toEqual([]);
 });
