@@ -24,6 +24,20 @@ export const memberKeyPolicySchema = z.strictObject({
 });
 export type MemberKeyPolicy = z.infer<typeof memberKeyPolicySchema>;
 
+/** `PUT /api/people/policy` (admins): the policy for people's new keys, kept by the workbench. */
+export const updatePolicyRequestSchema = memberKeyPolicySchema
+  .refine((policy) => policy.kind === 'allocated_child' || policy.limit_usd === null, {
+    message: "limit_usd must be null for a shared child: it spends the team key's balance",
+    path: ['limit_usd'],
+  })
+  .refine((policy) => policy.kind === 'shared_child' || policy.limit_usd !== null, {
+    message: 'limit_usd: an allocated child needs a budget',
+    path: ['limit_usd'],
+  });
+
+/** Its answer. */
+export const policySchema = z.object({ policy: memberKeyPolicySchema });
+
 /** WORKBENCH_MEMBER_POLICY_FILE: a policy per group, the first group listed that a person is in. */
 export const memberPolicyFileSchema = z.strictObject({
   groups: z.record(
@@ -79,7 +93,10 @@ export const peopleSchema = z.object({
   people: z.array(personSchema),
   /** WORKBENCH_TEAM_PROFILE: where people's keys are made; null: nobody gets a key. */
   team_profile: z.string().nullable(),
+  /** The policy for new keys of people in no policy group. */
   default_policy: memberKeyPolicySchema,
+  /** `environment`: WORKBENCH_MEMBER_KEY_*; `workbench`: an admin set it on the People page. */
+  policy_source: z.enum(['environment', 'workbench']),
   fetched_at: z.number(),
 });
 export type People = z.infer<typeof peopleSchema>;

@@ -10,7 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { auditEntrySchema, personSchema, type AuditEntry } from '../../contract/workbench-people';
+import {
+  auditEntrySchema,
+  memberKeyPolicySchema,
+  personSchema,
+  type AuditEntry,
+  type MemberKeyPolicy,
+} from '../../contract/workbench-people';
 import { writeFileAtomically, type KeysStore } from '../keys/keys-store';
 
 export const peopleFileName = 'workbench-people.json';
@@ -34,11 +40,16 @@ export const storedPersonSchema = personSchema
   .extend({ subject: z.string() });
 export type StoredPerson = z.infer<typeof storedPersonSchema>;
 
-const peopleFileSchema = z.object({ people: z.array(storedPersonSchema) });
+const peopleFileSchema = z.object({
+  people: z.array(storedPersonSchema),
+  /** The policy an admin set on the People page; absent: the environment's. */
+  policy: memberKeyPolicySchema.optional(),
+});
 
 /** The people, in memory and (with a folder) in `workbench-people.json`. */
 export class PeopleStore {
   private readonly people = new Map<string, StoredPerson>();
+  private keptPolicy: MemberKeyPolicy | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(private readonly file: string | null) {}
@@ -62,6 +73,7 @@ export class PeopleStore {
           throw new Error(`${file} is not the workbench's people file: fix or remove it.`);
         }
         for (const person of parsed.people) store.people.set(person.id, person);
+        store.keptPolicy = parsed.policy;
       }
     }
     return store;
@@ -91,6 +103,16 @@ export class PeopleStore {
     return this.save();
   }
 
+  /** The policy an admin set, if any. */
+  get policy(): MemberKeyPolicy | undefined {
+    return this.keptPolicy;
+  }
+
+  setPolicy(policy: MemberKeyPolicy): Promise<void> {
+    this.keptPolicy = policy;
+    return this.save();
+  }
+
   remove(id: string): Promise<void> {
     this.people.delete(id);
     return this.save();
@@ -101,7 +123,10 @@ export class PeopleStore {
     const file = this.file;
     if (!file) return Promise.resolve();
     const run = () =>
-      writeFileAtomically(file, `${JSON.stringify({ people: this.list() }, null, 2)}\n`);
+      writeFileAtomically(
+        file,
+        `${JSON.stringify({ people: this.list(), policy: this.keptPolicy }, null, 2)}\n`,
+      );
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;

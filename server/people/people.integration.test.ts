@@ -222,6 +222,11 @@ describe('people signed in with OpenID Connect, against a real gateway', () => {
     const adminRoutes: [string, string, unknown?][] = [
       ['GET', '/api/people'],
       ['PATCH', `/api/people/${personIdOf.bob}`, { limit_usd: 100 }],
+      [
+        'PUT',
+        '/api/people/policy',
+        { kind: 'allocated_child', limit_usd: 100, limit_reset: 'none', allowed_models: [] },
+      ],
       ['DELETE', `/api/people/${personIdOf.bob}`, {}],
       ['GET', '/api/audit'],
       ['GET', '/api/audit?format=csv'],
@@ -251,6 +256,7 @@ describe('people signed in with OpenID Connect, against a real gateway', () => {
       'GET /people/me',
       'POST /people/me/key/hand-over',
       'PATCH /people/:id',
+      'PUT /people/policy',
       'DELETE /people/:id',
       'GET /audit',
       'GET /auth/oidc/sign-in',
@@ -564,6 +570,36 @@ describe("people's key policy, as the BFF sends it", () => {
     expect(JSON.parse(patch!.body)).toEqual({
       limit_reset: 'weekly',
       allowed_models: ['anthropic/*'],
+    });
+
+    // An admin sets the policy for new keys: the next person's key follows it, and it is logged.
+    const badPolicy = await call(bff, carol, 'PUT', '/api/people/policy', {
+      kind: 'shared_child',
+      limit_usd: 5,
+      limit_reset: 'none',
+      allowed_models: [],
+    });
+    expect(badPolicy.status).toBe(400);
+    expect(apiErrorSchema.parse(badPolicy.json()).error.message).toContain('limit_usd');
+    const policy = {
+      kind: 'allocated_child',
+      limit_usd: 7,
+      limit_reset: 'weekly',
+      allowed_models: [],
+    };
+    expect((await call(bff, carol, 'PUT', '/api/people/policy', policy)).status).toBe(200);
+    await oidcSignIn(bff.url, 'mallory');
+    const malloryKey = gateway.requests
+      .filter((request) => request.method === 'POST' && request.url === '/v1/keys')
+      .at(-1);
+    expect(JSON.parse(malloryKey!.body)).toMatchObject({ limit_usd: 7, limit_reset: 'weekly' });
+    const listed = peopleSchema.parse((await call(bff, carol, 'GET', '/api/people')).json());
+    expect(listed).toMatchObject({ default_policy: policy, policy_source: 'workbench' });
+    const audit = auditLogSchema.parse((await call(bff, carol, 'GET', '/api/audit')).json());
+    expect(audit.entries.find((entry) => entry.action === 'policy.update')).toMatchObject({
+      actor: { email: 'carol@example.com' },
+      before: { limit_usd: 10, limit_reset: 'daily' },
+      after: policy,
     });
   });
 });

@@ -6,6 +6,7 @@
  * - `GET /api/people` (admins): everyone, their key, this period's spend, their last request;
  * - `PATCH /api/people/:id` (admins): budget, period, models, disabled (the key too: 402 at once);
  * - `DELETE /api/people/:id` (admins): revokes their key and forgets them;
+ * - `PUT /api/people/policy` (admins): the policy for new keys, over WORKBENCH_MEMBER_KEY_*;
  * - `GET /api/people/me`, `POST /api/people/me/key/hand-over`: a person's own, the key's new
  *   secret shown once (the gateway's rotate: the secret shown before stops);
  * Every change is written to the audit log with who, when, before and after.
@@ -19,6 +20,7 @@ import {
   handOverOwnKeyRequestSchema,
   memberPolicyFileSchema,
   updatePersonRequestSchema,
+  updatePolicyRequestSchema,
   type AuditEntry,
   type HandedOverOwnKey,
   type MemberKeyPolicy,
@@ -174,8 +176,10 @@ export function createPeople(options: {
     return profiles.keyOf(settings.teamProfile);
   };
 
+  /** The policy for people in no policy group: an admin's, else the environment's. */
+  const defaultPolicy = () => people.policy ?? settings.defaultPolicy;
   const policyFor = (groups: string[]): MemberKeyPolicy =>
-    options.groupPolicies.find(([group]) => groups.includes(group))?.[1] ?? settings.defaultPolicy;
+    options.groupPolicies.find(([group]) => groups.includes(group))?.[1] ?? defaultPolicy();
 
   /** Makes a person's own key by their policy and keeps it as their profile. */
   async function makeKey(person: StoredPerson): Promise<void> {
@@ -376,7 +380,8 @@ export function createPeople(options: {
     const answer: People = {
       people: await Promise.all(people.list().map(describe)),
       team_profile: settings.teamProfile,
-      default_policy: settings.defaultPolicy,
+      default_policy: defaultPolicy(),
+      policy_source: people.policy ? 'workbench' : 'environment',
       fetched_at: now(),
     };
     response.json(answer);
@@ -416,6 +421,14 @@ export function createPeople(options: {
     };
     response.setHeader('Cache-Control', 'no-store');
     response.json(answer);
+  });
+
+  router.put('/people/policy', async (request, response) => {
+    const policy = parseInput(updatePolicyRequestSchema, request.body, 'body');
+    const before = defaultPolicy();
+    await people.setPolicy(policy);
+    await record(response, 'policy.update', { type: 'policy', id: 'default' }, before, policy);
+    response.json({ policy });
   });
 
   router.patch('/people/:id', async (request, response) => {

@@ -87,6 +87,7 @@ describe('the People page', () => {
       'GET /api/people': () => ({
         people: [personOf('alice'), bob],
         team_profile: 'team',
+        policy_source: 'environment',
         default_policy: {
           kind: 'allocated_child',
           limit_usd: 10,
@@ -96,6 +97,7 @@ describe('the People page', () => {
         fetched_at: Date.now(),
       }),
       'PATCH /api/people/id-bob': () => ({ person: { ...bob, disabled: true } }),
+      'PUT /api/people/policy': (request) => ({ policy: request.body }),
       'GET /api/audit': () => ({
         entries: [
           {
@@ -129,6 +131,21 @@ describe('the People page', () => {
     expect(screen.getByRole('link', { name: 'Download CSV' })).toHaveAttribute(
       'href',
       '/api/audit?format=csv',
+    );
+
+    const policy = screen.getByRole('form', { name: 'Policy for new keys' });
+    const budget = within(policy).getByLabelText('Budget (USD)');
+    await userEvent.clear(budget);
+    await userEvent.type(budget, '25');
+    await userEvent.type(within(policy).getByLabelText('Models'), 'anthropic/*, sim/chat-*');
+    await userEvent.click(within(policy).getByRole('button', { name: 'Save policy' }));
+    await waitFor(() =>
+      expect(requests.find((request) => request.method === 'PUT')?.body).toEqual({
+        kind: 'allocated_child',
+        limit_usd: 25,
+        limit_reset: 'monthly',
+        allowed_models: ['anthropic/*', 'sim/chat-*'],
+      }),
     );
   });
 });

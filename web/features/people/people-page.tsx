@@ -12,6 +12,7 @@ import { usePeople } from './api/people';
 import { AuditDownloads, AuditTable } from './components/audit-table';
 import { OwnKeyPanel } from './components/own-key-panel';
 import { PeopleTable } from './components/people-table';
+import { PolicyForm } from './components/policy-form';
 
 export function PeoplePage() {
   const session = useSession();
@@ -64,6 +65,14 @@ export function PeoplePage() {
             <PeopleTable people={people.data.people} />
           )}
         </section>
+      )}
+      {peopleOn && isAdmin && people.data && (
+        <PolicyForm
+          // A new policy from the server (another admin's) resets the form's fields.
+          key={JSON.stringify(people.data.default_policy)}
+          policy={people.data.default_policy}
+          source={people.data.policy_source}
+        />
       )}
       {!peopleOn && session.isSuccess && (
         <p className="text-sm text-zinc-700 dark:text-zinc-300">

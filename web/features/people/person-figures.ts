@@ -9,6 +9,12 @@ export const periodLabels: Record<LimitReset, string> = {
   monthly: 'Monthly',
 };
 
+/** The period choices of a budget, for a select. */
+export const periodOptions = (Object.keys(periodLabels) as LimitReset[]).map((value) => ({
+  value,
+  label: periodLabels[value],
+}));
+
 /** "$1.20 of $10.00 this month", or the shared child's word. */
 export function spendText(key: PersonKey): string {
   if (key.limit_usd === null) return `${formatUsd(key.consumption_usd)} (spends the team key)`;

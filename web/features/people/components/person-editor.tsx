@@ -6,12 +6,7 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { SelectField } from '../../../components/select-field';
 import { TextField } from '../../../components/text-field';
 import { useUpdatePerson } from '../api/update-person';
-import { parseModels, periodLabels } from '../person-figures';
-
-const periodOptions = (Object.keys(periodLabels) as LimitReset[]).map((value) => ({
-  value,
-  label: periodLabels[value],
-}));
+import { parseModels, periodOptions } from '../person-figures';
 
 export function PersonEditor({ person, onDone }: { person: Person; onDone(): void }) {
   const key = person.key;
