@@ -125,6 +125,22 @@ describe('the People page', () => {
       }),
     );
 
+    await userEvent.click(within(bobRow).getByRole('button', { name: "Change Bob's budget" }));
+    const editor = screen.getByRole('form', { name: "Change Bob's key" });
+    const budget = within(editor).getByLabelText('Budget (USD)');
+    await userEvent.clear(budget);
+    await userEvent.click(within(editor).getByRole('button', { name: 'Save' }));
+    expect(within(editor).getByText('Enter a budget in USD, 0 or more.')).toBeInTheDocument();
+    await userEvent.type(budget, '12');
+    await userEvent.click(within(editor).getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(requests.filter((request) => request.method === 'PATCH').at(-1)?.body).toEqual({
+        limit_usd: 12,
+        limit_reset: 'monthly',
+        allowed_models: ['anthropic/*'],
+      }),
+    );
+
     const audit = await screen.findByRole('table', { name: 'Audit log' });
     expect(within(audit).getByText('carol@example.com')).toBeInTheDocument();
     expect(within(audit).getByText('person.update')).toBeInTheDocument();
@@ -134,9 +150,9 @@ describe('the People page', () => {
     );
 
     const policy = screen.getByRole('form', { name: 'Policy for new keys' });
-    const budget = within(policy).getByLabelText('Budget (USD)');
-    await userEvent.clear(budget);
-    await userEvent.type(budget, '25');
+    const policyBudget = within(policy).getByLabelText('Budget (USD)');
+    await userEvent.clear(policyBudget);
+    await userEvent.type(policyBudget, '25');
     await userEvent.type(within(policy).getByLabelText('Models'), 'anthropic/*, sim/chat-*');
     await userEvent.click(within(policy).getByRole('button', { name: 'Save policy' }));
     await waitFor(() =>

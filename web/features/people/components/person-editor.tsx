@@ -1,39 +1,29 @@
 /** An admin's change to one person's key: budget, period and models, saved together. */
-import { useState, type FormEvent } from 'react';
-import type { LimitReset, Person } from '../../../../contract/workbench-people';
+import type { FormEvent } from 'react';
+import type { Person } from '../../../../contract/workbench-people';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
-import { SelectField } from '../../../components/select-field';
-import { TextField } from '../../../components/text-field';
 import { useUpdatePerson } from '../api/update-person';
-import { parseModels, periodOptions } from '../person-figures';
+import { BudgetFields, useBudgetFields } from './budget-fields';
 
 export function PersonEditor({ person, onDone }: { person: Person; onDone(): void }) {
   const key = person.key;
   const update = useUpdatePerson();
-  const [limit, setLimit] = useState(key?.limit_usd === null ? '' : String(key?.limit_usd ?? ''));
-  const [period, setPeriod] = useState<LimitReset>(key?.limit_reset ?? 'none');
-  const [models, setModels] = useState((key?.allowed_models ?? []).join(', '));
-  const [limitError, setLimitError] = useState<string | undefined>();
+  // A shared child has no budget of its own: it spends the team key's.
+  const withBudget = key?.limit_usd !== null;
+  const fields = useBudgetFields({
+    limit_usd: key?.limit_usd ?? null,
+    limit_reset: key?.limit_reset ?? 'none',
+    allowed_models: key?.allowed_models ?? [],
+  });
 
   function save(event: FormEvent) {
     event.preventDefault();
-    const amount = Number(limit);
-    const shared = key?.limit_usd === null;
-    if (!shared && (limit.trim() === '' || !Number.isFinite(amount) || amount < 0)) {
-      setLimitError('Enter a budget in USD, 0 or more.');
-      return;
-    }
-    setLimitError(undefined);
+    const values = fields.read(withBudget);
+    if (!values) return;
+    const { limit_usd: limit, ...rest } = values;
     update.mutate(
-      {
-        id: person.id,
-        change: {
-          ...(shared ? {} : { limit_usd: amount }),
-          limit_reset: period,
-          allowed_models: parseModels(models),
-        },
-      },
+      { id: person.id, change: { ...(limit === null ? {} : { limit_usd: limit }), ...rest } },
       { onSuccess: onDone },
     );
   }
@@ -46,30 +36,7 @@ export function PersonEditor({ person, onDone }: { person: Person; onDone(): voi
       className="flex flex-wrap items-end gap-3 py-2"
       noValidate
     >
-      {key?.limit_usd !== null && (
-        <TextField
-          label="Budget (USD)"
-          inputMode="decimal"
-          value={limit}
-          onChange={(event) => setLimit(event.target.value)}
-          error={limitError}
-          className="w-32"
-        />
-      )}
-      <SelectField
-        label="Period"
-        value={period}
-        options={periodOptions}
-        onChange={(value) => setPeriod(value as LimitReset)}
-        className="w-36"
-      />
-      <TextField
-        label="Models"
-        hint="Ids or patterns such as anthropic/*; empty: all models."
-        value={models}
-        onChange={(event) => setModels(event.target.value)}
-        className="min-w-56 flex-1"
-      />
+      <BudgetFields fields={fields} withBudget={withBudget} />
       <div className="flex gap-2">
         <Button type="submit" variant="primary" disabled={update.isPending}>
           {update.isPending ? 'Saving…' : 'Save'}

@@ -3,13 +3,12 @@
  * admin's choice is kept by the workbench over WORKBENCH_MEMBER_KEY_*; keys made before keep theirs.
  */
 import { useState, type FormEvent } from 'react';
-import type { LimitReset, MemberKeyPolicy } from '../../../../contract/workbench-people';
+import type { MemberKeyPolicy } from '../../../../contract/workbench-people';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
 import { SelectField } from '../../../components/select-field';
-import { TextField } from '../../../components/text-field';
 import { useUpdatePolicy } from '../api/update-policy';
-import { parseModels, periodOptions } from '../person-figures';
+import { BudgetFields, useBudgetFields } from './budget-fields';
 
 const kindOptions = [
   { value: 'allocated_child', label: 'Own budget (allocated)' },
@@ -25,28 +24,12 @@ export function PolicyForm({
 }) {
   const update = useUpdatePolicy();
   const [kind, setKind] = useState(policy.kind);
-  const [limit, setLimit] = useState(policy.limit_usd === null ? '' : String(policy.limit_usd));
-  const [period, setPeriod] = useState<LimitReset>(policy.limit_reset);
-  const [models, setModels] = useState(policy.allowed_models.join(', '));
-  const [limitError, setLimitError] = useState<string | undefined>();
+  const fields = useBudgetFields(policy);
 
   function save(event: FormEvent) {
     event.preventDefault();
-    const amount = Number(limit);
-    if (
-      kind === 'allocated_child' &&
-      (limit.trim() === '' || !Number.isFinite(amount) || amount < 0)
-    ) {
-      setLimitError('Enter a budget in USD, 0 or more.');
-      return;
-    }
-    setLimitError(undefined);
-    update.mutate({
-      kind,
-      limit_usd: kind === 'allocated_child' ? amount : null,
-      limit_reset: period,
-      allowed_models: parseModels(models),
-    });
+    const values = fields.read(kind === 'allocated_child');
+    if (values) update.mutate({ kind, ...values });
   }
 
   return (
@@ -77,30 +60,7 @@ export function PolicyForm({
           onChange={(value) => setKind(value as MemberKeyPolicy['kind'])}
           className="w-56"
         />
-        {kind === 'allocated_child' && (
-          <TextField
-            label="Budget (USD)"
-            inputMode="decimal"
-            value={limit}
-            onChange={(event) => setLimit(event.target.value)}
-            error={limitError}
-            className="w-32"
-          />
-        )}
-        <SelectField
-          label="Period"
-          value={period}
-          options={periodOptions}
-          onChange={(value) => setPeriod(value as LimitReset)}
-          className="w-36"
-        />
-        <TextField
-          label="Models"
-          hint="Ids or patterns such as anthropic/*; empty: all models."
-          value={models}
-          onChange={(event) => setModels(event.target.value)}
-          className="min-w-56 flex-1"
-        />
+        <BudgetFields fields={fields} withBudget={kind === 'allocated_child'} />
         <Button type="submit" variant="primary" disabled={update.isPending}>
           {update.isPending ? 'Saving…' : 'Save policy'}
         </Button>
