@@ -63,7 +63,7 @@ async function openPeople(
 
 export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {
   // Off loopback, a workbench without sign-in would hand its keys to anyone who can reach it.
-  checkListenAddress(options.listenHost, options.accessToken || (options.oidc ? 'oidc' : null));
+  checkListenAddress(options.listenHost, options.accessToken, Boolean(options.oidc));
   // The keys store's profiles (keys created or rotated before a restart) join the given ones.
   const keys = await openKeysStore(options);
   const people = await openPeople(options, keys);

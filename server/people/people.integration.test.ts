@@ -171,6 +171,42 @@ describe('people signed in with OpenID Connect, against a real gateway', () => {
     );
   });
 
+  it('refuses a callback this browser did not start, a wrong state, and says why', async () => {
+    const errorOf = (response: { status: number; headers: Record<string, unknown> }) => {
+      expect(response.status).toBe(302);
+      const location = new URL(String(response.headers.location), bff.url);
+      expect(location.pathname).toBe('/sign-in');
+      return location.searchParams.get('oidc_error') ?? '';
+    };
+    const unbound = await rawRequest(bff, { path: '/auth/oidc/callback?code=x&state=y' });
+    expect(errorOf(unbound)).toContain('not started in this browser');
+
+    const pendingCookie = async () => {
+      const started = await rawRequest(bff, { path: '/auth/oidc/sign-in?next=/keys' });
+      expect(started.status).toBe(302);
+      expect(String(started.headers.location)).toContain('code_challenge_method=S256');
+      const cookie = [started.headers['set-cookie'] ?? []].flat()[0]!;
+      expect(cookie).toMatch(/^workbench_oidc=[^;]+; .*SameSite=Lax; HttpOnly/);
+      return cookie.split(';')[0]!;
+    };
+    const forged = await rawRequest(bff, {
+      // With the issuer named (RFC 9207), so the state check is what refuses it.
+      path: `/auth/oidc/callback?code=x&state=not-the-one-sent&iss=${encodeURIComponent(bed.provider.issuer)}`,
+      headers: { cookie: await pendingCookie() },
+    });
+    expect(errorOf(forged)).toMatch(/could not be verified.*"state"/);
+    const noIssuer = await rawRequest(bff, {
+      path: '/auth/oidc/callback?code=x&state=y',
+      headers: { cookie: await pendingCookie() },
+    });
+    expect(errorOf(noIssuer)).toMatch(/could not be verified.*"iss"/);
+    const refused = await rawRequest(bff, {
+      path: '/auth/oidc/callback?error=access_denied&error_description=no',
+      headers: { cookie: await pendingCookie() },
+    });
+    expect(errorOf(refused)).toContain('refused the sign-in (access_denied: no)');
+  });
+
   it("refuses a member every route that names another's profile, and every admin route", async () => {
     const others = [profileOf.bob!, 'team'];
     const keyId = 'key_0000000000';

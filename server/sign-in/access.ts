@@ -52,11 +52,16 @@ export function isLoopbackHost(host: string): boolean {
  * Refuses a non-loopback listen address without an access token: anyone who could reach the
  * workbench there could spend every key it holds.
  */
-export function checkListenAddress(host: string, accessToken: string | null | undefined): void {
-  if (accessToken || isLoopbackHost(host)) return;
+export function checkListenAddress(
+  host: string,
+  accessToken: string | null | undefined,
+  /** People sign in with OpenID Connect (WORKBENCH_OIDC_ISSUER): a sign-in too. */
+  peopleSignIn = false,
+): void {
+  if (accessToken || peopleSignIn || isLoopbackHost(host)) return;
   throw new ConfigError(
     'WORKBENCH_ACCESS_TOKEN',
-    `must be set to listen on ${host} (WORKBENCH_HOST), which is not a loopback address: without a sign-in, anyone who can reach that address could use and spend the keys the workbench holds. Set WORKBENCH_ACCESS_TOKEN to a secret of 32 or more characters, or listen on 127.0.0.1.`,
+    `must be set to listen on ${host} (WORKBENCH_HOST), which is not a loopback address: without a sign-in, anyone who can reach that address could use and spend the keys the workbench holds. Set WORKBENCH_ACCESS_TOKEN to a secret of 32 or more characters, or WORKBENCH_OIDC_ISSUER for people's sign-in, or listen on 127.0.0.1.`,
   );
 }
 

@@ -62,6 +62,16 @@ export function groupsOf(claims: Record<string, unknown>, claim: string): string
   return [];
 }
 
+/**
+ * Why a check failed, in the library's words: its outer error often says only "invalid response
+ * encountered", and the cause names what (the state, the nonce, the signature).
+ */
+function reasonOf(error: unknown): string {
+  const outer = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : null;
+  return cause && cause !== outer ? `${outer} (${cause})` : outer;
+}
+
 const isLoopbackUrl = (url: URL) =>
   url.hostname === 'localhost' || url.hostname.startsWith('127.') || url.hostname === '[::1]';
 
@@ -203,7 +213,7 @@ export function createOidcSignIn(options: {
           groups: groupsOf(record, settings.groupsClaim),
         };
       } catch (error) {
-        return fail(response, `The sign-in could not be verified: ${(error as Error).message}`);
+        return fail(response, `The sign-in could not be verified: ${reasonOf(error)}`);
       }
       try {
         await options.onSignedIn(identity, request, response, entry.next);
