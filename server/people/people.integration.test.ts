@@ -528,6 +528,10 @@ describe("people's key policy, as the BFF sends it", () => {
         response.end(JSON.stringify({ object: 'issued_key', key: fakeKey(), data: key }));
         return;
       }
+      if (request.method === 'GET' && request.url === '/v1/keys') {
+        response.end(JSON.stringify({ object: 'list', data: [key] }));
+        return;
+      }
       if (request.url.startsWith('/v1/keys/key_person')) {
         response.end(JSON.stringify(key));
         return;

@@ -35,6 +35,7 @@ import { profileNameFor } from '../keys/child-keys';
 import {
   childKeyOf,
   createChildKey,
+  listChildKeys,
   revokeChildKey,
   rotateChildKey,
   showChildKey,
@@ -288,7 +289,11 @@ export function createPeople(options: {
   }
 
   /** A person with their key's figures and last request, as the gateway says now. */
-  async function describe(stored: StoredPerson): Promise<Person> {
+  async function describe(
+    stored: StoredPerson,
+    /** The team's keys from one list call, when describing everyone. */
+    listed?: Map<string, ManagedKey>,
+  ): Promise<Person> {
     const person = await current(stored);
     let key: PersonKey | null = null;
     let keyProblem = keyProblems.get(person.id) ?? null;
@@ -297,7 +302,7 @@ export function createPeople(options: {
       try {
         const team = teamKey();
         const [shown, last] = await Promise.all([
-          showChildKey(context, team, person.key_id),
+          listed?.get(person.key_id) ?? showChildKey(context, team, person.key_id),
           context.gateway
             .collect({
               method: 'GET',
@@ -377,8 +382,17 @@ export function createPeople(options: {
   const router = Router();
 
   router.get('/people', async (_request, response) => {
+    // One call for every key's figures; each person's last request is a call of its own.
+    const listed =
+      settings.teamProfile === null
+        ? undefined
+        : await listChildKeys(context, teamKey(), false).then(
+            (keys) => new Map(keys.map((key) => [key.id, key])),
+            // Without the list, each person's key is asked for on its own (and says why not).
+            () => undefined,
+          );
     const answer: People = {
-      people: await Promise.all(people.list().map(describe)),
+      people: await Promise.all(people.list().map((person) => describe(person, listed))),
       team_profile: settings.teamProfile,
       default_policy: defaultPolicy(),
       policy_source: people.policy ? 'workbench' : 'environment',
