@@ -166,6 +166,23 @@ describe('the People page', () => {
   });
 });
 
+describe('the People page without people', () => {
+  it("shows the access token's admin the audit log", async () => {
+    mockPageApi({
+      'GET /api/session': () => ({
+        required: true,
+        signed_in: true,
+        expires_at: Date.now() + 1000,
+      }),
+      'GET /api/audit': () => ({ entries: [], fetched_at: Date.now() }),
+    });
+    renderRoute('/people');
+    expect(await screen.findByText('No changes yet')).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'People' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Your key' })).not.toBeInTheDocument();
+  });
+});
+
 describe('the sign-in page with an identity provider', () => {
   it('offers the provider, keeps where the person was going, and says why a sign-in failed', async () => {
     mockPageApi({

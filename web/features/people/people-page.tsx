@@ -17,7 +17,10 @@ import { PolicyForm } from './components/policy-form';
 export function PeoplePage() {
   const session = useSession();
   const isPerson = session.data?.person !== undefined;
-  const isAdmin = session.data?.role === 'admin' || session.data?.required === false;
+  // Without people's sign-in whoever is in (the access token, or this machine) is an admin.
+  const isAdmin =
+    session.data !== undefined &&
+    (session.data.oidc === undefined || session.data.role === 'admin');
   const peopleOn = session.data?.oidc !== undefined;
   const me = useMe(isPerson);
   const people = usePeople(peopleOn && isAdmin);
