@@ -162,6 +162,11 @@ describe('people signed in with OpenID Connect, against a real gateway', () => {
     expect(Object.keys(stored).sort()).toEqual([profileOf.alice, profileOf.bob].sort());
     for (const secret of Object.values(stored)) expect(balance.text).not.toContain(secret);
 
+    // The authorization codes of these sign-ins are not in the log.
+    const logged = bff.logLines.join('');
+    expect(logged).toContain('/auth/oidc/callback?code=[redacted]');
+    expect(logged).not.toMatch(/callback\?code=(?!\[redacted\])/);
+
     const mallory = await signInAs('mallory');
     expect(mallory.role).toBe('member');
     const carol = await signInAs('carol');
