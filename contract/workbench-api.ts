@@ -701,6 +701,23 @@ export const sessionStateSchema = z.object({
   signed_in: z.boolean(),
   /** When the session ends, Unix milliseconds; null without one. */
   expires_at: z.number().nullable(),
+  /**
+   * Present when people sign in with OpenID Connect (WORKBENCH_OIDC_ISSUER): where the page
+   * sends them, and whether the access token form is offered too.
+   */
+  oidc: z.object({ sign_in_path: z.string(), token_sign_in: z.boolean() }).optional(),
+  /** With OpenID Connect on and a session: what it may do (admin: everything; member: its own). */
+  role: z.enum(['admin', 'member']).optional(),
+  /** A person's session (not the access token's): who signed in. */
+  person: z
+    .object({
+      id: z.string(),
+      email: z.string().nullable(),
+      name: z.string().nullable(),
+      /** The profile holding their own key; null before it exists. */
+      profile: z.string().nullable(),
+    })
+    .optional(),
 });
 export type SessionState = z.infer<typeof sessionStateSchema>;
 

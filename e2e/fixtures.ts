@@ -11,4 +11,4 @@ export const test = base.extend({
   baseURL: async ({}, use) => use(e2eWorkbenchUrl),
 });
 export { expect } from '@playwright/test';
-export type { Page, Locator, BrowserContext, APIRequestContext } from '@playwright/test';
+export type { Page, Locator, Browser, BrowserContext, APIRequestContext } from '@playwright/test';

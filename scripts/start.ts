@@ -86,6 +86,7 @@ async function main(): Promise<void> {
       timeouts: workbenchConfig.timeouts,
       catalogTtlMs: workbenchConfig.catalogTtlMs,
       accessToken: workbenchConfig.accessToken,
+      oidc: workbenchConfig.oidc,
       ...(supervised ? { embeddedGateway: () => supervised.status() } : {}),
     });
     logger.info(

@@ -8,6 +8,11 @@ import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import type { Logger } from 'pino';
 import { createAccessControl } from './sign-in/access';
+import type { OidcSettings } from './core/config';
+import { createAuditRouter, recordChanges } from './people/audit';
+import { createPeople, type GroupPolicies } from './people/people';
+import { AuditLog, PeopleStore } from './people/people-store';
+import { scopeGuard } from './people/scope';
 import { createActivityRouter } from './activity/activity';
 import { createBalanceRouter } from './keys/balance';
 import { bodyDepthLimit } from './core/body-depth';
@@ -68,6 +73,14 @@ export interface WorkbenchOptions extends KeysStoreSettings {
   embeddedGateway?: () => EmbeddedGatewayStatus;
   /** WORKBENCH_ACCESS_TOKEN: with it, every page and API call needs a session (sign-in/access.ts). */
   accessToken?: string | null;
+  /** People's sign-in with OpenID Connect (WORKBENCH_OIDC_*); null or undefined: off. */
+  oidc?: OidcSettings | null;
+  /** The people who signed in (opened by `startWorkbench` beside the keys store); else in memory. */
+  peopleStore?: PeopleStore;
+  /** The audit log (opened by `startWorkbench` beside the keys store); else in memory. */
+  auditLog?: AuditLog;
+  /** WORKBENCH_MEMBER_POLICY_FILE's policies, read by `startWorkbench`. */
+  groupPolicies?: GroupPolicies;
 }
 
 export interface WorkbenchApp {
@@ -124,9 +137,30 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
     embeddedGateway: options.embeddedGateway ?? null,
   };
   const listen: ListenAddress = { host: options.listenHost, port: options.listenPort };
-  const allowedHosts = (options.allowedHosts ?? []).map((name) => name.toLowerCase());
+  const oidc = options.oidc ?? null;
+  const allowedHosts = [
+    ...(options.allowedHosts ?? []),
+    // People's browsers come back from the issuer to the public address.
+    ...(oidc ? [new URL(oidc.publicUrl).host] : []),
+  ].map((name) => name.toLowerCase());
   const dev = options.dev ?? false;
-  const access = createAccessControl({ token: options.accessToken });
+  const keysStore = options.keysStore ?? null;
+  const peopleStore = options.peopleStore ?? PeopleStore.memory();
+  const auditLog = options.auditLog ?? AuditLog.memory();
+  let endPersonSessions: (personId: string) => void = () => undefined;
+  const people = oidc
+    ? createPeople({
+        context,
+        settings: oidc,
+        groupPolicies: options.groupPolicies ?? [],
+        people: peopleStore,
+        audit: auditLog,
+        keysStore,
+        endPersonSessions: (personId) => endPersonSessions(personId),
+      })
+    : null;
+  const access = createAccessControl({ token: options.accessToken, people });
+  endPersonSessions = access.endPersonSessions;
 
   const bodyLimitBytes = options.bodyLimitBytes ?? 8 * 1024 * 1024;
   const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(bodyLimitBytes));
@@ -157,6 +191,11 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
     next();
   });
   api.use(access.router);
+  // Before every route: a member names no profile but their own, and reaches no admin route.
+  api.use(scopeGuard());
+  api.use(recordChanges(context, auditLog, oidc ? peopleStore : null));
+  api.use(createAuditRouter(auditLog));
+  if (people) api.use(people.router);
   api.use(createHealthRouter(context));
   api.use(createCatalogRouter(catalog));
   api.use(createModelEndpointsRouter(context));
@@ -169,7 +208,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createActivityRouter(context));
   api.use(
     createChildKeysRouter(context, {
-      keysStore: options.keysStore ?? null,
+      keysStore,
       environmentProfiles: options.environmentProfiles ?? [],
       requireSession: access.requireSession,
     }),
@@ -187,6 +226,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
     });
   }
   app.use('/api', api);
+  app.use(access.pageRouter);
   app.use(access.requirePageSession);
 
   let closeUi = async () => {};

@@ -6,7 +6,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkListenAddress } from './sign-in/access';
 import { createWorkbenchApp, type WorkbenchOptions } from './app';
-import { openKeysStore } from './keys/keys-store';
+import { openKeysStore, type OpenedKeysStore } from './keys/keys-store';
+import { ConfigError } from './core/config';
+import { loadGroupPolicies } from './people/people';
+import { AuditLog, PeopleStore } from './people/people-store';
 
 export type StartWorkbenchOptions = Omit<WorkbenchOptions, 'httpServer'>;
 
@@ -26,13 +29,46 @@ export { readKeysFile } from './keys/keys-file';
 export { KeysStore, keysStoreLocation } from './keys/keys-store';
 export { createWorkbenchApp, type WorkbenchOptions } from './app';
 
+/**
+ * The people, the audit log and the group policies, beside the keys store; checks that people's
+ * keys have a team profile to be made under and somewhere to be kept.
+ */
+async function openPeople(
+  options: StartWorkbenchOptions,
+  keys: OpenedKeysStore,
+): Promise<Pick<WorkbenchOptions, 'peopleStore' | 'auditLog' | 'groupPolicies'>> {
+  const oidc = options.oidc ?? null;
+  if (oidc?.teamProfile) {
+    if (keys.profiles[oidc.teamProfile] === undefined) {
+      throw new ConfigError(
+        'WORKBENCH_TEAM_PROFILE',
+        `names no key profile the workbench holds ("${oidc.teamProfile}"); it holds: ${Object.keys(keys.profiles).join(', ') || 'none'}`,
+      );
+    }
+    if (keys.keysStore === null) {
+      throw new ConfigError(
+        'WORKBENCH_TEAM_PROFILE',
+        "needs a keys store to keep people's keys in: set WORKBENCH_KEYS_FILE",
+      );
+    }
+  }
+  return {
+    peopleStore: options.peopleStore ?? (await PeopleStore.open(keys.keysStore)),
+    auditLog: options.auditLog ?? (await AuditLog.open(keys.keysStore)),
+    groupPolicies:
+      options.groupPolicies ??
+      (oidc ? await loadGroupPolicies(oidc.policyFile, oidc.defaultPolicy) : []),
+  };
+}
+
 export async function startWorkbench(options: StartWorkbenchOptions): Promise<RunningWorkbench> {
   // Off loopback, a workbench without sign-in would hand its keys to anyone who can reach it.
-  checkListenAddress(options.listenHost, options.accessToken);
+  checkListenAddress(options.listenHost, options.accessToken, Boolean(options.oidc));
   // The keys store's profiles (keys created or rotated before a restart) join the given ones.
   const keys = await openKeysStore(options);
+  const people = await openPeople(options, keys);
   const server = createServer();
-  const workbench = createWorkbenchApp({ ...options, ...keys, httpServer: server });
+  const workbench = createWorkbenchApp({ ...options, ...keys, ...people, httpServer: server });
   server.on('request', workbench.app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

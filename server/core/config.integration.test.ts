@@ -25,6 +25,64 @@ describe('loadWorkbenchConfig', () => {
         callDeadlineMs: 30000,
       },
       catalogTtlMs: 30000,
+      oidc: null,
+    });
+  });
+
+  describe("people's sign-in (WORKBENCH_OIDC_*)", () => {
+    const oidc = {
+      WORKBENCH_OIDC_ISSUER: 'https://id.example.com/',
+      WORKBENCH_OIDC_CLIENT_ID: 'workbench',
+      WORKBENCH_PUBLIC_URL: 'https://workbench.example.com/',
+    };
+
+    it('reads the issuer, the roles and the default key policy', () => {
+      expect(
+        loadWorkbenchConfig({
+          ...oidc,
+          WORKBENCH_ADMIN_EMAILS: ' Lead@Example.com, ops@example.com ',
+          WORKBENCH_ADMIN_GROUPS: 'gw-admins',
+          WORKBENCH_TEAM_PROFILE: 'team',
+          WORKBENCH_MEMBER_KEY_LIMIT_USD: '50',
+          WORKBENCH_MEMBER_KEY_ALLOWED_MODELS: 'anthropic/*, sim/chat-*',
+        }).oidc,
+      ).toEqual({
+        issuer: 'https://id.example.com',
+        clientId: 'workbench',
+        clientSecret: null,
+        publicUrl: 'https://workbench.example.com',
+        adminEmails: ['lead@example.com', 'ops@example.com'],
+        adminGroups: ['gw-admins'],
+        groupsClaim: 'groups',
+        teamProfile: 'team',
+        defaultPolicy: {
+          kind: 'allocated_child',
+          limit_usd: 50,
+          limit_reset: 'monthly',
+          allowed_models: ['anthropic/*', 'sim/chat-*'],
+        },
+        policyFile: null,
+      });
+    });
+
+    it.each([
+      [{ WORKBENCH_OIDC_CLIENT_ID: '' }, /^WORKBENCH_OIDC_CLIENT_ID: must be set/],
+      [{ WORKBENCH_PUBLIC_URL: '' }, /^WORKBENCH_PUBLIC_URL: must be set/],
+      [
+        { WORKBENCH_OIDC_ISSUER: 'http://id.example.com' },
+        /^WORKBENCH_OIDC_ISSUER: must be an https/,
+      ],
+      [{ WORKBENCH_MEMBER_KEY_RESET: 'yearly' }, /^WORKBENCH_MEMBER_KEY_RESET: /],
+      [
+        { WORKBENCH_MEMBER_KEY_LIMIT_USD: '-1' },
+        /^WORKBENCH_MEMBER_KEY_LIMIT_USD: must be a number/,
+      ],
+      [
+        { WORKBENCH_MEMBER_KEY_KIND: 'shared_child', WORKBENCH_MEMBER_KEY_LIMIT_USD: '5' },
+        /^WORKBENCH_MEMBER_KEY_LIMIT_USD: must be unset when WORKBENCH_MEMBER_KEY_KIND is shared_child/,
+      ],
+    ])('refuses %j, naming the variable', (change, message) => {
+      expect(() => loadWorkbenchConfig({ ...oidc, ...change })).toThrow(message);
     });
   });
 

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import type { MemberKeyPolicy } from '../../contract/workbench-people';
 
 /** How long the BFF waits on the gateway before it gives up, per stage of a call. */
 export interface GatewayTimeouts {
@@ -45,6 +46,32 @@ export interface WorkbenchConfig {
   catalogTtlMs: number;
   /** WORKBENCH_ACCESS_TOKEN: the sign-in secret; undefined means no sign-in (loopback only). */
   accessToken?: string;
+  /** OpenID Connect sign-in for people (WORKBENCH_OIDC_*); null when WORKBENCH_OIDC_ISSUER is unset. */
+  oidc: OidcSettings | null;
+}
+
+/** Who may become an admin, and which claim carries the groups. */
+export interface RoleSettings {
+  /** Lower-case addresses (WORKBENCH_ADMIN_EMAILS). */
+  adminEmails: string[];
+  /** WORKBENCH_ADMIN_GROUPS, compared exactly. */
+  adminGroups: string[];
+  /** WORKBENCH_OIDC_GROUPS_CLAIM. */
+  groupsClaim: string;
+}
+
+export interface OidcSettings extends RoleSettings {
+  issuer: string;
+  clientId: string;
+  /** Null: a public client, which PKCE alone protects. */
+  clientSecret: string | null;
+  /** WORKBENCH_PUBLIC_URL without a trailing slash; the redirect is `${publicUrl}/auth/oidc/callback`. */
+  publicUrl: string;
+  /** WORKBENCH_TEAM_PROFILE: the account key profile people's keys are made under; null: no keys. */
+  teamProfile: string | null;
+  defaultPolicy: MemberKeyPolicy;
+  /** WORKBENCH_MEMBER_POLICY_FILE: a policy per group; null when unset. */
+  policyFile: string | null;
 }
 
 /** Thrown for a bad variable; the message names it so a person can fix it. */
@@ -85,8 +112,61 @@ const integer = (minimum: number, maximum: number) =>
     })
     .meta({ type: 'integer', minimum, maximum });
 
+/** A USD amount a key's limit may take. */
+const usdAmount = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'must be a number of USD, such as 50 or 12.5')
+  .transform(Number)
+  .refine((value) => value <= 1_000_000, { message: 'must be at most 1000000' })
+  .meta({ type: 'number', minimum: 0, maximum: 1_000_000 });
+
+const profileNameVariable = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/, 'must be a key profile name');
+
+const isLoopbackName = (hostname: string) =>
+  hostname === 'localhost' || hostname.startsWith('127.') || hostname === '[::1]';
+
+/** An http(s) URL without query, fragment or credentials, and without a trailing slash. */
+function httpUrl(
+  value: string,
+  context: z.core.$RefinementCtx<string>,
+  options: { loopbackHttpOnly: boolean },
+): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'is not a URL' });
+    return z.NEVER;
+  }
+  const plainHttpRefused =
+    url.protocol === 'http:' && options.loopbackHttpOnly && !isLoopbackName(url.hostname);
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || plainHttpRefused) {
+    context.addIssue({
+      code: 'custom',
+      message: options.loopbackHttpOnly
+        ? 'must be an https:// URL (http:// only on a loopback address)'
+        : 'must be an http:// or https:// URL',
+    });
+    return z.NEVER;
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    context.addIssue({
+      code: 'custom',
+      message: 'must not carry a query, a fragment or credentials',
+    });
+    return z.NEVER;
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** Variables whose value may be shown in an error message (never the key). */
-const secretVariables = new Set(['GATEWAY_API_KEY', 'WORKBENCH_ACCESS_TOKEN']);
+const secretVariables = new Set([
+  'GATEWAY_API_KEY',
+  'WORKBENCH_ACCESS_TOKEN',
+  'WORKBENCH_OIDC_CLIENT_SECRET',
+]);
 
 /**
  * Every variable the workbench reads, with what it means: `npm run docs` writes the table of
@@ -165,6 +245,71 @@ export const workbenchVariableSchemas = {
     .describe(
       'The workbench\'s sign-in secret, compared in constant time (docs/workbench.md, "Sign-in"). Required to listen on an address other than loopback. Unset: no sign-in, loopback only.',
     ),
+  WORKBENCH_OIDC_ISSUER: z
+    .string()
+    .transform((value, context) => httpUrl(value, context, { loopbackHttpOnly: true }))
+    .meta({
+      description:
+        'The OpenID Connect issuer people sign in with (Google Workspace, Okta, Entra ID, Keycloak…): with it, people sign in with their company identity and get a key of their own (docs/workbench.md, "People").',
+      values: 'an https:// URL (http:// only on a loopback address, for tests)',
+    }),
+  WORKBENCH_OIDC_CLIENT_ID: z
+    .string()
+    .min(1)
+    .describe("The workbench's client id at the issuer; required with `WORKBENCH_OIDC_ISSUER`."),
+  WORKBENCH_OIDC_CLIENT_SECRET: z
+    .string()
+    .min(1)
+    .describe(
+      'The client secret at the issuer. Unset: a public client, which PKCE alone protects.',
+    ),
+  WORKBENCH_PUBLIC_URL: z
+    .string()
+    .transform((value, context) => httpUrl(value, context, { loopbackHttpOnly: false }))
+    .meta({
+      description:
+        "The workbench's own address as people's browsers reach it, for the sign-in redirect (`<url>/auth/oidc/callback`, registered at the issuer); its host is accepted like `WORKBENCH_ALLOWED_HOSTS`. Required with `WORKBENCH_OIDC_ISSUER`.",
+      values: 'an http:// or https:// URL without query, fragment or credentials',
+    }),
+  WORKBENCH_ADMIN_EMAILS: z.string().meta({
+    description:
+      'People who are admins, by the verified e-mail address of their sign-in: they see and manage every key and person. Everyone else is a member.',
+    values: 'comma-separated e-mail addresses',
+  }),
+  WORKBENCH_ADMIN_GROUPS: z.string().meta({
+    description:
+      'Groups whose people are admins, as the issuer names them in the groups claim (`WORKBENCH_OIDC_GROUPS_CLAIM`).',
+    values: 'comma-separated group names',
+  }),
+  WORKBENCH_OIDC_GROUPS_CLAIM: z
+    .string()
+    .regex(/^[A-Za-z0-9_:/.-]{1,200}$/, 'must be a claim name')
+    .describe("The ID token claim that lists a person's groups."),
+  WORKBENCH_TEAM_PROFILE: profileNameVariable.describe(
+    'The account key profile under which each person gets a child key of their own at first sign-in. Unset: people sign in but get no key.',
+  ),
+  WORKBENCH_MEMBER_KEY_KIND: z
+    .enum(['allocated_child', 'shared_child'])
+    .describe(
+      "The kind of a person's own key: `allocated_child` has a budget of its own; `shared_child` spends the team key's.",
+    ),
+  WORKBENCH_MEMBER_KEY_LIMIT_USD: usdAmount.describe(
+    "A person's own key's limit in USD (for each period when `WORKBENCH_MEMBER_KEY_RESET` sets one); allocated children only.",
+  ),
+  WORKBENCH_MEMBER_KEY_RESET: z
+    .enum(['none', 'daily', 'weekly', 'monthly'])
+    .describe("When a person's own key's budget renews (00:00 UTC; weeks on Monday)."),
+  WORKBENCH_MEMBER_KEY_ALLOWED_MODELS: z.string().meta({
+    description:
+      "The models a person's own key may use: ids or patterns such as `anthropic/*`. Empty: every model the team key may use.",
+    values: 'comma-separated model ids or patterns',
+  }),
+  WORKBENCH_MEMBER_POLICY_FILE: z
+    .string()
+    .min(1)
+    .describe(
+      'A JSON file of key policies per group, `{"groups": {"<group>": {"kind", "limit_usd", "limit_reset", "allowed_models"}}}`: a person gets the first listed group\'s policy they belong to, else the `WORKBENCH_MEMBER_KEY_*` one.',
+    ),
 } as const;
 
 /** What an unset variable means; a variable missing here has no default. */
@@ -182,6 +327,10 @@ export const workbenchDefaults = {
   // A catalog or a balance is ready at once: a gateway that takes this long is not well.
   WORKBENCH_GATEWAY_CALL_DEADLINE_MS: 30_000,
   WORKBENCH_CATALOG_TTL_MS: 30_000,
+  WORKBENCH_OIDC_GROUPS_CLAIM: 'groups',
+  WORKBENCH_MEMBER_KEY_KIND: 'allocated_child',
+  WORKBENCH_MEMBER_KEY_LIMIT_USD: 10,
+  WORKBENCH_MEMBER_KEY_RESET: 'monthly',
 } as const satisfies Partial<Record<keyof typeof workbenchVariableSchemas, string | number>>;
 
 const variableSchemas = workbenchVariableSchemas;
@@ -246,5 +395,53 @@ export function loadWorkbenchConfig(
     },
     catalogTtlMs: read(env, 'WORKBENCH_CATALOG_TTL_MS') ?? defaults.WORKBENCH_CATALOG_TTL_MS,
     accessToken: read(env, 'WORKBENCH_ACCESS_TOKEN'),
+    oidc: readOidcSettings(env),
+  };
+}
+
+const commaList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+/** The people's sign-in settings; null without WORKBENCH_OIDC_ISSUER. */
+function readOidcSettings(env: Record<string, string | undefined>): OidcSettings | null {
+  const issuer = read(env, 'WORKBENCH_OIDC_ISSUER');
+  if (issuer === undefined) return null;
+  const required = <Name extends 'WORKBENCH_OIDC_CLIENT_ID' | 'WORKBENCH_PUBLIC_URL'>(
+    name: Name,
+  ) => {
+    const value = read(env, name);
+    if (value === undefined) {
+      throw new ConfigError(name, 'must be set when WORKBENCH_OIDC_ISSUER is set');
+    }
+    return value;
+  };
+  const kind = read(env, 'WORKBENCH_MEMBER_KEY_KIND') ?? defaults.WORKBENCH_MEMBER_KEY_KIND;
+  const limit = read(env, 'WORKBENCH_MEMBER_KEY_LIMIT_USD');
+  if (kind === 'shared_child' && limit !== undefined) {
+    throw new ConfigError(
+      'WORKBENCH_MEMBER_KEY_LIMIT_USD',
+      "must be unset when WORKBENCH_MEMBER_KEY_KIND is shared_child: a shared child spends its parent's balance",
+    );
+  }
+  return {
+    issuer,
+    clientId: required('WORKBENCH_OIDC_CLIENT_ID'),
+    clientSecret: read(env, 'WORKBENCH_OIDC_CLIENT_SECRET') ?? null,
+    publicUrl: required('WORKBENCH_PUBLIC_URL'),
+    adminEmails: commaList(read(env, 'WORKBENCH_ADMIN_EMAILS')).map((email) => email.toLowerCase()),
+    adminGroups: commaList(read(env, 'WORKBENCH_ADMIN_GROUPS')),
+    groupsClaim: read(env, 'WORKBENCH_OIDC_GROUPS_CLAIM') ?? defaults.WORKBENCH_OIDC_GROUPS_CLAIM,
+    teamProfile: read(env, 'WORKBENCH_TEAM_PROFILE') ?? null,
+    defaultPolicy: {
+      kind,
+      limit_usd:
+        kind === 'shared_child' ? null : (limit ?? defaults.WORKBENCH_MEMBER_KEY_LIMIT_USD),
+      limit_reset: read(env, 'WORKBENCH_MEMBER_KEY_RESET') ?? defaults.WORKBENCH_MEMBER_KEY_RESET,
+      allowed_models: commaList(read(env, 'WORKBENCH_MEMBER_KEY_ALLOWED_MODELS')),
+    },
+    policyFile: read(env, 'WORKBENCH_MEMBER_POLICY_FILE') ?? null,
   };
 }

@@ -2,6 +2,7 @@
  * `GET /api/health` and `GET /api/profiles`: is the gateway reachable (and, in embedded mode, is
  * its process running or being restarted), and which keys are held.
  */
+import { viewerOf } from '../sign-in/access';
 import { Router } from 'express';
 import type { Health, Profile } from '../../contract/workbench-api';
 import { fetchBalance } from '../keys/balance';
@@ -60,7 +61,9 @@ export function createHealthRouter(context: WorkbenchContext): Router {
   });
 
   router.get('/profiles', async (_request, response) => {
-    const names = context.profiles.names();
+    // A member sees their own profile only (people/scope.ts).
+    const visible = viewerOf(response).profiles;
+    const names = context.profiles.names().filter((name) => visible?.includes(name) ?? true);
     // Identity comes from the balance call; it is looked up once per key and then remembered.
     await Promise.all(
       names

@@ -44,5 +44,8 @@ describe('masking', () => {
     expect(sanitizeUrlForLog(`/v1/balance?key=${key}&x=1`)).toBe('/v1/balance?key=[redacted]&x=1');
     expect(sanitizeUrlForLog(`/api/balance?profile=${key}`)).not.toContain(key);
     expect(sanitizeUrlForLog('/api/catalog')).toBe('/api/catalog');
+    expect(sanitizeUrlForLog('/auth/oidc/callback?code=abc123&state=s&iss=x')).toBe(
+      '/auth/oidc/callback?code=[redacted]&state=s&iss=x',
+    );
   });
 });

@@ -68,7 +68,15 @@ export function redactJson(
 }
 
 /** Query parameters that carry a key (`?key=`) or a credential by another name. */
-const secretQueryParameters = new Set(['key', 'api_key', 'apikey', 'token', 'access_token']);
+const secretQueryParameters = new Set([
+  'key',
+  'api_key',
+  'apikey',
+  'token',
+  'access_token',
+  // An OpenID Connect authorization code, on the sign-in callback (sign-in/oidc.ts).
+  'code',
+]);
 
 /** A request path fit for a log line: `?key=` values removed and key-like text masked. */
 export function sanitizeUrlForLog(url: string): string {

@@ -13,6 +13,7 @@ import {
   type ManagedKey,
 } from '../../contract/gateway';
 import type { ChildKey, ChildKeyEvent } from '../../contract/workbench-api';
+import type { LimitReset } from '../../contract/workbench-people';
 import type { WorkbenchContext } from '../core/context';
 import { ApiFailure, gatewayCallFailure, readGatewayAnswer } from '../core/errors';
 import { GatewayCallError, type GatewayRequest } from '../core/gateway-client';
@@ -26,6 +27,10 @@ export interface NewChildKey {
   limit_usd?: number;
   grace_usd?: number;
   expires_at?: number | null;
+  /** When the limit renews (`none`: never); sent by people's policies (server/people/). */
+  limit_reset?: LimitReset;
+  /** Model ids or patterns the key may use; absent: every model its parent may use. */
+  allowed_models?: string[];
   /** The id of the key this one replaces (a rotation); the gateway notes it in the key's history. */
   replaces?: string;
 }
@@ -37,6 +42,8 @@ export interface ChildKeyChange {
   grace_usd?: number;
   expires_at?: number | null;
   disabled?: boolean;
+  limit_reset?: LimitReset;
+  allowed_models?: string[];
 }
 
 /** A created key: the full secret (for the keys store only) and its masked summary. */

@@ -50,6 +50,7 @@ import { createHandOverRouter } from './hand-over';
 import { createRotationRouter } from './key-rotation';
 import { noKeysStoreAdvice, requireKeysStore } from './keys-store';
 import { containsSecret } from '../core/secrets';
+import { auditBeforeLocal } from '../people/audit';
 
 const listQuerySchema = z.object({ include_revoked: z.enum(['true', 'false']).optional() });
 
@@ -217,6 +218,9 @@ export function createChildKeysRouter(
     const { profile, id } = parseInput(keyParamsSchema, request.params, 'query');
     const change = parseInput(updateChildKeyRequestSchema, request.body, 'body');
     const accountKey = profiles.keyOf(profile);
+    // The audit log records the key as it was before the change (people/audit.ts).
+    const before = await showChildKey(context, accountKey, id, callOptions(response));
+    response.locals[auditBeforeLocal] = childKeyOf(before, null, profiles.allKeys());
     const key = await updateChildKey(context, accountKey, id, change, callOptions(response));
     const holders = await profilesHolding(context, [key]);
     response.json({ key: childKeyOf(key, holders.get(key.id)?.[0] ?? null, profiles.allKeys()) });

@@ -3,6 +3,7 @@
  * revoke), streamed as NDJSON by `POST /api/profiles/:profile/child-keys/:id/rotation`.
  * Why not the gateway's own rotate: docs/decisions/0013-rotation-in-four-steps.md
  */
+import { auditAfterLocal } from '../people/audit';
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import type { ManagedKey } from '../../contract/gateway';
@@ -523,6 +524,14 @@ export function createRotationRouter(context: WorkbenchContext, options: ChildKe
         secrets,
       });
       emit(done);
+      // The audit log records the outcome (people/audit.ts): ids and steps, never a secret.
+      response.locals[auditAfterLocal] = {
+        ok: done.ok,
+        old_key_id: old.id,
+        new_key_id: done.new_key?.id ?? null,
+        failed_step: done.failed_step,
+        moved_profiles: holders,
+      };
       logger.info(
         {
           moved_profiles: holders,

@@ -305,6 +305,7 @@ describe('the listen address', () => {
     );
     expect(() => checkListenAddress('127.0.0.1', undefined)).not.toThrow();
     expect(() => checkListenAddress('0.0.0.0', newToken())).not.toThrow();
+    expect(() => checkListenAddress('0.0.0.0', undefined, true)).not.toThrow();
     await expect(
       startWorkbench({
         gatewayBaseUrl: 'http://127.0.0.1:9',

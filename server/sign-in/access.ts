@@ -14,8 +14,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { signInRequestSchema, type SessionState } from '../../contract/workbench-api';
-import { ConfigError } from '../core/config';
+import { ConfigError, type OidcSettings } from '../core/config';
 import { ApiFailure, parseInput } from '../core/errors';
+import { createOidcSignIn, oidcCallbackPath, oidcSignInPath, type VerifiedIdentity } from './oidc';
 
 /** The session cookie: a random id, never the token. */
 export const sessionCookieName = 'workbench_session';
@@ -51,11 +52,16 @@ export function isLoopbackHost(host: string): boolean {
  * Refuses a non-loopback listen address without an access token: anyone who could reach the
  * workbench there could spend every key it holds.
  */
-export function checkListenAddress(host: string, accessToken: string | null | undefined): void {
-  if (accessToken || isLoopbackHost(host)) return;
+export function checkListenAddress(
+  host: string,
+  accessToken: string | null | undefined,
+  /** People sign in with OpenID Connect (WORKBENCH_OIDC_ISSUER): a sign-in too. */
+  peopleSignIn = false,
+): void {
+  if (accessToken || peopleSignIn || isLoopbackHost(host)) return;
   throw new ConfigError(
     'WORKBENCH_ACCESS_TOKEN',
-    `must be set to listen on ${host} (WORKBENCH_HOST), which is not a loopback address: without a sign-in, anyone who can reach that address could use and spend the keys the workbench holds. Set WORKBENCH_ACCESS_TOKEN to a secret of 32 or more characters, or listen on 127.0.0.1.`,
+    `must be set to listen on ${host} (WORKBENCH_HOST), which is not a loopback address: without a sign-in, anyone who can reach that address could use and spend the keys the workbench holds. Set WORKBENCH_ACCESS_TOKEN to a secret of 32 or more characters, or WORKBENCH_OIDC_ISSUER for people's sign-in, or listen on 127.0.0.1.`,
   );
 }
 
@@ -69,9 +75,15 @@ export function tokenMatches(expected: string, given: string): boolean {
   return timingSafeEqual(digest(expected), digest(given));
 }
 
+/**
+ * Who a session is: the access token's holder, or a person who signed in with OpenID Connect
+ * (whose role and keys are looked up at each request, so a change applies at once).
+ */
+export type Principal = { kind: 'access_token' } | { kind: 'person'; personId: string };
+
 /** Sessions by the SHA-256 of their id: what is kept here cannot be replayed as a cookie. */
 export class SessionStore {
-  private readonly sessions = new Map<string, number>();
+  private readonly sessions = new Map<string, { expiresAt: number; principal: Principal }>();
 
   constructor(
     private readonly lifetimeMs = sessionLifetimeMs,
@@ -79,7 +91,7 @@ export class SessionStore {
   ) {}
 
   /** A new session: its id (for the cookie only) and when it ends. */
-  create(): { id: string; expiresAt: number } {
+  create(principal: Principal = { kind: 'access_token' }): { id: string; expiresAt: number } {
     this.prune();
     while (this.sessions.size >= maxSessions) {
       const oldest = this.sessions.keys().next().value;
@@ -88,21 +100,35 @@ export class SessionStore {
     }
     const id = randomBytes(32).toString('base64url');
     const expiresAt = this.now() + this.lifetimeMs;
-    this.sessions.set(digest(id).toString('hex'), expiresAt);
+    this.sessions.set(digest(id).toString('hex'), { expiresAt, principal });
     return { id, expiresAt };
+  }
+
+  /** The live session of this id, or null when there is none (unknown, ended or expired). */
+  find(id: string | undefined): { expiresAt: number; principal: Principal } | null {
+    if (!id) return null;
+    const hash = digest(id).toString('hex');
+    const session = this.sessions.get(hash);
+    if (session === undefined) return null;
+    if (session.expiresAt <= this.now()) {
+      this.sessions.delete(hash);
+      return null;
+    }
+    return session;
   }
 
   /** When the session ends, or null when there is none (unknown, ended or expired). */
   expiresAt(id: string | undefined): number | null {
-    if (!id) return null;
-    const hash = digest(id).toString('hex');
-    const expiresAt = this.sessions.get(hash);
-    if (expiresAt === undefined) return null;
-    if (expiresAt <= this.now()) {
-      this.sessions.delete(hash);
-      return null;
+    return this.find(id)?.expiresAt ?? null;
+  }
+
+  /** Ends every session of a person (removed, or disabled). */
+  endPerson(personId: string): void {
+    for (const [hash, session] of this.sessions) {
+      if (session.principal.kind === 'person' && session.principal.personId === personId) {
+        this.sessions.delete(hash);
+      }
     }
-    return expiresAt;
   }
 
   end(id: string | undefined): void {
@@ -115,8 +141,8 @@ export class SessionStore {
 
   private prune(): void {
     const now = this.now();
-    for (const [hash, expiresAt] of this.sessions) {
-      if (expiresAt <= now) this.sessions.delete(hash);
+    for (const [hash, session] of this.sessions) {
+      if (session.expiresAt <= now) this.sessions.delete(hash);
     }
   }
 }
@@ -149,12 +175,13 @@ function cookie(
   value: string,
   maxAgeSeconds: number,
   httpOnly: boolean,
+  sameSite: 'Strict' | 'Lax' = 'Strict',
 ): string {
   return [
     `${name}=${value}`,
     'Path=/',
     `Max-Age=${maxAgeSeconds}`,
-    'SameSite=Strict',
+    `SameSite=${sameSite}`,
     ...(httpOnly ? ['HttpOnly'] : []),
     ...(cameOverHttps(request) ? ['Secure'] : []),
   ].join('; ');
@@ -195,13 +222,58 @@ class FailureThrottle {
   }
 }
 
+/** What a request may reach: everything (admin), or a member's own key profiles. */
+export interface Viewer {
+  role: 'admin' | 'member';
+  /** Null when the workbench asks for no sign-in (loopback only). */
+  principal: Principal | null;
+  /** The profiles a member may name; null: every profile. */
+  profiles: string[] | null;
+}
+
+/** A person as the session check needs them (server/people/people.ts keeps them). */
+export interface SessionPerson {
+  role: 'admin' | 'member';
+  disabled: boolean;
+  profile: string | null;
+  email: string | null;
+  name: string | null;
+}
+
+/** People's sign-in, when WORKBENCH_OIDC_ISSUER is set. */
+export interface PeopleSignIn {
+  settings: OidcSettings;
+  /** The person now: undefined once removed. */
+  find(personId: string): SessionPerson | undefined;
+  /** Records the sign-in (and makes their key the first time); returns the person's id. */
+  signIn(identity: VerifiedIdentity): Promise<string>;
+}
+
 export interface AccessControl {
   /** `GET /api/session`, `POST /api/sign-in`, `POST /api/sign-out`; mount before the guard. */
   router: Router;
-  /** Every other `/api` call: a 401 without a session. Mount inside `/api`, before the body parser. */
+  /** `/auth/oidc/…`, outside `/api` (the issuer's redirect is a cross-site navigation). */
+  pageRouter: Router;
+  /**
+   * Every other `/api` call: a 401 without a session. Mount inside `/api`, before the body
+   * parser. Sets `response.locals.viewer` (see `viewerOf`).
+   */
   requireSession: RequestHandler;
   /** Pages: a redirect to the sign-in page without a session; built assets pass. */
   requirePageSession: RequestHandler;
+  /** Ends a person's sessions (removed or disabled by an admin). */
+  endPersonSessions(personId: string): void;
+}
+
+/** The viewer `requireSession` found; an admin when nothing ran (tests of one router). */
+export function viewerOf(response: Response): Viewer {
+  return (
+    (response.locals.viewer as Viewer | undefined) ?? {
+      role: 'admin',
+      principal: null,
+      profiles: null,
+    }
+  );
 }
 
 const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
@@ -225,25 +297,84 @@ function isPublicFile(path: string): boolean {
   );
 }
 
+/**
+ * The page the issuer's redirect lands on: it sends the browser on with a same-site
+ * navigation, since a `SameSite=Strict` cookie set during a cross-site one is not sent on its
+ * next redirect. No script: the CSP allows none inline.
+ */
+function continuePage(next: string): string {
+  const target = next.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target}"><title>Signed in · Gateway workbench</title></head><body><p>Signed in. <a href="${target}">Open the workbench</a>.</p></body></html>`;
+}
+
 export function createAccessControl(options: {
-  /** WORKBENCH_ACCESS_TOKEN; null or undefined turns sign-in off. */
+  /** WORKBENCH_ACCESS_TOKEN; null or undefined turns the token sign-in off. */
   token: string | null | undefined;
+  /** People's sign-in (WORKBENCH_OIDC_ISSUER); null or undefined turns it off. */
+  people?: PeopleSignIn | null;
   now?: () => number;
 }): AccessControl {
   const token = options.token || null;
+  const people = options.people ?? null;
+  const required = token !== null || people !== null;
   const now = options.now ?? Date.now;
   const sessions = new SessionStore(sessionLifetimeMs, now);
   const throttle = new FailureThrottle(now);
 
-  const stateOf = (request: Request): SessionState => {
-    if (!token) return { required: false, signed_in: false, expires_at: null };
-    const expiresAt = sessions.expiresAt(readCookie(request, sessionCookieName));
-    return { required: true, signed_in: expiresAt !== null, expires_at: expiresAt };
+  /** The session's principal and the person it names (when that person still may work). */
+  const sessionOf = (request: Request) => {
+    const session = sessions.find(readCookie(request, sessionCookieName));
+    if (!session) return null;
+    if (session.principal.kind === 'access_token') {
+      return token ? { ...session, person: null } : null;
+    }
+    const person = people?.find(session.principal.personId);
+    if (!person) return null;
+    return { ...session, person };
+  };
+
+  const stateOf = (request: Request): SessionState => stateFor(sessionOf(request));
+
+  const stateFor = (session: ReturnType<typeof sessionOf>): SessionState => {
+    if (!required) return { required: false, signed_in: false, expires_at: null };
+    const live = session !== null && session.person?.disabled !== true;
+    return {
+      required: true,
+      signed_in: live,
+      expires_at: live ? session.expiresAt : null,
+      ...(people
+        ? {
+            oidc: { sign_in_path: oidcSignInPath, token_sign_in: token !== null },
+            ...(live ? { role: session.person?.role ?? 'admin' } : {}),
+            ...(live && session.principal.kind === 'person' && session.person
+              ? {
+                  person: {
+                    id: session.principal.personId,
+                    email: session.person.email,
+                    name: session.person.name,
+                    profile: session.person.profile,
+                  },
+                }
+              : {}),
+          }
+        : {}),
+    };
   };
 
   const clearCookies = (request: Request, response: Response) => {
     response.append('Set-Cookie', cookie(request, sessionCookieName, '', 0, true));
     response.append('Set-Cookie', cookie(request, signedInCookieName, '', 0, false));
+  };
+
+  /** A new session for `principal`, its cookies set on the response. */
+  const startSession = (request: Request, response: Response, principal: Principal) => {
+    // A new id at every sign-in: a session id planted before sign-in is never promoted.
+    sessions.end(readCookie(request, sessionCookieName));
+    const session = sessions.create(principal);
+    const maxAge = Math.floor(sessionLifetimeMs / 1000);
+    response.append('Set-Cookie', cookie(request, sessionCookieName, session.id, maxAge, true));
+    response.append('Set-Cookie', cookie(request, signedInCookieName, '1', maxAge, false));
+    return session;
   };
 
   const router = Router();
@@ -254,7 +385,9 @@ export function createAccessControl(options: {
   router.post('/sign-in', (request, response) => {
     if (!token) {
       throw new ApiFailure(404, {
-        message: 'Sign-in is off: the workbench was started without WORKBENCH_ACCESS_TOKEN.',
+        message: people
+          ? 'Sign-in with the access token is off: sign in with your identity provider.'
+          : 'Sign-in is off: the workbench was started without WORKBENCH_ACCESS_TOKEN.',
         stage: 'session',
       });
     }
@@ -282,51 +415,92 @@ export function createAccessControl(options: {
       });
     }
     throttle.succeed(client);
-    // A new id at every sign-in: a session id planted before sign-in is never promoted.
-    sessions.end(readCookie(request, sessionCookieName));
-    const session = sessions.create();
-    const maxAge = Math.floor(sessionLifetimeMs / 1000);
-    response.append('Set-Cookie', cookie(request, sessionCookieName, session.id, maxAge, true));
-    response.append('Set-Cookie', cookie(request, signedInCookieName, '1', maxAge, false));
-    response.json({
-      required: true,
-      signed_in: true,
-      expires_at: session.expiresAt,
-    } satisfies SessionState);
+    const principal: Principal = { kind: 'access_token' };
+    const session = startSession(request, response, principal);
+    response.json(stateFor({ expiresAt: session.expiresAt, principal, person: null }));
   });
 
   router.post('/sign-out', (request, response) => {
     sessions.end(readCookie(request, sessionCookieName));
     clearCookies(request, response);
     response.json({
-      required: token !== null,
+      required,
       signed_in: false,
       expires_at: null,
     } satisfies SessionState);
   });
 
-  /** A 401 for a request without a session. */
+  const pageRouter = Router();
+  if (people) {
+    const oidc = createOidcSignIn({
+      settings: people.settings,
+      cookie: (request, name, value, maxAge) => cookie(request, name, value, maxAge, true, 'Lax'),
+      readCookie,
+      now,
+      onSignedIn: async (identity, request, response, next) => {
+        const personId = await people.signIn(identity);
+        startSession(request, response, { kind: 'person', personId });
+        response.setHeader('Cache-Control', 'no-store');
+        response.type('html').send(continuePage(next));
+      },
+    });
+    pageRouter.get(oidcSignInPath, (request, response) => oidc.start(request, response));
+    pageRouter.get(oidcCallbackPath, (request, response) => oidc.callback(request, response));
+  }
+
+  /** A 401 for a request without a session, or a 403 for a person an admin disabled. */
   const refuse: RequestHandler = (request, response, next) => {
     response.setHeader('Cache-Control', 'no-store');
     // The page's flag would otherwise keep offering Sign out for a session that is gone.
     if (readCookie(request, signedInCookieName)) clearCookies(request, response);
+    if (sessionOf(request)?.person?.disabled) {
+      return next(
+        new ApiFailure(403, {
+          message: 'Your access to this workbench is disabled.',
+          stage: 'session',
+          type: 'person_disabled',
+          advice: 'Ask an admin of this workbench to enable you again.',
+        }),
+      );
+    }
     next(
       new ApiFailure(401, {
-        message: 'Sign in first: this workbench asks for its access token.',
+        message: people
+          ? 'Sign in first: this workbench asks who you are.'
+          : 'Sign in first: this workbench asks for its access token.',
         stage: 'session',
         type: 'sign_in_required',
-        advice: `Open ${signInPath} and enter the access token (WORKBENCH_ACCESS_TOKEN); a session lasts 12 hours.`,
+        advice: people
+          ? `Open ${signInPath} and sign in; a session lasts 12 hours.`
+          : `Open ${signInPath} and enter the access token (WORKBENCH_ACCESS_TOKEN); a session lasts 12 hours.`,
       }),
     );
   };
 
   const requireSession: RequestHandler = (request, response, next) => {
-    if (!token || openApiPaths.has(request.path) || stateOf(request).signed_in) return next();
-    refuse(request, response, next);
+    if (!required) {
+      response.locals.viewer = { role: 'admin', principal: null, profiles: null } satisfies Viewer;
+      return next();
+    }
+    if (openApiPaths.has(request.path)) return next();
+    const session = sessionOf(request);
+    if (!session || session.person?.disabled) return refuse(request, response, next);
+    const person = session.person;
+    response.locals.viewer = {
+      role: person?.role ?? 'admin',
+      principal: session.principal,
+      profiles:
+        person && person.role !== 'admin'
+          ? person.profile === null
+            ? []
+            : [person.profile]
+          : null,
+    } satisfies Viewer;
+    next();
   };
 
   const requirePageSession: RequestHandler = (request, response, next) => {
-    if (!token || isApiPath(request.path)) return next();
+    if (!required || isApiPath(request.path)) return next();
     if (request.path === signInPath || isPublicFile(request.path)) return next();
     if (stateOf(request).signed_in) return next();
     if (request.method !== 'GET' && request.method !== 'HEAD')
@@ -337,5 +511,11 @@ export function createAccessControl(options: {
     response.redirect(302, target);
   };
 
-  return { router, requireSession, requirePageSession };
+  return {
+    router,
+    pageRouter,
+    requireSession,
+    requirePageSession,
+    endPersonSessions: (personId) => sessions.endPerson(personId),
+  };
 }

@@ -1,5 +1,6 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet, useLocation, useSearchParams } from 'react-router';
+import { useSession } from '../api/session';
 import { classNames } from '../components/class-names';
 import { LoadingState } from '../components/states';
 import { SignOutButton } from '../features/sign-in/components/sign-out-button';
@@ -26,6 +27,9 @@ const navigation = [
  */
 function MainNavigation() {
   const { unknownProfile } = useProfile();
+  // People appears where people sign in (WORKBENCH_OIDC_ISSUER); elsewhere it is still at /people.
+  const peopleOn = useSession().data?.oidc !== undefined;
+  const links = peopleOn ? [...navigation, { to: '/people', label: 'People' }] : navigation;
   const [searchParams] = useSearchParams();
   const urlProfile = searchParams.get('profile');
   const search =
@@ -35,7 +39,7 @@ function MainNavigation() {
   return (
     <nav aria-label="Main" className="order-3 w-full sm:order-none sm:w-auto">
       <ul className="flex flex-wrap gap-0.5 sm:gap-1">
-        {navigation.map((item) => (
+        {links.map((item) => (
           <li key={item.to}>
             <NavLink
               to={{ pathname: item.to, search }}

@@ -29,6 +29,9 @@ const EndpointsPage = lazy(() =>
     default: page.EndpointsPage,
   })),
 );
+const PeoplePage = lazy(() =>
+  import('../features/people/people-page').then((page) => ({ default: page.PeoplePage })),
+);
 const ActivityPage = lazy(() =>
   import('../features/activity/activity-page').then((page) => ({ default: page.ActivityPage })),
 );
@@ -45,6 +48,7 @@ export const routes: RouteObject[] = [
       { path: 'keys', element: <KeysPage /> },
       { path: 'endpoints', element: <EndpointsPage /> },
       { path: 'activity', element: <ActivityPage /> },
+      { path: 'people', element: <PeoplePage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

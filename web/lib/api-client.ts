@@ -113,7 +113,7 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Sends one request to the BFF and returns its answer when it is a 2xx; anything else, or no
@@ -196,6 +196,11 @@ export function apiPost<T>(
 /** `PATCH path` with a JSON body, parsed with `schema`. */
 export function apiPatch<T>(path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
   return request('PATCH', path, schema, undefined, body);
+}
+
+/** `PUT path` with a JSON body, parsed with `schema`. */
+export function apiPut<T>(path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
+  return request('PUT', path, schema, undefined, body);
 }
 
 /** `DELETE path` (with a JSON body, `{}` by default), parsed with `schema`. */

@@ -67,6 +67,8 @@ export function mockPageApi(handlers: Record<string, MockHandler> = {}): Recorde
   return mockApi({
     'GET /api/profiles': () => ({ profiles: demoProfiles }),
     'GET /api/health': () => reachableHealth,
+    // The shell asks whether people sign in (the People link); by default nobody does.
+    'GET /api/session': () => ({ required: false, signed_in: false, expires_at: null }),
     ...handlers,
   });
 }

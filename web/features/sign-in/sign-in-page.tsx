@@ -9,7 +9,7 @@ import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
 import { LoadingState } from '../../components/states';
 import { ApiRequestError } from '../../lib/api-client';
-import { useSession } from './api/session';
+import { useSession } from '../../api/session';
 import { useSignIn } from './api/sign-in';
 import { leavePageTo } from './leave-page';
 
@@ -23,6 +23,8 @@ export function safeNextPath(next: string | null): string {
 export function SignInPage() {
   const [searchParams] = useSearchParams();
   const next = safeNextPath(searchParams.get('next'));
+  // Set by the server when a sign-in with the identity provider failed, in words.
+  const providerError = searchParams.get('oidc_error');
   const session = useSession();
   const signIn = useSignIn();
   const [token, setToken] = useState('');
@@ -94,46 +96,72 @@ export function SignInPage() {
         ) : alreadyIn ? (
           <LoadingState>Signed in; opening the workbench…</LoadingState>
         ) : (
-          <form className="mt-2 flex flex-col gap-3" onSubmit={submit} noValidate>
-            <p className="text-sm text-zinc-700 dark:text-zinc-300">
-              This workbench holds API keys, so it asks for its access token first (the value of{' '}
-              <code className="font-mono">WORKBENCH_ACCESS_TOKEN</code> it was started with). You
-              stay signed in for 12 hours in this browser.
-            </p>
-            <div className="flex flex-col gap-1">
-              <label htmlFor={inputId} className="text-sm font-medium">
-                Access token
-              </label>
-              <input
-                id={inputId}
-                type="password"
-                name="password"
-                autoComplete="current-password"
-                spellCheck={false}
-                autoFocus
-                required
-                value={token}
-                onChange={(event) => {
-                  setToken(event.target.value);
-                  setEmptyTried(false);
-                  // A new attempt: the last one's refusal no longer describes the field.
-                  if (signIn.isError) signIn.reset();
-                }}
-                aria-invalid={wrongToken !== null}
-                aria-describedby={wrongToken ? errorId : undefined}
-                className="h-9 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-950"
-              />
-              {wrongToken && (
-                <p id={errorId} role="alert" className="text-sm text-red-700 dark:text-red-400">
-                  {wrongToken}
+          <div className="mt-2 flex flex-col gap-4">
+            {providerError && (
+              <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+                {providerError}
+              </p>
+            )}
+            {session.data.oidc && (
+              <div className="flex flex-col gap-2">
+                <p className="text-sm text-zinc-700 dark:text-zinc-300">
+                  Sign in with your company account; you stay signed in for 12 hours in this
+                  browser.
                 </p>
-              )}
-            </div>
-            {signIn.isError && !wrongToken && <ErrorPanel what="Signing in" error={signIn.error} />}
-            <Button type="submit" variant="primary" disabled={signIn.isPending}>
-              {signIn.isPending ? 'Signing in…' : 'Sign in'}
-            </Button>
-          </form>
+                {/* A plain link: the server sends the browser on to the identity provider. */}
+                <a
+                  href={`${session.data.oidc.sign_in_path}?${new URLSearchParams({ next }).toString()}`}
+                  className="inline-flex h-9 items-center justify-center rounded-md bg-sky-700 px-3 text-sm font-medium text-white hover:bg-sky-800"
+                >
+                  Sign in with your identity provider
+                </a>
+              </div>
+            )}
+            {(!session.data.oidc || session.data.oidc.token_sign_in) && (
+              <form className="flex flex-col gap-3" onSubmit={submit} noValidate>
+                <p className="text-sm text-zinc-700 dark:text-zinc-300">
+                  This workbench holds API keys, so it asks for its access token first (the value of{' '}
+                  <code className="font-mono">WORKBENCH_ACCESS_TOKEN</code> it was started with).
+                  You stay signed in for 12 hours in this browser.
+                </p>
+                <div className="flex flex-col gap-1">
+                  <label htmlFor={inputId} className="text-sm font-medium">
+                    Access token
+                  </label>
+                  <input
+                    id={inputId}
+                    type="password"
+                    name="password"
+                    autoComplete="current-password"
+                    spellCheck={false}
+                    autoFocus
+                    required
+                    value={token}
+                    onChange={(event) => {
+                      setToken(event.target.value);
+                      setEmptyTried(false);
+                      // A new attempt: the last one's refusal no longer describes the field.
+                      if (signIn.isError) signIn.reset();
+                    }}
+                    aria-invalid={wrongToken !== null}
+                    aria-describedby={wrongToken ? errorId : undefined}
+                    className="h-9 rounded-md border border-zinc-300 bg-white px-2 font-mono text-sm dark:border-zinc-700 dark:bg-zinc-950"
+                  />
+                  {wrongToken && (
+                    <p id={errorId} role="alert" className="text-sm text-red-700 dark:text-red-400">
+                      {wrongToken}
+                    </p>
+                  )}
+                </div>
+                {signIn.isError && !wrongToken && (
+                  <ErrorPanel what="Signing in" error={signIn.error} />
+                )}
+                <Button type="submit" variant="primary" disabled={signIn.isPending}>
+                  {signIn.isPending ? 'Signing in…' : 'Sign in'}
+                </Button>
+              </form>
+            )}
+          </div>
         )}
       </div>
     </main>
