@@ -62,14 +62,13 @@ export function describePresetStoreContract(factory: StoreFactory): void {
       expect(new Set(seen).size).toBe(4);
     });
 
-    // One store: on PostgreSQL its calls take two pooled connections, a real race; two SQLite
-    // stores in one process would wait on each other's lock with the event loop held.
-    it('tells exactly one of two writers racing for the same id that it was new', async () => {
+    // One store: on PostgreSQL its calls take pooled connections of their own, a real race; two
+    // SQLite stores in one process would wait on each other's lock with the event loop held.
+    it('tells exactly one of several writers racing for the same id that it was new', async () => {
       const store = await open();
-      const results = await Promise.all([
-        store.presets.put(presetRow()),
-        store.presets.put(presetRow({ updatedAt: 2 })),
-      ]);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => store.presets.put(presetRow({ updatedAt: index }))),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await store.presets.list()).toHaveLength(1);
     });
