@@ -38,6 +38,7 @@ import { routeLabeller } from './operability/labels';
 import { ProviderAvailability } from './operability/provider-availability';
 import { buildCatalogModels } from './catalog/catalog-builder';
 import { RoutingNames } from './catalog/routing-names';
+import { StoredPresets } from './catalog/stored-presets';
 import { providerSpeeds } from './operability/provider-speeds';
 import { CircuitBreaker } from './pipeline/circuit-breaker';
 import { InferencePipeline, type ProviderEntry } from './pipeline/inference-pipeline';
@@ -56,6 +57,8 @@ import { randomUUID } from 'node:crypto';
 
 /** How often provider stats collected in memory are added into the store. */
 const AVAILABILITY_FLUSH_MS = 5_000;
+/** How often the store's preset version is checked: another instance's change is served within. */
+const PRESETS_POLL_MS = 500;
 
 export type Gateway = {
   parts: GatewayParts;
@@ -212,6 +215,8 @@ export async function createGateway(
     reservationsHeld: () => pipeline.runningReservations().length,
   });
   const names = new RoutingNames(catalog, config.providers);
+  const presets = new StoredPresets(store.presets, names, logger);
+  await presets.reload();
   const pipeline = new InferencePipeline({
     catalog,
     names,
@@ -235,6 +240,7 @@ export async function createGateway(
     store,
     catalog,
     names,
+    presets,
     registry,
     admin,
     budget,
@@ -295,6 +301,7 @@ export async function createGateway(
   const stopWatching = store.watchKeyChanges(() => void reloadKeys());
   const resync = setInterval(() => void reloadKeys(), 5_000);
   resync.unref();
+  const stopPresets = presets.watch(PRESETS_POLL_MS);
 
   const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(config.maxBodyBytes));
   const handle = (request: IncomingMessage, response: ServerResponse) => {
@@ -410,6 +417,7 @@ export async function createGateway(
     async close() {
       for (const { provider } of upstream) void provider.close();
       stopWatching();
+      stopPresets();
       clearInterval(resync);
       clearInterval(periodTimer);
       rows.stop();

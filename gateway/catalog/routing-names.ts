@@ -1,12 +1,12 @@
 /**
  * The server-side routing names (docs/routing.md): aliases (`team/coder`, a pool of catalog
  * models) from the providers file, and presets (`@preset/reviewer`, a stored request shape) from
- * the providers file and the admin API. Each is listed in `GET /v1/models` beside the catalog,
+ * the providers file and the admin API (kept in the store, catalog/stored-presets.ts). Each is listed in `GET /v1/models` beside the catalog,
  * priced at its dearest member as a bound, with its members.
  */
 import type { AliasDefinition, PresetDefinition } from '../../contract/routing';
 import { PRESET_PREFIX } from '../../contract/routing';
-import { invalidRequest } from '../errors';
+import { GatewayError, invalidRequest } from '../errors';
 import { checkRoutingNames } from '../providers/providers-file';
 import type { Catalog, CatalogModel } from './catalog';
 
@@ -15,7 +15,10 @@ export type RoutingEntry = { model: CatalogModel; members: string[] };
 
 export class RoutingNames {
   private readonly aliases: Map<string, AliasDefinition>;
-  private readonly presets: Map<string, PresetDefinition>;
+  /** The providers file's presets: configuration the operator owns, never replaced by the API. */
+  private readonly filePresets: Map<string, PresetDefinition>;
+  /** Those served: the file's, then the stored ones (admin API) whose id the file does not use. */
+  private presets: Map<string, PresetDefinition>;
   /** Bumped on every change: a listing built from these names is rebuilt when it moves. */
   version = 0;
 
@@ -24,7 +27,8 @@ export class RoutingNames {
     file: { aliases?: AliasDefinition[]; presets?: PresetDefinition[] } | null,
   ) {
     this.aliases = new Map((file?.aliases ?? []).map((alias) => [alias.id, alias]));
-    this.presets = new Map((file?.presets ?? []).map((preset) => [preset.id, preset]));
+    this.filePresets = new Map((file?.presets ?? []).map((preset) => [preset.id, preset]));
+    this.presets = new Map(this.filePresets);
   }
 
   alias(id: string): AliasDefinition | undefined {
@@ -39,27 +43,57 @@ export class RoutingNames {
     return [...this.presets.values()];
   }
 
-  /** Adds or replaces a preset, once what it names exists; true when it was new. */
-  putPreset(preset: PresetDefinition): boolean {
-    const problem = checkRoutingNames(
+  /**
+   * Refuses a preset the admin API may not keep: one whose id the providers file defines (409),
+   * or one naming what is neither a catalog model nor an alias (400, naming the field).
+   */
+  checkStoredPreset(preset: PresetDefinition): void {
+    this.refuseFilePreset(preset.id, 'replaced');
+    const problem = this.problemOf(preset);
+    if (problem) {
+      const [field, ...why] = problem.split(': ');
+      throw invalidRequest(`Invalid field '${field}': ${why.join(': ')}`);
+    }
+  }
+
+  /** A 409 when the providers file defines `id`: the API neither replaces nor deletes it. */
+  refuseFilePreset(id: string, change: 'replaced' | 'deleted'): void {
+    if (!this.filePresets.has(id)) return;
+    throw new GatewayError({
+      status: 409,
+      type: 'conflict',
+      stage: 'validation',
+      message: `'${id}' is defined in the providers file and cannot be ${change} through the API: change it in the file.`,
+    });
+  }
+
+  /**
+   * Serves `stored` (the store's presets, in its order) beside the file's, in place of those
+   * served before. Returns those left out, each with why: a file preset of the same id wins, and
+   * one naming what the catalog no longer has waits in the store until it does.
+   */
+  useStoredPresets(stored: PresetDefinition[]): Array<{ id: string; why: string }> {
+    const presets = new Map(this.filePresets);
+    const skipped: Array<{ id: string; why: string }> = [];
+    for (const preset of stored) {
+      const problem = this.filePresets.has(preset.id)
+        ? 'the providers file defines a preset of this id, which wins'
+        : this.problemOf(preset);
+      if (problem) skipped.push({ id: preset.id, why: problem });
+      else presets.set(preset.id, preset);
+    }
+    this.presets = presets;
+    this.version += 1;
+    return skipped;
+  }
+
+  /** What is wrong with a preset against the catalog and aliases (`field: why`), if anything. */
+  private problemOf(preset: PresetDefinition): string | undefined {
+    return checkRoutingNames(
       new Set(this.catalog.models.map((model) => model.id)),
       [...this.aliases.values()],
       [preset],
-    );
-    if (problem) {
-      const [field, ...why] = problem.replace(/^presets\[0\]\./, '').split(': ');
-      throw invalidRequest(`Invalid field '${field}': ${why.join(': ')}`);
-    }
-    const created = !this.presets.has(preset.id);
-    this.presets.set(preset.id, preset);
-    this.version += 1;
-    return created;
-  }
-
-  deletePreset(id: string): boolean {
-    const deleted = this.presets.delete(id);
-    if (deleted) this.version += 1;
-    return deleted;
+    )?.replace(/^presets\[0\]\./, '');
   }
 
   /**

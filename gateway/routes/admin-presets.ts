@@ -2,7 +2,8 @@
  * `/admin/v1/presets`: the operator lists, adds or replaces, and deletes presets
  * (`@preset/<slug>`, docs/routing.md) beside those of the providers file. A preset is checked
  * to name catalog models or aliases before it is kept. Only with `GATEWAY_ADMIN_TOKEN` set, like
- * the other operator routes. Presets added here live in this instance's memory until it stops.
+ * the other operator routes. Presets added here are kept in the store (catalog/stored-presets.ts);
+ * those of the providers file win and are refused here with a 409.
  */
 import { z } from 'zod';
 import { PRESET_PREFIX, presetListSchema, presetSchema } from '../../contract/routing';
@@ -41,7 +42,7 @@ const putPreset: RouteDoc = {
   path: PREFIX,
   summary: 'Add or replace a preset',
   description:
-    'Its model and fallbacks must be catalog models or aliases. 201 when new, 200 when it replaced one of the same id.',
+    'Its model and fallbacks must be catalog models or aliases. Kept in the store: it outlives a restart and every instance serves it. 201 when new, 200 when it replaced one of the same id; 409 when the providers file defines that id.',
   tag: 'Operator',
   auth: 'operator',
   body: named('PresetRequest', presetSchema),
@@ -49,7 +50,7 @@ const putPreset: RouteDoc = {
     200: jsonContent('The preset, replaced.', presetAnswer),
     201: jsonContent('The preset, added.', presetAnswer),
   },
-  errors: { form: 'gateway', statuses: [400, 401, 404, 413, 415] },
+  errors: { form: 'gateway', statuses: [400, 401, 404, 409, 413, 415] },
 };
 
 const deletePreset: RouteDoc = {
@@ -58,6 +59,7 @@ const deletePreset: RouteDoc = {
   method: 'DELETE',
   path: `${PREFIX}/{slug}`,
   summary: 'Delete a preset',
+  description: 'A preset added through this API; one of the providers file is refused with 409.',
   tag: 'Operator',
   auth: 'operator',
   pathParams: slugParams,
@@ -67,7 +69,7 @@ const deletePreset: RouteDoc = {
       named('DeletedPreset', z.object({ id: z.string(), deleted: z.literal(true) })),
     ),
   },
-  errors: { form: 'gateway', statuses: [401, 404] },
+  errors: { form: 'gateway', statuses: [401, 404, 409] },
 };
 
 export const adminPresetRoutes: RouteFamily = {
@@ -91,17 +93,17 @@ export const adminPresetRoutes: RouteFamily = {
       withErrors(chatErrorBody, async ({ request, response }) => {
         requireOperator(request, expected);
         const preset = parseOrRefuse(presetSchema, await readKeyBody(request));
-        const created = parts.names.putPreset(preset);
+        const created = await parts.presets.put(preset);
         sendJson(response, created ? 201 : 200, preset, NO_STORE);
       }),
     );
     addRoute(
       router,
       deletePreset,
-      withErrors(chatErrorBody, ({ request, response, params }) => {
+      withErrors(chatErrorBody, async ({ request, response, params }) => {
         requireOperator(request, expected);
         const id = `${PRESET_PREFIX}${params.slug ?? ''}`;
-        if (!parts.names.deletePreset(id)) throw notFound(`No preset '${id.slice(0, 200)}'.`);
+        if (!(await parts.presets.delete(id))) throw notFound(`No preset '${id.slice(0, 200)}'.`);
         sendJson(response, 200, { id, deleted: true }, NO_STORE);
       }),
       new RegExp(`^${PREFIX.replace(/\//g, '\\/')}\\/(?<slug>[^/]+)$`),

@@ -24,6 +24,7 @@ import type { GatewayMetrics } from '../operability/gateway-metrics';
 import type { ProviderAvailability } from '../operability/provider-availability';
 import type { ReadinessCheck } from '../operability/readiness';
 import type { RoutingNames } from '../catalog/routing-names';
+import type { StoredPresets } from '../catalog/stored-presets';
 import type { GatewayStore, KeyRow } from '../store/store';
 
 export type GatewayParts = {
@@ -32,6 +33,8 @@ export type GatewayParts = {
   catalog: Catalog;
   /** Aliases and presets beside the catalog (docs/routing.md). */
   names: RoutingNames;
+  /** The admin API's presets, kept in the store and served by every instance. */
+  presets: StoredPresets;
   registry: KeyRegistry;
   /** Every change to a key goes through here (rules, audit, ledger). */
   admin: KeyAdmin;

@@ -13,6 +13,7 @@ import type { GatewayStore } from './store';
 import { describeStoreContract, generationRow, inflightRow, keyRow } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
 import { describeKeyPeriodStoreContract } from './key-period-store-contract';
+import { describePresetStoreContract } from './preset-store-contract';
 import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
 import { startPausableProxy } from '../../testing/pausable-proxy';
 
@@ -44,6 +45,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       'webhook_deliveries',
       'webhook_fired',
       'key_periods',
+      'presets',
     ];
     for (const table of [...tables, 'keys']) await admin.query(`DELETE FROM ${runSchema}.${table}`);
   };
@@ -63,6 +65,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
   describeStoreContract(factory);
   describeWebhookStoreContract(factory);
   describeKeyPeriodStoreContract(factory);
+  describePresetStoreContract(factory);
 
   describe('specific to PostgreSQL', () => {
     let stores: GatewayStore[] = [];

@@ -16,6 +16,7 @@ import { postgresStoredResponses } from './stored-responses';
 import { postgresProviderStats } from './provider-stats';
 import { postgresDatabase } from './sql-database';
 import { webhookStore } from './webhooks';
+import { presetStore } from './presets';
 import { KeyChangeListener, keyChannel, keyStore } from './keys';
 import { ledgerStore } from './ledger';
 import { postgresWrites } from './postgres-writes';
@@ -181,6 +182,7 @@ export async function openPostgresStore(
     engine: 'postgres',
     responses: postgresStoredResponses(pool),
     webhooks: webhookStore(db, (work) => transaction(work)),
+    presets: presetStore(db, (work) => transaction(work)),
     providerStats: postgresProviderStats(pool),
     ...keyStore(db, { channel }),
     ...ledgerStore(db),

@@ -23,6 +23,7 @@ import { openSqliteStore } from './sqlite-store';
 import { describeStoreContract, keyRow, type StoreFactory } from './store-contract';
 import { describeWebhookStoreContract } from './webhook-store-contract';
 import { describeKeyPeriodStoreContract } from './key-period-store-contract';
+import { describePresetStoreContract } from './preset-store-contract';
 import type { GatewayStore } from './store';
 
 /** The migrations in this checkout bring a database to this user_version. */
@@ -73,6 +74,7 @@ function describeContractOnFiles(
   describeStoreContract(factory);
   describeWebhookStoreContract(factory);
   describeKeyPeriodStoreContract(factory);
+  describePresetStoreContract(factory);
 }
 
 describe('the SQLite store', () => {

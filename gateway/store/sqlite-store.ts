@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
+import { presetStore } from './presets';
 import { keyStore, sqliteKeyChanges } from './keys';
 import { ledgerStore } from './ledger';
 import { sqliteInflight } from './inflight';
@@ -170,6 +171,7 @@ export function openSqliteStore(
     engine: 'sqlite',
     responses: sqliteStoredResponses(database, run),
     webhooks: webhookStore(db, (work) => store.transaction(work)),
+    presets: presetStore(db, (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
     ...keyStore(db),
     ...ledgerStore(db),

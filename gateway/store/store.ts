@@ -12,6 +12,7 @@ import type { CheckpointWorker } from './checkpoint-worker';
 import type { ProviderStatsStore } from './provider-stats';
 import type { StoredResponses } from './stored-responses';
 import type { WebhookStore } from './webhooks';
+import type { PresetStore } from './presets';
 
 /** A key as stored: never the key itself, only its versioned digest. */
 export type KeyRow = {
@@ -272,6 +273,8 @@ export interface GatewayStore {
   readonly providerStats: ProviderStatsStore;
   /** Webhook endpoints and their outbox (webhooks.ts). */
   readonly webhooks: WebhookStore;
+  /** Presets added through the admin API (presets.ts). */
+  readonly presets: PresetStore;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   /**
