@@ -264,7 +264,7 @@ export const modelRoutes: RouteFamily = {
           request.headers.authorization !== undefined ||
           request.headers['x-api-key'] !== undefined ||
           url.searchParams.has('key');
-        const caching = keyed ? { 'cache-control': 'private, no-store' } : CACHING;
+        const caching = keyed ? { ...CACHING, 'cache-control': 'private, no-store' } : CACHING;
         if (!wantsAnthropicShape(request)) {
           const body = allows
             ? {
