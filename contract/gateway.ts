@@ -434,6 +434,11 @@ export const gatewayProviderHeader = 'x-gateway-provider';
 /** Inference answers that took more than one provider attempt say how many in this header. */
 export const gatewayAttemptsHeader = 'x-gateway-attempts';
 /**
+ * Inference answers: the time the gateway itself added, in milliseconds to 0.01 (its time minus
+ * the waits on the provider); for a stream, up to its first byte (docs/operations.md).
+ */
+export const gatewayOverheadHeader = 'x-gateway-overhead-ms';
+/**
  * Inference answers: what the gateway dropped (dotted paths) or changed (`max_tokens=32000->8192`)
  * to reach the provider, comma-separated; absent when nothing (docs/translation.md).
  */

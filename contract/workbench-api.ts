@@ -431,6 +431,8 @@ export const generationChargeSchema = z.object({
   settlement: z.string(),
   /** Provider attempts before the answer started; 1 when the first one answered. */
   attempts: z.number(),
+  /** The time the gateway itself added, in ms (`x-gateway-overhead-ms`); null if not kept. */
+  overhead_ms: z.number().nullable().optional(),
   fetched_at: z.number(),
 });
 export type GenerationCharge = z.infer<typeof generationChargeSchema>;

@@ -51,6 +51,7 @@ import type { RouteFamily } from './routes/route-doc';
 import { createResponsesSocket } from './routes/responses-socket';
 import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
+import { RequestTiming } from './shared/request-timing';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
 
@@ -225,7 +226,10 @@ export async function createGateway(
       metrics.countAttempt(attempt);
       availability.attempt(model, attempt);
     },
-    onRecorded: (record, generationMs) => availability.recorded(record, generationMs),
+    onRecorded: (record, generationMs) => {
+      availability.recorded(record, generationMs);
+      if (record.overheadMs != null) metrics.observeOverhead(record.form, record.overheadMs);
+    },
     periods,
   });
   const slots = new KeySlots(config.maxConcurrentPerKey);
@@ -297,7 +301,7 @@ export async function createGateway(
 
   const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(config.maxBodyBytes));
   const handle = (request: IncomingMessage, response: ServerResponse) => {
-    const startedAt = performance.now();
+    const timing = new RequestTiming();
     const traceId = newTraceId();
     response.setHeader('cf-ray', traceId);
     let url: URL;
@@ -306,7 +310,7 @@ export async function createGateway(
     } catch {
       url = new URL('http://gateway.invalid/');
     }
-    const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
+    const context: RouteContext = { request, response, url, traceId, timing, params: {} };
     if (config.clientSendTimeoutMs !== DEFAULT_CLIENT_SEND_TIMEOUT_MS)
       setClientSendTimeout(response, config.clientSendTimeoutMs);
     // A body the answer left unread is discarded only up to a bound (contract/unread-body.ts).
@@ -318,7 +322,7 @@ export async function createGateway(
         route: routeLabelOf(context.operationIds ?? [], context.url.pathname),
         status: response.statusCode,
         clientLeft: !response.writableFinished,
-        seconds: (performance.now() - context.startedAt) / 1000,
+        seconds: context.timing.elapsedMs() / 1000,
       });
     });
 
@@ -438,7 +442,7 @@ function logRequest(logger: Logger, context: RouteContext): void {
     method: context.request.method,
     path: loggablePath(context.url),
     status: context.response.statusCode,
-    ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
+    ms: Math.round(context.timing.elapsedMs() * 100) / 100,
   };
   if (context.failure) logger.error({ ...fields, err: context.failure }, 'request failed');
   else if (!context.response.writableFinished)

@@ -28,6 +28,7 @@ import type {
 } from '../canonical/model';
 import { reportOrNull } from '../canonical/translation';
 import { GatewayError, invalidRequest } from '../errors';
+import type { RequestTiming } from '../shared/request-timing';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
 import { UpstreamError } from '../providers/upstream-error';
@@ -52,8 +53,8 @@ export type InferenceInput = {
   traceId: string;
   /** Aborts the provider call: the client left or stopped. */
   signal: AbortSignal;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
   /**
    * What the request holds (the route's slot and rate limits); the pipeline adds the reservation
    * and the lease, and ends it once the request has ended, also when `start` throws. Absent: the
@@ -94,8 +95,8 @@ export type EmbeddingInput = {
   traceId: string;
   /** Aborts the provider call: the client left. */
   signal: AbortSignal;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
   /** As for chat (`InferenceInput.holds`): ended once the request has ended, also on a throw. */
   holds?: RequestHolds;
 };
@@ -218,7 +219,7 @@ export class InferencePipeline {
 
   /** Routing for an admitted request: stopped by the client leaving or by the lease's fence. */
   private route<Request, Answer>(
-    input: { traceId: string; signal: AbortSignal },
+    input: { traceId: string; signal: AbortSignal; timing: RequestTiming },
     admission: Admission,
     operation: Operation<Request, Answer>,
     request: Request,
@@ -229,6 +230,7 @@ export class InferencePipeline {
         plan: admission.plan,
         traceId: input.traceId,
         signal: input.signal,
+        timing: input.timing,
         leaseLost: admission.leaseLost.signal,
         leaseHeld: () => this.metering.leaseHeld(input.traceId, admission),
       },
@@ -379,7 +381,7 @@ export class InferencePipeline {
         // The usage told early is neither the answer nor charged: it goes on as it came.
         if (event.type === 'usage') {
           if (refusal === null) yield event;
-          next = await connected.iterator.next();
+          next = await input.timing.onUpstream(connected.iterator.next());
           continue;
         }
         if (check && refusal === null) refusal = check(event);
@@ -424,7 +426,7 @@ export class InferencePipeline {
           remember(event);
           yield event;
         }
-        next = await connected.iterator.next();
+        next = await input.timing.onUpstream(connected.iterator.next());
       }
       // The provider ends its answer early when the fence aborts it.
       if (!this.metering.leaseHeld(input.traceId, admission)) throw leaseLostError();

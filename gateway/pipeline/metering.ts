@@ -35,6 +35,7 @@ import type {
 import type { Admission } from './admission';
 import type { ChatStart } from './operation';
 import type { RequestHolds } from './request-holds';
+import type { RequestTiming } from '../shared/request-timing';
 import { round, type ProviderEntry } from './routing';
 import { countTextTokens, loadTokenizer, promptText } from './usage-estimate';
 
@@ -64,8 +65,8 @@ export type MeteredRequest = {
   traceId: string;
   form: RecordedFormName;
   streamed: boolean;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
   holds: RequestHolds;
 };
 
@@ -219,7 +220,8 @@ export class Metering {
       settled: false,
       createdAt: Math.floor(Date.now() / 1000),
       settledAt: null,
-      latencyMs: round(endedAt - input.startedAt),
+      latencyMs: round(input.timing.elapsedMs(endedAt)),
+      overheadMs: input.timing.overheadMs(endedAt),
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,

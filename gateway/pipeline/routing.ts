@@ -13,6 +13,7 @@ import type { ModelRoute, Provider } from '../providers/provider';
 import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
 import { abortableSleep } from '../shared/abortable-sleep';
+import type { RequestTiming } from '../shared/request-timing';
 import type { GenerationAttempt } from '../store/store';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Operation } from './operation';
@@ -44,6 +45,8 @@ export type RoutingInput = {
   signal: AbortSignal;
   /** Aborted once the request's lease is lost: the provider call stops too. */
   leaseLost: AbortSignal;
+  /** The request's clock: the provider calls and retry waits count as time on the upstream. */
+  timing: RequestTiming;
   /** Whether this instance still vouches for the request's lease (metering's fence). */
   leaseHeld: () => boolean;
 };
@@ -108,7 +111,9 @@ export async function routeRequest<Request, Answer>(
       }
       const began = performance.now();
       try {
-        const answer = await operation.call(entry.provider, request, route, signal);
+        const answer = await input.timing.onUpstream(
+          operation.call(entry.provider, request, route, signal),
+        );
         const answeredAt = performance.now();
         const latencyMs = round(answeredAt - began);
         if (input.signal.aborted) {
@@ -173,7 +178,8 @@ export async function routeRequest<Request, Answer>(
         if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs)
           break;
         if (!entry.breaker.tryAcquire()) break;
-        await sleep(wait, signal);
+        // Waiting to retry a provider is waiting on it, not the gateway's own time.
+        await input.timing.onUpstream(sleep(wait, signal));
         if (input.signal.aborted) throw clientLeft();
         if (!input.leaseHeld()) throw leaseLostError();
       }

@@ -65,7 +65,7 @@ export async function serveEmbeddings(
     form: form.name,
     traceId: context.traceId,
     signal: received.signal,
-    startedAt: context.startedAt,
+    timing: context.timing,
     holds: received.holds,
   });
   context.response.setHeader('x-gateway-provider', run.route.providerId);

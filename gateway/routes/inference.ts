@@ -12,7 +12,7 @@ import { authenticate, type AuthForm } from '../auth/authenticate';
 import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
-import { sendJson } from '../http/respond';
+import { sendJson, timeAnswer } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
@@ -62,6 +62,7 @@ export async function receiveRequest<Request, Target>(
   convert: (body: unknown, target: Target, key: KeyRow) => Request | Promise<Request>,
 ): Promise<ReceivedRequest<Request, Target>> {
   const { request, response, url, traceId } = context;
+  timeAnswer(response, context.timing);
   const key = await authenticate(request, url, auth, parts.registry);
   refuseUnusableKey(parts, key);
   const resolvedTarget = target();
@@ -125,7 +126,7 @@ export async function serveInference(
     form: form.name,
     traceId,
     signal: received.signal,
-    startedAt: context.startedAt,
+    timing: context.timing,
     holds: received.holds,
     answerCheck: form.answerCheck?.(),
   });

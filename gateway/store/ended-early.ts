@@ -39,5 +39,7 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     ...noUsage,
     translation: null,
     requestedModel: null,
+    // Closed by the lease's expiry: the request's own time was never measured.
+    overheadMs: null,
   };
 }

@@ -64,6 +64,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   ...noUsage,
   translation: null,
   requestedModel: null,
+  overheadMs: 0.42,
   ...overrides,
 });
 
@@ -295,6 +296,7 @@ export function describeStoreContract(factory: StoreFactory): void {
           adjusted: ['max_tokens=32000->8192'],
         },
         requestedModel: 'team/coder',
+        overheadMs: 3.25,
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);
