@@ -325,6 +325,29 @@ export const activitySchema = z.looseObject({
 });
 export type Activity = z.infer<typeof activitySchema>;
 
+/**
+ * `GET /v1/activity/sessions?days=N`: the agent sessions of the range (records with a
+ * `session_id`), the latest active first: each one's requests, time, tokens, cache hits and cost.
+ */
+export const sessionActivitySchema = z.looseObject({
+  object: z.literal('list'),
+  days: z.number(),
+  data: z.array(
+    z.looseObject({
+      session_id: z.string(),
+      ...activityFiguresShape,
+      /** Unix seconds: its first request's start and its last one's end. */
+      started_at: z.number(),
+      ended_at: z.number(),
+      duration_seconds: z.number(),
+      cache_read_tokens: z.number(),
+      /** Requests that read from the prompt cache. */
+      cache_hits: z.number(),
+    }),
+  ),
+});
+export type SessionActivity = z.infer<typeof sessionActivitySchema>;
+
 /** A key's state as the key-management routes report it. */
 export const managedKeyStateSchema = z.enum([
   'active',

@@ -215,6 +215,17 @@ export const generationFields = {
     onReplace: 'replaced',
     absent: null,
   }),
+  /**
+   * The agent session the request belongs to, as the client named it (`X-Claude-Code-Session-Id`,
+   * Codex's `session_id`, `X-Session-Id`…; docs/agents.md); null when it named none.
+   */
+  sessionId: field<string | null>()({
+    column: 'session_id',
+    kind: 'text',
+    wire: { name: 'session_id' },
+    onReplace: 'kept',
+    absent: null,
+  }),
   /** Every provider attempt before the answer started, the answering one last. */
   attempts: field<GenerationAttempt[]>()({
     column: 'attempts',

@@ -55,6 +55,8 @@ export type InferenceInput = {
   signal: AbortSignal;
   /** When the request arrived and the waits on the provider: the record's latency and overhead. */
   timing: RequestTiming;
+  /** The agent session the client named (http/session-id.ts); absent: none. */
+  sessionId?: string | null;
   /**
    * What the request holds (the route's slot and rate limits); the pipeline adds the reservation
    * and the lease, and ends it once the request has ended, also when `start` throws. Absent: the
@@ -97,6 +99,8 @@ export type EmbeddingInput = {
   signal: AbortSignal;
   /** When the request arrived and the waits on the provider: the record's latency and overhead. */
   timing: RequestTiming;
+  /** The agent session the client named (http/session-id.ts); absent: none. */
+  sessionId?: string | null;
   /** As for chat (`InferenceInput.holds`): ended once the request has ended, also on a throw. */
   holds?: RequestHolds;
 };

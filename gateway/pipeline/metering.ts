@@ -67,6 +67,8 @@ export type MeteredRequest = {
   streamed: boolean;
   /** When the request arrived and the waits on the provider: the record's latency and overhead. */
   timing: RequestTiming;
+  /** The agent session the client named; absent: none. */
+  sessionId?: string | null;
   holds: RequestHolds;
 };
 
@@ -222,6 +224,7 @@ export class Metering {
       settledAt: null,
       latencyMs: round(input.timing.elapsedMs(endedAt)),
       overheadMs: input.timing.overheadMs(endedAt),
+      sessionId: input.sessionId ?? null,
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,

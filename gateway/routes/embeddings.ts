@@ -66,6 +66,7 @@ export async function serveEmbeddings(
     traceId: context.traceId,
     signal: received.signal,
     timing: context.timing,
+    sessionId: received.sessionId,
     holds: received.holds,
   });
   context.response.setHeader('x-gateway-provider', run.route.providerId);

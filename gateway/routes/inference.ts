@@ -12,6 +12,7 @@ import { authenticate, type AuthForm } from '../auth/authenticate';
 import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
+import { sessionIdOf } from '../http/session-id';
 import { sendJson, timeAnswer } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
@@ -47,6 +48,8 @@ export type ReceivedRequest<Request, Target> = {
   holds: RequestHolds;
   /** Aborted when the client leaves before its answer has ended. */
   signal: AbortSignal;
+  /** The agent session the client named, or null. */
+  sessionId: string | null;
 };
 
 /**
@@ -65,6 +68,7 @@ export async function receiveRequest<Request, Target>(
   timeAnswer(response, context.timing);
   const key = await authenticate(request, url, auth, parts.registry);
   refuseUnusableKey(parts, key);
+  const sessionId = sessionIdOf(request.headers);
   const resolvedTarget = target();
   const holds = new RequestHolds(traceId, parts.logger, parts.slots.acquire(key));
   try {
@@ -83,7 +87,14 @@ export async function receiveRequest<Request, Target>(
     });
     // The rate limits need the prompt count: admission's, so the body is counted once.
     holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, response, parts.logger));
-    return { key, request: converted, target: resolvedTarget, holds, signal: abort.signal };
+    return {
+      key,
+      request: converted,
+      target: resolvedTarget,
+      holds,
+      signal: abort.signal,
+      sessionId,
+    };
   } catch (error) {
     holds.end();
     throw error;
@@ -127,6 +138,7 @@ export async function serveInference(
     traceId,
     signal: received.signal,
     timing: context.timing,
+    sessionId: received.sessionId,
     holds: received.holds,
     answerCheck: form.answerCheck?.(),
   });

@@ -26,6 +26,7 @@ import type { HeaderTarget } from '../limits/rate-limit-headers';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
 import { RequestTiming } from '../shared/request-timing';
+import { sessionIdOf } from '../http/session-id';
 import type { KeyRow } from '../store/store';
 import { responsesContinuation, inputItems, type RememberedResponse } from './responses';
 import { refuseUnusableKey, type GatewayParts } from './route-kit';
@@ -173,6 +174,8 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
             'The key this socket was opened with has been revoked; open a new socket with a valid key.',
         });
       refuseUnusableKey(parts, current);
+      // Codex names its session on the handshake: every response on the socket is of it.
+      const sessionId = sessionIdOf(upgrade.headers);
       if (generate === false) {
         await warmUp(sink, await hooks.prepareBody!(body, current), traceId, (response) => {
           remembered = response;
@@ -202,6 +205,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
         traceId,
         signal,
         timing,
+        sessionId,
         holds,
         answerCheck: responsesForm.answerCheck?.(),
       });

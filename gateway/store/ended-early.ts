@@ -41,5 +41,7 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     requestedModel: null,
     // Closed by the lease's expiry: the request's own time was never measured.
     overheadMs: null,
+    // The in-flight row does not keep it.
+    sessionId: null,
   };
 }
