@@ -52,6 +52,7 @@ import { createResponsesSocket } from './routes/responses-socket';
 import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import { RequestTiming } from './shared/request-timing';
+import { createTracing } from './operability/tracing';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
 
@@ -211,8 +212,12 @@ export async function createGateway(
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
   });
+  const tracing = createTracing(config.tracing, (reason, count) =>
+    metrics.countDroppedSpans(reason, count),
+  );
   const names = new RoutingNames(catalog, config.providers);
   const pipeline = new InferencePipeline({
+    tracer: tracing.tracer,
     catalog,
     names,
     speeds: providerSpeeds(store.providerStats),
@@ -250,6 +255,7 @@ export async function createGateway(
     rateLimits,
     webhooks,
     clock,
+    tracing,
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
@@ -428,6 +434,8 @@ export async function createGateway(
         logger.error({ err: error }, 'final settlement failed; charges stay pending');
       }
       await budget.close();
+      // Bounded by OTEL_BSP_EXPORT_TIMEOUT, even with a collector that hangs.
+      await tracing.shutdown();
       await redis?.quit().catch(() => undefined);
       // Its last checkpoint runs after every write, before the store's connection closes.
       await checkpoints?.stop();

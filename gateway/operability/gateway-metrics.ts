@@ -55,6 +55,7 @@ export class GatewayMetrics {
   private readonly durations: Histogram<'route' | 'form'>;
   private readonly attempts: Counter<'provider' | 'outcome'>;
   private readonly overheads: Histogram<'form'>;
+  private readonly droppedSpans: Counter<'reason'>;
   private readonly now: () => number;
   private lastSettledAt: number;
   private readonly clusterText: (() => Promise<string>) | null;
@@ -88,6 +89,12 @@ export class GatewayMetrics {
       help: "The time the gateway itself added to each inference request (its generation record's overhead_ms), by form.",
       labelNames: ['form'],
       buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.droppedSpans = new Counter({
+      name: 'gateway_trace_spans_dropped_total',
+      help: 'Trace spans lost before reaching the collector, by reason (queue_full: the export queue was full; otherwise why the export failed).',
+      labelNames: ['reason'],
       registers,
     });
     new Gauge({
@@ -130,6 +137,11 @@ export class GatewayMetrics {
   /** One generation record's overhead; `form` is the record's (a fixed set of names). */
   observeOverhead(form: string, milliseconds: number): void {
     this.overheads.observe({ form }, milliseconds / 1000);
+  }
+
+  /** Trace spans the exporter lost; `reason` comes from the SDK (`queue_full`, an error name). */
+  countDroppedSpans(reason: string, count: number): void {
+    this.droppedSpans.inc({ reason: reason.slice(0, 64) }, count);
   }
 
   /** The settlement loop finished a pass without error. */

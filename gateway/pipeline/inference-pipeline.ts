@@ -29,6 +29,8 @@ import type {
 import { reportOrNull } from '../canonical/translation';
 import { GatewayError, invalidRequest } from '../errors';
 import type { RequestTiming } from '../shared/request-timing';
+import type { Tracer } from '@opentelemetry/api';
+import { inSpan, tracingOff } from '../operability/tracing';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
 import { UpstreamError } from '../providers/upstream-error';
@@ -148,6 +150,8 @@ export class InferencePipeline {
       names?: RoutingNames;
       /** Providers' recent latency and throughput, for `sort`. */
       speeds?: SpeedsOf;
+      /** Spans of admission, attempts and the record write (operability/tracing.ts). */
+      tracer?: Tracer;
     },
   ) {
     this.metering = new Metering(deps);
@@ -155,6 +159,10 @@ export class InferencePipeline {
   }
 
   private readonly reasoningMemory: ReasoningMemory;
+
+  private get tracer(): Tracer {
+    return this.deps.tracer ?? tracingOff.tracer;
+  }
 
   /** Requests admitted and not yet finished (recorded and released), over all keys. */
   private inFlight = 0;
@@ -202,7 +210,16 @@ export class InferencePipeline {
   ): Promise<Admission> {
     let admission: Admission;
     try {
-      admission = await admit(this.deps, { ...input, ...asked, streamed }, operation, request);
+      admission = await inSpan(this.tracer, 'gateway.admission', {}, async (span) => {
+        const admitted = await admit(
+          this.deps,
+          { ...input, ...asked, streamed },
+          operation,
+          request,
+        );
+        span.setAttribute('gateway.reservation_usd', nanosToUsd(admitted.reservation.nanos));
+        return admitted;
+      });
     } catch (error) {
       input.holds.end();
       throw error;

@@ -36,6 +36,8 @@ import type { Admission } from './admission';
 import type { ChatStart } from './operation';
 import type { RequestHolds } from './request-holds';
 import type { RequestTiming } from '../shared/request-timing';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { describeRecord, inSpan, tracingOff } from '../operability/tracing';
 import { round, type ProviderEntry } from './routing';
 import { countTextTokens, loadTokenizer, promptText } from './usage-estimate';
 
@@ -52,6 +54,8 @@ export type MeteringDeps = {
    */
   onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
   periods?: BudgetPeriods;
+  /** The record write's span (operability/tracing.ts); absent: none. */
+  tracer?: Tracer;
 };
 
 /**
@@ -247,12 +251,18 @@ export class Metering {
       row.inflightRowWritten = await this.deps.rows.closing(input.traceId);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
-      correction = await this.deps.writer.write(row);
+      correction = await inSpan(
+        this.deps.tracer ?? tracingOff.tracer,
+        'gateway.record_write',
+        {},
+        () => this.deps.writer.write(row),
+      );
     } catch (error) {
       connected.recordError = error;
       throw error;
     }
     this.deps.rows.untrack(input.traceId);
+    describeRecord(trace.getActiveSpan(), row, route.upstreamModel, connected.entry.provider.kind);
     this.deps.onRecorded?.(
       row,
       connected.answeredAt === undefined ? null : round(endedAt - connected.answeredAt),

@@ -14,6 +14,8 @@ import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
 import { abortableSleep } from '../shared/abortable-sleep';
 import type { RequestTiming } from '../shared/request-timing';
+import type { Tracer } from '@opentelemetry/api';
+import { inSpan, tracingOff } from '../operability/tracing';
 import type { GenerationAttempt } from '../store/store';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Operation } from './operation';
@@ -36,6 +38,8 @@ export type RoutingDeps = {
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
   /** Sees every provider attempt as it is recorded, with the model asked for (metrics, availability). */
   onAttempt?: (attempt: GenerationAttempt, model: string) => void;
+  /** A span per attempt (operability/tracing.ts); absent: none. */
+  tracer?: Tracer;
 };
 
 export type RoutingInput = {
@@ -111,8 +115,32 @@ export async function routeRequest<Request, Answer>(
       }
       const began = performance.now();
       try {
-        const answer = await input.timing.onUpstream(
-          operation.call(entry.provider, request, route, signal),
+        // The provider call runs in the attempt's span: its traceparent goes upstream.
+        const answer = await inSpan(
+          deps.tracer ?? tracingOff.tracer,
+          'gateway.upstream_attempt',
+          {
+            'gen_ai.provider.name': route.providerId,
+            'gen_ai.request.model': route.upstreamModel,
+            'gateway.attempt': attempt,
+            'gateway.fallback': attempts.some((tried) => tried.status !== 200),
+          },
+          async (span) => {
+            try {
+              const answered = await input.timing.onUpstream(
+                operation.call(entry.provider, request, route, signal),
+              );
+              span.setAttribute('http.response.status_code', 200);
+              return answered;
+            } catch (error) {
+              if (error instanceof UpstreamError)
+                span.setAttribute(
+                  'gateway.attempt_status',
+                  String(error.details.status ?? error.failure),
+                );
+              throw error;
+            }
+          },
         );
         const answeredAt = performance.now();
         const latencyMs = round(answeredAt - began);

@@ -18,6 +18,7 @@ import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
+import { describeRequest, inRequestSpan } from '../operability/tracing';
 import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 import { setTranslationHeaders, withRequestTranslation } from './translation-headers';
@@ -35,9 +36,11 @@ export function inferenceRoute(
   pathTarget: (context: RouteContext) => PathTarget = (context) => ({ url: context.url }),
   hooks: InferenceHooks = {},
 ): RouteHandler {
-  return withErrors(form.errorBody, async (context) => {
-    await serveInference(parts, form, context, () => pathTarget(context), hooks);
-  });
+  return withErrors(form.errorBody, (context) =>
+    inRequestSpan(parts.tracing, context, 'chat', () =>
+      serveInference(parts, form, context, () => pathTarget(context), hooks),
+    ),
+  );
 }
 
 /** A request read and held, ready for the pipeline, which ends its holds from then on. */
@@ -131,6 +134,15 @@ export async function serveInference(
       ),
   );
   const canonical = received.request;
+  describeRequest(parts.tracing, {
+    model: canonical.model,
+    maxTokens: canonical.maxTokens,
+    stream: canonical.stream,
+    messages: canonical.messages,
+    form: form.name,
+    keyId: received.key.id,
+    sessionId: received.sessionId,
+  });
   const run = await parts.pipeline.start({
     key: received.key,
     request: canonical,
