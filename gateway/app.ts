@@ -212,7 +212,7 @@ export async function createGateway(
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
   });
-  const tracing = createTracing(config.tracing, (reason, count) =>
+  const tracing = createTracing(config.tracing, instanceId, (reason, count) =>
     metrics.countDroppedSpans(reason, count),
   );
   const names = new RoutingNames(catalog, config.providers);

@@ -35,6 +35,8 @@ type OtlpSpan = {
 async function startReceiver(options: { hang?: boolean } = {}) {
   const spans: OtlpSpan[] = [];
   const bodies: string[] = [];
+  /** Each span's `service.instance.id`, by span id. */
+  const instanceOf = new Map<string, string>();
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -42,10 +44,18 @@ async function startReceiver(options: { hang?: boolean } = {}) {
     const text = Buffer.concat(chunks).toString('utf8');
     bodies.push(text);
     const body = JSON.parse(text) as {
-      resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+      resourceSpans: Array<{
+        resource: Pick<OtlpSpan, 'attributes'>;
+        scopeSpans: Array<{ spans: OtlpSpan[] }>;
+      }>;
     };
-    for (const resource of body.resourceSpans)
-      for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+    for (const resource of body.resourceSpans) {
+      const instance = valueOf(resource.resource, 'service.instance.id');
+      for (const scope of resource.scopeSpans) {
+        spans.push(...scope.spans);
+        for (const span of scope.spans) instanceOf.set(span.spanId, String(instance));
+      }
+    }
     response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -53,6 +63,7 @@ async function startReceiver(options: { hang?: boolean } = {}) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
     spans,
     bodies,
+    instanceOf,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -74,7 +85,7 @@ const tracingTo = (url: string, more: Partial<TracingConfig> = {}): TracingConfi
   ...more,
 });
 
-const valueOf = (span: OtlpSpan, key: string) => {
+const valueOf = (span: Pick<OtlpSpan, 'attributes'>, key: string) => {
   const value = span.attributes.find((attribute) => attribute.key === key)?.value;
   if (!value) return undefined;
   if (value.arrayValue) return value.arrayValue.values.map((inner) => inner.stringValue);
@@ -176,6 +187,45 @@ describe('traces over OTLP', () => {
     const exported = receiver.bodies.join('\n');
     expect(exported).not.toContain('Hello');
     expect(exported).not.toContain(key);
+  });
+});
+
+describe('over two instances', () => {
+  it('receives the spans of each instance, each under its own service instance', async () => {
+    const receiver = await startReceiver();
+    const instances = [
+      await startTestGateway({ tracing: tracingTo(receiver.url) }),
+      await startTestGateway({ tracing: tracingTo(receiver.url) }),
+    ];
+    try {
+      const rays: string[] = [];
+      for (const instance of instances) {
+        const { key } = await instance.createKey({ kind: 'account', limitUsd: 1 });
+        const response = await callForm(
+          'messages',
+          instance.url,
+          key,
+          'sim/chat-standard',
+          helloIn('messages'),
+        );
+        await response.text();
+        rays.push(response.headers.get('cf-ray')!);
+      }
+      const requestSpans = await eventually(() => {
+        const found = rays.map((ray) =>
+          receiver.spans.find((span) => valueOf(span, 'gateway.cf_ray') === ray),
+        );
+        expect(found.every(Boolean)).toBe(true);
+        return found as OtlpSpan[];
+      });
+      const [first, second] = requestSpans.map((span) => receiver.instanceOf.get(span.spanId));
+      expect(first).toBe(instances[0]!.gateway.parts.instanceId);
+      expect(second).toBe(instances[1]!.gateway.parts.instanceId);
+      expect(first).not.toBe(second);
+    } finally {
+      for (const instance of instances) await instance.stop();
+      await receiver.close();
+    }
   });
 });
 

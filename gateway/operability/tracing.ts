@@ -112,12 +112,17 @@ export const tracingOff: Tracing = {
 
 export function createTracing(
   config: TracingConfig | null,
+  /** This instance among those sharing a store: its spans' `service.instance.id`. */
+  instanceId: string,
   onDropped: (reason: string, count: number) => void,
 ): Tracing {
   if (config === null) return tracingOff;
   useAsyncContext();
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName }),
+    resource: resourceFromAttributes({
+      'service.name': config.serviceName,
+      'service.instance.id': instanceId,
+    }),
     sampler: samplerOf(config),
     spanProcessors: [
       new BatchSpanProcessor({
