@@ -53,6 +53,7 @@ import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import { RequestTiming } from './shared/request-timing';
 import { createTracing } from './operability/tracing';
+import { nanosToUsd } from './billing/money';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
 
@@ -211,6 +212,11 @@ export async function createGateway(
   // Read at scrape time only, once the pipeline exists.
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
+    breakers: () =>
+      [...providers.keys()].map((provider) => ({
+        provider,
+        open: pipeline.providerStatus(provider)?.status === 'cooling_down',
+      })),
   });
   const tracing = createTracing(config.tracing, instanceId, (reason, count) =>
     metrics.countDroppedSpans(reason, count),
@@ -234,6 +240,7 @@ export async function createGateway(
     onRecorded: (record, generationMs) => {
       availability.recorded(record, generationMs);
       if (record.overheadMs != null) metrics.observeOverhead(record.form, record.overheadMs);
+      metrics.countSpend(record.model, nanosToUsd(record.costNanos));
     },
     periods,
   });

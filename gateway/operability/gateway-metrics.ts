@@ -18,6 +18,8 @@ import {
 export type MetricSources = {
   /** Reservations of requests admitted and not yet finished, in this process. */
   reservationsHeld: () => number;
+  /** Each provider of the providers file, and whether its breaker is open (cooling down). */
+  breakers?: () => Array<{ provider: string; open: boolean }>;
   /** Unix milliseconds, for the settlement lag's start before the first settlement. */
   now?: () => number;
   /**
@@ -44,6 +46,8 @@ export const PROCESS_METRICS_PREFIX = 'gateway_';
 const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
+// One provider attempt, to its answer's beginning or its failure: milliseconds to minutes.
+const ATTEMPT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 // The gateway's own time per request: tenths of a millisecond when all is well, more under load.
 const OVERHEAD_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
@@ -56,6 +60,8 @@ export class GatewayMetrics {
   private readonly attempts: Counter<'provider' | 'outcome'>;
   private readonly overheads: Histogram<'form'>;
   private readonly droppedSpans: Counter<'reason'>;
+  private readonly attemptDurations: Histogram<'provider'>;
+  private readonly spend: Counter<'model'>;
   private readonly now: () => number;
   private lastSettledAt: number;
   private readonly clusterText: (() => Promise<string>) | null;
@@ -97,6 +103,30 @@ export class GatewayMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.attemptDurations = new Histogram({
+      name: 'gateway_upstream_attempt_duration_seconds',
+      help: "Provider attempts' time to their answer's beginning (or to their failure), by provider.",
+      labelNames: ['provider'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+    });
+    this.spend = new Counter({
+      name: 'gateway_spend_usd_total',
+      help: 'USD charged to keys, by the model that answered (summed from generation records).',
+      labelNames: ['model'],
+      registers,
+    });
+    new Gauge({
+      name: 'gateway_provider_breaker_open',
+      help: "1 while a provider's breaker is open (it is cooling down after repeated failures), else 0; over workers, the highest.",
+      labelNames: ['provider'],
+      registers,
+      aggregator: 'max',
+      collect() {
+        for (const { provider, open } of sources.breakers?.() ?? [])
+          this.set({ provider }, open ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'gateway_reservations_held',
       help: 'Budget reservations held by running requests in this process (over workers, in all of them).',
@@ -129,9 +159,17 @@ export class GatewayMetrics {
   }
 
   /** One provider attempt, with its status as the generation record keeps it. */
-  countAttempt(attempt: { provider: string; status: number | string }): void {
+  countAttempt(attempt: { provider: string; status: number | string; latencyMs: number }): void {
     const outcome: AttemptOutcome = attemptOutcomeOf(attempt.status);
     this.attempts.inc({ provider: attempt.provider, outcome });
+    // A provider skipped while cooling down was not called.
+    if (attempt.status !== 'cooling_down')
+      this.attemptDurations.observe({ provider: attempt.provider }, attempt.latencyMs / 1000);
+  }
+
+  /** One generation record's charge; `model` is a catalog id (the operator's set). */
+  countSpend(model: string, usd: number): void {
+    if (usd > 0) this.spend.inc({ model }, usd);
   }
 
   /** One generation record's overhead; `form` is the record's (a fixed set of names). */

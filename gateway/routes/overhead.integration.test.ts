@@ -119,8 +119,13 @@ describe('x-gateway-overhead-ms', () => {
     expect(Number(response.headers.get(OVERHEAD_HEADER))).toBeLessThanOrEqual(record.overhead_ms!);
   });
 
-  it('is counted in the gateway_overhead_seconds histogram, by form', async () => {
+  it('is counted in the gateway_overhead_seconds histogram, by form, beside spend and upstream time', async () => {
     const scrape = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(scrape).toMatch(/^gateway_spend_usd_total\{model="sim\/chat-standard"\} 0\.\d*[1-9]/m);
+    expect(scrape).toMatch(
+      /^gateway_upstream_attempt_duration_seconds_count\{provider="oai"\} [1-9]/m,
+    );
+    expect(scrape).toMatch(/^gateway_provider_breaker_open\{provider="oai"\} 0$/m);
     for (const form of PUBLIC_FORMS)
       expect(scrape).toMatch(
         new RegExp(`^gateway_overhead_seconds_count\\{form="${form}"\\} [1-9]`, 'm'),
