@@ -97,6 +97,9 @@ export function writeChunk(response: ServerResponse, text: string): Promise<bool
     text,
     sendTimeouts.get(response) ?? DEFAULT_CLIENT_SEND_TIMEOUT_MS,
   );
-  const timing = answerTimings.get(response);
-  return timing ? timing.onClient(written) : written;
+  // Only a write the socket could not take at once waits on the client.
+  const timing = response.writableNeedDrain ? answerTimings.get(response) : undefined;
+  if (!timing) return written;
+  const began = performance.now();
+  return written.finally(() => timing.waitedOnClient(began));
 }

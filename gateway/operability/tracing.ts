@@ -8,6 +8,7 @@
 import {
   context,
   createNoopMeter,
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -102,6 +103,9 @@ export type Tracing = {
   shutdown(): Promise<void>;
 };
 
+/** The span of work when tracing is off: records nothing. */
+const OFF_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /** No tracing: a tracer that records nothing, so call sites need no branch. */
 export const tracingOff: Tracing = {
   tracer: trace.getTracer('off'),
@@ -164,6 +168,7 @@ export async function inSpan<T>(
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
 ): Promise<T> {
+  if (tracer === tracingOff.tracer) return work(OFF_SPAN);
   return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       return await work(span);
@@ -231,6 +236,8 @@ export function inRequestSpan<T>(
   operation: string,
   work: () => Promise<T>,
 ): Promise<T> {
+  // Off: not a context switch or a listener more per request.
+  if (tracing === tracingOff) return work();
   const parent = tracing.incoming(http.request.headers);
   const span = tracing.tracer.startSpan(
     operation,

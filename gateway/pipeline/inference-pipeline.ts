@@ -402,7 +402,13 @@ export class InferencePipeline {
         // The usage told early is neither the answer nor charged: it goes on as it came.
         if (event.type === 'usage') {
           if (refusal === null) yield event;
-          next = await input.timing.onUpstream(connected.iterator.next());
+          // Awaited here, not in a helper: no extra promise on each event's path.
+          const began = performance.now();
+          try {
+            next = await connected.iterator.next();
+          } finally {
+            input.timing.waitedOnUpstream(began);
+          }
           continue;
         }
         if (check && refusal === null) refusal = check(event);
@@ -447,7 +453,13 @@ export class InferencePipeline {
           remember(event);
           yield event;
         }
-        next = await input.timing.onUpstream(connected.iterator.next());
+        // Awaited here, not in a helper: no extra promise on each event's path.
+        const began = performance.now();
+        try {
+          next = await connected.iterator.next();
+        } finally {
+          input.timing.waitedOnUpstream(began);
+        }
       }
       // The provider ends its answer early when the fence aborts it.
       if (!this.metering.leaseHeld(input.traceId, admission)) throw leaseLostError();

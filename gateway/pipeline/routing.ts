@@ -126,10 +126,9 @@ export async function routeRequest<Request, Answer>(
             'gateway.fallback': attempts.some((tried) => tried.status !== 200),
           },
           async (span) => {
+            const began = performance.now();
             try {
-              const answered = await input.timing.onUpstream(
-                operation.call(entry.provider, request, route, signal),
-              );
+              const answered = await operation.call(entry.provider, request, route, signal);
               span.setAttribute('http.response.status_code', 200);
               return answered;
             } catch (error) {
@@ -139,6 +138,8 @@ export async function routeRequest<Request, Answer>(
                   String(error.details.status ?? error.failure),
                 );
               throw error;
+            } finally {
+              input.timing.waitedOnUpstream(began);
             }
           },
         );
@@ -207,7 +208,9 @@ export async function routeRequest<Request, Answer>(
           break;
         if (!entry.breaker.tryAcquire()) break;
         // Waiting to retry a provider is waiting on it, not the gateway's own time.
-        await input.timing.onUpstream(sleep(wait, signal));
+        const waitBegan = performance.now();
+        await sleep(wait, signal);
+        input.timing.waitedOnUpstream(waitBegan);
         if (input.signal.aborted) throw clientLeft();
         if (!input.leaseHeld()) throw leaseLostError();
       }
