@@ -327,6 +327,29 @@ export const activitySchema = z.looseObject({
 });
 export type Activity = z.infer<typeof activitySchema>;
 
+/**
+ * `GET /v1/activity/sessions?days=N`: the agent sessions of the range (records with a
+ * `session_id`), the latest active first: each one's requests, time, tokens, cache hits and cost.
+ */
+export const sessionActivitySchema = z.looseObject({
+  object: z.literal('list'),
+  days: z.number(),
+  data: z.array(
+    z.looseObject({
+      session_id: z.string(),
+      ...activityFiguresShape,
+      /** Unix seconds: its first request's start and its last one's end. */
+      started_at: z.number(),
+      ended_at: z.number(),
+      duration_seconds: z.number(),
+      cache_read_tokens: z.number(),
+      /** Requests that read from the prompt cache. */
+      cache_hits: z.number(),
+    }),
+  ),
+});
+export type SessionActivity = z.infer<typeof sessionActivitySchema>;
+
 /** A key's state as the key-management routes report it. */
 export const managedKeyStateSchema = z.enum([
   'active',
@@ -435,6 +458,11 @@ export const providerIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const gatewayProviderHeader = 'x-gateway-provider';
 /** Inference answers that took more than one provider attempt say how many in this header. */
 export const gatewayAttemptsHeader = 'x-gateway-attempts';
+/**
+ * Inference answers: the time the gateway itself added, in milliseconds to 0.01 (its time minus
+ * the waits on the provider); for a stream, up to its first byte (docs/operations.md).
+ */
+export const gatewayOverheadHeader = 'x-gateway-overhead-ms';
 /**
  * Inference answers: what the gateway dropped (dotted paths) or changed (`max_tokens=32000->8192`)
  * to reach the provider, comma-separated; absent when nothing (docs/translation.md).

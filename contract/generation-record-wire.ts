@@ -37,6 +37,10 @@ const wireSchemas = {
   created_at: z.number(),
   settled_at: z.number().nullable(),
   latency_ms: z.number(),
+  /** The time the gateway itself added (`x-gateway-overhead-ms`); null on older records. */
+  overhead_ms: z.number().nullable().optional(),
+  /** The agent session the request belongs to; null when the client named none. */
+  session_id: z.string().nullable().optional(),
   attempts: z
     .array(
       z.looseObject({

@@ -204,6 +204,28 @@ export const generationFields = {
     wire: { name: 'latency_ms' },
     onReplace: 'replaced',
   }),
+  /**
+   * The time the gateway itself added, in milliseconds to 0.01: the latency minus the waits on the
+   * provider (and on a client reading a stream slowly); null on records from before it was kept.
+   */
+  overheadMs: field<number | null>()({
+    column: 'overhead_ms',
+    kind: 'real',
+    wire: { name: 'overhead_ms' },
+    onReplace: 'replaced',
+    absent: null,
+  }),
+  /**
+   * The agent session the request belongs to, as the client named it (`X-Claude-Code-Session-Id`,
+   * Codex's `session_id`, `X-Session-Id`…; docs/agents.md); null when it named none.
+   */
+  sessionId: field<string | null>()({
+    column: 'session_id',
+    kind: 'text',
+    wire: { name: 'session_id' },
+    onReplace: 'kept',
+    absent: null,
+  }),
   /** Every provider attempt before the answer started, the answering one last. */
   attempts: field<GenerationAttempt[]>()({
     column: 'attempts',

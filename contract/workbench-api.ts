@@ -10,6 +10,7 @@ import {
   keyKindSchema,
   managedKeySchema,
   modelEndpointStatsSchema,
+  sessionActivitySchema,
   translationReportSchema,
 } from './gateway';
 import { recordUsageShape } from './generation-record-wire';
@@ -431,6 +432,8 @@ export const generationChargeSchema = z.object({
   settlement: z.string(),
   /** Provider attempts before the answer started; 1 when the first one answered. */
   attempts: z.number(),
+  /** The time the gateway itself added, in ms (`x-gateway-overhead-ms`); null if not kept. */
+  overhead_ms: z.number().nullable().optional(),
   fetched_at: z.number(),
 });
 export type GenerationCharge = z.infer<typeof generationChargeSchema>;
@@ -546,6 +549,8 @@ export const generationsQuerySchema = z
   .object({
     profile: z.string().min(1),
     model: z.string().min(1).max(200).optional(),
+    /** Only one agent session's requests. */
+    session_id: z.string().min(1).max(200).optional(),
     outcome: generationOutcomeSchema.optional(),
     from: unixSecondsQuery.optional(),
     to: unixSecondsQuery.optional(),
@@ -630,6 +635,8 @@ export const activityRequestSchema = z.object({
   settled_at: z.number().nullable(),
   /** What the gateway dropped or changed to reach the provider; null when nothing. */
   translation: translationReportSchema.nullable().optional(),
+  /** The agent session the request belongs to (Claude Code's, Codex's…); null when none. */
+  session_id: z.string().nullable().optional(),
   /** Null for the profile key's own requests. */
   child: recordChildSchema.nullable(),
 });
@@ -691,6 +698,19 @@ export const activityViewSchema = z.object({
   fetched_at: z.number(),
 });
 export type ActivityView = z.infer<typeof activityViewSchema>;
+
+/**
+ * `GET /api/activity/sessions?profile=&days=&key_id=`: the agent sessions of the range, the latest
+ * active first, each with its requests, time, tokens, cache hits and cost (the gateway's
+ * `GET /v1/activity/sessions`).
+ */
+export const agentSessionsViewSchema = z.object({
+  profile: z.string(),
+  data: sessionActivitySchema.shape.data,
+  fetched_at: z.number(),
+});
+export type AgentSessionsView = z.infer<typeof agentSessionsViewSchema>;
+export type AgentSessionView = AgentSessionsView['data'][number];
 
 /**
  * `GET /api/session` (and the answer of sign-in and sign-out): whether the workbench asks for a

@@ -52,6 +52,9 @@ import type { RouteFamily } from './routes/route-doc';
 import { createResponsesSocket } from './routes/responses-socket';
 import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
+import { RequestTiming } from './shared/request-timing';
+import { createTracing } from './operability/tracing';
+import { nanosToUsd } from './billing/money';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
 
@@ -213,11 +216,20 @@ export async function createGateway(
   // Read at scrape time only, once the pipeline exists.
   const metrics = new GatewayMetrics({
     reservationsHeld: () => pipeline.runningReservations().length,
+    breakers: () =>
+      [...providers.keys()].map((provider) => ({
+        provider,
+        open: pipeline.providerStatus(provider)?.status === 'cooling_down',
+      })),
   });
+  const tracing = createTracing(config.tracing, instanceId, (reason, count) =>
+    metrics.countDroppedSpans(reason, count),
+  );
   const names = new RoutingNames(catalog, config.providers);
   const presets = new StoredPresets(store.presets, names, logger);
   await presets.reload();
   const pipeline = new InferencePipeline({
+    tracer: tracing.tracer,
     catalog,
     names,
     speeds: providerSpeeds(store.providerStats),
@@ -231,7 +243,11 @@ export async function createGateway(
       metrics.countAttempt(attempt);
       availability.attempt(model, attempt);
     },
-    onRecorded: (record, generationMs) => availability.recorded(record, generationMs),
+    onRecorded: (record, generationMs) => {
+      availability.recorded(record, generationMs);
+      if (record.overheadMs != null) metrics.observeOverhead(record.form, record.overheadMs);
+      metrics.countSpend(record.model, nanosToUsd(record.costNanos));
+    },
     periods,
   });
   const slots = new KeySlots(config.maxConcurrentPerKey);
@@ -253,6 +269,7 @@ export async function createGateway(
     rateLimits,
     webhooks,
     clock,
+    tracing,
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
@@ -305,7 +322,7 @@ export async function createGateway(
 
   const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(config.maxBodyBytes));
   const handle = (request: IncomingMessage, response: ServerResponse) => {
-    const startedAt = performance.now();
+    const timing = new RequestTiming();
     const traceId = newTraceId();
     response.setHeader('cf-ray', traceId);
     let url: URL;
@@ -314,7 +331,7 @@ export async function createGateway(
     } catch {
       url = new URL('http://gateway.invalid/');
     }
-    const context: RouteContext = { request, response, url, traceId, startedAt, params: {} };
+    const context: RouteContext = { request, response, url, traceId, timing, params: {} };
     if (config.clientSendTimeoutMs !== DEFAULT_CLIENT_SEND_TIMEOUT_MS)
       setClientSendTimeout(response, config.clientSendTimeoutMs);
     // A body the answer left unread is discarded only up to a bound (contract/unread-body.ts).
@@ -326,7 +343,7 @@ export async function createGateway(
         route: routeLabelOf(context.operationIds ?? [], context.url.pathname),
         status: response.statusCode,
         clientLeft: !response.writableFinished,
-        seconds: (performance.now() - context.startedAt) / 1000,
+        seconds: context.timing.elapsedMs() / 1000,
       });
     });
 
@@ -433,6 +450,8 @@ export async function createGateway(
         logger.error({ err: error }, 'final settlement failed; charges stay pending');
       }
       await budget.close();
+      // Bounded by OTEL_BSP_EXPORT_TIMEOUT, even with a collector that hangs.
+      await tracing.shutdown();
       await redis?.quit().catch(() => undefined);
       // Its last checkpoint runs after every write, before the store's connection closes.
       await checkpoints?.stop();
@@ -447,7 +466,7 @@ function logRequest(logger: Logger, context: RouteContext): void {
     method: context.request.method,
     path: loggablePath(context.url),
     status: context.response.statusCode,
-    ms: Math.round((performance.now() - context.startedAt) * 100) / 100,
+    ms: Math.round(context.timing.elapsedMs() * 100) / 100,
   };
   if (context.failure) logger.error({ ...fields, err: context.failure }, 'request failed');
   else if (!context.response.writableFinished)

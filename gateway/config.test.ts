@@ -62,4 +62,57 @@ describe('loadGatewayConfig', () => {
     const token = 'o'.repeat(32);
     expect(loadGatewayConfig({ GATEWAY_ADMIN_TOKEN: token }).adminToken).toBe(token);
   });
+
+  describe('tracing (the standard OpenTelemetry variables)', () => {
+    it('is off with no endpoint, or with OTEL_SDK_DISABLED', () => {
+      expect(loadGatewayConfig({}).tracing).toBeNull();
+      expect(
+        loadGatewayConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+          OTEL_SDK_DISABLED: 'true',
+        }).tracing,
+      ).toBeNull();
+    });
+
+    it('posts to <endpoint>/v1/traces, or to the traces endpoint, with the headers given', () => {
+      expect(
+        loadGatewayConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+          OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D,tenant = blue',
+          OTEL_SERVICE_NAME: 'gw-eu',
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: '0.25',
+        }).tracing,
+      ).toMatchObject({
+        url: 'http://collector:4318/v1/traces',
+        headers: { 'x-api-key': 'abc=', tenant: 'blue' },
+        serviceName: 'gw-eu',
+        sampler: 'parentbased_traceidratio',
+        samplerRatio: 0.25,
+        maxQueueSize: 2_048,
+        captureContent: false,
+      });
+      expect(
+        loadGatewayConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/in',
+        }).tracing?.url,
+      ).toBe('http://traces:9999/in');
+    });
+
+    it.each([
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+      ['OTEL_TRACES_SAMPLER', 'sometimes'],
+      ['OTEL_TRACES_SAMPLER_ARG', '2'],
+      ['OTEL_EXPORTER_OTLP_HEADERS', 'no-equals-sign'],
+      ['OTEL_EXPORTER_OTLP_HEADERS', 'bad=%E0%A4%A'],
+    ])('refuses %s=%s, naming it', (variable, value) => {
+      const environment = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        [variable]: value,
+      };
+      expect(() => loadGatewayConfig(environment)).toThrow(new RegExp(`^${variable}: `));
+    });
+  });
 });

@@ -220,7 +220,104 @@ export const gatewayEnvironmentSchema = z.object({
     .describe(
       'Failed webhook deliveries in a row after which the gateway stops sending to that endpoint until it is resumed.',
     ),
+  OTEL_SDK_DISABLED: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`true` turns tracing off even with an endpoint set (OpenTelemetry standard).'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .optional()
+    .describe(
+      'OTLP/HTTP base URL of the collector, e.g. `http://otel-collector:4318`; traces go to `<it>/v1/traces`. Unset (and no traces endpoint): no tracing (docs/operations.md).',
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .optional()
+    .describe('Full OTLP/HTTP URL for traces; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`.'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/json'])
+    .default('http/json')
+    .describe(
+      'The OTLP transport: `http/json` (the one this gateway speaks; a collector accepts it on its OTLP/HTTP port).',
+    ),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .max(8_192)
+    .optional()
+    .describe(
+      'Headers sent with each export, `name=value` pairs separated by commas (W3C baggage format), e.g. an API key of the tracing backend.',
+    ),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .min(1)
+    .max(200)
+    .default('model-gateway')
+    .describe("The traces' `service.name`."),
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on')
+    .describe(
+      "Which requests are traced; `parentbased_…` follows the caller's `traceparent` sampled flag.",
+    ),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe('The ratio of the `…traceidratio` samplers, 0 to 1.'),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(2_048)
+    .describe(
+      'Finished spans held for export; past it spans are dropped (`gateway_trace_spans_dropped_total`), never the request slowed.',
+    ),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3_600_000)
+    .default(5_000)
+    .describe('Milliseconds between two exports.'),
+  OTEL_BSP_EXPORT_TIMEOUT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3_600_000)
+    .default(30_000)
+    .describe(
+      'Milliseconds an export may take before it is abandoned (its spans counted as dropped).',
+    ),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      '`true` puts the messages of each request on its span (`gen_ai.input.messages`); off by default, as the content may be private. A key is never exported.',
+    ),
 });
+
+/** Tracing over OTLP; null when off (docs/operations.md). */
+export type TracingConfig = {
+  /** The full URL spans are posted to (OTLP/HTTP JSON). */
+  url: string;
+  headers: Record<string, string>;
+  serviceName: string;
+  sampler: z.infer<typeof gatewayEnvironmentSchema>['OTEL_TRACES_SAMPLER'];
+  samplerRatio: number;
+  maxQueueSize: number;
+  scheduledDelayMs: number;
+  exportTimeoutMs: number;
+  captureContent: boolean;
+};
 
 export type GatewayConfig = {
   host: string;
@@ -257,6 +354,7 @@ export type GatewayConfig = {
   defaultTpm: number;
   /** How long per-minute provider stats are kept, in days. */
   statsRetentionDays: number;
+  tracing: TracingConfig | null;
   webhooks: {
     /** http and private or loopback targets (tests, local use). */
     allowPrivate: boolean;
@@ -327,5 +425,44 @@ export function loadGatewayConfig(environment: NodeJS.ProcessEnv = process.env):
       failureLimit: value.GATEWAY_WEBHOOK_FAILURE_LIMIT,
       deliveryTimeoutMs: 10_000,
     },
+    tracing: tracingConfigOf(value),
   };
+}
+
+function tracingConfigOf(value: z.infer<typeof gatewayEnvironmentSchema>): TracingConfig | null {
+  const base = value.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const url = value.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base && `${base}/v1/traces`);
+  if (!url || value.OTEL_SDK_DISABLED === 'true') return null;
+  return {
+    url,
+    headers: parseOtlpHeaders(value.OTEL_EXPORTER_OTLP_HEADERS ?? ''),
+    serviceName: value.OTEL_SERVICE_NAME,
+    sampler: value.OTEL_TRACES_SAMPLER,
+    samplerRatio: value.OTEL_TRACES_SAMPLER_ARG,
+    maxQueueSize: value.OTEL_BSP_MAX_QUEUE_SIZE,
+    scheduledDelayMs: value.OTEL_BSP_SCHEDULE_DELAY,
+    exportTimeoutMs: value.OTEL_BSP_EXPORT_TIMEOUT,
+    captureContent: value.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true',
+  };
+}
+
+/** `name=value,name2=value2` (values URL-encoded, as the OpenTelemetry specification has them). */
+function parseOtlpHeaders(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of text.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    if (at <= 0)
+      throw new ConfigurationError(
+        'OTEL_EXPORTER_OTLP_HEADERS: each header must be name=value, separated by commas.',
+      );
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigurationError(
+        'OTEL_EXPORTER_OTLP_HEADERS: a value is not valid percent-encoding (%XX).',
+      );
+    }
+  }
+  return headers;
 }

@@ -61,6 +61,7 @@ export function testConfig(
     defaultTpm: 0,
     statsRetentionDays: 8,
     webhooks: { allowPrivate: true, retryBaseMs: 50, failureLimit: 20, deliveryTimeoutMs: 1_000 },
+    tracing: null,
     ...overrides,
   };
 }

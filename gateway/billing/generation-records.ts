@@ -46,6 +46,7 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
 
 export type GenerationFilters = {
   model?: string;
+  sessionId?: string;
   outcome?: GenerationOutcome;
   from?: number;
   to?: number;
@@ -60,6 +61,8 @@ export const MAX_PAGE = 200;
  */
 export const MAX_PREDECESSORS = 100;
 export const MAX_ACTIVITY_DAYS = 90;
+/** The most sessions one answer lists (the latest active). */
+export const MAX_SESSIONS = 200;
 const SECONDS_PER_DAY = 86_400;
 
 /** The key a viewer is: only what visibility needs. */
@@ -97,6 +100,7 @@ export class GenerationRecords {
     const listed = await this.store.listGenerations({
       ...this.scope(viewer, filters.keyId),
       model: filters.model,
+      sessionId: filters.sessionId,
       outcome: filters.outcome,
       from: filters.from,
       to: filters.to,
@@ -142,6 +146,28 @@ export class GenerationRecords {
       to: isoDate(today),
       data,
       totals: sum(rows),
+    };
+  }
+
+  /** The agent sessions active in the last `days` days (today included), the latest first. */
+  async sessions(viewer: Viewer, days: number, now: number, keyId?: string) {
+    const from = (Math.floor(now / SECONDS_PER_DAY) - days + 1) * SECONDS_PER_DAY;
+    const rows = await this.store.sessions(this.scope(viewer, keyId), from, MAX_SESSIONS);
+    return {
+      object: 'list' as const,
+      days,
+      data: rows.map((row) => ({
+        session_id: row.sessionId,
+        requests: row.requests,
+        started_at: row.startedAt,
+        ended_at: row.endedAt,
+        duration_seconds: Math.max(0, row.endedAt - row.startedAt),
+        prompt_tokens: row.promptTokens,
+        completion_tokens: row.completionTokens,
+        cache_read_tokens: row.cacheReadTokens,
+        cache_hits: row.cacheHits,
+        cost_usd: nanosToUsd(row.costNanos),
+      })),
     };
   }
 

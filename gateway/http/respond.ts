@@ -1,6 +1,24 @@
 /** Writing answers: JSON bodies and the headers of an event stream. */
 import type { ServerResponse } from 'node:http';
+import { gatewayOverheadHeader } from '../../contract/gateway';
 import { writeWithBackpressure } from '../../contract/write-with-backpressure';
+import type { RequestTiming } from '../shared/request-timing';
+
+const answerTimings = new WeakMap<ServerResponse, RequestTiming>();
+
+/**
+ * Marks `response` as an inference answer: its headers, whenever written, carry the gateway's own
+ * time so far, and the waits for a slow client to read its stream are not counted in it.
+ */
+export function timeAnswer(response: ServerResponse, timing: RequestTiming): void {
+  answerTimings.set(response, timing);
+}
+
+/** The overhead header of an answer marked by `timeAnswer`, measured now; none for others. */
+function overheadHeader(response: ServerResponse): Record<string, string> {
+  const timing = answerTimings.get(response);
+  return timing ? { [gatewayOverheadHeader]: timing.overheadMs().toFixed(2) } : {};
+}
 
 export function sendJson(
   response: ServerResponse,
@@ -13,6 +31,7 @@ export function sendJson(
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     ...headers,
+    ...overheadHeader(response),
   });
   response.end(text);
 }
@@ -31,6 +50,8 @@ export function startStreamedAnswer(response: ServerResponse, contentType: strin
     'content-type': contentType,
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
+    // Measured as the stream starts: no header can follow a body; the record has the whole figure.
+    ...overheadHeader(response),
   });
   response.cork();
   setImmediate(() => response.uncork());
@@ -71,9 +92,14 @@ export function setClientSendTimeout(response: ServerResponse, milliseconds: num
  * reads nothing within the send timeout is dropped. Resolves false once the client is gone.
  */
 export function writeChunk(response: ServerResponse, text: string): Promise<boolean> {
-  return writeWithBackpressure(
+  const written = writeWithBackpressure(
     response,
     text,
     sendTimeouts.get(response) ?? DEFAULT_CLIENT_SEND_TIMEOUT_MS,
   );
+  // Only a write the socket could not take at once waits on the client.
+  const timing = response.writableNeedDrain ? answerTimings.get(response) : undefined;
+  if (!timing) return written;
+  const began = performance.now();
+  return written.finally(() => timing.waitedOnClient(began));
 }

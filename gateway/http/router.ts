@@ -3,13 +3,15 @@
  * gateway has a dozen routes; a framework would add overhead to every request for nothing.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestTiming } from '../shared/request-timing';
 
 export type RouteContext = {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
   traceId: string;
-  startedAt: number;
+  /** When the request arrived, and how much of its time went to waiting on others. */
+  timing: RequestTiming;
   params: Record<string, string>;
   /** The documented operations the matched route serves (none for a path no route serves). */
   operationIds?: readonly string[];

@@ -18,6 +18,8 @@ import {
 export type MetricSources = {
   /** Reservations of requests admitted and not yet finished, in this process. */
   reservationsHeld: () => number;
+  /** Each provider of the providers file, and whether its breaker is open (cooling down). */
+  breakers?: () => Array<{ provider: string; open: boolean }>;
   /** Unix milliseconds, for the settlement lag's start before the first settlement. */
   now?: () => number;
   /**
@@ -44,12 +46,22 @@ export const PROCESS_METRICS_PREFIX = 'gateway_';
 const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
+// One provider attempt, to its answer's beginning or its failure: milliseconds to minutes.
+const ATTEMPT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+// The gateway's own time per request: tenths of a millisecond when all is well, more under load.
+const OVERHEAD_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1,
+];
 
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'status' | 'form'>;
   private readonly durations: Histogram<'route' | 'form'>;
   private readonly attempts: Counter<'provider' | 'outcome'>;
+  private readonly overheads: Histogram<'form'>;
+  private readonly droppedSpans: Counter<'reason'>;
+  private readonly attemptDurations: Histogram<'provider'>;
+  private readonly spend: Counter<'model'>;
   private readonly now: () => number;
   private lastSettledAt: number;
   private readonly clusterText: (() => Promise<string>) | null;
@@ -77,6 +89,43 @@ export class GatewayMetrics {
       help: 'Provider attempts before an answer started, by provider and outcome (HTTP status class or failure kind).',
       labelNames: ['provider', 'outcome'],
       registers,
+    });
+    this.overheads = new Histogram({
+      name: 'gateway_overhead_seconds',
+      help: "The time the gateway itself added to each inference request (its generation record's overhead_ms), by form.",
+      labelNames: ['form'],
+      buckets: OVERHEAD_BUCKETS,
+      registers,
+    });
+    this.droppedSpans = new Counter({
+      name: 'gateway_trace_spans_dropped_total',
+      help: 'Trace spans lost before reaching the collector, by reason (queue_full: the export queue was full; otherwise why the export failed).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.attemptDurations = new Histogram({
+      name: 'gateway_upstream_attempt_duration_seconds',
+      help: "Provider attempts' time to their answer's beginning (or to their failure), by provider.",
+      labelNames: ['provider'],
+      buckets: ATTEMPT_BUCKETS,
+      registers,
+    });
+    this.spend = new Counter({
+      name: 'gateway_spend_usd_total',
+      help: 'USD charged to keys, by the model that answered (summed from generation records).',
+      labelNames: ['model'],
+      registers,
+    });
+    new Gauge({
+      name: 'gateway_provider_breaker_open',
+      help: "1 while a provider's breaker is open (it is cooling down after repeated failures), else 0; over workers, the highest.",
+      labelNames: ['provider'],
+      registers,
+      aggregator: 'max',
+      collect() {
+        for (const { provider, open } of sources.breakers?.() ?? [])
+          this.set({ provider }, open ? 1 : 0);
+      },
     });
     new Gauge({
       name: 'gateway_reservations_held',
@@ -110,9 +159,27 @@ export class GatewayMetrics {
   }
 
   /** One provider attempt, with its status as the generation record keeps it. */
-  countAttempt(attempt: { provider: string; status: number | string }): void {
+  countAttempt(attempt: { provider: string; status: number | string; latencyMs: number }): void {
     const outcome: AttemptOutcome = attemptOutcomeOf(attempt.status);
     this.attempts.inc({ provider: attempt.provider, outcome });
+    // A provider skipped while cooling down was not called.
+    if (attempt.status !== 'cooling_down')
+      this.attemptDurations.observe({ provider: attempt.provider }, attempt.latencyMs / 1000);
+  }
+
+  /** One generation record's charge; `model` is a catalog id (the operator's set). */
+  countSpend(model: string, usd: number): void {
+    if (usd > 0) this.spend.inc({ model }, usd);
+  }
+
+  /** One generation record's overhead; `form` is the record's (a fixed set of names). */
+  observeOverhead(form: string, milliseconds: number): void {
+    this.overheads.observe({ form }, milliseconds / 1000);
+  }
+
+  /** Trace spans the exporter lost; `reason` comes from the SDK (`queue_full`, an error name). */
+  countDroppedSpans(reason: string, count: number): void {
+    this.droppedSpans.inc({ reason: reason.slice(0, 64) }, count);
   }
 
   /** The settlement loop finished a pass without error. */

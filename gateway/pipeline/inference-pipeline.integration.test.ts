@@ -40,6 +40,7 @@ import {
   type TestGateway,
 } from '../testing-support';
 import { canonicalRequest } from '../test-kit/canonical';
+import { RequestTiming } from '../shared/request-timing';
 
 const DELIVERED_BEFORE_FAILURE = 3;
 
@@ -174,7 +175,7 @@ const input = (key: KeyRow, canonical: CanonicalRequest, traceId: string) => ({
   form: 'chat_completions' as const,
   traceId,
   signal: new AbortController().signal,
-  startedAt: performance.now(),
+  timing: new RequestTiming(),
 });
 const drain = async (events: AsyncIterable<PipelineEvent>) => {
   const seen: PipelineEvent[] = [];

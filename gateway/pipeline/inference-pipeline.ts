@@ -28,6 +28,9 @@ import type {
 } from '../canonical/model';
 import { reportOrNull } from '../canonical/translation';
 import { GatewayError, invalidRequest } from '../errors';
+import type { RequestTiming } from '../shared/request-timing';
+import type { Tracer } from '@opentelemetry/api';
+import { inSpan, tracingOff } from '../operability/tracing';
 import type { KeyRegistry } from '../keys/key-registry';
 import type { ModelRoute } from '../providers/provider';
 import { UpstreamError } from '../providers/upstream-error';
@@ -52,8 +55,10 @@ export type InferenceInput = {
   traceId: string;
   /** Aborts the provider call: the client left or stopped. */
   signal: AbortSignal;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
+  /** The agent session the client named (http/session-id.ts); absent: none. */
+  sessionId?: string | null;
   /**
    * What the request holds (the route's slot and rate limits); the pipeline adds the reservation
    * and the lease, and ends it once the request has ended, also when `start` throws. Absent: the
@@ -94,8 +99,10 @@ export type EmbeddingInput = {
   traceId: string;
   /** Aborts the provider call: the client left. */
   signal: AbortSignal;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
+  /** The agent session the client named (http/session-id.ts); absent: none. */
+  sessionId?: string | null;
   /** As for chat (`InferenceInput.holds`): ended once the request has ended, also on a throw. */
   holds?: RequestHolds;
 };
@@ -143,6 +150,8 @@ export class InferencePipeline {
       names?: RoutingNames;
       /** Providers' recent latency and throughput, for `sort`. */
       speeds?: SpeedsOf;
+      /** Spans of admission, attempts and the record write (operability/tracing.ts). */
+      tracer?: Tracer;
     },
   ) {
     this.metering = new Metering(deps);
@@ -150,6 +159,10 @@ export class InferencePipeline {
   }
 
   private readonly reasoningMemory: ReasoningMemory;
+
+  private get tracer(): Tracer {
+    return this.deps.tracer ?? tracingOff.tracer;
+  }
 
   /** Requests admitted and not yet finished (recorded and released), over all keys. */
   private inFlight = 0;
@@ -197,7 +210,16 @@ export class InferencePipeline {
   ): Promise<Admission> {
     let admission: Admission;
     try {
-      admission = await admit(this.deps, { ...input, ...asked, streamed }, operation, request);
+      admission = await inSpan(this.tracer, 'gateway.admission', {}, async (span) => {
+        const admitted = await admit(
+          this.deps,
+          { ...input, ...asked, streamed },
+          operation,
+          request,
+        );
+        span.setAttribute('gateway.reservation_usd', nanosToUsd(admitted.reservation.nanos));
+        return admitted;
+      });
     } catch (error) {
       input.holds.end();
       throw error;
@@ -218,7 +240,7 @@ export class InferencePipeline {
 
   /** Routing for an admitted request: stopped by the client leaving or by the lease's fence. */
   private route<Request, Answer>(
-    input: { traceId: string; signal: AbortSignal },
+    input: { traceId: string; signal: AbortSignal; timing: RequestTiming },
     admission: Admission,
     operation: Operation<Request, Answer>,
     request: Request,
@@ -229,6 +251,7 @@ export class InferencePipeline {
         plan: admission.plan,
         traceId: input.traceId,
         signal: input.signal,
+        timing: input.timing,
         leaseLost: admission.leaseLost.signal,
         leaseHeld: () => this.metering.leaseHeld(input.traceId, admission),
       },
@@ -379,7 +402,13 @@ export class InferencePipeline {
         // The usage told early is neither the answer nor charged: it goes on as it came.
         if (event.type === 'usage') {
           if (refusal === null) yield event;
-          next = await connected.iterator.next();
+          // Awaited here, not in a helper: no extra promise on each event's path.
+          const began = performance.now();
+          try {
+            next = await connected.iterator.next();
+          } finally {
+            input.timing.waitedOnUpstream(began);
+          }
           continue;
         }
         if (check && refusal === null) refusal = check(event);
@@ -424,7 +453,13 @@ export class InferencePipeline {
           remember(event);
           yield event;
         }
-        next = await connected.iterator.next();
+        // Awaited here, not in a helper: no extra promise on each event's path.
+        const began = performance.now();
+        try {
+          next = await connected.iterator.next();
+        } finally {
+          input.timing.waitedOnUpstream(began);
+        }
       }
       // The provider ends its answer early when the fence aborts it.
       if (!this.metering.leaseHeld(input.traceId, admission)) throw leaseLostError();

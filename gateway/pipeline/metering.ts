@@ -35,6 +35,9 @@ import type {
 import type { Admission } from './admission';
 import type { ChatStart } from './operation';
 import type { RequestHolds } from './request-holds';
+import type { RequestTiming } from '../shared/request-timing';
+import { trace, type Tracer } from '@opentelemetry/api';
+import { describeRecord, inSpan, tracingOff } from '../operability/tracing';
 import { round, type ProviderEntry } from './routing';
 import { countTextTokens, loadTokenizer, promptText } from './usage-estimate';
 
@@ -51,6 +54,8 @@ export type MeteringDeps = {
    */
   onRecorded?: (record: GenerationRow, generationMs: number | null) => void;
   periods?: BudgetPeriods;
+  /** The record write's span (operability/tracing.ts); absent: none. */
+  tracer?: Tracer;
 };
 
 /**
@@ -64,8 +69,10 @@ export type MeteredRequest = {
   traceId: string;
   form: RecordedFormName;
   streamed: boolean;
-  /** `performance.now()` when the request arrived, for the record's latency. */
-  startedAt: number;
+  /** When the request arrived and the waits on the provider: the record's latency and overhead. */
+  timing: RequestTiming;
+  /** The agent session the client named; absent: none. */
+  sessionId?: string | null;
   holds: RequestHolds;
 };
 
@@ -219,7 +226,9 @@ export class Metering {
       settled: false,
       createdAt: Math.floor(Date.now() / 1000),
       settledAt: null,
-      latencyMs: round(endedAt - input.startedAt),
+      latencyMs: round(input.timing.elapsedMs(endedAt)),
+      overheadMs: input.timing.overheadMs(endedAt),
+      sessionId: input.sessionId ?? null,
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,
@@ -242,12 +251,18 @@ export class Metering {
       row.inflightRowWritten = await this.deps.rows.closing(input.traceId);
       // Group commit: the records of requests ending in the same turn share one transaction, and
       // this answer's end goes out only once its record is on disk.
-      correction = await this.deps.writer.write(row);
+      correction = await inSpan(
+        this.deps.tracer ?? tracingOff.tracer,
+        'gateway.record_write',
+        {},
+        () => this.deps.writer.write(row),
+      );
     } catch (error) {
       connected.recordError = error;
       throw error;
     }
     this.deps.rows.untrack(input.traceId);
+    describeRecord(trace.getActiveSpan(), row, route.upstreamModel, connected.entry.provider.kind);
     this.deps.onRecorded?.(
       row,
       connected.answeredAt === undefined ? null : round(endedAt - connected.answeredAt),

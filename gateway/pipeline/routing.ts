@@ -13,6 +13,9 @@ import type { ModelRoute, Provider } from '../providers/provider';
 import type { RetryPolicy } from '../providers/upstream/provider-config';
 import { UpstreamError } from '../providers/upstream-error';
 import { abortableSleep } from '../shared/abortable-sleep';
+import type { RequestTiming } from '../shared/request-timing';
+import type { Tracer } from '@opentelemetry/api';
+import { inSpan, tracingOff } from '../operability/tracing';
 import type { GenerationAttempt } from '../store/store';
 import type { CircuitBreaker } from './circuit-breaker';
 import type { Operation } from './operation';
@@ -35,6 +38,8 @@ export type RoutingDeps = {
   sleep?: (milliseconds: number, signal: AbortSignal) => Promise<void>;
   /** Sees every provider attempt as it is recorded, with the model asked for (metrics, availability). */
   onAttempt?: (attempt: GenerationAttempt, model: string) => void;
+  /** A span per attempt (operability/tracing.ts); absent: none. */
+  tracer?: Tracer;
 };
 
 export type RoutingInput = {
@@ -44,6 +49,8 @@ export type RoutingInput = {
   signal: AbortSignal;
   /** Aborted once the request's lease is lost: the provider call stops too. */
   leaseLost: AbortSignal;
+  /** The request's clock: the provider calls and retry waits count as time on the upstream. */
+  timing: RequestTiming;
   /** Whether this instance still vouches for the request's lease (metering's fence). */
   leaseHeld: () => boolean;
 };
@@ -108,7 +115,34 @@ export async function routeRequest<Request, Answer>(
       }
       const began = performance.now();
       try {
-        const answer = await operation.call(entry.provider, request, route, signal);
+        // The provider call runs in the attempt's span: its traceparent goes upstream.
+        const answer = await inSpan(
+          deps.tracer ?? tracingOff.tracer,
+          'gateway.upstream_attempt',
+          {
+            'gen_ai.provider.name': route.providerId,
+            'gen_ai.request.model': route.upstreamModel,
+            'gateway.attempt': attempt,
+            'gateway.fallback': attempts.some((tried) => tried.status !== 200),
+          },
+          async (span) => {
+            const began = performance.now();
+            try {
+              const answered = await operation.call(entry.provider, request, route, signal);
+              span.setAttribute('http.response.status_code', 200);
+              return answered;
+            } catch (error) {
+              if (error instanceof UpstreamError)
+                span.setAttribute(
+                  'gateway.attempt_status',
+                  String(error.details.status ?? error.failure),
+                );
+              throw error;
+            } finally {
+              input.timing.waitedOnUpstream(began);
+            }
+          },
+        );
         const answeredAt = performance.now();
         const latencyMs = round(answeredAt - began);
         if (input.signal.aborted) {
@@ -173,7 +207,10 @@ export async function routeRequest<Request, Answer>(
         if (!isRetryable(error) || attempt === policy.maxAttempts || wait > policy.maxDelayMs)
           break;
         if (!entry.breaker.tryAcquire()) break;
+        // Waiting to retry a provider is waiting on it, not the gateway's own time.
+        const waitBegan = performance.now();
         await sleep(wait, signal);
+        input.timing.waitedOnUpstream(waitBegan);
         if (input.signal.aborted) throw clientLeft();
         if (!input.leaseHeld()) throw leaseLostError();
       }

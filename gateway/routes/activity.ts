@@ -4,7 +4,7 @@
  * included. An account key's figures include its children's; `key_id` narrows to one of them.
  */
 import { z } from 'zod';
-import { activitySchema } from '../../contract/gateway';
+import { activitySchema, sessionActivitySchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
 import { GenerationRecords, MAX_ACTIVITY_DAYS } from '../billing/generation-records';
 import { chatErrorBody } from '../forms/openai/error-shape';
@@ -16,6 +16,23 @@ const activityQuerySchema = z.object({
   days: z.coerce.number().int().min(1).max(MAX_ACTIVITY_DAYS).default(30),
   key_id: z.string().min(1).max(200).optional(),
 });
+
+const getSessions: RouteDoc = {
+  operationId: 'getSessionActivity',
+  metricsRoute: 'activity',
+  method: 'GET',
+  path: '/v1/activity/sessions',
+  summary: 'Agent sessions',
+  description:
+    "The agent sessions of the last N days (requests whose client named one: X-Claude-Code-Session-Id, Codex's session_id…), the latest active first, with each one's requests, time, tokens, cache hits and cost.",
+  tag: 'Usage',
+  auth: 'chat_completions',
+  query: activityQuerySchema,
+  responses: {
+    200: jsonContent('The sessions of the range.', named('SessionActivity', sessionActivitySchema)),
+  },
+  errors: { form: 'gateway', statuses: [400, 401, 404] },
+};
 
 const getActivity: RouteDoc = {
   operationId: 'getActivity',
@@ -33,7 +50,7 @@ const getActivity: RouteDoc = {
 };
 
 export const activityRoutes: RouteFamily = {
-  routes: [getActivity],
+  routes: [getActivity, getSessions],
   add(router, parts) {
     const records = new GenerationRecords(parts.store, parts.registry);
     addRoute(
@@ -44,6 +61,18 @@ export const activityRoutes: RouteFamily = {
         const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
         const now = Math.floor(Date.now() / 1000);
         sendJson(response, 200, await records.activity(key, query.days, now, query.key_id), {
+          'cache-control': 'no-store',
+        });
+      }),
+    );
+    addRoute(
+      router,
+      getSessions,
+      withErrors(chatErrorBody, async ({ request, response, url }) => {
+        const key = await authenticate(request, url, 'chat_completions', parts.registry);
+        const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
+        const now = Math.floor(Date.now() / 1000);
+        sendJson(response, 200, await records.sessions(key, query.days, now, query.key_id), {
           'cache-control': 'no-store',
         });
       }),

@@ -65,7 +65,8 @@ export async function serveEmbeddings(
     form: form.name,
     traceId: context.traceId,
     signal: received.signal,
-    startedAt: context.startedAt,
+    timing: context.timing,
+    sessionId: received.sessionId,
     holds: received.holds,
   });
   context.response.setHeader('x-gateway-provider', run.route.providerId);

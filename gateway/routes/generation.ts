@@ -23,6 +23,8 @@ const unixSeconds = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /** The listing's query; other parameters (`key`) are not its business. */
 const listQuerySchema = z.object({
   model: z.string().min(1).max(200).optional(),
+  /** Only one agent session's records. */
+  session_id: z.string().min(1).max(200).optional(),
   outcome: z.enum(['completed', 'ended_early']).optional(),
   /** Unix seconds, inclusive. */
   from: unixSeconds.optional(),
@@ -94,6 +96,7 @@ export const generationRoutes: RouteFamily = {
           key,
           {
             model: query.model,
+            sessionId: query.session_id,
             outcome: query.outcome,
             from: query.from,
             to: query.to,

@@ -12,11 +12,13 @@ import { authenticate, type AuthForm } from '../auth/authenticate';
 import { gatherResponse, type CanonicalRequest } from '../canonical/model';
 import type { PathTarget, PublicForm } from '../forms/public-form';
 import { readJsonBody } from '../http/read-body';
-import { sendJson } from '../http/respond';
+import { sessionIdOf } from '../http/session-id';
+import { sendJson, timeAnswer } from '../http/respond';
 import type { RouteContext, RouteHandler } from '../http/router';
 import { requestRateLimits } from '../limits/request-rate-limits';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
+import { describeRequest, inRequestSpan } from '../operability/tracing';
 import type { KeyRow } from '../store/store';
 import { refuseUnusableKey, withErrors, type GatewayParts } from './route-kit';
 import { setTranslationHeaders, withRequestTranslation } from './translation-headers';
@@ -34,9 +36,11 @@ export function inferenceRoute(
   pathTarget: (context: RouteContext) => PathTarget = (context) => ({ url: context.url }),
   hooks: InferenceHooks = {},
 ): RouteHandler {
-  return withErrors(form.errorBody, async (context) => {
-    await serveInference(parts, form, context, () => pathTarget(context), hooks);
-  });
+  return withErrors(form.errorBody, (context) =>
+    inRequestSpan(parts.tracing, context, 'chat', () =>
+      serveInference(parts, form, context, () => pathTarget(context), hooks),
+    ),
+  );
 }
 
 /** A request read and held, ready for the pipeline, which ends its holds from then on. */
@@ -47,6 +51,8 @@ export type ReceivedRequest<Request, Target> = {
   holds: RequestHolds;
   /** Aborted when the client leaves before its answer has ended. */
   signal: AbortSignal;
+  /** The agent session the client named, or null. */
+  sessionId: string | null;
 };
 
 /**
@@ -62,8 +68,10 @@ export async function receiveRequest<Request, Target>(
   convert: (body: unknown, target: Target, key: KeyRow) => Request | Promise<Request>,
 ): Promise<ReceivedRequest<Request, Target>> {
   const { request, response, url, traceId } = context;
+  timeAnswer(response, context.timing);
   const key = await authenticate(request, url, auth, parts.registry);
   refuseUnusableKey(parts, key);
+  const sessionId = sessionIdOf(request.headers);
   const resolvedTarget = target();
   const holds = new RequestHolds(traceId, parts.logger, parts.slots.acquire(key));
   try {
@@ -82,7 +90,14 @@ export async function receiveRequest<Request, Target>(
     });
     // The rate limits need the prompt count: admission's, so the body is counted once.
     holds.holdRateLimits(requestRateLimits(parts.rateLimits, key, response, parts.logger));
-    return { key, request: converted, target: resolvedTarget, holds, signal: abort.signal };
+    return {
+      key,
+      request: converted,
+      target: resolvedTarget,
+      holds,
+      signal: abort.signal,
+      sessionId,
+    };
   } catch (error) {
     holds.end();
     throw error;
@@ -119,13 +134,23 @@ export async function serveInference(
       ),
   );
   const canonical = received.request;
+  describeRequest(parts.tracing, {
+    model: canonical.model,
+    maxTokens: canonical.maxTokens,
+    stream: canonical.stream,
+    messages: canonical.messages,
+    form: form.name,
+    keyId: received.key.id,
+    sessionId: received.sessionId,
+  });
   const run = await parts.pipeline.start({
     key: received.key,
     request: canonical,
     form: form.name,
     traceId,
     signal: received.signal,
-    startedAt: context.startedAt,
+    timing: context.timing,
+    sessionId: received.sessionId,
     holds: received.holds,
     answerCheck: form.answerCheck?.(),
   });

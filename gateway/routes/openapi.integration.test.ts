@@ -383,6 +383,10 @@ function probeOf(operation: Operation): Probe {
       ok: [() => ({ query: { days: '7' } })],
       errors: [() => ({ query: { days: '0' } })],
     },
+    getSessionActivity: {
+      ok: [() => ({ query: { days: '7' } })],
+      errors: [() => ({ query: { days: '0' } })],
+    },
     ...keyProbes(
       () => ({ body: { kind: 'allocated_child', name: 'probe', limit_usd: 1 } }),
       childKey,

@@ -25,6 +25,8 @@ import { requestRateLimits } from '../limits/request-rate-limits';
 import type { HeaderTarget } from '../limits/rate-limit-headers';
 import { LARGE_BODY_BYTES } from '../pipeline/key-slots';
 import { RequestHolds } from '../pipeline/request-holds';
+import { RequestTiming } from '../shared/request-timing';
+import { sessionIdOf } from '../http/session-id';
 import type { KeyRow } from '../store/store';
 import { responsesContinuation, inputItems, type RememberedResponse } from './responses';
 import { refuseUnusableKey, type GatewayParts } from './route-kit';
@@ -119,10 +121,10 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       }
       state.running = true;
       abort = new AbortController();
-      const startedAt = performance.now();
+      const timing = new RequestTiming();
       const headers = headerCollector();
       let failure: GatewayError | null = null;
-      void runResponse(message, abort.signal, traceId, startedAt, headers)
+      void runResponse(message, abort.signal, traceId, timing, headers)
         .catch(async (error: unknown) => {
           failure = toGatewayError(error);
           // A failure of the gateway's own (not a provider's) is logged with its cause, as on HTTP.
@@ -141,7 +143,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
               method: 'WS',
               path: RESPONSES_SOCKET_PATH,
               status: failure?.status ?? 200,
-              ms: Math.round((performance.now() - startedAt) * 100) / 100,
+              ms: Math.round(timing.elapsedMs() * 100) / 100,
               ...(socket.readyState !== WebSocket.OPEN && { clientLeft: true }),
             },
             'socket response',
@@ -155,7 +157,7 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
       message: Record<string, unknown>,
       signal: AbortSignal,
       traceId: string,
-      startedAt: number,
+      timing: RequestTiming,
       headers: HeaderTarget,
     ) => {
       // `type` names the event and `generate` is the socket's own; the rest is the request body.
@@ -172,6 +174,8 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
             'The key this socket was opened with has been revoked; open a new socket with a valid key.',
         });
       refuseUnusableKey(parts, current);
+      // Codex names its session on the handshake: every response on the socket is of it.
+      const sessionId = sessionIdOf(upgrade.headers);
       if (generate === false) {
         await warmUp(sink, await hooks.prepareBody!(body, current), traceId, (response) => {
           remembered = response;
@@ -200,7 +204,8 @@ export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
         form: responsesForm.name,
         traceId,
         signal,
-        startedAt,
+        timing,
+        sessionId,
         holds,
         answerCheck: responsesForm.answerCheck?.(),
       });

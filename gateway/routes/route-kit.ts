@@ -26,6 +26,7 @@ import type { ReadinessCheck } from '../operability/readiness';
 import type { RoutingNames } from '../catalog/routing-names';
 import type { StoredPresets } from '../catalog/stored-presets';
 import type { GatewayStore, KeyRow } from '../store/store';
+import type { Tracing } from '../operability/tracing';
 
 export type GatewayParts = {
   config: GatewayConfig;
@@ -54,6 +55,8 @@ export type GatewayParts = {
   webhooks: WebhookAdmin;
   /** The calendar: budget periods and expiry (GATEWAY_CLOCK_OFFSET_MS moves it in drills). */
   clock: CalendarClock;
+  /** Traces over OTLP (operability/tracing.ts); `tracingOff` when not configured. */
+  tracing: Tracing;
   /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
   readiness?: ReadinessCheck[];
 };

@@ -6,10 +6,9 @@
  */
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import { providerPreferencesHeader } from '../../contract/routing';
-import type { PublicFormName } from '../canonical/model';
 import { emptyStats } from '../store/provider-stats';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
-import { callForm, PUBLIC_FORMS } from '../test-kit/public-forms';
+import { callForm, helloIn, PUBLIC_FORMS } from '../test-kit/public-forms';
 import {
   fixtureEvents,
   providersFileFor,
@@ -101,21 +100,6 @@ const chat = (body: Record<string, unknown>, headers: Record<string, string> = {
     { key, headers },
   );
 
-const question = (form: PublicFormName): Record<string, unknown> => {
-  switch (form) {
-    case 'chat_completions':
-    case 'messages':
-      return { max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] };
-    case 'gemini':
-      return {
-        contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
-        generationConfig: { maxOutputTokens: 100 },
-      };
-    case 'responses':
-      return { input: 'Hello', max_output_tokens: 100 };
-  }
-};
-
 async function recordOf(response: Response): Promise<GenerationRecord> {
   const ray = response.headers.get('cf-ray')!;
   const found = await getWithKey(`${gateway.url}/v1/generation?id=${ray}`, key);
@@ -193,7 +177,7 @@ describe('provider preferences', () => {
   });
 
   it.each(PUBLIC_FORMS)('takes the preferences header on the %s form', async (form) => {
-    const response = await callForm(form, gateway.url, key, 'route/shared', question(form), {
+    const response = await callForm(form, gateway.url, key, 'route/shared', helloIn(form), {
       headers: { [providerPreferencesHeader]: JSON.stringify({ sort: 'price', zdr: true }) },
     });
     expect(response.status).toBe(200);
@@ -273,7 +257,7 @@ describe('fallback models', () => {
 
   it('falls back on the Responses form too', async () => {
     const response = await callForm('responses', gateway.url, key, 'route/a', {
-      ...question('responses'),
+      ...helloIn('responses'),
       models: ['route/b'],
     });
     expect(response.status).toBe(200);
@@ -322,14 +306,14 @@ describe('aliases and presets', () => {
   });
 
   it.each(PUBLIC_FORMS)('answers through an alias and a preset on the %s form', async (form) => {
-    const viaAlias = await callForm(form, gateway.url, key, 'team/coder', question(form));
+    const viaAlias = await callForm(form, gateway.url, key, 'team/coder', helloIn(form));
     expect(viaAlias.status).toBe(200);
     expect(viaAlias.headers.get('x-gateway-provider')).toBe('backup');
     const aliasRecord = await recordOf(viaAlias);
     expect(aliasRecord).toMatchObject({ model: 'route/b', requested_model: 'team/coder' });
 
     const sent = fakes.cheap!.requests.length;
-    const viaPreset = await callForm(form, gateway.url, key, '@preset/reviewer', question(form));
+    const viaPreset = await callForm(form, gateway.url, key, '@preset/reviewer', helloIn(form));
     expect(viaPreset.status).toBe(200);
     expect(viaPreset.headers.get('x-gateway-provider')).toBe('cheap');
     expect(await recordOf(viaPreset)).toMatchObject({
@@ -381,7 +365,7 @@ describe('aliases and presets', () => {
       gateway.url,
       key,
       'team/coder',
-      question('messages'),
+      helloIn('messages'),
       {
         stream: true,
       },

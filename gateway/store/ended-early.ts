@@ -39,5 +39,9 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     ...noUsage,
     translation: null,
     requestedModel: null,
+    // Closed by the lease's expiry: the request's own time was never measured.
+    overheadMs: null,
+    // The in-flight row does not keep it.
+    sessionId: null,
   };
 }

@@ -68,6 +68,10 @@ function filterTerms(query: GenerationQuery): { terms: string[]; params: Paramet
     terms.push('model = @model');
     params.model = query.model;
   }
+  if (query.sessionId !== undefined) {
+    terms.push('session_id = @sessionId');
+    params.sessionId = query.sessionId;
+  }
   if (query.outcome !== undefined) {
     terms.push('outcome = @outcome');
     params.outcome = query.outcome;
@@ -106,6 +110,30 @@ export function activityQuery(
       FROM generation_days WHERE ${terms.join(' AND ')} AND day BETWEEN @fromDay AND @toDay
       GROUP BY day, model ORDER BY day, model${collate}`,
     params: { ...params, fromDay, toDay },
+  };
+}
+
+/**
+ * The agent sessions of a scope with records since `from`, the latest active first. A session's
+ * start is its first request's start: the record's time (its end) less its latency.
+ */
+export function sessionsQuery(
+  scope: GenerationScope,
+  from: number,
+  limit: number,
+): { sql: string; params: Parameters } {
+  const { terms, params } = scopeTerms(scope);
+  return {
+    sql: `SELECT session_id, COUNT(*) AS requests,
+        MIN(created_at - latency_ms / 1000.0) AS started_at, MAX(created_at) AS ended_at,
+        SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
+        SUM(cache_read_tokens) AS cache_read_tokens,
+        SUM(CASE WHEN cache_read_tokens > 0 THEN 1 ELSE 0 END) AS cache_hits,
+        SUM(cost_nanos) AS cost_nanos
+      FROM generations
+      WHERE ${terms.join(' AND ')} AND created_at >= @from AND session_id IS NOT NULL
+      GROUP BY session_id ORDER BY MAX(created_at) DESC, MAX(seq) DESC LIMIT @limit`,
+    params: { ...params, from, limit },
   };
 }
 

@@ -4,16 +4,33 @@
  * generation-writes.ts, on the record-writing thread when it runs (sqlite-store.ts); PostgreSQL's
  * through postgres-writes.ts, one batch a statement (`postgresInsertGenerations`).
  */
-import { activityQuery, generationListQuery, toPlaceholders } from './generation-query';
+import {
+  activityQuery,
+  generationListQuery,
+  sessionsQuery,
+  toPlaceholders,
+} from './generation-query';
 import { KeyDeltas, type PostgresTransaction, type PostgresWrites } from './postgres-writes';
 import { type GenerationRecord, toGenerationRow } from './records';
 import type { SqlDatabase } from './sql-database';
-import type { ActivityRow, GatewayStore } from './store';
+import type { ActivityRow, GatewayStore, SessionRow } from './store';
 
 export type GenerationStore = Pick<
   GatewayStore,
-  'getGeneration' | 'listGenerations' | 'activity' | 'insertGenerations'
+  'getGeneration' | 'listGenerations' | 'activity' | 'sessions' | 'insertGenerations'
 >;
+
+type SessionRecord = {
+  session_id: string;
+  requests: number | string;
+  started_at: number | string;
+  ended_at: number | string;
+  prompt_tokens: number | string;
+  completion_tokens: number | string;
+  cache_read_tokens: number | string;
+  cache_hits: number | string;
+  cost_nanos: number | string;
+};
 
 type ActivityRecord = {
   day: number;
@@ -55,6 +72,21 @@ export function generationStore(
         promptTokens: record.prompt_tokens,
         completionTokens: record.completion_tokens,
         costNanos: record.cost_nanos,
+      }));
+    },
+    sessions: async (scope, from, limit) => {
+      const { sql, values } = toPlaceholders(sessionsQuery(scope, from, limit));
+      // PostgreSQL's sums and counts of bigint come back as text.
+      return (await db.all<SessionRecord>(sql, values)).map((record): SessionRow => ({
+        sessionId: record.session_id,
+        requests: Number(record.requests),
+        startedAt: Math.floor(Number(record.started_at)),
+        endedAt: Number(record.ended_at),
+        promptTokens: Number(record.prompt_tokens),
+        completionTokens: Number(record.completion_tokens),
+        cacheReadTokens: Number(record.cache_read_tokens),
+        cacheHits: Number(record.cache_hits),
+        costNanos: Number(record.cost_nanos),
       }));
     },
   };

@@ -64,6 +64,8 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   ...noUsage,
   translation: null,
   requestedModel: null,
+  overheadMs: 0.42,
+  sessionId: null,
   ...overrides,
 });
 
@@ -295,6 +297,8 @@ export function describeStoreContract(factory: StoreFactory): void {
           adjusted: ['max_tokens=32000->8192'],
         },
         requestedModel: 'team/coder',
+        overheadMs: 3.25,
+        sessionId: 'ses_1',
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);
@@ -419,6 +423,54 @@ export function describeStoreContract(factory: StoreFactory): void {
       ]);
       expect(await ids({ accountId: 'key_account', from: 150, to: 200, limit: 10 })).toEqual([
         'c1',
+      ]);
+    });
+
+    it("lists an agent session's records and sums each session of a scope", async () => {
+      const store = await open();
+      await store.insertKey(keyRow());
+      await store.insertKey(keyRow({ id: 'key_stranger' }));
+      const inSession = (id: string, sessionId: string | null, createdAt: number, more = {}) =>
+        generationRow({ id, sessionId, createdAt, latencyMs: 2_000, ...more });
+      await store.insertGenerations([
+        inSession('a1', 'ses_a', 1_000, { cacheReadTokens: 4 }),
+        inSession('a2', 'ses_a', 1_060, { costNanos: 7 }),
+        inSession('b1', 'ses_b', 1_030),
+        inSession('n1', null, 1_100),
+        inSession('old', 'ses_old', 10),
+        generationRow({ id: 's1', keyId: 'key_stranger', sessionId: 'ses_a', createdAt: 1_000 }),
+      ]);
+      const listed = await store.listGenerations({
+        accountId: 'key_account',
+        sessionId: 'ses_a',
+        limit: 10,
+      });
+      expect(listed.map(({ row }) => row.id)).toEqual(['a2', 'a1']);
+      expect(listed[0]!.row.sessionId).toBe('ses_a');
+      expect(await store.sessions({ accountId: 'key_account' }, 500, 10)).toEqual([
+        {
+          sessionId: 'ses_a',
+          requests: 2,
+          // The first request began 2 s before its record was written.
+          startedAt: 998,
+          endedAt: 1_060,
+          promptTokens: 20,
+          completionTokens: 40,
+          cacheReadTokens: 4,
+          cacheHits: 1,
+          costNanos: 3 * USD + 1 + 7,
+        },
+        {
+          sessionId: 'ses_b',
+          requests: 1,
+          startedAt: 1_028,
+          endedAt: 1_030,
+          promptTokens: 10,
+          completionTokens: 20,
+          cacheReadTokens: 0,
+          cacheHits: 0,
+          costNanos: 3 * USD + 1,
+        },
       ]);
     });
 

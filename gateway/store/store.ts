@@ -206,6 +206,8 @@ export type GenerationPosition = { createdAt: number; seq: number };
 
 export type GenerationQuery = GenerationScope & {
   model?: string;
+  /** Only the records of this agent session. */
+  sessionId?: string;
   outcome?: GenerationOutcome;
   /** Unix seconds, inclusive. */
   from?: number;
@@ -227,6 +229,22 @@ export type ActivityRow = {
   requests: number;
   promptTokens: number;
   completionTokens: number;
+  costNanos: Nanos;
+};
+
+/** One agent session's requests, time, tokens, cache hits and cost. */
+export type SessionRow = {
+  sessionId: string;
+  requests: number;
+  /** Unix seconds: when its first request began (its record's time less its latency). */
+  startedAt: number;
+  /** Unix seconds: when its last request ended. */
+  endedAt: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens: number;
+  /** Requests that read from the prompt cache. */
+  cacheHits: number;
   costNanos: Nanos;
 };
 
@@ -308,6 +326,8 @@ export interface GatewayStore {
   listGenerations(query: GenerationQuery): Promise<ListedGeneration[]>;
   /** Requests, tokens and cost per UTC day and model, for days `fromDay`..`toDay` inclusive. */
   activity(scope: GenerationScope, fromDay: number, toDay: number): Promise<ActivityRow[]>;
+  /** The agent sessions with records since `from` (Unix seconds), the latest active first. */
+  sessions(scope: GenerationScope, from: number, limit: number): Promise<SessionRow[]>;
   /** Unsettled cost charged to one funding key. */
   pendingFor(fundingKeyId: string): Promise<Nanos>;
   /**

@@ -434,3 +434,19 @@ export function messagesUsage(usage: {
     completion: usage.output_tokens,
   };
 }
+
+/** A short question in the form's own shape, with an output bound of 100 tokens. */
+export function helloIn(form: PublicFormName): Record<string, unknown> {
+  switch (form) {
+    case 'chat_completions':
+    case 'messages':
+      return { max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] };
+    case 'gemini':
+      return {
+        contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
+        generationConfig: { maxOutputTokens: 100 },
+      };
+    case 'responses':
+      return { input: 'Hello', max_output_tokens: 100 };
+  }
+}

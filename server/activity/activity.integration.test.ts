@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   activityViewSchema,
+  agentSessionsViewSchema,
   apiErrorSchema,
   generationsPageSchema,
 } from '../../contract/workbench-api';
@@ -152,6 +153,7 @@ describe('the Activity routes', () => {
         ...usageOf({}),
         settled_at: 1_800_000_010,
         translation: null,
+        session_id: null,
         child: null,
       });
       // What the gateway dropped or changed reaches the table as the record has it.
@@ -178,7 +180,7 @@ describe('the Activity routes', () => {
     it('passes every filter on, and nothing else', async () => {
       const response = await rawRequest(bff, {
         path:
-          '/api/generations?profile=main&model=sim%2Fecho%3Afree&outcome=ended_early&from=1800000000' +
+          '/api/generations?profile=main&model=sim%2Fecho%3Afree&session_id=ses_1&outcome=ended_early&from=1800000000' +
           '&to=1800086400&key_id=key_abc&limit=200&cursor=WzE4MDAwMDAwMDAsMTJd&extra=1',
       });
       expect(response.status).toBe(200);
@@ -186,6 +188,7 @@ describe('the Activity routes', () => {
       expect(sent.pathname).toBe('/v1/generations');
       expect(Object.fromEntries(sent.searchParams)).toEqual({
         model: 'sim/echo:free',
+        session_id: 'ses_1',
         outcome: 'ended_early',
         from: '1800000000',
         to: '1800086400',
@@ -345,6 +348,34 @@ describe('the Activity routes', () => {
       );
       const response = await rawRequest(bff, { path: '/api/activity?profile=main' });
       expect(response.status).toBe(502);
+    });
+  });
+
+  describe('GET /api/activity/sessions', () => {
+    it('reads the sessions with the profile’s key, passing on only the fields shown', async () => {
+      const session = {
+        session_id: 'cc-1',
+        requests: 3,
+        started_at: 1_800_000_000,
+        ended_at: 1_800_000_600,
+        duration_seconds: 600,
+        prompt_tokens: 30,
+        completion_tokens: 9,
+        cache_read_tokens: 20,
+        cache_hits: 2,
+        cost_usd: 0.000123457,
+      };
+      gateway.setHandler((_request, response) =>
+        sendJson(response, 200, { object: 'list', days: 7, data: [{ ...session, extra: 1 }] }),
+      );
+      const response = await rawRequest(bff, {
+        path: '/api/activity/sessions?profile=main&days=7&key_id=key_child',
+      });
+      expect(response.status).toBe(200);
+      expect(agentSessionsViewSchema.parse(response.json()).data).toEqual([session]);
+      expect(response.text).not.toContain('extra');
+      expect(gateway.requests[0]?.url).toBe('/v1/activity/sessions?days=7&key_id=key_child');
+      expect(gateway.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
     });
   });
 });

@@ -1,9 +1,11 @@
 /**
  * The Activity page's two reads, with the chosen profile's key:
- * - `GET /api/generations?profile=&model=&outcome=&from=&to=&key_id=&limit=&cursor=`: a page of
+ * - `GET /api/generations?profile=&model=&session_id=&outcome=&from=&to=&key_id=&limit=&cursor=`: a page of
  *   the key's requests, newest first (the gateway's `GET /v1/generations`);
  * - `GET /api/activity?profile=&days=&key_id=`: requests, tokens and cost per UTC day and model
- *   (the gateway's `GET /v1/activity`).
+ *   (the gateway's `GET /v1/activity`);
+ * - `GET /api/activity/sessions?profile=&days=&key_id=`: the agent sessions of the range (the
+ *   gateway's `GET /v1/activity/sessions`).
  * Queries are checked before anything reaches the gateway; only the fields the page shows are
  * passed on, and a child's key only masked (masked again here, in case a gateway did not).
  */
@@ -12,6 +14,7 @@ import type { z } from 'zod';
 import {
   activitySchema,
   generationListSchema,
+  sessionActivitySchema,
   type GenerationRecord,
 } from '../../contract/gateway';
 import {
@@ -19,6 +22,7 @@ import {
   generationsQuerySchema,
   type ActivityRequest,
   type ActivityView,
+  type AgentSessionsView,
   type GenerationsPage,
 } from '../../contract/workbench-api';
 import { usageOf } from '../../contract/generation-record';
@@ -63,6 +67,7 @@ export function activityRequestOf(
     ...usageOf(record),
     settled_at: record.settled_at,
     translation: record.translation ?? null,
+    session_id: record.session_id ?? null,
     child: record.child
       ? {
           id: record.child.id,
@@ -115,6 +120,7 @@ export function createActivityRouter(context: WorkbenchContext): Router {
       query.profile,
       gatewayPath('/v1/generations', {
         model: query.model,
+        session_id: query.session_id,
         outcome: query.outcome,
         from: query.from,
         to: query.to,
@@ -167,6 +173,36 @@ export function createActivityRouter(context: WorkbenchContext): Router {
         models: day.models.map((entry) => ({ model: entry.model, ...figures(entry) })),
       })),
       totals: figures(activity.totals),
+      fetched_at: Date.now(),
+    };
+    response.json(view);
+  });
+
+  router.get('/activity/sessions', async (request, response) => {
+    const query = parseInput(activityQuerySchema, request.query, 'query');
+    const sessions = await readGateway(
+      context,
+      response,
+      query.profile,
+      gatewayPath('/v1/activity/sessions', { days: query.days ?? 30, key_id: query.key_id }),
+      sessionActivitySchema,
+      'The gateway’s sessions answer does not have the expected shape (a list of sessions).',
+    );
+    const view: AgentSessionsView = {
+      profile: query.profile,
+      // Only the fields the page shows, whatever else a gateway adds.
+      data: sessions.data.map((session) => ({
+        session_id: session.session_id,
+        requests: session.requests,
+        started_at: session.started_at,
+        ended_at: session.ended_at,
+        duration_seconds: session.duration_seconds,
+        prompt_tokens: session.prompt_tokens,
+        completion_tokens: session.completion_tokens,
+        cache_read_tokens: session.cache_read_tokens,
+        cache_hits: session.cache_hits,
+        cost_usd: session.cost_usd,
+      })),
       fetched_at: Date.now(),
     };
     response.json(view);

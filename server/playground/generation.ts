@@ -28,6 +28,7 @@ export function chargeOf(record: GenerationRecord, fetchedAt: number): Generatio
     settlement: record.settlement,
     // Routes the request's preferences skipped were not attempts.
     attempts: Math.max(1, triedAttempts(record.attempts ?? []).length),
+    overhead_ms: record.overhead_ms ?? null,
     fetched_at: fetchedAt,
   };
 }

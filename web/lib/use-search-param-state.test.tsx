@@ -57,9 +57,14 @@ describe('useUrlBoundText', () => {
     const { result, navigate } = renderField('', vi.fn());
     act(() => result.current.type('chat'));
     act(() => vi.advanceTimersByTime(typingPauseMs));
-    // The write's location was overtaken by Back: the value handed in is '' as before, on a new
-    // location.
-    act(() => navigate('/catalog?back'));
+    // The write's location was overtaken by Back: the router renders nothing new (its location
+    // and the value handed in are those of before the write), but the browser says it went back.
+    act(() => void window.dispatchEvent(new PopStateEvent('popstate')));
+    expect(result.current.text).toBe('');
+    // A navigation to a new location with another value is followed too.
+    act(() => result.current.type('vision'));
+    act(() => vi.advanceTimersByTime(typingPauseMs));
+    act(() => navigate('/catalog?elsewhere'));
     expect(result.current.text).toBe('');
   });
 

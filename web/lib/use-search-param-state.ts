@@ -96,6 +96,18 @@ export function useUrlBoundText(
   // What this field wrote that the URL has not shown yet. The router renders in a transition, so
   // an older write may show after a newer one; it is this field's own, not a change from elsewhere.
   const [unshown, setUnshown] = useState<string[]>([]);
+  // Back or Forward: the field takes what the URL holds, even when the router never rendered the
+  // write Back undid (then neither the location nor the value it hands in changes).
+  const [pops, setPops] = useState(0);
+  const [seenPops, setSeenPops] = useState(0);
+  useEffect(() => {
+    const popped = () => {
+      setUnshown([]);
+      setPops((count) => count + 1);
+    };
+    window.addEventListener('popstate', popped);
+    return () => window.removeEventListener('popstate', popped);
+  }, []);
   const timer = useRef<number | null>(null);
   const latestWrite = useRef(write);
   useEffect(() => {
@@ -110,7 +122,10 @@ export function useUrlBoundText(
     [],
   );
 
-  if (key !== seen.key || urlValue !== seen.value) {
+  if (pops !== seenPops) {
+    setSeenPops(pops);
+    if (!typing && urlValue !== text) setText(urlValue);
+  } else if (key !== seen.key || urlValue !== seen.value) {
     setSeen({ key, value: urlValue });
     const ours = unshown.indexOf(urlValue);
     if (ours >= 0) setUnshown(unshown.slice(ours + 1));

@@ -20,6 +20,7 @@ import type { UpstreamCall } from './adapter';
 import type { CallDeadline } from './call-deadlines';
 import type { ProviderTimeouts } from './provider-config';
 import { UpstreamError } from '../upstream-error';
+import { injectTraceparent } from '../../operability/tracing';
 
 export function createUpstreamAgent(timeouts: ProviderTimeouts): Agent {
   return createStagedAgent({
@@ -67,11 +68,15 @@ export async function postJson({
   }
 }
 
-/** A JSON request's headers and body, as both ways of sending one take them. */
-const jsonRequest = (headers: Record<string, string>, body: unknown) => ({
-  headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
+/**
+ * A JSON request's headers and body, as both ways of sending one take them; with the attempt's
+ * `traceparent` when the request is traced, so the upstream's trace joins the client's.
+ */
+const jsonRequest = (headers: Record<string, string>, body: unknown) => {
+  const sent: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  injectTraceparent(sent);
+  return { headers: sent, body: JSON.stringify(body) };
+};
 
 export type { WholeAnswer };
 

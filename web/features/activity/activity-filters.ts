@@ -3,7 +3,8 @@
  * - `days=N`: the last N UTC days, today included (a preset; 30 when nothing is set);
  * - `from=YYYY-MM-DD&to=YYYY-MM-DD`: a fixed range of UTC days, both included (wins over `days`);
  * - `model=<id>`, `outcome=completed|ended_early`;
- * - `key_id=<id>`: an account profile's requests made with one of its child keys.
+ * - `key_id=<id>`: an account profile's requests made with one of its child keys;
+ * - `session_id=<id>`: one agent session's requests (the table only; the sessions list names them).
  * The gateway counts activity per UTC day for at most the last 90 days, so ranges stay inside
  * those: one range feeds the table, the charts, the totals and the CSV alike.
  */
@@ -56,6 +57,8 @@ export interface ActivityFilters {
   outcome: GenerationOutcome | null;
   /** Only the requests made with this key (an account profile's child); null for all. */
   keyId: string | null;
+  /** Only the requests of this agent session; null for all. */
+  sessionId: string | null;
   /** Something in the URL was out of range or malformed and was corrected; says what. */
   corrected: string | null;
 }
@@ -65,6 +68,7 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
   const today = dayNumberOf(nowMs);
   const earliest = today - maxActivityDays + 1;
   const model = search.get('model')?.trim() || null;
+  const sessionId = search.get('session_id')?.trim().slice(0, 200) || null;
   const outcomeResult = generationOutcomeSchema.safeParse(search.get('outcome'));
   const outcome = outcomeResult.success ? outcomeResult.data : null;
   const corrections: string[] = [];
@@ -124,6 +128,7 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
     model,
     outcome,
     keyId,
+    sessionId,
     corrected: corrections.length > 0 ? `${corrections.join('; ')}.` : null,
   };
 }

@@ -188,6 +188,52 @@ afterAll(() => {
 });
 
 describe('the Activity page', () => {
+  it('lists the agent sessions and narrows the requests to one', async () => {
+    const session = (id: string, requests: number, cost: number) => ({
+      session_id: id,
+      requests,
+      started_at: nowSeconds - 600,
+      ended_at: nowSeconds - 75,
+      duration_seconds: 525,
+      prompt_tokens: 1_200 * requests,
+      completion_tokens: 300,
+      cache_read_tokens: 900,
+      cache_hits: requests - 1,
+      cost_usd: cost,
+    });
+    const requests = mockActivity({
+      handlers: {
+        'GET /api/activity/sessions': () => ({
+          profile: 'demo-account',
+          data: [session('cc-second', 2, 0.0004), session('cc-first', 3, 0.0123456)],
+          fetched_at: Date.now(),
+        }),
+      },
+    });
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Agent sessions' }, { timeout: 5000 });
+    const [, second, first] = within(table).getAllByRole('row');
+    expect(second).toHaveTextContent('cc-second');
+    expect(first).toHaveTextContent('cc-first');
+    expect(first).toHaveTextContent('3');
+    expect(first).toHaveTextContent('8 min 45 s');
+    expect(first).toHaveTextContent('3,600 / 300');
+    expect(first).toHaveTextContent('$0.0123456');
+
+    await userEvent.click(
+      within(first!).getByRole('button', { name: 'Requests of session cc-first' }),
+    );
+    await waitFor(() =>
+      expect(calls(requests, '/api/generations').at(-1)?.url.searchParams.get('session_id')).toBe(
+        'cc-first',
+      ),
+    );
+    expect(
+      screen.getByRole('heading', { name: 'Requests · session cc-first' }),
+    ).toBeInTheDocument();
+    expect(calls(requests, '/api/activity/sessions')[0]?.url.searchParams.get('days')).toBe('30');
+  });
+
   it('shows the requests with cost and cf-ray, the totals and the charts, from the chosen profile', async () => {
     const requests = mockActivity();
     renderRoute('/activity');

@@ -31,10 +31,12 @@ import {
 import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activity-summary';
 import { useActivity } from './api/activity';
 import { useGenerations } from './api/generations';
+import { useAgentSessions } from './api/sessions';
 import { ActivityToolbar } from './components/activity-toolbar';
 import { ActivityTotals } from './components/activity-totals';
 import { RequestDetailDialog } from './components/request-detail-dialog';
 import { RequestsTable } from './components/requests-table';
+import { SessionsTable } from './components/sessions-table';
 
 const ActivityCharts = lazy(() => import('./components/activity-charts'));
 
@@ -68,11 +70,13 @@ export function ActivityPage() {
       model: filters.model,
       outcome: filters.outcome,
       keyId,
+      sessionId: filters.sessionId,
     }),
-    [window_.from, window_.to, filters.model, filters.outcome, keyId],
+    [window_.from, window_.to, filters.model, filters.outcome, keyId, filters.sessionId],
   );
 
   const activity = useActivity(profile, days, keyId);
+  const sessions = useAgentSessions(profile, days, keyId);
   const childKeys = useQuery({
     ...childKeysQueryOptions(profile ?? ''),
     enabled: profile !== null && identity === 'account',
@@ -139,18 +143,24 @@ export function ActivityPage() {
     void queryClient.invalidateQueries({ queryKey: ['activity'] });
     void queryClient.invalidateQueries({ queryKey: ['generations'] });
   }
+  const sessionRows = sessions.data?.data ?? [];
 
   function exportCsv() {
     if (!summary || !profile) return;
     download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
   }
 
-  const filtered = filters.model !== null || filters.outcome !== null || keyId !== null;
+  const filtered =
+    filters.model !== null ||
+    filters.outcome !== null ||
+    keyId !== null ||
+    filters.sessionId !== null;
   const clearFilters = () =>
     update((current) => {
       current.delete('model');
       current.delete('outcome');
       current.delete('key_id');
+      current.delete('session_id');
       return current;
     });
   const nothingInRange =
@@ -248,10 +258,24 @@ export function ActivityPage() {
             </>
           ) : null}
 
+          {sessionRows.length > 0 && (
+            <SessionsTable
+              sessions={sessionRows}
+              selected={filters.sessionId}
+              onSelect={(sessionId) => setParam('session_id', sessionId)}
+            />
+          )}
+
           {!(nothingInRange && !filtered) && (
             <section aria-labelledby="requests-heading" className="flex flex-col gap-2">
               <h2 id="requests-heading" className="text-sm font-semibold">
                 Requests
+                {filters.sessionId && (
+                  <>
+                    {' '}
+                    · session <span className="font-mono font-normal">{filters.sessionId}</span>
+                  </>
+                )}
               </h2>
               {generations.isPending ? (
                 <LoadingState>Loading the requests of {profile}…</LoadingState>

@@ -20,6 +20,8 @@ export interface GenerationsFilters {
   model: string | null;
   outcome: GenerationOutcome | null;
   keyId: string | null;
+  /** One agent session's requests only. */
+  sessionId?: string | null;
 }
 
 /** Rows per page: a screenful or two; more come as the table scrolls. */
@@ -39,6 +41,7 @@ export function fetchGenerationsPage(
       model: filters.model,
       outcome: filters.outcome,
       key_id: filters.keyId,
+      session_id: filters.sessionId,
       limit: generationsPageSize,
       cursor,
     }),

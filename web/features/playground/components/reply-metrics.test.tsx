@@ -138,6 +138,14 @@ describe('ReplyMetrics: what was charged', () => {
     expect(requests[0]?.url.search).toBe(`?profile=demo-account&id=${cfRay}`);
   });
 
+  it('shows the gateway’s own time from the record beside the total, none before it', async () => {
+    mockApi({ 'GET /api/generation': () => ({ ...stoppedCharge, overhead_ms: 0.4 }) });
+    renderWithQueries(<ReplyMetrics run={stoppedRun} replyText={stoppedText} model={toolModel} />);
+    const overhead = screen.getByText('Gateway overhead').nextElementSibling;
+    expect(overhead).toHaveTextContent('—');
+    expect(await screen.findByText('0.40 ms')).toBe(overhead);
+  });
+
   it('shows the charged amount exactly, as the record and the Activity page have it', async () => {
     mockApi({ 'GET /api/generation': () => ({ ...stoppedCharge, cost_usd: 0.0000307 }) });
     renderWithQueries(<ReplyMetrics run={stoppedRun} replyText={stoppedText} model={toolModel} />);

@@ -1,7 +1,7 @@
 /**
  * Under each reply: the trace id (the gateway's `cf-ray`, copyable), the provider that answered
  * (with the attempts it took when there were retries or fallbacks), time to first token, total
- * time, speed, tokens, cost and finish reason. Once the reply ends, the tokens and cost are the
+ * time, the gateway's own part of it, speed, tokens, cost and finish reason. Once the reply ends, the tokens and cost are the
  * ones the gateway charged (its generation record); estimates appear only while the reply
  * streams or when the record cannot be read, and say so.
  */
@@ -183,11 +183,17 @@ export function ReplyMetrics({
           </span>
         )}
       </div>
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5 @sm:grid-cols-3 @xl:grid-cols-4 @4xl:grid-cols-7">
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5 @sm:grid-cols-3 @xl:grid-cols-4 @4xl:grid-cols-8">
         <Metric label="First token" title="Time to first token, from sending">
           {run.streamed ? formatDuration(metrics.firstTokenMs) : 'not streamed'}
         </Metric>
         <Metric label="Total">{formatDuration(metrics.totalMs)}</Metric>
+        <Metric
+          label="Gateway overhead"
+          title="The time the gateway itself added: its total time minus the time it waited on the provider (from its generation record)"
+        >
+          {charge?.overhead_ms == null ? '—' : `${charge.overhead_ms.toFixed(2)} ms`}
+        </Metric>
         <Metric
           label="Speed"
           title={
