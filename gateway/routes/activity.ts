@@ -53,29 +53,21 @@ export const activityRoutes: RouteFamily = {
   routes: [getActivity, getSessions],
   add(router, parts) {
     const records = new GenerationRecords(parts.store, parts.registry);
-    addRoute(
-      router,
-      getActivity,
-      withErrors(chatErrorBody, async ({ request, response, url }) => {
-        const key = await authenticate(request, url, 'chat_completions', parts.registry);
-        const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
-        const now = Math.floor(Date.now() / 1000);
-        sendJson(response, 200, await records.activity(key, query.days, now, query.key_id), {
-          'cache-control': 'no-store',
-        });
-      }),
-    );
-    addRoute(
-      router,
-      getSessions,
-      withErrors(chatErrorBody, async ({ request, response, url }) => {
-        const key = await authenticate(request, url, 'chat_completions', parts.registry);
-        const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
-        const now = Math.floor(Date.now() / 1000);
-        sendJson(response, 200, await records.sessions(key, query.days, now, query.key_id), {
-          'cache-control': 'no-store',
-        });
-      }),
-    );
+    // Both answer for the caller's key over the last `days`, from the same query.
+    const over = (doc: RouteDoc, read: 'activity' | 'sessions') =>
+      addRoute(
+        router,
+        doc,
+        withErrors(chatErrorBody, async ({ request, response, url }) => {
+          const key = await authenticate(request, url, 'chat_completions', parts.registry);
+          const query = parseOrRefuse(activityQuerySchema, queryOf(url), 'query parameter');
+          const now = Math.floor(Date.now() / 1000);
+          sendJson(response, 200, await records[read](key, query.days, now, query.key_id), {
+            'cache-control': 'no-store',
+          });
+        }),
+      );
+    over(getActivity, 'activity');
+    over(getSessions, 'sessions');
   },
 };
