@@ -66,10 +66,38 @@ static_checks() {
   rm -rf "$folder"
   return "$failed"
 }
-trap 'printf "\n::: phase times\n%s%-12s %4ss\n" "$times" tests $((SECONDS - started))' EXIT
-
+# The end-to-end phase mostly waits (on pages, streams and the browser), so it runs beside the
+# others rather than after them, its output kept apart and printed whole when it ends.
+# E2E_APART=0 runs it last, alone, as before.
+e2e_log=$(mktemp)
+e2e_pid=""
+# Its own process group (set -m), so that stopping it stops its servers and browsers too.
+stop_e2e() { [ -z "$e2e_pid" ] || kill -- -"$e2e_pid" 2>/dev/null || true; }
+trap 'stop_e2e; printf "\n::: phase times\n%s%-12s %4ss\n" "$times" tests $((SECONDS - started))' EXIT
+if [ "${E2E_APART:-1}" != 0 ]; then
+  set -m
+  (
+    start=$SECONDS
+    status=0
+    npm run --silent test:e2e >"$e2e_log" 2>&1 || status=$?
+    echo "$((SECONDS - start)) $status" >"$e2e_log.status"
+  ) &
+  e2e_pid=$!
+  set +m
+  echo "::: end-to-end: npm run --silent test:e2e (beside the other phases; its output follows them)"
+fi
 phase static static_checks
 phase unit npm run --silent test:unit
 phase integration npm run --silent test:integration
 phase system npm run --silent test:system
-phase end-to-end npm run --silent test:e2e
+if [ -n "$e2e_pid" ]; then
+  wait "$e2e_pid" || true
+  e2e_pid=""
+  cat "$e2e_log"
+  read -r seconds status <"$e2e_log.status"
+  rm -f "$e2e_log" "$e2e_log.status"
+  times+=$(printf '%-12s %4ss (beside the others)' end-to-end "$seconds")$'\n'
+  [ "$status" -eq 0 ] || { echo "::: end-to-end failed"; exit "$status"; }
+else
+  phase end-to-end npm run --silent test:e2e
+fi
