@@ -1,7 +1,7 @@
 /**
  * `npm run bench:router`: the cost of finding a request's route, in the gateway's own router and
  * in the two routers a framework would bring (Hono's RegExpRouter and TrieRouter, Fastify's
- * find-my-way), over the gateway's own routes. Decision record 0020 quotes the figures.
+ * find-my-way), over the gateway's own routes. Decision record 0021 quotes the figures.
  */
 import fs from 'node:fs';
 import os from 'node:os';
