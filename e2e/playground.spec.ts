@@ -129,6 +129,8 @@ test.describe('playground', () => {
     page,
     request,
   }) => {
+    // On a phone's screen, where Stop used to start below the fold.
+    await page.setViewportSize({ width: 390, height: 740 });
     await page.goto('/playground?model=sim/chat-standard');
     await setMaxTokens(page, 3000);
     // "Write N words" makes the simulated model answer at length: Stop lands mid-stream.
@@ -139,6 +141,9 @@ test.describe('playground', () => {
     await expect(stop).toBeVisible();
     // Some text has streamed in before Stop: the reply is partial, not empty.
     await expect(reply).toContainText('You said');
+    // The composer is pinned to the viewport's bottom, and the page follows the text.
+    await expect(stop).toBeInViewport();
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
     await expect(reply.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern);
     await stop.click();
 
