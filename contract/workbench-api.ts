@@ -299,6 +299,14 @@ export const responseFormatSchema = z.discriminatedUnion('type', [
 export type ResponseFormat = z.infer<typeof responseFormatSchema>;
 
 /**
+ * How hard a reasoning model thinks (`reasoning_effort` in the chat form, `reasoning.effort` in
+ * Responses); sent only to a model listing `reasoning` (docs/reasoning-and-structured-outputs.md).
+ */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export const reasoningEffortSchema = z.enum(reasoningEfforts);
+export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
+
+/**
  * `POST /api/chat` body: a profile name and a chat-completion request for the gateway. With
  * `api: "responses"` the BFF sends the same conversation in the Responses form
  * (`contract/responses-form.ts`) and answers in the chat-completion shape all the same.
@@ -318,6 +326,7 @@ export const chatRequestSchema = z.object({
     tools: z.array(z.unknown()).optional(),
     tool_choice: z.unknown().optional(),
     response_format: responseFormatSchema.optional(),
+    reasoning_effort: reasoningEffortSchema.optional(),
   }),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

@@ -321,6 +321,23 @@ describe('buildChatRequest with tool_choice and response_format', () => {
     expect(json.body.request.response_format).toEqual({ type: 'json_object' });
   });
 
+  it('sends reasoning_effort to a model listing reasoning, and says why not to another', () => {
+    const reasoner = {
+      ...toolModel,
+      supported_parameters: [...toolModel.supported_parameters, 'reasoning'],
+    };
+    const parameters = { ...defaultParameters, reasoning_effort: 'low' as const };
+    const sent = buildChatRequest({ ...base, catalogModel: reasoner, parameters });
+    if (!sent.ok) throw new Error(sent.problems.join(' '));
+    expect(sent.body.request.reasoning_effort).toBe('low');
+    const left = buildChatRequest({ ...base, parameters });
+    if (!left.ok) throw new Error(left.problems.join(' '));
+    expect(left.body.request).not.toHaveProperty('reasoning_effort');
+    expect(left.notes).toContain(
+      'reasoning_effort is not sent: sim/chat-standard does not list “reasoning” in its supported parameters.',
+    );
+  });
+
   it('leaves response_format out for a model that does not list it, saying why', () => {
     const result = buildChatRequest({
       ...base,

@@ -205,6 +205,13 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     }
   }
 
+  const effort = input.parameters.reasoning_effort;
+  if (effort !== null) {
+    const support = parameterSupport('reasoning', input.catalogModel);
+    if (!support.supported) notes.push(`reasoning_effort is not sent: ${support.reason}`);
+    else request.reasoning_effort = effort;
+  }
+
   const hasImages = input.messages.some((message) => message.images.length > 0);
   if (hasImages && input.catalogModel && !supportsImages(input.catalogModel)) {
     problems.push(

@@ -103,6 +103,7 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
       const snapshot = (): ConversationMessage => ({
         ...reply,
         text: state.text,
+        ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
         ...(state.toolCalls.length > 0 ? { toolCalls: state.toolCalls.filter(Boolean) } : {}),
         run: {
           ...record,

@@ -1,11 +1,12 @@
 /**
- * An assistant reply: the Markdown text as it streams, the tool calls it asked for, how it
+ * An assistant reply: its reasoning, the Markdown text as it streams, the tool calls it asked for, how it
  * ended (stopped, failed) and its metrics.
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import type { ConversationMessage } from '../playground-types';
 import { MarkdownContent } from './markdown-content';
+import { ReasoningBlock } from './reasoning-block';
 import { ReplyMetrics } from './reply-metrics';
 import { RunErrorPanel } from './run-error-panel';
 
@@ -47,8 +48,9 @@ export function ReplyBody({
   const empty = message.text === '' && (message.toolCalls?.length ?? 0) === 0;
   return (
     <div aria-busy={streaming} className="min-w-0">
+      <ReasoningBlock message={message} />
       {message.text !== '' && <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />}
-      {streaming && empty && (
+      {streaming && empty && !message.reasoning && (
         <p className="text-sm text-zinc-500 dark:text-zinc-400" role="status">
           Waiting for the first token…
         </p>
