@@ -387,6 +387,55 @@ describe('PlaygroundPage: what the issue found', () => {
     expect(within(reply).queryAllByText(/^≈/)).toHaveLength(0);
   });
 
+  it('a Stop the gateway’s record says came after the end says the answer completed', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({
+      charge: (id) => ({
+        id,
+        model: 'sim/chat-standard',
+        provider: 'simulated',
+        prompt_tokens: 11,
+        completion_tokens: 40,
+        cost_usd: 0.0001,
+        outcome: 'completed',
+        finish_reason: 'stop',
+        usage_estimated: false,
+        charge_capped: false,
+        settlement: 'pending',
+        attempts: 1,
+        fetched_at: 1,
+      }),
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Write a story');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    startReply(await waitForStream(streams, 1), 'Once upon a time');
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    expect(await within(reply).findByText('Once upon a time')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(await within(reply).findByText('Completed before Stop took effect')).toBeInTheDocument();
+    expect(within(reply).getByText(/charged all 40 completion tokens/)).toBeInTheDocument();
+    expect(within(reply).queryByText('Stopped — partial reply')).not.toBeInTheDocument();
+  });
+
+  it('a Stop after the last chunk arrived keeps the reply whole, not partial', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hi');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const stream = await waitForStream(streams, 1);
+    startReply(stream, 'Hello!');
+    stream.push(chunk({}, 'stop'));
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    await waitFor(() => expect(within(reply).getByText('stop')).toBeInTheDocument());
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
+    expect(within(reply).queryByText(/Stopped/)).not.toBeInTheDocument();
+  });
+
   it('offers the tool role only with an open tool call, and sends the call’s id with it', async () => {
     const user = userEvent.setup();
     const { chatBodies, streams } = installFakeBff();

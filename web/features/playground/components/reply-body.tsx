@@ -3,12 +3,12 @@
  * ended (stopped, failed) and its metrics.
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
-import { Badge } from '../../../components/badge';
 import type { ConversationMessage } from '../playground-types';
 import { MarkdownContent } from './markdown-content';
 import { ReasoningBlock } from './reasoning-block';
 import { ReplyMetrics } from './reply-metrics';
 import { RunErrorPanel } from './run-error-panel';
+import { StoppedNote } from './stopped-note';
 
 export function ToolCallList({ message }: { message: ConversationMessage }) {
   if (!message.toolCalls || message.toolCalls.length === 0) return null;
@@ -59,11 +59,7 @@ export function ReplyBody({
         <p className="text-sm text-zinc-500 italic dark:text-zinc-400">(empty reply)</p>
       )}
       <ToolCallList message={message} />
-      {run?.status === 'stopped' && (
-        <p className="mt-2">
-          <Badge tone="amber">Stopped — partial reply</Badge>
-        </p>
-      )}
+      <StoppedNote message={message} />
       {run?.error && (
         <div className="mt-2">
           <RunErrorPanel error={run.error} />
