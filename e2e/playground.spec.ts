@@ -284,6 +284,13 @@ test.describe('playground', () => {
     await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue(model);
     await setMaxTokens(page, 20);
     await sendMessage(page, 'This should not be admitted');
+    if (!model.endsWith(':free')) {
+      // The playground knows the key cannot pay, and holds the send until told to go anyway.
+      await expect(page.getByRole('alert').filter({ hasText: 'Not sent yet' })).toContainText(
+        'It has nothing left',
+      );
+      await page.getByRole('button', { name: 'Send anyway' }).click();
+    }
     const alert = page.getByRole('listitem', { name: 'assistant turn 2' }).getByRole('alert');
     await expect(alert).toContainText('402');
     return alert;

@@ -212,7 +212,7 @@ describe('buildChatRequest', () => {
     ]);
   });
 
-  it('leaves a failed turn out of later requests', () => {
+  it('leaves a failed turn, and the user turn it answered, out of later requests', () => {
     const failed = createMessage('assistant', '', {
       run: { ...finishedRun, status: 'error', finishReason: null, usage: null },
     });
@@ -225,10 +225,10 @@ describe('buildChatRequest', () => {
       parameters: defaultParameters,
       toolsText: '',
     });
-    expect(result.ok && result.body.request.messages).toEqual([
-      { role: 'user', content: 'Hello' },
-      { role: 'user', content: 'Hello again' },
-    ]);
+    if (!result.ok) throw new Error(result.problems.join(' '));
+    // Never resent silently: the note says which turn waits for Retry or Discard.
+    expect(result.body.request.messages).toEqual([{ role: 'user', content: 'Hello again' }]);
+    expect(result.notes).toContain('Turn 1 is not sent: its reply failed. Retry or Discard it.');
   });
 
   it('parses the example tools', () => {

@@ -43,16 +43,29 @@ export function toWireMessage(message: ConversationMessage): ChatMessage {
   return wire;
 }
 
+/**
+ * The user turns whose reply failed (1-based positions): they wait for Retry or Discard and are
+ * never sent again with a later message, where they would repeat a request that already failed.
+ */
+export function failedUserTurns(messages: ConversationMessage[]): number[] {
+  return messages.flatMap((message, index) =>
+    message.role === 'user' && messages[index + 1]?.run?.status === 'error' ? [index + 1] : [],
+  );
+}
+
 export function toWireMessages(
   systemPrompt: string,
   messages: ConversationMessage[],
 ): ChatMessage[] {
   const wire: ChatMessage[] = [];
   if (systemPrompt.trim() !== '') wire.push({ role: 'system', content: systemPrompt });
+  const failedTurns = new Set(failedUserTurns(messages));
   // A failed turn is the workbench's record of an error, not something the model said:
   // sending it would put an empty assistant turn into the model's context.
-  for (const message of messages)
-    if (message.run?.status !== 'error') wire.push(toWireMessage(message));
+  messages.forEach((message, index) => {
+    if (message.run?.status !== 'error' && !failedTurns.has(index + 1))
+      wire.push(toWireMessage(message));
+  });
   return wire;
 }
 
@@ -227,6 +240,8 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     }
   }
   if (request.messages.length === 0) problems.push('Write a message first.');
+  for (const turn of failedUserTurns(input.messages))
+    notes.push(`Turn ${turn} is not sent: its reply failed. Retry or Discard it.`);
 
   if (problems.length > 0) return { ok: false, problems };
   if (input.api === 'responses') {

@@ -53,7 +53,9 @@ function controllableStream(signal: AbortSignal | null | undefined) {
 
 type StreamHandle = ReturnType<typeof controllableStream>;
 
-function installFakeBff(options: { charge?: (id: string) => unknown } = {}) {
+function installFakeBff(
+  options: { charge?: (id: string) => unknown; balance?: Record<string, unknown> } = {},
+) {
   const chatBodies: unknown[] = [];
   const streams: StreamHandle[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -77,6 +79,9 @@ function installFakeBff(options: { charge?: (id: string) => unknown } = {}) {
       return Response.json({
         profiles: [{ name: 'demo-account', masked_key: 'sk-…a1b2', identity: 'account' }],
       });
+    }
+    if (url.startsWith('/api/balance') && options.balance) {
+      return Response.json(options.balance);
     }
     if (url.startsWith('/api/health')) {
       return Response.json(reachableHealth);
@@ -279,6 +284,61 @@ describe('PlaygroundPage', () => {
     expect(alert).toHaveTextContent('The key has no remaining balance.');
     expect(alert).toHaveTextContent(/Do not retry unchanged/);
     expect(alert).toHaveTextContent(cfRay);
+    // The failed turn waits for Retry or Discard; Discard drops it with the message it answered.
+    expect(screen.getByRole('button', { name: 'Retry turn 2' })).toBeEnabled();
+    await user.click(screen.getByRole('button', { name: 'Discard turn 2' }));
+    expect(screen.queryByRole('list', { name: 'Conversation' })).not.toBeInTheDocument();
+  });
+
+  it('holds a send the key cannot afford and offers the max_tokens it can', async () => {
+    const user = userEvent.setup();
+    const { streams, chatBodies } = installFakeBff({
+      balance: {
+        profile: 'demo-account',
+        balance: {
+          object: 'balance',
+          key: 'sk-…a1b2',
+          identity: 'account',
+          remaining_usd: 0.001,
+          limit_usd: 1,
+          recharge_usd: 1,
+          credit_usd: 0,
+          allocated_usd: 0,
+          consumption_usd: 0.999,
+          grace_usd: 0,
+          expires_at: null,
+          expired: false,
+          disabled: false,
+          settlement: 'asynchronous',
+          note: '',
+        },
+        state: 'active',
+        guidance: '',
+        cf_ray: null,
+        fetched_at: 1,
+      },
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    const message = await screen.findByRole('textbox', { name: 'Message' });
+    await user.type(message, 'Hi');
+    // Wait for the balance: the check needs it.
+    await waitFor(() =>
+      expect(
+        vi.mocked(fetch).mock.calls.some(([url]) => String(url).startsWith('/api/balance')),
+      ).toBe(true),
+    );
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const notice = await screen.findByText(
+      /can afford ~\d+ output tokens: set max_tokens to 300\?/,
+    );
+    expect(notice).toBeInTheDocument();
+    expect(streams).toHaveLength(0);
+    await user.click(screen.getByRole('button', { name: 'Set max_tokens to 300' }));
+    expect(screen.getByRole('spinbutton', { name: 'max_tokens' })).toHaveValue(300);
+    expect(screen.queryByText(/can afford/)).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    expect(chatBodies[0]).toMatchObject({ request: { max_tokens: 300 } });
   });
 
   it('disables parameters and tools a model does not support', async () => {

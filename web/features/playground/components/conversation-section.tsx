@@ -10,6 +10,7 @@ import type { ModelCapabilities } from '../use-model-capabilities';
 import type { PlaygroundRuns } from '../use-playground-runs';
 import type { PlaygroundSessionState } from '../use-playground-session';
 import { useFollowOutput } from '../use-follow-output';
+import { BudgetNotice } from './budget-notice';
 import { Composer } from './composer';
 import { PlaygroundNotices } from './playground-notices';
 import { SystemPromptField } from './system-prompt-field';
@@ -80,6 +81,14 @@ export function ConversationSection({
         historyNote={historyNote}
         conversationImagesNote={capabilities.conversationImagesNote}
       />
+      {runs.budgetShortfall && (
+        <BudgetNotice
+          shortfall={runs.budgetShortfall}
+          onFit={runs.fitMaxTokens}
+          onSendAnyway={runs.sendAnyway}
+          onDismiss={runs.dismissBudget}
+        />
+      )}
       {/* Pinned to the bottom of the viewport: Stop stays in reach however long the reply. */}
       <div className="sticky bottom-0 z-10 -mx-1 bg-white/95 px-1 pb-2 dark:bg-zinc-950/95">
         <Composer

@@ -64,6 +64,8 @@ export interface MessageItemProps {
   onEdit(changes: { text: string; role: MessageRole }): void;
   onDelete(): void;
   onRerun(): void;
+  /** A failed reply: drop it with the user turn it answered. */
+  onDiscard?(): void;
   onRemoveImage(index: number): void;
   onShowRaw(run: RunRecord): void;
   onShowCode(run: RunRecord): void;
@@ -77,6 +79,7 @@ export function MessageItem({
   onEdit,
   onDelete,
   onRerun,
+  onDiscard,
   onRemoveImage,
   onShowRaw,
   onShowCode,
@@ -223,7 +226,28 @@ export function MessageItem({
           </div>
         </form>
       ) : isReply ? (
-        <ReplyBody message={message} model={model} copyLabel={turn} />
+        <>
+          <ReplyBody message={message} model={model} copyLabel={turn} />
+          {message.run?.status === 'error' && !locked && (
+            // A failed turn is never sent again unasked: the person retries or discards it.
+            <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+              <span>This turn is left out of later requests until you retry or discard it.</span>
+              <Button size="small" onClick={onRerun} aria-label={`Retry ${turn}`}>
+                Retry
+              </Button>
+              {onDiscard && (
+                <Button
+                  size="small"
+                  variant="ghost"
+                  onClick={onDiscard}
+                  aria-label={`Discard ${turn}`}
+                >
+                  Discard
+                </Button>
+              )}
+            </div>
+          )}
+        </>
       ) : (
         <>
           {message.text !== '' &&
