@@ -414,7 +414,15 @@ export type EmbeddingsResult = z.infer<typeof embeddingsResultSchema>;
 export const generationQuerySchema = z.object({
   profile: z.string().min(1),
   id: z.string().regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS'),
+  /**
+   * `pending=1`: a record not written yet answers 200 `{pending: true}` instead of 404, so a
+   * page polling for it logs no failed request in the browser's console.
+   */
+  pending: z.literal('1').optional(),
 });
+
+/** `GET /api/generation?…&pending=1` while the gateway has no record of the request (yet). */
+export const generationPendingSchema = z.object({ id: z.string(), pending: z.literal(true) });
 
 /**
  * `GET /api/generation`: what the gateway charged for one request, from its generation record

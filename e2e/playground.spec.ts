@@ -408,6 +408,11 @@ test.describe('playground', () => {
     page,
     request,
   }) => {
+    // Polling for a record not written yet must not log failed requests (red 404s).
+    const failedRequests: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.url()}`);
+    });
     await page.goto('/playground?model=sim/chat-standard');
     await setMaxTokens(page, 3000);
     await sendMessage(page, 'Write 3000 words about budgets');
@@ -418,6 +423,7 @@ test.describe('playground', () => {
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await expect(reply.getByText('Charged', { exact: true })).toBeVisible({ timeout: 10_000 });
     await expect(reply).toContainText('from the gateway’s generation record · ended early');
+    expect(failedRequests).toEqual([]);
 
     const traceId = (await reply.getByLabel('Trace ID', { exact: true }).textContent()) ?? '';
     const response = await request.get(
