@@ -54,7 +54,11 @@ function controllableStream(signal: AbortSignal | null | undefined) {
 type StreamHandle = ReturnType<typeof controllableStream>;
 
 function installFakeBff(
-  options: { charge?: (id: string) => unknown; balance?: Record<string, unknown> } = {},
+  options: {
+    charge?: (id: string) => unknown;
+    balance?: Record<string, unknown>;
+    health?: Record<string, unknown>;
+  } = {},
 ) {
   const chatBodies: unknown[] = [];
   const streams: StreamHandle[] = [];
@@ -84,7 +88,7 @@ function installFakeBff(
       return Response.json(options.balance);
     }
     if (url.startsWith('/api/health')) {
-      return Response.json(reachableHealth);
+      return Response.json(options.health ?? reachableHealth);
     }
     if (url.startsWith('/api/chat')) {
       chatBodies.push(JSON.parse(String(init?.body)));
@@ -288,6 +292,37 @@ describe('PlaygroundPage', () => {
     expect(screen.getByRole('button', { name: 'Retry turn 2' })).toBeEnabled();
     await user.click(screen.getByRole('button', { name: 'Discard turn 2' }));
     expect(screen.queryByRole('list', { name: 'Conversation' })).not.toBeInTheDocument();
+  });
+
+  it('says in the reply when the gateway stops answering, with Stop and Keep waiting', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({ health: { ...reachableHealth, reachable: false } });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hello?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    const note = await within(reply).findByRole('alert');
+    expect(note).toHaveTextContent('The gateway does not answer');
+    await user.click(within(note).getByRole('button', { name: 'Keep waiting' }));
+    expect(within(reply).queryByRole('alert')).not.toBeInTheDocument();
+    // Still streaming: the composer's Stop is there.
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
+  });
+
+  it('stops a reply from the hung-gateway note', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({ health: { ...reachableHealth, reachable: false } });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hello?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    const note = await within(reply).findByRole('alert');
+    await user.click(within(note).getByRole('button', { name: 'Stop' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
   });
 
   it('holds a send the key cannot afford and offers the max_tokens it can', async () => {

@@ -66,6 +66,8 @@ export interface MessageItemProps {
   onRerun(): void;
   /** A failed reply: drop it with the user turn it answered. */
   onDiscard?(): void;
+  /** Stops the reply while it streams. */
+  onStop?(): void;
   onRemoveImage(index: number): void;
   onShowRaw(run: RunRecord): void;
   onShowCode(run: RunRecord): void;
@@ -80,6 +82,7 @@ export function MessageItem({
   onDelete,
   onRerun,
   onDiscard,
+  onStop,
   onRemoveImage,
   onShowRaw,
   onShowCode,
@@ -227,7 +230,7 @@ export function MessageItem({
         </form>
       ) : isReply ? (
         <>
-          <ReplyBody message={message} model={model} copyLabel={turn} />
+          <ReplyBody message={message} model={model} copyLabel={turn} onStop={onStop} />
           {message.run?.status === 'error' && !locked && (
             // A failed turn is never sent again unasked: the person retries or discards it.
             <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">

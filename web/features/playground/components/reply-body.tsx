@@ -4,6 +4,7 @@
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import type { ConversationMessage } from '../playground-types';
+import { HungGatewayNote } from './hung-gateway-note';
 import { MarkdownContent } from './markdown-content';
 import { ReasoningBlock } from './reasoning-block';
 import { ReplyMetrics } from './reply-metrics';
@@ -37,11 +38,14 @@ export function ReplyBody({
   message,
   model,
   copyLabel,
+  onStop,
 }: {
   message: ConversationMessage;
   model: CatalogModel | undefined;
   /** What the reply is called in copy buttons' names ("turn 3"). */
   copyLabel: string;
+  /** Stops the reply, offered in place when the gateway stops answering. */
+  onStop?(): void;
 }) {
   const run = message.run;
   const streaming = run?.status === 'streaming';
@@ -58,6 +62,7 @@ export function ReplyBody({
       {!streaming && empty && run?.status !== 'error' && (
         <p className="text-sm text-zinc-500 italic dark:text-zinc-400">(empty reply)</p>
       )}
+      {streaming && onStop && <HungGatewayNote onStop={onStop} />}
       <ToolCallList message={message} />
       <StoppedNote message={message} />
       {run?.error && (

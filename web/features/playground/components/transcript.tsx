@@ -55,6 +55,7 @@ export function Transcript({
               onEdit={(changes) => dispatch({ type: 'messageEdited', id: message.id, changes })}
               onDelete={() => dispatch({ type: 'messageDeleted', id: message.id })}
               onRerun={() => runs.rerunFrom(message)}
+              onStop={runs.stop}
               onDiscard={() => {
                 const asked = session.messages[index - 1];
                 dispatch({ type: 'messageDeleted', id: message.id });
