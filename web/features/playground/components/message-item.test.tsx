@@ -85,6 +85,21 @@ describe('MessageItem', () => {
     expect(summary.closest('details')).not.toHaveAttribute('open');
   });
 
+  it('folds a long message behind Show more, and shows it whole on request', async () => {
+    const user = userEvent.setup();
+    const paste = `${'lorem ipsum '.repeat(1000)}THE END`;
+    renderItem({ message: createMessage('user', paste) });
+    const item = screen.getByRole('listitem', { name: 'user turn 2' });
+    expect(item).not.toHaveTextContent('THE END');
+    expect(item.textContent!.length).toBeLessThan(4_000);
+    await user.click(screen.getByRole('button', { name: 'Show more' }));
+    expect(item).toHaveTextContent('THE END');
+    expect(screen.getByRole('button', { name: 'Show less' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
+  });
+
   it('cancels an edit without saving', async () => {
     const user = userEvent.setup();
     const props = renderItem();

@@ -9,6 +9,8 @@ import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { CopyButton } from '../../../components/copy-button';
 import type { ConversationMessage, MessageRole, RunRecord } from '../playground-types';
+import { messageLimits } from '../long-text';
+import { FoldedText } from './folded-text';
 import { MarkdownContent } from './markdown-content';
 import { ReplyBody } from './reply-body';
 
@@ -253,12 +255,17 @@ export function MessageItem({
         </>
       ) : (
         <>
-          {message.text !== '' &&
-            (message.role === 'assistant' ? (
-              <MarkdownContent text={message.text} codeCopyLabel={turn} />
-            ) : (
-              <p className="text-sm break-words whitespace-pre-wrap">{message.text}</p>
-            ))}
+          {message.text !== '' && (
+            <FoldedText text={message.text} limits={messageLimits}>
+              {(shown) =>
+                message.role === 'assistant' ? (
+                  <MarkdownContent text={shown} codeCopyLabel={turn} />
+                ) : (
+                  <p className="text-sm break-words whitespace-pre-wrap">{shown}</p>
+                )
+              }
+            </FoldedText>
+          )}
           {message.toolCalls && message.toolCalls.length > 0 && (
             <p className="mt-1 font-mono text-xs text-zinc-500">
               Tool calls: {message.toolCalls.map((call) => call.function.name).join(', ')}

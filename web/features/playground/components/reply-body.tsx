@@ -4,6 +4,8 @@
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
 import type { ConversationMessage } from '../playground-types';
+import { replyLimits } from '../long-text';
+import { FoldedText } from './folded-text';
 import { HungGatewayNote } from './hung-gateway-note';
 import { MarkdownContent } from './markdown-content';
 import { ReasoningBlock } from './reasoning-block';
@@ -53,7 +55,14 @@ export function ReplyBody({
   return (
     <div aria-busy={streaming} className="min-w-0">
       <ReasoningBlock message={message} />
-      {message.text !== '' && <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />}
+      {message.text !== '' &&
+        (streaming ? (
+          <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />
+        ) : (
+          <FoldedText text={message.text} limits={replyLimits}>
+            {(shown) => <MarkdownContent text={shown} codeCopyLabel={copyLabel} />}
+          </FoldedText>
+        ))}
       {streaming && empty && !message.reasoning && (
         <p className="text-sm text-zinc-500 dark:text-zinc-400" role="status">
           Waiting for the first token…
