@@ -62,7 +62,8 @@ function FieldShell({
       {children}
       <p id={`${id}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
         {reason ? (
-          <span className="text-amber-800 dark:text-amber-300">Disabled: {reason}</span>
+          // A quiet reason: what a model does not take is a fact, not a warning.
+          <span className="italic">Disabled: {reason}</span>
         ) : (
           descriptions[parameter]
         )}
