@@ -299,6 +299,12 @@ export const responseFormatSchema = z.discriminatedUnion('type', [
 export type ResponseFormat = z.infer<typeof responseFormatSchema>;
 
 /**
+ * The largest request body the workbench server reads (`/api/…`); a larger one is refused with
+ * 413, so the playground stops a send that would be, before it leaves the browser.
+ */
+export const workbenchBodyLimitBytes = 8 * 1024 * 1024;
+
+/**
  * How hard a reasoning model thinks (`reasoning_effort` in the chat form, `reasoning.effort` in
  * Responses); sent only to a model listing `reasoning` (docs/reasoning-and-structured-outputs.md).
  */

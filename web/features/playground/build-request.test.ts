@@ -231,6 +231,24 @@ describe('buildChatRequest', () => {
     expect(result.notes).toContain('Turn 1 is not sent: its reply failed. Retry or Discard it.');
   });
 
+  it('stops a request over the workbench server’s body limit instead of sending it', () => {
+    const result = buildChatRequest({
+      profile: 'demo-account',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages: [createMessage('user', 'x'.repeat(9 * 1024 * 1024))],
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        'The request is 9.0 MiB, over the workbench server’s 8 MiB limit: it would be refused (413). Shorten the long message or remove images.',
+      ],
+    });
+  });
+
   it('parses the example tools', () => {
     expect(parseToolsText(exampleToolsText).tools?.[0]?.function.name).toBe('get_weather');
     expect(parseToolsText('{').problem).toMatch(/not valid JSON/);

@@ -6,9 +6,11 @@
  * `POST /v1/responses`; what that form has no field for is left out with a note.
  */
 import { z } from 'zod';
+import { byteSize } from '../../../contract/byte-size';
 import { toResponsesRequest } from '../../../contract/responses-form';
 import {
   chatRequestSchema,
+  workbenchBodyLimitBytes,
   type CatalogModel,
   type ChatMessage,
   type ChatRequest,
@@ -260,6 +262,16 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     return {
       ok: false,
       problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    };
+  }
+  // A body the workbench server cannot read would end in a 413: stop it here, saying so.
+  const bytes = new TextEncoder().encode(JSON.stringify(parsed.data)).length;
+  if (bytes > workbenchBodyLimitBytes) {
+    return {
+      ok: false,
+      problems: [
+        `The request is ${(bytes / (1024 * 1024)).toFixed(1)} MiB, over the workbench server’s ${byteSize(workbenchBodyLimitBytes)} limit: it would be refused (413). Shorten the long message or remove images.`,
+      ],
     };
   }
   return { ok: true, body: parsed.data, notes };
