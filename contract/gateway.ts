@@ -196,6 +196,11 @@ export const usageSchema = z.looseObject({
   completion_tokens: z.number(),
   total_tokens: z.number(),
   cost: z.number().optional(),
+  /** Of `completion_tokens`, those the model spent reasoning. */
+  completion_tokens_details: z
+    .looseObject({ reasoning_tokens: z.number().optional() })
+    .nullable()
+    .optional(),
 });
 export type Usage = z.infer<typeof usageSchema>;
 
@@ -216,6 +221,8 @@ export const chatCompletionSchema = z.looseObject({
       message: z.looseObject({
         role: z.string(),
         content: z.string().nullable(),
+        /** The model's reasoning text (OpenRouter's field), when it shows it. */
+        reasoning: z.string().nullable().optional(),
         tool_calls: z.array(toolCallSchema).optional(),
       }),
       finish_reason: z.string().nullable(),
@@ -236,6 +243,8 @@ export const chatCompletionChunkSchema = z.looseObject({
       delta: z.looseObject({
         role: z.string().optional(),
         content: z.string().nullable().optional(),
+        /** A piece of the model's reasoning text (OpenRouter's field). */
+        reasoning: z.string().nullable().optional(),
         tool_calls: z
           .array(
             z.looseObject({

@@ -32,6 +32,7 @@ export interface ResponsesRequestBody {
   top_p?: number;
   tools?: unknown[];
   tool_choice?: unknown;
+  reasoning?: { effort: string };
   /** The chat form's `response_format`, flat: `{type: 'json_schema', name, schema, strict}`. */
   text?: { format: Record<string, unknown> };
   stream?: boolean;
@@ -130,6 +131,7 @@ export function toResponsesRequest(request: ChatRequest['request']): {
       format: format.type === 'json_schema' ? { type: format.type, ...format.json_schema } : format,
     };
   }
+  if (request.reasoning_effort !== undefined) body.reasoning = { effort: request.reasoning_effort };
   if (request.stream !== undefined) body.stream = request.stream;
   const dropped = [
     ...(request.stop && request.stop.length > 0 ? ['stop'] : []),
@@ -144,11 +146,17 @@ export const responsesUsageSchema = z.looseObject({
   output_tokens: z.number(),
   total_tokens: z.number().optional(),
   cost: z.number().optional(),
+  output_tokens_details: z
+    .looseObject({ reasoning_tokens: z.number().optional() })
+    .nullable()
+    .optional(),
 });
 
-/** One `output` item; only messages and function calls are read. */
+/** One `output` item; only messages, function calls and reasoning are read. */
 export const responsesOutputItemSchema = z.looseObject({
   type: z.string(),
+  /** `reasoning`: its text, as summary parts. */
+  summary: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional(),
   /** `message`: its parts (`output_text` carries `text`). */
   content: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional(),
   /** `function_call`: the call. */

@@ -299,6 +299,20 @@ export const responseFormatSchema = z.discriminatedUnion('type', [
 export type ResponseFormat = z.infer<typeof responseFormatSchema>;
 
 /**
+ * The largest request body the workbench server reads (`/api/…`); a larger one is refused with
+ * 413, so the playground stops a send that would be, before it leaves the browser.
+ */
+export const workbenchBodyLimitBytes = 8 * 1024 * 1024;
+
+/**
+ * How hard a reasoning model thinks (`reasoning_effort` in the chat form, `reasoning.effort` in
+ * Responses); sent only to a model listing `reasoning` (docs/reasoning-and-structured-outputs.md).
+ */
+export const reasoningEfforts = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export const reasoningEffortSchema = z.enum(reasoningEfforts);
+export type ReasoningEffort = z.infer<typeof reasoningEffortSchema>;
+
+/**
  * `POST /api/chat` body: a profile name and a chat-completion request for the gateway. With
  * `api: "responses"` the BFF sends the same conversation in the Responses form
  * (`contract/responses-form.ts`) and answers in the chat-completion shape all the same.
@@ -318,6 +332,7 @@ export const chatRequestSchema = z.object({
     tools: z.array(z.unknown()).optional(),
     tool_choice: z.unknown().optional(),
     response_format: responseFormatSchema.optional(),
+    reasoning_effort: reasoningEffortSchema.optional(),
   }),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
@@ -405,7 +420,15 @@ export type EmbeddingsResult = z.infer<typeof embeddingsResultSchema>;
 export const generationQuerySchema = z.object({
   profile: z.string().min(1),
   id: z.string().regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS'),
+  /**
+   * `pending=1`: a record not written yet answers 200 `{pending: true}` instead of 404, so a
+   * page polling for it logs no failed request in the browser's console.
+   */
+  pending: z.literal('1').optional(),
 });
+
+/** `GET /api/generation?…&pending=1` while the gateway has no record of the request (yet). */
+export const generationPendingSchema = z.object({ id: z.string(), pending: z.literal(true) });
 
 /**
  * `GET /api/generation`: what the gateway charged for one request, from its generation record

@@ -129,6 +129,8 @@ test.describe('playground', () => {
     page,
     request,
   }) => {
+    // On a phone's screen, where Stop used to start below the fold.
+    await page.setViewportSize({ width: 390, height: 740 });
     await page.goto('/playground?model=sim/chat-standard');
     await setMaxTokens(page, 3000);
     // "Write N words" makes the simulated model answer at length: Stop lands mid-stream.
@@ -139,6 +141,9 @@ test.describe('playground', () => {
     await expect(stop).toBeVisible();
     // Some text has streamed in before Stop: the reply is partial, not empty.
     await expect(reply).toContainText('You said');
+    // The composer is pinned to the viewport's bottom, and the page follows the text.
+    await expect(stop).toBeInViewport();
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
     await expect(reply.getByLabel('Trace ID', { exact: true })).toHaveText(cfRayPattern);
     await stop.click();
 
@@ -279,6 +284,13 @@ test.describe('playground', () => {
     await expect(page.getByRole('combobox', { name: 'Model', exact: true })).toHaveValue(model);
     await setMaxTokens(page, 20);
     await sendMessage(page, 'This should not be admitted');
+    if (!model.endsWith(':free')) {
+      // The playground knows the key cannot pay, and holds the send until told to go anyway.
+      await expect(page.getByRole('alert').filter({ hasText: 'Not sent yet' })).toContainText(
+        'It has nothing left',
+      );
+      await page.getByRole('button', { name: 'Send anyway' }).click();
+    }
     const alert = page.getByRole('listitem', { name: 'assistant turn 2' }).getByRole('alert');
     await expect(alert).toContainText('402');
     return alert;
@@ -396,6 +408,11 @@ test.describe('playground', () => {
     page,
     request,
   }) => {
+    // Polling for a record not written yet must not log failed requests (red 404s).
+    const failedRequests: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) failedRequests.push(`${response.status()} ${response.url()}`);
+    });
     await page.goto('/playground?model=sim/chat-standard');
     await setMaxTokens(page, 3000);
     await sendMessage(page, 'Write 3000 words about budgets');
@@ -406,6 +423,7 @@ test.describe('playground', () => {
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await expect(reply.getByText('Charged', { exact: true })).toBeVisible({ timeout: 10_000 });
     await expect(reply).toContainText('from the gateway’s generation record · ended early');
+    expect(failedRequests).toEqual([]);
 
     const traceId = (await reply.getByLabel('Trace ID', { exact: true }).textContent()) ?? '';
     const response = await request.get(

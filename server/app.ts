@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import express from 'express';
-import type { EmbeddedGatewayStatus } from '../contract/workbench-api';
+import { workbenchBodyLimitBytes, type EmbeddedGatewayStatus } from '../contract/workbench-api';
 import { unreadBodyLimiter, unreadBodyLimits } from '../contract/unread-body';
 import type { Logger } from 'pino';
 import { createAccessControl } from './sign-in/access';
@@ -162,7 +162,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   const access = createAccessControl({ token: options.accessToken, people });
   endPersonSessions = access.endPersonSessions;
 
-  const bodyLimitBytes = options.bodyLimitBytes ?? 8 * 1024 * 1024;
+  const bodyLimitBytes = options.bodyLimitBytes ?? workbenchBodyLimitBytes;
   const limitUnreadBody = unreadBodyLimiter(unreadBodyLimits(bodyLimitBytes));
 
   const app = express();

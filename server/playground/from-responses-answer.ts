@@ -34,8 +34,8 @@ export function finishReasonOf(response: ResponsesObject): string | null {
   }
 }
 
-/** `usage` in the chat shape, with the gateway's cost kept. */
-function chatUsageOf(response: ResponsesObject): Record<string, number> | undefined {
+/** `usage` in the chat shape, with the gateway's cost and the reasoning tokens kept. */
+function chatUsageOf(response: ResponsesObject): Record<string, unknown> | undefined {
   const usage = response.usage;
   if (!usage) return undefined;
   return {
@@ -43,6 +43,13 @@ function chatUsageOf(response: ResponsesObject): Record<string, number> | undefi
     completion_tokens: usage.output_tokens,
     total_tokens: usage.total_tokens ?? usage.input_tokens + usage.output_tokens,
     ...(usage.cost !== undefined ? { cost: usage.cost } : {}),
+    ...(usage.output_tokens_details?.reasoning_tokens !== undefined
+      ? {
+          completion_tokens_details: {
+            reasoning_tokens: usage.output_tokens_details.reasoning_tokens,
+          },
+        }
+      : {}),
   };
 }
 
@@ -86,6 +93,11 @@ export function completionFromResponse(response: ResponsesObject): Record<string
     .flatMap((item) => item.content ?? [])
     .flatMap((part) => (part.type === 'output_text' && part.text !== undefined ? [part.text] : []))
     .join('');
+  const reasoning = response.output
+    .filter((item) => item.type === 'reasoning')
+    .flatMap((item) => item.summary ?? [])
+    .flatMap((part) => (part.text !== undefined ? [part.text] : []))
+    .join('');
   const toolCalls = response.output
     .filter((item) => item.type === 'function_call')
     .map((item, index) => ({
@@ -105,6 +117,7 @@ export function completionFromResponse(response: ResponsesObject): Record<string
         message: {
           role: 'assistant',
           content: text === '' && toolCalls.length > 0 ? null : text,
+          ...(reasoning !== '' ? { reasoning } : {}),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
         finish_reason: finishReasonOf(response),
@@ -162,6 +175,8 @@ export function createResponsesStreamTranslator(fallbackModel: string) {
         return chunk({ role: 'assistant', content: '' });
       case 'response.output_text.delta':
         return event.delta ? chunk({ content: event.delta }) : '';
+      case 'response.reasoning_summary_text.delta':
+        return event.delta ? chunk({ reasoning: event.delta }) : '';
       case 'response.output_item.added': {
         if (event.item?.type !== 'function_call' || event.output_index === undefined) return '';
         const index = state.toolIndexByOutput.size;

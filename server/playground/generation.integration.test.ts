@@ -103,6 +103,17 @@ describe('GET /api/generation', () => {
     expect(apiErrorSchema.parse(response.json()).error.upstream_status).toBe(404);
   });
 
+  it('with pending=1, answers a record not written yet with 200 and pending', async () => {
+    gateway.setHandler((_request, response) =>
+      sendJson(response, 404, { error: 'No generation with this id.', type: 'not_found' }),
+    );
+    const response = await rawRequest(bff, {
+      path: `/api/generation?profile=main&id=${traceId}&pending=1`,
+    });
+    expect(response.status).toBe(200);
+    expect(response.json()).toEqual({ id: traceId, pending: true });
+  });
+
   it('says so when the gateway answers something that is not a record', async () => {
     gateway.setHandler((_request, response) => sendJson(response, 200, { object: 'balance' }));
     const response = await rawRequest(bff, {

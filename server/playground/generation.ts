@@ -10,7 +10,7 @@ import { generationRecordSchema, type GenerationRecord } from '../../contract/ga
 import { generationQuerySchema, type GenerationCharge } from '../../contract/workbench-api';
 import { abortOnClientClose } from '../core/client-close';
 import type { WorkbenchContext } from '../core/context';
-import { parseInput, readGatewayAnswer } from '../core/errors';
+import { ApiFailure, parseInput, readGatewayAnswer } from '../core/errors';
 
 /** The record's charged figures, as the browser sees them. */
 export function chargeOf(record: GenerationRecord, fetchedAt: number): GenerationCharge {
@@ -64,7 +64,15 @@ export function createGenerationRouter(context: WorkbenchContext): Router {
   router.get('/generation', async (request, response) => {
     const query = parseInput(generationQuerySchema, request.query, 'query');
     const signal = abortOnClientClose(response);
-    response.json(await fetchGenerationCharge(context, query.profile, query.id, signal));
+    try {
+      response.json(await fetchGenerationCharge(context, query.profile, query.id, signal));
+    } catch (error) {
+      // Asked to: "not written yet" is an answer, not a failure (no red line in the console).
+      const notYet =
+        error instanceof ApiFailure && error.status === 404 && error.detail.upstream_status === 404;
+      if (query.pending !== '1' || !notYet) throw error;
+      response.json({ id: query.id, pending: true });
+    }
   });
   return router;
 }

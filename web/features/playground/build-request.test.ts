@@ -212,7 +212,7 @@ describe('buildChatRequest', () => {
     ]);
   });
 
-  it('leaves a failed turn out of later requests', () => {
+  it('leaves a failed turn, and the user turn it answered, out of later requests', () => {
     const failed = createMessage('assistant', '', {
       run: { ...finishedRun, status: 'error', finishReason: null, usage: null },
     });
@@ -225,10 +225,28 @@ describe('buildChatRequest', () => {
       parameters: defaultParameters,
       toolsText: '',
     });
-    expect(result.ok && result.body.request.messages).toEqual([
-      { role: 'user', content: 'Hello' },
-      { role: 'user', content: 'Hello again' },
-    ]);
+    if (!result.ok) throw new Error(result.problems.join(' '));
+    // Never resent silently: the note says which turn waits for Retry or Discard.
+    expect(result.body.request.messages).toEqual([{ role: 'user', content: 'Hello again' }]);
+    expect(result.notes).toContain('Turn 1 is not sent: its reply failed. Retry or Discard it.');
+  });
+
+  it('stops a request over the workbench server’s body limit instead of sending it', () => {
+    const result = buildChatRequest({
+      profile: 'demo-account',
+      model: toolModel.id,
+      catalogModel: toolModel,
+      systemPrompt: '',
+      messages: [createMessage('user', 'x'.repeat(9 * 1024 * 1024))],
+      parameters: defaultParameters,
+      toolsText: '',
+    });
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        'The request is 9.0 MiB, over the workbench server’s 8 MiB limit: it would be refused (413). Shorten the long message or remove images.',
+      ],
+    });
   });
 
   it('parses the example tools', () => {
@@ -319,6 +337,23 @@ describe('buildChatRequest with tool_choice and response_format', () => {
     });
     if (!json.ok) throw new Error(json.problems.join(' '));
     expect(json.body.request.response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('sends reasoning_effort to a model listing reasoning, and says why not to another', () => {
+    const reasoner = {
+      ...toolModel,
+      supported_parameters: [...toolModel.supported_parameters, 'reasoning'],
+    };
+    const parameters = { ...defaultParameters, reasoning_effort: 'low' as const };
+    const sent = buildChatRequest({ ...base, catalogModel: reasoner, parameters });
+    if (!sent.ok) throw new Error(sent.problems.join(' '));
+    expect(sent.body.request.reasoning_effort).toBe('low');
+    const left = buildChatRequest({ ...base, parameters });
+    if (!left.ok) throw new Error(left.problems.join(' '));
+    expect(left.body.request).not.toHaveProperty('reasoning_effort');
+    expect(left.notes).toContain(
+      'reasoning_effort is not sent: sim/chat-standard does not list “reasoning” in its supported parameters.',
+    );
   });
 
   it('leaves response_format out for a model that does not list it, saying why', () => {

@@ -6,9 +6,11 @@
  * `POST /v1/responses`; what that form has no field for is left out with a note.
  */
 import { z } from 'zod';
+import { byteSize } from '../../../contract/byte-size';
 import { toResponsesRequest } from '../../../contract/responses-form';
 import {
   chatRequestSchema,
+  workbenchBodyLimitBytes,
   type CatalogModel,
   type ChatMessage,
   type ChatRequest,
@@ -43,16 +45,29 @@ export function toWireMessage(message: ConversationMessage): ChatMessage {
   return wire;
 }
 
+/**
+ * The user turns whose reply failed (1-based positions): they wait for Retry or Discard and are
+ * never sent again with a later message, where they would repeat a request that already failed.
+ */
+export function failedUserTurns(messages: ConversationMessage[]): number[] {
+  return messages.flatMap((message, index) =>
+    message.role === 'user' && messages[index + 1]?.run?.status === 'error' ? [index + 1] : [],
+  );
+}
+
 export function toWireMessages(
   systemPrompt: string,
   messages: ConversationMessage[],
 ): ChatMessage[] {
   const wire: ChatMessage[] = [];
   if (systemPrompt.trim() !== '') wire.push({ role: 'system', content: systemPrompt });
+  const failedTurns = new Set(failedUserTurns(messages));
   // A failed turn is the workbench's record of an error, not something the model said:
   // sending it would put an empty assistant turn into the model's context.
-  for (const message of messages)
-    if (message.run?.status !== 'error') wire.push(toWireMessage(message));
+  messages.forEach((message, index) => {
+    if (message.run?.status !== 'error' && !failedTurns.has(index + 1))
+      wire.push(toWireMessage(message));
+  });
   return wire;
 }
 
@@ -205,6 +220,13 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     }
   }
 
+  const effort = input.parameters.reasoning_effort;
+  if (effort !== null) {
+    const support = parameterSupport('reasoning', input.catalogModel);
+    if (!support.supported) notes.push(`reasoning_effort is not sent: ${support.reason}`);
+    else request.reasoning_effort = effort;
+  }
+
   const hasImages = input.messages.some((message) => message.images.length > 0);
   if (hasImages && input.catalogModel && !supportsImages(input.catalogModel)) {
     problems.push(
@@ -220,6 +242,8 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     }
   }
   if (request.messages.length === 0) problems.push('Write a message first.');
+  for (const turn of failedUserTurns(input.messages))
+    notes.push(`Turn ${turn} is not sent: its reply failed. Retry or Discard it.`);
 
   if (problems.length > 0) return { ok: false, problems };
   if (input.api === 'responses') {
@@ -238,6 +262,16 @@ export function buildChatRequest(input: BuildRequestInput): BuildRequestResult {
     return {
       ok: false,
       problems: parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    };
+  }
+  // A body the workbench server cannot read would end in a 413: stop it here, saying so.
+  const bytes = new TextEncoder().encode(JSON.stringify(parsed.data)).length;
+  if (bytes > workbenchBodyLimitBytes) {
+    return {
+      ok: false,
+      problems: [
+        `The request is ${(bytes / (1024 * 1024)).toFixed(1)} MiB, over the workbench server’s ${byteSize(workbenchBodyLimitBytes)} limit: it would be refused (413). Shorten the long message or remove images.`,
+      ],
     };
   }
   return { ok: true, body: parsed.data, notes };

@@ -28,7 +28,7 @@ export interface ParameterSupport {
  * list more likely means "not reported" than "nothing works". The gateway then has the last word.
  */
 export function parameterSupport(
-  parameter: TunableParameter | 'tools' | 'tool_choice' | 'response_format',
+  parameter: TunableParameter | 'tools' | 'tool_choice' | 'response_format' | 'reasoning',
   model: CatalogModel | undefined,
 ): ParameterSupport {
   if (!model || model.supported_parameters.length === 0) return { supported: true, reason: null };

@@ -53,7 +53,13 @@ function controllableStream(signal: AbortSignal | null | undefined) {
 
 type StreamHandle = ReturnType<typeof controllableStream>;
 
-function installFakeBff(options: { charge?: (id: string) => unknown } = {}) {
+function installFakeBff(
+  options: {
+    charge?: (id: string) => unknown;
+    balance?: Record<string, unknown>;
+    health?: Record<string, unknown>;
+  } = {},
+) {
   const chatBodies: unknown[] = [];
   const streams: StreamHandle[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -78,8 +84,11 @@ function installFakeBff(options: { charge?: (id: string) => unknown } = {}) {
         profiles: [{ name: 'demo-account', masked_key: 'sk-…a1b2', identity: 'account' }],
       });
     }
+    if (url.startsWith('/api/balance') && options.balance) {
+      return Response.json(options.balance);
+    }
     if (url.startsWith('/api/health')) {
-      return Response.json(reachableHealth);
+      return Response.json(options.health ?? reachableHealth);
     }
     if (url.startsWith('/api/chat')) {
       chatBodies.push(JSON.parse(String(init?.body)));
@@ -279,6 +288,92 @@ describe('PlaygroundPage', () => {
     expect(alert).toHaveTextContent('The key has no remaining balance.');
     expect(alert).toHaveTextContent(/Do not retry unchanged/);
     expect(alert).toHaveTextContent(cfRay);
+    // The failed turn waits for Retry or Discard; Discard drops it with the message it answered.
+    expect(screen.getByRole('button', { name: 'Retry turn 2' })).toBeEnabled();
+    await user.click(screen.getByRole('button', { name: 'Discard turn 2' }));
+    expect(screen.queryByRole('list', { name: 'Conversation' })).not.toBeInTheDocument();
+  });
+
+  it('says in the reply when the gateway stops answering, with Stop and Keep waiting', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({ health: { ...reachableHealth, reachable: false } });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hello?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    const note = await within(reply).findByRole('alert');
+    expect(note).toHaveTextContent('The gateway does not answer');
+    await user.click(within(note).getByRole('button', { name: 'Keep waiting' }));
+    expect(within(reply).queryByRole('alert')).not.toBeInTheDocument();
+    // Still streaming: the composer's Stop is there.
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
+  });
+
+  it('stops a reply from the hung-gateway note', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({ health: { ...reachableHealth, reachable: false } });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hello?');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    const note = await within(reply).findByRole('alert');
+    await user.click(within(note).getByRole('button', { name: 'Stop' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
+  });
+
+  it('holds a send the key cannot afford and offers the max_tokens it can', async () => {
+    const user = userEvent.setup();
+    const { streams, chatBodies } = installFakeBff({
+      balance: {
+        profile: 'demo-account',
+        balance: {
+          object: 'balance',
+          key: 'sk-…a1b2',
+          identity: 'account',
+          remaining_usd: 0.001,
+          limit_usd: 1,
+          recharge_usd: 1,
+          credit_usd: 0,
+          allocated_usd: 0,
+          consumption_usd: 0.999,
+          grace_usd: 0,
+          expires_at: null,
+          expired: false,
+          disabled: false,
+          settlement: 'asynchronous',
+          note: '',
+        },
+        state: 'active',
+        guidance: '',
+        cf_ray: null,
+        fetched_at: 1,
+      },
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    const message = await screen.findByRole('textbox', { name: 'Message' });
+    await user.type(message, 'Hi');
+    // Wait for the balance: the check needs it.
+    await waitFor(() =>
+      expect(
+        vi.mocked(fetch).mock.calls.some(([url]) => String(url).startsWith('/api/balance')),
+      ).toBe(true),
+    );
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const notice = await screen.findByText(
+      /can afford ~\d+ output tokens: set max_tokens to 300\?/,
+    );
+    expect(notice).toBeInTheDocument();
+    expect(streams).toHaveLength(0);
+    await user.click(screen.getByRole('button', { name: 'Set max_tokens to 300' }));
+    expect(screen.getByRole('spinbutton', { name: 'max_tokens' })).toHaveValue(300);
+    expect(screen.queryByText(/can afford/)).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    await waitForStream(streams, 1);
+    expect(chatBodies[0]).toMatchObject({ request: { max_tokens: 300 } });
   });
 
   it('disables parameters and tools a model does not support', async () => {
@@ -385,6 +480,55 @@ describe('PlaygroundPage: what the issue found', () => {
     expect(within(reply).getByText('98')).toBeInTheDocument();
     // Tokens, cost and the speed worked out from them are the charge's: nothing is approximate.
     expect(within(reply).queryAllByText(/^≈/)).toHaveLength(0);
+  });
+
+  it('a Stop the gateway’s record says came after the end says the answer completed', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff({
+      charge: (id) => ({
+        id,
+        model: 'sim/chat-standard',
+        provider: 'simulated',
+        prompt_tokens: 11,
+        completion_tokens: 40,
+        cost_usd: 0.0001,
+        outcome: 'completed',
+        finish_reason: 'stop',
+        usage_estimated: false,
+        charge_capped: false,
+        settlement: 'pending',
+        attempts: 1,
+        fetched_at: 1,
+      }),
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Write a story');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    startReply(await waitForStream(streams, 1), 'Once upon a time');
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    expect(await within(reply).findByText('Once upon a time')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(await within(reply).findByText('Completed before Stop took effect')).toBeInTheDocument();
+    expect(within(reply).getByText(/charged all 40 completion tokens/)).toBeInTheDocument();
+    expect(within(reply).queryByText('Stopped — partial reply')).not.toBeInTheDocument();
+  });
+
+  it('a Stop after the last chunk arrived keeps the reply whole, not partial', async () => {
+    const user = userEvent.setup();
+    const { streams } = installFakeBff();
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'Hi');
+    await user.click(screen.getByRole('button', { name: 'Send' }));
+    const stream = await waitForStream(streams, 1);
+    startReply(stream, 'Hello!');
+    stream.push(chunk({}, 'stop'));
+    const reply = await screen.findByRole('listitem', { name: 'assistant turn 2' });
+    await waitFor(() => expect(within(reply).getByText('stop')).toBeInTheDocument());
+    await user.click(screen.getByRole('button', { name: 'Stop' }));
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument(),
+    );
+    expect(within(reply).queryByText(/Stopped/)).not.toBeInTheDocument();
   });
 
   it('offers the tool role only with an open tool call, and sends the call’s id with it', async () => {

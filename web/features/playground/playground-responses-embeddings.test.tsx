@@ -171,11 +171,16 @@ describe('the embeddings view', () => {
     // No chat here: no message box, no API choice.
     expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument();
     expect(screen.queryByRole('radiogroup', { name: 'API' })).not.toBeInTheDocument();
-    // Comparing needs two inputs: the last two cannot be removed.
-    expect(within(view).getByRole('button', { name: 'Remove input 2' })).toBeDisabled();
+    // One input to start, which cannot be removed; Embed says why it is disabled, beside it.
+    expect(within(view).getAllByRole('textbox', { name: /^Input/ })).toHaveLength(1);
+    expect(within(view).getByRole('button', { name: 'Remove input 1' })).toBeDisabled();
     expect(within(view).getByRole('button', { name: 'Embed' })).toBeDisabled();
+    expect(within(view).getByRole('button', { name: 'Embed' })).toHaveAccessibleDescription(
+      'Write the text to embed first.',
+    );
 
     await user.type(within(view).getByRole('textbox', { name: 'Input 1' }), 'a cat');
+    await user.click(within(view).getByRole('button', { name: 'Add input' }));
     await user.type(within(view).getByRole('textbox', { name: 'Input 2' }), 'a kitten');
     await user.click(within(view).getByRole('button', { name: 'Add input' }));
     await user.type(within(view).getByRole('textbox', { name: 'Input 3' }), 'a truck');
@@ -197,6 +202,7 @@ describe('the embeddings view', () => {
     expect(within(vectors).getAllByRole('listitem')).toHaveLength(3);
     expect(within(vectors).getAllByText(/3 dimensions/)).toHaveLength(3);
     expect(within(vectors).getByText(/\[0\.6000, 0\.8000, 0\.0000\]/)).toBeInTheDocument();
+    expect(within(vectors).getAllByText(/norm 1\.0000/).length).toBeGreaterThan(0);
     expect(within(result).getByText(embedRay)).toBeInTheDocument();
     expect(within(result).getByText('Trace ID')).toBeInTheDocument();
     expect(within(result).getByText('Prompt tokens').parentElement).toHaveTextContent('9');
@@ -237,7 +243,6 @@ describe('the embeddings view', () => {
     renderPage('/playground?model=sim/embed-small');
     const view = await screen.findByRole('region', { name: 'Embeddings' });
     await user.type(within(view).getByRole('textbox', { name: 'Input 1' }), 'a');
-    await user.type(within(view).getByRole('textbox', { name: 'Input 2' }), 'b');
     await user.click(within(view).getByRole('button', { name: 'Embed' }));
     const alert = await within(view).findByRole('alert');
     expect(alert).toHaveTextContent('dimensions is not supported by sim/embed-small');
@@ -250,6 +255,7 @@ describe('the embeddings view', () => {
     renderPage('/playground?model=sim/embed-small');
     const view = await screen.findByRole('region', { name: 'Embeddings' });
     await user.type(within(view).getByRole('textbox', { name: 'Input 1' }), 'first text');
+    await user.click(within(view).getByRole('button', { name: 'Add input' }));
     await user.type(within(view).getByRole('textbox', { name: 'Input 2' }), 'second text');
     await user.click(screen.getByRole('button', { name: 'Get code' }));
     const dialog = await screen.findByRole('dialog', { name: 'Get code' });

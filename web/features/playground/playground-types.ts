@@ -4,7 +4,11 @@
  * from an older page version is checked before it is trusted.
  */
 import { z } from 'zod';
-import { callMetaSchema, chatRequestSchema } from '../../../contract/workbench-api';
+import {
+  callMetaSchema,
+  chatRequestSchema,
+  reasoningEffortSchema,
+} from '../../../contract/workbench-api';
 
 export const messageRoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
 export type MessageRole = z.infer<typeof messageRoleSchema>;
@@ -23,6 +27,8 @@ export const runUsageSchema = z.object({
   completion_tokens: z.number(),
   total_tokens: z.number(),
   cost: z.number().optional(),
+  /** Of `completion_tokens`, those spent reasoning, when the gateway said. */
+  reasoning_tokens: z.number().optional(),
 });
 export type RunUsage = z.infer<typeof runUsageSchema>;
 
@@ -93,6 +99,8 @@ export const conversationMessageSchema = z.object({
   id: z.string(),
   role: messageRoleSchema,
   text: z.string(),
+  /** For assistant replies: the model's reasoning text, when it showed it. */
+  reasoning: z.string().optional(),
   /** Attached images as data URLs (user messages of image-capable models). */
   images: z.array(z.string()),
   toolCalls: z.array(toolCallSchema).optional(),
@@ -120,6 +128,8 @@ export const parametersSchema = z.object({
   response_format: z.enum(['text', 'json_object', 'json_schema']).nullable().default(null),
   /** The JSON schema, as typed, for `response_format` `json_schema`. */
   response_schema: z.string().default(''),
+  /** How hard a reasoning model thinks; null is not sent (the model's default). */
+  reasoning_effort: reasoningEffortSchema.nullable().default(null),
 });
 export type Parameters = z.infer<typeof parametersSchema>;
 
@@ -133,6 +143,7 @@ export const defaultParameters: Parameters = {
   tool_choice: null,
   response_format: null,
   response_schema: '',
+  reasoning_effort: null,
 };
 
 /** One column of a compare run: a model and its reply to the shared conversation. */

@@ -103,6 +103,7 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
       const snapshot = (): ConversationMessage => ({
         ...reply,
         text: state.text,
+        ...(state.reasoning !== '' ? { reasoning: state.reasoning } : {}),
         ...(state.toolCalls.length > 0 ? { toolCalls: state.toolCalls.filter(Boolean) } : {}),
         run: {
           ...record,
@@ -211,7 +212,9 @@ export function useChatRunner(dispatch: (action: PlaygroundAction) => void) {
         }
       } catch (error) {
         if (isAbort(error)) {
-          record = { ...record, status: 'stopped', totalMs: elapsed() };
+          // Stop after the last chunk (its finish reason) cut nothing: the answer is whole.
+          const whole = state.finishReason !== null;
+          record = { ...record, status: whole ? 'done' : 'stopped', totalMs: elapsed() };
         } else {
           const runError = runErrorFromThrown(error);
           record = {

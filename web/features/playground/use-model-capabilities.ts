@@ -1,11 +1,20 @@
 /**
- * What the chosen model can take, from the catalog: the model in use (the catalog's first until
+ * What the chosen model can take, from the catalog: the model in use (`defaultModelOf` until
  * one is chosen), whether it is an embedding model, takes tools or images, and why not.
  */
 import { useCallback, useMemo } from 'react';
 import type { CatalogModel } from '../../../contract/workbench-api';
 import { isEmbeddingModel } from './embeddings/similarity';
 import { supportsImages, supportsTools } from './parameters';
+
+/**
+ * The model used until one is chosen: the catalog's first chat model that takes tools, so the
+ * first screen has every control enabled; else the first chat model, else the first model.
+ */
+export function defaultModelOf(models: CatalogModel[]): string {
+  const chat = models.filter((model) => !isEmbeddingModel(model));
+  return (chat.find(supportsTools) ?? chat[0] ?? models[0])?.id ?? '';
+}
 import type { ConversationMessage } from './playground-types';
 
 export interface ModelCapabilitiesInput {
@@ -22,8 +31,8 @@ export function useModelCapabilities(input: ModelCapabilitiesInput) {
   const { catalogModels, catalogKnown, chosenModel, messages } = input;
   const models = useMemo(() => catalogModels ?? [], [catalogModels]);
   const findModel = useCallback((id: string) => models.find((model) => model.id === id), [models]);
-  // Until a model is chosen, the catalog's first one is used (and becomes the choice on send).
-  const model = chosenModel || models[0]?.id || '';
+  // Until a model is chosen, the default is used (and becomes the choice on send).
+  const model = chosenModel || defaultModelOf(models);
   const catalogModel = findModel(model);
   const embeddingModel = isEmbeddingModel(catalogModel);
   const toolsSupported =

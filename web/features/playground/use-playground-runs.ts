@@ -6,7 +6,9 @@
  */
 import { useState } from 'react';
 import type { CatalogModel, InferenceApi } from '../../../contract/workbench-api';
-import { buildChatRequest } from './build-request';
+import { useBalance } from '../../api/balance';
+import { worstCaseShortfall } from './affordability';
+import { buildChatRequest, toWireMessages } from './build-request';
 import { resolveDraft, type ComposerDraft } from './components/composer';
 import {
   createMessage,
@@ -16,6 +18,7 @@ import {
   turnsDiscardedByRerun,
   type PlaygroundAction,
 } from './conversation-state';
+import { estimatePromptTokens } from './metrics';
 import type { ConversationMessage, PlaygroundSession, ToolCall } from './playground-types';
 import { pendingReply, useChatRunner } from './use-chat-runner';
 
@@ -49,6 +52,9 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
   const [problemsShown, setProblemsShown] = useState(false);
   const [notes, setNotes] = useState<string[]>([]);
   const [continueChoice, setContinueChoice] = useState<ContinueChoice>(null);
+  // A send held because the key cannot afford its worst case, until it is fixed or confirmed.
+  const [budgetHeld, setBudgetHeld] = useState(false);
+  const balance = useBalance(profile).data?.balance;
 
   const resolvedDraft = resolveDraft(draft, openToolCalls);
   const hasDraft = draft.text.trim() !== '' || draft.images.length > 0;
@@ -125,6 +131,23 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
       : [];
   if (problemsShown && liveProblems.length === 0) setProblemsShown(false);
 
+  /** What the key lacks for the worst case of sending `messages` to `mainModel`, if anything. */
+  function shortfallOf(mainModel: string, messages: ConversationMessage[]) {
+    const catalogModel = findModel(mainModel);
+    if (!balance || !catalogModel) return null;
+    return worstCaseShortfall({
+      balance,
+      model: catalogModel,
+      promptTokens: estimatePromptTokens(toWireMessages(session.systemPrompt, messages)),
+      maxTokens: session.parameters.max_tokens,
+    });
+  }
+  const budgetShortfall =
+    budgetHeld && model
+      ? shortfallOf(model, hasDraft ? [...session.messages, draftMessage()] : session.messages)
+      : null;
+  if (budgetHeld && budgetShortfall === null) setBudgetHeld(false);
+
   /** Runs `messages` on `mainModel` (and the compared models); false when a problem stopped it. */
   async function run(
     mainModel: string,
@@ -167,15 +190,24 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     await Promise.all(runs.map((entry) => runner.run(entry.reply, entry.body)));
   }
 
-  /** Sends the conversation plus the draft; after a compare run, first asks which reply it follows. */
-  function send() {
+  /**
+   * Sends the conversation plus the draft; after a compare run, first asks which reply it follows.
+   * A worst case the key cannot afford is held, with the fix offered, unless `anyway`.
+   */
+  function send(anyway = false) {
     if (runner.running || sendDisabledReason !== null || !model) return;
     if (hasDraft && keepableLanes.length > 0) {
       setContinueChoice('send');
       return;
     }
     const added = hasDraft ? draftMessage() : null;
-    void run(model, added ? [...session.messages, added] : session.messages, added);
+    const messages = added ? [...session.messages, added] : session.messages;
+    if (!anyway && shortfallOf(model, messages) !== null) {
+      setBudgetHeld(true);
+      return;
+    }
+    setBudgetHeld(false);
+    void run(model, messages, added);
   }
 
   /** Adds the draft without a reply; after a compare run, first asks which reply it follows. */
@@ -236,12 +268,20 @@ export function usePlaygroundRuns(input: PlaygroundRunsInput) {
     setProblemsShown(false);
     setNotes([]);
     setContinueChoice(null);
+    setBudgetHeld(false);
   }
 
   return {
     running: runner.running,
     stop: runner.stop,
-    send,
+    send: () => send(),
+    sendAnyway: () => send(true),
+    budgetShortfall,
+    /** Lowers `max_tokens` to what the key can afford, as the held send's notice offers. */
+    fitMaxTokens: (maxTokens: number) => {
+      dispatch({ type: 'parametersChanged', changes: { max_tokens: maxTokens } });
+    },
+    dismissBudget: () => setBudgetHeld(false),
     addDraft,
     rerunFrom,
     submitToolResults,

@@ -1,5 +1,11 @@
 import { ApiRequestError } from '../../../lib/api-client';
-import { recordAttempts, recordRetryDelayMs, shouldRetryRecord } from './generation';
+import {
+  fetchGenerationCharge,
+  RecordPending,
+  recordAttempts,
+  recordRetryDelayMs,
+  shouldRetryRecord,
+} from './generation';
 
 function failure(status: number): ApiRequestError {
   return new ApiRequestError({
@@ -15,6 +21,20 @@ describe('reading a generation record', () => {
     for (const status of [404, 0, 502]) expect(shouldRetryRecord(0, failure(status))).toBe(true);
     expect(shouldRetryRecord(recordAttempts - 2, failure(404))).toBe(true);
     expect(shouldRetryRecord(recordAttempts - 1, failure(404))).toBe(false);
+  });
+
+  it('asks with pending=1 and takes a pending answer for a record not written yet', async () => {
+    const fetchMock = vi.fn(async (_input: RequestInfo | URL) =>
+      Response.json({ id: '0123456789abcdef-AMS', pending: true }),
+    );
+    vi.stubGlobal('fetch', fetchMock);
+    const lookup = fetchGenerationCharge('p', '0123456789abcdef-AMS');
+    await expect(lookup).rejects.toBeInstanceOf(RecordPending);
+    const url = new URL(String(fetchMock.mock.calls[0]?.[0]), 'http://workbench.test');
+    expect(url.searchParams.get('pending')).toBe('1');
+    expect(shouldRetryRecord(0, new RecordPending('x'))).toBe(true);
+    expect(shouldRetryRecord(recordAttempts - 1, new RecordPending('x'))).toBe(false);
+    vi.unstubAllGlobals();
   });
 
   it('does not ask again when asking again cannot help', () => {

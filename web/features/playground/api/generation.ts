@@ -3,15 +3,40 @@
  * record), for the figures under a finished reply.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { generationChargeSchema, type GenerationCharge } from '../../../../contract/workbench-api';
+import { z } from 'zod';
+import {
+  generationChargeSchema,
+  generationPendingSchema,
+  type GenerationCharge,
+} from '../../../../contract/workbench-api';
 import { ApiRequestError, apiGet, withQuery } from '../../../lib/api-client';
 
-export function fetchGenerationCharge(
+/** The record is not written yet: asked again, like a hiccup, a bounded number of times. */
+export class RecordPending extends Error {
+  constructor(id: string) {
+    super(`The gateway has not written the record of ${id} yet.`);
+    this.name = 'RecordPending';
+  }
+}
+
+const lookupSchema = z.union([generationPendingSchema, generationChargeSchema]);
+
+/**
+ * Asks with `pending=1`, so a record not written yet is a 200 answer rather than a 404 the
+ * browser would log as a failed request after every Stop.
+ */
+export async function fetchGenerationCharge(
   profile: string,
   id: string,
   signal?: AbortSignal,
 ): Promise<GenerationCharge> {
-  return apiGet(withQuery('/api/generation', { profile, id }), generationChargeSchema, { signal });
+  const answer = await apiGet(
+    withQuery('/api/generation', { profile, id, pending: '1' }),
+    lookupSchema,
+    { signal },
+  );
+  if ('pending' in answer) throw new RecordPending(id);
+  return answer;
 }
 
 /**
@@ -29,6 +54,7 @@ export function recordRetryDelayMs(failureCount: number): number {
 /** A record not written yet (404), or a gateway or network hiccup, may answer on a later try. */
 export function shouldRetryRecord(failureCount: number, error: unknown): boolean {
   if (failureCount >= recordAttempts - 1) return false;
+  if (error instanceof RecordPending) return true;
   if (!(error instanceof ApiRequestError)) return false;
   return error.status === 404 || error.status === 0 || error.status >= 500;
 }

@@ -8,6 +8,8 @@ import type { RunUsage, ToolCall } from '../playground-types';
 
 export interface ReplyState {
   text: string;
+  /** The reasoning text streamed before (or beside) the answer. */
+  reasoning: string;
   toolCalls: ToolCall[];
   finishReason: string | null;
   usage: RunUsage | null;
@@ -17,6 +19,7 @@ export interface ReplyState {
 
 export const emptyReply: ReplyState = {
   text: '',
+  reasoning: '',
   toolCalls: [],
   finishReason: null,
   usage: null,
@@ -30,6 +33,9 @@ function toUsage(usage: ChatCompletionChunk['usage']): RunUsage | null {
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens,
     ...(typeof usage.cost === 'number' ? { cost: usage.cost } : {}),
+    ...(typeof usage.completion_tokens_details?.reasoning_tokens === 'number'
+      ? { reasoning_tokens: usage.completion_tokens_details.reasoning_tokens }
+      : {}),
   };
 }
 
@@ -44,6 +50,10 @@ export function applyChunk(state: ReplyState, chunk: ChatCompletionChunk): Reply
   const content = choice.delta.content;
   if (typeof content === 'string' && content !== '') {
     next = { ...next, text: next.text + content, started: true };
+  }
+  const reasoning = choice.delta.reasoning;
+  if (typeof reasoning === 'string' && reasoning !== '') {
+    next = { ...next, reasoning: next.reasoning + reasoning, started: true };
   }
   for (const fragment of choice.delta.tool_calls ?? []) {
     const toolCalls = next.toolCalls.slice();
@@ -67,6 +77,7 @@ export function replyFromCompletion(completion: ChatCompletion): ReplyState {
   const choice = completion.choices[0];
   return {
     text: choice?.message.content ?? '',
+    reasoning: choice?.message.reasoning ?? '',
     toolCalls: (choice?.message.tool_calls ?? []).map((call) => ({
       id: call.id,
       type: 'function' as const,

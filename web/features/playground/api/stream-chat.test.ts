@@ -141,6 +141,28 @@ describe('streamChat', () => {
 });
 
 describe('applyChunk', () => {
+  it('keeps the reasoning apart from the answer, with its token count', () => {
+    const base = { id: 'gen', object: 'chat.completion.chunk' as const, created: 1, model: 'm' };
+    let reply = applyChunk(emptyReply, {
+      ...base,
+      choices: [{ index: 0, delta: { reasoning: 'Let me think.' }, finish_reason: null }],
+    });
+    expect(reply.started).toBe(true);
+    reply = applyChunk(reply, {
+      ...base,
+      choices: [{ index: 0, delta: { content: 'Yes.' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 3,
+        completion_tokens: 9,
+        total_tokens: 12,
+        completion_tokens_details: { reasoning_tokens: 7 },
+      },
+    });
+    expect(reply.reasoning).toBe('Let me think.');
+    expect(reply.text).toBe('Yes.');
+    expect(reply.usage?.reasoning_tokens).toBe(7);
+  });
+
   it('joins tool-call fragments by index', () => {
     const base = { id: 'gen', object: 'chat.completion.chunk' as const, created: 1, model: 'm' };
     let reply = applyChunk(emptyReply, {

@@ -1,6 +1,7 @@
 /**
  * The box at the bottom of the conversation: a message with any role, images (file or paste)
- * for models that take them, and Send (Ctrl/Cmd+Enter) or, while a reply streams, Stop (Esc).
+ * for models that take them, and Send (Ctrl/Cmd+Enter) or, while a reply streams, Stop (Esc) in
+ * its place. The page pins it to the bottom of the viewport, so Stop stays under the hand.
  * A `tool` message answers one of the conversation's open tool calls, so that role is offered
  * only while there is one.
  */
@@ -239,22 +240,32 @@ export function Composer({
               {sendDisabledReason}
             </span>
           )}
-          {/* Stop appears beside a disabled Send rather than in its place, so a double click on
-              Send can never land on Stop and cut the reply it just started. */}
-          {running && (
-            <Button key="stop" variant="danger" onClick={onStop} title="Stop the reply (Esc)">
+          {/* Stop takes Send's place, where the hand already is. The second click of a double
+              click on Send (`detail` 2) lands on Stop: it is ignored, so it cannot cut the reply
+              it just started. */}
+          {running ? (
+            <Button
+              key="stop"
+              variant="danger"
+              onClick={(event) => {
+                if (event.detail > 1) return;
+                onStop();
+              }}
+              title="Stop the reply (Esc)"
+            >
               Stop
             </Button>
+          ) : (
+            <Button
+              key="send"
+              variant="primary"
+              onClick={onSend}
+              disabled={sendDisabledReason !== null}
+              title="Send (Ctrl+Enter)"
+            >
+              Send
+            </Button>
           )}
-          <Button
-            key="send"
-            variant="primary"
-            onClick={onSend}
-            disabled={running || sendDisabledReason !== null}
-            title="Send (Ctrl+Enter)"
-          >
-            Send
-          </Button>
         </div>
       </div>
       {!imagesSupported && imagesReason && <p className="sr-only">{imagesReason}</p>}

@@ -2,13 +2,15 @@
  * The conversation column for a chat model: the system prompt, the transcript, the notes about
  * the last send, and the composer with its prompt-token estimate.
  */
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { toWireMessages } from '../build-request';
 import { estimatePromptTokens } from '../metrics';
 import type { RunRecord, ToolCall } from '../playground-types';
 import type { ModelCapabilities } from '../use-model-capabilities';
 import type { PlaygroundRuns } from '../use-playground-runs';
 import type { PlaygroundSessionState } from '../use-playground-session';
+import { useFollowOutput } from '../use-follow-output';
+import { BudgetNotice } from './budget-notice';
 import { Composer } from './composer';
 import { PlaygroundNotices } from './playground-notices';
 import { SystemPromptField } from './system-prompt-field';
@@ -46,6 +48,13 @@ export function ConversationSection({
       ]),
     [session.systemPrompt, session.messages, draft.text],
   );
+  const lastMessage = session.messages.at(-1);
+  const conversationEnd = useRef<HTMLDivElement>(null);
+  useFollowOutput(
+    conversationEnd,
+    runs.running,
+    (lastMessage?.text.length ?? 0) + (lastMessage?.reasoning?.length ?? 0),
+  );
   return (
     <>
       <SystemPromptField
@@ -72,22 +81,34 @@ export function ConversationSection({
         historyNote={historyNote}
         conversationImagesNote={capabilities.conversationImagesNote}
       />
-      <Composer
-        draft={draft}
-        onDraftChange={playground.setDraft}
-        running={runs.running}
-        imagesSupported={capabilities.imagesSupported}
-        imagesReason={capabilities.imagesReason}
-        openToolCalls={openToolCalls}
-        sendDisabledReason={runs.sendDisabledReason}
-        onSend={runs.send}
-        onAdd={runs.addDraft}
-        onStop={runs.stop}
-        promptEstimate={{
-          tokens: promptTokens,
-          contextLength: capabilities.catalogModel?.context_length ?? null,
-        }}
-      />
+      {runs.budgetShortfall && (
+        <BudgetNotice
+          shortfall={runs.budgetShortfall}
+          onFit={runs.fitMaxTokens}
+          onSendAnyway={runs.sendAnyway}
+          onDismiss={runs.dismissBudget}
+        />
+      )}
+      {/* Pinned to the bottom of the viewport: Stop stays in reach however long the reply. */}
+      <div className="sticky bottom-0 z-10 -mx-1 bg-white/95 px-1 pb-2 dark:bg-zinc-950/95">
+        <Composer
+          draft={draft}
+          onDraftChange={playground.setDraft}
+          running={runs.running}
+          imagesSupported={capabilities.imagesSupported}
+          imagesReason={capabilities.imagesReason}
+          openToolCalls={openToolCalls}
+          sendDisabledReason={runs.sendDisabledReason}
+          onSend={runs.send}
+          onAdd={runs.addDraft}
+          onStop={runs.stop}
+          promptEstimate={{
+            tokens: promptTokens,
+            contextLength: capabilities.catalogModel?.context_length ?? null,
+          }}
+        />
+      </div>
+      <div ref={conversationEnd} aria-hidden="true" />
     </>
   );
 }

@@ -56,6 +56,50 @@ describe('MessageItem', () => {
     expect(screen.queryByRole('textbox', { name: 'Text of turn 2' })).not.toBeInTheDocument();
   });
 
+  it('shows the reasoning in a Reasoning block with its token count, open while it streams', () => {
+    const reply = {
+      ...createMessage('assistant', ''),
+      reasoning: 'The user greets me.',
+      run: { ...finishedRun, status: 'streaming' as const, usage: null },
+    };
+    renderItem({ message: reply });
+    const summary = screen.getByText('Reasoning');
+    expect(summary.closest('details')).toHaveAttribute('open');
+    expect(screen.getByText('The user greets me.')).toBeInTheDocument();
+    expect(summary).toHaveTextContent('thinking…');
+    expect(screen.queryByText(/Waiting for the first token/)).not.toBeInTheDocument();
+  });
+
+  it('folds a finished reply’s reasoning, naming how many tokens it took', () => {
+    const reply = {
+      ...createMessage('assistant', 'Hello!'),
+      reasoning: 'The user greets me.',
+      run: {
+        ...finishedRun,
+        usage: { ...finishedRun.usage!, reasoning_tokens: 67 },
+      },
+    };
+    renderItem({ message: reply });
+    const summary = screen.getByText('Reasoning');
+    expect(summary).toHaveTextContent('Reasoning · 67 tokens');
+    expect(summary.closest('details')).not.toHaveAttribute('open');
+  });
+
+  it('folds a long message behind Show more, and shows it whole on request', async () => {
+    const user = userEvent.setup();
+    const paste = `${'lorem ipsum '.repeat(1000)}THE END`;
+    renderItem({ message: createMessage('user', paste) });
+    const item = screen.getByRole('listitem', { name: 'user turn 2' });
+    expect(item).not.toHaveTextContent('THE END');
+    expect(item.textContent!.length).toBeLessThan(4_000);
+    await user.click(screen.getByRole('button', { name: 'Show more' }));
+    expect(item).toHaveTextContent('THE END');
+    expect(screen.getByRole('button', { name: 'Show less' })).toHaveAttribute(
+      'aria-expanded',
+      'true',
+    );
+  });
+
   it('cancels an edit without saving', async () => {
     const user = userEvent.setup();
     const props = renderItem();

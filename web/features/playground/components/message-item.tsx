@@ -9,6 +9,8 @@ import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { CopyButton } from '../../../components/copy-button';
 import type { ConversationMessage, MessageRole, RunRecord } from '../playground-types';
+import { messageLimits } from '../long-text';
+import { FoldedText } from './folded-text';
 import { MarkdownContent } from './markdown-content';
 import { ReplyBody } from './reply-body';
 
@@ -64,6 +66,10 @@ export interface MessageItemProps {
   onEdit(changes: { text: string; role: MessageRole }): void;
   onDelete(): void;
   onRerun(): void;
+  /** A failed reply: drop it with the user turn it answered. */
+  onDiscard?(): void;
+  /** Stops the reply while it streams. */
+  onStop?(): void;
   onRemoveImage(index: number): void;
   onShowRaw(run: RunRecord): void;
   onShowCode(run: RunRecord): void;
@@ -77,6 +83,8 @@ export function MessageItem({
   onEdit,
   onDelete,
   onRerun,
+  onDiscard,
+  onStop,
   onRemoveImage,
   onShowRaw,
   onShowCode,
@@ -223,15 +231,41 @@ export function MessageItem({
           </div>
         </form>
       ) : isReply ? (
-        <ReplyBody message={message} model={model} copyLabel={turn} />
+        <>
+          <ReplyBody message={message} model={model} copyLabel={turn} onStop={onStop} />
+          {message.run?.status === 'error' && !locked && (
+            // A failed turn is never sent again unasked: the person retries or discards it.
+            <div className="mt-2 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+              <span>This turn is left out of later requests until you retry or discard it.</span>
+              <Button size="small" onClick={onRerun} aria-label={`Retry ${turn}`}>
+                Retry
+              </Button>
+              {onDiscard && (
+                <Button
+                  size="small"
+                  variant="ghost"
+                  onClick={onDiscard}
+                  aria-label={`Discard ${turn}`}
+                >
+                  Discard
+                </Button>
+              )}
+            </div>
+          )}
+        </>
       ) : (
         <>
-          {message.text !== '' &&
-            (message.role === 'assistant' ? (
-              <MarkdownContent text={message.text} codeCopyLabel={turn} />
-            ) : (
-              <p className="text-sm break-words whitespace-pre-wrap">{message.text}</p>
-            ))}
+          {message.text !== '' && (
+            <FoldedText text={message.text} limits={messageLimits}>
+              {(shown) =>
+                message.role === 'assistant' ? (
+                  <MarkdownContent text={shown} codeCopyLabel={turn} />
+                ) : (
+                  <p className="text-sm break-words whitespace-pre-wrap">{shown}</p>
+                )
+              }
+            </FoldedText>
+          )}
           {message.toolCalls && message.toolCalls.length > 0 && (
             <p className="mt-1 font-mono text-xs text-zinc-500">
               Tool calls: {message.toolCalls.map((call) => call.function.name).join(', ')}

@@ -6,6 +6,8 @@ import type { CatalogModel, InferenceApi } from '../../../../contract/workbench-
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
+import { parseToolsText } from '../build-request';
+import { compareCandidates } from '../compare-candidates';
 import type { PlaygroundAction } from '../conversation-state';
 import type { ModelCapabilities } from '../use-model-capabilities';
 import type { PlaygroundSession } from '../playground-types';
@@ -80,7 +82,14 @@ export function ModelLine({
       )}
       <CapabilityBadges capabilities={capabilities} catalogPending={catalog.isPending} />
       {session.compareEnabled && !embeddingModel && (
-        <ComparePickers models={models} session={session} dispatch={dispatch} />
+        <ComparePickers
+          models={compareCandidates(models, {
+            images: session.messages.some((message) => message.images.length > 0),
+            tools: (parseToolsText(session.toolsText).tools?.length ?? 0) > 0,
+          })}
+          session={session}
+          dispatch={dispatch}
+        />
       )}
     </section>
   );

@@ -36,6 +36,9 @@ describe('ParametersPanel', () => {
     expect(temperature).toHaveAccessibleDescription(/sim\/echo-mini does not list “temperature”/);
     expect(screen.getByRole('spinbutton', { name: 'max_tokens' })).toBeEnabled();
     expect(screen.getByRole('textbox', { name: 'stop' })).toBeEnabled();
+    // Greyed with a quiet reason, not an orange warning on the first screen.
+    const reason = screen.getByText(/sim\/echo-mini does not list “temperature”/);
+    expect(reason.className).not.toMatch(/amber|red/);
   });
 
   it('passes typed values up, empty meaning the model’s default, and flags out-of-range ones', async () => {

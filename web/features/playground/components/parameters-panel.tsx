@@ -4,7 +4,7 @@
  * model's default" and is not sent either.
  */
 import { useId, useState } from 'react';
-import type { CatalogModel } from '../../../../contract/workbench-api';
+import { reasoningEfforts, type CatalogModel } from '../../../../contract/workbench-api';
 import { classNames } from '../../../components/class-names';
 import {
   parameterProblem,
@@ -17,7 +17,10 @@ import {
 } from '../parameters';
 import type { Parameters } from '../playground-types';
 
-const descriptions: Record<TunableParameter | 'tool_choice' | 'response_format', string> = {
+const descriptions: Record<
+  TunableParameter | 'tool_choice' | 'response_format' | 'reasoning_effort',
+  string
+> = {
   max_tokens: 'Upper bound on the reply’s tokens (and on what is reserved from the balance).',
   temperature: '0–2. Higher is more varied; empty uses the model’s default.',
   top_p: '0–1. Nucleus sampling; change this or temperature, rarely both.',
@@ -26,6 +29,8 @@ const descriptions: Record<TunableParameter | 'tool_choice' | 'response_format',
   tool_choice:
     'Whether the model may (auto), must (required) or must not (none) call a tool, or which one. Sent only with tools.',
   response_format: 'Plain text, any JSON object, or JSON that matches a schema.',
+  reasoning_effort:
+    'How hard the model thinks before it answers; reasoning tokens are charged as output.',
 };
 
 function FieldShell({
@@ -57,7 +62,8 @@ function FieldShell({
       {children}
       <p id={`${id}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">
         {reason ? (
-          <span className="text-amber-800 dark:text-amber-300">Disabled: {reason}</span>
+          // A quiet reason: what a model does not take is a fact, not a warning.
+          <span className="italic">Disabled: {reason}</span>
         ) : (
           descriptions[parameter]
         )}
@@ -194,6 +200,49 @@ function ToolChoiceField({
         {names.map((name) => (
           <option key={name} value={name}>
             function: {name}
+          </option>
+        ))}
+      </select>
+    </FieldShell>
+  );
+}
+
+/** `reasoning_effort`, offered where the model lists `reasoning`. */
+function ReasoningEffortField({
+  parameters,
+  model,
+  onChange,
+}: {
+  parameters: Parameters;
+  model: CatalogModel | undefined;
+  onChange(changes: Partial<Parameters>): void;
+}) {
+  const id = useId();
+  const support = parameterSupport('reasoning', model);
+  return (
+    <FieldShell
+      id={id}
+      label="reasoning_effort"
+      parameter="reasoning_effort"
+      reason={support.reason}
+      problem={null}
+    >
+      <select
+        id={id}
+        disabled={!support.supported}
+        aria-describedby={`${id}-description`}
+        value={parameters.reasoning_effort ?? ''}
+        onChange={(event) =>
+          onChange({
+            reasoning_effort: (event.target.value || null) as Parameters['reasoning_effort'],
+          })
+        }
+        className={inputClasses}
+      >
+        <option value="">default (not sent)</option>
+        {reasoningEfforts.map((effort) => (
+          <option key={effort} value={effort}>
+            {effort}
           </option>
         ))}
       </select>
@@ -364,6 +413,7 @@ export function ParametersPanel({
       />
       <ToolChoiceField {...shared} toolNames={toolNames} onChange={onChange} />
       <ResponseFormatField {...shared} onChange={onChange} />
+      <ReasoningEffortField {...shared} onChange={onChange} />
       <div className="flex items-start gap-2">
         <input
           id={streamId}

@@ -1,13 +1,17 @@
 /**
- * An assistant reply: the Markdown text as it streams, the tool calls it asked for, how it
+ * An assistant reply: its reasoning, the Markdown text as it streams, the tool calls it asked for, how it
  * ended (stopped, failed) and its metrics.
  */
 import type { CatalogModel } from '../../../../contract/workbench-api';
-import { Badge } from '../../../components/badge';
 import type { ConversationMessage } from '../playground-types';
+import { replyLimits } from '../long-text';
+import { FoldedText } from './folded-text';
+import { HungGatewayNote } from './hung-gateway-note';
 import { MarkdownContent } from './markdown-content';
+import { ReasoningBlock } from './reasoning-block';
 import { ReplyMetrics } from './reply-metrics';
 import { RunErrorPanel } from './run-error-panel';
+import { StoppedNote } from './stopped-note';
 
 export function ToolCallList({ message }: { message: ConversationMessage }) {
   if (!message.toolCalls || message.toolCalls.length === 0) return null;
@@ -36,19 +40,30 @@ export function ReplyBody({
   message,
   model,
   copyLabel,
+  onStop,
 }: {
   message: ConversationMessage;
   model: CatalogModel | undefined;
   /** What the reply is called in copy buttons' names ("turn 3"). */
   copyLabel: string;
+  /** Stops the reply, offered in place when the gateway stops answering. */
+  onStop?(): void;
 }) {
   const run = message.run;
   const streaming = run?.status === 'streaming';
   const empty = message.text === '' && (message.toolCalls?.length ?? 0) === 0;
   return (
     <div aria-busy={streaming} className="min-w-0">
-      {message.text !== '' && <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />}
-      {streaming && empty && (
+      <ReasoningBlock message={message} />
+      {message.text !== '' &&
+        (streaming ? (
+          <MarkdownContent text={message.text} codeCopyLabel={copyLabel} />
+        ) : (
+          <FoldedText text={message.text} limits={replyLimits}>
+            {(shown) => <MarkdownContent text={shown} codeCopyLabel={copyLabel} />}
+          </FoldedText>
+        ))}
+      {streaming && empty && !message.reasoning && (
         <p className="text-sm text-zinc-500 dark:text-zinc-400" role="status">
           Waiting for the first token…
         </p>
@@ -56,12 +71,9 @@ export function ReplyBody({
       {!streaming && empty && run?.status !== 'error' && (
         <p className="text-sm text-zinc-500 italic dark:text-zinc-400">(empty reply)</p>
       )}
+      {streaming && onStop && <HungGatewayNote onStop={onStop} />}
       <ToolCallList message={message} />
-      {run?.status === 'stopped' && (
-        <p className="mt-2">
-          <Badge tone="amber">Stopped — partial reply</Badge>
-        </p>
-      )}
+      <StoppedNote message={message} />
       {run?.error && (
         <div className="mt-2">
           <RunErrorPanel error={run.error} />

@@ -135,7 +135,7 @@ describe('ReplyMetrics: what was charged', () => {
     // estimate from the text beside tokens from the record: nothing is approximate.
     expect(screen.getByText('98.0 tok/s')).toBeInTheDocument();
     expect(screen.queryAllByText(/≈/)).toEqual([]);
-    expect(requests[0]?.url.search).toBe(`?profile=demo-account&id=${cfRay}`);
+    expect(requests[0]?.url.search).toBe(`?profile=demo-account&id=${cfRay}&pending=1`);
   });
 
   it('shows the gateway’s own time from the record beside the total, none before it', async () => {

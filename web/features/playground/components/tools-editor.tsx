@@ -53,7 +53,8 @@ export function ToolsEditor({
       />
       <p id={`${id}-note`} className="text-xs text-zinc-500 dark:text-zinc-400">
         {!supported ? (
-          <span className="text-amber-800 dark:text-amber-300">
+          // Greyed with a quiet reason: a model without tools is a fact, not a warning.
+          <span className="italic">
             {modelId
               ? `Disabled: ${modelId} does not list “tools” in its supported parameters.`
               : 'Choose a model first.'}

@@ -55,6 +55,12 @@ export function Transcript({
               onEdit={(changes) => dispatch({ type: 'messageEdited', id: message.id, changes })}
               onDelete={() => dispatch({ type: 'messageDeleted', id: message.id })}
               onRerun={() => runs.rerunFrom(message)}
+              onStop={runs.stop}
+              onDiscard={() => {
+                const asked = session.messages[index - 1];
+                dispatch({ type: 'messageDeleted', id: message.id });
+                if (asked?.role === 'user') dispatch({ type: 'messageDeleted', id: asked.id });
+              }}
               onRemoveImage={(imageIndex) =>
                 dispatch({
                   type: 'messageEdited',

@@ -11,14 +11,12 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { formatUsd } from '../../../lib/format';
 import { useEmbed } from './embed';
 import { SimilarityMatrix } from './similarity-matrix';
+import { summarizeVector } from './vector-summary';
 import {
   embeddingsRequestOf,
   minimumEmbeddingInputs,
   type EmbeddingsDraftState,
 } from './use-embeddings-draft';
-
-/** How many leading values of each vector are shown. */
-const shownValues = 5;
 
 const valueFormat = new Intl.NumberFormat('en-US', {
   minimumFractionDigits: 4,
@@ -38,6 +36,7 @@ export function EmbeddingsView({
   const { draft } = draftState;
   const embedding = useEmbed();
   const traceLabelId = useId();
+  const embedReasonId = useId();
   const built = embeddingsRequestOf(draft, model);
   const disabledReason = !profile
     ? 'No key profile: the BFF holds none (see Keys).'
@@ -64,8 +63,8 @@ export function EmbeddingsView({
                 value={text}
                 rows={2}
                 onChange={(event) => draftState.setInput(index, event.target.value)}
-                placeholder={index === 0 ? 'A cat sleeps on the mat.' : 'A kitten naps on a rug.'}
-                className="w-full resize-y rounded-md border border-zinc-300 bg-white p-2 text-sm font-normal text-zinc-900 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+                placeholder="Text to embed"
+                className="w-full resize-y rounded-md border border-zinc-300 bg-white p-2 text-sm font-normal text-zinc-900 placeholder:text-zinc-400 placeholder:italic dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-500"
               />
             </label>
             <Button
@@ -76,7 +75,7 @@ export function EmbeddingsView({
               disabled={draft.inputs.length <= minimumEmbeddingInputs}
               title={
                 draft.inputs.length <= minimumEmbeddingInputs
-                  ? `Comparing needs at least ${minimumEmbeddingInputs} inputs.`
+                  ? 'The only input: there must be one.'
                   : undefined
               }
               onClick={() => draftState.removeInput(index)}
@@ -109,17 +108,20 @@ export function EmbeddingsView({
         <Button
           variant="primary"
           disabled={disabledReason !== null || embedding.isPending}
-          title={disabledReason ?? undefined}
+          aria-describedby={disabledReason ? embedReasonId : undefined}
           onClick={() => {
             if (profile && built.ok) embedding.mutate({ profile, request: built.request });
           }}
         >
           {embedding.isPending ? 'Embedding…' : 'Embed'}
         </Button>
+        {/* Why Embed is disabled, next to it, from the start. */}
+        {disabledReason && (
+          <p id={embedReasonId} className="self-center text-xs text-zinc-600 dark:text-zinc-400">
+            {disabledReason}
+          </p>
+        )}
       </div>
-      {disabledReason && draft.inputs.some((text) => text.trim() !== '') && (
-        <p className="text-xs text-amber-800 dark:text-amber-300">{disabledReason}</p>
-      )}
 
       {embedding.isError && <ErrorPanel what="Embedding the inputs" error={embedding.error} />}
       {result && sent && (
@@ -158,25 +160,37 @@ export function EmbeddingsView({
             </span>
           </div>
           <ol aria-label="Vectors" className="flex flex-col gap-1 text-xs">
-            {result.data.map((entry) => (
-              <li key={entry.index} className="min-w-0">
-                <span className="font-medium">Input {entry.index + 1}</span>{' '}
-                <span className="text-zinc-600 dark:text-zinc-400">
-                  ({sent.input[entry.index] ?? ''})
-                </span>
-                : {entry.embedding.length} dimensions ·{' '}
-                <code className="font-mono break-all">
-                  [
-                  {entry.embedding
-                    .slice(0, shownValues)
-                    .map((value) => valueFormat.format(value))
-                    .join(', ')}
-                  {entry.embedding.length > shownValues ? ', …' : ''}]
-                </code>
-              </li>
-            ))}
+            {result.data.map((entry) => {
+              const summary = summarizeVector(entry.embedding);
+              const more = summary.sparse
+                ? summary.nonZero > summary.shown.length
+                : summary.dimensions > summary.shown.length;
+              return (
+                <li key={entry.index} className="min-w-0">
+                  <span className="font-medium">Input {entry.index + 1}</span>{' '}
+                  <span className="text-zinc-600 dark:text-zinc-400">
+                    ({sent.input[entry.index] ?? ''})
+                  </span>
+                  : {summary.dimensions} dimensions · norm {valueFormat.format(summary.norm)} ·{' '}
+                  {summary.sparse && <>{summary.nonZero} non-zero: </>}
+                  <code className="font-mono break-all">
+                    [
+                    {summary.shown
+                      .map(({ index, value }) =>
+                        summary.sparse
+                          ? `#${index} ${valueFormat.format(value)}`
+                          : valueFormat.format(value),
+                      )
+                      .join(', ')}
+                    {more ? ', …' : ''}]
+                  </code>
+                </li>
+              );
+            })}
           </ol>
-          <SimilarityMatrix vectors={result.data.map((entry) => entry.embedding)} />
+          {result.data.length > 1 && (
+            <SimilarityMatrix vectors={result.data.map((entry) => entry.embedding)} />
+          )}
         </section>
       )}
     </section>

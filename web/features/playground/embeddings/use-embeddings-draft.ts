@@ -1,11 +1,12 @@
 /**
  * The embeddings view's inputs and `dimensions`, kept by the page so "Get code" builds the same
- * request the Embed button sends. Starts with two inputs: comparing needs at least two.
+ * request the Embed button sends. Starts with one input: a single text is the common case, and
+ * Add input brings more to compare.
  */
 import { useState } from 'react';
 import { maxEmbeddingInputs, type EmbeddingsRequest } from '../../../../contract/workbench-api';
 
-export const minimumEmbeddingInputs = 2;
+export const minimumEmbeddingInputs = 1;
 
 export interface EmbeddingsDraft {
   inputs: string[];
@@ -18,7 +19,15 @@ export function embeddingsRequestOf(
   model: string,
 ): { ok: true; request: EmbeddingsRequest['request'] } | { ok: false; problem: string } {
   const input = draft.inputs.map((text) => text.trim());
-  if (input.some((text) => text === '')) return { ok: false, problem: 'Fill in every input.' };
+  if (input.some((text) => text === '')) {
+    return {
+      ok: false,
+      problem:
+        input.length === 1
+          ? 'Write the text to embed first.'
+          : 'Fill in every input, or remove the empty one.',
+    };
+  }
   const dimensionsText = draft.dimensionsText.trim();
   if (dimensionsText === '') return { ok: true, request: { model, input } };
   const dimensions = Number(dimensionsText);
@@ -29,7 +38,7 @@ export function embeddingsRequestOf(
 }
 
 export function useEmbeddingsDraft() {
-  const [draft, setDraft] = useState<EmbeddingsDraft>({ inputs: ['', ''], dimensionsText: '' });
+  const [draft, setDraft] = useState<EmbeddingsDraft>({ inputs: [''], dimensionsText: '' });
   return {
     draft,
     setInput: (index: number, text: string) =>
