@@ -27,6 +27,7 @@ describe('routeLabeller', () => {
     ['POST', '/v1/messages', 'messages'],
     ['POST', '/v1/messages/count_tokens', 'messages_count_tokens'],
     ['POST', '/v1/responses', 'responses'],
+    ['POST', '/v1/responses/input_tokens', 'responses_input_tokens'],
     ['GET', '/v1/responses/resp_123', 'responses'],
     ['DELETE', '/v1/responses/resp_123', 'responses'],
     ['GET', '/v1/responses/resp_123/input_items', 'responses'],

@@ -16,6 +16,7 @@ export const ROUTE_NAMES = [
   'messages',
   'messages_count_tokens',
   'responses',
+  'responses_input_tokens',
   'gemini_generate',
   'gemini_count_tokens',
   'gemini_embed',
@@ -90,6 +91,7 @@ export function formOf(route: RouteName): FormLabel {
     case 'messages_count_tokens':
       return 'messages';
     case 'responses':
+    case 'responses_input_tokens':
       return 'responses';
     case 'gemini_generate':
     case 'gemini_count_tokens':

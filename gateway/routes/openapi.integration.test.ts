@@ -404,6 +404,13 @@ function probeOf(operation: Operation): Probe {
       ok: [() => ({ body: { model: messages.model, messages: messages.messages } })],
       errors: [() => ({ body: { model: 'nobody/nothing', messages: messages.messages } })],
     },
+    countResponseInputTokens: {
+      ok: [() => ({ body: { model: messages.model, input: 'Hi' } })],
+      errors: [
+        () => ({ body: { model: 'nobody/nothing', input: 'Hi' } }),
+        () => ({ body: { model: messages.model, input: 'Hi', previous_response_id: 'resp_1' } }),
+      ],
+    },
     createResponse: {
       ok: [
         () => ({ body: { model: messages.model, input: 'Hi', max_output_tokens: 16 } }),

@@ -246,6 +246,46 @@ describe('POST /v1/responses with the openai client', () => {
   });
 });
 
+describe('POST /v1/responses/input_tokens with the openai client', () => {
+  it('counts what the model would be charged as input, runs no model and records nothing', async () => {
+    const request = {
+      model: 'sim/chat-standard',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user' as const, content: 'What is the weather in Paris and in Rome today?' },
+      ],
+      tools: [weatherTool],
+    };
+    const before = await getWithKey(`${gateway.url}/v1/generations?limit=100`, account.key);
+    const recorded = ((await before.json()) as { data: unknown[] }).data.length;
+
+    const counted = await client.responses.inputTokens.count(request);
+    expect(counted.object).toBe('response.input_tokens');
+    expect(counted.input_tokens).toBeGreaterThan(10);
+    const after = await getWithKey(`${gateway.url}/v1/generations?limit=100`, account.key);
+    expect(((await after.json()) as { data: unknown[] }).data).toHaveLength(recorded);
+
+    const answer = await client.responses.create({ ...request, max_output_tokens: 16 });
+    expect(answer.usage!.input_tokens).toBe(counted.input_tokens);
+  });
+
+  it('refuses previous_response_id and an unknown model, naming each', async () => {
+    await expect(
+      client.responses.inputTokens.count({
+        model: 'sim/chat-standard',
+        input: 'Hello',
+        previous_response_id: 'resp_0123456789abcdef',
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('previous_response_id'),
+    });
+    await expect(
+      client.responses.inputTokens.count({ model: 'sim/no-such-model', input: 'Hello' }),
+    ).rejects.toMatchObject({ status: 404, message: expect.stringContaining('sim/no-such-model') });
+  });
+});
+
 describe('stored responses belong to their key', () => {
   it('lets no other key read, continue or delete a response; its account may read it', async () => {
     const child = await gateway.createKey({

@@ -17,6 +17,8 @@ import { responsesRequestSchema, type ResponsesRequest } from '../forms/response
 import { sendJson } from '../http/respond';
 import type { KeyRow } from '../store/store';
 import type { StoredResponse } from '../store/stored-responses';
+import { countPromptTokens } from '../canonical/token-count';
+import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
 import { INFERENCE_ERRORS, inferenceRoute, type InferenceHooks } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
@@ -129,6 +131,29 @@ const listInputItems: RouteDoc = {
   errors: { form: 'gateway', statuses: [400, 401, 404] },
 };
 
+/** `POST /v1/responses/input_tokens`'s answer, as OpenAI's. */
+const inputTokensSchema = z.object({
+  object: z.literal('response.input_tokens'),
+  input_tokens: z.number().int(),
+});
+
+const countInputTokens: RouteDoc = {
+  operationId: 'countResponseInputTokens',
+  metricsRoute: 'responses_input_tokens',
+  method: 'POST',
+  path: '/v1/responses/input_tokens',
+  summary: 'Count the input tokens of a Responses request',
+  description:
+    'Free: runs no model. The whole input is counted; `previous_response_id` is refused here (send the items).',
+  tag: 'Responses',
+  auth: 'chat_completions',
+  body: named('ResponsesRequest', responsesRequestSchema),
+  responses: {
+    200: jsonContent('The input tokens.', named('ResponseInputTokens', inputTokensSchema)),
+  },
+  errors: { form: 'gateway', statuses: COUNT_TOKENS_ERRORS },
+};
+
 /** The account a key belongs to: itself, or a child's parent. */
 const accountOf = (key: KeyRow) => key.parentId ?? key.id;
 
@@ -202,9 +227,38 @@ const compactForm: PublicForm = {
 };
 
 export const responsesRoutes: RouteFamily = {
-  routes: [createResponse, compactResponse, getResponse, deleteResponse, listInputItems],
+  routes: [
+    createResponse,
+    compactResponse,
+    countInputTokens,
+    getResponse,
+    deleteResponse,
+    listInputItems,
+  ],
   add(router, parts) {
     const { store } = parts;
+
+    addRoute(
+      router,
+      countInputTokens,
+      withErrors(chatErrorBody, (context) =>
+        serveCountTokens(
+          parts,
+          context,
+          'chat_completions',
+          (body): z.output<typeof inputTokensSchema> => {
+            if ((body as ResponsesRequest | null)?.previous_response_id) {
+              throw invalidRequest(
+                "Invalid field 'previous_response_id': counting takes the whole input here; send the conversation's items instead.",
+              );
+            }
+            const canonical = responsesForm.toCanonical(body, { url: context.url });
+            parts.names.resolve(canonical.model);
+            return { object: 'response.input_tokens', input_tokens: countPromptTokens(canonical) };
+          },
+        ),
+      ),
+    );
 
     const { readable, hooks } = responsesContinuation(parts);
 
