@@ -387,6 +387,10 @@ export const maxEmbeddingInputs = 32;
  * `POST /api/embeddings` body: a profile name and what to embed. The BFF sends it to the
  * gateway's `POST /v1/embeddings` with `encoding_format: "float"`.
  */
+/** `POST /api/count-tokens` (body: a chat request): the prompt's tokens as the gateway counts them. */
+export const tokenCountSchema = z.object({ input_tokens: z.number().int().nonnegative() });
+export type TokenCount = z.infer<typeof tokenCountSchema>;
+
 export const embeddingsRequestSchema = z.object({
   profile: z.string().min(1),
   request: z.object({

@@ -20,6 +20,7 @@ import { jsonBody } from './core/json-body';
 import { createCatalogRouter, createCatalogService } from './catalog/catalog';
 import { createChatRouter } from './playground/chat-proxy';
 import { createChildKeysRouter } from './keys/child-keys';
+import { createCountTokensRouter } from './playground/count-tokens';
 import { createEmbeddingsRouter } from './playground/embeddings-proxy';
 import type { GatewayTimeouts } from './core/config';
 import type { WorkbenchContext } from './core/context';
@@ -201,6 +202,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createModelEndpointsRouter(context));
   api.use(createChatRouter(context));
   api.use(createEmbeddingsRouter(context));
+  api.use(createCountTokensRouter(context));
   api.use(createGenerationRouter(context));
   api.use(createBalanceRouter(context));
   api.use(createValidateKeyRouter(context));

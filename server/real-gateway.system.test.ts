@@ -8,6 +8,7 @@ import {
   balanceViewSchema,
   catalogSchema,
   chatResultSchema,
+  tokenCountSchema,
   checksReportSchema,
   healthSchema,
   modelEndpointsSchema,
@@ -157,6 +158,14 @@ describe('the BFF against the real gateway', () => {
       object: 'chat.completion',
       usage: { completion_tokens: 2 },
     });
+  });
+
+  it('the prompt counted by the gateway, as the chat it would send is charged', async () => {
+    const body = chat('account', false);
+    const counted = tokenCountSchema.parse((await postJson(bff, '/api/count-tokens', body)).json());
+    const result = chatResultSchema.parse((await postJson(bff, '/api/chat', body)).json());
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(result.body).toMatchObject({ usage: { prompt_tokens: counted.input_tokens } });
   });
 
   it('a stream reaches the browser while the gateway is still generating', async () => {

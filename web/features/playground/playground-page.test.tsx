@@ -58,6 +58,8 @@ function installFakeBff(
     charge?: (id: string) => unknown;
     balance?: Record<string, unknown>;
     health?: Record<string, unknown>;
+    /** The gateway's token count for a `POST /api/count-tokens` body; unset: a 404. */
+    countTokens?: (body: { request: { model: string; messages: unknown[] } }) => number;
   } = {},
 ) {
   const chatBodies: unknown[] = [];
@@ -89,6 +91,9 @@ function installFakeBff(
     }
     if (url.startsWith('/api/health')) {
       return Response.json(options.health ?? reachableHealth);
+    }
+    if (url.startsWith('/api/count-tokens') && options.countTokens) {
+      return Response.json({ input_tokens: options.countTokens(JSON.parse(String(init?.body))) });
     }
     if (url.startsWith('/api/chat')) {
       chatBodies.push(JSON.parse(String(init?.body)));
@@ -185,6 +190,31 @@ describe('PlaygroundPage', () => {
       'value',
       '8',
     );
+  });
+
+  it('shows the gateway’s own count once the typing pauses, without the ≈', async () => {
+    const user = userEvent.setup();
+    const counted: Array<{ request: { model: string; messages: unknown[] } }> = [];
+    installFakeBff({
+      countTokens: (body) => {
+        counted.push(body);
+        return 30_005;
+      },
+    });
+    renderPage('/playground?model=sim/chat-standard');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What does a gateway do?');
+    expect(await screen.findByText('30,005 / 32K prompt tokens')).toBeInTheDocument();
+    expect(screen.getByRole('meter', { name: 'Context used' })).toHaveAttribute('value', '30005');
+    // Asked once, after the pause, with what Send would send.
+    expect(counted).toEqual([
+      {
+        profile: 'demo-account',
+        request: {
+          model: 'sim/chat-standard',
+          messages: [{ role: 'user', content: 'What does a gateway do?' }],
+        },
+      },
+    ]);
   });
 
   it('streams a reply with its trace id and metrics, and saves the run to history', async () => {

@@ -145,6 +145,7 @@ export function PlaygroundPage() {
             <EmbeddingsView profile={profile} model={model} draftState={embeddingsDraft} />
           ) : (
             <ConversationSection
+              profile={profile}
               playground={playground}
               capabilities={capabilities}
               runs={runs}

@@ -17,7 +17,7 @@ function renderComposer(running: boolean) {
       onSend={onSend}
       onAdd={() => undefined}
       onStop={onStop}
-      promptEstimate={{ tokens: 3, contextLength: 1000 }}
+      promptEstimate={{ tokens: 3, counted: false, contextLength: 1000 }}
     />,
   );
   return { onSend, onStop };

@@ -65,7 +65,7 @@ export function Composer({
   onAdd(): void;
   onStop(): void;
   /** The prompt's estimated size, with the draft, against the model's context window. */
-  promptEstimate: { tokens: number; contextLength: number | null };
+  promptEstimate: { tokens: number; counted: boolean; contextLength: number | null };
 }) {
   const textId = useId();
   const fileId = useId();
@@ -233,6 +233,7 @@ export function Composer({
         <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
           <ContextMeter
             tokens={promptEstimate.tokens}
+            counted={promptEstimate.counted}
             contextLength={promptEstimate.contextLength}
           />
           {sendDisabledReason && !running && (

@@ -10,6 +10,7 @@ import type { ModelCapabilities } from '../use-model-capabilities';
 import type { PlaygroundRuns } from '../use-playground-runs';
 import type { PlaygroundSessionState } from '../use-playground-session';
 import { useFollowOutput } from '../use-follow-output';
+import { usePromptTokenCount } from '../use-prompt-token-count';
 import { BudgetNotice } from './budget-notice';
 import { Composer } from './composer';
 import { PlaygroundNotices } from './playground-notices';
@@ -17,6 +18,8 @@ import { SystemPromptField } from './system-prompt-field';
 import { Transcript } from './transcript';
 
 export interface ConversationSectionProps {
+  /** The key profile the count is asked with; null until one is chosen. */
+  profile: string | null;
   playground: PlaygroundSessionState;
   capabilities: ModelCapabilities;
   runs: PlaygroundRuns;
@@ -29,6 +32,7 @@ export interface ConversationSectionProps {
 }
 
 export function ConversationSection({
+  profile,
   playground,
   capabilities,
   runs,
@@ -40,14 +44,19 @@ export function ConversationSection({
 }: ConversationSectionProps) {
   const { session, dispatch, draft } = playground;
   // What Send would send, with the draft as the last turn, so the count follows the typing.
-  const promptTokens = useMemo(
-    () =>
-      estimatePromptTokens([
-        ...toWireMessages(session.systemPrompt, session.messages),
-        ...(draft.text !== '' ? [{ role: 'user' as const, content: draft.text }] : []),
-      ]),
+  const promptMessages = useMemo(
+    () => [
+      ...toWireMessages(session.systemPrompt, session.messages),
+      ...(draft.text !== '' ? [{ role: 'user' as const, content: draft.text }] : []),
+    ],
     [session.systemPrompt, session.messages, draft.text],
   );
+  const promptTokens = usePromptTokenCount({
+    profile,
+    model: capabilities.model,
+    messages: promptMessages,
+    estimate: useMemo(() => estimatePromptTokens(promptMessages), [promptMessages]),
+  });
   const lastMessage = session.messages.at(-1);
   const conversationEnd = useRef<HTMLDivElement>(null);
   useFollowOutput(
@@ -103,7 +112,7 @@ export function ConversationSection({
           onAdd={runs.addDraft}
           onStop={runs.stop}
           promptEstimate={{
-            tokens: promptTokens,
+            ...promptTokens,
             contextLength: capabilities.catalogModel?.context_length ?? null,
           }}
         />
