@@ -137,6 +137,9 @@ export async function startPausableProxy(
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     for (const socket of [client, upstream]) {
+      // Each chunk goes out when it is due: Nagle's algorithm would hold small ones back for an
+      // acknowledgement, up to 40 ms with delayed ACKs.
+      socket.setNoDelay(true);
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     }
