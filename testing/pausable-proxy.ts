@@ -46,11 +46,14 @@ export const symmetricDelay = (rttMs: number): ProxyDelay => ({
 });
 
 const SENT_BYTES_KEPT = 200;
+/** Up to this many chunks waiting, a wait under a millisecond is polled. */
+const POLLED_CHUNKS = 4;
 
 /**
  * Chunks waiting out a delay, one queue per direction: each direction's delay is the same for
  * every chunk, so each queue is in order of release. Under a millisecond (timers' resolution) the
- * wait is polled with `setImmediate`, which costs CPU only while something waits.
+ * wait is polled with `setImmediate`, which costs CPU only while something waits, and only while
+ * few chunks wait.
  */
 class DelayLine {
   private readonly queues = {
@@ -81,7 +84,11 @@ class DelayLine {
       this.scheduled = false;
       this.release();
     };
+    const queued = this.queues.toServer.length + this.queues.toClient.length;
     if (wait > 1.5) setTimeout(tick, wait - 1);
+    // Under load the polling would take a core from what is measured: timers (a millisecond's
+    // resolution) overshoot instead.
+    else if (queued > POLLED_CHUNKS && wait > 0) setTimeout(tick, wait);
     else setImmediate(tick);
   }
 
