@@ -39,7 +39,10 @@ export type PostgresStoreOptions = {
   /** Names this process's connections (`application_name`), for pg_stat_activity. */
   instanceId?: string;
   logger?: Logger;
-  /** Connections in the pool (10 unless given). */
+  /**
+   * Connections in the main pool (9 unless given); with the records' and the leases' own, and the
+   * key listener's, an instance opens 12 by default, as it did with 10 before records had theirs.
+   */
   poolSize?: number;
   /**
    * How long the server lets one of this process's connections sit in an open transaction without
@@ -100,7 +103,7 @@ export async function openPostgresStore(
   const pool = new pg.Pool({
     ...connection,
     application_name: applicationName(`gateway ${instance}`),
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? 9,
   });
   // Lease renewals (`openInflight`, `checkpointInflight`) have a connection of their own: queued behind a busy
   // gateway's records and admissions in the main pool, they would come late, and an instance

@@ -35,17 +35,16 @@ const inserting: Record<string, string> = {
 };
 
 /**
- * The CTEs that write a batch of records (the CTE `input`, one row per record) with their
- * accounts and day totals, as part of one statement; `seq` comes
- * from the identity, in the order given. A record already stored is skipped (a retried batch),
- * unless it was written when the request's lease ran out (a closure) and this one is the
- * request's own: then this one replaces it, keeping its place in the listings, unsettled again
- * (its whole new cost pending), and its day total moves by the difference. A replacement costs
- * at most what its closure did (`charge_capped` then): the closure gave the reservation back. A
- * record that is `lost` (its row was reclaimed with nothing checkpointed) costs nothing. Closures are locked in
- * id order, as settlement locks what it settles, and every day row is upserted in this one
- * statement in key, day, model order, so two instances writing the same rows wait for each other
- * rather than deadlock.
+ * The CTEs that write a batch of records (the CTE `input`, one row per record) with their accounts
+ * and day totals, as part of one statement; `seq` comes from the identity, in the order given. A
+ * record already stored is skipped (a retried batch), unless it was written when the request's
+ * lease ran out (a closure) and this one is the request's own: then this one replaces it, keeping
+ * its place in the listings, unsettled again (its whole new cost pending), and its day total moves
+ * by the difference. A replacement costs at most what its closure did (`charge_capped` then): the
+ * closure gave the reservation back. A record that is `lost` (its row was reclaimed with nothing
+ * checkpointed) costs nothing. Closures are locked in id order, as settlement locks what it
+ * settles, and every day row is upserted in this one statement in key, day, model order, so two
+ * instances writing the same rows wait for each other rather than deadlock.
  */
 const recordCtes = `
 closures AS MATERIALIZED (
