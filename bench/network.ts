@@ -7,7 +7,7 @@
  *
  *   npm run bench:network                 this scenario alone (about five minutes: three rounds)
  *   npm run bench:network -- --quick      one round, under two minutes, rougher figures
- *   npm run bench                         runs it too, after the other scenarios
+ *   npm run bench                         runs one round of it too, after the other scenarios
  *
  * PostgreSQL and Redis are the ones at GATEWAY_TEST_DATABASE_URL and GATEWAY_TEST_REDIS_URL (the
  * local ones by default), in a schema and key prefix of this run's own, removed at the end.
@@ -157,11 +157,11 @@ async function measure(
 
 /** The scenario, on a mock upstream and load worker of the caller's, or its own. */
 export async function measureNetwork(
-  options: { quick?: boolean; mockUrl?: string; load?: LoadWorker } = {},
+  options: { quick?: boolean; rounds?: number; mockUrl?: string; load?: LoadWorker } = {},
 ): Promise<NetworkResults> {
   const quick = options.quick ?? false;
   const seconds = quick ? { warmup: 0.5, c1: 2, c32: 2 } : { warmup: 0.5, c1: 2, c32: 2 };
-  const rounds = quick ? 1 : 3;
+  const rounds = options.rounds ?? (quick ? 1 : 3);
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-network-'));
   const services: Service[] = [];
   const gateways = new Set<GatewayProcess>();

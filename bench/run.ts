@@ -554,12 +554,12 @@ async function main(): Promise<void> {
     const promptCache = await measurePromptCache();
 
     // Needs PostgreSQL and Redis (GATEWAY_TEST_DATABASE_URL, GATEWAY_TEST_REDIS_URL); skipped,
-    // saying so, without them.
+    // saying so, without them. One round (about a minute and a half): bench:network runs three.
     const network =
       !flags['no-network'] &&
       (await postgresAvailable('the networked scenario')) &&
       (await redisAvailable('the networked scenario'))
-        ? await measureNetwork({ quick, mockUrl: mock.url, load })
+        ? await measureNetwork({ quick, rounds: 1, mockUrl: mock.url, load })
         : undefined;
 
     const addedC1 = {
