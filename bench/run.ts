@@ -9,6 +9,8 @@
  *   npm run bench -- --quick         under a minute, rougher figures
  *   npm run bench -- --rate-engine autocannon   fixed rates with autocannon's overallRate
  *   npm run bench -- --chunks 16 --interval-ms 20   the mock's streams (these are the defaults)
+ *   npm run bench -- --no-network    without the networked scenario (bench/network.ts, which
+ *                                    `npm run bench:network` runs alone)
  *
  * Prints a table; writes bench/results/<date>.json and bench/results/latest.json. Everything
  * listens on 127.0.0.1 and every process started here is stopped at the end, also on failure.
@@ -37,6 +39,8 @@ import {
 } from './bench-setup';
 import { measureCatalogFilter } from './catalog-filter';
 import { measurePromptCache } from './prompt-cache';
+import { measureNetwork } from './network';
+import { postgresAvailable, redisAvailable } from '../gateway/test-kit/shared-services';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
@@ -68,6 +72,7 @@ const { values: flags } = parseArgs({
     'rate-engine': { type: 'string', default: 'paced' },
     chunks: { type: 'string', default: '16' },
     'interval-ms': { type: 'string', default: '20' },
+    'no-network': { type: 'boolean', default: false },
   },
 });
 const quick = flags.quick;
@@ -548,6 +553,15 @@ async function main(): Promise<void> {
     console.log('Prompt cache: replaying the 30-turn Claude Code session…');
     const promptCache = await measurePromptCache();
 
+    // Needs PostgreSQL and Redis (GATEWAY_TEST_DATABASE_URL, GATEWAY_TEST_REDIS_URL); skipped,
+    // saying so, without them. One round (about a minute and a half): bench:network runs three.
+    const network =
+      !flags['no-network'] &&
+      (await postgresAvailable('the networked scenario')) &&
+      (await redisAvailable('the networked scenario'))
+        ? await measureNetwork({ quick, rounds: 1, mockUrl: mock.url, load })
+        : undefined;
+
     const addedC1 = {
       gateway: added(latencyC1.gateway.latency, latencyC1.mock.latency),
       portkey: added(latencyC1.portkey.latency, latencyC1.mock.latency),
@@ -582,6 +596,7 @@ async function main(): Promise<void> {
       noisyNeighbour,
       catalogFilter: measureCatalogFilter(),
       promptCache,
+      network,
       memory,
       repeatedRounds,
       generations: generations!,

@@ -19,6 +19,7 @@ import {
   chargedTo,
   readChatStream,
   eventually,
+  networkDelay,
 } from './scale-out-kit';
 
 /** The suite of three instances on one store; each variant is a file of its own, so they run side by side. */
@@ -34,7 +35,10 @@ export function describeThreeInstances({ label, redis }: { label: string; redis:
     beforeAll(async () => {
       schema = await createTestSchema(redis ? 'scale_redis' : 'scale_pg');
       const database = new URL(schema.url);
-      proxy = await startPausableProxy({ host: database.hostname, port: Number(database.port) });
+      proxy = await startPausableProxy(
+        { host: database.hostname, port: Number(database.port) },
+        { delay: networkDelay },
+      );
       // The third instance can be cut off from PostgreSQL (the last test); its streams are slow.
       instances = await startCluster(schema, {
         redis,

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { PublicFormName } from '../gateway/canonical/model';
 import { callForm } from '../gateway/test-kit/public-forms';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
-import { type PausableProxy } from './pausable-proxy';
+import { startPausableProxy, symmetricDelay, type PausableProxy } from './pausable-proxy';
 import {
   postgresAvailable,
   redisAvailable,
@@ -29,6 +29,40 @@ export const LEASE_MS = 3_000;
 export const LOADED_LEASE_MS = 6_000;
 /** A prompt the simulated model answers at length (it asks for a number of words). */
 export const LONG_ANSWER = 'Write 300 words about gateways.';
+
+/**
+ * The round trip (ms) between the instances and PostgreSQL and Redis: GATEWAY_TEST_NETWORK_RTT_MS,
+ * 0 unless set (docs/tests.md). Above 0, every instance reaches them through proxies that delay
+ * each way by half of it, as across machines.
+ */
+export const NETWORK_RTT_MS = ((value: string | undefined) => {
+  const rtt = Number(value ?? '0');
+  if (!Number.isFinite(rtt) || rtt < 0) {
+    throw new Error(`GATEWAY_TEST_NETWORK_RTT_MS: expected milliseconds ≥ 0, got "${value}"`);
+  }
+  return rtt;
+})(process.env.GATEWAY_TEST_NETWORK_RTT_MS);
+
+/** Each way's share of `NETWORK_RTT_MS`, for a proxy a test starts itself. */
+export const networkDelay = symmetricDelay(NETWORK_RTT_MS);
+
+/**
+ * `url` (postgres:// or redis://) through a proxy with the network's delay, or as it is when
+ * there is none; `close` stops the proxy.
+ */
+export async function overTheNetwork(
+  url: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  if (NETWORK_RTT_MS === 0) return { url, close: async () => undefined };
+  const target = new URL(url);
+  const defaultPort = target.protocol.startsWith('redis') ? 6379 : 5432;
+  const proxy = await startPausableProxy(
+    { host: target.hostname, port: Number(target.port || defaultPort) },
+    { delay: networkDelay },
+  );
+  target.port = String(proxy.port);
+  return { url: target.toString(), close: () => proxy.close() };
+}
 
 /** A minimal request in each form's own shape. */
 export function bodyFor(form: PublicFormName, maxTokens: number, text = 'Tell me about gateways.') {
@@ -63,8 +97,11 @@ export async function startCluster(
     proxied?: { proxy: PausableProxy; tokensPerSecond: number };
   },
 ): Promise<GatewayProcess[]> {
+  // Every instance reaches both servers over the network; closed once every instance stopped.
+  const database = await overTheNetwork(schema.url);
+  const redis = await overTheNetwork(testRedisUrl);
   const environment: Record<string, string> = {
-    GATEWAY_DATABASE_URL: schema.url,
+    GATEWAY_DATABASE_URL: database.url,
     GATEWAY_KEY_PEPPER: crypto.randomBytes(24).toString('base64url'),
     GATEWAY_LEASE_MS: String(options.leaseMs),
     GATEWAY_SETTLE_INTERVAL_MS: '300',
@@ -72,7 +109,7 @@ export async function startCluster(
     GATEWAY_MAX_CONCURRENT_PER_KEY: '1000',
   };
   if (options.redis) {
-    environment.GATEWAY_REDIS_URL = testRedisUrl;
+    environment.GATEWAY_REDIS_URL = redis.url;
     environment.GATEWAY_REDIS_PREFIX = testRedisPrefix('scale');
   }
   // The first starts alone (it migrates the schema); the others start together, as a rolling
@@ -92,7 +129,17 @@ export async function startCluster(
         : environment,
     }),
   ]);
-  return [first, ...others];
+  const instances = [first, ...others];
+  let running = instances.length;
+  for (const instance of instances) {
+    const stop = instance.stop.bind(instance);
+    instance.stop = async () => {
+      await stop();
+      running -= 1;
+      if (running === 0) await Promise.all([database.close(), redis.close()]);
+    };
+  }
+  return instances;
 }
 
 type Money = {

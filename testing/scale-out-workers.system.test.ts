@@ -13,22 +13,27 @@ import {
   eventually,
   onNewConnection,
   chatRequestsCounted,
+  overTheNetwork,
 } from './scale-out-kit';
 
 describe.skipIf(!available)('serve --workers', () => {
   let schema: TestSchema;
   let gateway: GatewayProcess | undefined;
 
+  let network: Awaited<ReturnType<typeof overTheNetwork>> | undefined;
+
   afterAll(async () => {
     await gateway?.stop();
+    await network?.close();
     await schema?.drop();
   });
 
   it('runs N processes on one port over the shared store, with one scrape for all, and refuses without one', async () => {
     schema = await createTestSchema('scale_workers');
+    network = await overTheNetwork(schema.url);
     gateway = await startGatewayProcess({
       environment: {
-        GATEWAY_DATABASE_URL: schema.url,
+        GATEWAY_DATABASE_URL: network.url,
         GATEWAY_KEY_PEPPER: crypto.randomBytes(24).toString('base64url'),
       },
       serveArgs: ['--workers', '2'],

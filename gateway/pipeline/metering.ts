@@ -269,7 +269,15 @@ export class Metering {
     );
     // Its lease ran out while it ran (its instance was slow, not dead): its record replaced the
     // one that charged only what was checkpointed, and the difference is what is charged now.
-    await this.deps.budget.charged(admission.reservation, correction ?? pendingCharge(costNanos));
+    // The answer does not wait for the budget's reply: the record is durable, and the hold keeps
+    // counting the worst case until the budget frees it. Redis gets the call now, on its one
+    // connection, before any later admission of this instance. A failure leaves the hold to
+    // its lease.
+    this.deps.budget
+      .charged(admission.reservation, correction ?? pendingCharge(costNanos))
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, cfRay: input.traceId }, 'charge not counted');
+      });
     input.holds.chargedTokens = promptTokens + completionTokens;
     return { usage, costNanos };
   }

@@ -13,7 +13,8 @@ import {
 import { KeyDeltas, type PostgresTransaction, type PostgresWrites } from './postgres-writes';
 import { type GenerationRecord, toGenerationRow } from './records';
 import type { SqlDatabase } from './sql-database';
-import type { ActivityRow, GatewayStore, SessionRow } from './store';
+import type pg from 'pg';
+import type { ActivityRow, GatewayStore, GenerationRow, SessionRow } from './store';
 
 export type GenerationStore = Pick<
   GatewayStore,
@@ -92,14 +93,18 @@ export function generationStore(
   };
 }
 
-/** PostgreSQL's `insertGenerations`: one transaction per batch, as GatewayStore describes it. */
+/**
+ * PostgreSQL's `insertGenerations`: one statement per batch (`recordRequests`, one round trip for
+ * the answers waiting on it), on `connections`. A record that a reclaim raced
+ * (`recordRequestsSql`) is written by the transaction below, which sees the reclaim's closure.
+ */
 export function postgresInsertGenerations(
   transaction: PostgresTransaction,
   writes: PostgresWrites,
+  connections?: pg.Pool,
 ): GatewayStore['insertGenerations'] {
-  return async (rows) => {
-    if (rows.length === 0) return [];
-    return transaction(async () => {
+  const inTransaction = (rows: GenerationRow[]) =>
+    transaction(async () => {
       const deltas = new KeyDeltas();
       // The in-flight rows first: a reclaim that got there first already gave them back (and
       // wrote their closures, which these records replace); one that comes later finds them
@@ -118,6 +123,11 @@ export function postgresInsertGenerations(
       // Every instance's registry shows consumption (the balance): tell them it moved.
       await writes.notifyKeys(consumed);
       return corrections;
-    });
+    }, connections);
+  return async (rows) => {
+    if (rows.length === 0) return [];
+    const { corrections, raced } = await writes.recordRequests(rows, connections);
+    if (raced.size === 0) return corrections;
+    return [...corrections, ...(await inTransaction(rows.filter((row) => raced.has(row.id))))];
   };
 }

@@ -140,7 +140,8 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
 
     it('holds a funding key row read forUpdate until commit: no record adds to its pending meanwhile', async () => {
       const seeder = await open();
-      const writer = await open();
+      const writerId = `writer-${randomBytes(4).toString('hex')}`;
+      const writer = await open({ instanceId: writerId });
       await emptyTables();
       await seeder.insertKey(keyRow());
       let release!: () => void;
@@ -161,7 +162,8 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
           while (!raced) {
             const { rows } = await admin.query<{ waiting: number }>(
               `SELECT count(*)::int AS waiting FROM pg_stat_activity
-             WHERE wait_event_type = 'Lock' AND query ILIKE '%pending_nanos%'`,
+             WHERE wait_event_type = 'Lock' AND application_name LIKE $1`,
+              [`gateway ${writerId}%`],
             );
             if (rows[0]!.waiting > 0) return 'waiting' as const;
             await new Promise((resolve) => setImmediate(resolve));

@@ -39,7 +39,10 @@ export type PostgresStoreOptions = {
   /** Names this process's connections (`application_name`), for pg_stat_activity. */
   instanceId?: string;
   logger?: Logger;
-  /** Connections in the pool (10 unless given). */
+  /**
+   * Connections in the main pool (9 unless given); with the records' and the leases' own, and the
+   * key listener's, an instance opens 12 by default, as it did with 10 before records had theirs.
+   */
   poolSize?: number;
   /**
    * How long the server lets one of this process's connections sit in an open transaction without
@@ -100,7 +103,7 @@ export async function openPostgresStore(
   const pool = new pg.Pool({
     ...connection,
     application_name: applicationName(`gateway ${instance}`),
-    max: options.poolSize ?? 10,
+    max: options.poolSize ?? 9,
   });
   // Lease renewals (`openInflight`, `checkpointInflight`) have a connection of their own: queued behind a busy
   // gateway's records and admissions in the main pool, they would come late, and an instance
@@ -112,17 +115,26 @@ export async function openPostgresStore(
     // Opened at start and kept: opening one on a loaded server can take longer than a renewal may.
     idleTimeoutMillis: 0,
   });
+  // Requests' records (the one statement each answer waits for) have a connection of their own,
+  // kept open: behind settlement, reclaims or webhook sends in the main pool, answers would wait
+  // for background work. The records are written a batch at a time (billing/group-commit.ts).
+  const recordPool = new pg.Pool({
+    ...connection,
+    application_name: applicationName(`gateway ${instance} records`),
+    max: 1,
+    idleTimeoutMillis: 0,
+  });
   // An idle connection that drops emits here; without a handler it would end the process.
-  for (const connections of [pool, leasePool]) {
+  for (const connections of [pool, leasePool, recordPool]) {
     connections.on('error', (error) => {
       logger?.warn({ err: error }, 'a pooled PostgreSQL connection failed');
     });
   }
   try {
     await migratePostgres(pool, schema, logger);
-    await leasePool.query('SELECT 1');
+    await Promise.all([leasePool.query('SELECT 1'), recordPool.query('SELECT 1')]);
   } catch (error) {
-    await Promise.all([pool.end(), leasePool.end()]).catch(() => {});
+    await Promise.all([pool.end(), leasePool.end(), recordPool.end()]).catch(() => {});
     throw error;
   }
 
@@ -187,7 +199,7 @@ export async function openPostgresStore(
     ...keyStore(db, { channel }),
     ...ledgerStore(db),
     ...postgresInflight(db, { query, transaction, leasePool, writes }),
-    ...generationStore(db, postgresInsertGenerations(transaction, writes)),
+    ...generationStore(db, postgresInsertGenerations(transaction, writes, recordPool)),
     ...settlementStore(db, postgresSettlePending(query, transaction, writes, schema)),
     transaction,
     watchKeyChanges: (onChange) => listener.watch(onChange),
@@ -196,7 +208,9 @@ export async function openPostgresStore(
     },
     close: () => {
       listener.stop();
-      closing ??= Promise.all([pool.end(), leasePool.end()]).then(() => undefined);
+      closing ??= Promise.all([pool.end(), leasePool.end(), recordPool.end()]).then(
+        () => undefined,
+      );
       return closing;
     },
   };

@@ -35,23 +35,18 @@ const inserting: Record<string, string> = {
 };
 
 /**
- * Writes a batch of records in one statement, with their accounts and day totals; `seq` comes
- * from the identity, in the order given. A record already stored is skipped (a retried batch),
- * unless it was written when the request's lease ran out (a closure) and this one is the
- * request's own: then this one replaces it, keeping its place in the listings, unsettled again
- * (its whole new cost pending), and its day total moves by the difference. A replacement costs
- * at most what its closure did (`charge_capped` then): the closure gave the reservation back. A
- * record that is `lost` (its row was reclaimed with nothing checkpointed) costs nothing. Closures are locked in
- * id order, as settlement locks what it settles, and every day row is upserted in this one
- * statement in key, day, model order, so two instances writing the same rows wait for each other
- * rather than deadlock. Returns each record written (`inserted`) or replaced (`replaced`, with
- * what its closure had charged).
+ * The CTEs that write a batch of records (the CTE `input`, one row per record) with their accounts
+ * and day totals, as part of one statement; `seq` comes from the identity, in the order given. A
+ * record already stored is skipped (a retried batch), unless it was written when the request's
+ * lease ran out (a closure) and this one is the request's own: then this one replaces it, keeping
+ * its place in the listings, unsettled again (its whole new cost pending), and its day total moves
+ * by the difference. A replacement costs at most what its closure did (`charge_capped` then): the
+ * closure gave the reservation back. A record that is `lost` (its row was reclaimed with nothing
+ * checkpointed) costs nothing. Closures are locked in id order, as settlement locks what it
+ * settles, and every day row is upserted in this one statement in key, day, model order, so two
+ * instances writing the same rows wait for each other rather than deadlock.
  */
-const insertRecordsSql = `
-WITH input AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, lost boolean,
-    closed_by_lease boolean, ${columnDefinitions('postgres')})
-),
+const recordCtes = `
 closures AS MATERIALIZED (
   SELECT generations.id, generations.key_id, generations.account_id, generations.funding_key_id,
     generations.model, generations.created_at, generations.prompt_tokens,
@@ -105,13 +100,26 @@ days AS (
     prompt_tokens = generation_days.prompt_tokens + excluded.prompt_tokens,
     completion_tokens = generation_days.completion_tokens + excluded.completion_tokens,
     cost_nanos = generation_days.cost_nanos + excluded.cost_nanos
-)
+  RETURNING key_id
+)`;
+
+/** What `recordCtes` did, a row per record: `inserted`, or `replaced` with what its closure charged. */
+const writtenSql = `
 SELECT 'inserted' AS outcome, id, funding_key_id, cost_nanos, settled, 0 AS closure_nanos
 FROM inserted
 UNION ALL
 SELECT 'replaced', closures.id, closures.funding_key_id,
   LEAST(input.cost_nanos, closures.cost_nanos), closures.settled, closures.cost_nanos
 FROM closures JOIN input USING (id) JOIN replaced USING (id)`;
+
+/** Writes a batch of records given as JSON in one statement (`recordCtes`). */
+const insertRecordsSql = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, lost boolean,
+    closed_by_lease boolean, ${columnDefinitions('postgres')})
+),
+${recordCtes}
+${writtenSql}`;
 
 /**
  * Moves money between a funding key's counters, every key once, the keys locked in id order
@@ -154,6 +162,96 @@ DELETE FROM inflight WHERE id IN (
 )
 RETURNING id, funding_key_id, reserved_nanos`;
 
+/**
+ * Requests' own records in one statement, so that an answer waits for one round trip (the
+ * transaction of `deleteInflightSql`, `insertRecordsSql`, `applyDeltasSql`, and the money moved
+ * between them in JavaScript, took five): the in-flight rows deleted, the records written
+ * (`recordCtes`; `lost` when a row was written and is gone without a closure), the keys'
+ * counters moved as `postgresWrites` moves them, and the keys whose consumption moved announced.
+ * The locks are taken in the transaction's order (in-flight rows, closures, day totals, keys):
+ * each step reads the one before, and `delta` reads `days` before the keys are locked.
+ *
+ * One statement sees the database as it was when it started: a closure that a reclaim commits
+ * while this statement waits for its in-flight row is not seen, and its record is not written.
+ * Such a record comes back as `raced`, to be written again by the transaction, which sees it.
+ */
+const recordRequestsSql = (channel: string) => `
+WITH deleted AS (
+  DELETE FROM inflight WHERE id IN (
+    SELECT id FROM inflight WHERE id = ANY($2::text[]) ORDER BY id FOR UPDATE
+  )
+  RETURNING id, funding_key_id, reserved_nanos
+),
+input AS MATERIALIZED (
+  -- Every row deleted (and locked) before any record is written: an aggregate reads it whole.
+  SELECT r.*, false AS closed_by_lease,
+    r.inflight_row_written AND NOT r.id = ANY(gone.ids) AS lost
+  FROM jsonb_to_recordset($1::jsonb) AS r(ord integer, inflight_row_written boolean,
+    admitted_period_start bigint, ${columnDefinitions('postgres')}),
+    (SELECT COALESCE(array_agg(id), '{}') AS ids FROM deleted) AS gone
+),
+${recordCtes},
+written AS MATERIALIZED (${writtenSql}
+),
+moves AS (
+  SELECT funding_key_id AS id, 0::bigint AS consumption, 0::bigint AS pending,
+    -reserved_nanos AS reserved
+  FROM deleted
+  UNION ALL
+  SELECT funding_key_id,
+    CASE WHEN outcome = 'replaced' AND settled THEN -closure_nanos ELSE 0 END,
+    CASE WHEN outcome = 'inserted' THEN CASE WHEN settled THEN 0 ELSE cost_nanos END
+      WHEN settled THEN cost_nanos ELSE cost_nanos - closure_nanos END,
+    0
+  FROM written
+),
+delta AS (
+  SELECT id, SUM(consumption) AS consumption, SUM(pending) AS pending, SUM(reserved) AS reserved
+  FROM moves
+  WHERE (SELECT count(*) FROM days) >= 0
+  GROUP BY id
+),
+earlier AS (
+  SELECT written.funding_key_id AS id, input.admitted_period_start AS admitted,
+    written.cost_nanos AS nanos
+  FROM written JOIN input USING (id)
+  WHERE written.outcome = 'inserted' AND input.admitted_period_start IS NOT NULL
+    AND written.cost_nanos > 0 AND NOT input.lost
+),
+locked AS MATERIALIZED (
+  SELECT keys.id FROM keys
+  WHERE keys.id IN (SELECT id FROM delta UNION SELECT id FROM earlier)
+  ORDER BY keys.id
+  FOR UPDATE OF keys
+),
+updated AS (
+  UPDATE keys SET
+    consumption_nanos = keys.consumption_nanos + COALESCE(delta.consumption, 0),
+    pending_nanos = keys.pending_nanos + COALESCE(delta.pending, 0),
+    reserved_nanos = keys.reserved_nanos + COALESCE(delta.reserved, 0),
+    period_base_nanos = keys.period_base_nanos + COALESCE((
+      SELECT SUM(earlier.nanos) FROM earlier
+      WHERE earlier.id = keys.id AND keys.period_started_at > earlier.admitted
+    ), 0)
+  FROM locked LEFT JOIN delta ON delta.id = locked.id
+  WHERE keys.id = locked.id
+  RETURNING keys.id
+),
+notified AS (
+  SELECT pg_notify('${channel}', funding_key_id) FROM (
+    SELECT DISTINCT funding_key_id FROM written WHERE outcome = 'replaced' AND settled
+  ) AS consumed
+)
+SELECT written.outcome, written.id, written.cost_nanos, written.settled, written.closure_nanos,
+  input.lost
+FROM written JOIN input USING (id)
+WHERE (SELECT count(*) FROM updated) >= 0 AND (SELECT count(*) FROM notified) >= 0
+UNION ALL
+SELECT 'raced', input.id, 0, false, 0, false
+FROM input
+WHERE input.inflight_row_written AND input.id NOT IN (SELECT id FROM deleted)
+  AND input.id NOT IN (SELECT id FROM written)`;
+
 type KeyDelta = { consumption: Nanos; pending: Nanos; reserved: Nanos };
 
 /** What a transaction moves on funding keys' counters, summed per key. */
@@ -185,6 +283,7 @@ export type PostgresWrites = ReturnType<typeof postgresWrites>;
 
 /** `channel`: where key changes are announced (keys.ts, `keyChannel`). */
 export function postgresWrites(query: PostgresQuery, channel: string) {
+  const recordRequestsStatement = recordRequestsSql(channel);
   const applyDeltas = async (deltas: KeyDeltas) => {
     const parameters = deltas.parameters();
     if (parameters) await query(applyDeltasSql, parameters, 'apply-deltas');
@@ -259,6 +358,46 @@ export function postgresWrites(query: PostgresQuery, channel: string) {
     return { inserted, corrections, consumed: [...consumed] };
   };
 
+  /**
+   * Writes requests' own records (not closures) in one statement (`recordRequestsSql`), on
+   * `connections`; what each moved, as `insertRecords`, and the ids of those it could not write
+   * (`raced`: a closure committed while it ran), for the transaction to write.
+   */
+  const recordRequests = async (rows: GenerationRow[], connections?: pg.Pool) => {
+    const input = rows.map((row, ord) => ({
+      ord,
+      inflight_row_written: row.inflightRowWritten === true,
+      admitted_period_start: row.admittedPeriodStart ?? null,
+      ...toColumns(row, 'postgres'),
+    }));
+    const { rows: written } = await query<{
+      outcome: 'inserted' | 'replaced' | 'raced';
+      id: string;
+      cost_nanos: number;
+      settled: boolean;
+      closure_nanos: number;
+      lost: boolean;
+    }>(
+      recordRequestsStatement,
+      [JSON.stringify(input), rows.map((row) => row.id)],
+      'record-requests',
+      connections,
+    );
+    const corrections: RecordCorrection[] = [];
+    const raced = new Set<string>();
+    for (const record of written) {
+      if (record.outcome === 'raced') raced.add(record.id);
+      else if (record.outcome === 'replaced') {
+        corrections.push({
+          id: record.id,
+          pendingNanos: record.cost_nanos - (record.settled ? 0 : record.closure_nanos),
+          chargedNanos: record.cost_nanos - record.closure_nanos,
+        });
+      } else if (record.lost) corrections.push({ id: record.id, pendingNanos: 0, chargedNanos: 0 });
+    }
+    return { corrections, raced };
+  };
+
   /** Returns the ids of the rows it deleted. */
   const deleteInflight = async (ids: string[], deltas: KeyDeltas) => {
     const { rows } = await query<{ id: string; funding_key_id: string; reserved_nanos: number }>(
@@ -276,5 +415,5 @@ export function postgresWrites(query: PostgresQuery, channel: string) {
     await query(`SELECT pg_notify('${channel}', id) FROM unnest($1::text[]) AS id`, [ids]);
   };
 
-  return { applyDeltas, insertRecords, deleteInflight, notifyKeys };
+  return { applyDeltas, insertRecords, recordRequests, deleteInflight, notifyKeys };
 }

@@ -305,17 +305,19 @@ export interface GatewayStore {
   insertKey(row: KeyRow): Promise<void>;
   updateKey(id: string, update: KeyUpdate): Promise<void>;
   /**
-   * Several finished records in one transaction (group commit); all or none. Each removes the
-   * in-flight row of the same id, frees what that row held in the reservation counter, and adds
-   * its cost to its funding key's pending total. A record whose id is already stored (a retried
-   * batch) is skipped, so nothing is charged twice; but one written when the request's lease ran
-   * out (`reclaimInflight`) is replaced, and the difference charged: the corrections are returned.
-   * A replacement never costs more than the closure it replaces (its `costNanos` is capped there,
-   * `chargeCapped` set): the closure gave the reservation back, and others may have spent it. For
-   * the same reason a record whose row was written (`inflightRowWritten`) and is gone, with no
-   * closure, costs nothing (and is returned among the corrections, having moved nothing).
-   * `busy`: other requests are running besides these, so a store that can write from another
-   * thread (SQLite) does, and the event loop goes on serving them.
+   * Several finished records in one transaction (group commit); all or none (on PostgreSQL, one
+   * statement, and a record a reclaim raced meanwhile in a transaction after it: decision 0020;
+   * retried, each is written once). Each removes the in-flight row of the same id, frees what that
+   * row held in the reservation counter, and adds its cost to its funding key's pending total. A
+   * record whose id is already stored (a retried batch) is skipped, so nothing is charged twice;
+   * but one written when the request's lease ran out (`reclaimInflight`) is replaced, and the
+   * difference charged: the corrections are returned. A replacement never costs more than the
+   * closure it replaces (its `costNanos` is capped there, `chargeCapped` set): the closure gave the
+   * reservation back, and others may have spent it. For the same reason a record whose row was
+   * written (`inflightRowWritten`) and is gone, with no closure, costs nothing (and is returned
+   * among the corrections, having moved nothing). `busy`: other requests are running besides these,
+   * so a store that can write from another thread (SQLite) does, and the event loop goes on serving
+   * them.
    */
   insertGenerations(
     rows: GenerationRow[],

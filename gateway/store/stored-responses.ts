@@ -96,9 +96,10 @@ export function sqliteStoredResponses(
 export function postgresStoredResponses(pool: pg.Pool): StoredResponses {
   return {
     async put(row, now) {
-      await pool.query('DELETE FROM stored_responses WHERE expires_at <= $1', [now]);
+      // One statement: the answer waits for this write, so it costs one round trip.
       await pool.query(
-        `INSERT INTO stored_responses (id, key_id, account_id, created_at, expires_at, context, response)
+        `WITH purged AS (DELETE FROM stored_responses WHERE expires_at <= $8)
+         INSERT INTO stored_responses (id, key_id, account_id, created_at, expires_at, context, response)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [
           row.id,
@@ -108,6 +109,7 @@ export function postgresStoredResponses(pool: pg.Pool): StoredResponses {
           row.expiresAt,
           JSON.stringify(row.context),
           JSON.stringify(row.response),
+          now,
         ],
       );
     },
