@@ -31,6 +31,8 @@ export const ROUTE_NAMES = [
   'webhooks',
   'admin_webhooks',
   'generation',
+  'files',
+  'batches',
   'activity',
   'healthz',
   'readyz',

@@ -1,0 +1,214 @@
+/**
+ * Batches through the official clients (docs/batches.md): the `openai` client's files and batches
+ * and `@anthropic-ai/sdk`'s Message Batches run 100 lines to completion on one shared gateway, each
+ * line its own charged record; bad input gets per-line errors or a 400 naming the problem.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI, { toFile } from 'openai';
+import { eventually, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+
+let gateway: TestGateway;
+let key: string;
+let keyId: string;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  const created = await gateway.createKey({ kind: 'account', limitUsd: 50 });
+  key = created.key;
+  keyId = created.id;
+  openai = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await gateway.stop();
+});
+
+const chatLine = (index: number, model = 'sim/chat-standard:batch') =>
+  JSON.stringify({
+    custom_id: `task-${index}`,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model, messages: [{ role: 'user', content: `Classify item ${index}` }], max_tokens: 8 },
+  });
+
+async function upload(lines: string[]) {
+  return openai.files.create({
+    file: await toFile(Buffer.from(lines.join('\n') + '\n'), 'input.jsonl'),
+    purpose: 'batch',
+  });
+}
+
+async function finished(id: string) {
+  return eventually(async () => {
+    const batch = await openai.batches.retrieve(id);
+    return batch.status === 'completed' || batch.status === 'cancelled' ? batch : undefined;
+  }, 60_000);
+}
+
+const records = async (batchId: string) =>
+  (await gateway.gateway.parts.store.listGenerations({ keyId, limit: 1_000 })).filter(
+    ({ row }) => row.batchId === batchId,
+  );
+
+describe('the OpenAI batch shape, through the openai client', () => {
+  it('runs a 100-line batch to completion: each line answered by custom_id and charged once', async () => {
+    const file = await upload(Array.from({ length: 100 }, (_, index) => chatLine(index)));
+    expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
+    const created = await openai.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { job: 'classify' },
+    });
+    expect(created).toMatchObject({
+      object: 'batch',
+      status: 'in_progress',
+      metadata: { job: 'classify' },
+    });
+    const batch = await finished(created.id);
+    expect(batch.request_counts).toEqual({ total: 100, completed: 100, failed: 0 });
+    expect(batch.error_file_id).toBeNull();
+    const text = await (await openai.files.content(batch.output_file_id!)).text();
+    const results = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(results.map((result) => result.custom_id)).toEqual(
+      Array.from({ length: 100 }, (_, index) => `task-${index}`),
+    );
+    expect(results[0].response.status_code).toBe(200);
+    expect(results[0].response.body.object).toBe('chat.completion');
+    // Priced at the :batch variant's price, each line its own record naming the batch.
+    const usage = results[0].response.body.usage;
+    expect(toNanos(usage.cost)).toBe(usage.prompt_tokens * 500 + usage.completion_tokens * 1_500);
+    const charged = await records(batch.id);
+    expect(charged).toHaveLength(100);
+    const sum = charged.reduce((total, { row }) => total + row.costNanos, 0);
+    expect(toNanos((batch as unknown as { cost_usd: number }).cost_usd)).toBe(sum);
+    const listed = await openai.batches.list({ limit: 5 });
+    expect(listed.data.map((entry) => entry.id)).toContain(batch.id);
+  });
+
+  it('answers bad lines with per-line errors, and a batch with nothing to run with a 400', async () => {
+    const file = await upload([
+      chatLine(0, 'sim/chat-standard'),
+      '{not json',
+      chatLine(2, 'nobody/nothing'),
+      JSON.stringify({ custom_id: 'wrong-url', method: 'POST', url: '/v1/embeddings', body: {} }),
+      JSON.stringify({
+        custom_id: 'huge',
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { pad: 'x'.repeat(1_100_000) },
+      }),
+    ]);
+    const batch = await finished(
+      (
+        await openai.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        })
+      ).id,
+    );
+    expect(batch.request_counts).toEqual({ total: 5, completed: 1, failed: 4 });
+    const errorsText = await (await openai.files.content(batch.error_file_id!)).text();
+    const failed = errorsText
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(failed.map((line) => [line.custom_id, line.response.status_code])).toEqual([
+      ['line-2', 400],
+      ['task-2', 404],
+      ['wrong-url', 400],
+      ['line-5', 400],
+    ]);
+    expect(failed[0].response.body.error).toMatch(/Line 2: not valid JSON/);
+    expect(failed[1].response.body.error).toMatch(/nobody\/nothing/);
+    expect(failed[2].response.body.error).toMatch(/not the batch's endpoint/);
+    expect(failed[3].response.body.error).toMatch(/over the limit of 1048576 bytes/);
+
+    const nothing = await upload(['{not json', '[]']);
+    await expect(
+      openai.batches.create({
+        input_file_id: nothing.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/No line of the batch can run/),
+    });
+  });
+
+  it('refuses a file of the wrong purpose, and an output file as a batch input', async () => {
+    await expect(
+      openai.files.create({
+        file: await toFile(Buffer.from('{}\n'), 'x.jsonl'),
+        purpose: 'assistants',
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/'purpose'.*only 'batch'/),
+    });
+    const file = await upload([chatLine(0, 'sim/chat-standard')]);
+    const batch = await finished(
+      (
+        await openai.batches.create({
+          input_file_id: file.id,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+        })
+      ).id,
+    );
+    await expect(
+      openai.batches.create({
+        input_file_id: batch.output_file_id!,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/purpose 'batch_output'/),
+    });
+    expect(await openai.files.delete(file.id)).toMatchObject({ id: file.id, deleted: true });
+    await expect(openai.files.retrieve(file.id)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('the Anthropic batch shape, through @anthropic-ai/sdk', () => {
+  it('runs a 100-request Message Batch and streams its results by custom_id', async () => {
+    const created = await anthropic.messages.batches.create({
+      requests: Array.from({ length: 100 }, (_, index) => ({
+        custom_id: `req-${index}`,
+        params: {
+          model: 'sim/chat-standard:batch',
+          max_tokens: 8,
+          messages: [{ role: 'user' as const, content: `Summarise ${index}` }],
+        },
+      })),
+    });
+    expect(created).toMatchObject({ type: 'message_batch', processing_status: 'in_progress' });
+    const ended = await eventually(async () => {
+      const batch = await anthropic.messages.batches.retrieve(created.id);
+      return batch.processing_status === 'ended' ? batch : undefined;
+    }, 60_000);
+    expect(ended.request_counts).toEqual({
+      processing: 0,
+      succeeded: 100,
+      errored: 0,
+      canceled: 0,
+      expired: 0,
+    });
+    const seen: string[] = [];
+    for await (const entry of await anthropic.messages.batches.results(created.id)) {
+      expect(entry.result.type).toBe('succeeded');
+      if (entry.result.type === 'succeeded') expect(entry.result.message.type).toBe('message');
+      seen.push(entry.custom_id);
+    }
+    expect(seen).toEqual(Array.from({ length: 100 }, (_, index) => `req-${index}`));
+    expect(await records(created.id)).toHaveLength(100);
+  });
+});
