@@ -363,7 +363,7 @@ export const batchRoutes: RouteFamily = {
         const file = await ownFile(parts, key, params.id!);
         const text = await fileContent(parts, file);
         response.writeHead(200, {
-          'content-type': 'application/jsonl; charset=utf-8',
+          'content-type': 'text/plain; charset=utf-8',
           'content-length': Buffer.byteLength(text),
         });
         response.end(text);

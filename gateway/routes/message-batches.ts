@@ -217,7 +217,7 @@ export const messageBatchRoutes: RouteFamily = {
           messageResultLine,
         );
         context.response.writeHead(200, {
-          'content-type': 'application/binary',
+          'content-type': 'text/plain; charset=utf-8',
           'content-length': Buffer.byteLength(text),
         });
         context.response.end(text);
