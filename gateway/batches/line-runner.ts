@@ -28,6 +28,18 @@ export function lineTraceId(batchId: string, index: number): string {
   return `${digest.slice(0, 16)}-${BATCH_LOCATION}`;
 }
 
+/**
+ * The model a line runs as: the `:batch` variant of the model it names, where the catalog has one
+ * (the batch price, as the vendors' batch APIs give it); otherwise the model named, at its price.
+ */
+export function batchRequest(parts: GatewayParts, request: unknown): unknown {
+  if (typeof request !== 'object' || request === null) return request;
+  const model = (request as { model?: unknown }).model;
+  if (typeof model !== 'string' || model.endsWith(':batch')) return request;
+  const variant = parts.catalog.find(`${model}:batch`);
+  return variant ? { ...request, model: variant.id } : request;
+}
+
 export type LineToRun = {
   batchId: string;
   index: number;
@@ -46,6 +58,7 @@ export async function runLine(
   const url = new URL(`http://gateway.invalid${line.endpoint}`);
   const timing = new RequestTiming();
   const holds = new RequestHolds(traceId, parts.logger);
+  const body = batchRequest(parts, line.request);
   try {
     const key = parts.registry.get(line.keyId);
     if (!key) {
@@ -68,7 +81,7 @@ export async function runLine(
       const target = { url };
       let request;
       try {
-        request = lineForm.form.toCanonical(line.request, target);
+        request = lineForm.form.toCanonical(body, target);
       } catch (error) {
         holds.end();
         throw error;
@@ -97,7 +110,7 @@ export async function runLine(
       let request;
       try {
         // A line's answer is kept whole: a line asking to stream is answered as one body.
-        request = { ...lineForm.form.toCanonical(line.request, { url }), stream: false };
+        request = { ...lineForm.form.toCanonical(body, { url }), stream: false };
       } catch (error) {
         holds.end();
         throw error;

@@ -5,16 +5,28 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
+import {
+  KIND_PROVIDERS,
+  RECORDED_ANSWERS,
+  startKindUpstreams,
+  type KindUpstreams,
+} from '../test-kit/kind-upstreams';
 import { eventually, startTestGateway, toNanos, type TestGateway } from '../testing-support';
 
 let gateway: TestGateway;
+let upstreams: KindUpstreams;
 let key: string;
 let keyId: string;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  upstreams = await startKindUpstreams({ includeSimulatedModels: true });
+  // Every line sent upstream gets the recorded plain answer.
+  upstreams.fakes['openai-compatible'].fallback =
+    RECORDED_ANSWERS['openai-compatible'].text.plain.reply();
+  upstreams.fakes.anthropic.fallback = RECORDED_ANSWERS.anthropic.text.plain.reply();
+  gateway = await startTestGateway({ providers: upstreams.providers });
   const created = await gateway.createKey({ kind: 'account', limitUsd: 50 });
   key = created.key;
   keyId = created.id;
@@ -22,15 +34,21 @@ beforeAll(async () => {
   anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
 });
 afterAll(async () => {
-  await gateway.stop();
+  await gateway?.stop();
+  await upstreams?.close();
 });
 
-const chatLine = (index: number, model = 'sim/chat-standard:batch') =>
+/** A chat line; room for the recorded upstream answer (46 tokens), so its charge is not capped. */
+const chatLine = (index: number, model = 'sim/chat-standard:batch', maxTokens = 64) =>
   JSON.stringify({
     custom_id: `task-${index}`,
     method: 'POST',
     url: '/v1/chat/completions',
-    body: { model, messages: [{ role: 'user', content: `Classify item ${index}` }], max_tokens: 8 },
+    body: {
+      model,
+      messages: [{ role: 'user', content: `Classify item ${index}` }],
+      max_tokens: maxTokens,
+    },
   });
 
 async function upload(lines: string[]) {
@@ -54,7 +72,13 @@ const records = async (batchId: string) =>
 
 describe('the OpenAI batch shape, through the openai client', () => {
   it('runs a 100-line batch to completion: each line answered by custom_id and charged once', async () => {
-    const file = await upload(Array.from({ length: 100 }, (_, index) => chatLine(index)));
+    // Half on a simulated model, half on a model an upstream serves.
+    const upstreamModel = KIND_PROVIDERS['openai-compatible'].model;
+    const file = await upload(
+      Array.from({ length: 100 }, (_, index) =>
+        chatLine(index, index % 2 ? upstreamModel : 'sim/chat-standard'),
+      ),
+    );
     expect(file).toMatchObject({ object: 'file', purpose: 'batch', filename: 'input.jsonl' });
     const created = await openai.batches.create({
       input_file_id: file.id,
@@ -80,9 +104,28 @@ describe('the OpenAI batch shape, through the openai client', () => {
     );
     expect(results[0].response.status_code).toBe(200);
     expect(results[0].response.body.object).toBe('chat.completion');
-    // Priced at the :batch variant's price, each line its own record naming the batch.
-    const usage = results[0].response.body.usage;
-    expect(toNanos(usage.cost)).toBe(usage.prompt_tokens * 500 + usage.completion_tokens * 1_500);
+    // A model with a :batch variant runs as it, at its price; one without, at its own price.
+    const simulated = results[0].response.body;
+    expect(simulated.model).toBe('sim/chat-standard:batch');
+    expect(toNanos(simulated.usage.cost)).toBe(
+      simulated.usage.prompt_tokens * 500 + simulated.usage.completion_tokens * 1_500,
+    );
+    const served = results[1].response.body;
+    expect(served.model).toBe(upstreamModel);
+    expect(served.choices[0].message.content).toBe(
+      RECORDED_ANSWERS['openai-compatible'].text.plain.text,
+    );
+    // Charged as an interactive request is (capped at its reservation: the recorded prompt is
+    // far longer than the one sent), on the line's own record.
+    const servedRecord = await gateway.gateway.parts.store.getGeneration(
+      results[1].response.request_id,
+    );
+    expect(servedRecord).toMatchObject({
+      provider: KIND_PROVIDERS['openai-compatible'].provider,
+      batchId: created.id,
+    });
+    expect(toNanos(served.usage.cost)).toBe(servedRecord!.costNanos);
+    expect(upstreams.fakes['openai-compatible'].requests).toHaveLength(50);
     const charged = await records(batch.id);
     expect(charged).toHaveLength(100);
     const sum = charged.reduce((total, { row }) => total + row.costNanos, 0);
@@ -184,7 +227,7 @@ describe('the Anthropic batch shape, through @anthropic-ai/sdk', () => {
       requests: Array.from({ length: 100 }, (_, index) => ({
         custom_id: `req-${index}`,
         params: {
-          model: 'sim/chat-standard:batch',
+          model: index % 2 ? KIND_PROVIDERS.anthropic.model : 'sim/chat-standard:batch',
           max_tokens: 8,
           messages: [{ role: 'user' as const, content: `Summarise ${index}` }],
         },
@@ -206,9 +249,83 @@ describe('the Anthropic batch shape, through @anthropic-ai/sdk', () => {
     for await (const entry of await anthropic.messages.batches.results(created.id)) {
       expect(entry.result.type).toBe('succeeded');
       if (entry.result.type === 'succeeded') expect(entry.result.message.type).toBe('message');
+      if (entry.result.type === 'succeeded' && entry.custom_id === 'req-1') {
+        expect(entry.result.message.model).toBe(KIND_PROVIDERS.anthropic.model);
+      }
       seen.push(entry.custom_id);
     }
     expect(seen).toEqual(Array.from({ length: 100 }, (_, index) => `req-${index}`));
     expect(await records(created.id)).toHaveLength(100);
+  });
+});
+
+describe('money', () => {
+  it('ends the lines past a budget as 402 errors, completes the batch, and spends within grace', async () => {
+    const small = await gateway.createKey({ kind: 'account', limitUsd: 0.0004, graceUsd: 0.00005 });
+    const client = new OpenAI({ apiKey: small.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const file = await client.files.create({
+      file: await toFile(
+        Buffer.from(Array.from({ length: 100 }, (_, index) => chatLine(index)).join('\n')),
+        'input.jsonl',
+      ),
+      purpose: 'batch',
+    });
+    const created = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const batch = await eventually(async () => {
+      const current = await client.batches.retrieve(created.id);
+      return current.status === 'completed' ? current : undefined;
+    }, 60_000);
+    const { completed, failed } = batch.request_counts!;
+    expect(completed).toBeGreaterThan(0);
+    expect(failed).toBeGreaterThan(0);
+    expect(completed + failed).toBe(100);
+    const errors = (await (await client.files.content(batch.error_file_id!)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(new Set(errors.map((line) => line.response.status_code))).toEqual(new Set([402]));
+    const charged = (
+      await gateway.gateway.parts.store.listGenerations({ keyId: small.id, limit: 1_000 })
+    ).map(({ row }) => row);
+    expect(charged).toHaveLength(completed);
+    const figures = (await gateway.gateway.parts.store.fundingFigures(small.id))!;
+    const spent = figures.consumptionNanos + figures.pendingNanos;
+    expect(spent).toBe(charged.reduce((total, row) => total + row.costNanos, 0));
+    expect(spent).toBeLessThanOrEqual(figures.limitNanos + figures.graceNanos);
+  });
+
+  it('charges a cancelled batch only for the lines that ran', async () => {
+    // The upstream holds its answers until the batch is cancelled: the lines running then end.
+    const fake = upstreams.fakes['openai-compatible'];
+    const answer = fake.fallback;
+    let release = () => {};
+    fake.fallback = { ...answer, holdUntil: new Promise<void>((resolve) => (release = resolve)) };
+    const asked = fake.requests.length;
+    const model = KIND_PROVIDERS['openai-compatible'].model;
+    const file = await upload(Array.from({ length: 400 }, (_, index) => chatLine(index, model)));
+    const created = await openai.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    await eventually(() => (fake.requests.length > asked ? true : undefined));
+    const cancelling = await openai.batches.cancel(created.id);
+    expect(cancelling.status).toBe('cancelling');
+    fake.fallback = answer;
+    release();
+    const batch = await finished(created.id);
+    expect(batch.status).toBe('cancelled');
+    const { completed, failed, total } = batch.request_counts!;
+    expect(total).toBe(400);
+    expect(completed + failed).toBeLessThan(400);
+    const charged = await records(created.id);
+    expect(charged).toHaveLength(completed);
+    expect(toNanos((batch as unknown as { cost_usd: number }).cost_usd)).toBe(
+      charged.reduce((sum, { row }) => sum + row.costNanos, 0),
+    );
   });
 });
