@@ -5,6 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
+import { startReceiver } from '../../testing/webhook-receiver';
 import {
   KIND_PROVIDERS,
   RECORDED_ANSWERS,
@@ -327,5 +328,59 @@ describe('money', () => {
     expect(toNanos((batch as unknown as { cost_usd: number }).cost_usd)).toBe(
       charged.reduce((sum, { row }) => sum + row.costNanos, 0),
     );
+  });
+});
+
+describe('events', () => {
+  it("sends batch.completed and batch.failed to the account's endpoints, once each", async () => {
+    const receiver = await startReceiver();
+    try {
+      const account = await gateway.createKey({ kind: 'account', limitUsd: 1 });
+      const hook = await fetch(`${gateway.url}/v1/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `${receiver.url}/hook`,
+          events: ['batch.completed', 'batch.failed'],
+        }),
+      });
+      expect(hook.status).toBe(201);
+      const client = new OpenAI({
+        apiKey: account.key,
+        baseURL: `${gateway.url}/v1`,
+        maxRetries: 0,
+      });
+      const run = async (lines: string[]) => {
+        const file = await client.files.create({
+          file: await toFile(Buffer.from(lines.join('\n')), 'input.jsonl'),
+          purpose: 'batch',
+        });
+        return (
+          await client.batches.create({
+            input_file_id: file.id,
+            endpoint: '/v1/chat/completions',
+            completion_window: '24h',
+          })
+        ).id;
+      };
+      const good = await run([chatLine(0), chatLine(1)]);
+      const bad = await run([chatLine(0, 'nobody/nothing')]);
+      const events = await eventually(() => {
+        const bodies = receiver.received.map((request) => JSON.parse(request.body));
+        return bodies.length >= 2 ? bodies : undefined;
+      });
+      const byBatch = Object.fromEntries(events.map((event) => [event.data.batch_id, event]));
+      expect(events).toHaveLength(2);
+      expect(byBatch[good]).toMatchObject({
+        type: 'batch.completed',
+        data: { status: 'completed', request_counts: { total: 2, succeeded: 2, errored: 0 } },
+      });
+      expect(byBatch[bad]).toMatchObject({
+        type: 'batch.failed',
+        data: { request_counts: { total: 1, succeeded: 0, errored: 1 }, cost_usd: 0 },
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 });
