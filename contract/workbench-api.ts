@@ -637,6 +637,8 @@ export const activityRequestSchema = z.object({
   translation: translationReportSchema.nullable().optional(),
   /** The agent session the request belongs to (Claude Code's, Codex's…); null when none. */
   session_id: z.string().nullable().optional(),
+  /** The batch the request was a line of (docs/batches.md); null for an interactive request. */
+  batch_id: z.string().nullable().optional(),
   /** Null for the profile key's own requests. */
   child: recordChildSchema.nullable(),
 });

@@ -17,7 +17,6 @@ import { eventually, startTestGateway, toNanos, type TestGateway } from '../test
 let gateway: TestGateway;
 let upstreams: KindUpstreams;
 let key: string;
-let keyId: string;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
@@ -30,7 +29,6 @@ beforeAll(async () => {
   gateway = await startTestGateway({ providers: upstreams.providers });
   const created = await gateway.createKey({ kind: 'account', limitUsd: 50 });
   key = created.key;
-  keyId = created.id;
   openai = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
 });
@@ -66,10 +64,17 @@ async function finished(id: string) {
   }, 60_000);
 }
 
-const records = async (batchId: string) =>
-  (await gateway.gateway.parts.store.listGenerations({ keyId, limit: 1_000 })).filter(
-    ({ row }) => row.batchId === batchId,
-  );
+/** A batch's records, as `GET /v1/generations?batch_id=` lists them. */
+const records = async (batchId: string) => {
+  const response = await fetch(`${gateway.url}/v1/generations?batch_id=${batchId}&limit=200`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const { data } = (await response.json()) as {
+    data: Array<{ id: string; batch_id: string; cost_usd: number }>;
+  };
+  expect(data.every((record) => record.batch_id === batchId)).toBe(true);
+  return data.map((record) => ({ row: { id: record.id, costNanos: toNanos(record.cost_usd) } }));
+};
 
 describe('the OpenAI batch shape, through the openai client', () => {
   it('runs a 100-line batch to completion: each line answered by custom_id and charged once', async () => {

@@ -209,6 +209,8 @@ export type GenerationQuery = GenerationScope & {
   model?: string;
   /** Only the records of this agent session. */
   sessionId?: string;
+  /** Only the records of this batch's lines. */
+  batchId?: string;
   outcome?: GenerationOutcome;
   /** Unix seconds, inclusive. */
   from?: number;

@@ -154,6 +154,7 @@ describe('the Activity routes', () => {
         settled_at: 1_800_000_010,
         translation: null,
         session_id: null,
+        batch_id: null,
         child: null,
       });
       // What the gateway dropped or changed reaches the table as the record has it.

@@ -68,6 +68,7 @@ export function activityRequestOf(
     settled_at: record.settled_at,
     translation: record.translation ?? null,
     session_id: record.session_id ?? null,
+    batch_id: record.batch_id ?? null,
     child: record.child
       ? {
           id: record.child.id,

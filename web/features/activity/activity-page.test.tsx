@@ -283,6 +283,7 @@ describe('the Activity page', () => {
     const routed = request(2, {
       model: 'route/b',
       requested_model: 'team/coder',
+      batch_id: 'batch_0123',
       provider: 'backup',
       attempts: [
         { provider: 'dear', status: 'over_max_price', latency_ms: 0, model: 'route/a' },
@@ -302,6 +303,8 @@ describe('the Activity page', () => {
     const section = (name: string) => within(panel).getByRole('region', { name });
     const requested = within(section('Request')).getByText('Requested', { selector: 'dt' });
     expect(requested.nextElementSibling).toHaveTextContent('team/coder (answered by route/b)');
+    const batch = within(section('Request')).getByText('Batch', { selector: 'dt' });
+    expect(batch.nextElementSibling).toHaveTextContent('batch_0123');
     const attempts = within(section('Attempts')).getAllByRole('row');
     expect(attempts[0]).toHaveTextContent(/Model\s*Provider/);
     expect(attempts[1]).toHaveTextContent(/route\/a\s*dear\s*skipped: over provider.max_price/);
