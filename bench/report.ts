@@ -4,6 +4,7 @@
  */
 import type { ClosedResult, Percentiles, RateResult, StreamsResult } from './load-protocol';
 import { formatPromptCache, type PromptCacheResults } from './prompt-cache';
+import { formatBatchBeside, type BatchBesideResults } from './batch-beside';
 
 export const TARGETS = ['mock', 'gateway', 'portkey'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -124,6 +125,8 @@ export type BenchResults = {
   generations: GenerationRecords;
   /** The prompt-cache replay, direct and through the gateway (bench/prompt-cache.ts). */
   promptCache?: PromptCacheResults;
+  /** Interactive latency alone and beside a running batch (bench/batch-beside.ts). */
+  batchBeside?: BatchBesideResults;
   /** An embeddings request (bench-setup.ts `EMBEDDING_INPUTS` inputs) to the mock and through the gateway. */
   embeddings?: {
     inputs: number;
@@ -444,6 +447,7 @@ export function formatReport(results: BenchResults): string {
   );
 
   if (results.promptCache) sections.push(formatPromptCache(results.promptCache));
+  if (results.batchBeside) sections.push(formatBatchBeside(results.batchBeside));
 
   const records = results.generations;
   sections.push(

@@ -37,6 +37,7 @@ import {
 } from './bench-setup';
 import { measureCatalogFilter } from './catalog-filter';
 import { measurePromptCache } from './prompt-cache';
+import { measureBatchBeside } from './batch-beside';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
@@ -547,6 +548,9 @@ async function main(): Promise<void> {
     // Its own gateway (in-process) and upstream: a session's cache hits, not the load's.
     console.log('Prompt cache: replaying the 30-turn Claude Code session…');
     const promptCache = await measurePromptCache();
+    // Its own gateway process: interactive latency alone, then beside a running batch.
+    console.log('Batches: interactive latency alone and beside a running batch…');
+    const batchBeside = await measureBatchBeside();
 
     const addedC1 = {
       gateway: added(latencyC1.gateway.latency, latencyC1.mock.latency),
@@ -582,6 +586,7 @@ async function main(): Promise<void> {
       noisyNeighbour,
       catalogFilter: measureCatalogFilter(),
       promptCache,
+      batchBeside,
       memory,
       repeatedRounds,
       generations: generations!,

@@ -5,8 +5,8 @@
  * instance died is claimed again once its lease has lapsed for a whole lease more, by which time
  * its in-flight row has been closed and the line's record (if any) is there to be replaced.
  *
- * Interactive traffic comes first: a line starts only while this instance runs fewer lines than
- * the bound less the interactive requests running, and never more than one when those fill it.
+ * Interactive traffic comes first: while any interactive request runs on this instance, a line
+ * starts only when no other line runs; the full bound applies only when the instance is quiet.
  */
 import type { GatewayParts } from '../routes/route-kit';
 import type { BatchRow, LineCounts } from '../store/batches';
@@ -87,7 +87,8 @@ export class BatchRunner {
 
   private capacity(keyId: string): number {
     const interactive = Math.max(0, this.parts.pipeline.admitted - this.running.size);
-    const overall = Math.max(1, BATCH_CONCURRENCY - interactive) - this.running.size;
+    // While interactive requests run, one line at a time: enough that a batch never stalls.
+    const overall = (interactive > 0 ? 1 : BATCH_CONCURRENCY) - this.running.size;
     let ofKey = 0;
     for (const line of this.running.values()) if (line.keyId === keyId) ofKey += 1;
     return Math.min(overall, BATCH_CONCURRENCY_PER_KEY - ofKey);
