@@ -192,6 +192,47 @@ describe('the OpenAI batch shape, through the openai client', () => {
     });
   });
 
+  it('runs lines for /v1/embeddings and /v1/responses as those endpoints answer', async () => {
+    const cases = [
+      {
+        endpoint: '/v1/embeddings' as const,
+        body: { model: 'sim/embed-small', input: 'a corpus line' },
+        check: (body: { object: string; data: Array<{ embedding: number[] }> }) => {
+          expect(body.object).toBe('list');
+          expect(body.data[0]!.embedding).toHaveLength(256);
+        },
+      },
+      {
+        endpoint: '/v1/responses' as const,
+        body: { model: 'sim/chat-standard', input: 'Hi', max_output_tokens: 16 },
+        check: (body: { object: string; model: string }) => {
+          expect(body.object).toBe('response');
+          expect(body.model).toBe('sim/chat-standard:batch');
+        },
+      },
+    ];
+    for (const { endpoint, body, check } of cases) {
+      const file = await upload([
+        JSON.stringify({ custom_id: 'only', method: 'POST', url: endpoint, body }),
+      ]);
+      const batch = await finished(
+        (
+          await openai.batches.create({
+            input_file_id: file.id,
+            endpoint,
+            completion_window: '24h',
+          })
+        ).id,
+      );
+      expect(batch.request_counts, endpoint).toEqual({ total: 1, completed: 1, failed: 0 });
+      const [result] = (await (await openai.files.content(batch.output_file_id!)).text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      check(result.response.body);
+    }
+  });
+
   it('refuses a file of the wrong purpose, and an output file as a batch input', async () => {
     await expect(
       openai.files.create({
