@@ -5,6 +5,7 @@
 import type { ClosedResult, Percentiles, RateResult, StreamsResult } from './load-protocol';
 import { formatPromptCache, type PromptCacheResults } from './prompt-cache';
 import { formatNetwork, type NetworkResults } from './network';
+import { formatBatchBeside, type BatchBesideResults } from './batch-beside';
 
 export const TARGETS = ['mock', 'gateway', 'portkey'] as const;
 export type TargetName = (typeof TARGETS)[number];
@@ -127,6 +128,8 @@ export type BenchResults = {
   promptCache?: PromptCacheResults;
   /** PostgreSQL and Redis behind delaying proxies against SQLite (bench/network.ts). */
   network?: NetworkResults;
+  /** Interactive latency alone and beside a running batch (bench/batch-beside.ts). */
+  batchBeside?: BatchBesideResults;
   /** An embeddings request (bench-setup.ts `EMBEDDING_INPUTS` inputs) to the mock and through the gateway. */
   embeddings?: {
     inputs: number;
@@ -448,6 +451,7 @@ export function formatReport(results: BenchResults): string {
 
   if (results.promptCache) sections.push(formatPromptCache(results.promptCache));
   if (results.network) sections.push(formatNetwork(results.network));
+  if (results.batchBeside) sections.push(formatBatchBeside(results.batchBeside));
 
   const records = results.generations;
   sections.push(

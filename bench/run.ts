@@ -41,6 +41,7 @@ import { measureCatalogFilter } from './catalog-filter';
 import { measurePromptCache } from './prompt-cache';
 import { measureNetwork } from './network';
 import { postgresAvailable, redisAvailable } from '../gateway/test-kit/shared-services';
+import { measureBatchBeside } from './batch-beside';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {
   peakMemory,
@@ -552,6 +553,9 @@ async function main(): Promise<void> {
     // Its own gateway (in-process) and upstream: a session's cache hits, not the load's.
     console.log('Prompt cache: replaying the 30-turn Claude Code session…');
     const promptCache = await measurePromptCache();
+    // Its own gateway process: interactive latency alone, then beside a running batch.
+    console.log('Batches: interactive latency alone and beside a running batch…');
+    const batchBeside = await measureBatchBeside();
 
     // Needs PostgreSQL and Redis (GATEWAY_TEST_DATABASE_URL, GATEWAY_TEST_REDIS_URL); skipped,
     // saying so, without them. One round (about a minute and a half): bench:network runs three.
@@ -597,6 +601,7 @@ async function main(): Promise<void> {
       catalogFilter: measureCatalogFilter(),
       promptCache,
       network,
+      batchBeside,
       memory,
       repeatedRounds,
       generations: generations!,

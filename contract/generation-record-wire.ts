@@ -41,6 +41,8 @@ const wireSchemas = {
   overhead_ms: z.number().nullable().optional(),
   /** The agent session the request belongs to; null when the client named none. */
   session_id: z.string().nullable().optional(),
+  /** The batch the request was a line of; null for an interactive request. */
+  batch_id: z.string().nullable().optional(),
   attempts: z
     .array(
       z.looseObject({

@@ -226,6 +226,17 @@ export const generationFields = {
     onReplace: 'kept',
     absent: null,
   }),
+  /**
+   * The batch the request was a line of (docs/batches.md); null for an interactive request.
+   * `replaced`: a line run again after its instance died replaces the closure, which had none.
+   */
+  batchId: field<string | null>()({
+    column: 'batch_id',
+    kind: 'text',
+    wire: { name: 'batch_id' },
+    onReplace: 'replaced',
+    absent: null,
+  }),
   /** Every provider attempt before the answer started, the answering one last. */
   attempts: field<GenerationAttempt[]>()({
     column: 'attempts',

@@ -17,6 +17,8 @@ export const webhookEventTypes = [
   'key.rotated',
   'key.limit_changed',
   'key.period_reset',
+  'batch.completed',
+  'batch.failed',
 ] as const;
 export const webhookEventTypeSchema = z.enum(webhookEventTypes);
 export type WebhookEventType = z.infer<typeof webhookEventTypeSchema>;

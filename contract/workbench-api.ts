@@ -664,6 +664,8 @@ export const activityRequestSchema = z.object({
   translation: translationReportSchema.nullable().optional(),
   /** The agent session the request belongs to (Claude Code's, Codex's…); null when none. */
   session_id: z.string().nullable().optional(),
+  /** The batch the request was a line of (docs/batches.md); null for an interactive request. */
+  batch_id: z.string().nullable().optional(),
   /** Null for the profile key's own requests. */
   child: recordChildSchema.nullable(),
 });
@@ -738,6 +740,27 @@ export const agentSessionsViewSchema = z.object({
 });
 export type AgentSessionsView = z.infer<typeof agentSessionsViewSchema>;
 export type AgentSessionView = AgentSessionsView['data'][number];
+
+/** `GET /api/activity/batches?profile=`: the profile key's latest batches (docs/batches.md). */
+export const batchesViewSchema = z.object({
+  profile: z.string(),
+  data: z.array(
+    z.object({
+      id: z.string(),
+      endpoint: z.string(),
+      status: z.string(),
+      total: z.number(),
+      completed: z.number(),
+      failed: z.number(),
+      /** What the lines that ran were charged so far. */
+      cost_usd: z.number(),
+      created_at: z.number(),
+    }),
+  ),
+  fetched_at: z.number(),
+});
+export type BatchesView = z.infer<typeof batchesViewSchema>;
+export type BatchView = BatchesView['data'][number];
 
 /**
  * `GET /api/session` (and the answer of sign-in and sign-out): whether the workbench asks for a

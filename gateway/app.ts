@@ -2,6 +2,7 @@
  * Builds the gateway: store, catalog, keys, ledger, pipeline and routes, as one request handler.
  * It does not listen (server.ts does), so tests and the benchmark get the same gateway.
  */
+import { BatchRunner } from './batches/batch-runner';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -273,6 +274,12 @@ export async function createGateway(
     readiness: redis ? [{ name: 'redis', ping: async () => void (await redis.ping()) }] : [],
   };
 
+  // Batches run in the background of every instance, after interactive traffic.
+  const batchRunner = new BatchRunner(parts, async (batch, counts) => {
+    if ((await keyEvents.batchEnded(batch, counts)) > 0) sender.wake();
+  });
+  parts.batchRunner = batchRunner;
+
   const router = new Router();
   const routeFamilies = options.routeFamilies ?? allRouteFamilies;
   for (const family of routeFamilies) family.add(router, parts);
@@ -306,6 +313,7 @@ export async function createGateway(
       })
       .finally(() => (sweeping = null)));
   sender.start();
+  batchRunner.start();
   rows.start(renewalIntervalMs(config.leaseMs), (leaseExpiresAt) =>
     budget.renew(pipeline.runningReservations(), leaseExpiresAt),
   );
@@ -432,6 +440,8 @@ export async function createGateway(
     handleUpgrade: responsesSocket.handleUpgrade,
     closeSockets: () => responsesSocket.close(),
     async close() {
+      // Lines running end and are kept first: their records go out with the writer's flush.
+      await batchRunner.close();
       for (const { provider } of upstream) void provider.close();
       stopWatching();
       stopPresets();

@@ -47,6 +47,7 @@ export function generationToWire(record: GenerationRow, child: ChildMark | null)
 export type GenerationFilters = {
   model?: string;
   sessionId?: string;
+  batchId?: string;
   outcome?: GenerationOutcome;
   from?: number;
   to?: number;
@@ -101,6 +102,7 @@ export class GenerationRecords {
       ...this.scope(viewer, filters.keyId),
       model: filters.model,
       sessionId: filters.sessionId,
+      batchId: filters.batchId,
       outcome: filters.outcome,
       from: filters.from,
       to: filters.to,

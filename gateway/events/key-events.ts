@@ -14,6 +14,7 @@ import type { KeyChangeListener, KeyChangeNotice } from '../keys/key-admin';
 import { remainingNanos } from '../keys/key-state';
 import type { GatewayStore, KeyRow } from '../store/store';
 import type { WebhookRow } from '../store/webhooks';
+import type { BatchRow, LineCounts } from '../store/batches';
 
 /** Without a threshold of its own, an endpoint's balance_low is 20% of the key's limit. */
 export const DEFAULT_BALANCE_LOW_PERCENT = 20;
@@ -92,6 +93,53 @@ export class KeyEvents {
       }
     }
     return sent;
+  }
+
+  /**
+   * A batch ended: `batch.completed`, or `batch.failed` when no line of it succeeded. Written once,
+   * whichever instance ended it (`markEventSent` in the same transaction).
+   */
+  async batchEnded(batch: BatchRow, counts: LineCounts): Promise<number> {
+    const key = await this.store.getKey(batch.keyId);
+    if (!key) return 0;
+    const type: WebhookEventType =
+      batch.status === 'completed' && counts.succeeded === 0 ? 'batch.failed' : 'batch.completed';
+    const webhooks = (await this.webhooksFor(key)).filter((webhook) =>
+      webhook.events.includes(type),
+    );
+    return this.store.transaction(async () => {
+      if (!(await this.store.batches.markEventSent(batch.id))) return 0;
+      const payload = {
+        type,
+        timestamp: new Date().toISOString(),
+        data: {
+          batch_id: batch.id,
+          key_id: key.id,
+          key: key.masked,
+          account_id: key.kind === 'account' ? key.id : key.parentId,
+          status: batch.status,
+          endpoint: batch.endpoint,
+          request_counts: {
+            total: counts.total,
+            succeeded: counts.succeeded,
+            errored: counts.errored,
+            cancelled: counts.cancelled,
+          },
+          cost_usd: nanosToUsd(counts.costNanos),
+        },
+      };
+      await this.store.webhooks.enqueue(
+        webhooks.map((webhook) => ({
+          id: newDeliveryId(),
+          webhookId: webhook.id,
+          accountId: webhook.accountId,
+          eventType: type,
+          payload: JSON.stringify(payload),
+          createdMs: Date.now(),
+        })),
+      );
+      return webhooks.length;
+    });
   }
 
   private async funding(key: KeyRow): Promise<KeyRow | undefined> {

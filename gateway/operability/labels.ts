@@ -32,6 +32,8 @@ export const ROUTE_NAMES = [
   'webhooks',
   'admin_webhooks',
   'generation',
+  'files',
+  'batches',
   'activity',
   'healthz',
   'readyz',

@@ -59,6 +59,8 @@ export type InferenceInput = {
   timing: RequestTiming;
   /** The agent session the client named (http/session-id.ts); absent: none. */
   sessionId?: string | null;
+  /** The batch the request is a line of (batches/); absent: an interactive request. */
+  batchId?: string | null;
   /**
    * What the request holds (the route's slot and rate limits); the pipeline adds the reservation
    * and the lease, and ends it once the request has ended, also when `start` throws. Absent: the
@@ -103,6 +105,8 @@ export type EmbeddingInput = {
   timing: RequestTiming;
   /** The agent session the client named (http/session-id.ts); absent: none. */
   sessionId?: string | null;
+  /** The batch the request is a line of (batches/); absent: an interactive request. */
+  batchId?: string | null;
   /** As for chat (`InferenceInput.holds`): ended once the request has ended, also on a throw. */
   holds?: RequestHolds;
 };

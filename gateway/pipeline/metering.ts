@@ -73,6 +73,8 @@ export type MeteredRequest = {
   timing: RequestTiming;
   /** The agent session the client named; absent: none. */
   sessionId?: string | null;
+  /** The batch the request is a line of (batches/); absent: an interactive request. */
+  batchId?: string | null;
   holds: RequestHolds;
 };
 
@@ -229,6 +231,7 @@ export class Metering {
       latencyMs: round(input.timing.elapsedMs(endedAt)),
       overheadMs: input.timing.overheadMs(endedAt),
       sessionId: input.sessionId ?? null,
+      batchId: input.batchId ?? null,
       attempts: connected.attempts,
       usageEstimated,
       chargeCapped: charge.capped,

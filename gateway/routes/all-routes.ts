@@ -6,6 +6,7 @@ import { activityRoutes } from './activity';
 import { adminKeyRoutes } from './admin-keys';
 import { adminPresetRoutes } from './admin-presets';
 import { balanceRoutes } from './balance';
+import { batchRoutes } from './batches';
 import { chatCompletionRoutes } from './chat-completions';
 import { embeddingRoutes } from './embeddings';
 import { geminiRoutes } from './gemini';
@@ -13,6 +14,7 @@ import { generationRoutes } from './generation';
 import { healthRoutes } from './health';
 import { keyRoutes } from './keys';
 import { keyStatusRoutes } from './key-status';
+import { messageBatchRoutes } from './message-batches';
 import { messagesRoutes } from './messages';
 import { modelEndpointRoutes } from './model-endpoints';
 import { modelRoutes } from './models';
@@ -26,6 +28,8 @@ export const allRouteFamilies: readonly RouteFamily[] = [
   modelEndpointRoutes,
   chatCompletionRoutes,
   embeddingRoutes,
+  batchRoutes,
+  messageBatchRoutes,
   balanceRoutes,
   keyStatusRoutes,
   generationRoutes,

@@ -25,6 +25,8 @@ const listQuerySchema = z.object({
   model: z.string().min(1).max(200).optional(),
   /** Only one agent session's records. */
   session_id: z.string().min(1).max(200).optional(),
+  /** Only one batch's records (docs/batches.md). */
+  batch_id: z.string().min(1).max(200).optional(),
   outcome: z.enum(['completed', 'ended_early']).optional(),
   /** Unix seconds, inclusive. */
   from: unixSeconds.optional(),
@@ -97,6 +99,7 @@ export const generationRoutes: RouteFamily = {
           {
             model: query.model,
             sessionId: query.session_id,
+            batchId: query.batch_id,
             outcome: query.outcome,
             from: query.from,
             to: query.to,

@@ -261,7 +261,7 @@ describe('over raw HTTP', () => {
       type: 'error',
       error: { type: 'invalid_request_error' },
     });
-    const unknownPath = await post('/v1/messages/batches', {}, { 'x-api-key': key });
+    const unknownPath = await post('/v1/messages/nothing-here', {}, { 'x-api-key': key });
     expect(unknownPath.status).toBe(404);
     expect(await unknownPath.json()).toMatchObject({
       type: 'error',

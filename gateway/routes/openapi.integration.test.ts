@@ -27,7 +27,13 @@ type Operation = {
 type SecurityScheme = { type: string; scheme?: string; in?: string; name?: string };
 
 /** One call of an operation: path values (else the document's examples), query, body. */
-type Call = { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
+type Call = {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** A multipart/form-data body (a file upload) instead of JSON. */
+  form?: () => FormData;
+};
 
 /** How to call an operation so it succeeds, and calls it must refuse (besides without a key). */
 type Probe = { ok: Array<() => Call | Promise<Call>>; errors?: Array<() => Call | Promise<Call>> };
@@ -81,6 +87,7 @@ async function send(operation: Operation, call: Call, credential: Credential): P
     method: operation.method,
     headers,
     ...(call.body !== undefined && { body: JSON.stringify(call.body) }),
+    ...(call.form && { body: call.form() }),
   });
 }
 
@@ -153,6 +160,59 @@ async function childKey(): Promise<string> {
 async function accountKey(): Promise<string> {
   return (await gateway.createKey({ kind: 'account', limitUsd: 1 })).id;
 }
+
+/** A batch input file, as multipart/form-data, of `purpose`. */
+function batchFileForm(purpose = 'batch'): FormData {
+  const line = { custom_id: 'one', method: 'POST', url: '/v1/chat/completions', body: chatRequest };
+  const form = new FormData();
+  form.append('purpose', purpose);
+  form.append('file', new Blob([`${JSON.stringify(line)}\n`]), 'input.jsonl');
+  return form;
+}
+
+/** A batch input file uploaded by the account key. */
+async function batchFile(): Promise<string> {
+  const response = await fetch(`${gateway.url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.key}` },
+    body: batchFileForm(),
+  });
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** A batch of the account key, running or (`ended`) ended. */
+async function openAiBatch(ended = false): Promise<string> {
+  const response = await fetch(`${gateway.url}/v1/batches`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      input_file_id: await batchFile(),
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    }),
+  });
+  const { id } = (await response.json()) as { id: string };
+  if (ended) await batchEnded(id);
+  return id;
+}
+
+/** A Message Batch of the account key, running or (`ended`) ended. */
+async function messageBatch(ended = false): Promise<string> {
+  const response = await fetch(`${gateway.url}/v1/messages/batches`, {
+    method: 'POST',
+    headers: { 'x-api-key': account.key, 'content-type': 'application/json' },
+    body: JSON.stringify({ requests: [{ custom_id: 'one', params: { ...chatRequest } }] }),
+  });
+  const { id } = (await response.json()) as { id: string };
+  if (ended) await batchEnded(id);
+  return id;
+}
+
+const batchEnded = (id: string) =>
+  eventually(async () => {
+    const batch = await gateway.gateway.parts.store.batches.getBatch(id);
+    return batch?.endedAt ? true : undefined;
+  });
 
 /** A response stored for the account key, for a call that reads or deletes it. */
 async function storedResponse(): Promise<string> {
@@ -439,6 +499,57 @@ function probeOf(operation: Operation): Probe {
       ],
     },
     getOpenApiDocument: { ok: [() => ({})] },
+    uploadFile: {
+      ok: [() => ({ form: () => batchFileForm() })],
+      errors: [() => ({ form: () => batchFileForm('assistants') })],
+    },
+    ...Object.fromEntries(
+      ['getFile', 'getFileContent', 'deleteFile'].map((operationId) => [
+        operationId,
+        {
+          ok: [async () => ({ params: { id: await batchFile() } })],
+          errors: [() => ({ params: { id: 'file-missing' } })],
+        },
+      ]),
+    ),
+    createBatch: {
+      ok: [
+        async () => ({
+          body: {
+            input_file_id: await batchFile(),
+            endpoint: '/v1/chat/completions',
+            completion_window: '24h',
+          },
+        }),
+      ],
+      errors: [() => ({ body: { input_file_id: 'file-x', endpoint: '/v1/nothing' } })],
+    },
+    getBatch: {
+      ok: [async () => ({ params: { id: await openAiBatch() } })],
+      errors: [() => ({ params: { id: 'batch_missing' } })],
+    },
+    listBatches: { ok: [() => ({})], errors: [() => ({ query: { limit: '0' } })] },
+    cancelBatch: {
+      ok: [async () => ({ params: { id: await openAiBatch() } })],
+      errors: [() => ({ params: { id: 'batch_missing' } })],
+    },
+    createMessageBatch: {
+      ok: [() => ({ body: { requests: [{ custom_id: 'one', params: messages }] } })],
+      errors: [() => ({ body: { requests: [] } })],
+    },
+    getMessageBatch: {
+      ok: [async () => ({ params: { id: await messageBatch() } })],
+      errors: [() => ({ params: { id: 'msgbatch_missing' } })],
+    },
+    listMessageBatches: { ok: [() => ({})], errors: [() => ({ query: { limit: '0' } })] },
+    cancelMessageBatch: {
+      ok: [async () => ({ params: { id: await messageBatch() } })],
+      errors: [() => ({ params: { id: 'msgbatch_missing' } })],
+    },
+    getMessageBatchResults: {
+      ok: [async () => ({ params: { id: await messageBatch(true) } })],
+      errors: [() => ({ params: { id: 'msgbatch_missing' } })],
+    },
   };
   const probe = probes[operation.operationId];
   if (!probe) throw new Error(`no probe for ${operation.operationId}: add one to this test`);

@@ -59,6 +59,8 @@ export type GatewayParts = {
   tracing: Tracing;
   /** Dependencies `GET /readyz` asks besides the store (which it always asks), e.g. Redis. */
   readiness?: ReadinessCheck[];
+  /** This instance's batch runner (batches/batch-runner.ts), woken when a batch is made or cancelled. */
+  batchRunner?: { wake(): void };
 };
 
 /** A public form's error body for a GatewayError. */

@@ -43,5 +43,7 @@ export function endedEarlyRecord(row: InflightRow, nowMs: number): GenerationRow
     overheadMs: null,
     // The in-flight row does not keep it.
     sessionId: null,
+    // Nor the batch: a line run again replaces this record with its own, which names it.
+    batchId: null,
   };
 }

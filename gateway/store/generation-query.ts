@@ -72,6 +72,10 @@ function filterTerms(query: GenerationQuery): { terms: string[]; params: Paramet
     terms.push('session_id = @sessionId');
     params.sessionId = query.sessionId;
   }
+  if (query.batchId !== undefined) {
+    terms.push('batch_id = @batchId');
+    params.batchId = query.batchId;
+  }
   if (query.outcome !== undefined) {
     terms.push('outcome = @outcome');
     params.outcome = query.outcome;

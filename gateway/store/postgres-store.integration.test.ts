@@ -14,6 +14,7 @@ import { describeStoreContract, generationRow, inflightRow, keyRow } from './sto
 import { describeWebhookStoreContract } from './webhook-store-contract';
 import { describeKeyPeriodStoreContract } from './key-period-store-contract';
 import { describePresetStoreContract } from './preset-store-contract';
+import { describeBatchStoreContract } from './batch-store-contract';
 import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
 import { startPausableProxy } from '../../testing/pausable-proxy';
 
@@ -46,6 +47,9 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
       'webhook_fired',
       'key_periods',
       'presets',
+      'batch_files',
+      'batches',
+      'batch_lines',
     ];
     for (const table of [...tables, 'keys']) await admin.query(`DELETE FROM ${runSchema}.${table}`);
   };
@@ -66,6 +70,7 @@ describe.skipIf(!available)('the PostgreSQL store', () => {
   describeWebhookStoreContract(factory);
   describeKeyPeriodStoreContract(factory);
   describePresetStoreContract(factory);
+  describeBatchStoreContract(factory);
 
   describe('specific to PostgreSQL', () => {
     let stores: GatewayStore[] = [];

@@ -17,6 +17,7 @@ import { postgresProviderStats } from './provider-stats';
 import { postgresDatabase } from './sql-database';
 import { webhookStore } from './webhooks';
 import { presetStore } from './presets';
+import { batchStore } from './batches';
 import { KeyChangeListener, keyChannel, keyStore } from './keys';
 import { ledgerStore } from './ledger';
 import { postgresWrites } from './postgres-writes';
@@ -195,6 +196,7 @@ export async function openPostgresStore(
     responses: postgresStoredResponses(pool),
     webhooks: webhookStore(db, (work) => transaction(work)),
     presets: presetStore(db, (work) => transaction(work)),
+    batches: batchStore(db, (work) => transaction(work)),
     providerStats: postgresProviderStats(pool),
     ...keyStore(db, { channel }),
     ...ledgerStore(db),

@@ -24,6 +24,7 @@ import { describeStoreContract, keyRow, type StoreFactory } from './store-contra
 import { describeWebhookStoreContract } from './webhook-store-contract';
 import { describeKeyPeriodStoreContract } from './key-period-store-contract';
 import { describePresetStoreContract } from './preset-store-contract';
+import { describeBatchStoreContract } from './batch-store-contract';
 import type { GatewayStore } from './store';
 
 /** The migrations in this checkout bring a database to this user_version. */
@@ -75,6 +76,7 @@ function describeContractOnFiles(
   describeWebhookStoreContract(factory);
   describeKeyPeriodStoreContract(factory);
   describePresetStoreContract(factory);
+  describeBatchStoreContract(factory);
 }
 
 describe('the SQLite store', () => {

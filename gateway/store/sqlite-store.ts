@@ -11,6 +11,7 @@ import { sqliteDatabase } from './sql-database';
 import { sqliteStoredResponses } from './stored-responses';
 import { webhookStore } from './webhooks';
 import { presetStore } from './presets';
+import { batchStore } from './batches';
 import { keyStore, sqliteKeyChanges } from './keys';
 import { ledgerStore } from './ledger';
 import { sqliteInflight } from './inflight';
@@ -172,6 +173,7 @@ export function openSqliteStore(
     responses: sqliteStoredResponses(database, run),
     webhooks: webhookStore(db, (work) => store.transaction(work)),
     presets: presetStore(db, (work) => store.transaction(work)),
+    batches: batchStore(db, (work) => store.transaction(work)),
     providerStats: sqliteProviderStats(database, run),
     ...keyStore(db),
     ...ledgerStore(db),

@@ -66,6 +66,7 @@ export const generationRow = (overrides: Partial<GenerationRow> = {}): Generatio
   requestedModel: null,
   overheadMs: 0.42,
   sessionId: null,
+  batchId: null,
   ...overrides,
 });
 
@@ -299,6 +300,7 @@ export function describeStoreContract(factory: StoreFactory): void {
         requestedModel: 'team/coder',
         overheadMs: 3.25,
         sessionId: 'ses_1',
+        batchId: 'batch_1',
       });
       const settled = generationRow({ id: 'gen_2', settled: true, settledAt: 1_700_000_200 });
       await store.insertGenerations([row, settled]);

@@ -13,6 +13,7 @@ import type { ProviderStatsStore } from './provider-stats';
 import type { StoredResponses } from './stored-responses';
 import type { WebhookStore } from './webhooks';
 import type { PresetStore } from './presets';
+import type { BatchStore } from './batches';
 
 /** A key as stored: never the key itself, only its versioned digest. */
 export type KeyRow = {
@@ -208,6 +209,8 @@ export type GenerationQuery = GenerationScope & {
   model?: string;
   /** Only the records of this agent session. */
   sessionId?: string;
+  /** Only the records of this batch's lines. */
+  batchId?: string;
   outcome?: GenerationOutcome;
   /** Unix seconds, inclusive. */
   from?: number;
@@ -293,6 +296,8 @@ export interface GatewayStore {
   readonly webhooks: WebhookStore;
   /** Presets added through the admin API (presets.ts). */
   readonly presets: PresetStore;
+  /** Batch files, batches and their lines (batches.ts). */
+  readonly batches: BatchStore;
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   /**

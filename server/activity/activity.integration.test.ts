@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   activityViewSchema,
   agentSessionsViewSchema,
+  batchesViewSchema,
   apiErrorSchema,
   generationsPageSchema,
 } from '../../contract/workbench-api';
@@ -154,6 +155,7 @@ describe('the Activity routes', () => {
         settled_at: 1_800_000_010,
         translation: null,
         session_id: null,
+        batch_id: null,
         child: null,
       });
       // What the gateway dropped or changed reaches the table as the record has it.
@@ -375,6 +377,60 @@ describe('the Activity routes', () => {
       expect(agentSessionsViewSchema.parse(response.json()).data).toEqual([session]);
       expect(response.text).not.toContain('extra');
       expect(gateway.requests[0]?.url).toBe('/v1/activity/sessions?days=7&key_id=key_child');
+      expect(gateway.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+    });
+  });
+
+  describe('GET /api/activity/batches', () => {
+    it('reads the batches with the profile’s key, their progress and cost only', async () => {
+      const batch = {
+        id: 'batch_1',
+        object: 'batch',
+        endpoint: '/v1/chat/completions',
+        errors: null,
+        input_file_id: 'file-1',
+        completion_window: '24h',
+        status: 'in_progress',
+        output_file_id: null,
+        error_file_id: null,
+        created_at: 1_800_000_000,
+        in_progress_at: 1_800_000_000,
+        expires_at: 1_800_086_400,
+        finalizing_at: null,
+        completed_at: null,
+        failed_at: null,
+        expired_at: null,
+        cancelling_at: null,
+        cancelled_at: null,
+        request_counts: { total: 10, completed: 4, failed: 1 },
+        metadata: { secret_ish: 'not shown' },
+        cost_usd: 0.00002,
+      };
+      gateway.setHandler((_request, response) =>
+        sendJson(response, 200, {
+          object: 'list',
+          data: [batch],
+          first_id: 'batch_1',
+          last_id: 'batch_1',
+          has_more: false,
+        }),
+      );
+      const response = await rawRequest(bff, { path: '/api/activity/batches?profile=main' });
+      expect(response.status).toBe(200);
+      expect(batchesViewSchema.parse(response.json()).data).toEqual([
+        {
+          id: 'batch_1',
+          endpoint: '/v1/chat/completions',
+          status: 'in_progress',
+          total: 10,
+          completed: 4,
+          failed: 1,
+          cost_usd: 0.00002,
+          created_at: 1_800_000_000,
+        },
+      ]);
+      expect(response.text).not.toContain('not shown');
+      expect(gateway.requests[0]?.url).toBe('/v1/batches?limit=20');
       expect(gateway.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
     });
   });

@@ -5,7 +5,9 @@
  * - `GET /api/activity?profile=&days=&key_id=`: requests, tokens and cost per UTC day and model
  *   (the gateway's `GET /v1/activity`);
  * - `GET /api/activity/sessions?profile=&days=&key_id=`: the agent sessions of the range (the
- *   gateway's `GET /v1/activity/sessions`).
+ *   gateway's `GET /v1/activity/sessions`);
+ * - `GET /api/activity/batches?profile=`: the key's latest batches with their progress and cost
+ *   (the gateway's `GET /v1/batches`).
  * Queries are checked before anything reaches the gateway; only the fields the page shows are
  * passed on, and a child's key only masked (masked again here, in case a gateway did not).
  */
@@ -23,9 +25,11 @@ import {
   type ActivityRequest,
   type ActivityView,
   type AgentSessionsView,
+  type BatchesView,
   type GenerationsPage,
 } from '../../contract/workbench-api';
 import { usageOf } from '../../contract/generation-record';
+import { openAiBatchListSchema } from '../../contract/batches';
 import { abortOnClientClose } from '../core/client-close';
 import type { WorkbenchContext } from '../core/context';
 import { parseInput, readGatewayAnswer } from '../core/errors';
@@ -68,6 +72,7 @@ export function activityRequestOf(
     settled_at: record.settled_at,
     translation: record.translation ?? null,
     session_id: record.session_id ?? null,
+    batch_id: record.batch_id ?? null,
     child: record.child
       ? {
           id: record.child.id,
@@ -173,6 +178,34 @@ export function createActivityRouter(context: WorkbenchContext): Router {
         models: day.models.map((entry) => ({ model: entry.model, ...figures(entry) })),
       })),
       totals: figures(activity.totals),
+      fetched_at: Date.now(),
+    };
+    response.json(view);
+  });
+
+  router.get('/activity/batches', async (request, response) => {
+    const query = parseInput(activityQuerySchema.pick({ profile: true }), request.query, 'query');
+    const batches = await readGateway(
+      context,
+      response,
+      query.profile,
+      gatewayPath('/v1/batches', { limit: 20 }),
+      openAiBatchListSchema,
+      'The gateway’s batches answer does not have the expected shape (a list of batches).',
+    );
+    const view: BatchesView = {
+      profile: query.profile,
+      // Only the fields the page shows, whatever else a gateway adds.
+      data: batches.data.map((batch) => ({
+        id: batch.id,
+        endpoint: batch.endpoint,
+        status: batch.status,
+        total: batch.request_counts.total,
+        completed: batch.request_counts.completed,
+        failed: batch.request_counts.failed,
+        cost_usd: batch.cost_usd,
+        created_at: batch.created_at,
+      })),
       fetched_at: Date.now(),
     };
     response.json(view);

@@ -234,6 +234,39 @@ describe('the Activity page', () => {
     expect(calls(requests, '/api/activity/sessions')[0]?.url.searchParams.get('days')).toBe('30');
   });
 
+  it('lists the key’s batches with their progress and cost so far', async () => {
+    mockActivity({
+      handlers: {
+        'GET /api/activity/batches': () => ({
+          profile: 'demo-account',
+          data: [
+            {
+              id: 'batch_running',
+              endpoint: '/v1/chat/completions',
+              status: 'in_progress',
+              total: 1_000,
+              completed: 380,
+              failed: 20,
+              cost_usd: 0.0042,
+              created_at: nowSeconds - 60,
+            },
+          ],
+          fetched_at: Date.now(),
+        }),
+      },
+    });
+    renderRoute('/activity');
+    const table = await screen.findByRole('table', { name: 'Batches' }, { timeout: 5000 });
+    const [, row] = within(table).getAllByRole('row');
+    expect(row).toHaveTextContent('batch_running');
+    expect(row).toHaveTextContent('in progress');
+    expect(row).toHaveTextContent('400 of 1,000 (20 failed)');
+    expect(row).toHaveTextContent('$0.0042');
+    const bar = within(row!).getByRole('progressbar', { name: 'Progress of batch batch_running' });
+    expect(bar).toHaveAttribute('value', '400');
+    expect(bar).toHaveAttribute('max', '1000');
+  });
+
   it('shows the requests with cost and cf-ray, the totals and the charts, from the chosen profile', async () => {
     const requests = mockActivity();
     renderRoute('/activity');
@@ -283,6 +316,7 @@ describe('the Activity page', () => {
     const routed = request(2, {
       model: 'route/b',
       requested_model: 'team/coder',
+      batch_id: 'batch_0123',
       provider: 'backup',
       attempts: [
         { provider: 'dear', status: 'over_max_price', latency_ms: 0, model: 'route/a' },
@@ -302,6 +336,8 @@ describe('the Activity page', () => {
     const section = (name: string) => within(panel).getByRole('region', { name });
     const requested = within(section('Request')).getByText('Requested', { selector: 'dt' });
     expect(requested.nextElementSibling).toHaveTextContent('team/coder (answered by route/b)');
+    const batch = within(section('Request')).getByText('Batch', { selector: 'dt' });
+    expect(batch.nextElementSibling).toHaveTextContent('batch_0123');
     const attempts = within(section('Attempts')).getAllByRole('row');
     expect(attempts[0]).toHaveTextContent(/Model\s*Provider/);
     expect(attempts[1]).toHaveTextContent(/route\/a\s*dear\s*skipped: over provider.max_price/);

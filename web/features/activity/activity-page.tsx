@@ -32,11 +32,13 @@ import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activi
 import { useActivity } from './api/activity';
 import { useGenerations } from './api/generations';
 import { useAgentSessions } from './api/sessions';
+import { useBatches } from './api/batches';
 import { ActivityToolbar } from './components/activity-toolbar';
 import { ActivityTotals } from './components/activity-totals';
 import { RequestDetailDialog } from './components/request-detail-dialog';
 import { RequestsTable } from './components/requests-table';
 import { SessionsTable } from './components/sessions-table';
+import { BatchesTable } from './components/batches-table';
 
 const ActivityCharts = lazy(() => import('./components/activity-charts'));
 
@@ -77,6 +79,7 @@ export function ActivityPage() {
 
   const activity = useActivity(profile, days, keyId);
   const sessions = useAgentSessions(profile, days, keyId);
+  const batches = useBatches(profile);
   const childKeys = useQuery({
     ...childKeysQueryOptions(profile ?? ''),
     enabled: profile !== null && identity === 'account',
@@ -257,6 +260,8 @@ export function ActivityPage() {
               </Suspense>
             </>
           ) : null}
+
+          {(batches.data?.data.length ?? 0) > 0 && <BatchesTable batches={batches.data!.data} />}
 
           {sessionRows.length > 0 && (
             <SessionsTable

@@ -31,6 +31,8 @@ export const webhookEventLabels: Record<WebhookEventType, string> = {
   'key.rotated': 'Key rotated',
   'key.limit_changed': 'Limit changed',
   'key.period_reset': 'Budget period renewed',
+  'batch.completed': 'Batch completed',
+  'batch.failed': 'Batch failed',
 };
 
 export const allWebhookEvents = webhookEventTypes;

@@ -144,6 +144,11 @@ function RequestDetail({
                 </span>
               </Field>
             )}
+            {request.batch_id && (
+              <Field label="Batch">
+                <span className="font-mono">{request.batch_id}</span>
+              </Field>
+            )}
             <Field label="Provider">{request.provider}</Field>
             <Field label="Outcome">
               <OutcomeBadge outcome={request.outcome} />
