@@ -401,10 +401,15 @@ export const embeddingsResultSchema = z.object({
 });
 export type EmbeddingsResult = z.infer<typeof embeddingsResultSchema>;
 
+/** A request's trace id (its cf-ray), as the gateway writes it. */
+export const traceIdSchema = z
+  .string()
+  .regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS');
+
 /** `GET /api/generation?profile=&id=` query: whose key reads the record, and the request's trace id. */
 export const generationQuerySchema = z.object({
   profile: z.string().min(1),
-  id: z.string().regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS'),
+  id: traceIdSchema,
 });
 
 /**
@@ -569,6 +574,8 @@ export const generationsQuerySchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,200}={0,2}$/, 'must be the next_cursor of a previous page')
       .optional(),
+    /** One request by its trace id (cf-ray): the page holds it, or nothing; other filters ignored. */
+    id: traceIdSchema.optional(),
   })
   .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, {
     message: 'must be later than from',

@@ -378,6 +378,49 @@ describe('the Activity page', () => {
 
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    // Focus goes back to the row's cf-ray, not to the page.
+    expect(document.activeElement).toHaveAttribute('data-request-details', '0000000000000003-AMS');
+  });
+
+  it('finds a request by its trace id and opens it; closing returns focus to its row', async () => {
+    const found = request(7, { created_at: nowSeconds - 200 * 86_400 });
+    const requests = mockActivity({
+      handlers: {
+        'GET /api/generations': (call: RecordedRequest) =>
+          call.url.searchParams.get('id') === found.id
+            ? page([found])
+            : call.url.searchParams.get('id')
+              ? page([])
+              : page([request(1)]),
+      },
+    });
+    const user = userEvent.setup();
+    renderRoute(`/activity?id=${found.id}`);
+    // The link's request opens at once, whatever day it was made.
+    const panel = await screen.findByRole(
+      'dialog',
+      { name: `Request ${found.id}` },
+      { timeout: 5000 },
+    );
+    expect(panel).toBeVisible();
+    const asked = calls(requests, '/api/generations').at(-1)!;
+    expect(asked.url.searchParams.get('id')).toBe(found.id);
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(document.activeElement).toHaveAttribute('data-request-details', found.id);
+
+    // A malformed id is named and never sent; an unknown one says why it may have no record.
+    const search = screen.getByRole('searchbox', { name: 'Trace id (cf-ray)' });
+    await user.clear(search);
+    await user.type(search, 'abc{Enter}');
+    expect(screen.getByText(/A trace id is 16 hexadecimal digits/)).toBeVisible();
+    expect(search).toHaveAttribute('aria-invalid', 'true');
+    await user.clear(search);
+    await user.type(search, '00000000000000ff-AMS{Enter}');
+    expect(
+      await screen.findByText('No request 00000000000000ff-AMS among demo-account’s requests'),
+    ).toBeVisible();
+    expect(screen.getByText(/refused or failed before that/)).toBeVisible();
   });
 
   it('says a settled request with reported usage and no translation is just that', async () => {

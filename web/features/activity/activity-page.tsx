@@ -6,7 +6,7 @@
  * nano-dollar; the charting library loads only here (React.lazy).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { GenerationOutcome } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
@@ -71,8 +71,17 @@ export function ActivityPage() {
       outcome: filters.outcome,
       keyId,
       sessionId: filters.sessionId,
+      traceId: filters.traceId,
     }),
-    [window_.from, window_.to, filters.model, filters.outcome, keyId, filters.sessionId],
+    [
+      window_.from,
+      window_.to,
+      filters.model,
+      filters.outcome,
+      keyId,
+      filters.sessionId,
+      filters.traceId,
+    ],
   );
 
   const activity = useActivity(profile, days, keyId);
@@ -119,13 +128,23 @@ export function ActivityPage() {
   const markedKeys = identity === 'account' ? 'children' : 'replaced';
   // The open request is looked up in the rows, so a Refresh updates its settlement in place.
   const [openId, setOpenId] = useState<string | null>(null);
-  const openRequest = openId === null ? null : (rows.find((row) => row.id === openId) ?? null);
+  // A trace id from the URL (the playground's link) opens its request until it is closed once.
+  const [closedTraceId, setClosedTraceId] = useState<string | null>(null);
+  const shownId = openId ?? (filters.traceId !== closedTraceId ? filters.traceId : null);
+  const openRequest = shownId === null ? null : (rows.find((row) => row.id === shownId) ?? null);
+  // Radix asks where focus goes after the panel has closed, when no id is open any more.
+  const lastShownId = useRef<string | null>(null);
+  const closeRequest = () => {
+    lastShownId.current = shownId;
+    setOpenId(null);
+    setClosedTraceId(filters.traceId);
+  };
   const focusOpener = (event: Event) => {
     // Back to the cf-ray that opened it, in the layout in view (each row has a wide and a narrow
     // one); the row may have scrolled out of the virtual table's DOM, then Radix decides.
     const opener = [
       ...document.querySelectorAll<HTMLElement>(
-        `[data-request-details="${CSS.escape(openId ?? '')}"]`,
+        `[data-request-details="${CSS.escape(lastShownId.current ?? '')}"]`,
       ),
     ].find((element) => element.offsetParent !== null);
     if (opener) {
@@ -154,9 +173,11 @@ export function ActivityPage() {
     filters.model !== null ||
     filters.outcome !== null ||
     keyId !== null ||
-    filters.sessionId !== null;
+    filters.sessionId !== null ||
+    filters.traceId !== null;
   const clearFilters = () =>
     update((current) => {
+      current.delete('id');
       current.delete('model');
       current.delete('outcome');
       current.delete('key_id');
@@ -208,6 +229,7 @@ export function ActivityPage() {
             onModel={(model) => setParam('model', model)}
             onOutcome={(outcome: GenerationOutcome | null) => setParam('outcome', outcome)}
             onKey={(id) => setParam('key_id', id)}
+            onTraceId={(traceId) => setParam('id', traceId)}
             onClear={clearFilters}
           />
           {filters.corrected && (
@@ -286,7 +308,18 @@ export function ActivityPage() {
                   onRetry={() => void generations.refetch()}
                 />
               ) : rows.length === 0 ? (
-                filtered ? (
+                filters.traceId ? (
+                  <EmptyState title={`No request ${filters.traceId} among ${profile}’s requests`}>
+                    <p>
+                      The gateway records a request once a provider starts answering it; one refused
+                      or failed before that (a bad key, no budget, an invalid body, every provider
+                      down) has no record. Check the profile chosen above, or clear the search.
+                    </p>
+                    <Button variant="ghost" onClick={clearFilters}>
+                      Clear filters
+                    </Button>
+                  </EmptyState>
+                ) : filtered ? (
                   <EmptyState title="No requests match these filters">
                     <Button variant="ghost" onClick={clearFilters}>
                       Clear filters
@@ -309,7 +342,7 @@ export function ActivityPage() {
                   <RequestDetailDialog
                     request={openRequest}
                     markedKeys={markedKeys}
-                    onClose={() => setOpenId(null)}
+                    onClose={closeRequest}
                     onCloseAutoFocus={focusOpener}
                   />
                   {generations.isFetchNextPageError && (

@@ -1,12 +1,13 @@
 /**
- * The Activity page's filters: a range (presets or dates, UTC), a model, an outcome and, for an
- * account profile, the key the requests were made with.
+ * The Activity page's filters: a range (presets or dates, UTC), a model, an outcome, for an
+ * account profile the key the requests were made with, and a search by trace id.
  */
 import type { GenerationOutcome } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { SelectField, type SelectOption } from '../../../components/select-field';
 import { dateBounds, rangePresets, type ActivityFilters } from '../activity-filters';
+import { TraceSearch } from './trace-search';
 
 const allModels = 'all';
 const allOutcomes = 'all';
@@ -25,6 +26,7 @@ export interface ActivityToolbarProps {
   onModel(model: string | null): void;
   onOutcome(outcome: GenerationOutcome | null): void;
   onKey(keyId: string | null): void;
+  onTraceId(traceId: string | null): void;
   onClear(): void;
 }
 
@@ -41,6 +43,7 @@ export function ActivityToolbar({
   onModel,
   onOutcome,
   onKey,
+  onTraceId,
   onClear,
 }: ActivityToolbarProps) {
   const bounds = dateBounds(nowMs);
@@ -52,7 +55,10 @@ export function ActivityToolbar({
     })),
   ];
   const filtered =
-    filters.model !== null || filters.outcome !== null || (keys !== null && filters.keyId !== null);
+    filters.model !== null ||
+    filters.outcome !== null ||
+    filters.traceId !== null ||
+    (keys !== null && filters.keyId !== null);
   const keyOptions = keys && [
     { value: allKeys, label: 'All keys' },
     ...keys,
@@ -145,6 +151,7 @@ export function ActivityToolbar({
           onChange={(value) => onKey(value === allKeys ? null : value)}
         />
       )}
+      <TraceSearch traceId={filters.traceId} onSearch={onTraceId} />
       {filtered && (
         <Button variant="ghost" onClick={onClear}>
           Clear filters

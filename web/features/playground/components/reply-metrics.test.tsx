@@ -61,6 +61,11 @@ describe('ReplyMetrics', () => {
       />,
     );
     expect(screen.getByLabelText('Trace ID')).toHaveTextContent(cfRay);
+    // The trace id opens the request's record in Activity.
+    expect(screen.getByRole('link', { name: `${cfRay}: open in Activity` })).toHaveAttribute(
+      'href',
+      `/activity?id=${cfRay}`,
+    );
     expect(screen.getByLabelText('Provider')).toHaveTextContent('simulated');
     expect(screen.queryByText(/attempts/)).not.toBeInTheDocument();
   });

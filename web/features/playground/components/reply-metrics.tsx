@@ -6,6 +6,7 @@
  * streams or when the record cannot be read, and say so.
  */
 import { useId } from 'react';
+import { Link } from 'react-router';
 import type { CatalogModel, GenerationCharge } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
@@ -156,9 +157,15 @@ export function ReplyMetrics({
           </span>
           {run.cfRay ? (
             <>
-              <code aria-labelledby={traceLabelId} className="font-mono select-all">
-                {run.cfRay}
-              </code>
+              <Link
+                to={`/activity?id=${encodeURIComponent(run.cfRay)}`}
+                aria-label={`${run.cfRay}: open in Activity`}
+                className="text-sky-700 underline decoration-dotted underline-offset-2 hover:decoration-solid dark:text-sky-400"
+              >
+                <code aria-labelledby={traceLabelId} className="font-mono select-all">
+                  {run.cfRay}
+                </code>
+              </Link>
               <CopyButton text={run.cfRay} label="Copy cf-ray" variant="ghost" className="h-6" />
             </>
           ) : (
