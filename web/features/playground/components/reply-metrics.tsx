@@ -5,7 +5,9 @@
  * ones the gateway charged (its generation record); estimates appear only while the reply
  * streams or when the record cannot be read, and say so.
  */
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { balanceQueryKey } from '../../../api/balance';
 import { Link } from 'react-router';
 import type { CatalogModel, GenerationCharge } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
@@ -116,6 +118,16 @@ function ChargeNote({
   );
 }
 
+/** Once the reply's charge is recorded, the key's balance is asked again: what it has left moved. */
+function useBalanceAfterCharge(profile: string | null, chargedId: string | null) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (profile !== null && chargedId !== null) {
+      void queryClient.invalidateQueries({ queryKey: balanceQueryKey(profile) });
+    }
+  }, [queryClient, profile, chargedId]);
+}
+
 export function ReplyMetrics({
   run,
   replyText,
@@ -134,6 +146,7 @@ export function ReplyMetrics({
   const lookup = chargeLookup(run, replyText);
   const chargeQuery = useGenerationCharge(lookup);
   const charge = chargeQuery.data;
+  useBalanceAfterCharge(lookup?.profile ?? null, charge?.id ?? null);
   const lookupState =
     lookup === null ? 'none' : charge ? 'found' : chargeQuery.isError ? 'unavailable' : 'checking';
   const metrics = computeRunMetrics(
