@@ -14,10 +14,13 @@ import {
   type WebhookFormErrors,
   type WebhookFormValues,
 } from '../webhook-form';
+import { useCloseGuard } from './close-guard';
 import { DialogFrame } from './dialog-frame';
 
 /** The new endpoint's signing secret, shown this once: nobody can show it again. */
 function CreatedWebhookSecret({ created }: { created: CreatedProfileWebhook }) {
+  const [copied, setCopied] = useState(false);
+  useCloseGuard(!copied);
   return (
     // A region, not a live status: a screen reader should not read the secret aloud unasked.
     <section
@@ -37,7 +40,11 @@ function CreatedWebhookSecret({ created }: { created: CreatedProfileWebhook }) {
         >
           {created.secret}
         </code>
-        <CopyButton text={created.secret} label="Copy the signing secret" />
+        <CopyButton
+          text={created.secret}
+          label="Copy the signing secret"
+          onCopied={() => setCopied(true)}
+        />
       </div>
       <p className="font-medium">
         You will not see this secret again: the workbench keeps no copy, and closing this dialog
