@@ -494,8 +494,10 @@ export const checkResultSchema = z.object({
   /** `none`, `bearer`, `query`, `x-api-key`, `x-goog-api-key`, `bearer-on-vendor-b`. */
   auth_form: z.string(),
   planned: z.boolean(),
-  /** True when the check runs inference and so costs money. */
+  /** True when the check costs money (inference on a model that is not free, or of unknown price). */
   paid: z.boolean(),
+  /** True when the check runs inference (on a free model it costs nothing and runs by default). */
+  inference: z.boolean().optional(),
   estimated_cost_usd: z.number(),
   outcome: checkOutcomeSchema,
   status: z.number().nullable(),
@@ -511,7 +513,10 @@ export const checkResultSchema = z.object({
 });
 export type CheckResult = z.infer<typeof checkResultSchema>;
 
-/** `POST /api/checks` body: which profile, whether paid checks may run, optionally which ones. */
+/**
+ * `POST /api/checks` body: which profile, whether the checks that cost money may run (free ones,
+ * inference on a free model included, always do), optionally which ones.
+ */
 export const runChecksRequestSchema = z.object({
   profile: z.string().min(1),
   include_paid: z.boolean().default(false),
@@ -527,6 +532,14 @@ export const checksReportSchema = z.object({
   results: z.array(checkResultSchema),
   /** The catalog model the checks that need one call (the cheapest by default); null if none. */
   model: z.object({ id: z.string(), free: z.boolean() }).nullable().optional(),
+  /**
+   * Why the gateway refuses the key, as its `GET /v1/key` named it at the run, when it does:
+   * `summary` ("key disabled") and the `action` that fixes it ("Enable"). Null: usable or unknown.
+   */
+  key_refusal: z
+    .object({ state: keyStateSchema, summary: z.string(), action: z.string() })
+    .nullable()
+    .optional(),
 });
 export type ChecksReport = z.infer<typeof checksReportSchema>;
 
