@@ -154,6 +154,11 @@ export function generationsWindow(filters: ActivityFilters): { from: number; to:
   return { from: from * secondsPerDay, to: to * secondsPerDay };
 }
 
+/** Yesterday (UTC), `YYYY-MM-DD`: the one-click range "Yesterday". */
+export function yesterdayOf(nowMs: number): string {
+  return isoDateOf(dayNumberOf(nowMs) - 1);
+}
+
 /** The URL after choosing a preset: `days=N`, without a fixed range. */
 export function withPreset(search: URLSearchParams, days: number): URLSearchParams {
   const next = new URLSearchParams(search);

@@ -463,6 +463,37 @@ describe('the Activity page', () => {
     expect(screen.getByTestId('chart-tooltip')).toHaveTextContent('Total$0.10');
   });
 
+  it('filters the table to a day chosen on the chart, and offers Yesterday in one click', async () => {
+    const requests = mockActivity();
+    const { currentLocation } = renderRoute('/activity');
+    const chart = await screen.findByRole(
+      'group',
+      { name: /^Spend per day, by model/ },
+      { timeout: 5000 },
+    );
+    await waitFor(() => expect(plots).toHaveLength(2));
+    chart.focus();
+    await userEvent.keyboard('{End}{ArrowLeft}{Enter}');
+    await waitFor(() =>
+      expect(currentLocation().search).toBe(`?from=${yesterday}&to=${yesterday}`),
+    );
+    const listCall = calls(requests, '/api/generations').at(-1)!;
+    expect(Number(listCall.url.searchParams.get('from'))).toBe(
+      dayNumberOf(Date.now() - 86_400_000) * 86_400,
+    );
+    expect(screen.getByRole('button', { name: 'Yesterday' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+
+    await userEvent.click(screen.getByRole('button', { name: '7 days' }));
+    await waitFor(() => expect(currentLocation().search).toBe('?days=7'));
+    await userEvent.click(screen.getByRole('button', { name: 'Yesterday' }));
+    await waitFor(() =>
+      expect(currentLocation().search).toBe(`?from=${yesterday}&to=${yesterday}`),
+    );
+  });
+
   it('exports a CSV whose total is the total of the page and of the chart', async () => {
     mockActivity();
     const blobs: Blob[] = [];
@@ -539,6 +570,10 @@ describe('the Activity page', () => {
     mockActivity({ withRequests: false });
     renderRoute('/activity');
     const empty = await screen.findByText('No requests by demo-account in this range');
+    // The empty range's figures are said, as figures.
+    const totals = screen.getByRole('region', { name: /Totals for/ });
+    expect(within(totals).getByText('Spend').nextElementSibling).toHaveTextContent('$0.00');
+    expect(within(totals).getByText('Requests').nextElementSibling).toHaveTextContent(/^0$/);
     expect(within(empty.parentElement!).getByRole('link', { name: 'Playground' })).toHaveAttribute(
       'href',
       '/playground',

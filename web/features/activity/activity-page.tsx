@@ -246,20 +246,24 @@ export function ActivityPage() {
               error={activity.error}
               onRetry={() => void activity.refetch()}
             />
-          ) : nothingInRange && !filtered ? (
-            <EmptyState title={`No requests by ${profile} in this range`}>
-              <p>
-                Each request made with this key shows here with its cost and cf-ray. Make the first
-                one in the{' '}
-                <Link
-                  to="/playground"
-                  className="font-medium text-sky-700 underline dark:text-sky-400"
-                >
-                  Playground
-                </Link>
-                : pick a model, type a message and press Send. Or choose a longer range above.
-              </p>
-            </EmptyState>
+          ) : nothingInRange && !filtered && summary ? (
+            <>
+              {/* An empty range is a fact ("$0.00, 0 requests"), not only onboarding. */}
+              <ActivityTotals summary={summary} model={filters.model} />
+              <EmptyState title={`No requests by ${profile} in this range`}>
+                <p>
+                  Each request made with this key shows here with its cost and cf-ray. Make the
+                  first one in the{' '}
+                  <Link
+                    to="/playground"
+                    className="font-medium text-sky-700 underline dark:text-sky-400"
+                  >
+                    Playground
+                  </Link>
+                  : pick a model, type a message and press Send. Or choose a longer range above.
+                </p>
+              </EmptyState>
+            </>
           ) : summary ? (
             <>
               {modelNote && (
@@ -275,7 +279,12 @@ export function ActivityPage() {
                 </p>
               )}
               <Suspense fallback={<LoadingState>Loading the charts…</LoadingState>}>
-                <ActivityCharts summary={summary} />
+                <ActivityCharts
+                  summary={summary}
+                  onSelectDay={(date) =>
+                    update((current) => withRange(current, filters, { from: date, to: date }))
+                  }
+                />
               </Suspense>
             </>
           ) : null}

@@ -6,7 +6,7 @@ import type { GenerationOutcome } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { SelectField, type SelectOption } from '../../../components/select-field';
-import { dateBounds, rangePresets, type ActivityFilters } from '../activity-filters';
+import { dateBounds, rangePresets, yesterdayOf, type ActivityFilters } from '../activity-filters';
 import { TraceSearch } from './trace-search';
 
 const allModels = 'all';
@@ -30,6 +30,14 @@ export interface ActivityToolbarProps {
   onClear(): void;
 }
 
+const presetClass = (active: boolean) =>
+  classNames(
+    'inline-flex h-8 items-center rounded-md border px-2 text-sm font-medium whitespace-nowrap transition-colors sm:px-3',
+    active
+      ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
+      : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+  );
+
 const dateInputClass =
   'h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900 dark:[color-scheme:dark]';
 
@@ -47,6 +55,9 @@ export function ActivityToolbar({
   onClear,
 }: ActivityToolbarProps) {
   const bounds = dateBounds(nowMs);
+  const yesterday = yesterdayOf(nowMs);
+  const yesterdayChosen =
+    filters.presetDays === null && filters.from === yesterday && filters.to === yesterday;
   const modelOptions = [
     { value: allModels, label: 'All models' },
     ...[...new Set([...(filters.model ? [filters.model] : []), ...models])].map((model) => ({
@@ -86,17 +97,20 @@ export function ActivityToolbar({
                 type="button"
                 aria-pressed={active}
                 onClick={() => onPreset(preset.days)}
-                className={classNames(
-                  'inline-flex h-8 items-center rounded-md border px-2 text-sm font-medium whitespace-nowrap transition-colors sm:px-3',
-                  active
-                    ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
-                    : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
-                )}
+                className={presetClass(active)}
               >
                 {preset.label}
               </button>
             );
           })}
+          <button
+            type="button"
+            aria-pressed={yesterdayChosen}
+            onClick={() => onDates({ from: yesterday, to: yesterday })}
+            className={presetClass(yesterdayChosen)}
+          >
+            Yesterday
+          </button>
         </div>
       </div>
       <div className="flex items-end gap-2">
