@@ -163,6 +163,17 @@ function mockActivity(
   });
 }
 
+/** Waits for the charts (loaded on demand: allow for a busy run) and focuses the spend chart. */
+async function focusSpendChart() {
+  const chart = await screen.findByRole(
+    'group',
+    { name: /^Spend per day, by model/ },
+    { timeout: 5000 },
+  );
+  await waitFor(() => expect(plots).toHaveLength(2));
+  chart.focus();
+}
+
 const calls = (requests: RecordedRequest[], path: string) =>
   requests.filter((entry) => entry.url.pathname === path);
 
@@ -446,14 +457,7 @@ describe('the Activity page', () => {
   it('shows a day’s exact figures when the chart is hovered or moved through with the keys', async () => {
     mockActivity();
     renderRoute('/activity');
-    // The page and its charts are loaded on demand: allow for that under a busy test run.
-    const chart = await screen.findByRole(
-      'group',
-      { name: /^Spend per day, by model/ },
-      { timeout: 5000 },
-    );
-    await waitFor(() => expect(plots).toHaveLength(2));
-    chart.focus();
+    await focusSpendChart();
     await userEvent.keyboard('{End}');
     const tooltip = await screen.findByTestId('chart-tooltip');
     expect(tooltip).toHaveTextContent('sim/chat-standard$0.000264');
@@ -466,13 +470,7 @@ describe('the Activity page', () => {
   it('filters the table to a day chosen on the chart, and offers Yesterday in one click', async () => {
     const requests = mockActivity();
     const { currentLocation } = renderRoute('/activity');
-    const chart = await screen.findByRole(
-      'group',
-      { name: /^Spend per day, by model/ },
-      { timeout: 5000 },
-    );
-    await waitFor(() => expect(plots).toHaveLength(2));
-    chart.focus();
+    await focusSpendChart();
     await userEvent.keyboard('{End}{ArrowLeft}{Enter}');
     await waitFor(() =>
       expect(currentLocation().search).toBe(`?from=${yesterday}&to=${yesterday}`),
