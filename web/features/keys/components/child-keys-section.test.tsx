@@ -379,7 +379,7 @@ describe('Child keys on the Keys page', () => {
     expect(alert).toHaveTextContent('Check that the gateway is running.');
   });
 
-  it('disables and enables a key with one click each', async () => {
+  it('disables a key after asking, and enables it with one click', async () => {
     let keys = [nightly];
     const requests = mockChildKeysPage(() => keys, {
       [`PATCH ${childKeysPath}/key_nightly`]: (request) => {
@@ -391,6 +391,10 @@ describe('Child keys on the Keys page', () => {
     renderRoute('/keys');
     const table = await childKeysTable();
     await userEvent.click(within(table).getByRole('button', { name: 'Disable nightly-report' }));
+    // Whoever uses the key is refused at once: asked first, nothing sent yet.
+    const confirm = await screen.findByRole('alertdialog', { name: 'Disable “nightly-report”?' });
+    expect(requests.some((request) => request.method === 'PATCH')).toBe(false);
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Disable' }));
     const enable = await within(table).findByRole('button', { name: 'Enable nightly-report' });
     expect(
       within(rowOf(table, 'nightly-report')).getByText('Disabled', { exact: true }),

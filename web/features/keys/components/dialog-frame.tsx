@@ -3,7 +3,7 @@
  * dialogs (radix `Dialog`) and the confirmations (radix `AlertDialog`).
  */
 import { DialogFooter } from '../../../components/dialog-footer';
-import { Dialog } from 'radix-ui';
+import { AlertDialog, Dialog } from 'radix-ui';
 import type { ComponentProps, ReactNode } from 'react';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
@@ -72,5 +72,18 @@ export function DoneFooter() {
         <Button variant="primary">Done</Button>
       </Dialog.Close>
     </DialogFooter>
+  );
+}
+
+/** A confirmation's portal, overlay, panel and title (radix `AlertDialog`); `children` follow. */
+export function AlertFrame({ title, children }: { title: ReactNode; children: ReactNode }) {
+  return (
+    <AlertDialog.Portal>
+      <AlertDialog.Overlay className={overlayClassName} />
+      <AlertDialog.Content className={contentClassName()}>
+        <AlertDialog.Title className={titleClassName}>{title}</AlertDialog.Title>
+        {children}
+      </AlertDialog.Content>
+    </AlertDialog.Portal>
   );
 }
