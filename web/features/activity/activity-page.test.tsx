@@ -634,6 +634,12 @@ describe('the Activity page', () => {
     });
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
     await waitFor(() => expect(currentLocation().search).not.toContain('key_id'));
+    // The account key's own requests, apart from its children's.
+    await user.click(await screen.findByRole('combobox', { name: 'Made with' }));
+    await user.click(
+      await screen.findByRole('option', { name: 'demo-account itself (the account key)' }),
+    );
+    await waitFor(() => expect(currentLocation().search).toContain('key_id=key_account'));
   });
 
   it('offers no key filter to a profile that is not an account', async () => {

@@ -90,16 +90,19 @@ export function ActivityPage() {
     ...childKeysQueryOptions(profile ?? ''),
     enabled: profile !== null && identity === 'account',
   });
-  const keyOptions = useMemo(
-    () =>
-      identity === 'account'
-        ? (childKeys.data?.keys ?? []).map((key) => ({
-            value: key.id,
-            label: key.name ? `${key.name} (${key.key})` : key.key,
-          }))
-        : null,
-    [identity, childKeys.data],
-  );
+  const keyOptions = useMemo(() => {
+    if (identity !== 'account') return null;
+    const children = childKeys.data?.keys ?? [];
+    // The account key's own requests, apart from its children's: its id is their parent's.
+    const accountId = children.find((key) => key.parent_id !== null)?.parent_id ?? null;
+    return [
+      ...(accountId ? [{ value: accountId, label: `${profile} itself (the account key)` }] : []),
+      ...children.map((key) => ({
+        value: key.id,
+        label: key.name ? `${key.name} (${key.key})` : key.key,
+      })),
+    ];
+  }, [identity, childKeys.data, profile]);
   const generations = useGenerations(profile, generationFilters);
   const queryClient = useQueryClient();
 
