@@ -158,7 +158,7 @@ describe('KeysPage', () => {
     const panel = await screen.findByRole('region', { name: 'demo-account' });
     const remaining = within(panel).getByText('Remaining', { selector: 'dt' });
     expect(remaining.nextElementSibling).toHaveTextContent('$0.000276');
-    expect(within(panel).getByText('≈, including $0.000724 pending')).toBeInTheDocument();
+    expect(within(panel).getByText('including $0.000724 pending')).toBeInTheDocument();
     expect(within(panel).getByRole('meter')).toHaveAttribute(
       'aria-valuetext',
       '28% of the limit remaining',

@@ -142,7 +142,7 @@ export function BalancePanel({
                 className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400"
                 title="Charged to requests and not settled into Consumption yet; already taken off Remaining"
               >
-                ≈, including {formatUsd(left.pendingUsd)} pending
+                including {formatUsd(left.pendingUsd)} pending
               </dd>
             )}
             {sharedChild && (
