@@ -519,6 +519,18 @@ describe('the Activity page', () => {
     expect(lines).toContain(`${today},sim/echo-mini,1,5,7,0.00000033`);
     expect(lines.at(-1)).toMatch(/^total,.* to .*,4,30,88,0\.10026433$/);
     expect(await screen.findByTestId('chart-spend-total')).toHaveTextContent('$0.10026433');
+
+    // Per request too: each request of the range with its cf-ray.
+    await userEvent.click(screen.getByRole('button', { name: 'Export requests CSV' }));
+    await waitFor(() => expect(blobs).toHaveLength(2));
+    const perRequest = (await blobs[1]!.text()).trimEnd().split('\r\n');
+    expect(perRequest[0]).toBe(
+      'time_utc,cf_ray,key,model,provider,prompt_tokens,completion_tokens,cost_usd,outcome,latency_ms',
+    );
+    expect(perRequest.slice(1).map((line) => line.split(',')[1])).toEqual([
+      '0000000000000001-AMS',
+      '0000000000000002-AMS',
+    ]);
     click.mockRestore();
   });
 

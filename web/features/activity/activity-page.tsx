@@ -32,6 +32,7 @@ import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activi
 import { useActivity } from './api/activity';
 import { useGenerations } from './api/generations';
 import { useAgentSessions } from './api/sessions';
+import { fetchAllRequests, maxExportedRequests, requestsToCsv } from './requests-csv';
 import { ActivityToolbar } from './components/activity-toolbar';
 import { ActivityTotals } from './components/activity-totals';
 import { RequestDetailDialog } from './components/request-detail-dialog';
@@ -172,6 +173,28 @@ export function ActivityPage() {
     download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
   }
 
+  const [exporting, setExporting] = useState<{ error: unknown } | 'running' | null>(null);
+  async function exportRequestsCsv() {
+    if (!summary || !profile) return;
+    setExporting('running');
+    try {
+      const { requests, truncated } = await fetchAllRequests(profile, generationFilters);
+      const name = csvFileName(profile, summary, filters.model).replace(/^activity-/, 'requests-');
+      download(name, requestsToCsv(requests, profile), 'text/csv');
+      setExporting(
+        truncated
+          ? {
+              error: new Error(
+                `Only the newest ${maxExportedRequests} requests were exported: choose a shorter range for the rest.`,
+              ),
+            }
+          : null,
+      );
+    } catch (error) {
+      setExporting({ error });
+    }
+  }
+
   const filtered =
     filters.model !== null ||
     filters.outcome !== null ||
@@ -198,6 +221,12 @@ export function ActivityPage() {
         <>
           <Button onClick={refresh} disabled={activity.isFetching || generations.isFetching}>
             Refresh
+          </Button>
+          <Button
+            onClick={() => void exportRequestsCsv()}
+            disabled={!summary || exporting === 'running'}
+          >
+            {exporting === 'running' ? 'Exporting…' : 'Export requests CSV'}
           </Button>
           <Button variant="primary" onClick={exportCsv} disabled={!summary}>
             Export CSV
@@ -235,6 +264,9 @@ export function ActivityPage() {
             onTraceId={(traceId) => setParam('id', traceId)}
             onClear={clearFilters}
           />
+          {exporting !== null && exporting !== 'running' && (
+            <ErrorPanel what="Exporting the requests" error={exporting.error} />
+          )}
           {filters.corrected && (
             <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
               The address asked for something the gateway cannot show: {filters.corrected}
