@@ -6,7 +6,6 @@ import type {
   ActivityView,
   GenerationsPage,
 } from '../../../contract/workbench-api';
-import { usageOf } from '../../../contract/generation-record';
 import {
   jsonResponse,
   mockPageApi,
@@ -16,6 +15,7 @@ import {
 } from '../../test/render-app';
 import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../keys/child-keys.test-kit';
 import { dayNumberOf, isoDateOf } from './activity-filters';
+import { makeActivityRequest } from '../../test/fixtures';
 
 // jsdom has no canvas: stand in for uPlot, recording what it was asked to draw.
 const plots = vi.hoisted(() => [] as Array<{ data: number[][]; options: { hooks: unknown } }>);
@@ -48,29 +48,7 @@ const yesterday = isoDateOf(dayNumberOf(Date.now()) - 1);
 const nowSeconds = Math.floor(Date.now() / 1000);
 
 function request(index: number, overrides: Partial<ActivityRequest> = {}): ActivityRequest {
-  return {
-    id: `${index.toString(16).padStart(16, '0')}-AMS`,
-    created_at: nowSeconds - index * 60,
-    model: 'sim/chat-standard',
-    provider: 'simulated',
-    form: 'chat_completions',
-    streamed: true,
-    prompt_tokens: 12,
-    completion_tokens: 40,
-    cost_usd: 0.000132,
-    latency_ms: 820,
-    outcome: 'completed',
-    finish_reason: 'stop',
-    settlement: 'settled',
-    usage_estimated: false,
-    charge_capped: false,
-    attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
-    upstream_model: 'chat-standard',
-    ...usageOf({}),
-    settled_at: nowSeconds - index * 60 + 5,
-    child: null,
-    ...overrides,
-  };
+  return makeActivityRequest(index, nowSeconds - index * 60, overrides);
 }
 
 function activity(days: number, withRequests = true): ActivityView {

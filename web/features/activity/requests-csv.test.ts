@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ActivityRequest, GenerationsPage } from '../../../contract/workbench-api';
-import { usageOf } from '../../../contract/generation-record';
+import { makeActivityRequest } from '../../test/fixtures';
 import { fetchAllRequests, requestsToCsv } from './requests-csv';
 
 const pages = vi.hoisted(() => new Map<string | null, unknown>());
@@ -11,29 +11,7 @@ vi.mock('./api/generations', () => ({
 }));
 
 function request(overrides: Partial<ActivityRequest>): ActivityRequest {
-  return {
-    id: '00000000000000a1-AMS',
-    created_at: 1_800_000_000,
-    model: 'sim/chat-standard',
-    provider: 'simulated',
-    form: 'chat_completions',
-    streamed: true,
-    prompt_tokens: 12,
-    completion_tokens: 40,
-    cost_usd: 0.000132,
-    latency_ms: 820.4,
-    outcome: 'completed',
-    finish_reason: 'stop',
-    settlement: 'settled',
-    usage_estimated: false,
-    charge_capped: false,
-    attempts: [],
-    upstream_model: null,
-    ...usageOf({}),
-    settled_at: null,
-    child: null,
-    ...overrides,
-  };
+  return makeActivityRequest(0xa1, 1_800_000_000, overrides);
 }
 
 describe('the per-request CSV', () => {
