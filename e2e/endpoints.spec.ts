@@ -39,6 +39,12 @@ test.describe('endpoints', () => {
     await expect(providers.getByRole('cell').nth(1)).toHaveText('200');
     await expect(providers).toContainText('no key');
     await expect(providers).toContainText(/1 provider: simulated\./);
+
+    // The open model's uptime bars use the row's width, not a 170 px strip of it.
+    const bars = page.getByRole('list', { name: 'Uptime of simulated, last 24 hours' }).first();
+    const barsWidth = (await bars.boundingBox())!.width;
+    const rowWidth = (await bars.locator('xpath=..').boundingBox())!.width;
+    expect(barsWidth).toBeGreaterThan(rowWidth / 2);
   });
 
   test('re-runs one row and exports the results without a full key', async ({ page }) => {
