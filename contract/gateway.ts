@@ -138,6 +138,11 @@ export const balanceSchema = z.looseObject({
   credit_usd: z.number(),
   allocated_usd: z.number(),
   consumption_usd: z.number(),
+  /**
+   * Charged to the key's records and not settled into `consumption_usd` yet; what is left is
+   * `remaining_usd - pending_usd`. Optional: older gateways omit it.
+   */
+  pending_usd: z.number().optional(),
   grace_usd: z.number(),
   expires_at: z.number().int().nullable(),
   expired: z.boolean(),

@@ -420,10 +420,15 @@ export const embeddingsResultSchema = z.object({
 });
 export type EmbeddingsResult = z.infer<typeof embeddingsResultSchema>;
 
+/** A request's trace id (its cf-ray), as the gateway writes it. */
+export const traceIdSchema = z
+  .string()
+  .regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS');
+
 /** `GET /api/generation?profile=&id=` query: whose key reads the record, and the request's trace id. */
 export const generationQuerySchema = z.object({
   profile: z.string().min(1),
-  id: z.string().regex(cfRayPattern, 'must be a trace id (cf-ray), like 0123456789abcdef-AMS'),
+  id: traceIdSchema,
   /**
    * `pending=1`: a record not written yet answers 200 `{pending: true}` instead of 404, so a
    * page polling for it logs no failed request in the browser's console.
@@ -516,8 +521,10 @@ export const checkResultSchema = z.object({
   /** `none`, `bearer`, `query`, `x-api-key`, `x-goog-api-key`, `bearer-on-vendor-b`. */
   auth_form: z.string(),
   planned: z.boolean(),
-  /** True when the check runs inference and so costs money. */
+  /** True when the check costs money (inference on a model that is not free, or of unknown price). */
   paid: z.boolean(),
+  /** True when the check runs inference (on a free model it costs nothing and runs by default). */
+  inference: z.boolean().optional(),
   estimated_cost_usd: z.number(),
   outcome: checkOutcomeSchema,
   status: z.number().nullable(),
@@ -533,7 +540,10 @@ export const checkResultSchema = z.object({
 });
 export type CheckResult = z.infer<typeof checkResultSchema>;
 
-/** `POST /api/checks` body: which profile, whether paid checks may run, optionally which ones. */
+/**
+ * `POST /api/checks` body: which profile, whether the checks that cost money may run (free ones,
+ * inference on a free model included, always do), optionally which ones.
+ */
 export const runChecksRequestSchema = z.object({
   profile: z.string().min(1),
   include_paid: z.boolean().default(false),
@@ -549,6 +559,14 @@ export const checksReportSchema = z.object({
   results: z.array(checkResultSchema),
   /** The catalog model the checks that need one call (the cheapest by default); null if none. */
   model: z.object({ id: z.string(), free: z.boolean() }).nullable().optional(),
+  /**
+   * Why the gateway refuses the key, as its `GET /v1/key` named it at the run, when it does:
+   * `summary` ("key disabled") and the `action` that fixes it ("Enable"). Null: usable or unknown.
+   */
+  key_refusal: z
+    .object({ state: keyStateSchema, summary: z.string(), action: z.string() })
+    .nullable()
+    .optional(),
 });
 export type ChecksReport = z.infer<typeof checksReportSchema>;
 
@@ -596,6 +614,8 @@ export const generationsQuerySchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,200}={0,2}$/, 'must be the next_cursor of a previous page')
       .optional(),
+    /** One request by its trace id (cf-ray): the page holds it, or nothing; other filters ignored. */
+    id: traceIdSchema.optional(),
   })
   .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, {
     message: 'must be later than from',

@@ -117,6 +117,10 @@ test.describe('activity', () => {
     await expect(panel.getByRole('region', { name: 'Charge' })).toContainText(/Pending|Settled/);
     await page.keyboard.press('Escape');
     await expect(panel).toHaveCount(0);
+    // Focus is back on the row that opened it.
+    await expect(
+      table.locator(`[data-request-details="${latest.id}"]`).filter({ visible: true }),
+    ).toBeFocused();
 
     // Newest first: the second request is above the first.
     const order = await table.getByRole('row').allTextContents();

@@ -158,6 +158,10 @@ test.describe('child keys', () => {
     await expect(row).toContainText('$0.75');
 
     await row.getByRole('button', { name: `Disable ${name}` }).click();
+    await page
+      .getByRole('alertdialog', { name: `Disable “${name}”?` })
+      .getByRole('button', { name: 'Disable' })
+      .click();
     await expect(row.getByText('Disabled', { exact: true })).toBeVisible();
     await row.getByRole('button', { name: `Enable ${name}` }).click();
     await expect(row.getByText('Active', { exact: true })).toBeVisible();

@@ -39,6 +39,12 @@ test.describe('endpoints', () => {
     await expect(providers.getByRole('cell').nth(1)).toHaveText('200');
     await expect(providers).toContainText('no key');
     await expect(providers).toContainText(/1 provider: simulated\./);
+
+    // The open model's uptime bars use the row's width, not a 170 px strip of it.
+    const bars = page.getByRole('list', { name: 'Uptime of simulated, last 24 hours' }).first();
+    const barsWidth = (await bars.boundingBox())!.width;
+    const rowWidth = (await bars.locator('xpath=..').boundingBox())!.width;
+    expect(barsWidth).toBeGreaterThan(rowWidth / 2);
   });
 
   test('re-runs one row and exports the results without a full key', async ({ page }) => {
@@ -76,22 +82,26 @@ test.describe('endpoints', () => {
     expect(JSON.stringify(json)).not.toMatch(fullKeyPattern);
   });
 
-  test('inference checks need an explicit choice that says what they cost: $0 on the free model', async ({
+  test('Run checks runs every free check, inference on the free model included; only a paid one waits', async ({
     page,
   }) => {
     await page.goto('/endpoints');
-    // The embedded gateway's cheapest model is free, and the label says so instead of "paid".
-    const paid = page.getByRole('checkbox', { name: /^Include inference checks/ });
+    // The embedded gateway's cheapest chat model is free; only sim/embed-small costs a little.
+    const paid = page.getByRole('checkbox', {
+      name: /^Include paid checks \(Embeddings: about \$/,
+    });
     await expect(paid).not.toBeChecked();
-    await expect(
-      page.getByText(/\d+ calls to sim\/chat-standard:free, a free model: \$0/),
-    ).toBeVisible();
-    await expect(page.getByText('Include paid checks')).toHaveCount(0);
-    const request = page.waitForRequest(
-      (candidate) => candidate.method() === 'POST' && candidate.url().endsWith('/api/checks'),
-    );
     await page.getByRole('button', { name: 'Run checks' }).click();
-    expect((await request).postDataJSON()).toMatchObject({ include_paid: false });
+    const table = page.getByRole('table', { name: 'Endpoint checks' });
+    const chat = table.getByRole('row').filter({ hasText: 'Chat completions (streaming)' });
+    await expect(chat).toContainText('Available');
+    await expect(chat).toContainText('Inference · free model');
+    const embeddings = table.getByRole('row').filter({ hasText: 'Embeddings' });
+    await expect(embeddings).toContainText('Not run');
+    // Asked for, it embeds with the catalog's embedding model, not a chat model.
+    await paid.check();
+    await embeddings.getByRole('button', { name: /^Run Embeddings/ }).click();
+    await expect(embeddings).toContainText('Available');
   });
 
   test('the columns keep their places while the checks run and once they are done', async ({

@@ -85,9 +85,12 @@ describe('GET /v1/balance', () => {
     const before = await balanceOf(key);
     expect(before.consumption_usd).toBe(0);
     expect(before.remaining_usd).toBe(0.001);
+    // What was charged and not settled yet is told, so a client can show what is really left.
+    expect(toNanos(before.pending_usd ?? -1)).toBe(cost);
 
     await gateway.gateway.settlement.settleNow();
     const after = await balanceOf(key);
+    expect(after.pending_usd).toBe(0);
     expect(toNanos(after.consumption_usd)).toBe(cost);
     expect(toNanos(after.remaining_usd)).toBe(Math.max(toNanos(0.001) - cost, 0));
 

@@ -49,9 +49,10 @@ export async function balanceOf(key: KeyRow, parts: GatewayParts) {
   // limit = recharge + credit - allocated for an account; an allocated child's limit is its
   // allocation (docs/keys-and-money.md).
   const money = await moneyFigures(parts.store, funding);
+  const spend = periodSpend(funding, await parts.store.pendingFor(funding.id));
   const lagSeconds = Math.round(parts.config.settleIntervalMs / 1000);
   const notes = [
-    `consumption_usd settles asynchronously (here about every ${lagSeconds || 1} s; in general it can lag recent requests by several minutes), so remaining_usd can be higher than what is really left.`,
+    `consumption_usd settles asynchronously (here about every ${lagSeconds || 1} s; in general it can lag recent requests by several minutes), so remaining_usd can be higher than what is really left: pending_usd is what was charged and not settled yet, remaining_usd - pending_usd what is left.`,
     'grace_usd is a small admission allowance, not spendable balance, and is never part of remaining_usd.',
   ];
   if (key.kind === 'shared_child') {
@@ -68,7 +69,8 @@ export async function balanceOf(key: KeyRow, parts: GatewayParts) {
     recharge_usd: nanosToUsd(money.recharge),
     credit_usd: nanosToUsd(money.credit),
     allocated_usd: nanosToUsd(money.allocated),
-    consumption_usd: nanosToUsd(periodSpend(funding, 0).settled),
+    consumption_usd: nanosToUsd(spend.settled),
+    pending_usd: nanosToUsd(spend.pending),
     grace_usd: nanosToUsd(funding.graceNanos),
     ...periodFields(funding),
     ...allowedModelFields(key, registry.get(key.parentId)),

@@ -200,6 +200,33 @@ describe('the Activity routes', () => {
       });
     });
 
+    it('finds one request by its trace id, or answers an empty page', async () => {
+      gateway.setHandler((request, response) => {
+        const url = new URL(request.url, 'http://gateway.test');
+        if (url.pathname !== '/v1/generation') return defaultHandler(request, response);
+        return url.searchParams.get('id') === cfRayOf(5)
+          ? sendJson(response, 200, record(5))
+          : sendJson(response, 404, { error: { message: 'No such generation', code: 404 } });
+      });
+      const found = generationsPageSchema.parse(
+        (
+          await rawRequest(bff, {
+            path: `/api/generations?profile=main&model=other&id=${cfRayOf(5)}`,
+          })
+        ).json(),
+      );
+      expect(found.data.map((row) => row.id)).toEqual([cfRayOf(5)]);
+      expect(found.next_cursor).toBeNull();
+      expect(gateway.requests[0]?.url).toBe(`/v1/generation?id=${cfRayOf(5)}`);
+      expect(gateway.requests[0]?.headers.authorization).toBe(`Bearer ${key}`);
+
+      const missing = await rawRequest(bff, {
+        path: `/api/generations?profile=main&id=${cfRayOf(6)}`,
+      });
+      expect(missing.status).toBe(200);
+      expect(generationsPageSchema.parse(missing.json()).data).toEqual([]);
+    });
+
     it('says the last page is the last: no cursor when the gateway has no more', async () => {
       gateway.setHandler((_request, response) =>
         sendJson(response, 200, {
@@ -227,6 +254,7 @@ describe('the Activity routes', () => {
       ['cursor=a%26key%3Dsk-x', 'cursor'],
       ['key_id=..%2Fkeys', 'key_id'],
       ['model=a&model=b', 'model'],
+      ['id=not-a-ray', 'id'],
     ])('refuses %s with a 400 naming %s, without calling the gateway', async (query, field) => {
       const response = await rawRequest(bff, { path: `/api/generations?profile=main&${query}` });
       expect(response.status).toBe(400);

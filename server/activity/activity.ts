@@ -1,7 +1,8 @@
 /**
  * The Activity page's two reads, with the chosen profile's key:
  * - `GET /api/generations?profile=&model=&session_id=&outcome=&from=&to=&key_id=&limit=&cursor=`: a page of
- *   the key's requests, newest first (the gateway's `GET /v1/generations`);
+ *   the key's requests, newest first (the gateway's `GET /v1/generations`); with `id=<cf-ray>`, the
+ *   one request of that trace id, or none (the gateway's `GET /v1/generation`);
  * - `GET /api/activity?profile=&days=&key_id=`: requests, tokens and cost per UTC day and model
  *   (the gateway's `GET /v1/activity`);
  * - `GET /api/activity/sessions?profile=&days=&key_id=`: the agent sessions of the range (the
@@ -16,6 +17,7 @@ import type { z } from 'zod';
 import {
   activitySchema,
   generationListSchema,
+  generationRecordSchema,
   sessionActivitySchema,
   type GenerationRecord,
 } from '../../contract/gateway';
@@ -114,11 +116,50 @@ function gatewayPath(path: string, query: Record<string, string | number | undef
   return text ? `${path}?${text}` : path;
 }
 
+/**
+ * The page of one request found by its trace id, or an empty page: the gateway answers 404 alike
+ * for a record not (yet) written and for another key's, and both mean "not among this key's".
+ */
+async function findByTraceId(
+  context: WorkbenchContext,
+  response: Response,
+  profile: string,
+  id: string,
+): Promise<GenerationsPage> {
+  const answer = await context.gateway.collect({
+    method: 'GET',
+    path: gatewayPath('/v1/generation', { id }),
+    key: context.profiles.keyOf(profile),
+    signal: abortOnClientClose(response),
+  });
+  response.locals.cfRay = answer.cfRay;
+  const knownKeys = [...context.profiles.allKeys()];
+  const data =
+    answer.status === 404
+      ? []
+      : [
+          activityRequestOf(
+            readGatewayAnswer(
+              answer,
+              generationRecordSchema,
+              'The gateway’s generation record does not have the expected shape (object "generation").',
+              knownKeys,
+            ),
+            knownKeys,
+          ),
+        ];
+  return { profile, data, next_cursor: null, fetched_at: Date.now() };
+}
+
 export function createActivityRouter(context: WorkbenchContext): Router {
   const router = Router();
 
   router.get('/generations', async (request, response) => {
     const query = parseInput(generationsQuerySchema, request.query, 'query');
+    if (query.id !== undefined) {
+      response.json(await findByTraceId(context, response, query.profile, query.id));
+      return;
+    }
     const list = await readGateway(
       context,
       response,

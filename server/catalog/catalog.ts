@@ -81,8 +81,11 @@ export interface CatalogService {
   get(options?: { refresh?: boolean }): Promise<Catalog>;
   /** A model by id, or a 400 naming `field` when the catalog has no such model. */
   find(id: string, field: string): Promise<CatalogModel>;
-  /** The cheapest text model (a `:free` one when there is one), for checks and probes. */
-  cheapest(): Promise<CatalogModel | null>;
+  /**
+   * The cheapest model (a `:free` one when there is one) whose output is `output`: text (the
+   * default, for checks and probes) or `embeddings`.
+   */
+  cheapest(output?: 'text' | 'embeddings'): Promise<CatalogModel | null>;
   /**
    * Drops the cached catalog: the gateway failed a health check, so the next reader asks it
    * again and reports the failure instead of a catalog shown as if nothing were wrong.
@@ -157,17 +160,18 @@ export function createCatalogService(gateway: GatewayClient, ttlMs: number): Cat
     return model;
   }
 
-  async function cheapest(): Promise<CatalogModel | null> {
+  async function cheapest(output: 'text' | 'embeddings' = 'text'): Promise<CatalogModel | null> {
     const catalog = await get();
-    const textModels = catalog.models.filter(
+    const candidates = catalog.models.filter(
       (model) =>
-        (model.output_modalities.length === 0 || model.output_modalities.includes('text')) &&
-        !model.id.endsWith(':batch'),
+        (output === 'text'
+          ? model.output_modalities.length === 0 || model.output_modalities.includes('text')
+          : model.output_modalities.includes(output)) && !model.id.endsWith(':batch'),
     );
     const cost = (model: CatalogModel) =>
       (pricePerToken(model.prompt_price) ?? Number.POSITIVE_INFINITY) +
       (pricePerToken(model.completion_price) ?? Number.POSITIVE_INFINITY);
-    const sorted = [...textModels].sort(
+    const sorted = [...candidates].sort(
       (left, right) =>
         Number(right.variant === 'free') - Number(left.variant === 'free') ||
         cost(left) - cost(right),

@@ -21,10 +21,13 @@ import {
   providersOf,
 } from './shapes';
 
-/** What a run knows before it starts: the key, the model to call, a trace id to look up. */
+/** What a run knows before it starts: the key, the models to call, a trace id to look up. */
 export interface RunInputs {
   key: string;
+  /** The text model the inference checks call. */
   model: CatalogModel | null;
+  /** The model the embeddings check calls: one whose output modality is `embeddings`. */
+  embeddingModel: CatalogModel | null;
   /** A trace id of an inference call, for the generation-record check. */
   generationId: string | null;
 }
@@ -43,7 +46,10 @@ export interface CheckDefinition {
    * contract). Entries the project's gateway documents and serves are not planned.
    */
   planned: boolean;
+  /** Runs inference: it costs money unless its model is free. */
   paid: boolean;
+  /** The catalog model it calls: the text model (default), or the embedding model. */
+  modelKind?: 'text' | 'embeddings';
   /** Completion tokens asked for (paid checks), for the estimate. */
   maxTokens: number;
   /** The answer that counts as right although it is an error (`expected_error`). */
@@ -55,6 +61,10 @@ export interface CheckDefinition {
   /** What an available answer found, for the explanation (e.g. how many providers). */
   summarize?(answer: CollectedResponse): string | null;
 }
+
+/** Why the embeddings check cannot run: no model to send it to. */
+export const noEmbeddingModel =
+  'The catalog has no embedding model (none lists the output modality "embeddings"), so there is nothing to embed with.';
 
 const needsModel = { skip: 'No model to call: the catalog could not be read or is empty.' };
 
@@ -175,7 +185,7 @@ export const checkDefinitions: CheckDefinition[] = [
   },
   {
     id: 'messages',
-    entry: 'Messages form (vendor A, x-api-key)',
+    entry: 'Messages form (Anthropic, x-api-key)',
     method: 'POST',
     path: '/v1/messages',
     auth_form: 'x-api-key',
@@ -191,7 +201,7 @@ export const checkDefinitions: CheckDefinition[] = [
   },
   {
     id: 'messages-bearer',
-    entry: 'Messages form (vendor A, Bearer)',
+    entry: 'Messages form (Anthropic, Bearer)',
     method: 'POST',
     path: '/v1/messages',
     auth_form: 'bearer',
@@ -207,7 +217,7 @@ export const checkDefinitions: CheckDefinition[] = [
   },
   {
     id: 'gemini-generate-content',
-    entry: 'Gemini form (vendor B, x-goog-api-key)',
+    entry: 'Gemini form (x-goog-api-key)',
     method: 'POST',
     path: '/v1beta/models/{model}:generateContent',
     auth_form: 'x-goog-api-key',
@@ -219,7 +229,7 @@ export const checkDefinitions: CheckDefinition[] = [
   },
   {
     id: 'gemini-query-key',
-    entry: 'Gemini form (vendor B, ?key= query form)',
+    entry: 'Gemini form (?key= query form)',
     method: 'POST',
     path: '/v1beta/models/{model}:generateContent?key=…',
     auth_form: 'query',
@@ -313,12 +323,19 @@ export const checkDefinitions: CheckDefinition[] = [
     // Documented and served by this project's gateway (docs/routes.md): not planned.
     planned: false,
     paid: true,
+    modelKind: 'embeddings',
     maxTokens: 0,
-    build: withModel((model) => ({
-      method: 'POST',
-      path: '/v1/embeddings',
-      json: { model, input: minimalMessages[0]?.content },
-    })),
+    build: ({ embeddingModel }) =>
+      embeddingModel
+        ? {
+            call: {
+              method: 'POST',
+              path: '/v1/embeddings',
+              json: { model: embeddingModel.id, input: minimalMessages[0]?.content },
+            },
+            path: '/v1/embeddings',
+          }
+        : { skip: noEmbeddingModel },
     shapeOk: isEmbeddingList,
   },
 ];

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checksReportSchema, type CheckResult } from '../../contract/workbench-api';
+import {
+  checksReportSchema,
+  type CheckResult,
+  type ChecksReport,
+} from '../../contract/workbench-api';
 import { classifyOutcome, explainOutcome } from './outcome';
+import { wholeSentences } from './runner';
 import {
   cfRayOf,
   defaultHandler,
+  fakeModels,
   sendJson,
   startFakeGateway,
   type FakeGateway,
@@ -43,6 +49,22 @@ afterAll(async () => {
 
 const byId = (results: CheckResult[]) =>
   Object.fromEntries(results.map((result) => [result.id, result]));
+
+/** Runs the checks `body` asks for against a gateway of its own; returns the report and its calls. */
+async function runAgainst(
+  handler: Parameters<typeof startFakeGateway>[0],
+  body: Record<string, unknown>,
+): Promise<{ report: ChecksReport; requests: FakeGateway['requests'] }> {
+  const own = await startFakeGateway(handler);
+  const workbench = await startTestBff({ gatewayBaseUrl: own.baseUrl, profiles: { main: key } });
+  try {
+    const answer = await postJson(workbench, '/api/checks', { profile: 'main', ...body });
+    return { report: checksReportSchema.parse(answer.json()), requests: own.requests };
+  } finally {
+    await workbench.close();
+    await own.close();
+  }
+}
 
 describe('outcome mapping', () => {
   it.each([
@@ -86,8 +108,10 @@ describe('/api/checks', () => {
         'gemini-bearer-rejected',
       ]),
     );
+    // On the free model, inference costs nothing: not paid, so it runs by default.
     expect(checks['chat-completions']).toMatchObject({
-      paid: true,
+      paid: false,
+      inference: true,
       outcome: 'skipped',
       ran_at: null,
     });
@@ -110,22 +134,27 @@ describe('/api/checks', () => {
       expect(authForms).toContain(form);
   });
 
-  it('a free run calls no inference and skips paid checks with their cost', async () => {
+  it('a run calls every free check, inference on a free model included', async () => {
     gateway.requests.length = 0;
     const report = checksReportSchema.parse(
       (await postJson(bff, '/api/checks', { profile: 'main' })).json(),
     );
     const checks = byId(report.results);
-    expect(gateway.requests.some((request) => request.url === '/v1/chat/completions')).toBe(false);
-    expect(checks['chat-completions']).toMatchObject({ outcome: 'skipped', paid: true });
-    // The cheapest model is the free variant: nothing to pay, but still opt-in.
-    expect(checks['chat-completions']!.estimated_cost_usd).toBe(0);
-    expect(checks['chat-completions']!.explanation).toMatch(
-      /^Runs inference \(on sim\/echo:free, a free model, so \$0 estimated\)/,
-    );
+    // The cheapest model is the free variant: its inference checks cost nothing, so they run.
+    const chatCall = gateway.requests.find((request) => request.url === '/v1/chat/completions');
+    expect((JSON.parse(chatCall!.body) as { model: string }).model).toBe('sim/echo:free');
+    expect(checks['chat-completions']).toMatchObject({
+      outcome: 'available',
+      paid: false,
+      inference: true,
+      estimated_cost_usd: 0,
+    });
+    // No catalog model outputs embeddings: the check says so instead of sending a chat model.
+    expect(checks.embeddings).toMatchObject({ outcome: 'skipped', paid: false, inference: true });
     expect(checks.embeddings!.explanation).toBe(
-      'Runs inference (on sim/echo:free, a free model, so $0 estimated): run it with inference checks included.',
+      'The catalog has no embedding model (none lists the output modality "embeddings"), so there is nothing to embed with.',
     );
+    expect(gateway.requests.some((request) => request.url === '/v1/embeddings')).toBe(false);
     expect(checks['models-anonymous']).toMatchObject({
       outcome: 'available',
       status: 200,
@@ -151,7 +180,8 @@ describe('/api/checks', () => {
     const endpointsCall = gateway.requests.find((request) => request.url.endsWith('/endpoints'));
     expect(endpointsCall?.url).toBe('/v1/models/sim/echo:free/endpoints');
     expect(endpointsCall?.headers.authorization).toBeUndefined();
-    expect(checks.generation!.outcome).toBe('skipped');
+    // The record of the run's own chat call.
+    expect(checks.generation).toMatchObject({ path: `/v1/generation?id=${cfRayOf(200)}` });
     expect(typeof checks.balance!.latency_ms).toBe('number');
     // The key went in the form each check names.
     const anonymous = gateway.requests.find(
@@ -183,7 +213,6 @@ describe('/api/checks', () => {
     expect(checks['model-endpoints']!.explanation).toMatch(
       /2 providers, in fallback order: primary, backup\./,
     );
-    expect(checks.embeddings).toMatchObject({ outcome: 'placeholder', status: 200 });
     // The generation check asked for this run's chat trace id and was told 404.
     expect(checks.generation).toMatchObject({
       outcome: 'missing',
@@ -215,28 +244,16 @@ describe('/api/checks', () => {
 
 describe('/api/checks: the provider endpoints check', () => {
   it('reports the failure when the gateway refuses the route', async () => {
-    const refusing = await startFakeGateway((request, response) =>
-      request.url.endsWith('/endpoints')
-        ? sendJson(response, 500, { error: 'provider table unavailable' })
-        : defaultHandler(request, response),
+    const { report } = await runAgainst(
+      (request, response) =>
+        request.url.endsWith('/endpoints')
+          ? sendJson(response, 500, { error: 'provider table unavailable' })
+          : defaultHandler(request, response),
+      { only: ['model-endpoints'] },
     );
-    const workbench = await startTestBff({
-      gatewayBaseUrl: refusing.baseUrl,
-      profiles: { main: key },
-    });
-    try {
-      const report = checksReportSchema.parse(
-        (
-          await postJson(workbench, '/api/checks', { profile: 'main', only: ['model-endpoints'] })
-        ).json(),
-      );
-      const check = byId(report.results)['model-endpoints']!;
-      expect(check).toMatchObject({ outcome: 'failing', status: 500 });
-      expect(check.explanation).toMatch(/provider table unavailable/);
-    } finally {
-      await workbench.close();
-      await refusing.close();
-    }
+    const check = byId(report.results)['model-endpoints']!;
+    expect(check).toMatchObject({ outcome: 'failing', status: 500 });
+    expect(check.explanation).toMatch(/provider table unavailable/);
   });
 });
 
@@ -294,11 +311,96 @@ describe('/api/checks while the gateway is down', () => {
       expect(report.model).toBeNull();
       expect(checks.balance).toMatchObject({ outcome: 'failing', gateway_unreachable: true });
       expect(checks['chat-completions']!.gateway_unreachable).toBeUndefined();
-      expect(checks['chat-completions']!.explanation).toMatch(/cost unknown/);
+      expect(checks['chat-completions']).toMatchObject({ outcome: 'skipped', paid: true });
+      expect(checks['chat-completions']!.explanation).toMatch(/catalog could not be read/);
       expect(checks['chat-completions']!.explanation).not.toMatch(/\$0/);
     } finally {
       await workbench.close();
     }
+  });
+});
+
+describe('/api/checks with an embedding model in the catalog', () => {
+  it('embeds with a model whose output is embeddings, free so by default', async () => {
+    const { report, requests } = await runAgainst(
+      (request, response) => {
+        const path = request.url.split('?')[0];
+        if (path === '/v1/models') {
+          return sendJson(response, 200, {
+            object: 'list',
+            data: [
+              ...fakeModels,
+              {
+                id: 'sim/embed-small',
+                pricing: { prompt: '0' },
+                architecture: { input_modalities: ['text'], output_modalities: ['embeddings'] },
+              },
+            ],
+          });
+        }
+        if (path === '/v1/embeddings') {
+          return sendJson(response, 200, {
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [0.6, 0.8] }],
+            model: 'sim/embed-small',
+            usage: { prompt_tokens: 7, total_tokens: 7 },
+          });
+        }
+        return defaultHandler(request, response);
+      },
+      { only: ['embeddings'] },
+    );
+    expect(byId(report.results).embeddings).toMatchObject({ outcome: 'available', paid: false });
+    const sent = requests.find((request) => request.url === '/v1/embeddings');
+    expect((JSON.parse(sent!.body) as { model: string }).model).toBe('sim/embed-small');
+  });
+});
+
+describe('/api/checks with a disabled key', () => {
+  it('names the state the gateway named, once for the report and in each refused row', async () => {
+    const longWords = `${'This key is disabled and every request with it is refused. '.repeat(8)}Ask the owner.`;
+    const { report } = await runAgainst(
+      (request, response) => {
+        const path = request.url.split('?')[0];
+        if (path === '/v1/key') {
+          return sendJson(response, 200, {
+            object: 'key',
+            id: 'key_main',
+            key: 'sk-…main',
+            identity: 'account',
+            state: 'disabled',
+            can_spend: false,
+            blocked_by: null,
+            expires_at: null,
+          });
+        }
+        if (path === '/v1/chat/completions') {
+          return sendJson(response, 402, { error: { message: longWords, type: 'key_disabled' } });
+        }
+        return defaultHandler(request, response);
+      },
+      { only: ['chat-completions', 'chat-completions-stream'] },
+    );
+    expect(report.key_refusal).toEqual({
+      state: 'disabled',
+      summary: 'key disabled',
+      action: 'Enable',
+    });
+    const chat = byId(report.results)['chat-completions']!;
+    expect(chat).toMatchObject({ outcome: 'payment_required', status: 402 });
+    expect(chat.explanation).toMatch(/^HTTP 402: the gateway refuses this key \(key disabled/);
+    expect(chat.explanation).toMatch(/Enable on the Keys page/);
+  });
+});
+
+describe('the gateway’s words in an explanation', () => {
+  it('end at a whole sentence, never mid-word', () => {
+    const text = `${'The embeddings route needs a model that outputs embeddings. '.repeat(10)}`;
+    const kept = wholeSentences(text.trim());
+    expect(kept.length).toBeLessThanOrEqual(400);
+    expect(kept.endsWith('embeddings.')).toBe(true);
+    expect(wholeSentences('short words')).toBe('short words');
+    expect(wholeSentences('a'.repeat(10) + ' ' + 'b'.repeat(500))).toBe('aaaaaaaaaa …');
   });
 });
 

@@ -2,7 +2,29 @@
  * What an endpoint check's answer means: a small pure mapping from status and shape to an
  * outcome, and the plain-language explanation with the advice for it.
  */
-import type { CheckOutcome } from '../../contract/workbench-api';
+import type { KeyStatus } from '../../contract/gateway';
+import type { CheckOutcome, ChecksReport } from '../../contract/workbench-api';
+import { blockedByOf } from '../keys/key-status';
+
+export type KeyRefusal = NonNullable<ChecksReport['key_refusal']>;
+
+/** What stops each unusable state, in a few words, and the action that fixes it. */
+const refusals: Record<Exclude<KeyRefusal['state'], 'active' | 'blocked'>, [string, string]> = {
+  disabled: ['key disabled', 'Enable'],
+  expired: ['key expired', 'Extend its expiry'],
+  depleted: ['key depleted', 'Raise its limit or recharge it'],
+};
+
+/** Why the gateway refuses the key, as its `GET /v1/key` names it; null for a usable key. */
+export function keyRefusalOf(status: KeyStatus | null): KeyRefusal | null {
+  if (!status || status.state === 'active') return null;
+  if (status.state === 'blocked') {
+    const summary = blockedByOf(status)?.summary ?? 'its parent key cannot be used';
+    return { state: 'blocked', summary: `blocked: ${summary}`, action: 'Check the parent key' };
+  }
+  const [summary, action] = refusals[status.state];
+  return { state: status.state, summary, action };
+}
 
 /**
  * 2xx with the expected shape is `available`; 2xx with another shape, or 501, is a
@@ -42,6 +64,8 @@ export function explainOutcome(
     gatewayMessage?: string | null;
     /** What an available answer found, e.g. "2 providers, in fallback order: a, b." */
     found?: string | null;
+    /** Why the gateway refuses the key, when its `GET /v1/key` said so at the run. */
+    keyRefusal?: KeyRefusal | null;
   },
 ): string {
   const said = details.gatewayMessage ? ` The gateway said: "${details.gatewayMessage}".` : '';
@@ -58,6 +82,9 @@ export function explainOutcome(
     case 'unauthorized':
       return `HTTP 401: the key is missing or unknown, or not accepted in this form. Confirm the key is present, begins with sk-, and is sent in a supported header or query parameter.${said}`;
     case 'payment_required':
+      if (details.keyRefusal) {
+        return `HTTP 402: the gateway refuses this key (${details.keyRefusal.summary}, as its GET /v1/key says). ${details.keyRefusal.action} on the Keys page, then run the checks again.`;
+      }
       return `HTTP 402: the key is expired, disabled, depleted, or its parent is disabled or expired. Inspect the key state and balance on the Keys page; do not retry unchanged.${said}`;
     case 'forbidden':
       return `HTTP 403: another upstream authorization decision was passed back.${said}`;

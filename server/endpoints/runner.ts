@@ -1,7 +1,8 @@
 /**
  * Runs the endpoint checks of definitions.ts against the gateway with a profile's key, one after
- * the other, and keeps each profile's last report. A check that cannot run (no model, no trace
- * id, inference not allowed) says why instead.
+ * the other, and keeps each profile's last report. Every check that costs nothing runs (inference
+ * on a free model included); one that costs money runs only when asked. A check that cannot run
+ * (no model, no trace id, not allowed to spend) says why instead.
  */
 import {
   checksReportSchema,
@@ -20,7 +21,14 @@ import {
 import { redactSecretText } from '../core/secrets';
 import { minimalCallCost } from '../keys/validate-key';
 import { checkDefinitions, type CheckDefinition, type RunInputs } from './definitions';
-import { classifyOutcome, explainOutcome, plannedEntryNote } from './outcome';
+import { fetchKeyStatus } from '../keys/key-status';
+import {
+  classifyOutcome,
+  explainOutcome,
+  keyRefusalOf,
+  plannedEntryNote,
+  type KeyRefusal,
+} from './outcome';
 import { jsonOf, object } from './shapes';
 
 function placementOf(definition: CheckDefinition): KeyPlacement {
@@ -44,6 +52,24 @@ function estimateCost(definition: CheckDefinition, model: CatalogModel | null): 
   return minimalCallCost(model, definition.maxTokens).estimatedCostUsd;
 }
 
+/** The model a check calls: the run's text model, or its embedding model. */
+function modelOf(definition: CheckDefinition, inputs: Pick<RunInputs, 'model' | 'embeddingModel'>) {
+  return definition.modelKind === 'embeddings' ? inputs.embeddingModel : inputs.model;
+}
+
+/**
+ * True when running the check costs money, or may: inference on a model that is not free, or
+ * whose prices (or which model) are unknown.
+ */
+function costsMoney(definition: CheckDefinition, model: CatalogModel | null): boolean {
+  if (!definition.paid) return false;
+  // No text model: the catalog could not be read, the cost is unknown. No embedding model: the
+  // catalog has none, and the check cannot run at all.
+  if (!model) return definition.modelKind !== 'embeddings';
+  const cost = minimalCallCost(model, definition.maxTokens);
+  return !cost.pricesKnown || cost.estimatedCostUsd > 0;
+}
+
 /** The model a report's checks call, and whether calling it costs nothing. */
 function reportModel(model: CatalogModel | null): ChecksReport['model'] {
   if (!model) return null;
@@ -64,7 +90,8 @@ function notRun(
     path: model ? definition.path.replace('{model}', model.id) : definition.path,
     auth_form: definition.auth_form,
     planned: definition.planned,
-    paid: definition.paid,
+    paid: costsMoney(definition, model),
+    inference: definition.paid,
     estimated_cost_usd: estimateCost(definition, model),
     outcome: 'skipped',
     status: null,
@@ -75,7 +102,7 @@ function notRun(
   };
 }
 
-/** Why an inference check did not run: what it would cost, on which model. */
+/** Why a check that costs money did not run: what it would cost, on which model. */
 function inferenceNotAllowed(model: CatalogModel | null, cost: number): string {
   if (cost > 0) {
     return `Costs money (it runs inference, about $${cost.toPrecision(2)}): run it with paid checks included.`;
@@ -84,10 +111,19 @@ function inferenceNotAllowed(model: CatalogModel | null, cost: number): string {
   if (!model) {
     return 'Runs inference on the cheapest catalog model, which could not be read (cost unknown): run it with paid checks included.';
   }
-  if (!reportModel(model)?.free) {
-    return `Runs inference (on ${model.id}, whose prices are unknown): run it with paid checks included.`;
-  }
-  return `Runs inference (on ${model.id}, a free model, so $0 estimated): run it with inference checks included.`;
+  return `Runs inference (on ${model.id}, whose prices are unknown): run it with paid checks included.`;
+}
+
+/**
+ * The gateway's words, whole: a long message ends at its last full sentence within the limit
+ * (or its last word, with "…"), never mid-sentence.
+ */
+export function wholeSentences(text: string, limit = 400): string {
+  if (text.length <= limit) return text;
+  const head = text.slice(0, limit);
+  const sentenceEnd = Math.max(head.lastIndexOf('. '), head.lastIndexOf('.\n'));
+  if (sentenceEnd > limit / 2) return head.slice(0, sentenceEnd + 1);
+  return `${head.slice(0, Math.max(head.lastIndexOf(' '), 1)).trimEnd()} …`;
 }
 
 function gatewayMessageOf(answer: CollectedResponse, keys: string[]): string | null {
@@ -101,7 +137,7 @@ function gatewayMessageOf(answer: CollectedResponse, keys: string[]): string | n
         : typeof body?.message === 'string'
           ? body.message
           : null;
-  return message === null ? null : redactSecretText(message, keys).slice(0, 200);
+  return message === null ? null : wholeSentences(redactSecretText(message, keys));
 }
 
 /** What an available answer found, with anything key-like in the gateway's text masked. */
@@ -118,24 +154,21 @@ async function runOne(
   context: WorkbenchContext,
   definition: CheckDefinition,
   inputs: RunInputs,
-  includePaid: boolean,
-  signal?: AbortSignal,
+  options: { includePaid: boolean; keyRefusal: KeyRefusal | null; signal?: AbortSignal },
 ): Promise<{ result: CheckResult; answer: CollectedResponse | null }> {
-  const base = notRun(definition, inputs.model, '');
-  if (definition.paid && !includePaid) {
-    return {
-      result: notRun(
-        definition,
-        inputs.model,
-        inferenceNotAllowed(inputs.model, base.estimated_cost_usd),
-      ),
-      answer: null,
-    };
-  }
+  const { includePaid, keyRefusal, signal } = options;
+  const model = modelOf(definition, inputs);
+  const base = notRun(definition, model, '');
   const built = definition.build(inputs);
   if ('skip' in built) {
     return {
-      result: { ...notRun(definition, inputs.model, built.skip), ran_at: Date.now() },
+      result: { ...notRun(definition, model, built.skip), ran_at: Date.now() },
+      answer: null,
+    };
+  }
+  if (base.paid && !includePaid) {
+    return {
+      result: notRun(definition, model, inferenceNotAllowed(model, base.estimated_cost_usd)),
       answer: null,
     };
   }
@@ -169,6 +202,7 @@ async function runOne(
           expectedStatus: definition.expectedStatus,
           gatewayMessage: ok ? null : gatewayMessageOf(answer, keys),
           found: summaryOf(definition, outcome === 'available' ? answer : null, keys),
+          keyRefusal,
         }),
         ran_at: ranAt,
       },
@@ -209,6 +243,16 @@ export class EndpointChecks {
     }
   }
 
+  /** The cheapest embedding model, or the one asked for when it is one; null if none. */
+  private async embeddingModelFor(asked: CatalogModel | null): Promise<CatalogModel | null> {
+    if (asked?.output_modalities.includes('embeddings')) return asked;
+    try {
+      return await this.context.catalog.cheapest('embeddings');
+    } catch {
+      return null;
+    }
+  }
+
   async plan(profile: string): Promise<ChecksReport> {
     this.context.profiles.keyOf(profile);
     const previous = this.reports.get(profile);
@@ -219,12 +263,25 @@ export class EndpointChecks {
     } catch {
       // The plan is still useful without prices.
     }
+    const models = { model, embeddingModel: await this.embeddingModelFor(null) };
     return {
       profile,
       ran_at: null,
       model: reportModel(model),
-      results: checkDefinitions.map((definition) => notRun(definition, model, 'Not run yet.')),
+      results: checkDefinitions.map((definition) =>
+        notRun(definition, modelOf(definition, models), 'Not run yet.'),
+      ),
     };
+  }
+
+  /** Why the gateway refuses the key (free to ask); null when usable, or when it cannot say. */
+  private async keyRefusal(key: string, signal?: AbortSignal): Promise<KeyRefusal | null> {
+    try {
+      return keyRefusalOf(await fetchKeyStatus(this.context, key, { signal }));
+    } catch {
+      // A gateway that cannot be reached: the checks themselves report it.
+      return null;
+    }
   }
 
   async run(
@@ -247,24 +304,24 @@ export class EndpointChecks {
     const inputs: RunInputs = {
       key,
       model,
+      embeddingModel: await this.embeddingModelFor(model),
       generationId: this.context.profiles.lastTrace(profile),
     };
+    const keyRefusal = await this.keyRefusal(key, options.signal);
     const results: CheckResult[] = [];
     for (const definition of checkDefinitions) {
       // The browser left: the remaining checks (paid ones included) are not worth running.
       if (options.signal?.aborted) throw new CallerGoneError();
       if (options.only && !options.only.includes(definition.id)) {
         const kept = previous.results.find((result) => result.id === definition.id);
-        results.push(kept ?? notRun(definition, model, 'Not run yet.'));
+        results.push(kept ?? notRun(definition, modelOf(definition, inputs), 'Not run yet.'));
         continue;
       }
-      const { result, answer } = await runOne(
-        this.context,
-        definition,
-        inputs,
-        options.includePaid,
-        options.signal,
-      );
+      const { result, answer } = await runOne(this.context, definition, inputs, {
+        includePaid: options.includePaid,
+        keyRefusal,
+        signal: options.signal,
+      });
       // The generation check asks for the record of this run's own chat call when there is one.
       if (
         definition.id === 'chat-completions' &&
@@ -281,6 +338,7 @@ export class EndpointChecks {
       profile,
       ran_at: Date.now(),
       model: reportModel(model),
+      key_refusal: keyRefusal,
       results,
     });
     this.reports.set(profile, report);

@@ -46,7 +46,9 @@ export function minimalCallCost(model: CatalogModel, maxTokens: number): CostEst
   const completionPrice = pricePerToken(model.completion_price);
   const estimatedCostUsd =
     estimatePromptTokens(minimalMessages) * (promptPrice ?? 0) + maxTokens * (completionPrice ?? 0);
-  return { estimatedCostUsd, pricesKnown: promptPrice !== null && completionPrice !== null };
+  // A call with no output (an embedding) needs no completion price.
+  const outputPriced = maxTokens === 0 || completionPrice !== null;
+  return { estimatedCostUsd, pricesKnown: promptPrice !== null && outputPriced };
 }
 
 /** The estimate of a minimal call as the API answers it (key validation, rotation's verify step). */

@@ -15,9 +15,12 @@ export function fetchBalance(profile: string, signal?: AbortSignal): Promise<Bal
   return apiGet(withQuery('/api/balance', { profile }), balanceViewSchema, { signal });
 }
 
+/** The balance query's key; asked again after anything that spends (a reply ending). */
+export const balanceQueryKey = (profile: string) => ['balance', profile] as const;
+
 export function balanceQueryOptions(profile: string) {
   return queryOptions({
-    queryKey: ['balance', profile],
+    queryKey: balanceQueryKey(profile),
     queryFn: ({ signal }) => fetchBalance(profile, signal),
     // Consumption settles asynchronously anyway; a short stale time keeps the figure fresh
     // without hammering the gateway on every render.

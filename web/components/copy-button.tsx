@@ -9,8 +9,9 @@ export function CopyButton({
   text,
   label,
   children,
+  onCopied,
   ...props
-}: { text: string; label: string } & Omit<ButtonProps, 'onClick'>) {
+}: { text: string; label: string; onCopied?: () => void } & Omit<ButtonProps, 'onClick'>) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -23,6 +24,7 @@ export function CopyButton({
     try {
       await navigator.clipboard.writeText(text);
       setStatus('copied');
+      onCopied?.();
     } catch {
       // Clipboard access needs a secure context or permission; say so rather than fail silently.
       setStatus('failed');

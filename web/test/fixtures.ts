@@ -1,5 +1,7 @@
 /** Contract-shaped test data for component tests (and the local preview server). */
+import { usageOf } from '../../contract/generation-record';
 import type {
+  ActivityRequest,
   BalanceView,
   CatalogModel,
   CheckResult,
@@ -237,5 +239,36 @@ export function makeChecksReport(ran: boolean): ChecksReport {
         'Not implemented.',
       ),
     ],
+  };
+}
+
+/** One request of the Activity page's table: a settled chat request, `index` in its trace id. */
+export function makeActivityRequest(
+  index: number,
+  createdAt: number,
+  overrides: Partial<ActivityRequest> = {},
+): ActivityRequest {
+  return {
+    id: `${index.toString(16).padStart(16, '0')}-AMS`,
+    created_at: createdAt,
+    model: 'sim/chat-standard',
+    provider: 'simulated',
+    form: 'chat_completions',
+    streamed: true,
+    prompt_tokens: 12,
+    completion_tokens: 40,
+    cost_usd: 0.000132,
+    latency_ms: 820,
+    outcome: 'completed',
+    finish_reason: 'stop',
+    settlement: 'settled',
+    usage_estimated: false,
+    charge_capped: false,
+    attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
+    upstream_model: 'chat-standard',
+    ...usageOf({}),
+    settled_at: createdAt + 5,
+    child: null,
+    ...overrides,
   };
 }

@@ -122,6 +122,11 @@ export function renderRoute(path: string, options: { storage?: Record<string, st
 /** Renders one component with a query client of its own (no retries unless a query asks). */
 export function renderWithQueries(ui: ReactElement): RenderResult & { queryClient: QueryClient } {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const view = render(<QueryClientProvider client={queryClient}>{ui}</QueryClientProvider>);
+  // In a router too: components link to other pages.
+  const view = render(
+    <QueryClientProvider client={queryClient}>
+      <MemoryRouter>{ui}</MemoryRouter>
+    </QueryClientProvider>,
+  );
   return { ...view, queryClient };
 }

@@ -4,13 +4,15 @@
  * - `from=YYYY-MM-DD&to=YYYY-MM-DD`: a fixed range of UTC days, both included (wins over `days`);
  * - `model=<id>`, `outcome=completed|ended_early`;
  * - `key_id=<id>`: an account profile's requests made with one of its child keys;
- * - `session_id=<id>`: one agent session's requests (the table only; the sessions list names them).
+ * - `session_id=<id>`: one agent session's requests (the table only; the sessions list names them);
+ * - `id=<cf-ray>`: the one request of that trace id, whatever its day (the table only), its detail open.
  * The gateway counts activity per UTC day for at most the last 90 days, so ranges stay inside
  * those: one range feeds the table, the charts, the totals and the CSV alike.
  */
 import {
   generationOutcomeSchema,
   keyIdSchema,
+  traceIdSchema,
   maxActivityDays,
   type GenerationOutcome,
 } from '../../../contract/workbench-api';
@@ -59,6 +61,8 @@ export interface ActivityFilters {
   keyId: string | null;
   /** Only the requests of this agent session; null for all. */
   sessionId: string | null;
+  /** The one request of this trace id (cf-ray), whatever the range; null for a listing. */
+  traceId: string | null;
   /** Something in the URL was out of range or malformed and was corrected; says what. */
   corrected: string | null;
 }
@@ -76,6 +80,9 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
   const keyIdResult = keyIdSchema.safeParse(search.get('key_id'));
   const keyId = keyIdResult.success ? keyIdResult.data : null;
   if (search.get('key_id') && !keyId) corrections.push('a key id that is not one was ignored');
+  const traceIdResult = traceIdSchema.safeParse(search.get('id')?.trim());
+  const traceId = traceIdResult.success ? traceIdResult.data : null;
+  if (search.get('id') && !traceId) corrections.push('a trace id that is not a cf-ray was ignored');
 
   let from = dayNumberOfIso(search.get('from'));
   let to = dayNumberOfIso(search.get('to'));
@@ -129,6 +136,7 @@ export function readActivityFilters(search: URLSearchParams, nowMs: number): Act
     outcome,
     keyId,
     sessionId,
+    traceId,
     corrected: corrections.length > 0 ? `${corrections.join('; ')}.` : null,
   };
 }
@@ -144,6 +152,11 @@ export function generationsWindow(filters: ActivityFilters): { from: number; to:
   const from = dayNumberOfIso(filters.from) ?? 0;
   const to = (dayNumberOfIso(filters.to) ?? from) + 1;
   return { from: from * secondsPerDay, to: to * secondsPerDay };
+}
+
+/** Yesterday (UTC), `YYYY-MM-DD`: the one-click range "Yesterday". */
+export function yesterdayOf(nowMs: number): string {
+  return isoDateOf(dayNumberOf(nowMs) - 1);
 }
 
 /** The URL after choosing a preset: `days=N`, without a fixed range. */

@@ -6,7 +6,6 @@ import type {
   ActivityView,
   GenerationsPage,
 } from '../../../contract/workbench-api';
-import { usageOf } from '../../../contract/generation-record';
 import {
   jsonResponse,
   mockPageApi,
@@ -16,6 +15,7 @@ import {
 } from '../../test/render-app';
 import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../keys/child-keys.test-kit';
 import { dayNumberOf, isoDateOf } from './activity-filters';
+import { makeActivityRequest } from '../../test/fixtures';
 
 // jsdom has no canvas: stand in for uPlot, recording what it was asked to draw.
 const plots = vi.hoisted(() => [] as Array<{ data: number[][]; options: { hooks: unknown } }>);
@@ -48,29 +48,7 @@ const yesterday = isoDateOf(dayNumberOf(Date.now()) - 1);
 const nowSeconds = Math.floor(Date.now() / 1000);
 
 function request(index: number, overrides: Partial<ActivityRequest> = {}): ActivityRequest {
-  return {
-    id: `${index.toString(16).padStart(16, '0')}-AMS`,
-    created_at: nowSeconds - index * 60,
-    model: 'sim/chat-standard',
-    provider: 'simulated',
-    form: 'chat_completions',
-    streamed: true,
-    prompt_tokens: 12,
-    completion_tokens: 40,
-    cost_usd: 0.000132,
-    latency_ms: 820,
-    outcome: 'completed',
-    finish_reason: 'stop',
-    settlement: 'settled',
-    usage_estimated: false,
-    charge_capped: false,
-    attempts: [{ provider: 'simulated', status: 200, latency_ms: 790 }],
-    upstream_model: 'chat-standard',
-    ...usageOf({}),
-    settled_at: nowSeconds - index * 60 + 5,
-    child: null,
-    ...overrides,
-  };
+  return makeActivityRequest(index, nowSeconds - index * 60, overrides);
 }
 
 function activity(days: number, withRequests = true): ActivityView {
@@ -161,6 +139,17 @@ function mockActivity(
     },
     ...options.handlers,
   });
+}
+
+/** Waits for the charts (loaded on demand: allow for a busy run) and focuses the spend chart. */
+async function focusSpendChart() {
+  const chart = await screen.findByRole(
+    'group',
+    { name: /^Spend per day, by model/ },
+    { timeout: 5000 },
+  );
+  await waitFor(() => expect(plots).toHaveLength(2));
+  chart.focus();
 }
 
 const calls = (requests: RecordedRequest[], path: string) =>
@@ -414,6 +403,49 @@ describe('the Activity page', () => {
 
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    // Focus goes back to the row's cf-ray, not to the page.
+    expect(document.activeElement).toHaveAttribute('data-request-details', '0000000000000003-AMS');
+  });
+
+  it('finds a request by its trace id and opens it; closing returns focus to its row', async () => {
+    const found = request(7, { created_at: nowSeconds - 200 * 86_400 });
+    const requests = mockActivity({
+      handlers: {
+        'GET /api/generations': (call: RecordedRequest) =>
+          call.url.searchParams.get('id') === found.id
+            ? page([found])
+            : call.url.searchParams.get('id')
+              ? page([])
+              : page([request(1)]),
+      },
+    });
+    const user = userEvent.setup();
+    renderRoute(`/activity?id=${found.id}`);
+    // The link's request opens at once, whatever day it was made.
+    const panel = await screen.findByRole(
+      'dialog',
+      { name: `Request ${found.id}` },
+      { timeout: 5000 },
+    );
+    expect(panel).toBeVisible();
+    const asked = calls(requests, '/api/generations').at(-1)!;
+    expect(asked.url.searchParams.get('id')).toBe(found.id);
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(document.activeElement).toHaveAttribute('data-request-details', found.id);
+
+    // A malformed id is named and never sent; an unknown one says why it may have no record.
+    const search = screen.getByRole('searchbox', { name: 'Trace id (cf-ray)' });
+    await user.clear(search);
+    await user.type(search, 'abc{Enter}');
+    expect(screen.getByText(/A trace id is 16 hexadecimal digits/)).toBeVisible();
+    expect(search).toHaveAttribute('aria-invalid', 'true');
+    await user.clear(search);
+    await user.type(search, '00000000000000ff-AMS{Enter}');
+    expect(
+      await screen.findByText('No request 00000000000000ff-AMS among demo-account’s requests'),
+    ).toBeVisible();
+    expect(screen.getByText(/refused or failed before that/)).toBeVisible();
   });
 
   it('says a settled request with reported usage and no translation is just that', async () => {
@@ -439,14 +471,7 @@ describe('the Activity page', () => {
   it('shows a day’s exact figures when the chart is hovered or moved through with the keys', async () => {
     mockActivity();
     renderRoute('/activity');
-    // The page and its charts are loaded on demand: allow for that under a busy test run.
-    const chart = await screen.findByRole(
-      'group',
-      { name: /^Spend per day, by model/ },
-      { timeout: 5000 },
-    );
-    await waitFor(() => expect(plots).toHaveLength(2));
-    chart.focus();
+    await focusSpendChart();
     await userEvent.keyboard('{End}');
     const tooltip = await screen.findByTestId('chart-tooltip');
     expect(tooltip).toHaveTextContent('sim/chat-standard$0.000264');
@@ -454,6 +479,31 @@ describe('the Activity page', () => {
     expect(tooltip).toHaveTextContent('Total$0.00026433');
     await userEvent.keyboard('{ArrowLeft}');
     expect(screen.getByTestId('chart-tooltip')).toHaveTextContent('Total$0.10');
+  });
+
+  it('filters the table to a day chosen on the chart, and offers Yesterday in one click', async () => {
+    const requests = mockActivity();
+    const { currentLocation } = renderRoute('/activity');
+    await focusSpendChart();
+    await userEvent.keyboard('{End}{ArrowLeft}{Enter}');
+    await waitFor(() =>
+      expect(currentLocation().search).toBe(`?from=${yesterday}&to=${yesterday}`),
+    );
+    const listCall = calls(requests, '/api/generations').at(-1)!;
+    expect(Number(listCall.url.searchParams.get('from'))).toBe(
+      dayNumberOf(Date.now() - 86_400_000) * 86_400,
+    );
+    expect(screen.getByRole('button', { name: 'Yesterday' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+
+    await userEvent.click(screen.getByRole('button', { name: '7 days' }));
+    await waitFor(() => expect(currentLocation().search).toBe('?days=7'));
+    await userEvent.click(screen.getByRole('button', { name: 'Yesterday' }));
+    await waitFor(() =>
+      expect(currentLocation().search).toBe(`?from=${yesterday}&to=${yesterday}`),
+    );
   });
 
   it('exports a CSV whose total is the total of the page and of the chart', async () => {
@@ -483,6 +533,18 @@ describe('the Activity page', () => {
     expect(lines).toContain(`${today},sim/echo-mini,1,5,7,0.00000033`);
     expect(lines.at(-1)).toMatch(/^total,.* to .*,4,30,88,0\.10026433$/);
     expect(await screen.findByTestId('chart-spend-total')).toHaveTextContent('$0.10026433');
+
+    // Per request too: each request of the range with its cf-ray.
+    await userEvent.click(screen.getByRole('button', { name: 'Export requests CSV' }));
+    await waitFor(() => expect(blobs).toHaveLength(2));
+    const perRequest = (await blobs[1]!.text()).trimEnd().split('\r\n');
+    expect(perRequest[0]).toBe(
+      'time_utc,cf_ray,key,model,provider,prompt_tokens,completion_tokens,cost_usd,outcome,latency_ms',
+    );
+    expect(perRequest.slice(1).map((line) => line.split(',')[1])).toEqual([
+      '0000000000000001-AMS',
+      '0000000000000002-AMS',
+    ]);
     click.mockRestore();
   });
 
@@ -532,6 +594,10 @@ describe('the Activity page', () => {
     mockActivity({ withRequests: false });
     renderRoute('/activity');
     const empty = await screen.findByText('No requests by demo-account in this range');
+    // The empty range's figures are said, as figures.
+    const totals = screen.getByRole('region', { name: /Totals for/ });
+    expect(within(totals).getByText('Spend').nextElementSibling).toHaveTextContent('$0.00');
+    expect(within(totals).getByText('Requests').nextElementSibling).toHaveTextContent(/^0$/);
     expect(within(empty.parentElement!).getByRole('link', { name: 'Playground' })).toHaveAttribute(
       'href',
       '/playground',
@@ -594,6 +660,12 @@ describe('the Activity page', () => {
     });
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
     await waitFor(() => expect(currentLocation().search).not.toContain('key_id'));
+    // The account key's own requests, apart from its children's.
+    await user.click(await screen.findByRole('combobox', { name: 'Made with' }));
+    await user.click(
+      await screen.findByRole('option', { name: 'demo-account itself (the account key)' }),
+    );
+    await waitFor(() => expect(currentLocation().search).toContain('key_id=key_account'));
   });
 
   it('offers no key filter to a profile that is not an account', async () => {

@@ -6,7 +6,7 @@
  * nano-dollar; the charting library loads only here (React.lazy).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { GenerationOutcome } from '../../../contract/workbench-api';
 import { useCatalog } from '../../api/catalog';
@@ -33,6 +33,7 @@ import { useActivity } from './api/activity';
 import { useGenerations } from './api/generations';
 import { useAgentSessions } from './api/sessions';
 import { useBatches } from './api/batches';
+import { fetchAllRequests, maxExportedRequests, requestsToCsv } from './requests-csv';
 import { ActivityToolbar } from './components/activity-toolbar';
 import { ActivityTotals } from './components/activity-totals';
 import { RequestDetailDialog } from './components/request-detail-dialog';
@@ -73,8 +74,17 @@ export function ActivityPage() {
       outcome: filters.outcome,
       keyId,
       sessionId: filters.sessionId,
+      traceId: filters.traceId,
     }),
-    [window_.from, window_.to, filters.model, filters.outcome, keyId, filters.sessionId],
+    [
+      window_.from,
+      window_.to,
+      filters.model,
+      filters.outcome,
+      keyId,
+      filters.sessionId,
+      filters.traceId,
+    ],
   );
 
   const activity = useActivity(profile, days, keyId);
@@ -84,16 +94,19 @@ export function ActivityPage() {
     ...childKeysQueryOptions(profile ?? ''),
     enabled: profile !== null && identity === 'account',
   });
-  const keyOptions = useMemo(
-    () =>
-      identity === 'account'
-        ? (childKeys.data?.keys ?? []).map((key) => ({
-            value: key.id,
-            label: key.name ? `${key.name} (${key.key})` : key.key,
-          }))
-        : null,
-    [identity, childKeys.data],
-  );
+  const keyOptions = useMemo(() => {
+    if (identity !== 'account') return null;
+    const children = childKeys.data?.keys ?? [];
+    // The account key's own requests, apart from its children's: its id is their parent's.
+    const accountId = children.find((key) => key.parent_id !== null)?.parent_id ?? null;
+    return [
+      ...(accountId ? [{ value: accountId, label: `${profile} itself (the account key)` }] : []),
+      ...children.map((key) => ({
+        value: key.id,
+        label: key.name ? `${key.name} (${key.key})` : key.key,
+      })),
+    ];
+  }, [identity, childKeys.data, profile]);
   const generations = useGenerations(profile, generationFilters);
   const queryClient = useQueryClient();
 
@@ -122,13 +135,23 @@ export function ActivityPage() {
   const markedKeys = identity === 'account' ? 'children' : 'replaced';
   // The open request is looked up in the rows, so a Refresh updates its settlement in place.
   const [openId, setOpenId] = useState<string | null>(null);
-  const openRequest = openId === null ? null : (rows.find((row) => row.id === openId) ?? null);
+  // A trace id from the URL (the playground's link) opens its request until it is closed once.
+  const [closedTraceId, setClosedTraceId] = useState<string | null>(null);
+  const shownId = openId ?? (filters.traceId !== closedTraceId ? filters.traceId : null);
+  const openRequest = shownId === null ? null : (rows.find((row) => row.id === shownId) ?? null);
+  // Radix asks where focus goes after the panel has closed, when no id is open any more.
+  const lastShownId = useRef<string | null>(null);
+  const closeRequest = () => {
+    lastShownId.current = shownId;
+    setOpenId(null);
+    setClosedTraceId(filters.traceId);
+  };
   const focusOpener = (event: Event) => {
     // Back to the cf-ray that opened it, in the layout in view (each row has a wide and a narrow
     // one); the row may have scrolled out of the virtual table's DOM, then Radix decides.
     const opener = [
       ...document.querySelectorAll<HTMLElement>(
-        `[data-request-details="${CSS.escape(openId ?? '')}"]`,
+        `[data-request-details="${CSS.escape(lastShownId.current ?? '')}"]`,
       ),
     ].find((element) => element.offsetParent !== null);
     if (opener) {
@@ -153,13 +176,37 @@ export function ActivityPage() {
     download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
   }
 
+  const [exporting, setExporting] = useState<{ error: unknown } | 'running' | null>(null);
+  async function exportRequestsCsv() {
+    if (!summary || !profile) return;
+    setExporting('running');
+    try {
+      const { requests, truncated } = await fetchAllRequests(profile, generationFilters);
+      const name = csvFileName(profile, summary, filters.model).replace(/^activity-/, 'requests-');
+      download(name, requestsToCsv(requests, profile), 'text/csv');
+      setExporting(
+        truncated
+          ? {
+              error: new Error(
+                `Only the newest ${maxExportedRequests} requests were exported: choose a shorter range for the rest.`,
+              ),
+            }
+          : null,
+      );
+    } catch (error) {
+      setExporting({ error });
+    }
+  }
+
   const filtered =
     filters.model !== null ||
     filters.outcome !== null ||
     keyId !== null ||
-    filters.sessionId !== null;
+    filters.sessionId !== null ||
+    filters.traceId !== null;
   const clearFilters = () =>
     update((current) => {
+      current.delete('id');
       current.delete('model');
       current.delete('outcome');
       current.delete('key_id');
@@ -177,6 +224,12 @@ export function ActivityPage() {
         <>
           <Button onClick={refresh} disabled={activity.isFetching || generations.isFetching}>
             Refresh
+          </Button>
+          <Button
+            onClick={() => void exportRequestsCsv()}
+            disabled={!summary || exporting === 'running'}
+          >
+            {exporting === 'running' ? 'Exporting…' : 'Export requests CSV'}
           </Button>
           <Button variant="primary" onClick={exportCsv} disabled={!summary}>
             Export CSV
@@ -211,8 +264,12 @@ export function ActivityPage() {
             onModel={(model) => setParam('model', model)}
             onOutcome={(outcome: GenerationOutcome | null) => setParam('outcome', outcome)}
             onKey={(id) => setParam('key_id', id)}
+            onTraceId={(traceId) => setParam('id', traceId)}
             onClear={clearFilters}
           />
+          {exporting !== null && exporting !== 'running' && (
+            <ErrorPanel what="Exporting the requests" error={exporting.error} />
+          )}
           {filters.corrected && (
             <p role="status" className="text-xs text-amber-800 dark:text-amber-300">
               The address asked for something the gateway cannot show: {filters.corrected}
@@ -227,20 +284,24 @@ export function ActivityPage() {
               error={activity.error}
               onRetry={() => void activity.refetch()}
             />
-          ) : nothingInRange && !filtered ? (
-            <EmptyState title={`No requests by ${profile} in this range`}>
-              <p>
-                Each request made with this key shows here with its cost and cf-ray. Make the first
-                one in the{' '}
-                <Link
-                  to="/playground"
-                  className="font-medium text-sky-700 underline dark:text-sky-400"
-                >
-                  Playground
-                </Link>
-                : pick a model, type a message and press Send. Or choose a longer range above.
-              </p>
-            </EmptyState>
+          ) : nothingInRange && !filtered && summary ? (
+            <>
+              {/* An empty range is a fact ("$0.00, 0 requests"), not only onboarding. */}
+              <ActivityTotals summary={summary} model={filters.model} />
+              <EmptyState title={`No requests by ${profile} in this range`}>
+                <p>
+                  Each request made with this key shows here with its cost and cf-ray. Make the
+                  first one in the{' '}
+                  <Link
+                    to="/playground"
+                    className="font-medium text-sky-700 underline dark:text-sky-400"
+                  >
+                    Playground
+                  </Link>
+                  : pick a model, type a message and press Send. Or choose a longer range above.
+                </p>
+              </EmptyState>
+            </>
           ) : summary ? (
             <>
               {modelNote && (
@@ -256,7 +317,12 @@ export function ActivityPage() {
                 </p>
               )}
               <Suspense fallback={<LoadingState>Loading the charts…</LoadingState>}>
-                <ActivityCharts summary={summary} />
+                <ActivityCharts
+                  summary={summary}
+                  onSelectDay={(date) =>
+                    update((current) => withRange(current, filters, { from: date, to: date }))
+                  }
+                />
               </Suspense>
             </>
           ) : null}
@@ -291,7 +357,18 @@ export function ActivityPage() {
                   onRetry={() => void generations.refetch()}
                 />
               ) : rows.length === 0 ? (
-                filtered ? (
+                filters.traceId ? (
+                  <EmptyState title={`No request ${filters.traceId} among ${profile}’s requests`}>
+                    <p>
+                      The gateway records a request once a provider starts answering it; one refused
+                      or failed before that (a bad key, no budget, an invalid body, every provider
+                      down) has no record. Check the profile chosen above, or clear the search.
+                    </p>
+                    <Button variant="ghost" onClick={clearFilters}>
+                      Clear filters
+                    </Button>
+                  </EmptyState>
+                ) : filtered ? (
                   <EmptyState title="No requests match these filters">
                     <Button variant="ghost" onClick={clearFilters}>
                       Clear filters
@@ -314,7 +391,7 @@ export function ActivityPage() {
                   <RequestDetailDialog
                     request={openRequest}
                     markedKeys={markedKeys}
-                    onClose={() => setOpenId(null)}
+                    onClose={closeRequest}
                     onCloseAutoFocus={focusOpener}
                   />
                   {generations.isFetchNextPageError && (

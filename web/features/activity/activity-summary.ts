@@ -116,7 +116,7 @@ function csvField(value: string | number): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const csvLine = (fields: Array<string | number>) => fields.map(csvField).join(',');
+export const csvLine = (fields: Array<string | number>) => fields.map(csvField).join(',');
 
 /**
  * The summary as CSV: one line per day and model with requests (oldest first, then by model as

@@ -57,12 +57,53 @@ export function authFormLabel(authForm: string): string {
   return authFormLabels[authForm] ?? authForm;
 }
 
-/** What running every paid check would cost, in USD. */
-export function paidChecksCost(results: CheckResult[]): { count: number; cost: number } {
+/** The report's one verdict when the gateway refused the key: how many checks, why, the fix. */
+export function refusalVerdict(
+  report: ChecksReport,
+): { count: number; summary: string; action: string } | null {
+  const refused = report.results.filter((result) => result.outcome === 'payment_required');
+  if (refused.length === 0 || !report.key_refusal) return null;
+  return { count: refused.length, ...report.key_refusal };
+}
+
+/** Shorter than this, an explanation is said again rather than pointed to. */
+const groupedLength = 60;
+
+/**
+ * Each row's explanation as the table shows it: the refusals the verdict covers point to it,
+ * and of several identical long explanations only the first is written out, the others name it.
+ */
+export function shownExplanations(report: ChecksReport): Map<string, string> {
+  const verdict = refusalVerdict(report);
+  const firstWith = new Map<string, CheckResult>();
+  const shown = new Map<string, string>();
+  for (const result of report.results) {
+    if (verdict && result.outcome === 'payment_required') {
+      shown.set(result.id, `Refused: ${verdict.summary} (see above).`);
+      continue;
+    }
+    const first = firstWith.get(result.explanation);
+    if (first && result.explanation.length >= groupedLength) {
+      shown.set(result.id, `Same as “${first.entry}”.`);
+      continue;
+    }
+    if (!first) firstWith.set(result.explanation, result);
+    shown.set(result.id, result.explanation);
+  }
+  return shown;
+}
+
+/** What running every check that costs money would cost, in USD, and which they are. */
+export function paidChecksCost(results: CheckResult[]): {
+  count: number;
+  cost: number;
+  entries: string[];
+} {
   const paid = results.filter((result) => result.paid);
   return {
     count: paid.length,
     cost: paid.reduce((sum, result) => sum + result.estimated_cost_usd, 0),
+    entries: paid.map((result) => result.entry),
   };
 }
 

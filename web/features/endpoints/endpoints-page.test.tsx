@@ -53,7 +53,11 @@ describe('checks report helpers', () => {
   });
 
   it('totals the paid checks', () => {
-    expect(paidChecksCost(makeChecksReport(false).results)).toEqual({ count: 1, cost: 0.00002 });
+    expect(paidChecksCost(makeChecksReport(false).results)).toEqual({
+      count: 1,
+      cost: 0.00002,
+      entries: ['Chat completions'],
+    });
   });
 
   it('exports Markdown and JSON with the masked key only', () => {
@@ -120,9 +124,7 @@ describe('EndpointsPage', () => {
     renderRoute('/endpoints');
     await screen.findByRole('table', { name: 'Endpoint checks' });
     const checkbox = screen.getByRole('checkbox', { name: /Include paid checks/ });
-    expect(
-      screen.getByText(/1 inference call to .*, about \$0\.00002 in total/),
-    ).toBeInTheDocument();
+    expect(screen.getByText('(Chat completions: about $0.00002 in total)')).toBeInTheDocument();
     expect(
       within(rowOf('Chat completions')).getByRole('button', { name: /^Run Chat completions/ }),
     ).toBeDisabled();
@@ -202,23 +204,78 @@ describe('EndpointsPage', () => {
     expect(row).not.toHaveTextContent('Planned entry');
   });
 
-  it('says the inference checks cost nothing when they call a free model', async () => {
-    mockPageApi({
+  it('runs inference on a free model by default, asking nothing', async () => {
+    const requests = mockPageApi({
       'GET /api/checks': () => ({
         ...makeChecksReport(false),
         model: { id: 'sim/chat-standard:free', free: true },
         results: makeChecksReport(false).results.map((result) =>
-          result.paid ? { ...result, estimated_cost_usd: 0 } : result,
+          result.paid ? { ...result, paid: false, inference: true, estimated_cost_usd: 0 } : result,
         ),
+      }),
+      'POST /api/checks': () => makeChecksReport(true),
+    });
+    renderRoute('/endpoints');
+    await screen.findByRole('table', { name: 'Endpoint checks' });
+    // Nothing costs money: no choice to make.
+    expect(screen.queryByRole('checkbox')).not.toBeInTheDocument();
+    expect(
+      screen.getByText('Every check is free and runs. Results show masked keys only.'),
+    ).toBeVisible();
+    expect(within(rowOf('Chat completions')).getByText('Inference · free model')).toBeVisible();
+    expect(
+      within(rowOf('Chat completions')).getByRole('button', { name: /^Run Chat completions/ }),
+    ).toBeEnabled();
+    await userEvent.click(screen.getByRole('button', { name: 'Run checks' }));
+    await waitFor(() => expect(requests.some((request) => request.method === 'POST')).toBe(true));
+  });
+
+  it('leads a refused key’s report with one verdict, and groups identical explanations', async () => {
+    const refusal =
+      'HTTP 402: the gateway refuses this key (key disabled, as its GET /v1/key says). Enable on the Keys page, then run the checks again.';
+    const outage =
+      'HTTP 503: a fault of the gateway or a provider. Keep the trace id (cf-ray) as evidence and retry later.';
+    const refused = (id: string, entry: string) =>
+      makeCheck({
+        id,
+        entry,
+        outcome: 'payment_required',
+        status: 402,
+        explanation: refusal,
+        ran_at: 1,
+      });
+    const failing = (id: string, entry: string) =>
+      makeCheck({ id, entry, outcome: 'failing', status: 503, explanation: outage, ran_at: 1 });
+    mockPageApi({
+      'GET /api/checks': () => ({
+        profile: 'demo-account',
+        ran_at: 1,
+        key_refusal: { state: 'disabled', summary: 'key disabled', action: 'Enable' },
+        results: [
+          refused('chat', 'Chat completions'),
+          refused('messages', 'Messages form (Anthropic, x-api-key)'),
+          refused('gemini', 'Gemini form (x-goog-api-key)'),
+          failing('one', 'Balance'),
+          failing('two', 'Model list'),
+        ],
       }),
     });
     renderRoute('/endpoints');
     await screen.findByRole('table', { name: 'Endpoint checks' });
-    expect(screen.getByRole('checkbox', { name: /^Include inference checks/ })).toBeInTheDocument();
+    const verdict = screen.getByText(/checks refused/).closest('p')!;
+    expect(verdict).toHaveTextContent(/^3 checks refused: key disabled → Enable/);
+    expect(within(verdict).getByRole('link', { name: 'Enable' })).toHaveAttribute(
+      'href',
+      '/keys?profile=demo-account',
+    );
+    // The 60-word paragraph is not said three times; the rows point to the verdict.
+    expect(screen.queryByText(refusal)).not.toBeInTheDocument();
     expect(
-      screen.getByText(/1 call to sim\/chat-standard:free, a free model: \$0/),
-    ).toBeInTheDocument();
-    expect(screen.queryByText(/Include paid checks/)).not.toBeInTheDocument();
+      within(rowOf('Chat completions')).getAllByText('Refused: key disabled (see above).'),
+    ).not.toHaveLength(0);
+    // Other identical failures: written out once, the others name the first.
+    expect(within(rowOf('Balance')).getAllByText(outage)).not.toHaveLength(0);
+    expect(within(rowOf('Model list')).getAllByText('Same as “Balance”.')).not.toHaveLength(0);
   });
 
   it('claims no $0 when the model the checks would call is unknown', async () => {

@@ -8,9 +8,10 @@ import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, formatUsd } from '../../lib/format';
 import { useChecks, useRunChecks, type RunChecksVariables } from './api/checks';
-import { paidChecksCost } from './checks-report';
+import { paidChecksCost, shownExplanations } from './checks-report';
 import { AvailabilitySection } from './components/availability-section';
 import { ChecksTable } from './components/checks-table';
+import { ChecksVerdict } from './components/checks-verdict';
 import { ExportMenu } from './components/export-menu';
 
 /** The checks that could not reach the gateway, and when the last of them ran; null if none. */
@@ -34,11 +35,10 @@ export function EndpointsPage() {
   const paidCheckboxId = useId();
 
   const report = checks.data;
+  // Only the checks that cost money (inference on a model that is not free, or of unknown
+  // price) wait for a choice; every free one runs on Run checks.
   const paid = paidChecksCost(report?.results ?? []);
   const model = report?.model ?? null;
-  // The checks call the cheapest model; when it is free, running them costs nothing. With no
-  // model (the catalog could not be read) the cost is unknown, not $0.
-  const costsNothing = paid.cost === 0 && model?.free === true;
   const unreachable = outageOf(report?.results ?? []);
   const maskedKey = profiles.find((candidate) => candidate.name === profile)?.masked_key;
   const running = runChecks.isPending ? runChecks.variables : undefined;
@@ -84,29 +84,29 @@ export function EndpointsPage() {
         >
           {runChecks.isPending && !running?.only ? 'Running…' : 'Run checks'}
         </Button>
-        <div className="flex items-center gap-2 text-sm">
-          <input
-            id={paidCheckboxId}
-            type="checkbox"
-            className="size-4 accent-sky-700"
-            checked={includePaid}
-            onChange={(event) => setIncludePaid(event.target.checked)}
-          />
-          <label htmlFor={paidCheckboxId}>
-            {costsNothing ? 'Include inference checks' : 'Include paid checks'}
-            <span className="text-zinc-600 dark:text-zinc-400">
-              {paid.count === 0
-                ? ' (none planned)'
-                : costsNothing
-                  ? ` (${paid.count} call${paid.count === 1 ? '' : 's'} to ${model?.id}, a free model: $0)`
-                  : !model && paid.cost === 0
-                    ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to the cheapest catalog model; the catalog could not be read, so the model and the cost are unknown)`
-                    : ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to ${model?.id ?? 'the cheapest model'}, about ${formatUsd(paid.cost)} in total)`}
-            </span>
-          </label>
-        </div>
+        {paid.count > 0 && (
+          <div className="flex items-center gap-2 text-sm">
+            <input
+              id={paidCheckboxId}
+              type="checkbox"
+              className="size-4 accent-sky-700"
+              checked={includePaid}
+              onChange={(event) => setIncludePaid(event.target.checked)}
+            />
+            <label htmlFor={paidCheckboxId}>
+              Include paid checks
+              <span className="text-zinc-600 dark:text-zinc-400">
+                {!model && paid.cost === 0
+                  ? ` (${paid.count} inference call${paid.count === 1 ? '' : 's'} to the cheapest catalog model; the catalog could not be read, so the model and the cost are unknown)`
+                  : ` (${paid.entries.join(', ')}: about ${formatUsd(paid.cost)} in total)`}
+              </span>
+            </label>
+          </div>
+        )}
         <p className="text-xs text-zinc-600 dark:text-zinc-400 sm:ml-auto">
-          The other checks send no inference. Results show masked keys only.
+          {paid.count > 0
+            ? 'Every other check is free and runs. Results show masked keys only.'
+            : 'Every check is free and runs. Results show masked keys only.'}
         </p>
       </div>
 
@@ -126,6 +126,8 @@ export function EndpointsPage() {
             : 'Run checks again once the gateway answers.'}
         </p>
       )}
+
+      {report && <ChecksVerdict report={report} profile={profile} />}
 
       {runChecks.isError && (
         <ErrorPanel
@@ -161,6 +163,7 @@ export function EndpointsPage() {
       ) : (
         <ChecksTable
           results={checks.data.results}
+          explanations={shownExplanations(checks.data)}
           includePaid={includePaid}
           runningIds={runningIds}
           onRerun={(result) =>

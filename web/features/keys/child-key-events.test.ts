@@ -34,6 +34,15 @@ describe('key events in words', () => {
     expect(describeActor('cli', 'key_account')).toBe('the gateway’s command line');
     expect(describeActor('admin', null)).toBe('the operator');
     expect(describeActor('key_other', 'key_account')).toBe('key key_other');
+    // A key the account lists is named, not shown by its internal id.
+    const names = new Map([['key_other', 'ci-bot']]);
+    expect(describeActor('key_other', 'key_account', names)).toBe('key “ci-bot”');
+    expect(
+      describeChanges(
+        event({ action: 'create', changes: { parent_id: { old: null, new: 'key_other' } } }),
+        names,
+      ),
+    ).toEqual([{ field: 'parent_id', label: 'Parent key', from: null, to: '“ci-bot”' }]);
   });
 
   it('gives each field’s value before and after in the page’s formats', () => {

@@ -25,8 +25,18 @@ export function describeAction(event: Pick<ChildKeyEvent, 'action' | 'changes'>)
   return actionWords[event.action] ?? event.action;
 }
 
-/** The acting key or tool: the gateway names a key by its id, the rest by a word. */
-export function describeActor(actor: string, parentId: string | null): string {
+/** A key's name by its id, from the account's list; undefined for one it does not list. */
+export type KeyNames = ReadonlyMap<string, string>;
+
+/**
+ * The acting key or tool: the gateway names a key by its id, which is said as the key's name
+ * when the account lists it; the rest by a word.
+ */
+export function describeActor(
+  actor: string,
+  parentId: string | null,
+  names: KeyNames = new Map(),
+): string {
   if (parentId !== null && actor === parentId) return 'the account key';
   switch (actor) {
     case 'cli':
@@ -35,8 +45,10 @@ export function describeActor(actor: string, parentId: string | null): string {
       return 'the operator';
     case 'system':
       return 'the gateway';
-    default:
-      return `key ${actor}`;
+    default: {
+      const name = names.get(actor);
+      return name === undefined ? `key ${actor}` : `key “${name}”`;
+    }
   }
 }
 
@@ -55,7 +67,7 @@ const fieldLabels: Record<string, string> = {
   parent_id: 'Parent key',
 };
 
-function describeValue(field: string, value: unknown): string {
+function describeValue(field: string, value: unknown, names: KeyNames): string {
   if (value === null || value === undefined) return field === 'expires_at' ? 'never' : 'none';
   if (field.endsWith('_usd') && typeof value === 'number') return formatUsd(value);
   if ((field === 'expires_at' || field.endsWith('_at')) && typeof value === 'number') {
@@ -63,6 +75,9 @@ function describeValue(field: string, value: unknown): string {
   }
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (field === 'kind' && typeof value === 'string') return identityLabels[value] ?? value;
+  if (field === 'parent_id' && typeof value === 'string' && names.has(value)) {
+    return `“${names.get(value)}”`;
+  }
   if (typeof value === 'string') return field === 'name' ? `“${value}”` : value;
   return JSON.stringify(value);
 }
@@ -75,14 +90,14 @@ export interface ChangeLine {
   to: string;
 }
 
-export function describeChanges(event: ChildKeyEvent): ChangeLine[] {
+export function describeChanges(event: ChildKeyEvent, names: KeyNames = new Map()): ChangeLine[] {
   return Object.entries(event.changes).map(([field, change]) => ({
     field,
     label: fieldLabels[field] ?? field,
     from:
       event.action === 'create' || change.old === undefined
         ? null
-        : describeValue(field, change.old),
-    to: describeValue(field, change.new),
+        : describeValue(field, change.old, names),
+    to: describeValue(field, change.new, names),
   }));
 }

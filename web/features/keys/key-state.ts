@@ -1,6 +1,7 @@
 /** How each key state reads on the page, and the state to show now. */
 import type { BalanceView, KeyState } from '../../../contract/workbench-api';
 import type { BadgeTone } from '../../components/badge';
+import { usdToNanos } from '../../../contract/usd-nanos';
 
 /** A key's state as the key-management routes list it: a balance's state, or revoked. */
 export type ManagedKeyState = KeyState | 'revoked';
@@ -43,6 +44,20 @@ export const identityLabels: Record<string, string> = {
   allocated_child: 'Allocated child key',
   shared_child: 'Shared child key',
 };
+
+/**
+ * What a key has left now: the gateway's `remaining_usd` counts settled charges only, so the
+ * charges recorded and not settled yet (`pending_usd`) come off it, exactly in nanos. A gateway
+ * that does not say what is pending is taken at its word.
+ */
+export function leftNow(balance: { remaining_usd: number; pending_usd?: number | undefined }): {
+  usd: number;
+  pendingUsd: number;
+} {
+  const pending = Math.max(0, usdToNanos(balance.pending_usd ?? 0));
+  const left = Math.max(0, usdToNanos(balance.remaining_usd) - pending);
+  return { usd: left / 1e9, pendingUsd: pending / 1e9 };
+}
 
 /** Share of the limit still remaining, 0–100; null when there is no limit to compare with. */
 export function remainingShare(remaining: number, limit: number): number | null {

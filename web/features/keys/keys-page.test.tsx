@@ -138,8 +138,33 @@ describe('KeysPage', () => {
     expect(within(panel).getByText('Consumption')).toBeInTheDocument();
     expect(within(panel).getByText('$0.05 allowance')).toBeInTheDocument();
     expect(within(panel).getByText(/not spendable/)).toBeInTheDocument();
-    expect(within(panel).getByText(/can lag minutes/)).toBeInTheDocument();
+    expect(within(panel).getByText(/recent requests are pending/)).toBeInTheDocument();
     expect(within(panel).getByText('Never')).toBeInTheDocument();
+  });
+
+  it('takes the charges not settled yet off Remaining, and says how much they are', async () => {
+    mockKeys({
+      ...allBalances,
+      'demo-account': makeBalanceView({
+        balance: {
+          remaining_usd: 0.001,
+          limit_usd: 0.001,
+          consumption_usd: 0,
+          pending_usd: 0.000724,
+        },
+      }),
+    });
+    renderRoute('/keys');
+    const panel = await screen.findByRole('region', { name: 'demo-account' });
+    const remaining = within(panel).getByText('Remaining', { selector: 'dt' });
+    expect(remaining.nextElementSibling).toHaveTextContent('$0.000276');
+    expect(within(panel).getByText('including $0.000724 pending')).toBeInTheDocument();
+    expect(within(panel).getByRole('meter')).toHaveAttribute(
+      'aria-valuetext',
+      '28% of the limit remaining',
+    );
+    const table = screen.getByRole('table', { name: /profiles/i });
+    expect(within(table).getByRole('row', { name: /demo-account/ })).toHaveTextContent('$0.000276');
   });
 
   it('shows each non-active state with its guidance', async () => {
@@ -388,7 +413,7 @@ describe('KeysPage', () => {
     ).toContain('Limit');
     expect(
       within(panel).getByText(
-        /^Limit = Recharge \+ Credit − Allocated .*Remaining = Limit − Consumption\.$/,
+        /^Limit = Recharge \+ Credit − Allocated .*Remaining = Limit − Consumption − Pending\.$/,
       ),
     ).toBeInTheDocument();
   });

@@ -15,6 +15,7 @@ import { NotificationsSection } from './components/notifications-section';
 import { ProfilesTable } from './components/profiles-table';
 import { ValidateKeyDialog } from './components/validate-key-dialog';
 import { useLiveKeyState } from './use-live-key-state';
+import { leftNow } from './key-state';
 
 /** Balance samples per profile, kept for as long as the page is open. */
 type SampleHistory = Record<string, BalanceSample[]>;
@@ -36,7 +37,7 @@ export function KeysPage() {
   const state = useLiveKeyState(view);
   useEffect(() => {
     if (!view) return;
-    const sample = { time: toMilliseconds(view.fetched_at), remaining: view.balance.remaining_usd };
+    const sample = { time: toMilliseconds(view.fetched_at), remaining: leftNow(view.balance).usd };
     // Recording an external observation (a fetched sample) into page state.
     // eslint-disable-next-line react-hooks/set-state-in-effect
     setHistory((current) => {

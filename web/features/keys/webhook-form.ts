@@ -5,9 +5,12 @@
 import {
   webhookEventTypes,
   webhookLimits,
+  type Webhook,
+  type WebhookChange,
   type WebhookCreate,
   type WebhookEventType,
 } from '../../../contract/webhooks';
+import { formatUsd } from '../../lib/format';
 import { parseUsdInput } from './child-key-form';
 
 /** Ticked at first: the events about money and time running out. */
@@ -91,4 +94,44 @@ export function checkWebhookForm(
     } else value.expiring_soon_seconds = count * 86_400;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, value };
+}
+
+/** An endpoint's settings as the form shows them, to edit in place (the URL stays). */
+export function webhookFormOf(webhook: Webhook): WebhookFormValues {
+  const percent = webhook.balance_low_percent;
+  return {
+    url: webhook.url,
+    events: webhook.events,
+    thresholdUnit: percent !== null ? 'percent' : 'usd',
+    threshold:
+      percent !== null
+        ? String(percent)
+        : webhook.balance_low_usd !== null
+          ? String(webhook.balance_low_usd)
+          : '',
+    expiringSoonDays: String(Math.round(webhook.expiring_soon_seconds / 86_400)),
+  };
+}
+
+/**
+ * The change that makes an endpoint match the checked form: every setting said, the one
+ * threshold unit not chosen cleared; the secret is not touched.
+ */
+export function webhookChangeOf(value: WebhookCreate): WebhookChange {
+  return {
+    events: value.events,
+    balance_low_usd: value.balance_low_usd ?? null,
+    balance_low_percent: value.balance_low_percent ?? null,
+    expiring_soon_seconds: value.expiring_soon_seconds ?? null,
+  };
+}
+
+/** When Balance low fires, in words: "below $1.00 remaining", "below 10% of the limit". */
+export function describeThreshold(webhook: Webhook): string {
+  if (webhook.balance_low_percent !== null) {
+    return `below ${webhook.balance_low_percent}% of the limit remaining`;
+  }
+  if (webhook.balance_low_usd !== null)
+    return `below ${formatUsd(webhook.balance_low_usd)} remaining`;
+  return 'at the gateway’s default threshold';
 }

@@ -22,6 +22,8 @@ export interface GenerationsFilters {
   keyId: string | null;
   /** One agent session's requests only. */
   sessionId?: string | null;
+  /** The one request of this trace id (cf-ray); the other filters then do not apply. */
+  traceId?: string | null;
 }
 
 /** Rows per page: a screenful or two; more come as the table scrolls. */
@@ -42,6 +44,7 @@ export function fetchGenerationsPage(
       outcome: filters.outcome,
       key_id: filters.keyId,
       session_id: filters.sessionId,
+      id: filters.traceId,
       limit: generationsPageSize,
       cursor,
     }),

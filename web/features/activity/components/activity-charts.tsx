@@ -47,7 +47,14 @@ function Swatch({ colour }: { colour: string }) {
   );
 }
 
-export default function ActivityCharts({ summary }: { summary: ActivitySummary }) {
+export default function ActivityCharts({
+  summary,
+  onSelectDay,
+}: {
+  summary: ActivitySummary;
+  /** A bar chosen: the table shows that day's requests. */
+  onSelectDay?(date: string): void;
+}) {
   const dark = usePrefersDark();
   const dates = useMemo(() => summary.days.map((day) => day.date), [summary]);
   const layers = useMemo(() => spendLayers(summary), [summary]);
@@ -161,6 +168,7 @@ export default function ActivityCharts({ summary }: { summary: ActivitySummary }
             series={spendSeries}
             formatTick={(value) => usdTick.format(value)}
             renderDay={spendOfDay}
+            onSelectDay={onSelectDay && ((index) => onSelectDay(dates[index]!))}
             describeDay={describeSpend}
             dark={dark}
           />
@@ -197,6 +205,7 @@ export default function ActivityCharts({ summary }: { summary: ActivitySummary }
             formatTick={(value) => countFormat.format(value)}
             wholeNumbers
             renderDay={requestsOfDay}
+            onSelectDay={onSelectDay && ((index) => onSelectDay(dates[index]!))}
             describeDay={describeRequests}
             dark={dark}
           />

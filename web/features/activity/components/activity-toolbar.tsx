@@ -1,12 +1,13 @@
 /**
- * The Activity page's filters: a range (presets or dates, UTC), a model, an outcome and, for an
- * account profile, the key the requests were made with.
+ * The Activity page's filters: a range (presets or dates, UTC), a model, an outcome, for an
+ * account profile the key the requests were made with, and a search by trace id.
  */
 import type { GenerationOutcome } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { SelectField, type SelectOption } from '../../../components/select-field';
-import { dateBounds, rangePresets, type ActivityFilters } from '../activity-filters';
+import { dateBounds, rangePresets, yesterdayOf, type ActivityFilters } from '../activity-filters';
+import { TraceSearch } from './trace-search';
 
 const allModels = 'all';
 const allOutcomes = 'all';
@@ -25,8 +26,17 @@ export interface ActivityToolbarProps {
   onModel(model: string | null): void;
   onOutcome(outcome: GenerationOutcome | null): void;
   onKey(keyId: string | null): void;
+  onTraceId(traceId: string | null): void;
   onClear(): void;
 }
+
+const presetClass = (active: boolean) =>
+  classNames(
+    'inline-flex h-8 items-center rounded-md border px-2 text-sm font-medium whitespace-nowrap transition-colors sm:px-3',
+    active
+      ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
+      : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+  );
 
 const dateInputClass =
   'h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900 dark:[color-scheme:dark]';
@@ -41,9 +51,13 @@ export function ActivityToolbar({
   onModel,
   onOutcome,
   onKey,
+  onTraceId,
   onClear,
 }: ActivityToolbarProps) {
   const bounds = dateBounds(nowMs);
+  const yesterday = yesterdayOf(nowMs);
+  const yesterdayChosen =
+    filters.presetDays === null && filters.from === yesterday && filters.to === yesterday;
   const modelOptions = [
     { value: allModels, label: 'All models' },
     ...[...new Set([...(filters.model ? [filters.model] : []), ...models])].map((model) => ({
@@ -52,7 +66,10 @@ export function ActivityToolbar({
     })),
   ];
   const filtered =
-    filters.model !== null || filters.outcome !== null || (keys !== null && filters.keyId !== null);
+    filters.model !== null ||
+    filters.outcome !== null ||
+    filters.traceId !== null ||
+    (keys !== null && filters.keyId !== null);
   const keyOptions = keys && [
     { value: allKeys, label: 'All keys' },
     ...keys,
@@ -80,17 +97,20 @@ export function ActivityToolbar({
                 type="button"
                 aria-pressed={active}
                 onClick={() => onPreset(preset.days)}
-                className={classNames(
-                  'inline-flex h-8 items-center rounded-md border px-2 text-sm font-medium whitespace-nowrap transition-colors sm:px-3',
-                  active
-                    ? 'border-zinc-900 bg-zinc-900 text-white dark:border-zinc-100 dark:bg-zinc-100 dark:text-zinc-900'
-                    : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
-                )}
+                className={presetClass(active)}
               >
                 {preset.label}
               </button>
             );
           })}
+          <button
+            type="button"
+            aria-pressed={yesterdayChosen}
+            onClick={() => onDates({ from: yesterday, to: yesterday })}
+            className={presetClass(yesterdayChosen)}
+          >
+            Yesterday
+          </button>
         </div>
       </div>
       <div className="flex items-end gap-2">
@@ -145,6 +165,7 @@ export function ActivityToolbar({
           onChange={(value) => onKey(value === allKeys ? null : value)}
         />
       )}
+      <TraceSearch traceId={filters.traceId} onSearch={onTraceId} />
       {filtered && (
         <Button variant="ghost" onClick={onClear}>
           Clear filters

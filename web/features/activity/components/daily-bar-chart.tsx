@@ -32,6 +32,8 @@ export interface DailyBarChartProps {
   describeDay(index: number): string;
   dark: boolean;
   height?: number;
+  /** A click on a day, or Enter on the day the keys moved to, chooses it. */
+  onSelectDay?(index: number): void;
 }
 
 const axisFont = '11px ui-sans-serif, system-ui, sans-serif';
@@ -46,6 +48,7 @@ export function DailyBarChart({
   describeDay,
   dark,
   height = 200,
+  onSelectDay,
 }: DailyBarChartProps) {
   const containerRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | null>(null);
@@ -162,6 +165,10 @@ export function DailyBarChart({
     else if (event.key === 'Escape') {
       setHover(null);
       return;
+    } else if (event.key === 'Enter' && hover && onSelectDay) {
+      event.preventDefault();
+      onSelectDay(hover.index);
+      return;
     }
     if (next === null) return;
     event.preventDefault();
@@ -180,10 +187,11 @@ export function DailyBarChart({
         ref={containerRef}
         role="group"
         tabIndex={0}
-        aria-label={`${label}. Left and right arrow keys read each day's figures.`}
+        aria-label={`${label}. Left and right arrow keys read each day's figures${onSelectDay ? '; Enter or a click shows its requests' : ''}.`}
         onKeyDown={moveWithKeys}
+        onClick={() => hover && onSelectDay?.(hover.index)}
         onBlur={() => setHover(null)}
-        className="w-full rounded"
+        className={onSelectDay ? 'w-full cursor-pointer rounded' : 'w-full rounded'}
       />
       {hover && (
         <div

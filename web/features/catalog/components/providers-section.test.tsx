@@ -37,6 +37,19 @@ function renderSection(handler: MockHandler) {
 afterEach(() => vi.unstubAllGlobals());
 
 describe('ProvidersSection', () => {
+  it('names a provider whose kind is its name once, not “simulated simulated”', async () => {
+    renderSection(() =>
+      answer([
+        endpoint({ provider: 'simulated', kind: 'simulated', order: 1 }),
+        endpoint({ provider: 'azure', kind: 'openai-compatible', order: 2 }),
+      ]),
+    );
+    const list = await screen.findByRole('list', { name: /Providers/ });
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(within(first!).getAllByText(/^simulated$/)).toHaveLength(1);
+    expect(second).toHaveTextContent('openai-compatible');
+  });
+
   it('lists the providers in fallback order with upstream model, own prices and status', async () => {
     const requests = renderSection(() =>
       answer([

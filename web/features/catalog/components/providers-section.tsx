@@ -100,7 +100,8 @@ function ProviderItem({
           {endpoint.order}
         </span>
         <span className="font-mono text-sm font-medium break-all">{endpoint.provider}</span>
-        {endpoint.kind && (
+        {/* The kind says something only when the provider's name does not ("simulated simulated"). */}
+        {endpoint.kind && endpoint.kind !== endpoint.provider && (
           <span className="text-xs text-zinc-600 dark:text-zinc-400">{endpoint.kind}</span>
         )}
         <ProviderStatusBadge

@@ -61,14 +61,15 @@ function UptimeBars({
       ) : buckets === undefined || buckets.length === 0 ? (
         <span>No traffic recorded in the {windowNames[window]}</span>
       ) : (
-        <ol aria-label={name} className="flex items-end gap-px">
+        // The bars share the row's width (fixed 6 px bars filled 170 px of a 1,260 px row).
+        <ol aria-label={name} className="flex min-w-0 flex-1 items-end gap-px">
           {buckets.map((bucket) => {
             const label = bucketLabel(bucket, window);
             return (
-              <li key={bucket.start} title={label}>
+              <li key={bucket.start} title={label} className="max-w-12 min-w-0.5 flex-1">
                 <span
                   aria-hidden="true"
-                  className={classNames('block h-5 w-1.5 rounded-sm', barColour(bucket.uptime))}
+                  className={classNames('block h-5 w-full rounded-sm', barColour(bucket.uptime))}
                 />
                 <span className="sr-only">{label}</span>
               </li>

@@ -32,11 +32,14 @@ const hidden = (key: string) =>
 /** One row per checked endpoint and auth form, with a button to run (or re-run) it alone. */
 export function ChecksTable({
   results,
+  explanations,
   includePaid,
   runningIds,
   onRerun,
 }: {
   results: CheckResult[];
+  /** Each row's explanation as shown (identical ones grouped); the row's own when absent. */
+  explanations?: Map<string, string>;
   includePaid: boolean;
   /** Rows being re-run right now (all of them during a full run). */
   runningIds: Set<string>;
@@ -55,6 +58,7 @@ export function ChecksTable({
         const blockedByCost = result.paid && !includePaid;
         const ran = result.ran_at !== null || result.status !== null;
         const verb = ran ? 'Re-run' : 'Run';
+        const explanation = explanations?.get(result.id) ?? result.explanation;
         return (
           <tr key={result.id} className="border-t border-zinc-100 align-top dark:border-zinc-800">
             <th scope="row" className="px-2 py-1.5 text-left font-normal">
@@ -67,13 +71,15 @@ export function ChecksTable({
                     </span>
                   </Badge>
                 )}
-                {result.paid && (
+                {result.paid ? (
                   <Badge tone="amber">
                     {result.estimated_cost_usd > 0
                       ? `Paid · ${formatCheckCost(result.estimated_cost_usd)}`
-                      : 'Inference · free model'}
+                      : 'Paid · cost unknown'}
                   </Badge>
-                )}
+                ) : result.inference ? (
+                  <Badge>Inference · free model</Badge>
+                ) : null}
               </div>
               <div className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">
                 {result.method} {result.path}
@@ -89,7 +95,7 @@ export function ChecksTable({
                     .filter(Boolean)
                     .join(' · ')}
                 </span>
-                <span>{result.explanation}</span>
+                <span>{explanation}</span>
               </div>
             </th>
             <td className="px-2 py-1.5">
@@ -125,14 +131,14 @@ export function ChecksTable({
               {result.cf_ray ?? '—'}
             </td>
             <td className={classNames('max-w-md px-2 py-1.5 text-xs', hidden('explanation'))}>
-              {result.explanation}
+              {explanation}
             </td>
             <td className="px-2 py-1.5 text-right">
               <Button
                 size="small"
                 variant="ghost"
                 disabled={running || blockedByCost}
-                title={blockedByCost ? 'Tick the inference checks box to run this one' : undefined}
+                title={blockedByCost ? 'Tick “Include paid checks” to run this one' : undefined}
                 aria-label={`${verb} ${result.entry} (${authFormLabel(result.auth_form)})`}
                 onClick={() => onRerun(result)}
               >

@@ -1,6 +1,8 @@
 import { Dialog } from 'radix-ui';
 import { useId, useState, type FormEvent } from 'react';
 import type { CreatedProfileWebhook } from '../../../../contract/workbench-api';
+import type { Webhook } from '../../../../contract/webhooks';
+import { useChangeWebhook } from '../api/change-webhook';
 import { Button } from '../../../components/button';
 import { CopyButton } from '../../../components/copy-button';
 import { ErrorPanel } from '../../../components/error-panel';
@@ -11,13 +13,18 @@ import {
   checkWebhookForm,
   emptyWebhookForm,
   webhookEventLabels,
+  webhookChangeOf,
+  webhookFormOf,
   type WebhookFormErrors,
   type WebhookFormValues,
 } from '../webhook-form';
+import { useCloseGuard } from './close-guard';
 import { DialogFrame } from './dialog-frame';
 
 /** The new endpoint's signing secret, shown this once: nobody can show it again. */
 function CreatedWebhookSecret({ created }: { created: CreatedProfileWebhook }) {
+  const [copied, setCopied] = useState(false);
+  useCloseGuard(!copied);
   return (
     // A region, not a live status: a screen reader should not read the secret aloud unasked.
     <section
@@ -37,7 +44,11 @@ function CreatedWebhookSecret({ created }: { created: CreatedProfileWebhook }) {
         >
           {created.secret}
         </code>
-        <CopyButton text={created.secret} label="Copy the signing secret" />
+        <CopyButton
+          text={created.secret}
+          label="Copy the signing secret"
+          onCopied={() => setCopied(true)}
+        />
       </div>
       <p className="font-medium">
         You will not see this secret again: the workbench keeps no copy, and closing this dialog
@@ -93,10 +104,24 @@ function EventChoice({
   );
 }
 
-function AddForm({ account }: { account: string }) {
-  const [values, setValues] = useState(emptyWebhookForm);
+/**
+ * The endpoint form: a new endpoint (its secret shown once after), or, with `editing`, an
+ * existing one changed in place: same URL, same secret.
+ */
+function WebhookForm({
+  account,
+  editing,
+  onSaved,
+}: {
+  account: string;
+  editing?: Webhook;
+  onSaved?(): void;
+}) {
+  const [values, setValues] = useState(() => (editing ? webhookFormOf(editing) : emptyWebhookForm));
   const [errors, setErrors] = useState<WebhookFormErrors>({});
   const create = useCreateWebhook(account);
+  const update = useChangeWebhook(account);
+  const saving = editing ? update : create;
   const unitName = useId();
 
   function change<Field extends keyof WebhookFormValues>(
@@ -105,15 +130,20 @@ function AddForm({ account }: { account: string }) {
   ) {
     setValues((current) => ({ ...current, [field]: value }));
     setErrors((current) => ({ ...current, [field]: undefined }));
-    if (create.isError) create.reset();
+    if (saving.isError) saving.reset();
   }
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    create.reset();
+    saving.reset();
     const checked = checkWebhookForm(values);
     if (!checked.ok) return setErrors(checked.errors);
-    create.mutate(checked.value);
+    if (editing) {
+      update.mutate(
+        { id: editing.id, change: webhookChangeOf(checked.value) },
+        { onSuccess: () => onSaved?.() },
+      );
+    } else create.mutate(checked.value);
   }
 
   if (create.data) {
@@ -137,9 +167,14 @@ function AddForm({ account }: { account: string }) {
         placeholder="https://example.com/hooks/gateway"
         value={values.url}
         onChange={(event) => change('url', event.target.value)}
-        hint="Your receiver. The gateway sends each event there as a signed POST."
+        hint={
+          editing
+            ? 'The URL stays: a new one is a new endpoint, with its own secret.'
+            : 'Your receiver. The gateway sends each event there as a signed POST.'
+        }
         error={errors.url}
         autoComplete="off"
+        readOnly={editing !== undefined}
       />
       <EventChoice
         events={values.events}
@@ -183,13 +218,24 @@ function AddForm({ account }: { account: string }) {
         error={errors.expiringSoonDays}
         autoComplete="off"
       />
-      {create.isError && <ErrorPanel what="Adding the endpoint" error={create.error} />}
+      {saving.isError && (
+        <ErrorPanel
+          what={editing ? 'Saving the endpoint' : 'Adding the endpoint'}
+          error={saving.error}
+        />
+      )}
       <div className="flex justify-end gap-2">
         <Dialog.Close asChild>
           <Button variant="ghost">Cancel</Button>
         </Dialog.Close>
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add endpoint'}
+        <Button type="submit" variant="primary" disabled={saving.isPending}>
+          {editing
+            ? saving.isPending
+              ? 'Saving…'
+              : 'Save'
+            : saving.isPending
+              ? 'Adding…'
+              : 'Add endpoint'}
         </Button>
       </div>
     </form>
@@ -208,7 +254,28 @@ export function AddWebhookDialog({ account }: { account: string }) {
         title="Add endpoint"
         description={`Where the gateway sends events about the keys of “${account}”.`}
       >
-        <AddForm account={account} />
+        <WebhookForm account={account} />
+      </DialogFrame>
+    </Dialog.Root>
+  );
+}
+
+/** `Edit`: an endpoint's events and thresholds, changed in place; its secret stays. */
+export function EditWebhookDialog({ account, webhook }: { account: string; webhook: Webhook }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog.Root open={open} onOpenChange={setOpen}>
+      <Dialog.Trigger asChild>
+        <Button size="small" variant="ghost" aria-label={`Edit ${webhook.url}`}>
+          Edit
+        </Button>
+      </Dialog.Trigger>
+      <DialogFrame
+        width="wide"
+        title="Edit endpoint"
+        description="Its events and thresholds change at once; its URL and signing secret stay."
+      >
+        <WebhookForm account={account} editing={webhook} onSaved={() => setOpen(false)} />
       </DialogFrame>
     </Dialog.Root>
   );

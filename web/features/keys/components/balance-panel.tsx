@@ -10,6 +10,7 @@ import {
   identityLabels,
   keyStateLabels,
   keyStateMeanings,
+  leftNow,
   remainingShare,
 } from '../key-state';
 import { KeyStateBadge } from './key-state-badge';
@@ -27,11 +28,11 @@ function Figure({ label, value, hint }: { label: string; value: ReactNode; hint?
 /** How the money figures make up Remaining, said once per panel (docs/keys-and-money.md). */
 const figureRelations: Record<KeyKind, string> = {
   account:
-    'Limit = Recharge + Credit − Allocated (what this account gave its allocated children); Remaining = Limit − Consumption.',
+    'Limit = Recharge + Credit − Allocated (what this account gave its allocated children); Remaining = Limit − Consumption − Pending.',
   allocated_child:
-    'Limit = Allocated: what the parent account gave this key; Remaining = Limit − Consumption.',
+    'Limit = Allocated: what the parent account gave this key; Remaining = Limit − Consumption − Pending.',
   shared_child:
-    'Limit = Recharge + Credit − Allocated; Remaining = Limit − Consumption: all of them the parent account’s.',
+    'Limit = Recharge + Credit − Allocated; Remaining = Limit − Consumption − Pending: all of them the parent account’s.',
 };
 
 /** The expiry as a date and a live countdown. */
@@ -75,7 +76,8 @@ export function BalancePanel({
   staleSince?: number | null;
 }) {
   const { balance } = view;
-  const share = remainingShare(balance.remaining_usd, balance.limit_usd);
+  const left = leftNow(balance);
+  const share = remainingShare(left.usd, balance.limit_usd);
   const sharedChild = balance.identity === 'shared_child';
   // A shared child's money figures are its parent's: say so on each, not only in a note.
   const moneyLabel = (label: string) => (sharedChild ? `${label} (parent’s)` : label);
@@ -133,8 +135,16 @@ export function BalancePanel({
           <dl className="flex flex-wrap items-baseline gap-2">
             <dt className="text-sm text-zinc-600 dark:text-zinc-400">Remaining</dt>
             <dd className="text-3xl font-semibold tracking-tight tabular-nums">
-              {formatUsd(balance.remaining_usd)}
+              {formatUsd(left.usd)}
             </dd>
+            {left.pendingUsd > 0 && (
+              <dd
+                className="text-sm text-zinc-600 tabular-nums dark:text-zinc-400"
+                title="Charged to requests and not settled into Consumption yet; already taken off Remaining"
+              >
+                including {formatUsd(left.pendingUsd)} pending
+              </dd>
+            )}
             {sharedChild && (
               <dd>
                 <Badge tone="sky">parent’s balance</Badge>
@@ -192,8 +202,15 @@ export function BalancePanel({
         <Figure
           label={moneyLabel('Consumption')}
           value={formatUsd(balance.consumption_usd)}
-          hint="settles asynchronously; can lag minutes"
+          hint="settled; recent requests are pending until they settle"
         />
+        {balance.pending_usd !== undefined && (
+          <Figure
+            label={moneyLabel('Pending')}
+            value={formatUsd(left.pendingUsd)}
+            hint="charged, not settled yet; already off Remaining"
+          />
+        )}
         <Figure
           label={moneyLabel('Recharge')}
           value={formatUsd(balance.recharge_usd)}

@@ -1,6 +1,7 @@
 import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { ChildKeyHistoryDialog } from './child-key-history-dialog';
+import { DisableChildKeyDialog } from './disable-child-key-dialog';
 import { EditChildKeyDialog } from './edit-child-key-dialog';
 import { RevokeChildKeyDialog } from './revoke-child-key-dialog';
 
@@ -33,7 +34,6 @@ export function ChildKeyActions({
   handlers: ChildKeyHandlers;
 }) {
   const revoked = childKey.state === 'revoked';
-  const toggleWord = childKey.disabled ? 'Enable' : 'Disable';
   const holder = childKey.profile;
   return (
     // A row that wraps: on a phone it fills the width under the key's figures.
@@ -41,15 +41,23 @@ export function ChildKeyActions({
       {!revoked && (
         <>
           <EditChildKeyDialog account={account} childKey={childKey} />
-          <Button
-            size="small"
-            variant="ghost"
-            aria-label={`${toggleWord} ${childKey.name}`}
-            disabled={handlers.togglingId === childKey.id}
-            onClick={() => handlers.onToggle(childKey)}
-          >
-            {toggleWord}
-          </Button>
+          {childKey.disabled ? (
+            <Button
+              size="small"
+              variant="ghost"
+              aria-label={`Enable ${childKey.name}`}
+              disabled={handlers.togglingId === childKey.id}
+              onClick={() => handlers.onToggle(childKey)}
+            >
+              Enable
+            </Button>
+          ) : (
+            <DisableChildKeyDialog
+              childKey={childKey}
+              disabled={handlers.togglingId === childKey.id}
+              onDisable={() => handlers.onToggle(childKey)}
+            />
+          )}
         </>
       )}
       <ChildKeyHistoryDialog account={account} childKey={childKey} />

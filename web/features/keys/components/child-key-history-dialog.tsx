@@ -7,17 +7,28 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { EmptyState, LoadingState } from '../../../components/states';
 import { formatDateTime } from '../../../lib/format';
 import { useChildKeyEvents } from '../api/child-key-events';
-import { describeAction, describeActor, describeChanges } from '../child-key-events';
+import { describeAction, describeActor, describeChanges, type KeyNames } from '../child-key-events';
+import { childKeysQueryOptions } from '../api/child-keys';
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { DialogFrame } from './dialog-frame';
 
-function EventItem({ event, parentId }: { event: ChildKeyEvent; parentId: string | null }) {
-  const changes = describeChanges(event);
+function EventItem({
+  event,
+  parentId,
+  names,
+}: {
+  event: ChildKeyEvent;
+  parentId: string | null;
+  names: KeyNames;
+}) {
+  const changes = describeChanges(event, names);
   return (
     <li className="flex flex-col gap-1 border-t border-zinc-200 py-2 first:border-t-0 dark:border-zinc-800">
       <p className="flex flex-wrap items-baseline gap-x-2">
         <span className="font-medium">{describeAction(event)}</span>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">
-          by {describeActor(event.actor, parentId)} ·{' '}
+          by {describeActor(event.actor, parentId, names)} ·{' '}
           <time dateTime={new Date(event.created_at * 1000).toISOString()}>
             {formatDateTime(event.created_at, 'seconds')}
           </time>
@@ -47,6 +58,12 @@ function EventItem({ event, parentId }: { event: ChildKeyEvent; parentId: string
 
 function History({ account, childKey }: { account: string; childKey: ChildKey }) {
   const events = useChildKeyEvents(account, childKey.id, true);
+  // The account's keys, already listed on the page, name the keys the history gives by id.
+  const listed = useQuery(childKeysQueryOptions(account)).data?.keys;
+  const names: KeyNames = useMemo(
+    () => new Map((listed ?? []).map((key) => [key.id, key.name])),
+    [listed],
+  );
   if (events.isPending) return <LoadingState>Loading the history…</LoadingState>;
   if (events.isError) {
     return (
@@ -63,7 +80,7 @@ function History({ account, childKey }: { account: string; childKey: ChildKey })
     <>
       <ol aria-label={`Changes of ${childKey.name}`} className="text-sm">
         {list.map((event) => (
-          <EventItem key={event.id} event={event} parentId={childKey.parent_id} />
+          <EventItem key={event.id} event={event} parentId={childKey.parent_id} names={names} />
         ))}
       </ol>
       {events.hasNextPage && (

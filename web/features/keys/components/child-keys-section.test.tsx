@@ -230,12 +230,21 @@ describe('Child keys on the Keys page', () => {
       show_once: true,
     });
 
+    // Not copied yet: Esc asks first, and "Keep it open" keeps the key on screen.
+    await user.keyboard('{Escape}');
+    const question = await screen.findByRole('alertdialog', { name: 'Close without copying?' });
+    await user.click(within(question).getByRole('button', { name: 'Keep it open' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument());
+    expect(within(summary).getByLabelText('Full key')).toHaveTextContent(secret);
+
     await user.click(within(summary).getByRole('button', { name: 'Copy the full key' }));
     expect(await navigator.clipboard.readText()).toBe(secret);
+    // Copied, Esc closes without asking.
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
 
     // Closed, it is gone: not on the page, not in the page's caches, not when the dialog reopens.
-    await user.click(within(dialog).getByRole('button', { name: 'Done' }));
-    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     await expectHandedOverKeyForgotten(queryClient, secret);
     await user.click(screen.getByRole('button', { name: 'Create child key' }));
     dialog = await screen.findByRole('dialog', { name: 'Create child key' });
@@ -370,7 +379,7 @@ describe('Child keys on the Keys page', () => {
     expect(alert).toHaveTextContent('Check that the gateway is running.');
   });
 
-  it('disables and enables a key with one click each', async () => {
+  it('disables a key after asking, and enables it with one click', async () => {
     let keys = [nightly];
     const requests = mockChildKeysPage(() => keys, {
       [`PATCH ${childKeysPath}/key_nightly`]: (request) => {
@@ -382,6 +391,10 @@ describe('Child keys on the Keys page', () => {
     renderRoute('/keys');
     const table = await childKeysTable();
     await userEvent.click(within(table).getByRole('button', { name: 'Disable nightly-report' }));
+    // Whoever uses the key is refused at once: asked first, nothing sent yet.
+    const confirm = await screen.findByRole('alertdialog', { name: 'Disable “nightly-report”?' });
+    expect(requests.some((request) => request.method === 'PATCH')).toBe(false);
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Disable' }));
     const enable = await within(table).findByRole('button', { name: 'Enable nightly-report' });
     expect(
       within(rowOf(table, 'nightly-report')).getByText('Disabled', { exact: true }),

@@ -3,10 +3,11 @@
  * dialogs (radix `Dialog`) and the confirmations (radix `AlertDialog`).
  */
 import { DialogFooter } from '../../../components/dialog-footer';
-import { Dialog } from 'radix-ui';
+import { AlertDialog, Dialog } from 'radix-ui';
 import type { ComponentProps, ReactNode } from 'react';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
+import { useCloseGuardFrame } from './close-guard';
 
 export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
 
@@ -20,12 +21,17 @@ export function contentClassName(width: 'narrow' | 'wide' = 'narrow'): string {
 export const titleClassName = 'text-lg font-semibold';
 export const descriptionClassName = 'text-sm text-zinc-700 dark:text-zinc-300';
 
-/** A dialog's portal, overlay, panel, title and description; `children` follow them. */
+/**
+ * A dialog's portal, overlay, panel, title and description; `children` follow them. A child that
+ * shows a secret once arms the close guard (close-guard.tsx): Esc and outside clicks ask first.
+ */
 export function DialogFrame({
   title,
   description,
   width,
   children,
+  onEscapeKeyDown,
+  onInteractOutside,
   ...content
 }: {
   title: ReactNode;
@@ -33,13 +39,26 @@ export function DialogFrame({
   width?: 'narrow' | 'wide';
   children: ReactNode;
 } & Omit<ComponentProps<typeof Dialog.Content>, 'title' | 'className'>) {
+  const guard = useCloseGuardFrame();
   return (
     <Dialog.Portal>
       <Dialog.Overlay className={overlayClassName} />
-      <Dialog.Content className={contentClassName(width)} {...content}>
+      <Dialog.Content
+        className={contentClassName(width)}
+        onEscapeKeyDown={(event) => {
+          onEscapeKeyDown?.(event);
+          guard.contentHandlers.onEscapeKeyDown(event);
+        }}
+        onInteractOutside={(event) => {
+          onInteractOutside?.(event);
+          guard.contentHandlers.onInteractOutside(event);
+        }}
+        {...content}
+      >
         <Dialog.Title className={titleClassName}>{title}</Dialog.Title>
         <Dialog.Description className={descriptionClassName}>{description}</Dialog.Description>
-        {children}
+        {guard.provide(children)}
+        {guard.question}
       </Dialog.Content>
     </Dialog.Portal>
   );
@@ -53,5 +72,18 @@ export function DoneFooter() {
         <Button variant="primary">Done</Button>
       </Dialog.Close>
     </DialogFooter>
+  );
+}
+
+/** A confirmation's portal, overlay, panel and title (radix `AlertDialog`); `children` follow. */
+export function AlertFrame({ title, children }: { title: ReactNode; children: ReactNode }) {
+  return (
+    <AlertDialog.Portal>
+      <AlertDialog.Overlay className={overlayClassName} />
+      <AlertDialog.Content className={contentClassName()}>
+        <AlertDialog.Title className={titleClassName}>{title}</AlertDialog.Title>
+        {children}
+      </AlertDialog.Content>
+    </AlertDialog.Portal>
   );
 }

@@ -1,6 +1,8 @@
 import type { HandedOverChildKey } from '../../../../contract/workbench-api';
 import { CopyButton } from '../../../components/copy-button';
 import { identityLabels } from '../key-state';
+import { useCloseGuard } from './close-guard';
+import { useState } from 'react';
 
 /**
  * A handed-over child key, shown this once in full with Copy: the workbench keeps no copy, so
@@ -14,6 +16,8 @@ export function HandedOverChildKeySummary({
   /** What was done to the key: a new one, or a new secret for one (the old secret stopped). */
   action?: 'Created' | 'Rotated';
 }) {
+  const [copied, setCopied] = useState(false);
+  useCloseGuard(!copied);
   return (
     // A region, not a live status: a screen reader should not read the full key aloud unasked.
     <section
@@ -34,7 +38,11 @@ export function HandedOverChildKeySummary({
           >
             {handed.secret}
           </code>
-          <CopyButton text={handed.secret} label="Copy the full key" />
+          <CopyButton
+            text={handed.secret}
+            label="Copy the full key"
+            onCopied={() => setCopied(true)}
+          />
         </dd>
       </dl>
       <p>

@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { formatDateTime } from '../../../lib/format';
 import {
   webhookEventTypes,
   type Webhook,
@@ -46,7 +47,7 @@ function makeDelivery(overrides: Partial<WebhookDelivery> = {}): WebhookDelivery
     created_at: 1_800_000_000,
     last_attempt_at: 1_800_000_000,
     next_attempt_at: null,
-    payload: {},
+    payload: { type: 'webhook.test' },
     ...overrides,
   };
 }
@@ -222,6 +223,50 @@ describe('Notifications on the Keys page', () => {
     expect(rows[1]).toHaveTextContent('Delivered');
     expect(rows[1]).toHaveTextContent('HTTP 200');
     expect(rows[1]).toHaveTextContent('12 ms');
+    // Each try's time, and the body that was sent.
+    expect(rows[1]).toHaveTextContent(formatDateTime(makeDelivery().last_attempt_at!, 'seconds'));
+    await user.click(within(rows[1]!).getByText('Request body'));
+    expect(rows[1]).toHaveTextContent('"type": "webhook.test"');
+  });
+
+  it('edits an endpoint in place, keeping its secret, and shows its threshold', async () => {
+    const user = userEvent.setup();
+    let webhooks = [makeWebhook({ id: 'wh_1', balance_low_usd: 1 })];
+    const requests = mockChildKeysPage(() => [], {
+      [`GET ${webhooksPath}`]: () => answer(webhooks),
+      [`PATCH ${webhooksPath}/wh_1`]: () => {
+        webhooks = [makeWebhook({ id: 'wh_1', balance_low_percent: 10 })];
+        return { webhook: webhooks[0] };
+      },
+    });
+    renderRoute('/keys');
+    const section = await notifications();
+    expect(
+      await within(section).findByText('Balance low fires below $1.00 remaining.'),
+    ).toBeVisible();
+    await user.click(
+      within(section).getByRole('button', { name: 'Edit https://hooks.example.com/gateway' }),
+    );
+    const dialog = await screen.findByRole('dialog', { name: 'Edit endpoint' });
+    expect(within(dialog).getByRole('textbox', { name: 'URL' })).toHaveAttribute('readonly');
+    expect(within(dialog).getByRole('textbox', { name: 'Threshold (USD)' })).toHaveValue('1');
+    await user.click(within(dialog).getByRole('radio', { name: '% of the limit remaining' }));
+    const threshold = within(dialog).getByRole('textbox', { name: 'Threshold (%)' });
+    await user.clear(threshold);
+    await user.type(threshold, '10');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    // A PATCH: the endpoint and its secret stay; the other unit is cleared.
+    expect(requests.find((request) => request.method === 'PATCH')?.body).toEqual({
+      events: ['key.balance_low', 'key.depleted'],
+      balance_low_usd: null,
+      balance_low_percent: 10,
+      expiring_soon_seconds: 3 * 86_400,
+    });
+    expect(requests.some((request) => request.method === 'POST')).toBe(false);
+    expect(
+      await within(section).findByText('Balance low fires below 10% of the limit remaining.'),
+    ).toBeVisible();
   });
 
   it('pauses, and deletes after asking, passing a refusal on', async () => {

@@ -7,8 +7,8 @@ import { EmptyState, LoadingState } from '../../../components/states';
 import { useChangeWebhook } from '../api/change-webhook';
 import { useTestWebhook } from '../api/webhook-deliveries';
 import { useWebhooks } from '../api/webhooks';
-import { webhookEventLabels } from '../webhook-form';
-import { AddWebhookDialog } from './add-webhook-dialog';
+import { describeThreshold, webhookEventLabels } from '../webhook-form';
+import { AddWebhookDialog, EditWebhookDialog } from './add-webhook-dialog';
 import { DeleteWebhookDialog } from './delete-webhook-dialog';
 import {
   DeliveryStatusBadge,
@@ -65,6 +65,11 @@ function WebhookItem({
       <p className="text-xs text-zinc-700 dark:text-zinc-300">
         {webhook.events.map((event) => webhookEventLabels[event]).join(', ')}
       </p>
+      {webhook.events.includes('key.balance_low') && (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          Balance low fires {describeThreshold(webhook)}.
+        </p>
+      )}
       <div className="flex flex-wrap items-center gap-1">
         <Button size="small" onClick={onTest} disabled={testing}>
           {testing ? 'Sending…' : 'Send test'}
@@ -72,6 +77,7 @@ function WebhookItem({
         <Button size="small" variant="ghost" onClick={onDeliveries}>
           Deliveries
         </Button>
+        <EditWebhookDialog account={account} webhook={webhook} />
         <Button
           size="small"
           variant="ghost"

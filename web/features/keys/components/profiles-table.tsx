@@ -3,7 +3,7 @@ import { useBalance } from '../../../api/balance';
 import { classNames } from '../../../components/class-names';
 import { DataTable, columnVisibility, type TableColumn } from '../../../components/data-table';
 import { formatDateTime, formatTime, formatUsd } from '../../../lib/format';
-import { identityLabels } from '../key-state';
+import { identityLabels, leftNow } from '../key-state';
 import { useLiveKeyState } from '../use-live-key-state';
 import { KeyStateBadge } from './key-state-badge';
 
@@ -99,7 +99,7 @@ function ProfileRow({
         ) : null}
       </td>
       <td className="px-2 py-1.5 text-right tabular-nums">
-        <Amount value={view?.balance.remaining_usd} staleSince={staleSince} />
+        <Amount value={view && leftNow(view.balance).usd} staleSince={staleSince} />
       </td>
       <td className={classNames('px-2 py-1.5 text-right tabular-nums', hidden('limit'))}>
         <Amount value={view?.balance.limit_usd} staleSince={staleSince} />

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { RotationDoneLine, RotationStepLine } from '../../../../contract/workbench-api';
 import { renderRoute } from '../../../test/render-app';
@@ -254,6 +254,15 @@ describe('Rotate', () => {
     const post = requests.find((request) => request.method === 'POST');
     expect(post?.url.pathname).toBe(`${childKeysPath}/key_given/rotation/hand-over`);
     expect(post?.body).toEqual({ show_once: true });
+    // Not copied yet: a click beside the dialog asks first instead of losing the key.
+    const overlay = document.querySelector('[data-state="open"].fixed.inset-0')!;
+    fireEvent.pointerDown(overlay);
+    fireEvent.pointerUp(overlay);
+    fireEvent.click(overlay);
+    const question = await screen.findByRole('alertdialog', { name: 'Close without copying?' });
+    await user.click(within(question).getByRole('button', { name: 'Keep it open' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument());
+    expect(within(summary).getByLabelText('Full key')).toHaveTextContent(secret);
     await user.click(within(summary).getByRole('button', { name: 'Copy the full key' }));
     expect(await navigator.clipboard.readText()).toBe(secret);
 

@@ -34,6 +34,7 @@ export function deliveryOutcome(delivery: WebhookDelivery): string {
 }
 
 const columns = [
+  { key: 'time', header: 'Time' },
   { key: 'event', header: 'Event' },
   { key: 'status', header: 'Status' },
   { key: 'answer', header: 'Response' },
@@ -68,7 +69,20 @@ function DeliveriesTable({ account, webhook }: { account: string; webhook: Webho
     <DataTable columns={columns} label="Recent deliveries" className="w-full text-sm">
       {deliveries.data.deliveries.map((delivery) => (
         <tr key={delivery.id} className="border-t border-zinc-200 dark:border-zinc-800">
-          <td className="px-2 py-1.5 font-mono text-xs">{delivery.event_type}</td>
+          <td className="px-2 py-1.5 text-xs whitespace-nowrap tabular-nums">
+            {formatDateTime(delivery.last_attempt_at ?? delivery.created_at, 'seconds')}
+          </td>
+          <td className="px-2 py-1.5 text-xs">
+            <span className="font-mono">{delivery.event_type}</span>
+            <details className="mt-1">
+              <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">
+                Request body
+              </summary>
+              <pre className="mt-1 max-w-[28rem] overflow-x-auto rounded bg-zinc-50 p-2 font-mono text-[11px] dark:bg-zinc-900">
+                {JSON.stringify(delivery.payload, null, 2)}
+              </pre>
+            </details>
+          </td>
           <td className="px-2 py-1.5">
             <DeliveryStatusBadge delivery={delivery} />
           </td>
@@ -115,7 +129,9 @@ export function WebhookDeliveriesDialog({
             <>
               The last 20 events sent to{' '}
               <span className="font-mono text-xs [overflow-wrap:anywhere]">{webhook.url}</span>,
-              newest first. A failed try is retried with growing waits for 24 hours.
+              newest first, with the time of the last try and the body sent (signed with the
+              endpoint's secret). A failed try is retried with growing waits for 24 hours. The
+              gateway keeps the answer's status and error, not its body.
             </>
           }
         >

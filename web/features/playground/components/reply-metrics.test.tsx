@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { GenerationCharge } from '../../../../contract/workbench-api';
 import { jsonResponse, mockApi, renderWithQueries } from '../../../test/render-app';
@@ -61,8 +61,25 @@ describe('ReplyMetrics', () => {
       />,
     );
     expect(screen.getByLabelText('Trace ID')).toHaveTextContent(cfRay);
+    // The trace id opens the request's record in Activity.
+    expect(screen.getByRole('link', { name: `${cfRay}: open in Activity` })).toHaveAttribute(
+      'href',
+      `/activity?id=${cfRay}`,
+    );
     expect(screen.getByLabelText('Provider')).toHaveTextContent('simulated');
     expect(screen.queryByText(/attempts/)).not.toBeInTheDocument();
+  });
+
+  it('asks for the key’s balance again once the reply’s charge is recorded', async () => {
+    const { queryClient } = renderWithQueries(
+      <ReplyMetrics run={run({ provider: 'simulated' })} replyText="Hello" model={toolModel} />,
+    );
+    queryClient.setQueryData(['balance', 'p'], { stale: false });
+    const before = queryClient.getQueryState(['balance', 'p'])!.isInvalidated;
+    expect(before).toBe(false);
+    await waitFor(() =>
+      expect(queryClient.getQueryState(['balance', 'p'])?.isInvalidated).toBe(true),
+    );
   });
 
   it('shows what the gateway dropped or changed to reach the provider, under the reply', () => {

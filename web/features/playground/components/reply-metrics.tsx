@@ -5,7 +5,10 @@
  * ones the gateway charged (its generation record); estimates appear only while the reply
  * streams or when the record cannot be read, and say so.
  */
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { balanceQueryKey } from '../../../api/balance';
+import { Link } from 'react-router';
 import type { CatalogModel, GenerationCharge } from '../../../../contract/workbench-api';
 import { Badge } from '../../../components/badge';
 import { Button } from '../../../components/button';
@@ -115,6 +118,16 @@ function ChargeNote({
   );
 }
 
+/** Once the reply's charge is recorded, the key's balance is asked again: what it has left moved. */
+function useBalanceAfterCharge(profile: string | null, chargedId: string | null) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (profile !== null && chargedId !== null) {
+      void queryClient.invalidateQueries({ queryKey: balanceQueryKey(profile) });
+    }
+  }, [queryClient, profile, chargedId]);
+}
+
 export function ReplyMetrics({
   run,
   replyText,
@@ -133,6 +146,7 @@ export function ReplyMetrics({
   const lookup = chargeLookup(run, replyText);
   const chargeQuery = useGenerationCharge(lookup);
   const charge = chargeQuery.data;
+  useBalanceAfterCharge(lookup?.profile ?? null, charge?.id ?? null);
   const lookupState =
     lookup === null ? 'none' : charge ? 'found' : chargeQuery.isError ? 'unavailable' : 'checking';
   const metrics = computeRunMetrics(
@@ -156,9 +170,15 @@ export function ReplyMetrics({
           </span>
           {run.cfRay ? (
             <>
-              <code aria-labelledby={traceLabelId} className="font-mono select-all">
-                {run.cfRay}
-              </code>
+              <Link
+                to={`/activity?id=${encodeURIComponent(run.cfRay)}`}
+                aria-label={`${run.cfRay}: open in Activity`}
+                className="text-sky-700 underline decoration-dotted underline-offset-2 hover:decoration-solid dark:text-sky-400"
+              >
+                <code aria-labelledby={traceLabelId} className="font-mono select-all">
+                  {run.cfRay}
+                </code>
+              </Link>
               <CopyButton text={run.cfRay} label="Copy cf-ray" variant="ghost" className="h-6" />
             </>
           ) : (
