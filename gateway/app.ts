@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Budget } from './billing/budget';
 import { createRateLimits } from './limits/rate-limits';
 import { fenceMarginMs, InflightRows, renewalIntervalMs } from './billing/inflight-rows';
-import { MemoryBudget } from './billing/ledger';
+import { MemoryBudget } from './billing/memory-budget';
 import { StoreBudget } from './billing/store-budget';
 import { startSettlementLoop, type SettlementLoop } from './billing/settlement';
 import { calendarClock, type BudgetPeriods } from './keys/calendar-clock';

@@ -1,6 +1,6 @@
 /**
  * Admission's money: one interface, three homes for the reservations of running requests.
- * - `MemoryBudget` (billing/ledger.ts): one process owns the key's money (the embedded SQLite
+ * - `MemoryBudget` (billing/memory-budget.ts): one process owns the key's money (the embedded SQLite
  *   default); exact because admission is one synchronous step.
  * - `StoreBudget` (billing/store-budget.ts): PostgreSQL without Redis; one guarded row update per
  *   admission, exact across instances, one more database write per request.

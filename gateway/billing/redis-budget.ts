@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { GatewayStore, InflightRow, KeyRow, ReclaimResult } from '../store/store';
 import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
-import { insufficientBalance } from './ledger';
+import { insufficientBalance } from './memory-budget';
 import type { Nanos } from './money';
 import { ceilingNanos } from '../keys/budget-period';
 

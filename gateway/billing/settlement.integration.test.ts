@@ -6,7 +6,7 @@ import type { GatewayStore, GenerationRow, InflightRow, KeyRow } from '../store/
 import { eventually } from '../testing-support';
 import { InflightRows } from './inflight-rows';
 import { pendingCharge } from './budget';
-import { MemoryBudget } from './ledger';
+import { MemoryBudget } from './memory-budget';
 import { startSettlementLoop, type SettlementLoop } from './settlement';
 
 const digest = (key: string) => `v1$${key}`;

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { GenerationWriter } from '../billing/generation-writer';
 import { InflightRows } from '../billing/inflight-rows';
 import type { Reservation } from '../billing/budget';
-import { MemoryBudget } from '../billing/ledger';
+import { MemoryBudget } from '../billing/memory-budget';
 import type { GatewayError } from '../errors';
 import { Catalog } from '../catalog/catalog';
 import { KeyAdmin } from '../keys/key-admin';

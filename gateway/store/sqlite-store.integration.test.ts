@@ -14,7 +14,7 @@ import {
   toNanos,
 } from '../testing-support';
 import { createGateway } from '../app';
-import { MemoryBudget } from '../billing/ledger';
+import { MemoryBudget } from '../billing/memory-budget';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
 import { migrateSqlite, readMigrations } from './migrate';

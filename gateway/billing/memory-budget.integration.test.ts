@@ -5,7 +5,7 @@ import type { GatewayStore, InflightRow, KeyRow } from '../store/store';
 import { InflightRows } from './inflight-rows';
 import { keyRowFixture, worstcaseFixture } from '../test-kit/key-rows';
 import { pendingCharge, type Worstcase } from './budget';
-import { MemoryBudget } from './ledger';
+import { MemoryBudget } from './memory-budget';
 import { generationRow } from '../store/store-contract';
 
 const key = (overrides: Partial<KeyRow> = {}) =>
