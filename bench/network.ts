@@ -29,7 +29,7 @@ import {
   testRedisPrefix,
   testRedisUrl,
   type TestSchema,
-} from '../gateway/test-kit/shared-services';
+} from '../testing/upstreams/shared-services';
 import {
   chatRequests,
   checkWiring,

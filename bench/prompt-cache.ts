@@ -3,22 +3,22 @@
  * caches by prefix as the vendors do, directly and through this gateway (in-process, its providers
  * file pointing each kind at that upstream), to each provider kind. Prints the cache hit ratio
  * both ways and what the gateway charged against the upstream's usage at the model's prices
- * (gateway/test-kit/prompt-cache-replay.ts; docs/performance.md).
+ * (testing/upstreams/prompt-cache-replay.ts; docs/performance.md).
  *
  * Usage: npm run --silent bench:cache   (also run as part of `npm run bench`)
  *   writes bench/results/prompt-cache-<date>.json and bench/results/prompt-cache-latest.json
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { claudeCodeSession } from '../gateway/test-kit/agent-session';
-import { startPrefixCacheUpstream } from '../gateway/test-kit/prefix-cache-upstream';
+import { claudeCodeSession } from '../testing/upstreams/agent-session';
+import { startPrefixCacheUpstream } from '../testing/upstreams/prefix-cache-upstream';
 import {
   replayAll,
   replayProviders,
   type ReplayComparison,
-} from '../gateway/test-kit/prompt-cache-replay';
-import { providersFileFor } from '../gateway/test-kit/upstream-kit';
-import { startTestGateway } from '../gateway/testing-support';
+} from '../testing/upstreams/prompt-cache-replay';
+import { providersFileFor } from '../testing/upstreams/upstream-kit';
+import { startTestGateway } from '../testing/gateway-support';
 
 export type PromptCacheResults = {
   date: string;

@@ -40,7 +40,7 @@ import {
 import { measureCatalogFilter } from './catalog-filter';
 import { measurePromptCache } from './prompt-cache';
 import { measureNetwork } from './network';
-import { postgresAvailable, redisAvailable } from '../gateway/test-kit/shared-services';
+import { postgresAvailable, redisAvailable } from '../testing/upstreams/shared-services';
 import { measureBatchBeside } from './batch-beside';
 import type { ClosedResult, RateResult, RequestSpec, StreamsResult } from './load-protocol';
 import {

@@ -6,7 +6,7 @@ import { createKeyDigester } from './keys/key-material';
 import { KeyRegistry } from './keys/key-registry';
 import { openSqliteStore } from './store/sqlite-store';
 import type { GatewayStore } from './store/store';
-import { tempFolder } from './testing-support';
+import { tempFolder } from '../testing/gateway-support';
 import { demoKeysFile, DEMO_PROFILE_NAMES, ensureDemoKeys } from './demo-keys';
 
 describe('the embedded demo keys', () => {

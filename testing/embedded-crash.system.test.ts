@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callForm } from '../gateway/test-kit/public-forms';
+import { callForm } from './upstreams/public-forms';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-crash-'));

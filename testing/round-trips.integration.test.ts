@@ -9,8 +9,8 @@
  * and its fewest counts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../gateway/testing-support';
-import { callForm } from '../gateway/test-kit/public-forms';
+import { startTestGateway, type TestGateway } from './gateway-support';
+import { callForm } from './upstreams/public-forms';
 import {
   createTestSchema,
   deleteKeys,
@@ -20,7 +20,7 @@ import {
   testRedisPrefix,
   testRedisUrl,
   type TestSchema,
-} from '../gateway/test-kit/shared-services';
+} from './upstreams/shared-services';
 import { performance } from 'node:perf_hooks';
 import { startPausableProxy, type PausableProxy, type RoundTrip } from './pausable-proxy';
 import { bodyFor, MODEL } from './scale-out-kit';

@@ -3,10 +3,10 @@
  * key changes reaching all of them within a second, and an instance cut off from PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callForm, PUBLIC_FORMS } from '../gateway/test-kit/public-forms';
+import { callForm, PUBLIC_FORMS } from './upstreams/public-forms';
 import { type GatewayProcess, type IssuedKey } from './gateway-process';
 import { startPausableProxy, type PausableProxy } from './pausable-proxy';
-import { createTestSchema, type TestSchema } from '../gateway/test-kit/shared-services';
+import { createTestSchema, type TestSchema } from './upstreams/shared-services';
 import {
   available,
   MODEL,

@@ -1,9 +1,9 @@
 /** Three gateway processes on one store, one killed mid-stream: nothing answered is left uncharged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callForm, PUBLIC_FORMS } from '../gateway/test-kit/public-forms';
+import { callForm, PUBLIC_FORMS } from './upstreams/public-forms';
 import { type GatewayProcess } from './gateway-process';
 import { renewalIntervalMs } from '../gateway/billing/inflight-rows';
-import { createTestSchema, type TestSchema } from '../gateway/test-kit/shared-services';
+import { createTestSchema, type TestSchema } from './upstreams/shared-services';
 import {
   available,
   MODEL,

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { PublicFormName } from '../gateway/canonical/model';
-import { callForm } from '../gateway/test-kit/public-forms';
+import { callForm } from './upstreams/public-forms';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 import { startPausableProxy, symmetricDelay, type PausableProxy } from './pausable-proxy';
 import {
@@ -14,7 +14,7 @@ import {
   testRedisPrefix,
   testRedisUrl,
   type TestSchema,
-} from '../gateway/test-kit/shared-services';
+} from './upstreams/shared-services';
 
 export { eventually } from './eventually';
 

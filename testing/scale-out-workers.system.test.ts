@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 import { gatewayArgs } from './gateway-bundle';
-import { createTestSchema, type TestSchema } from '../gateway/test-kit/shared-services';
+import { createTestSchema, type TestSchema } from './upstreams/shared-services';
 import {
   available,
   MODEL,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './webhook-receiver';
-import { eventually } from '../gateway/testing-support';
+import { eventually } from './gateway-support';
 import { startGatewayProcess, type GatewayProcess } from './gateway-process';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-survival-'));

@@ -11,7 +11,7 @@ import {
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

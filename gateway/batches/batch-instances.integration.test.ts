@@ -4,8 +4,12 @@
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema, postgresAvailable, type TestSchema } from '../test-kit/shared-services';
-import { eventually, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  createTestSchema,
+  postgresAvailable,
+  type TestSchema,
+} from '../../testing/upstreams/shared-services';
+import { eventually, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 import type { BatchLineRow } from '../store/batches';
 
 const available = await postgresAvailable('the two-instance batches test');

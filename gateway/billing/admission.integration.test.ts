@@ -20,7 +20,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const PROMPT_NANOS = 1_000; // sim/chat-standard, per token
 const COMPLETION_NANOS = 3_000;

@@ -3,7 +3,7 @@ import { createLogger } from '../logger';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { GatewayStore, InflightRow, KeyRow } from '../store/store';
 import { InflightRows } from './inflight-rows';
-import { keyRowFixture, worstcaseFixture } from '../test-kit/key-rows';
+import { keyRowFixture, worstcaseFixture } from '../../testing/upstreams/key-rows';
 import { pendingCharge, type Worstcase } from './budget';
 import { MemoryBudget } from './memory-budget';
 import { generationRow } from '../store/store-contract';

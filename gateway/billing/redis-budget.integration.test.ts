@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
-import { keyRowFixture, worstcaseFixture } from '../test-kit/key-rows';
+import { keyRowFixture, worstcaseFixture } from '../../testing/upstreams/key-rows';
 import { GatewayError } from '../errors';
 import {
   deleteKeys,
   redisAvailable,
   testRedisClient,
   testRedisPrefix,
-} from '../test-kit/shared-services';
+} from '../../testing/upstreams/shared-services';
 import { openSqliteStore } from '../store/sqlite-store';
 import type {
   FundingFigures,

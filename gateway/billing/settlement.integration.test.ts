@@ -1,9 +1,9 @@
-import { keyRowFixture } from '../test-kit/key-rows';
+import { keyRowFixture } from '../../testing/upstreams/key-rows';
 import { KeyRegistry } from '../keys/key-registry';
 import { createLogger } from '../logger';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { GatewayStore, GenerationRow, InflightRow, KeyRow } from '../store/store';
-import { eventually } from '../testing-support';
+import { eventually } from '../../testing/gateway-support';
 import { InflightRows } from './inflight-rows';
 import { pendingCharge } from './budget';
 import { MemoryBudget } from './memory-budget';

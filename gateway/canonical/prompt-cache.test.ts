@@ -1,5 +1,5 @@
 /** Which cache writes a request asks for, wherever its form lets the client mark them. */
-import { canonicalRequest } from '../test-kit/canonical';
+import { canonicalRequest } from '../../testing/upstreams/canonical';
 import { askedCacheWrites } from './prompt-cache';
 
 describe('the cache writes a request asks for', () => {

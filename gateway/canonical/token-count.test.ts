@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from './model';
 import { IMAGE_TOKENS, countPromptTokens, countTokens, tokenize } from './token-count';
-import { canonicalRequest } from '../test-kit/canonical';
+import { canonicalRequest } from '../../testing/upstreams/canonical';
 
 const request = (overrides: Partial<CanonicalRequest> = {}) =>
   canonicalRequest({ messages: [], maxTokens: null, ...overrides });

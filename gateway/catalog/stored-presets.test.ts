@@ -1,5 +1,5 @@
 import type { PresetStore, StoredPresetRow } from '../store/presets';
-import { capturingLogger, eventually } from '../testing-support';
+import { capturingLogger, eventually } from '../../testing/gateway-support';
 import { Catalog } from './catalog';
 import { buildCatalogModels } from './catalog-builder';
 import { RoutingNames } from './routing-names';

@@ -12,8 +12,8 @@ import { balanceSchema } from '../../contract/gateway';
 import { gatewayArgs, repositoryRoot } from '../../testing/gateway-bundle';
 import { runCli } from './run';
 import { startGatewayProcess, type GatewayProcess } from '../../testing/gateway-process';
-import { chatBody, eventually, getWithKey, postJson } from '../testing-support';
-import { createTestSchema, postgresAvailable } from '../test-kit/shared-services';
+import { chatBody, eventually, getWithKey, postJson } from '../../testing/gateway-support';
+import { createTestSchema, postgresAvailable } from '../../testing/upstreams/shared-services';
 
 const execute = promisify(execFile);
 const root = repositoryRoot;

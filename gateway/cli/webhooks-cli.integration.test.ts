@@ -9,7 +9,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createLogger } from '../logger';
 import { startGateway } from '../index';
 import { startReceiver, type Receiver } from '../../testing/webhook-receiver';
-import { eventually, tempFolder, testConfig } from '../testing-support';
+import { eventually, tempFolder, testConfig } from '../../testing/gateway-support';
 import { runCli } from './run';
 
 const pepper = 'cli-webhooks-pepper-long-enough';

@@ -3,7 +3,11 @@
  * requests served on all three fires once, however many of them sweep at the same moment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema, postgresAvailable, type TestSchema } from '../test-kit/shared-services';
+import {
+  createTestSchema,
+  postgresAvailable,
+  type TestSchema,
+} from '../../testing/upstreams/shared-services';
 import { startReceiver, type Receiver } from '../../testing/webhook-receiver';
 import {
   bearer,
@@ -12,7 +16,7 @@ import {
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const available = await postgresAvailable('the three-instance key events test');
 

@@ -6,7 +6,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bearer, eventually, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  bearer,
+  eventually,
+  startTestGateway,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 /** What each test name resolves to, changed by the rebinding test between two lookups. */
 const names = new Map<string, string[]>([

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { GatewayError } from '../errors';
 import { generateKey } from '../keys/key-material';
-import { postJson, startTestGateway, type TestGateway } from '../testing-support';
+import { postJson, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 import { nestingDepth, OFF_THREAD_BYTES, readJsonBody } from './read-body';
 import { offThreadParses } from './parse-thread';
 

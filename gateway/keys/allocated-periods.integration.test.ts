@@ -8,7 +8,7 @@ import path from 'node:path';
 import { openSqliteStore } from '../store/sqlite-store';
 import type { GatewayStore } from '../store/store';
 import { generationRow } from '../store/store-contract';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import { calendarClock } from './calendar-clock';
 import { KeyAdmin } from './key-admin';
 import { createKeyDigester } from './key-material';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import {
   createKeyDigester,
   digestsEqual,

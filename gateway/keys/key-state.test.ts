@@ -1,5 +1,5 @@
 import type { KeyRow } from '../store/store';
-import { keyRowFixture } from '../test-kit/key-rows';
+import { keyRowFixture } from '../../testing/upstreams/key-rows';
 import { inferenceRefusal, isExpired, remainingNanos } from './key-state';
 
 const NOW = 2_000_000_000;

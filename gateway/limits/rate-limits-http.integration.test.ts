@@ -3,7 +3,12 @@
  * headers on answers and on the 429, `Retry-After` and `retry_after`, the unused tokens given
  * back once the answer is recorded, and token counting left out of the limits.
  */
-import { chatBody, postJson, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  chatBody,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { keyRowFixture } from '../test-kit/key-rows';
+import { keyRowFixture } from '../../testing/upstreams/key-rows';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { KeyRow } from '../store/store';
 import { formatResetDuration, rateLimitHeaders } from './rate-limit-headers';
@@ -14,7 +14,7 @@ import {
   redisAvailable,
   testRedisClient,
   testRedisPrefix,
-} from '../test-kit/shared-services';
+} from '../../testing/upstreams/shared-services';
 
 const available = await redisAvailable('limits/rate-limits.integration.test.ts');
 

@@ -12,9 +12,9 @@ import {
   RECORDED_ANSWERS,
   startKindUpstreams,
   type KindUpstreams,
-} from '../test-kit/kind-upstreams';
-import { callForm, helloIn, readFormAnswer } from '../test-kit/public-forms';
-import { eventually, startTestGateway, type TestGateway } from '../testing-support';
+} from '../../testing/upstreams/kind-upstreams';
+import { callForm, helloIn, readFormAnswer } from '../../testing/upstreams/public-forms';
+import { eventually, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 type OtlpValue = {
   stringValue?: string;

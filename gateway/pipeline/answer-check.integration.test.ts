@@ -7,14 +7,18 @@
  */
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
+import {
+  startFakeUpstream,
+  type FakeReply,
+  type FakeUpstream,
+} from '../../testing/upstreams/fake-upstream';
 import {
   callForm,
   formErrorMessage,
   readFormAnswer,
   streamErrorOf,
-} from '../test-kit/public-forms';
-import { providersFileFor } from '../test-kit/upstream-kit';
+} from '../../testing/upstreams/public-forms';
+import { providersFileFor } from '../../testing/upstreams/upstream-kit';
 import {
   capturingLogger,
   expectCfRay,
@@ -22,7 +26,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const MODEL = 'test/oai-model';
 const PROVIDER = 'oai';

@@ -38,8 +38,8 @@ import {
   capturingLogger,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
-import { canonicalRequest } from '../test-kit/canonical';
+} from '../../testing/gateway-support';
+import { canonicalRequest } from '../../testing/upstreams/canonical';
 import { RequestTiming } from '../shared/request-timing';
 
 const DELIVERED_BEFORE_FAILURE = 3;

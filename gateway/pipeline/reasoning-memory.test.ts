@@ -1,6 +1,6 @@
 import type { CanonicalEvent, CanonicalMessage } from '../canonical/model';
 import { sealReasoning, sealSignature } from '../canonical/reasoning-signature';
-import { canonicalRequest } from '../test-kit/canonical';
+import { canonicalRequest } from '../../testing/upstreams/canonical';
 import { ReasoningMemory } from './reasoning-memory';
 
 const thought = (text: string, signature?: string): CanonicalEvent => ({

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigurationError, loadGatewayConfig } from '../config';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import { loadProvidersFile } from './providers-file';
 
 const example = path.join(import.meta.dirname, '..', '..', 'providers.example.json');

@@ -12,7 +12,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let sequence = 0;

@@ -22,7 +22,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** A fresh operator token for this run (never a literal). */
 const token = crypto.randomBytes(32).toString('base64url');

@@ -8,7 +8,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../config';
 import { startGateway, type RunningGateway } from '../index';
 import { createLogger } from '../logger';
-import { createTestSchema, postgresAvailable, type TestSchema } from '../test-kit/shared-services';
+import {
+  createTestSchema,
+  postgresAvailable,
+  type TestSchema,
+} from '../../testing/upstreams/shared-services';
 import {
   bearer,
   chatBody,
@@ -18,7 +22,7 @@ import {
   tempFolder,
   testConfig,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const ADMIN_TOKEN = 'presets-test-operator-token-0123456789abcdef';
 const admin = bearer(ADMIN_TOKEN);
@@ -87,7 +91,7 @@ describe('admin presets on SQLite', () => {
   });
 });
 
-// Without a server this fails in CI and is skipped, loudly, elsewhere (test-kit/shared-services).
+// Without a server this fails in CI and is skipped, loudly, elsewhere (testing/upstreams/shared-services).
 const available = await postgresAvailable('the two-instance presets test');
 
 describe.runIf(available)('admin presets on PostgreSQL with two instances', () => {

@@ -8,9 +8,9 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, Output, streamText } from 'ai';
 import { z } from 'zod';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { fixtureEvents, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { fixtureEvents, fixtureJson, providersFileFor } from '../../testing/upstreams/upstream-kit';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

@@ -11,8 +11,13 @@ import {
   RECORDED_ANSWERS,
   startKindUpstreams,
   type KindUpstreams,
-} from '../test-kit/kind-upstreams';
-import { eventually, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+} from '../../testing/upstreams/kind-upstreams';
+import {
+  eventually,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let upstreams: KindUpstreams;

@@ -1,6 +1,11 @@
 /** Every response of every route carries a `cf-ray` trace id; error bodies repeat it. */
 import { cfRayPattern, gatewayErrorBodySchema } from '../../contract/gateway';
-import { chatBody, postJson, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  chatBody,
+  postJson,
+  startTestGateway,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

@@ -16,7 +16,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

@@ -13,7 +13,7 @@ import {
   capturingLogger,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** Produces one token, then waits until the caller aborts, as a slow upstream would. */
 const slowProvider: Provider = {

@@ -18,7 +18,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const MODEL = 'sim/embed-small';
 const PRICE_NANOS = simulatedModels.find((model) => model.id === MODEL)!.promptNanos;

@@ -10,10 +10,14 @@ import {
   type FunctionCall,
   type GenerateContentConfig,
 } from '@google/genai';
-import { textReply, toolCallReply } from '../agents/vendor-replies';
-import { KIND_PROVIDERS, startKindUpstreams, type KindUpstreams } from '../test-kit/kind-upstreams';
-import { anthropicToolIds } from '../test-kit/vendor-rules';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import { textReply, toolCallReply } from '../../testing/agents/vendor-replies';
+import {
+  KIND_PROVIDERS,
+  startKindUpstreams,
+  type KindUpstreams,
+} from '../../testing/upstreams/kind-upstreams';
+import { anthropicToolIds } from '../../testing/upstreams/vendor-rules';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let upstreams: KindUpstreams;

@@ -13,7 +13,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 async function infer(gateway: TestGateway, key: string, overrides: Record<string, unknown> = {}) {
   const response = await postJson(`${gateway.url}/v1/chat/completions`, chatBody(overrides), {

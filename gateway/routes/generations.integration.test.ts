@@ -22,7 +22,7 @@ import {
   startTestGateway,
   tempFolder,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let sequence = 0;

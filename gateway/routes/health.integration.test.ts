@@ -3,15 +3,15 @@
  * (and HEAD) only, and the metrics count what two gateways in one process each did, apart.
  */
 import { ROUTE_NAMES } from '../operability/labels';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { closedPortUrl, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { closedPortUrl, fixtureJson, providersFileFor } from '../../testing/upstreams/upstream-kit';
 import {
   chatBody,
   eventually,
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** One sample of the Prometheus text: its labels exactly `labels`, or undefined. */
 function sampleOf(text: string, name: string, labels: Record<string, string> = {}) {

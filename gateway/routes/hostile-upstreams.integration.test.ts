@@ -10,17 +10,21 @@ import { generationRecordSchema } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
 import { countTextTokens, loadTokenizer } from '../pipeline/usage-estimate';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import type { FakeReply } from '../test-kit/fake-upstream';
-import { KIND_PROVIDERS, startKindUpstreams, type KindUpstreams } from '../test-kit/kind-upstreams';
-import { callForm, PUBLIC_FORMS, readFormAnswer } from '../test-kit/public-forms';
-import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import type { FakeReply } from '../../testing/upstreams/fake-upstream';
+import {
+  KIND_PROVIDERS,
+  startKindUpstreams,
+  type KindUpstreams,
+} from '../../testing/upstreams/kind-upstreams';
+import { callForm, PUBLIC_FORMS, readFormAnswer } from '../../testing/upstreams/public-forms';
+import { UPSTREAM_KINDS } from '../../testing/upstreams/upstream-kit';
 import {
   capturingLogger,
   getWithKey,
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** The prompt every hostile upstream reports, validly. */
 const PROMPT = 12;

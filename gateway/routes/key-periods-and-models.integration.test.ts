@@ -13,7 +13,7 @@ import {
   tempFolder,
   testConfig,
   toNanos,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 import fs from 'node:fs';
 
 const DAY_MS = 86_400_000;

@@ -23,7 +23,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 const log = capturingLogger('debug');

@@ -3,7 +3,7 @@
  * a `cf-ray`, never a 500; and the URL and method edge cases of the router.
  */
 import { cfRayPattern } from '../../contract/gateway';
-import { expectCfRay, startTestGateway, type TestGateway } from '../testing-support';
+import { expectCfRay, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

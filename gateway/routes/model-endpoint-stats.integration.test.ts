@@ -9,9 +9,17 @@ import {
   modelEndpointSchema,
   modelEndpointStatsSchema,
 } from '../../contract/gateway';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
-import { fixtureJson, providersFileFor, type UpstreamProviderSpec } from '../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import {
+  startFakeUpstream,
+  type FakeReply,
+  type FakeUpstream,
+} from '../../testing/upstreams/fake-upstream';
+import {
+  fixtureJson,
+  providersFileFor,
+  type UpstreamProviderSpec,
+} from '../../testing/upstreams/upstream-kit';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 const fakes: Record<string, FakeUpstream> = {};
 let gateway: TestGateway;

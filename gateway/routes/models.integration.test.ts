@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { modelEntrySchema, modelListSchema } from '../../contract/gateway';
 import { parseUsdToNanos } from '../billing/money';
-import { expectCfRay, startTestGateway, type TestGateway } from '../testing-support';
+import { expectCfRay, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 

@@ -1,7 +1,7 @@
 /** The official `openai` client against the running gateway: what callers really use. */
 import OpenAI, { APIError, AuthenticationError } from 'openai';
 import { cfRayPattern } from '../../contract/gateway';
-import { startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import { startTestGateway, toNanos, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let client: OpenAI;

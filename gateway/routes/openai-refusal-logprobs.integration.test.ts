@@ -3,9 +3,13 @@
  * vendor sends them, plain and streamed, over real HTTP against a fake upstream on loopback; a
  * client of another form reads a refusal as text.
  */
-import { KIND_PROVIDERS, startKindUpstreams, type KindUpstreams } from '../test-kit/kind-upstreams';
-import { callForm, parseSse } from '../test-kit/public-forms';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import {
+  KIND_PROVIDERS,
+  startKindUpstreams,
+  type KindUpstreams,
+} from '../../testing/upstreams/kind-upstreams';
+import { callForm, parseSse } from '../../testing/upstreams/public-forms';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

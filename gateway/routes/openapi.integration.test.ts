@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020';
 import { Router } from '../http/router';
 import { maskKeys } from '../keys/key-material';
-import { startTestGateway, eventually, type TestGateway } from '../testing-support';
+import { startTestGateway, eventually, type TestGateway } from '../../testing/gateway-support';
 
 type Json = Record<string, unknown>;
 

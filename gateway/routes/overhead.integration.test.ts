@@ -13,15 +13,20 @@ import {
   RECORDED_ANSWERS,
   startKindUpstreams,
   type KindUpstreams,
-} from '../test-kit/kind-upstreams';
-import { callForm, helloIn, PUBLIC_FORMS, readFormAnswer } from '../test-kit/public-forms';
+} from '../../testing/upstreams/kind-upstreams';
+import {
+  callForm,
+  helloIn,
+  PUBLIC_FORMS,
+  readFormAnswer,
+} from '../../testing/upstreams/public-forms';
 import {
   eventually,
   getWithKey,
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let upstreams: KindUpstreams;
 let gateway: TestGateway;

@@ -5,14 +5,18 @@
  * turn is charged the upstream's usage at the model's prices. A few turns here; `npm run bench`
  * replays all 30 (docs/performance.md).
  */
-import { claudeCodeSession } from '../test-kit/agent-session';
+import { claudeCodeSession } from '../../testing/upstreams/agent-session';
 import {
   startPrefixCacheUpstream,
   type PrefixCacheUpstream,
-} from '../test-kit/prefix-cache-upstream';
-import { replayAll, replayProviders, type ReplayComparison } from '../test-kit/prompt-cache-replay';
-import { providersFileFor } from '../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../testing-support';
+} from '../../testing/upstreams/prefix-cache-upstream';
+import {
+  replayAll,
+  replayProviders,
+  type ReplayComparison,
+} from '../../testing/upstreams/prompt-cache-replay';
+import { providersFileFor } from '../../testing/upstreams/upstream-kit';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 const session = claudeCodeSession(5);
 let upstream: PrefixCacheUpstream;

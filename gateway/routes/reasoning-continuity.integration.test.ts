@@ -1,6 +1,6 @@
 /**
  * Thinking that survives tool loops toward an Anthropic upstream that keeps the vendor's rules
- * (`test-kit/vendor-rules.ts`: the last tool-call turn must start with the thinking block it
+ * (`testing/upstreams/vendor-rules.ts`: the last tool-call turn must start with the thinking block it
  * signed, byte for byte), whatever form the client speaks: the Responses form as Codex sends it
  * (the reasoning item's `encrypted_content` only), the Gemini form as Gemini CLI sends it (the
  * `thoughtSignature` only), chat completions as OpenCode and the AI SDK's OpenAI-compatible
@@ -12,11 +12,11 @@ import { GoogleGenAI } from '@google/genai';
 import { stepCountIs, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { textReply, toolCallReply } from '../agents/vendor-replies';
-import { anthropicThinkingRules, signThinking } from '../test-kit/vendor-rules';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { providersFileFor } from '../test-kit/upstream-kit';
-import { postJson, startTestGateway, type TestGateway } from '../testing-support';
+import { textReply, toolCallReply } from '../../testing/agents/vendor-replies';
+import { anthropicThinkingRules, signThinking } from '../../testing/upstreams/vendor-rules';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { providersFileFor } from '../../testing/upstreams/upstream-kit';
+import { postJson, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 const MODEL = 'test/ant-thinking';
 const THOUGHT = 'The user wants the weather; I should call get_weather for Paris.';

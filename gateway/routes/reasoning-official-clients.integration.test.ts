@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { openReasoning } from '../canonical/reasoning-signature';
-import { startTestGateway, type TestGateway } from '../testing-support';
+import { startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let anthropic: Anthropic;

@@ -9,14 +9,23 @@ import { generationRecordSchema } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
 import { openReasoning } from '../canonical/reasoning-signature';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { callForm, parseSse, PUBLIC_FORMS as ALL_FORMS } from '../test-kit/public-forms';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import {
+  callForm,
+  parseSse,
+  PUBLIC_FORMS as ALL_FORMS,
+} from '../../testing/upstreams/public-forms';
 
 // The Responses form's reasoning and formats are tested on their own (responses.integration.test.ts).
 type Form = Exclude<PublicFormName, 'responses'>;
 const PUBLIC_FORMS = ALL_FORMS.filter((form): form is Form => form !== 'responses');
-import { fixtureEvents, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
-import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import { fixtureEvents, fixtureJson, providersFileFor } from '../../testing/upstreams/upstream-kit';
+import {
+  getWithKey,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -8,7 +8,7 @@ import { Agent, Runner, setTracingDisabled, tool as agentTool } from '@openai/ag
 import { OpenAIProvider } from '@openai/agents-openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
-import { getWithKey, startTestGateway, type TestGateway } from '../testing-support';
+import { getWithKey, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

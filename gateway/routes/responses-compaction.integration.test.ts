@@ -6,10 +6,10 @@
  * the model sees on the next turn. Content the gateway cannot open is refused by name.
  */
 import { openCompaction } from '../canonical/compaction-envelope';
-import { textReply } from '../agents/vendor-replies';
+import { textReply } from '../../testing/agents/vendor-replies';
 import { SUMMARY_REQUEST } from '../forms/responses/compaction';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { providersFileFor } from '../test-kit/upstream-kit';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { providersFileFor } from '../../testing/upstreams/upstream-kit';
 import {
   bearer,
   eventually,
@@ -17,7 +17,7 @@ import {
   readSseData,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const WIRES = ['anthropic', 'openai-responses'] as const;
 type Wire = (typeof WIRES)[number];

@@ -16,7 +16,7 @@ import {
   readSseData,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 type Frame = {
   type: string;

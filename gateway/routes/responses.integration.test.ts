@@ -5,7 +5,12 @@
 import OpenAI, { NotFoundError } from 'openai';
 import { cfRayPattern } from '../../contract/gateway';
 import { openReasoning } from '../canonical/reasoning-signature';
-import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import {
+  getWithKey,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../../testing/gateway-support';
 import type { IssuedKey } from '../keys/key-admin';
 
 let gateway: TestGateway;

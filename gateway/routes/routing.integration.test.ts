@@ -7,13 +7,17 @@
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import { providerPreferencesHeader } from '../../contract/routing';
 import { emptyStats } from '../store/provider-stats';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
-import { callForm, helloIn, PUBLIC_FORMS } from '../test-kit/public-forms';
+import {
+  startFakeUpstream,
+  type FakeReply,
+  type FakeUpstream,
+} from '../../testing/upstreams/fake-upstream';
+import { callForm, helloIn, PUBLIC_FORMS } from '../../testing/upstreams/public-forms';
 import {
   fixtureEvents,
   providersFileFor,
   type UpstreamProviderSpec,
-} from '../test-kit/upstream-kit';
+} from '../../testing/upstreams/upstream-kit';
 import { minuteOf } from '../operability/provider-availability';
 import {
   bearer,
@@ -21,7 +25,7 @@ import {
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const ADMIN_TOKEN = 'routing-test-operator-token-0123456789abcdef';
 const fakes: Record<string, FakeUpstream> = {};

@@ -10,9 +10,14 @@ import {
   sessionActivitySchema,
   type GenerationRecord,
 } from '../../contract/gateway';
-import { claudeCodeSession, sessionRequest } from '../test-kit/agent-session';
-import { callForm, helloIn, readFormAnswer } from '../test-kit/public-forms';
-import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import { claudeCodeSession, sessionRequest } from '../../testing/upstreams/agent-session';
+import { callForm, helloIn, readFormAnswer } from '../../testing/upstreams/public-forms';
+import {
+  getWithKey,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 const MODEL = 'sim/chat-standard';
 let gateway: TestGateway;

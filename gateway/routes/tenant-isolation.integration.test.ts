@@ -15,7 +15,7 @@ import {
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** Sends the head of a large body and waits for the answer without sending the rest. */
 function answerBeforeBody(

@@ -5,13 +5,13 @@
  * lowered, reserved and counted as lowered; strict mode refuses instead.
  */
 import { generationListSchema, generationRecordSchema } from '../../contract/gateway';
-import type { SentRequest } from '../agents/agent-kit';
+import type { SentRequest } from '../../testing/agents/agent-kit';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { RECORDED_ANSWERS, KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { callForm, formErrorMessage, readFormAnswer } from '../test-kit/public-forms';
-import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
-import { getWithKey, startTestGateway, type TestGateway } from '../testing-support';
+import { RECORDED_ANSWERS, KIND_PROVIDERS } from '../../testing/upstreams/kind-upstreams';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { callForm, formErrorMessage, readFormAnswer } from '../../testing/upstreams/public-forms';
+import { providersFileFor, UPSTREAM_KINDS } from '../../testing/upstreams/upstream-kit';
+import { getWithKey, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 import { vendorFixtureText, type Vendor } from '../vendors/fixtures';
 
 /** Each kind's model here: at most 8,192 output tokens, in a context of 20,000. */

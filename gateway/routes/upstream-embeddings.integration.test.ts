@@ -9,9 +9,9 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { openAiCompatibleAdapter } from '../providers/openai-compatible';
 import { createUpstreamProvider } from '../providers/upstream/upstream-provider';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { providersFileFor, type UpstreamSetup } from '../test-kit/upstream-kit';
-import { bearer, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { providersFileFor, type UpstreamSetup } from '../../testing/upstreams/upstream-kit';
+import { bearer, startTestGateway, toNanos, type TestGateway } from '../../testing/gateway-support';
 
 const OPENAI_MODEL = 'openai/text-embedding-3-small';
 const GEMINI_MODEL = 'google/gemini-embedding-001';

@@ -19,21 +19,21 @@ import {
   startUnacceptingServer,
   type FakeReply,
   type FakeUpstream,
-} from '../test-kit/fake-upstream';
+} from '../../testing/upstreams/fake-upstream';
 import {
   callForm,
   expectBrokenStream,
   formErrorMessage,
   PUBLIC_FORMS,
   readFormAnswer,
-} from '../test-kit/public-forms';
+} from '../../testing/upstreams/public-forms';
 import {
   closedPortUrl,
   fixtureEvents,
   fixtureJson,
   providersFileFor,
   type UpstreamProviderSpec,
-} from '../test-kit/upstream-kit';
+} from '../../testing/upstreams/upstream-kit';
 import {
   capturingLogger,
   eventually,
@@ -41,7 +41,7 @@ import {
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 /** Every model here costs this much per token, unless its provider says otherwise. */
 const PROMPT_NANOS = 1_000;

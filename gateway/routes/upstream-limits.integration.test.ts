@@ -10,26 +10,30 @@ import { countTokens } from 'gpt-tokenizer';
 import { generationRecordSchema, type GenerationRecord } from '../../contract/gateway';
 import type { PublicFormName } from '../canonical/model';
 import { loadTokenizer } from '../pipeline/usage-estimate';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
+import {
+  startFakeUpstream,
+  type FakeReply,
+  type FakeUpstream,
+} from '../../testing/upstreams/fake-upstream';
 import {
   callForm,
   expectBrokenStream,
   formErrorMessage,
   PUBLIC_FORMS,
   readFormAnswer,
-} from '../test-kit/public-forms';
+} from '../../testing/upstreams/public-forms';
 import {
   fixtureEvents,
   providersFileFor,
   type UpstreamProviderSpec,
-} from '../test-kit/upstream-kit';
+} from '../../testing/upstreams/upstream-kit';
 import {
   eventually,
   getWithKey,
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 import type { GatewayConfig } from '../config';
 
 const PROMPT_NANOS = 1_000;

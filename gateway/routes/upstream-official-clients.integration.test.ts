@@ -14,10 +14,10 @@ import {
   startKindUpstreams,
   type KindUpstreams,
   type RecordedAnswer,
-} from '../test-kit/kind-upstreams';
-import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
-import { messagesUsage } from '../test-kit/public-forms';
-import { startTestGateway, toNanos, type TestGateway } from '../testing-support';
+} from '../../testing/upstreams/kind-upstreams';
+import { UPSTREAM_KINDS } from '../../testing/upstreams/upstream-kit';
+import { messagesUsage } from '../../testing/upstreams/public-forms';
+import { startTestGateway, toNanos, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

@@ -9,13 +9,13 @@ import { generationRecordSchema, type GenerationRecord } from '../../contract/ga
 import type { PublicFormName } from '../canonical/model';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
 import { FOREIGN_THOUGHT_SIGNATURE } from '../providers/gemini/canonical-to-request';
-import type { FakeReply, FakeUpstream } from '../test-kit/fake-upstream';
+import type { FakeReply, FakeUpstream } from '../../testing/upstreams/fake-upstream';
 import {
   KIND_PROVIDERS,
   RECORDED_ANSWERS,
   startKindUpstreams,
   type KindUpstreams,
-} from '../test-kit/kind-upstreams';
+} from '../../testing/upstreams/kind-upstreams';
 import {
   callForm,
   formErrorMessage,
@@ -23,7 +23,7 @@ import {
   PUBLIC_FORMS,
   readFormAnswer,
   streamErrorOf,
-} from '../test-kit/public-forms';
+} from '../../testing/upstreams/public-forms';
 import {
   GIF_BASE64,
   PNG_BASE64,
@@ -31,8 +31,13 @@ import {
   startImageServer,
   UPSTREAM_KINDS,
   type ImageServer,
-} from '../test-kit/upstream-kit';
-import { getWithKey, startTestGateway, toNanos, type TestGateway } from '../testing-support';
+} from '../../testing/upstreams/upstream-kit';
+import {
+  getWithKey,
+  startTestGateway,
+  toNanos,
+  type TestGateway,
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let key: string;

@@ -8,16 +8,16 @@ import { countTokens } from 'gpt-tokenizer';
 import { balanceSchema, generationRecordSchema } from '../../contract/gateway';
 import { loadTokenizer } from '../pipeline/usage-estimate';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { readFormAnswer, callForm } from '../test-kit/public-forms';
-import { fixtureEvents, fixtureJson, providersFileFor } from '../test-kit/upstream-kit';
+import { startFakeUpstream, type FakeUpstream } from '../../testing/upstreams/fake-upstream';
+import { readFormAnswer, callForm } from '../../testing/upstreams/public-forms';
+import { fixtureEvents, fixtureJson, providersFileFor } from '../../testing/upstreams/upstream-kit';
 import {
   eventually,
   getWithKey,
   startTestGateway,
   toNanos,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 const PROMPT_NANOS = 1_000;
 const COMPLETION_NANOS = 2_000;

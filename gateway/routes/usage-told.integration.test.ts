@@ -8,11 +8,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { PublicFormName } from '../canonical/model';
 import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { KIND_PROVIDERS, startKindUpstreams, type KindUpstreams } from '../test-kit/kind-upstreams';
-import { callForm, parseSse, PUBLIC_FORMS } from '../test-kit/public-forms';
-import { fixtureEvents, fixtureJson, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
-import type { FakeReply } from '../test-kit/fake-upstream';
-import { getWithKey, startTestGateway, type TestGateway } from '../testing-support';
+import {
+  KIND_PROVIDERS,
+  startKindUpstreams,
+  type KindUpstreams,
+} from '../../testing/upstreams/kind-upstreams';
+import { callForm, parseSse, PUBLIC_FORMS } from '../../testing/upstreams/public-forms';
+import { fixtureEvents, fixtureJson, UPSTREAM_KINDS } from '../../testing/upstreams/upstream-kit';
+import type { FakeReply } from '../../testing/upstreams/fake-upstream';
+import { getWithKey, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 /** A usage in the canonical meaning: the whole prompt, and of it the cache's part. */
 type Counts = {

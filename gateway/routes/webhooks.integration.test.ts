@@ -14,7 +14,7 @@ import {
   postJson,
   startTestGateway,
   type TestGateway,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 
 let gateway: TestGateway;
 let receiver: Receiver;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import { createLogger } from '../logger';
 import { openSqliteStore } from './sqlite-store';
 import { keyRow } from './store-contract';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import { startGenerationWriterThread } from './generation-writer-thread';
 import { openSqliteStore, type RecordSync, writesOnThread } from './sqlite-store';
 import type { GatewayStore, GenerationRow } from './store';

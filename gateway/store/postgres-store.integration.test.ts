@@ -15,13 +15,13 @@ import { describeWebhookStoreContract } from './webhook-store-contract';
 import { describeKeyPeriodStoreContract } from './key-period-store-contract';
 import { describePresetStoreContract } from './preset-store-contract';
 import { describeBatchStoreContract } from './batch-store-contract';
-import { postgresAvailable, testDatabaseUrl } from '../test-kit/shared-services';
+import { postgresAvailable, testDatabaseUrl } from '../../testing/upstreams/shared-services';
 import { startPausableProxy } from '../../testing/pausable-proxy';
 
 const url = testDatabaseUrl;
 const runSchema = `gateway_test_${process.pid}_${randomBytes(4).toString('hex')}`;
 
-// Without a server this fails in CI and is skipped, loudly, elsewhere (test-kit/shared-services).
+// Without a server this fails in CI and is skipped, loudly, elsewhere (testing/upstreams/shared-services).
 const available = await postgresAvailable('the PostgreSQL store tests');
 
 describe.skipIf(!available)('the PostgreSQL store', () => {

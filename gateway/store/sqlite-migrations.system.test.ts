@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { tempFolder } from '../testing-support';
+import { tempFolder } from '../../testing/gateway-support';
 import { readMigrations } from './migrate';
 import { openSqliteStore } from './sqlite-store';
 import { generationRow, keyRow } from './store-contract';

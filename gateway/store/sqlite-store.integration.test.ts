@@ -12,7 +12,7 @@ import {
   tempFolder,
   testConfig,
   toNanos,
-} from '../testing-support';
+} from '../../testing/gateway-support';
 import { createGateway } from '../app';
 import { MemoryBudget } from '../billing/memory-budget';
 import { createLogger } from '../logger';

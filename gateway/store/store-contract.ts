@@ -15,7 +15,7 @@ import type {
 } from './store';
 import { noUsage, usageFieldNames } from '../../contract/generation-record';
 import { bucketOf, emptyStats, histogramQuantile } from './provider-stats';
-import { keyRowFixture } from '../test-kit/key-rows';
+import { keyRowFixture } from '../../testing/upstreams/key-rows';
 
 export type StoreFactory = {
   /** A store over new, empty data. */

@@ -12,7 +12,7 @@ import type {
 } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
-import { parseServerSentEvents, RecordingResponse } from '../recording-response';
+import { parseServerSentEvents, RecordingResponse } from '../../../testing/recording-response';
 import { messagesErrorBody } from './error-shape';
 import { messagesForm } from './index';
 import { toCanonicalRequest } from './request-to-canonical';

@@ -11,7 +11,7 @@ import type {
 } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import { parseBody } from '../validation';
-import { parseServerSentEvents, RecordingResponse } from '../recording-response';
+import { parseServerSentEvents, RecordingResponse } from '../../../testing/recording-response';
 import { geminiErrorBody } from './error-shape';
 import { toGeminiFinishReason } from './canonical-to-finish-reason';
 import { toCanonicalRequest } from './request-to-canonical';

@@ -9,7 +9,7 @@ import {
   type PipelineEvent,
   type PricedFinish,
 } from '../../canonical/model';
-import { parseServerSentEvents, RecordingResponse } from '../recording-response';
+import { parseServerSentEvents, RecordingResponse } from '../../../testing/recording-response';
 import { toChatCompletion } from './canonical-to-response';
 import { writeChatCompletionStream } from './canonical-to-stream';
 

@@ -1,6 +1,11 @@
 /** The HTTP call: endpoint, and headers that carry the configured key and nothing in its place. */
 import { anthropicAdapter } from './index';
-import { TEST_KEY, testConfig, testRequest, testRoute } from './test-kit';
+import {
+  TEST_KEY,
+  testConfig,
+  testRequest,
+  testRoute,
+} from '../../../testing/providers/anthropic-kit';
 
 const callWith = (overrides: Parameters<typeof testConfig>[0] = {}) =>
   anthropicAdapter.buildCall(testRequest(), testRoute, testConfig(overrides));

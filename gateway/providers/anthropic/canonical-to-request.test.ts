@@ -6,7 +6,12 @@
 import type { CanonicalRequest } from '../../canonical/model';
 import { GatewayError } from '../../errors';
 import { anthropicAdapter } from './index';
-import { testConfig, testRequest, testRoute, thrownBy } from './test-kit';
+import {
+  testConfig,
+  testRequest,
+  testRoute,
+  thrownBy,
+} from '../../../testing/providers/anthropic-kit';
 
 const bodyOf = (request: CanonicalRequest, config = testConfig()) =>
   anthropicAdapter.buildCall(request, testRoute, config).body as Record<string, unknown>;

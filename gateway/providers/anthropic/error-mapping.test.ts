@@ -1,6 +1,6 @@
 /** Reading the vendor's error bodies, whatever actually arrives. */
 import { anthropicAdapter } from './index';
-import { readFixture } from './test-kit';
+import { readFixture } from '../../../testing/providers/anthropic-kit';
 
 const { readError } = anthropicAdapter;
 

@@ -2,7 +2,7 @@
 import { UpstreamError } from '../upstream-error';
 import { anthropicAdapter } from './index';
 import { mapStopReason } from './stop-reason-to-canonical';
-import { readJsonFixture, thrownBy } from './test-kit';
+import { readJsonFixture, thrownBy } from '../../../testing/providers/anthropic-kit';
 
 const convert = (body: unknown) => anthropicAdapter.fromResponse(body, 'claude-direct');
 

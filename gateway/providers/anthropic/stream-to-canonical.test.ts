@@ -5,7 +5,7 @@
 import type { UpstreamSseEvent } from '../upstream/adapter';
 import { UpstreamError } from '../upstream-error';
 import { anthropicAdapter } from './index';
-import { readSseFixture, replay, thrownBy } from './test-kit';
+import { readSseFixture, replay, thrownBy } from '../../../testing/providers/anthropic-kit';
 
 const sse = (data: object, event = (data as { type: string }).type): UpstreamSseEvent => ({
   event,

@@ -1,6 +1,11 @@
 /** The call the Gemini adapter builds: endpoint, streaming switch and where the key goes. */
 import { geminiAdapter } from './index';
-import { canonicalRequest, providerConfig, route, testKey } from './test-kit';
+import {
+  canonicalRequest,
+  providerConfig,
+  route,
+  testKey,
+} from '../../../testing/providers/gemini-kit';
 
 describe('Gemini call: URL and headers', () => {
   it('calls generateContent for a whole answer, with the key only in x-goog-api-key', () => {

@@ -8,7 +8,7 @@ import { GatewayError } from '../../errors';
 import { geminiAdapter } from './index';
 import { FOREIGN_THOUGHT_SIGNATURE } from './canonical-to-request';
 import type { GeminiRequestBody } from './wire-schema';
-import { canonicalRequest, providerConfig, route } from './test-kit';
+import { canonicalRequest, providerConfig, route } from '../../../testing/providers/gemini-kit';
 
 const config = providerConfig();
 const sentBody = (request: CanonicalRequest) =>

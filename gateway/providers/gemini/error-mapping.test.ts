@@ -1,6 +1,6 @@
 /** Gemini error answers (recorded) → the message and status name the engine reports. */
 import { geminiAdapter } from './index';
-import { fixtureJson, fixtureText } from './test-kit';
+import { fixtureJson, fixtureText } from '../../../testing/providers/gemini-kit';
 
 describe('Gemini error answers', () => {
   it.each([

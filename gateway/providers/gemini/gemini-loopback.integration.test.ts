@@ -17,7 +17,7 @@ import {
   providerConfig,
   route,
   testKey,
-} from './test-kit';
+} from '../../../testing/providers/gemini-kit';
 
 type Received = { url: string; headers: http.IncomingHttpHeaders; body: string };
 

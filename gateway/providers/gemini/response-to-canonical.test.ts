@@ -2,7 +2,7 @@
 import type { CanonicalEvent } from '../../canonical/model';
 import { UpstreamError } from '../upstream-error';
 import { geminiAdapter } from './index';
-import { fixtureJson, type RecordedBody } from './test-kit';
+import { fixtureJson, type RecordedBody } from '../../../testing/providers/gemini-kit';
 
 const providerId = 'google-main';
 const convert = (body: unknown) => geminiAdapter.fromResponse(body, providerId);

@@ -6,7 +6,7 @@
 import type { CanonicalEvent } from '../../canonical/model';
 import { UpstreamError } from '../upstream-error';
 import { geminiAdapter } from './index';
-import { fixtureChunks, fixtureEvents } from './test-kit';
+import { fixtureChunks, fixtureEvents } from '../../../testing/providers/gemini-kit';
 
 const providerId = 'google-main';
 

@@ -13,7 +13,7 @@ import {
   type ProviderConfig,
 } from '../upstream/provider-config';
 import { openAiCompatibleAdapter } from './index';
-import { canonicalRequest } from '../../test-kit/canonical';
+import { canonicalRequest } from '../../../testing/upstreams/canonical';
 
 const apiKey = 'sk-or-v1-0123456789abcdef0123456789abcdef';
 

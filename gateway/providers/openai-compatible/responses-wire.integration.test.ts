@@ -6,9 +6,13 @@
  */
 import OpenAI from 'openai';
 import { sealReasoning } from '../../canonical/reasoning-signature';
-import { startFakeUpstream, type FakeUpstream } from '../../test-kit/fake-upstream';
-import { fixtureEvents, fixtureJson, providersFileFor } from '../../test-kit/upstream-kit';
-import { startTestGateway, type TestGateway } from '../../testing-support';
+import { startFakeUpstream, type FakeUpstream } from '../../../testing/upstreams/fake-upstream';
+import {
+  fixtureEvents,
+  fixtureJson,
+  providersFileFor,
+} from '../../../testing/upstreams/upstream-kit';
+import { startTestGateway, type TestGateway } from '../../../testing/gateway-support';
 
 let fake: FakeUpstream;
 let gateway: TestGateway;

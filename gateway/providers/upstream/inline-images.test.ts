@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalRequest } from '../../test-kit/canonical';
+import { canonicalRequest } from '../../../testing/upstreams/canonical';
 import { inlineImageUrls } from './inline-images';
 
 /** Names the test resolves itself: no lookup leaves the process. */

@@ -1,5 +1,5 @@
 /** For the gateway's tests: a small, valid canonical request, changed only where a test says. */
-import type { CanonicalRequest } from '../canonical/model';
+import type { CanonicalRequest } from '../../gateway/canonical/model';
 
 export const canonicalRequest = (overrides: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
   model: 'sim/chat-standard',

@@ -10,12 +10,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { anthropicThinkingRules, signThinking } from '../test-kit/vendor-rules';
-import { startFakeUpstream, type FakeUpstream } from '../test-kit/fake-upstream';
-import { startKindUpstreams } from '../test-kit/kind-upstreams';
-import type { UpstreamProviderSpec } from '../test-kit/upstream-kit';
-import { startTestGateway } from '../testing-support';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
+import { anthropicThinkingRules, signThinking } from '../upstreams/vendor-rules';
+import { startFakeUpstream, type FakeUpstream } from '../upstreams/fake-upstream';
+import { startKindUpstreams } from '../upstreams/kind-upstreams';
+import type { UpstreamProviderSpec } from '../upstreams/upstream-kit';
+import { startTestGateway } from '../gateway-support';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 export const CLAUDE_BIN = path.join(root, 'node_modules', '.bin', 'claude');

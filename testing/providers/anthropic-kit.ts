@@ -1,17 +1,17 @@
 /** Builders and fixture readers shared by this provider's tests. */
 import { createParser } from 'eventsource-parser';
-import type { CanonicalEvent, CanonicalRequest } from '../../canonical/model';
-import type { ModelRoute } from '../provider';
-import type { UpstreamSseEvent } from '../upstream/adapter';
+import type { CanonicalEvent, CanonicalRequest } from '../../gateway/canonical/model';
+import type { ModelRoute } from '../../gateway/providers/provider';
+import type { UpstreamSseEvent } from '../../gateway/providers/upstream/adapter';
 import {
   defaultBreaker,
   defaultRetry,
   defaultTimeouts,
   type ProviderConfig,
-} from '../upstream/provider-config';
-import { anthropicAdapter } from './index';
-import { canonicalRequest } from '../../test-kit/canonical';
-import { vendorFixtureText } from '../../vendors/fixtures';
+} from '../../gateway/providers/upstream/provider-config';
+import { anthropicAdapter } from '../../gateway/providers/anthropic/index';
+import { canonicalRequest } from '../upstreams/canonical';
+import { vendorFixtureText } from '../../gateway/vendors/fixtures';
 
 export const TEST_KEY = 'sk-ant-test-0123456789abcdef';
 

@@ -3,7 +3,7 @@
  * model at its own prices, and the kinds' recorded answers with what each says (text, tool calls,
  * usage as the canonical model counts it). Shared by the tests that run every form to every kind.
  */
-import type { UpstreamKind } from '../providers/upstream/provider-config';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from './fake-upstream';
 import {
   fixtureEvents,

@@ -6,8 +6,8 @@
  * Responses forms, with OpenRouter's breakpoints on the chat form when asked for.
  */
 import fs from 'node:fs';
-import type { PublicFormName } from '../canonical/model';
-import { vendorFixturePath } from '../vendors/fixtures';
+import type { PublicFormName } from '../../gateway/canonical/model';
+import { vendorFixturePath } from '../../gateway/vendors/fixtures';
 
 export type SessionToolCall = { id: string; name: string; input: Record<string, unknown> };
 

@@ -7,10 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { startFakeUpstream } from '../test-kit/fake-upstream';
-import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { providersFileFor, UPSTREAM_KINDS } from '../test-kit/upstream-kit';
-import { startTestGateway } from '../testing-support';
+import { startFakeUpstream } from '../upstreams/fake-upstream';
+import { KIND_PROVIDERS } from '../upstreams/kind-upstreams';
+import { providersFileFor, UPSTREAM_KINDS } from '../upstreams/upstream-kit';
+import { startTestGateway } from '../gateway-support';
 import {
   AGENT_ALIAS,
   CLAUDE_BIN,
@@ -26,7 +26,7 @@ import {
   THOUGHT,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
-import { vendorFixturePath } from '../vendors/fixtures';
+import { vendorFixturePath } from '../../gateway/vendors/fixtures';
 
 const SECRET = 'the secret word is marmalade';
 

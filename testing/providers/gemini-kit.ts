@@ -1,16 +1,16 @@
 /** What the Gemini provider's tests share: the recorded fixtures, and a request, route and config. */
 import { createParser } from 'eventsource-parser';
-import type { CanonicalRequest } from '../../canonical/model';
-import type { ModelRoute } from '../provider';
-import type { UpstreamSseEvent } from '../upstream/adapter';
+import type { CanonicalRequest } from '../../gateway/canonical/model';
+import type { ModelRoute } from '../../gateway/providers/provider';
+import type { UpstreamSseEvent } from '../../gateway/providers/upstream/adapter';
 import {
   defaultBreaker,
   defaultRetry,
   defaultTimeouts,
   type ProviderConfig,
-} from '../upstream/provider-config';
-import { canonicalRequest as baseRequest } from '../../test-kit/canonical';
-import { vendorFixtureText } from '../../vendors/fixtures';
+} from '../../gateway/providers/upstream/provider-config';
+import { canonicalRequest as baseRequest } from '../upstreams/canonical';
+import { vendorFixtureText } from '../../gateway/vendors/fixtures';
 
 export const fixtureText = (name: string) => vendorFixtureText('gemini', name);
 

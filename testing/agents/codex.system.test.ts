@@ -5,10 +5,10 @@
  * adds fails here first. Once the Responses form is checked to accept it,
  * `UPDATE_AGENT_FIXTURES=1` adds it to the fixture.
  */
-import { SUMMARY_REQUEST } from '../forms/responses/compaction';
-import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../test-kit/fake-upstream';
-import { providersFileFor } from '../test-kit/upstream-kit';
-import { capturingLogger, startTestGateway, type TestGateway } from '../testing-support';
+import { SUMMARY_REQUEST } from '../../gateway/forms/responses/compaction';
+import { startFakeUpstream, type FakeReply, type FakeUpstream } from '../upstreams/fake-upstream';
+import { providersFileFor } from '../upstreams/upstream-kit';
+import { capturingLogger, startTestGateway, type TestGateway } from '../gateway-support';
 import {
   CODEX_BIN,
   diffWithFixture,
@@ -22,7 +22,7 @@ import {
   type RecordingProxy,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
-import { vendorFixturePath } from '../vendors/fixtures';
+import { vendorFixturePath } from '../../gateway/vendors/fixtures';
 
 const FIXTURE = vendorFixturePath('openai', 'codex-requests.json');
 /** Besides field names, the values that say what a request holds: tool, item and part kinds. */

@@ -4,7 +4,7 @@
  * answer across forms. Streams are read whole, and whether they ended cleanly or with the form's
  * error event is part of the answer.
  */
-import type { PublicFormName } from '../canonical/model';
+import type { PublicFormName } from '../../gateway/canonical/model';
 
 export const PUBLIC_FORMS: PublicFormName[] = [
   'chat_completions',

@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { UpstreamKind } from '../providers/upstream/provider-config';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
 import type { AgentSession } from './agent-session';
 
 /** What the upstream served one request, as it reported it (prompt counts include the cache). */

@@ -7,11 +7,11 @@
  * turns) and `npm run bench` (all 30).
  */
 import { generationRecordSchema } from '../../contract/gateway';
-import { usageCost } from '../billing/usage-cost';
-import type { PublicFormName } from '../canonical/model';
-import type { ModelRoute } from '../providers/provider';
-import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { eventually, getWithKey, toNanos } from '../testing-support';
+import { usageCost } from '../../gateway/billing/usage-cost';
+import type { PublicFormName } from '../../gateway/canonical/model';
+import type { ModelRoute } from '../../gateway/providers/provider';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
+import { eventually, getWithKey, toNanos } from '../gateway-support';
 import { sessionRequest, type AgentSession } from './agent-session';
 import type { PrefixCacheUpstream, ServedUsage } from './prefix-cache-upstream';
 import { callForm } from './public-forms';

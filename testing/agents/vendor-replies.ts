@@ -9,9 +9,9 @@
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @see https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
  */
-import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { signThinking } from '../test-kit/vendor-rules';
-import type { FakeReply } from '../test-kit/fake-upstream';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
+import { signThinking } from '../upstreams/vendor-rules';
+import type { FakeReply } from '../upstreams/fake-upstream';
 
 const sse = (data: unknown, event?: string) =>
   `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -204,7 +204,7 @@ export const textReply = (kind: ReplyWire, text: string): FakeReply => ({
 
 /**
  * A tool call; with `thinking`, an Anthropic answer starts with that thinking block, signed as
- * the rule-keeping fake checks it (`test-kit/vendor-rules.ts`). Other kinds ignore it.
+ * the rule-keeping fake checks it (`testing/upstreams/vendor-rules.ts`). Other kinds ignore it.
  */
 export const toolCallReply = (
   kind: ReplyWire,

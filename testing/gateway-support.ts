@@ -3,18 +3,18 @@
  * database, and small helpers for calling it over real HTTP and reading its event streams.
  * Keys are minted by the gateway at run time; none is ever written into a test.
  */
-import type { Resolve } from './shared/public-address';
+import type { Resolve } from '../gateway/shared/public-address';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { cfRayPattern } from '../contract/gateway';
-import type { GatewayConfig } from './config';
-import type { CreateKeyInput, IssuedKey } from './keys/key-admin';
-import { createLogger } from './logger';
-import type { Provider } from './providers/provider';
-import { startGateway, type RunningGateway } from './index';
+import type { GatewayConfig } from '../gateway/config';
+import type { CreateKeyInput, IssuedKey } from '../gateway/keys/key-admin';
+import { createLogger } from '../gateway/logger';
+import type { Provider } from '../gateway/providers/provider';
+import { startGateway, type RunningGateway } from '../gateway/index';
 
 export type TestGateway = RunningGateway & {
   dbPath: string;
@@ -148,7 +148,7 @@ export function expectCfRay(response: Response): string {
   return ray!;
 }
 
-export { eventually } from '../testing/eventually';
+export { eventually } from './eventually';
 
 /** USD as the API shows it, to whole nanos (the unit the gateway counts in). */
 export const toNanos = (usd: number) => Math.round(usd * 1_000_000_000);

@@ -6,8 +6,8 @@
  * compared with the recorded fixture; `UPDATE_AGENT_FIXTURES=1` adds a checked new field.
  */
 import path from 'node:path';
-import { KIND_PROVIDERS } from '../test-kit/kind-upstreams';
-import { UPSTREAM_KINDS } from '../test-kit/upstream-kit';
+import { KIND_PROVIDERS } from '../upstreams/kind-upstreams';
+import { UPSTREAM_KINDS } from '../upstreams/upstream-kit';
 import {
   diffWithFixture,
   expectThinkingKept,
@@ -21,7 +21,7 @@ import {
   THOUGHT,
 } from './agent-kit';
 import { textReply, toolCallReply } from './vendor-replies';
-import { vendorFixturePath } from '../vendors/fixtures';
+import { vendorFixturePath } from '../../gateway/vendors/fixtures';
 
 const SECRET = 'the secret word is marmalade';
 const FIXTURE = vendorFixturePath('gemini', 'gemini-cli-requests.json');

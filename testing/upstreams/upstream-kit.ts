@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { loadProvidersFile, type ProvidersFile } from '../providers/providers-file';
-import type { UpstreamKind } from '../providers/upstream/provider-config';
-import { tempFolder } from '../testing-support';
+import { loadProvidersFile, type ProvidersFile } from '../../gateway/providers/providers-file';
+import type { UpstreamKind } from '../../gateway/providers/upstream/provider-config';
+import { tempFolder } from '../gateway-support';
 import { eventsOf } from './fake-upstream';
-import { vendorFixturePath, type Vendor } from '../vendors/fixtures';
+import { vendorFixturePath, type Vendor } from '../../gateway/vendors/fixtures';
 
 export const UPSTREAM_KINDS: UpstreamKind[] = ['openai-compatible', 'anthropic', 'gemini'];
 

@@ -2,8 +2,8 @@
  * Key rows and worst cases for tests of admission and settlement, without a store: an account key
  * with a 0.001 USD limit unless told otherwise.
  */
-import type { Worstcase } from '../billing/budget';
-import type { KeyRow } from '../store/store';
+import type { Worstcase } from '../../gateway/billing/budget';
+import type { KeyRow } from '../../gateway/store/store';
 
 export const keyRowFixture = (overrides: Partial<KeyRow> = {}): KeyRow => ({
   id: 'key_a',
