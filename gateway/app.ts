@@ -55,7 +55,7 @@ import type { GatewayParts } from './routes/route-kit';
 import { openStore } from './store/open-store';
 import { RequestTiming } from './shared/request-timing';
 import { createTracing } from './operability/tracing';
-import { nanosToUsd } from './billing/money';
+import { nanosToUsd } from './shared/money';
 import type { GatewayStore } from './store/store';
 import { randomUUID } from 'node:crypto';
 

@@ -1,5 +1,6 @@
 import { GatewayError, invalidRequest, notFound, toGatewayError } from './errors';
-import { generateKey, maskKey } from './keys/key-material';
+import { generateKey } from './keys/key-material';
+import { maskKey } from './shared/key-masking';
 
 describe('GatewayError', () => {
   it('never carries a key in its message or stack, whatever it quotes', () => {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ErrorStage } from '../contract/gateway';
-import { maskKeys } from './keys/key-material';
+import { maskKeys } from './shared/key-masking';
 
 /** Every `type` a gateway error can have; the error shapes' schemas read it too. */
 export const gatewayErrorTypeSchema = z.enum([

@@ -1,4 +1,5 @@
-import { generateKey, maskKey } from './keys/key-material';
+import { generateKey } from './keys/key-material';
+import { maskKey } from './shared/key-masking';
 import { createLogger, loggablePath } from './logger';
 
 describe('loggablePath', () => {

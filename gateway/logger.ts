@@ -5,7 +5,7 @@
  * redaction covers the headers and fields a key could travel in, should anything log them.
  */
 import pino, { type Logger } from 'pino';
-import { maskKeys } from './keys/key-material';
+import { maskKeys } from './shared/key-masking';
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(

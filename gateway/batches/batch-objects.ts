@@ -5,7 +5,7 @@
  * @see https://docs.anthropic.com/en/api/retrieving-message-batches
  */
 import type { MessageBatch, OpenAiBatch } from '../../contract/batches';
-import { nanosToUsd } from '../billing/money';
+import { nanosToUsd } from '../shared/money';
 import type { BatchLineRow, BatchRow, LineCounts } from '../store/batches';
 import { lineTraceId } from './line-runner';
 

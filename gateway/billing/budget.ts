@@ -10,7 +10,7 @@
  */
 import type { GatewayError } from '../errors';
 import type { KeyRow, InflightRow, ReclaimResult } from '../store/store';
-import type { Nanos } from './money';
+import type { Nanos } from '../shared/money';
 
 export type Worstcase = {
   /** Worst-case cost of this request. */

@@ -14,7 +14,7 @@ import type {
   GenerationRow,
   GenerationScope,
 } from '../store/store';
-import { nanosToUsd } from './money';
+import { nanosToUsd } from '../shared/money';
 import { generationValuesToWire } from '../../contract/generation-record';
 import type { GenerationRecord } from '../../contract/gateway';
 

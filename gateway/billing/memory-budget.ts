@@ -10,7 +10,7 @@ import { GatewayError } from '../errors';
 import type { InflightRow, KeyRow, ReclaimResult } from '../store/store';
 import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
-import type { Nanos } from './money';
+import type { Nanos } from '../shared/money';
 import { ceilingNanos } from '../keys/budget-period';
 
 export type { Reservation, Worstcase };

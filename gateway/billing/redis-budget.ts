@@ -10,7 +10,7 @@ import type { GatewayStore, InflightRow, KeyRow, ReclaimResult } from '../store/
 import type { Budget, Charge, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { insufficientBalance } from './memory-budget';
-import type { Nanos } from './money';
+import type { Nanos } from '../shared/money';
 import { ceilingNanos } from '../keys/budget-period';
 
 /**

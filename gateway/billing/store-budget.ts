@@ -8,7 +8,7 @@ import type { GatewayStore, InflightRow, KeyRow } from '../store/store';
 import type { Budget, Reservation, Worstcase } from './budget';
 import type { InflightRows } from './inflight-rows';
 import { insufficientBalance } from './memory-budget';
-import type { Nanos } from './money';
+import type { Nanos } from '../shared/money';
 import { ceilingNanos } from '../keys/budget-period';
 
 export class StoreBudget implements Budget {

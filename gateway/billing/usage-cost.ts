@@ -5,7 +5,7 @@
  */
 import type { CacheWriteAsk } from '../canonical/prompt-cache';
 import type { ModelRoute } from '../providers/provider';
-import type { Nanos } from './money';
+import type { Nanos } from '../shared/money';
 
 export type ChargedUsage = {
   promptTokens: number;

@@ -3,7 +3,7 @@
  * against. Prices are kept in nanos for billing and written out as the decimal strings the
  * chat-completion ecosystem expects.
  */
-import { nanosToDecimalString, type Nanos } from '../billing/money';
+import { nanosToDecimalString, type Nanos } from '../shared/money';
 import { GatewayError, invalidRequest } from '../errors';
 import type { ModelRoute } from '../providers/provider';
 

@@ -9,7 +9,7 @@
  */
 import crypto from 'node:crypto';
 import type { WebhookEventType } from '../../contract/webhooks';
-import { nanosToUsd, type Nanos } from '../billing/money';
+import { nanosToUsd, type Nanos } from '../shared/money';
 import type { KeyChangeListener, KeyChangeNotice } from '../keys/key-admin';
 import { remainingNanos } from '../keys/key-state';
 import type { GatewayStore, KeyRow } from '../store/store';

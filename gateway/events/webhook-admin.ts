@@ -13,7 +13,7 @@ import {
   type WebhookCreate,
   type WebhookDelivery,
 } from '../../contract/webhooks';
-import { nanosToUsd, usdToNanos } from '../billing/money';
+import { nanosToUsd, usdToNanos } from '../shared/money';
 import { GatewayError, invalidRequest, notFound } from '../errors';
 import { AddressRefused, checkedAddresses, type Resolve } from '../shared/public-address';
 import type { GatewayStore } from '../store/store';

@@ -6,7 +6,7 @@
  * `periodBaseNanos + limit + grace`. Pure: the clock is the caller's.
  */
 import type { LimitReset } from '../../contract/gateway';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { KeyRow } from '../store/store';
 
 const DAY = 86_400;

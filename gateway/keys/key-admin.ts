@@ -6,7 +6,7 @@
 import type { KeyKind, LimitReset } from '../../contract/gateway';
 import { entriesBeyond, MAX_ALLOWED_MODELS, patternProblem } from '../../contract/model-patterns';
 import { formatNanosUsd } from '../../contract/usd-nanos';
-import { nanosToUsd, usdToNanos, type Nanos } from '../billing/money';
+import { nanosToUsd, usdToNanos, type Nanos } from '../shared/money';
 import type {
   GatewayStore,
   KeyActor,
@@ -15,7 +15,8 @@ import type {
   KeyUpdate,
   LedgerEntry,
 } from '../store/store';
-import { generateKey, generateKeyId, maskKey, type KeyDigester } from './key-material';
+import { maskKey } from '../shared/key-masking';
+import { generateKey, generateKeyId, type KeyDigester } from './key-material';
 import { keyStatus, remainingNanos, type KeyStateName } from './key-state';
 import { periodDue, periodEnd, periodSpend, periodStart } from './budget-period';
 import { calendarClock, type CalendarClock } from './calendar-clock';

@@ -10,7 +10,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../testing/gateway-support';
-import { maskKey } from './key-material';
+import { maskKey } from '../shared/key-masking';
 
 let gateway: TestGateway;
 let key: string;

@@ -8,9 +8,8 @@ import {
   generateKey,
   generateKeyId,
   loadPepper,
-  maskKey,
-  maskKeys,
 } from './key-material';
+import { maskKey, maskKeys } from '../shared/key-masking';
 
 describe('keys', () => {
   it('are sk- plus 40 base62 characters, all different', () => {

@@ -6,7 +6,7 @@
  * capped whenever it is less than the usage, reported or counted, would have cost.
  */
 import { usageCost, type ChargedUsage } from '../billing/usage-cost';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { ModelRoute } from '../providers/provider';
 
 export type CappedCharge = {

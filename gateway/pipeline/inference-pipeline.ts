@@ -13,7 +13,7 @@ import { HONOURED_MAX_PRICES, HONOURED_PROVIDER_OPTIONS } from '../../contract/r
 import type { Budget, Reservation } from '../billing/budget';
 import type { GenerationWriter } from '../billing/generation-writer';
 import type { InflightRows } from '../billing/inflight-rows';
-import { nanosToUsd } from '../billing/money';
+import { nanosToUsd } from '../shared/money';
 import type { Catalog, CatalogModel } from '../catalog/catalog';
 import type { RoutingNames } from '../catalog/routing-names';
 import type {

@@ -13,7 +13,7 @@ import {
   type AliasDefinition,
   type PresetDefinition,
 } from '../../contract/routing';
-import { parseUsdToNanos } from '../billing/money';
+import { parseUsdToNanos } from '../shared/money';
 import { simulatedModels } from './simulated/models';
 import {
   defaultBreaker,

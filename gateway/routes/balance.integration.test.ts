@@ -1,5 +1,5 @@
 import { balanceSchema, gatewayErrorBodySchema, type Balance } from '../../contract/gateway';
-import { maskKey } from '../keys/key-material';
+import { maskKey } from '../shared/key-masking';
 import {
   chatBody,
   expectCfRay,

@@ -4,7 +4,7 @@
  */
 import { balanceSchema } from '../../contract/gateway';
 import { authenticate } from '../auth/authenticate';
-import { nanosToUsd } from '../billing/money';
+import { nanosToUsd } from '../shared/money';
 import { moneyFigures } from '../keys/key-admin';
 import { allowedModelFields, isExpired, remainingNanos } from '../keys/key-state';
 import { periodSpend } from '../keys/budget-period';

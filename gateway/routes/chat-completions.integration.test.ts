@@ -7,7 +7,7 @@ import {
   modelListSchema,
   type ChatCompletion,
 } from '../../contract/gateway';
-import { parseUsdToNanos } from '../billing/money';
+import { parseUsdToNanos } from '../shared/money';
 import {
   chatBody,
   expectCfRay,

@@ -11,7 +11,7 @@ import {
   modelEndpointStatsSchema,
   type EndpointStatsBucket,
 } from '../../contract/gateway';
-import { nanosToDecimalString } from '../billing/money';
+import { nanosToDecimalString } from '../shared/money';
 import { cachePricing } from '../catalog/catalog';
 import { chatErrorBody } from '../forms/openai/error-shape';
 import { sendJson } from '../http/respond';

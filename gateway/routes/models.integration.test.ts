@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { modelEntrySchema, modelListSchema } from '../../contract/gateway';
-import { parseUsdToNanos } from '../billing/money';
+import { parseUsdToNanos } from '../shared/money';
 import { expectCfRay, startTestGateway, type TestGateway } from '../../testing/gateway-support';
 
 let gateway: TestGateway;

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020';
 import { Router } from '../http/router';
-import { maskKeys } from '../keys/key-material';
+import { maskKeys } from '../shared/key-masking';
 import { startTestGateway, eventually, type TestGateway } from '../../testing/gateway-support';
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * that lapsed (its instance died) is taken again, by another instance or the same one restarted.
  * The contract suite (batch-store-contract.ts) runs it on SQLite and on PostgreSQL.
  */
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { SqlDatabase } from './sql-database';
 
 /** `batch`: uploaded; `batch_output` and `batch_errors`: a batch's results, read from its lines. */

@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../shared/module-worker';
 import { JOURNAL_SIZE_LIMIT } from './generation-writes';
 import type { WriterData } from './generation-writer-worker';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { GenerationRow, RecordCorrection } from './store';
 
 export type GenerationWriterThread = {

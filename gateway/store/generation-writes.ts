@@ -8,7 +8,7 @@
  * `createGenerationWrites`, so they write with the same statements.
  */
 import type Database from 'better-sqlite3';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { ActivityRow, GenerationRow, RecordCorrection } from './store';
 import { recordColumns, replacedColumns, toColumns } from './generation-columns';
 

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import { endedEarlyRecord, hasCheckpointedUsage } from './ended-early';
 import type { GenerationWrites } from './generation-writes';
 import {

@@ -4,7 +4,7 @@
  * generation-writes.ts). Every one runs on the caller's transaction when there is one.
  */
 import type pg from 'pg';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import { columnDefinitions, recordColumns, replacedColumns, toColumns } from './generation-columns';
 import type { GenerationRow, RecordCorrection } from './store';
 

@@ -5,7 +5,7 @@
  * thread when it runs (sqlite-store.ts); PostgreSQL under an advisory lock, one instance at a time
  * (`postgresSettlePending`).
  */
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import {
   KeyDeltas,
   type PostgresQuery,

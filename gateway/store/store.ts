@@ -2,11 +2,11 @@
  * The storage interface the gateway needs. SQLite implements it for the embedded default and
  * PostgreSQL for several instances; one contract suite (store-contract.ts) runs against both.
  * Every method is asynchronous because PostgreSQL is; SQLite answers at once. Amounts are in
- * nanos (billing/money).
+ * nanos (shared/money).
  */
 import type { KeyKind, LimitReset } from '../../contract/gateway';
 import type { Logger } from 'pino';
-import type { Nanos } from '../billing/money';
+import type { Nanos } from '../shared/money';
 import type { GenerationOutcome, GenerationValues } from '../../contract/generation-record';
 import type { CheckpointWorker } from './checkpoint-worker';
 import type { ProviderStatsStore } from './provider-stats';
