@@ -1,6 +1,8 @@
 import { useState, type PointerEvent } from 'react';
 import { classNames } from '../../../components/class-names';
+import { chartColour } from '../../../lib/chart-palette';
 import { formatTime, formatUsd } from '../../../lib/format';
+import { usePrefersDark } from '../../../lib/use-prefers-dark';
 
 export interface BalanceSample {
   /** When the sample was taken, in milliseconds. */
@@ -76,6 +78,7 @@ function nearestIndex(points: Array<{ x: number }>, x: number): number {
  */
 export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
   const [hovered, setHovered] = useState<number | null>(null);
+  const colour = chartColour(0, usePrefersDark());
   const points = chartPoints(samples);
   const first = samples[0];
   const last = samples[samples.length - 1];
@@ -172,7 +175,7 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
               fill="none"
               strokeWidth={2}
               vectorEffect="non-scaling-stroke"
-              className="stroke-sky-600 dark:stroke-sky-400"
+              stroke={colour}
               points={stepLinePoints(points)}
             />
             {points.map((point, index) => (
@@ -181,7 +184,7 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
                 cx={point.x}
                 cy={point.y}
                 r={index === hovered ? 4 : 2.5}
-                className="fill-sky-600 dark:fill-sky-400"
+                fill={colour}
               >
                 <title>{`${formatTime(samples[index]!.time)}: ${formatUsd(samples[index]!.remaining)}`}</title>
               </circle>
