@@ -80,6 +80,35 @@ describe('Child keys on the Keys page', () => {
     );
   });
 
+  it('shows a shared child’s own spend beside the account’s balance it draws on', async () => {
+    const requests = mockChildKeysPage(() => [nightly, sharedBot], {
+      'GET /api/activity': (request) => ({
+        profile: 'demo-account',
+        days: 30,
+        from: '2026-11-03',
+        to: '2026-12-02',
+        data: [],
+        totals: {
+          requests: 3,
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          cost_usd: request.url.searchParams.get('key_id') === 'key_bot' ? 0.421234567 : 9,
+        },
+        fetched_at: 1,
+      }),
+    });
+    renderRoute('/keys');
+    const shared = rowOf(await childKeysTable(), 'chat-bot');
+    const own = await within(shared).findByText('$0.42 own, 30 d');
+    expect(own).toHaveAttribute(
+      'title',
+      '$0.421234567 spent by this key itself in the last 30 days',
+    );
+    expect(shared).toHaveTextContent('$7.50account’s');
+    const asked = requests.filter((request) => request.url.pathname === '/api/activity');
+    expect(asked.map((request) => request.url.searchParams.get('key_id'))).toEqual(['key_bot']);
+  });
+
   it('is not shown for a child profile', async () => {
     mockChildKeysPage(() => [nightly]);
     renderRoute('/keys?profile=demo-allocated-child');
