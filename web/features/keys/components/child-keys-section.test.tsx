@@ -113,6 +113,39 @@ describe('Child keys on the Keys page', () => {
     expect(perKey).toEqual(['key_bot']);
   });
 
+  it('on a phone, puts a row’s actions in one 44 px menu, Revoke last, each opening its dialog', async () => {
+    const user = userEvent.setup();
+    mockChildKeysPage(() => [nightly, sharedBot]);
+    renderRoute('/keys');
+    const row = rowOf(await childKeysTable(), 'nightly-report');
+    // The desktop buttons and the phone's menu are both in the page; CSS shows one of them.
+    const trigger = within(row).getByRole('button', { name: 'Actions for nightly-report' });
+    expect(trigger.parentElement).toHaveClass('sm:hidden');
+    expect(
+      within(row)
+        .getByRole('button', { name: 'Revoke nightly-report' })
+        .closest('.max-sm\\:hidden'),
+    ).not.toBeNull();
+    expect(trigger).toHaveClass('min-h-11');
+
+    await user.click(trigger);
+    const menu = await screen.findByRole('menu');
+    const items = within(menu).getAllByRole('menuitem');
+    expect(items.map((item) => item.textContent)).toEqual([
+      'Set limit & expiry',
+      'Disable',
+      'History',
+      'Rotate',
+      'Revoke',
+    ]);
+    for (const item of items) expect(item).toHaveClass('min-h-11');
+
+    await user.click(items.at(-1)!);
+    expect(
+      await screen.findByRole('alertdialog', { name: 'Revoke “nightly-report”?' }),
+    ).toBeInTheDocument();
+  });
+
   it('is not shown for a child profile', async () => {
     mockChildKeysPage(() => [nightly]);
     renderRoute('/keys?profile=demo-allocated-child');

@@ -9,6 +9,15 @@ import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { useCloseGuardFrame } from './close-guard';
 
+/**
+ * A row action's dialog opened from elsewhere (the phone's actions menu): open from outside, and
+ * without a trigger button of its own.
+ */
+export interface OpenControl {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
 export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
 
 export function contentClassName(width: 'narrow' | 'wide' = 'narrow'): string {

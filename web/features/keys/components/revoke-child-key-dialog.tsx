@@ -10,6 +10,7 @@ import {
   descriptionClassName,
   overlayClassName,
   titleClassName,
+  type OpenControl,
 } from './dialog-frame';
 
 /**
@@ -20,13 +21,17 @@ export function RevokeChildKeyDialog({
   account,
   childKey,
   onRevoked,
+  control,
 }: {
   account: string;
   childKey: ChildKey;
+  control?: OpenControl;
   /** Called with the BFF's answer (what happened to the profiles) once the key is revoked. */
   onRevoked(result: RevokedChildKey): void;
 }) {
-  const [open, setOpen] = useState(false);
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = control?.open ?? ownOpen;
+  const setOpen = control?.onOpenChange ?? setOwnOpen;
   const revoke = useRevokeChildKey(account);
   return (
     <AlertDialog.Root
@@ -36,16 +41,18 @@ export function RevokeChildKeyDialog({
         if (!next) revoke.reset();
       }}
     >
-      <AlertDialog.Trigger asChild>
-        <Button
-          size="small"
-          variant="ghost"
-          className="text-red-700! dark:text-red-300!"
-          aria-label={`Revoke ${childKey.name}`}
-        >
-          Revoke
-        </Button>
-      </AlertDialog.Trigger>
+      {!control && (
+        <AlertDialog.Trigger asChild>
+          <Button
+            size="small"
+            variant="ghost"
+            className="text-red-700! dark:text-red-300!"
+            aria-label={`Revoke ${childKey.name}`}
+          >
+            Revoke
+          </Button>
+        </AlertDialog.Trigger>
+      )}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className={overlayClassName} />
         <AlertDialog.Content className={contentClassName()}>
