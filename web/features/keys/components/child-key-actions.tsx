@@ -1,4 +1,5 @@
 import { DropdownMenu } from 'radix-ui';
+import { MenuContent } from '../../../components/menu-content';
 import { useState } from 'react';
 import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
@@ -131,59 +132,53 @@ function PhoneMenu({ account, childKey, handlers }: ActionsProps) {
             Actions <span aria-hidden="true">▾</span>
           </Button>
         </DropdownMenu.Trigger>
-        <DropdownMenu.Portal>
-          <DropdownMenu.Content
-            align="end"
-            sideOffset={4}
-            className="z-50 min-w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
-          >
-            {!revoked && (
-              <DropdownMenu.Item className={menuItemClass} onSelect={() => setDialog('edit')}>
-                {editWord}
-              </DropdownMenu.Item>
-            )}
-            {!revoked &&
-              (childKey.disabled ? (
-                <DropdownMenu.Item
-                  className={menuItemClass}
-                  disabled={handlers.togglingId === childKey.id}
-                  onSelect={() => handlers.onToggle(childKey)}
-                >
-                  Enable
-                </DropdownMenu.Item>
-              ) : (
-                <DropdownMenu.Item
-                  className={menuItemClass}
-                  disabled={handlers.togglingId === childKey.id}
-                  onSelect={() => setDialog('disable')}
-                >
-                  Disable
-                </DropdownMenu.Item>
-              ))}
-            <DropdownMenu.Item className={menuItemClass} onSelect={() => setDialog('history')}>
-              History
+        <MenuContent>
+          {!revoked && (
+            <DropdownMenu.Item className={menuItemClass} onSelect={() => setDialog('edit')}>
+              {editWord}
             </DropdownMenu.Item>
-            {!revoked && (
+          )}
+          {!revoked &&
+            (childKey.disabled ? (
               <DropdownMenu.Item
                 className={menuItemClass}
-                onSelect={() => handlers.onRotate(childKey, childKey.profile)}
+                disabled={handlers.togglingId === childKey.id}
+                onSelect={() => handlers.onToggle(childKey)}
               >
-                Rotate
+                Enable
               </DropdownMenu.Item>
-            )}
-            {!revoked && (
-              <>
-                <DropdownMenu.Separator className="my-1 h-px bg-zinc-200 dark:bg-zinc-700" />
-                <DropdownMenu.Item
-                  className={`${menuItemClass} text-red-700 dark:text-red-300`}
-                  onSelect={() => setDialog('revoke')}
-                >
-                  Revoke
-                </DropdownMenu.Item>
-              </>
-            )}
-          </DropdownMenu.Content>
-        </DropdownMenu.Portal>
+            ) : (
+              <DropdownMenu.Item
+                className={menuItemClass}
+                disabled={handlers.togglingId === childKey.id}
+                onSelect={() => setDialog('disable')}
+              >
+                Disable
+              </DropdownMenu.Item>
+            ))}
+          <DropdownMenu.Item className={menuItemClass} onSelect={() => setDialog('history')}>
+            History
+          </DropdownMenu.Item>
+          {!revoked && (
+            <DropdownMenu.Item
+              className={menuItemClass}
+              onSelect={() => handlers.onRotate(childKey, childKey.profile)}
+            >
+              Rotate
+            </DropdownMenu.Item>
+          )}
+          {!revoked && (
+            <>
+              <DropdownMenu.Separator className="my-1 h-px bg-zinc-200 dark:bg-zinc-700" />
+              <DropdownMenu.Item
+                className={`${menuItemClass} text-red-700 dark:text-red-300`}
+                onSelect={() => setDialog('revoke')}
+              >
+                Revoke
+              </DropdownMenu.Item>
+            </>
+          )}
+        </MenuContent>
       </DropdownMenu.Root>
       {!revoked && (
         <EditChildKeyDialog account={account} childKey={childKey} control={control('edit')} />

@@ -1,5 +1,4 @@
 import { Dialog } from 'radix-ui';
-import { useState } from 'react';
 import type { ChildKey, ChildKeyEvent } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { DialogFooter } from '../../../components/dialog-footer';
@@ -11,7 +10,7 @@ import { describeAction, describeActor, describeChanges, type KeyNames } from '.
 import { childKeysQueryOptions } from '../api/child-keys';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { DialogFrame, type OpenControl } from './dialog-frame';
+import { DialogFrame, type OpenControl, useOpenState } from './dialog-frame';
 
 function EventItem({
   event,
@@ -107,9 +106,7 @@ export function ChildKeyHistoryDialog({
   childKey: ChildKey;
   control?: OpenControl;
 }) {
-  const [ownOpen, setOwnOpen] = useState(false);
-  const open = control?.open ?? ownOpen;
-  const setOpen = control?.onOpenChange ?? setOwnOpen;
+  const [open, setOpen] = useOpenState(control);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       {!control && (

@@ -7,7 +7,7 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
 import { useUpdateChildKey } from '../api/update-child-key';
 import { checkEditForm, editFormValuesOf, type FormErrors } from '../child-key-form';
-import { DialogFrame, type OpenControl } from './dialog-frame';
+import { DialogFrame, type OpenControl, useOpenState } from './dialog-frame';
 import { ExpiryField } from './expiry-field';
 
 function EditForm({
@@ -95,9 +95,7 @@ export function EditChildKeyDialog({
   childKey: ChildKey;
   control?: OpenControl;
 }) {
-  const [ownOpen, setOwnOpen] = useState(false);
-  const open = control?.open ?? ownOpen;
-  const setOpen = control?.onOpenChange ?? setOwnOpen;
+  const [open, setOpen] = useOpenState(control);
   const allocated = childKey.kind === 'allocated_child';
   const action = allocated ? 'Set limit & expiry' : 'Set expiry';
   return (

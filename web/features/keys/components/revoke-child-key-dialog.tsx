@@ -1,5 +1,4 @@
 import { AlertDialog } from 'radix-ui';
-import { useState } from 'react';
 import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { DialogFooter } from '../../../components/dialog-footer';
@@ -11,6 +10,7 @@ import {
   overlayClassName,
   titleClassName,
   type OpenControl,
+  useOpenState,
 } from './dialog-frame';
 
 /**
@@ -29,9 +29,7 @@ export function RevokeChildKeyDialog({
   /** Called with the BFF's answer (what happened to the profiles) once the key is revoked. */
   onRevoked(result: RevokedChildKey): void;
 }) {
-  const [ownOpen, setOwnOpen] = useState(false);
-  const open = control?.open ?? ownOpen;
-  const setOpen = control?.onOpenChange ?? setOwnOpen;
+  const [open, setOpen] = useOpenState(control);
   const revoke = useRevokeChildKey(account);
   return (
     <AlertDialog.Root
