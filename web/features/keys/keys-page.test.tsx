@@ -287,6 +287,34 @@ describe('KeysPage', () => {
     expect(within(panel).getByText(/shows its parent’s balance/)).toBeInTheDocument();
   });
 
+  it('shows a shared child’s own spend in its panel, beside the parent’s balance', async () => {
+    const requests = mockKeys(allBalances, {
+      'GET /api/activity': (request) => ({
+        profile: request.url.searchParams.get('profile'),
+        days: 30,
+        from: '2026-11-03',
+        to: '2026-12-02',
+        data: [],
+        totals: { requests: 2, prompt_tokens: 1, completion_tokens: 1, cost_usd: 1.0049 },
+        fetched_at: 1,
+      }),
+    });
+    renderRoute('/keys?profile=demo-shared-child');
+    const panel = await screen.findByRole('region', { name: 'demo-shared-child' });
+    const label = within(panel).getByText('Own spend (30 days)', { selector: 'dt' });
+    await waitFor(() => expect(label.nextElementSibling).toHaveTextContent('$1.00'));
+    expect(
+      within(label.parentElement!).getByTitle(/^\$1\.0049 spent by this key itself/),
+    ).toBeInTheDocument();
+    expect(
+      requests.some(
+        (request) =>
+          request.url.pathname === '/api/activity' &&
+          request.url.searchParams.get('profile') === 'demo-shared-child',
+      ),
+    ).toBe(true);
+  });
+
   it('shows a child its parent blocks as Blocked, with the reason and what to do, in the card and the table', async () => {
     const blocked = (profile: string, identity: 'allocated_child' | 'shared_child') =>
       makeBalanceView({

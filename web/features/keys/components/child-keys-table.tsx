@@ -55,7 +55,7 @@ function Money({
       <span className="flex flex-col items-end">
         {value === null ? '—' : formatUsd(value)}
         <span className="text-xs text-zinc-600 dark:text-zinc-400">account’s</span>
-        <OwnSpend account={account} keyId={keyId} />
+        <OwnSpend profile={account} keyId={keyId} inRow />
       </span>
     );
   }
