@@ -6,7 +6,13 @@
  */
 import { expect, test, type Page } from './fixtures';
 import { axeViewports, seriousFindings } from './axe';
-import { childKeyRow, createChildKey, openAccountKeys, rotationSteps } from './child-keys';
+import {
+  childKeyRow,
+  createChildKey,
+  openAccountKeys,
+  openRowAction,
+  rotationSteps,
+} from './child-keys';
 
 test.describe.configure({ mode: 'parallel' });
 
@@ -40,7 +46,6 @@ for (const viewport of axeViewports) {
       await expect(childKeyRow(page, name)).toContainText(profile);
       expect(await seriousFindings(page)).toEqual([]);
 
-      const row = childKeyRow(page, name);
       const dialogs: Array<{
         open: () => Promise<void>;
         dialog: ReturnType<Page['getByRole']>;
@@ -50,19 +55,20 @@ for (const viewport of axeViewports) {
           dialog: page.getByRole('dialog', { name: 'Create child key' }),
         },
         {
-          open: () => row.getByRole('button', { name: `Set limit & expiry of ${name}` }).click(),
+          open: () =>
+            openRowAction(page, name, `Set limit & expiry of ${name}`, 'Set limit & expiry'),
           dialog: page.getByRole('dialog', { name: `Limit and expiry of “${name}”` }),
         },
         {
-          open: () => row.getByRole('button', { name: `History of ${name}` }).click(),
+          open: () => openRowAction(page, name, `History of ${name}`, 'History'),
           dialog: page.getByRole('dialog', { name: `History of “${name}”` }),
         },
         {
-          open: () => row.getByRole('button', { name: `Rotate ${name}` }).click(),
+          open: () => openRowAction(page, name, `Rotate ${name}`, 'Rotate'),
           dialog: page.getByRole('dialog', { name: `Rotate “${name}”` }),
         },
         {
-          open: () => row.getByRole('button', { name: `Revoke ${name}` }).click(),
+          open: () => openRowAction(page, name, `Revoke ${name}`, 'Revoke'),
           dialog: page.getByRole('alertdialog', { name: `Revoke “${name}”?` }),
         },
       ];
@@ -90,7 +96,7 @@ for (const viewport of axeViewports) {
 
       // The rotation dialog once its steps have run and say how each went, with the outcome:
       // in the same tall window.
-      await row.getByRole('button', { name: `Rotate ${name}` }).click();
+      await openRowAction(page, name, `Rotate ${name}`, 'Rotate');
       const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
       await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
       await expect(rotate.getByRole('status').filter({ hasText: 'Rotation complete' })).toBeVisible(
@@ -122,9 +128,7 @@ for (const viewport of axeViewports) {
       expect(await seriousFindings(page)).toEqual([]);
       await create.getByRole('button', { name: 'Done' }).click();
 
-      await childKeyRow(page, name)
-        .getByRole('button', { name: `Rotate ${name}` })
-        .click();
+      await openRowAction(page, name, `Rotate ${name}`, 'Rotate');
       const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
       await rotate.getByRole('button', { name: 'Rotate and hand over' }).click();
       await expect(rotate.getByText(/to hand the new key over/)).toBeVisible();
@@ -155,9 +159,7 @@ for (const viewport of axeViewports) {
         }),
       );
       await tallWindow(page);
-      await childKeyRow(page, name)
-        .getByRole('button', { name: `Rotate ${name}` })
-        .click();
+      await openRowAction(page, name, `Rotate ${name}`, 'Rotate');
       const rotate = page.getByRole('dialog', { name: `Rotate “${name}”` });
       await rotate.getByRole('button', { name: /^Start rotation \(≈ \$/ }).click();
       await expect(

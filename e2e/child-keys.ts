@@ -22,6 +22,20 @@ export function childKeyRow(page: Page, name: string) {
 }
 
 /**
+ * Opens one of a child key's row actions: its button (named `button`) on a desktop, its item
+ * (`item`) of the row's Actions menu on a phone, narrower than Tailwind's `sm` (640 px).
+ */
+export async function openRowAction(page: Page, name: string, button: string, item: string) {
+  const row = childKeyRow(page, name);
+  if ((page.viewportSize()?.width ?? 1280) < 640) {
+    await row.getByRole('button', { name: `Actions for ${name}` }).click();
+    await page.getByRole('menuitem', { name: item, exact: true }).click();
+  } else {
+    await row.getByRole('button', { name: button }).click();
+  }
+}
+
+/**
  * Creates a child key of the account profile shown on the Keys page, through its dialog, and
  * returns the profile that holds its secret, as the dialog names it.
  */

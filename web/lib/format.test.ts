@@ -3,6 +3,7 @@ import {
   formatDuration,
   formatPercent,
   formatPricePerMillion,
+  formatUsdCents,
   formatUsd,
   toMilliseconds,
 } from './format';
@@ -115,5 +116,18 @@ describe('formatPercent', () => {
     [null, '—'],
   ])('%s → %s', (share, text) => {
     expect(formatPercent(share)).toBe(text);
+  });
+});
+
+describe('formatUsdCents', () => {
+  it.each([
+    [3.745678, '$3.75'],
+    [1234.5, '$1,234.50'],
+    [0, '$0.00'],
+    [0.004, '<$0.01'],
+    [-2.5, '-$2.50'],
+    [null, '—'],
+  ])('%s → %s', (amount, text) => {
+    expect(formatUsdCents(amount)).toBe(text);
   });
 });

@@ -102,3 +102,13 @@ export function formatPercent(share: number | null | undefined): string {
   const tenths = share < 1 ? Math.floor(share * 1000 + 1e-9) / 10 : Math.round(share * 1000) / 10;
   return `${String(tenths)}%`;
 }
+
+/**
+ * A USD amount rounded to cents, for headlines ("$3.75"; "<$0.01" for a smaller non-zero amount):
+ * the exact figure (`formatUsd`) goes beside it, on hover and in details.
+ */
+export function formatUsdCents(amount: number | null | undefined): string {
+  if (amount === null || amount === undefined || !Number.isFinite(amount)) return placeholder;
+  if (amount !== 0 && Math.abs(amount) < 0.005) return amount > 0 ? '<$0.01' : '>-$0.01';
+  return formatNanosUsd(Math.round(amount * 100) * 10_000_000);
+}

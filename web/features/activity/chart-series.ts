@@ -3,6 +3,7 @@
  * models (the biggest few named, the rest as "Other models", so colours stay tellable apart),
  * and the requests of each day. Pure, so the figures a chart shows can be tested without one.
  */
+import { chartColour, chartOtherColour } from '../../lib/chart-palette';
 import type { ActivitySummary } from './activity-summary';
 
 /** Models named in the spend chart; the rest are stacked together as "Other models". */
@@ -36,21 +37,11 @@ export function spendLayers(summary: ActivitySummary, limit = namedModelLimit): 
 }
 
 /**
- * Colours for the layers, bottom first (eight: seven named models and an eighth model named when
- * it is the only one left); "Other models" is grey. Darker in light mode.
+ * The colour of a layer, bottom first, from the charts' one palette; "Other models" is grey.
  */
-const palettes = {
-  light: ['#0369a1', '#b45309', '#047857', '#6d28d9', '#be123c', '#0f766e', '#4d7c0f', '#a21caf'],
-  dark: ['#38bdf8', '#fbbf24', '#34d399', '#a78bfa', '#fb7185', '#2dd4bf', '#a3e635', '#e879f9'],
-};
-const otherColours = { light: '#71717a', dark: '#a1a1aa' };
-
 export function layerColour(layer: SpendLayer, index: number, dark: boolean): string {
-  if (layer.label === otherModelsLabel && layer.models.length > 1) {
-    return otherColours[dark ? 'dark' : 'light'];
-  }
-  const palette = palettes[dark ? 'dark' : 'light'];
-  return palette[index % palette.length]!;
+  if (layer.label === otherModelsLabel && layer.models.length > 1) return chartOtherColour(dark);
+  return chartColour(index, dark);
 }
 
 /**

@@ -5,6 +5,7 @@ import { makeBalanceView, makeModel } from '../../test/fixtures';
 import { jsonResponse, mockPageApi, renderRoute, type MockHandler } from '../../test/render-app';
 import { KeyStateBadge } from './components/key-state-badge';
 import { BalanceChart, chartPoints, keepsSample, stepLinePoints } from './components/balance-chart';
+import { dailyBalances } from './balance-history';
 import { formatShare, liveKeyState, remainingShare } from './key-state';
 
 function mockKeys(balances: Record<string, BalanceView>, extra: Record<string, MockHandler> = {}) {
@@ -123,6 +124,31 @@ describe('balance helpers', () => {
   });
 });
 
+describe('dailyBalances', () => {
+  it('works back from today’s remaining and each later day’s spend, to the nano-dollar', () => {
+    const day = (date: string, cost_usd: number) => ({
+      date,
+      requests: 1,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      cost_usd,
+      models: [],
+    });
+    const samples = dailyBalances(7.5, [
+      day('2026-11-29', 5),
+      day('2026-11-30', 0.000000001),
+      day('2026-12-01', 0.1),
+      day('2026-12-02', 0.2),
+    ]);
+    expect(samples.map((sample) => [sample.label, sample.remaining])).toEqual([
+      ['end of Nov 29', 7.800000001],
+      ['end of Nov 30', 7.8],
+      ['end of Dec 1', 7.7],
+    ]);
+    expect(samples[2]!.time).toBe(Date.parse('2026-12-01T23:59:59Z'));
+  });
+});
+
 describe('KeysPage', () => {
   it('shows the chosen profile: identity, masked key, state, Remaining against the limit, every figure', async () => {
     mockKeys(allBalances);
@@ -140,6 +166,54 @@ describe('KeysPage', () => {
     expect(within(panel).getByText(/not spendable/)).toBeInTheDocument();
     expect(within(panel).getByText(/recent requests are pending/)).toBeInTheDocument();
     expect(within(panel).getByText('Never')).toBeInTheDocument();
+  });
+
+  it('draws the balance chart from the daily spend at once, in cents, exact in the details', async () => {
+    mockKeys(allBalances, {
+      'GET /api/activity': (request) => ({
+        profile: request.url.searchParams.get('profile'),
+        days: 3,
+        from: '2026-11-30',
+        to: '2026-12-02',
+        data: [
+          {
+            date: '2026-11-30',
+            requests: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cost_usd: 0,
+            models: [],
+          },
+          {
+            date: '2026-12-01',
+            requests: 2,
+            prompt_tokens: 9,
+            completion_tokens: 9,
+            cost_usd: 1.234567891,
+            models: [],
+          },
+          {
+            date: '2026-12-02',
+            requests: 1,
+            prompt_tokens: 9,
+            completion_tokens: 9,
+            cost_usd: 0.5,
+            models: [],
+          },
+        ],
+        totals: { requests: 3, prompt_tokens: 18, completion_tokens: 18, cost_usd: 1.734567891 },
+        fetched_at: 1,
+      }),
+    });
+    renderRoute('/keys');
+    // Two past days' ends and this visit's first sample: a line, not "starts with the second".
+    const chart = await screen.findByRole('img', { name: /^3 samples from end of Nov 30/ });
+    expect(chart).toHaveAccessibleName(/: \$9\.23 to \$7\.50$/);
+    const high = screen.getByText('$9.23');
+    expect(high).toBeInTheDocument();
+    const details = screen.getByText('Exact amounts').closest('details')!;
+    expect(details).toHaveTextContent('end of Nov 30$9.234567891');
+    expect(details).toHaveTextContent('end of Dec 1$8');
   });
 
   it('takes the charges not settled yet off Remaining, and says how much they are', async () => {
@@ -211,6 +285,34 @@ describe('KeysPage', () => {
     expect(within(panel).getByText('Shared child key')).toBeInTheDocument();
     expect(within(panel).getByText('parent’s balance')).toBeInTheDocument();
     expect(within(panel).getByText(/shows its parent’s balance/)).toBeInTheDocument();
+  });
+
+  it('shows a shared child’s own spend in its panel, beside the parent’s balance', async () => {
+    const requests = mockKeys(allBalances, {
+      'GET /api/activity': (request) => ({
+        profile: request.url.searchParams.get('profile'),
+        days: 30,
+        from: '2026-11-03',
+        to: '2026-12-02',
+        data: [],
+        totals: { requests: 2, prompt_tokens: 1, completion_tokens: 1, cost_usd: 1.0049 },
+        fetched_at: 1,
+      }),
+    });
+    renderRoute('/keys?profile=demo-shared-child');
+    const panel = await screen.findByRole('region', { name: 'demo-shared-child' });
+    const label = within(panel).getByText('Own spend (30 days)', { selector: 'dt' });
+    await waitFor(() => expect(label.nextElementSibling).toHaveTextContent('$1.00'));
+    expect(
+      within(label.parentElement!).getByTitle(/^\$1\.0049 spent by this key itself/),
+    ).toBeInTheDocument();
+    expect(
+      requests.some(
+        (request) =>
+          request.url.pathname === '/api/activity' &&
+          request.url.searchParams.get('profile') === 'demo-shared-child',
+      ),
+    ).toBe(true);
   });
 
   it('shows a child its parent blocks as Blocked, with the reason and what to do, in the card and the table', async () => {
@@ -513,20 +615,26 @@ describe('KeysPage', () => {
 });
 
 describe('BalanceChart', () => {
+  /** An element of that tag whose whole text is `text` (the amount is a span of its own). */
+  const textIs = (tag: string, text: string) => (_: string, element: Element | null) =>
+    element?.tagName === tag && element.textContent === text;
+
   it('labels its axes and reads out the value under the pointer', () => {
     const samples = [
       { time: new Date(2026, 0, 1, 12, 0, 0).getTime(), remaining: 10 },
       { time: new Date(2026, 0, 1, 12, 0, 30).getTime(), remaining: 7.5 },
     ];
     render(<BalanceChart samples={samples} />);
-    expect(screen.getByText('$10.00')).toBeInTheDocument();
-    expect(screen.getByText('$7.50')).toBeInTheDocument();
-    expect(screen.getByText('12:00:00')).toBeInTheDocument();
-    expect(screen.getByText('12:00:30')).toBeInTheDocument();
+    // The axes (the details below list the same values exactly).
+    const axes = { ignore: 'details *' };
+    expect(screen.getByText('$10.00', axes)).toBeInTheDocument();
+    expect(screen.getByText('$7.50', axes)).toBeInTheDocument();
+    expect(screen.getByText('12:00:00', axes)).toBeInTheDocument();
+    expect(screen.getByText('12:00:30', axes)).toBeInTheDocument();
     const chart = screen.getByRole('img');
     chart.getBoundingClientRect = () => ({ left: 0, width: 320 }) as DOMRect;
     fireEvent.pointerMove(chart, { clientX: 310 });
-    expect(screen.getByText('12:00:30 · $7.50')).toBeInTheDocument();
+    expect(screen.getByText(textIs('P', '12:00:30 · $7.50'))).toBeInTheDocument();
     fireEvent.pointerLeave(chart);
     expect(screen.getByText('2 samples')).toBeInTheDocument();
   });
@@ -558,7 +666,7 @@ describe('BalanceChart', () => {
       />,
     );
     expect(screen.queryByRole('img')).not.toBeInTheDocument();
-    expect(screen.getByText('$10.00 at 12:00:00')).toBeInTheDocument();
+    expect(screen.getByText(textIs('SPAN', '$10.00 at 12:00:00'))).toBeInTheDocument();
     expect(screen.getByText('The line starts with the second sample.')).toBeInTheDocument();
   });
 });

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useBalance } from '../../api/balance';
 import { useProfiles } from '../../api/profiles';
 import { useProfile } from '../../app/profile-context';
@@ -9,6 +9,8 @@ import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, toMilliseconds } from '../../lib/format';
 import { BalanceChart, keepsSample, type BalanceSample } from './components/balance-chart';
+import { balanceHistoryDays, dailyBalances } from './balance-history';
+import { useActivity } from '../activity/api/activity';
 import { BalancePanel } from './components/balance-panel';
 import { ChildKeysSection } from './components/child-keys-section';
 import { NotificationsSection } from './components/notifications-section';
@@ -46,6 +48,16 @@ export function KeysPage() {
       return { ...current, [view.profile]: [...samples, sample].slice(-200) };
     });
   }, [view]);
+
+  // The past days' ends, from the daily spend Activity has: the line is there on every visit.
+  const activity = useActivity(profile, balanceHistoryDays, null);
+  const pastDays = useMemo(
+    () =>
+      view && activity.data?.profile === view.profile
+        ? dailyBalances(leftNow(view.balance).usd, activity.data.data)
+        : [],
+    [view, activity.data],
+  );
 
   const chosen = profiles.find((candidate) => candidate.name === profile);
   const maskedKey = chosen?.masked_key;
@@ -125,7 +137,7 @@ export function KeysPage() {
             ) : null}
           </div>
           <div className="flex min-w-0 flex-col gap-4">
-            <BalanceChart samples={history[profile] ?? []} />
+            <BalanceChart samples={[...pastDays, ...(history[profile] ?? [])]} />
           </div>
           {isAccount && (
             <div className="min-w-0 lg:col-span-2">

@@ -107,7 +107,7 @@ function installFakeBff(
   return { chatBodies, streams };
 }
 
-function renderPage(path = '/playground'): { unmount(): void } {
+function renderPage(path = '/playground'): { unmount(): void; search(): string } {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const router = createMemoryRouter(
     [
@@ -122,11 +122,12 @@ function renderPage(path = '/playground'): { unmount(): void } {
     ],
     { initialEntries: [path] },
   );
-  return render(
+  const view = render(
     <QueryClientProvider client={queryClient}>
       <RouterProvider router={router} />
     </QueryClientProvider>,
   );
+  return { unmount: view.unmount, search: () => router.state.location.search };
 }
 
 /** Ends a stream the way the BFF does: usage, `[DONE]`, the final meta. */
@@ -720,6 +721,27 @@ describe('PlaygroundPage: what the issue found', () => {
     await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
     expect(screen.getByRole('button', { name: 'Send' })).toBeEnabled();
     expect(screen.queryByText(/Choose a second model to compare with/)).not.toBeInTheDocument();
+  });
+
+  it('keeps Compare and its models in the URL, and a reload from that URL brings them back', async () => {
+    const user = userEvent.setup();
+    installFakeBff();
+    const first = renderPage('/playground?model=sim/chat-standard');
+    await user.click(await screen.findByRole('checkbox', { name: 'Compare' }));
+    await waitFor(() => expect(new URLSearchParams(first.search()).get('compare')).toBe(''));
+    await user.type(screen.getByRole('combobox', { name: 'Compare with' }), 'echo');
+    await user.click(screen.getByRole('option', { name: /sim\/echo-mini/ }));
+    await waitFor(() =>
+      expect(new URLSearchParams(first.search()).get('compare')).toBe('sim/echo-mini'),
+    );
+    const url = `/playground${first.search()}`;
+    first.unmount();
+    window.localStorage.clear();
+
+    renderPage(url);
+    expect(await screen.findByRole('checkbox', { name: 'Compare' })).toBeChecked();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Compare these');
+    expect(screen.getByRole('button', { name: 'Send' })).toBeEnabled();
   });
 
   it('after a compare run, asks which reply a new message follows: never two user turns in a row', async () => {

@@ -38,12 +38,20 @@ import './playground.css';
 export function PlaygroundPage() {
   const catalogQuery = useCatalog();
   const { profile } = useProfile();
-  const { searchParams, setParam } = useSearchParamState();
+  const { searchParams, setParam, update } = useSearchParamState();
   const api = apiFromParam(searchParams.get('api'));
   const embeddingsDraft = useEmbeddingsDraft();
   const playground = usePlaygroundSession({
     urlModel: searchParams.get('model'),
     setUrlModel: (id) => setParam('model', id, 'replace'),
+    urlCompare: searchParams.get('compare'),
+    // Not setParam: an empty `?compare=` (ticked, no model yet) is kept.
+    setUrlCompare: (value) =>
+      update((current) => {
+        if (value === null) current.delete('compare');
+        else current.set('compare', value);
+        return current;
+      }, 'replace'),
   });
   const { session, dispatch, draft, chooseModel } = playground;
   const allowed = useAllowedModels(profile);

@@ -17,6 +17,24 @@ export function defaultModelOf(models: CatalogModel[]): string {
 }
 import type { ConversationMessage } from './playground-types';
 
+/**
+ * Why the image control is off for `model`, or null when it takes images. While the catalog
+ * loads, a model not found yet is not "missing": it is being looked up.
+ */
+export function imagesReasonOf(input: {
+  model: string;
+  catalogModel: CatalogModel | undefined;
+  catalogKnown: boolean;
+}): string | null {
+  const { model, catalogModel, catalogKnown } = input;
+  if (supportsImages(catalogModel)) return null;
+  if (catalogModel) return `${model} does not take image input.`;
+  if (!model) return 'Choose a model that takes image input first.';
+  return catalogKnown
+    ? `${model} is not in the catalog, so whether it takes images is unknown.`
+    : `Looking ${model} up in the catalog: images can be added once it says the model takes them.`;
+}
+
 export interface ModelCapabilitiesInput {
   /** The catalog's models; undefined while it loads or when it failed. */
   catalogModels: CatalogModel[] | undefined;
@@ -38,13 +56,7 @@ export function useModelCapabilities(input: ModelCapabilitiesInput) {
   const toolsSupported =
     supportsTools(catalogModel) || (catalogKnown && !catalogModel && model !== '');
   const imagesSupported = supportsImages(catalogModel);
-  const imagesReason = imagesSupported
-    ? null
-    : catalogModel
-      ? `${model} does not take image input.`
-      : model
-        ? `${model} is not in the catalog, so whether it takes images is unknown.`
-        : 'Choose a model that takes image input first.';
+  const imagesReason = imagesReasonOf({ model, catalogModel, catalogKnown });
   // Images already in the conversation go with every request: a model that takes none refuses it.
   const conversationImages = messages.reduce((count, message) => count + message.images.length, 0);
   const conversationImagesNote =

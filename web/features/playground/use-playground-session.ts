@@ -4,7 +4,8 @@
  * notes about a restored conversation or a re-run's kept copy. Sending lives in
  * `use-playground-runs`; the page stops and resets runs around `loadEntry` and `startNew`.
  */
-import { useReducer, useState } from 'react';
+import { useEffect, useReducer, useState } from 'react';
+import { compareChoiceOf, compareParamOf } from './compare-param';
 import type { ComposerDraft } from './components/composer';
 import { createSession, playgroundReducer } from './conversation-state';
 import { hasConversation, readCurrentSession } from './current-session-store';
@@ -22,10 +23,28 @@ const emptyDraft: ComposerDraft = { role: 'user', text: '', images: [] };
 export type RerunCopy = { kept: true; id: string; title: string } | { kept: false };
 
 /**
- * The session to start with: the conversation on screen before a reload (a `?model=` in the URL
- * still wins, as a link's deliberate choice), else a new one.
+ * The session to start with: the conversation on screen before a reload (a `?model=` or
+ * `?compare=` in the URL still wins, as a link's deliberate choice), else a new one.
  */
-function initialState(urlModel: string | null): {
+function initialState(
+  urlModel: string | null,
+  urlCompare: string | null,
+): {
+  session: PlaygroundSession;
+  historyId: string;
+  restored: boolean;
+} {
+  const start = initialSession(urlModel);
+  const compare = compareChoiceOf(urlCompare);
+  return compare
+    ? {
+        ...start,
+        session: { ...start.session, compareEnabled: true, compareModels: compare.models },
+      }
+    : start;
+}
+
+function initialSession(urlModel: string | null): {
   session: PlaygroundSession;
   historyId: string;
   restored: boolean;
@@ -52,11 +71,31 @@ export interface PlaygroundSessionInput {
   urlModel: string | null;
   /** Writes the chosen model back to the URL. */
   setUrlModel(model: string): void;
+  /** The URL's `?compare=` (compare-param.ts). */
+  urlCompare: string | null;
+  /** Writes compare mode back to the URL; null removes the parameter. */
+  setUrlCompare(value: string | null): void;
 }
 
-export function usePlaygroundSession({ urlModel, setUrlModel }: PlaygroundSessionInput) {
-  const [initial] = useState(() => initialState(urlModel));
+export function usePlaygroundSession({
+  urlModel,
+  setUrlModel,
+  urlCompare,
+  setUrlCompare,
+}: PlaygroundSessionInput) {
+  const [initial] = useState(() => initialState(urlModel, urlCompare));
   const [session, dispatch] = useReducer(playgroundReducer, initial.session);
+
+  // Compare mode and its models follow into the URL whenever they change, so a reload keeps them.
+  const compareParam = compareParamOf({
+    enabled: session.compareEnabled,
+    models: session.compareModels,
+  });
+  useEffect(() => {
+    if (compareParam !== urlCompare) setUrlCompare(compareParam);
+    // Only the session's changes are written: a URL changed by Back is not fought over.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [compareParam]);
   const [historyId, setHistoryId] = useState(initial.historyId);
   const [restoredNote, setRestoredNote] = useState(initial.restored);
   const [draft, setDraft] = useState<ComposerDraft>(emptyDraft);

@@ -4,28 +4,15 @@
  * `ActivitySummary`, the source of the totals and the CSV too. This module (and uPlot with it) is
  * loaded only when the Activity page shows charts: the page imports it with `React.lazy`.
  */
-import { useMemo, useSyncExternalStore } from 'react';
+import { useMemo } from 'react';
 import { DataTable } from '../../../components/data-table';
 import { formatDay } from '../activity-filters';
 import { formatNanosUsd } from '../../../../contract/usd-nanos';
 import type { ActivitySummary } from '../activity-summary';
 import { layerColour, spendLayers, stackedTops } from '../chart-series';
 import { DailyBarChart } from './daily-bar-chart';
-
-const darkQuery = '(prefers-color-scheme: dark)';
-
-/** Whether the system asks for dark colours (the page follows it, so the canvas must too). */
-function usePrefersDark(): boolean {
-  return useSyncExternalStore(
-    (onChange) => {
-      const media = window.matchMedia(darkQuery);
-      media.addEventListener('change', onChange);
-      return () => media.removeEventListener('change', onChange);
-    },
-    () => window.matchMedia(darkQuery).matches,
-    () => false,
-  );
-}
+import { chartColour } from '../../../lib/chart-palette';
+import { usePrefersDark } from '../../../lib/use-prefers-dark';
 
 const usdTick = new Intl.NumberFormat('en-US', {
   style: 'currency',
@@ -72,7 +59,7 @@ export default function ActivityCharts({
     () => [
       {
         label: 'Requests',
-        colour: dark ? '#38bdf8' : '#0369a1',
+        colour: chartColour(0, dark),
         values: summary.days.map((day) => day.requests),
       },
     ],

@@ -1,4 +1,5 @@
 import { DropdownMenu } from 'radix-ui';
+import { MenuContent } from '../../../components/menu-content';
 import { useState } from 'react';
 import type { ChecksReport } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
@@ -50,43 +51,37 @@ export function ExportMenu({
             Export results <span aria-hidden="true">▾</span>
           </Button>
         </DropdownMenu.Trigger>
-        <DropdownMenu.Portal>
-          <DropdownMenu.Content
-            align="end"
-            sideOffset={4}
-            className="z-50 min-w-48 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        <MenuContent>
+          <DropdownMenu.Item
+            className={itemClass}
+            onSelect={() => void copy('Markdown', reportToMarkdown(report, context))}
           >
-            <DropdownMenu.Item
-              className={itemClass}
-              onSelect={() => void copy('Markdown', reportToMarkdown(report, context))}
-            >
-              Copy as Markdown
-            </DropdownMenu.Item>
-            <DropdownMenu.Item
-              className={itemClass}
-              onSelect={() =>
-                download(`${baseName}.md`, reportToMarkdown(report, context), 'text/markdown')
-              }
-            >
-              Download Markdown
-            </DropdownMenu.Item>
-            <DropdownMenu.Separator className="my-1 h-px bg-zinc-200 dark:bg-zinc-700" />
-            <DropdownMenu.Item
-              className={itemClass}
-              onSelect={() => void copy('JSON', reportToJson(report, context))}
-            >
-              Copy as JSON
-            </DropdownMenu.Item>
-            <DropdownMenu.Item
-              className={itemClass}
-              onSelect={() =>
-                download(`${baseName}.json`, reportToJson(report, context), 'application/json')
-              }
-            >
-              Download JSON
-            </DropdownMenu.Item>
-          </DropdownMenu.Content>
-        </DropdownMenu.Portal>
+            Copy as Markdown
+          </DropdownMenu.Item>
+          <DropdownMenu.Item
+            className={itemClass}
+            onSelect={() =>
+              download(`${baseName}.md`, reportToMarkdown(report, context), 'text/markdown')
+            }
+          >
+            Download Markdown
+          </DropdownMenu.Item>
+          <DropdownMenu.Separator className="my-1 h-px bg-zinc-200 dark:bg-zinc-700" />
+          <DropdownMenu.Item
+            className={itemClass}
+            onSelect={() => void copy('JSON', reportToJson(report, context))}
+          >
+            Copy as JSON
+          </DropdownMenu.Item>
+          <DropdownMenu.Item
+            className={itemClass}
+            onSelect={() =>
+              download(`${baseName}.json`, reportToJson(report, context), 'application/json')
+            }
+          >
+            Download JSON
+          </DropdownMenu.Item>
+        </MenuContent>
       </DropdownMenu.Root>
       <span role="status" className="text-xs text-zinc-600 dark:text-zinc-400">
         {status}

@@ -1,11 +1,22 @@
 import { useState, type PointerEvent } from 'react';
 import { classNames } from '../../../components/class-names';
-import { formatTime, formatUsd } from '../../../lib/format';
+import { chartColour } from '../../../lib/chart-palette';
+import { formatTime, formatUsd, formatUsdCents } from '../../../lib/format';
+import { usePrefersDark } from '../../../lib/use-prefers-dark';
 
 export interface BalanceSample {
   /** When the sample was taken, in milliseconds. */
   time: number;
   remaining: number;
+  /** When it says more than the time of day (a past day's end); the time otherwise. */
+  label?: string;
+}
+
+const whenOf = (sample: BalanceSample) => sample.label ?? formatTime(sample.time);
+
+/** A balance in a headline: cents, the exact amount on hover (title) and in the details. */
+function Usd({ amount }: { amount: number }) {
+  return <span title={formatUsd(amount)}>{formatUsdCents(amount)}</span>;
 }
 
 const width = 320;
@@ -71,11 +82,12 @@ function nearestIndex(points: Array<{ x: number }>, x: number): number {
 }
 
 /**
- * Remaining balance over the samples taken while the page was open, with its range on the axes
- * and the value under the pointer.
+ * Remaining balance over the past days' ends (from the daily spend) and the samples taken while
+ * the page is open, with its range on the axes and the value under the pointer.
  */
 export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
   const [hovered, setHovered] = useState<number | null>(null);
+  const colour = chartColour(0, usePrefersDark());
   const points = chartPoints(samples);
   const first = samples[0];
   const last = samples[samples.length - 1];
@@ -84,7 +96,7 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
   const low = values.length ? Math.min(...values) : null;
   const summary =
     first && last
-      ? `${samples.length} sample${samples.length === 1 ? '' : 's'} from ${formatTime(first.time)} to ${formatTime(last.time)}: ${formatUsd(first.remaining)} to ${formatUsd(last.remaining)}`
+      ? `${samples.length} sample${samples.length === 1 ? '' : 's'} from ${whenOf(first)} to ${whenOf(last)}: ${formatUsdCents(first.remaining)} to ${formatUsdCents(last.remaining)}`
       : 'No samples yet';
   const shown = hovered !== null ? samples[hovered] : undefined;
   const shownPoint = hovered !== null ? points[hovered] : undefined;
@@ -99,7 +111,7 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
   return (
     <figure className="flex flex-col gap-1 rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
       <figcaption className="flex items-baseline justify-between gap-2 text-sm">
-        <span className="font-semibold">Balance during this visit</span>
+        <span className="font-semibold">Balance</span>
         <span className="text-xs text-zinc-600 dark:text-zinc-400">
           {samples.length} sample{samples.length === 1 ? '' : 's'}
         </span>
@@ -108,14 +120,20 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
         className="h-4 text-right text-xs text-zinc-700 tabular-nums dark:text-zinc-300"
         aria-live="polite"
       >
-        {shown ? `${formatTime(shown.time)} · ${formatUsd(shown.remaining)}` : ''}
+        {shown ? (
+          <>
+            {whenOf(shown)} · <Usd amount={shown.remaining} />
+          </>
+        ) : (
+          ''
+        )}
       </p>
       {samples.length < 2 ? (
         // One sample is a single dot with nothing to compare it to: say what there is instead.
         <div className="flex h-24 flex-col items-center justify-center gap-1 rounded-md bg-zinc-50 px-3 text-center text-xs text-zinc-600 dark:bg-zinc-900 dark:text-zinc-400">
           {first ? (
             <span className="text-sm text-zinc-800 tabular-nums dark:text-zinc-200">
-              {formatUsd(first.remaining)} at {formatTime(first.time)}
+              <Usd amount={first.remaining} /> at {whenOf(first)}
             </span>
           ) : null}
           <span>The line starts with the second sample.</span>
@@ -131,8 +149,8 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
               low === high ? 'justify-center' : 'justify-between',
             )}
           >
-            <span>{high === null ? '' : formatUsd(high)}</span>
-            {low !== null && low !== high && <span>{formatUsd(low)}</span>}
+            <span>{high === null ? '' : formatUsdCents(high)}</span>
+            {low !== null && low !== high && <span>{formatUsdCents(low)}</span>}
           </div>
           <svg
             viewBox={`0 0 ${width} ${height}`}
@@ -172,7 +190,7 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
               fill="none"
               strokeWidth={2}
               vectorEffect="non-scaling-stroke"
-              className="stroke-sky-600 dark:stroke-sky-400"
+              stroke={colour}
               points={stepLinePoints(points)}
             />
             {points.map((point, index) => (
@@ -181,9 +199,9 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
                 cx={point.x}
                 cy={point.y}
                 r={index === hovered ? 4 : 2.5}
-                className="fill-sky-600 dark:fill-sky-400"
+                fill={colour}
               >
-                <title>{`${formatTime(samples[index]!.time)}: ${formatUsd(samples[index]!.remaining)}`}</title>
+                <title>{`${whenOf(samples[index]!)}: ${formatUsd(samples[index]!.remaining)}`}</title>
               </circle>
             ))}
           </svg>
@@ -192,8 +210,8 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
             aria-hidden="true"
             className="col-start-2 flex justify-between text-[0.6875rem] text-zinc-600 tabular-nums dark:text-zinc-400"
           >
-            <span>{first ? formatTime(first.time) : ''}</span>
-            <span>{last && last !== first ? formatTime(last.time) : ''}</span>
+            <span>{first ? whenOf(first) : ''}</span>
+            <span>{last && last !== first ? whenOf(last) : ''}</span>
           </div>
         </div>
       )}
@@ -202,6 +220,21 @@ export function BalanceChart({ samples }: { samples: BalanceSample[] }) {
           ? 'A sample is kept when the balance changes, and every 30 s while this page is open. Point at the line to read a value.'
           : summary}
       </p>
+      {samples.length > 0 && (
+        <details className="text-xs">
+          <summary className="cursor-pointer text-zinc-700 dark:text-zinc-300">
+            Exact amounts
+          </summary>
+          <ul className="mt-1 flex max-h-48 flex-col gap-0.5 overflow-auto tabular-nums">
+            {samples.map((sample, index) => (
+              <li key={index} className="flex justify-between gap-2">
+                <span>{whenOf(sample)}</span>
+                <span className="font-mono">{formatUsd(sample.remaining)}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
     </figure>
   );
 }

@@ -14,6 +14,7 @@ import {
   remainingShare,
 } from '../key-state';
 import { KeyStateBadge } from './key-state-badge';
+import { OwnSpend, ownSpendDays } from './own-spend';
 
 function Figure({ label, value, hint }: { label: string; value: ReactNode; hint?: string }) {
   return (
@@ -216,6 +217,13 @@ export function BalancePanel({
           value={formatUsd(balance.recharge_usd)}
           hint="money paid in (top-ups); Remaining counts against the limit"
         />
+        {sharedChild && (
+          <Figure
+            label={`Own spend (${ownSpendDays} days)`}
+            value={<OwnSpend profile={view.profile} />}
+            hint="this key’s own requests, out of the parent’s balance"
+          />
+        )}
         <Figure label={moneyLabel('Credit')} value={formatUsd(balance.credit_usd)} />
         <Figure label={moneyLabel('Allocated')} value={formatUsd(balance.allocated_usd)} />
         <Figure

@@ -1,5 +1,4 @@
 import { Dialog } from 'radix-ui';
-import { useState } from 'react';
 import type { ChildKey, ChildKeyEvent } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { DialogFooter } from '../../../components/dialog-footer';
@@ -11,7 +10,7 @@ import { describeAction, describeActor, describeChanges, type KeyNames } from '.
 import { childKeysQueryOptions } from '../api/child-keys';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { DialogFrame } from './dialog-frame';
+import { DialogFrame, type OpenControl, useOpenState } from './dialog-frame';
 
 function EventItem({
   event,
@@ -101,18 +100,22 @@ function History({ account, childKey }: { account: string; childKey: ChildKey })
 export function ChildKeyHistoryDialog({
   account,
   childKey,
+  control,
 }: {
   account: string;
   childKey: ChildKey;
+  control?: OpenControl;
 }) {
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useOpenState(control);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
-        <Button size="small" variant="ghost" aria-label={`History of ${childKey.name}`}>
-          History
-        </Button>
-      </Dialog.Trigger>
+      {!control && (
+        <Dialog.Trigger asChild>
+          <Button size="small" variant="ghost" aria-label={`History of ${childKey.name}`}>
+            History
+          </Button>
+        </Dialog.Trigger>
+      )}
       <DialogFrame
         title={`History of “${childKey.name}”`}
         description={

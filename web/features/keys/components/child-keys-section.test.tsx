@@ -80,6 +80,72 @@ describe('Child keys on the Keys page', () => {
     );
   });
 
+  it('shows a shared child’s own spend beside the account’s balance it draws on', async () => {
+    const requests = mockChildKeysPage(() => [nightly, sharedBot], {
+      'GET /api/activity': (request) => ({
+        profile: 'demo-account',
+        days: 30,
+        from: '2026-11-03',
+        to: '2026-12-02',
+        data: [],
+        totals: {
+          requests: 3,
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          cost_usd: request.url.searchParams.get('key_id') === 'key_bot' ? 0.421234567 : 9,
+        },
+        fetched_at: 1,
+      }),
+    });
+    renderRoute('/keys');
+    const shared = rowOf(await childKeysTable(), 'chat-bot');
+    const own = await within(shared).findByText('$0.42 own, 30 d');
+    expect(own).toHaveAttribute(
+      'title',
+      '$0.421234567 spent by this key itself in the last 30 days',
+    );
+    expect(shared).toHaveTextContent('$7.50account’s');
+    // One key's records each: the shared child's (the page's balance chart asks for all of them).
+    const perKey = requests
+      .filter((request) => request.url.pathname === '/api/activity')
+      .map((request) => request.url.searchParams.get('key_id'))
+      .filter((keyId) => keyId !== null);
+    expect(perKey).toEqual(['key_bot']);
+  });
+
+  it('on a phone, puts a row’s actions in one 44 px menu, Revoke last, each opening its dialog', async () => {
+    const user = userEvent.setup();
+    mockChildKeysPage(() => [nightly, sharedBot]);
+    renderRoute('/keys');
+    const row = rowOf(await childKeysTable(), 'nightly-report');
+    // The desktop buttons and the phone's menu are both in the page; CSS shows one of them.
+    const trigger = within(row).getByRole('button', { name: 'Actions for nightly-report' });
+    expect(trigger.parentElement).toHaveClass('sm:hidden');
+    expect(
+      within(row)
+        .getByRole('button', { name: 'Revoke nightly-report' })
+        .closest('.max-sm\\:hidden'),
+    ).not.toBeNull();
+    expect(trigger).toHaveClass('min-h-11');
+
+    await user.click(trigger);
+    const menu = await screen.findByRole('menu');
+    const items = within(menu).getAllByRole('menuitem');
+    expect(items.map((item) => item.textContent)).toEqual([
+      'Set limit & expiry',
+      'Disable',
+      'History',
+      'Rotate',
+      'Revoke',
+    ]);
+    for (const item of items) expect(item).toHaveClass('min-h-11');
+
+    await user.click(items.at(-1)!);
+    expect(
+      await screen.findByRole('alertdialog', { name: 'Revoke “nightly-report”?' }),
+    ).toBeInTheDocument();
+  });
+
   it('is not shown for a child profile', async () => {
     mockChildKeysPage(() => [nightly]);
     renderRoute('/keys?profile=demo-allocated-child');

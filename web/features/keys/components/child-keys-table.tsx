@@ -6,6 +6,7 @@ import { formatDateTime, formatUsd } from '../../../lib/format';
 import { childKindLabels, managedKeyState } from '../key-state';
 import { ChildKeyActions, type ChildKeyHandlers } from './child-key-actions';
 import { KeyStateBadge } from './key-state-badge';
+import { OwnSpend } from './own-spend';
 
 const columns = [
   { key: 'name', header: 'Name' },
@@ -34,13 +35,27 @@ function StateCell({ state }: { state: string }) {
   return known ? <KeyStateBadge state={known} /> : <Badge>{state}</Badge>;
 }
 
-/** A shared child spends the account's balance: its figures are the account's, said so. */
-function Money({ value, shared }: { value: number | null; shared: boolean }) {
+/**
+ * A shared child spends the account's balance: its figures are the account's, said so, with the
+ * key's own spend beside them.
+ */
+function Money({
+  value,
+  shared,
+  account,
+  keyId,
+}: {
+  value: number | null;
+  shared: boolean;
+  account: string;
+  keyId: string;
+}) {
   if (shared) {
     return (
       <span className="flex flex-col items-end">
         {value === null ? '—' : formatUsd(value)}
         <span className="text-xs text-zinc-600 dark:text-zinc-400">account’s</span>
+        <OwnSpend profile={account} keyId={keyId} inRow />
       </span>
     );
   }
@@ -76,7 +91,16 @@ function ChildKeyRow({
         <StateCell state={childKey.state} />
       </td>
       <td className="px-2 py-1.5 text-right tabular-nums">
-        {revoked ? '—' : <Money value={childKey.remaining_usd} shared={shared} />}
+        {revoked ? (
+          '—'
+        ) : (
+          <Money
+            value={childKey.remaining_usd}
+            shared={shared}
+            account={account}
+            keyId={childKey.id}
+          />
+        )}
       </td>
       <td className={classNames('px-2 py-1.5 text-right tabular-nums', hidden('limit'))}>
         {shared ? (

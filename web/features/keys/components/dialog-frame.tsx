@@ -4,10 +4,25 @@
  */
 import { DialogFooter } from '../../../components/dialog-footer';
 import { AlertDialog, Dialog } from 'radix-ui';
-import type { ComponentProps, ReactNode } from 'react';
+import { useState, type ComponentProps, type ReactNode } from 'react';
 import { Button } from '../../../components/button';
 import { classNames } from '../../../components/class-names';
 import { useCloseGuardFrame } from './close-guard';
+
+/**
+ * A row action's dialog opened from elsewhere (the phone's actions menu): open from outside, and
+ * without a trigger button of its own.
+ */
+export interface OpenControl {
+  open: boolean;
+  onOpenChange(open: boolean): void;
+}
+
+/** A dialog's open state: its own, or the one given from outside. */
+export function useOpenState(control: OpenControl | undefined): [boolean, (open: boolean) => void] {
+  const [ownOpen, setOwnOpen] = useState(false);
+  return [control?.open ?? ownOpen, control?.onOpenChange ?? setOwnOpen];
+}
 
 export const overlayClassName = 'fixed inset-0 z-40 bg-zinc-950/40';
 

@@ -7,7 +7,7 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { TextField } from '../../../components/text-field';
 import { useUpdateChildKey } from '../api/update-child-key';
 import { checkEditForm, editFormValuesOf, type FormErrors } from '../child-key-form';
-import { DialogFrame } from './dialog-frame';
+import { DialogFrame, type OpenControl, useOpenState } from './dialog-frame';
 import { ExpiryField } from './expiry-field';
 
 function EditForm({
@@ -86,17 +86,27 @@ function EditForm({
  * `Set limit & expiry` (`Set expiry` for a shared child, which has no limit of its own): a
  * child key's limit and expiry, and its name.
  */
-export function EditChildKeyDialog({ account, childKey }: { account: string; childKey: ChildKey }) {
-  const [open, setOpen] = useState(false);
+export function EditChildKeyDialog({
+  account,
+  childKey,
+  control,
+}: {
+  account: string;
+  childKey: ChildKey;
+  control?: OpenControl;
+}) {
+  const [open, setOpen] = useOpenState(control);
   const allocated = childKey.kind === 'allocated_child';
   const action = allocated ? 'Set limit & expiry' : 'Set expiry';
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
-        <Button size="small" variant="ghost" aria-label={`${action} of ${childKey.name}`}>
-          {action}
-        </Button>
-      </Dialog.Trigger>
+      {!control && (
+        <Dialog.Trigger asChild>
+          <Button size="small" variant="ghost" aria-label={`${action} of ${childKey.name}`}>
+            {action}
+          </Button>
+        </Dialog.Trigger>
+      )}
       <DialogFrame
         title={`${allocated ? 'Limit and expiry' : 'Expiry'} of “${childKey.name}”`}
         description={

@@ -1,5 +1,4 @@
 import { AlertDialog } from 'radix-ui';
-import { useState } from 'react';
 import type { ChildKey, RevokedChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { DialogFooter } from '../../../components/dialog-footer';
@@ -10,6 +9,8 @@ import {
   descriptionClassName,
   overlayClassName,
   titleClassName,
+  type OpenControl,
+  useOpenState,
 } from './dialog-frame';
 
 /**
@@ -20,13 +21,15 @@ export function RevokeChildKeyDialog({
   account,
   childKey,
   onRevoked,
+  control,
 }: {
   account: string;
   childKey: ChildKey;
+  control?: OpenControl;
   /** Called with the BFF's answer (what happened to the profiles) once the key is revoked. */
   onRevoked(result: RevokedChildKey): void;
 }) {
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useOpenState(control);
   const revoke = useRevokeChildKey(account);
   return (
     <AlertDialog.Root
@@ -36,16 +39,18 @@ export function RevokeChildKeyDialog({
         if (!next) revoke.reset();
       }}
     >
-      <AlertDialog.Trigger asChild>
-        <Button
-          size="small"
-          variant="ghost"
-          className="text-red-700! dark:text-red-300!"
-          aria-label={`Revoke ${childKey.name}`}
-        >
-          Revoke
-        </Button>
-      </AlertDialog.Trigger>
+      {!control && (
+        <AlertDialog.Trigger asChild>
+          <Button
+            size="small"
+            variant="ghost"
+            className="text-red-700! dark:text-red-300!"
+            aria-label={`Revoke ${childKey.name}`}
+          >
+            Revoke
+          </Button>
+        </AlertDialog.Trigger>
+      )}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className={overlayClassName} />
         <AlertDialog.Content className={contentClassName()}>
