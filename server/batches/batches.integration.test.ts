@@ -103,6 +103,21 @@ describe('the workbench’s batches', () => {
     ]);
   });
 
+  it('keeps the file when the batch’s creation failed otherwise: the batch may exist', async () => {
+    bed.gateway.setHandler((request, response) => {
+      if (request.url === '/v1/files') return sendJson(response, 200, fileBody);
+      sendJson(response, 503, { error: 'The store is busy.', stage: 'gateway' });
+    });
+    const response = await postJson(bed.bff, '/api/batches', {
+      profile: 'main',
+      endpoint: '/v1/embeddings',
+      file_name: 'lines.jsonl',
+      content: lines,
+    });
+    expect(response.status).toBe(502);
+    expect(bed.gateway.requests.map((request) => request.method)).toEqual(['POST', 'POST']);
+  });
+
   it('refuses an endpoint no batch takes, or an empty file, before calling the gateway', async () => {
     const wrongEndpoint = await postJson(bed.bff, '/api/batches', {
       profile: 'main',

@@ -121,10 +121,13 @@ export function createBatchesRouter(context: WorkbenchContext): Router {
         batchShapeProblem,
       );
     } catch (error) {
-      // A file no batch uses is only clutter on the key: removed, and the batch's refusal told.
-      await gateway
-        .collect({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(file.id)}`, key })
-        .catch(() => undefined);
+      // A file the gateway refused to batch is only clutter on the key: removed, the refusal
+      // told. After any other failure the batch may exist, and it keeps its file.
+      if (error instanceof ApiFailure && error.status >= 400 && error.status < 500) {
+        await gateway
+          .collect({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(file.id)}`, key })
+          .catch(() => undefined);
+      }
       throw error;
     }
     response.status(201).json(detailOf(input.profile, batch));
