@@ -17,6 +17,14 @@ export const batchLimits = {
   customIdLength: 64,
 } as const;
 
+/** What `POST /v1/batches` takes as `endpoint`: the endpoints an OpenAI-shape batch's lines go to. */
+export const openAiBatchEndpoints = [
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/embeddings',
+] as const;
+export type OpenAiBatchEndpoint = (typeof openAiBatchEndpoints)[number];
+
 export const openAiFileSchema = z.object({
   id: z.string(),
   object: z.literal('file'),

@@ -13,6 +13,7 @@ import {
   sessionActivitySchema,
   translationReportSchema,
 } from './gateway';
+import { openAiBatchEndpoints } from './batches';
 import { recordUsageShape } from './generation-record-wire';
 import { webhookDeliverySchema, webhookSchema } from './webhooks';
 
@@ -761,26 +762,66 @@ export const agentSessionsViewSchema = z.object({
 export type AgentSessionsView = z.infer<typeof agentSessionsViewSchema>;
 export type AgentSessionView = AgentSessionsView['data'][number];
 
+/** One batch as the workbench shows it: its progress and the cost of its lines so far. */
+const batchViewSchema = z.object({
+  id: z.string(),
+  endpoint: z.string(),
+  status: z.string(),
+  total: z.number(),
+  completed: z.number(),
+  failed: z.number(),
+  /** What the lines that ran were charged so far. */
+  cost_usd: z.number(),
+  created_at: z.number(),
+});
+
 /** `GET /api/activity/batches?profile=`: the profile key's latest batches (docs/batches.md). */
 export const batchesViewSchema = z.object({
   profile: z.string(),
-  data: z.array(
-    z.object({
-      id: z.string(),
-      endpoint: z.string(),
-      status: z.string(),
-      total: z.number(),
-      completed: z.number(),
-      failed: z.number(),
-      /** What the lines that ran were charged so far. */
-      cost_usd: z.number(),
-      created_at: z.number(),
-    }),
-  ),
+  data: z.array(batchViewSchema),
   fetched_at: z.number(),
 });
 export type BatchesView = z.infer<typeof batchesViewSchema>;
 export type BatchView = BatchesView['data'][number];
+
+/** A batch's id as the gateway makes it; anything else is refused before it reaches a path. */
+export const batchIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'is not a batch id');
+
+/**
+ * `POST /api/batches`: a JSONL file (its text, read by the page) uploaded with the profile's key
+ * and a batch of its lines created for `endpoint` (docs/workbench.md, "Batches").
+ */
+export const batchCreateRequestSchema = z.object({
+  profile: z.string().min(1),
+  endpoint: z.enum(openAiBatchEndpoints),
+  file_name: z.string().min(1).max(255),
+  content: z.string().min(1, 'the file is empty'),
+});
+export type BatchCreateRequest = z.infer<typeof batchCreateRequestSchema>;
+
+/** `GET /api/batches/:id?profile=` and the body of `POST /api/batches/:id/cancel`. */
+export const batchProfileSchema = z.object({ profile: z.string().min(1) });
+
+/** `GET /api/batches/:id/results?profile=&file=`: which of an ended batch's files to download. */
+export const batchResultsQuerySchema = z.object({
+  profile: z.string().min(1),
+  file: z.enum(['output', 'error']),
+});
+export type BatchResultsFile = z.infer<typeof batchResultsQuerySchema>['file'];
+
+/**
+ * The answer of `POST /api/batches`, `GET /api/batches/:id?profile=` and its cancel: the batch,
+ * with its output and error files once it has ended (null before, or when it has none).
+ */
+export const batchDetailViewSchema = z.object({
+  profile: z.string(),
+  batch: batchViewSchema.extend({
+    output_file_id: z.string().nullable(),
+    error_file_id: z.string().nullable(),
+  }),
+  fetched_at: z.number(),
+});
+export type BatchDetailView = z.infer<typeof batchDetailViewSchema>;
 
 /**
  * `GET /api/session` (and the answer of sign-in and sign-out): whether the workbench asks for a

@@ -15,6 +15,7 @@ import { AuditLog, PeopleStore } from './people/people-store';
 import { scopeGuard } from './people/scope';
 import { createActivityRouter } from './activity/activity';
 import { createBalanceRouter } from './keys/balance';
+import { createBatchesRouter } from './batches/batches';
 import { bodyDepthLimit } from './core/body-depth';
 import { jsonBody } from './core/json-body';
 import { createCatalogRouter, createCatalogService } from './catalog/catalog';
@@ -208,6 +209,7 @@ export function createWorkbenchApp(options: WorkbenchOptions): WorkbenchApp {
   api.use(createValidateKeyRouter(context));
   api.use(createChecksRouter(context));
   api.use(createActivityRouter(context));
+  api.use(createBatchesRouter(context));
   api.use(
     createChildKeysRouter(context, {
       keysStore,

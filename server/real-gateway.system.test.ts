@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cfRayPattern, generationRecordSchema } from '../contract/gateway';
 import {
   balanceViewSchema,
+  batchDetailViewSchema,
   catalogSchema,
   chatResultSchema,
   tokenCountSchema,
@@ -158,6 +159,45 @@ describe('the BFF against the real gateway', () => {
       object: 'chat.completion',
       usage: { completion_tokens: 2 },
     });
+  });
+
+  it('a batch uploaded, run to its end and its output downloaded', async () => {
+    const line = (id: string) =>
+      JSON.stringify({
+        custom_id: id,
+        method: 'POST',
+        url: '/v1/embeddings',
+        body: { model: 'sim/embed-small', input: `text ${id}` },
+      });
+    const created = await postJson(bff, '/api/batches', {
+      profile: 'account',
+      endpoint: '/v1/embeddings',
+      file_name: 'two.jsonl',
+      content: `${line('a')}\n${line('b')}\n`,
+    });
+    expect(created.status, created.text).toBe(201);
+    const { id } = batchDetailViewSchema.parse(created.json()).batch;
+    // Read again until it has ended, as the page does (the test's own timeout bounds it).
+    let view = batchDetailViewSchema.parse(created.json());
+    while (view.batch.status !== 'completed') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const progress = await rawRequest(bff, { path: `/api/batches/${id}?profile=account` });
+      view = batchDetailViewSchema.parse(progress.json());
+    }
+    expect(view.batch).toMatchObject({ total: 2, completed: 2, failed: 0, error_file_id: null });
+    expect(view.batch.cost_usd).toBeGreaterThan(0);
+    const output = await rawRequest(bff, {
+      path: `/api/batches/${id}/results?profile=account&file=output`,
+    });
+    expect(output.status).toBe(200);
+    const results = output.text
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { custom_id: string; response: { status_code: number } });
+    expect(results.map((result) => [result.custom_id, result.response.status_code])).toEqual([
+      ['a', 200],
+      ['b', 200],
+    ]);
   });
 
   it('the prompt counted by the gateway, as the chat it would send is charged', async () => {

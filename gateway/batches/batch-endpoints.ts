@@ -2,19 +2,16 @@
  * The endpoints a batch's lines may be sent to, and the form each is run as: the OpenAI shape's
  * three, and the Messages form for the Anthropic shape (docs/batches.md).
  */
+import { openAiBatchEndpoints, type OpenAiBatchEndpoint } from '../../contract/batches';
 import { messagesForm } from '../forms/anthropic';
 import { chatCompletionsForm } from '../forms/openai';
 import { embeddingsForm } from '../forms/openai/embeddings-form';
 import { responsesForm } from '../forms/responses';
 import type { LineForm } from './line-runner';
 
-/** What `POST /v1/batches` takes as `endpoint`. */
-export const OPENAI_BATCH_ENDPOINTS = [
-  '/v1/chat/completions',
-  '/v1/responses',
-  '/v1/embeddings',
-] as const;
-export type OpenAiBatchEndpoint = (typeof OPENAI_BATCH_ENDPOINTS)[number];
+/** What `POST /v1/batches` takes as `endpoint` (one list, shared with the workbench). */
+export const OPENAI_BATCH_ENDPOINTS = openAiBatchEndpoints;
+export type { OpenAiBatchEndpoint };
 
 /** The endpoint of every line of a Message Batch. */
 export const MESSAGES_ENDPOINT = '/v1/messages';

@@ -9,6 +9,7 @@ import {
 } from '../../contract/workbench-api';
 import { usageOf } from '../../contract/generation-record';
 import {
+  batchBody,
   cfRayOf,
   defaultHandler,
   sendJson,
@@ -411,29 +412,11 @@ describe('the Activity routes', () => {
 
   describe('GET /api/activity/batches', () => {
     it('reads the batches with the profile’s key, their progress and cost only', async () => {
-      const batch = {
-        id: 'batch_1',
-        object: 'batch',
-        endpoint: '/v1/chat/completions',
-        errors: null,
-        input_file_id: 'file-1',
-        completion_window: '24h',
-        status: 'in_progress',
-        output_file_id: null,
-        error_file_id: null,
-        created_at: 1_800_000_000,
-        in_progress_at: 1_800_000_000,
-        expires_at: 1_800_086_400,
-        finalizing_at: null,
-        completed_at: null,
-        failed_at: null,
-        expired_at: null,
-        cancelling_at: null,
-        cancelled_at: null,
+      const batch = batchBody({
         request_counts: { total: 10, completed: 4, failed: 1 },
         metadata: { secret_ish: 'not shown' },
         cost_usd: 0.00002,
-      };
+      });
       gateway.setHandler((_request, response) =>
         sendJson(response, 200, {
           object: 'list',

@@ -32,6 +32,7 @@ import {
 } from '../../contract/workbench-api';
 import { usageOf } from '../../contract/generation-record';
 import { openAiBatchListSchema } from '../../contract/batches';
+import { batchViewOf } from '../batches/batches';
 import { abortOnClientClose } from '../core/client-close';
 import type { WorkbenchContext } from '../core/context';
 import { parseInput, readGatewayAnswer } from '../core/errors';
@@ -236,17 +237,7 @@ export function createActivityRouter(context: WorkbenchContext): Router {
     );
     const view: BatchesView = {
       profile: query.profile,
-      // Only the fields the page shows, whatever else a gateway adds.
-      data: batches.data.map((batch) => ({
-        id: batch.id,
-        endpoint: batch.endpoint,
-        status: batch.status,
-        total: batch.request_counts.total,
-        completed: batch.request_counts.completed,
-        failed: batch.request_counts.failed,
-        cost_usd: batch.cost_usd,
-        created_at: batch.created_at,
-      })),
+      data: batches.data.map(batchViewOf),
       fetched_at: Date.now(),
     };
     response.json(view);

@@ -112,6 +112,8 @@ export interface GatewayRequest {
   key?: string;
   keyPlacement?: KeyPlacement;
   json?: unknown;
+  /** A body sent as is, for what is not JSON (a multipart upload); not with `json`. */
+  rawBody?: { contentType: string; text: string };
   /** Aborted when the browser leaves; the gateway request is aborted with it. */
   signal?: AbortSignal;
   /** Ask for an uncompressed event stream, so chunks pass as they come. */
@@ -198,6 +200,9 @@ export function createGatewayClient(options: {
     if (call.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(call.json);
+    } else if (call.rawBody !== undefined) {
+      headers['content-type'] = call.rawBody.contentType;
+      body = call.rawBody.text;
     }
 
     const controller = new AbortController();

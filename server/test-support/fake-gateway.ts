@@ -65,6 +65,34 @@ export function balanceBody(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
+/** A Batch object as `GET /v1/batches/{id}` answers it: a running batch of 2 lines by default. */
+export function batchBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'batch_1',
+    object: 'batch',
+    endpoint: '/v1/chat/completions',
+    errors: null,
+    input_file_id: 'file-1',
+    completion_window: '24h',
+    status: 'in_progress',
+    output_file_id: null,
+    error_file_id: null,
+    created_at: 1_800_000_000,
+    in_progress_at: 1_800_000_000,
+    expires_at: 1_800_086_400,
+    finalizing_at: null,
+    completed_at: null,
+    failed_at: null,
+    expired_at: null,
+    cancelling_at: null,
+    cancelled_at: null,
+    request_counts: { total: 2, completed: 0, failed: 0 },
+    metadata: null,
+    cost_usd: 0,
+    ...overrides,
+  };
+}
+
 /** One provider entry of `GET /v1/models/{author}/{model}/endpoints`. */
 export function endpointEntry(
   provider: string,

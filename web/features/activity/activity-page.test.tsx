@@ -15,6 +15,7 @@ import {
 } from '../../test/render-app';
 import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../keys/child-keys.test-kit';
 import { dayNumberOf, isoDateOf } from './activity-filters';
+import { captureDownloads } from '../../test/downloads';
 import { makeActivityRequest } from '../../test/fixtures';
 
 // jsdom has no canvas: stand in for uPlot, recording what it was asked to draw.
@@ -508,26 +509,13 @@ describe('the Activity page', () => {
 
   it('exports a CSV whose total is the total of the page and of the chart', async () => {
     mockActivity();
-    const blobs: Blob[] = [];
-    vi.stubGlobal(
-      'URL',
-      Object.assign(URL, {
-        createObjectURL: (blob: Blob) => {
-          blobs.push(blob);
-          return 'blob:activity';
-        },
-        revokeObjectURL: () => undefined,
-      }),
-    );
-    const click = vi
-      .spyOn(HTMLAnchorElement.prototype, 'click')
-      .mockImplementation(() => undefined);
+    const saved = captureDownloads();
     renderRoute('/activity');
     const button = await screen.findByRole('button', { name: 'Export CSV' });
     await waitFor(() => expect(button).toBeEnabled());
     await userEvent.click(button);
-    expect(click).toHaveBeenCalled();
-    const csv = await blobs[0]!.text();
+    expect(saved).toHaveLength(1);
+    const csv = await saved[0]!.blob.text();
     const lines = csv.trimEnd().split('\r\n');
     expect(lines[0]).toBe('date,model,requests,prompt_tokens,completion_tokens,cost_usd');
     expect(lines).toContain(`${today},sim/echo-mini,1,5,7,0.00000033`);
@@ -536,8 +524,8 @@ describe('the Activity page', () => {
 
     // Per request too: each request of the range with its cf-ray.
     await userEvent.click(screen.getByRole('button', { name: 'Export requests CSV' }));
-    await waitFor(() => expect(blobs).toHaveLength(2));
-    const perRequest = (await blobs[1]!.text()).trimEnd().split('\r\n');
+    await waitFor(() => expect(saved).toHaveLength(2));
+    const perRequest = (await saved[1]!.blob.text()).trimEnd().split('\r\n');
     expect(perRequest[0]).toBe(
       'time_utc,cf_ray,key,model,provider,prompt_tokens,completion_tokens,cost_usd,outcome,latency_ms',
     );
@@ -545,7 +533,7 @@ describe('the Activity page', () => {
       '0000000000000001-AMS',
       '0000000000000002-AMS',
     ]);
-    click.mockRestore();
+    vi.restoreAllMocks();
   });
 
   it('keeps the range and filters in the URL, and asks with them', async () => {

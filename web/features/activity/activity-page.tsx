@@ -16,6 +16,7 @@ import { Button } from '../../components/button';
 import { ErrorPanel } from '../../components/error-panel';
 import { PageLayout } from '../../components/page-layout';
 import { EmptyState, LoadingState } from '../../components/states';
+import { downloadFile } from '../../lib/download';
 import { useNow } from '../../lib/use-now';
 import { useSearchParamState } from '../../lib/use-search-param-state';
 import { childKeysQueryOptions } from '../keys/api/child-keys';
@@ -40,18 +41,9 @@ import { RequestDetailDialog } from './components/request-detail-dialog';
 import { RequestsTable } from './components/requests-table';
 import { SessionsTable } from './components/sessions-table';
 import { BatchesTable } from './components/batches-table';
+import { NewBatch } from './components/new-batch';
 
 const ActivityCharts = lazy(() => import('./components/activity-charts'));
-
-function download(fileName: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.click();
-  // Let the download start before the URL goes away.
-  window.setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 export function ActivityPage() {
   const { profile, profiles } = useProfile();
@@ -173,7 +165,10 @@ export function ActivityPage() {
 
   function exportCsv() {
     if (!summary || !profile) return;
-    download(csvFileName(profile, summary, filters.model), summaryToCsv(summary), 'text/csv');
+    downloadFile(
+      csvFileName(profile, summary, filters.model),
+      new Blob([summaryToCsv(summary)], { type: 'text/csv' }),
+    );
   }
 
   const [exporting, setExporting] = useState<{ error: unknown } | 'running' | null>(null);
@@ -183,7 +178,7 @@ export function ActivityPage() {
     try {
       const { requests, truncated } = await fetchAllRequests(profile, generationFilters);
       const name = csvFileName(profile, summary, filters.model).replace(/^activity-/, 'requests-');
-      download(name, requestsToCsv(requests, profile), 'text/csv');
+      downloadFile(name, new Blob([requestsToCsv(requests, profile)], { type: 'text/csv' }));
       setExporting(
         truncated
           ? {
@@ -327,6 +322,8 @@ export function ActivityPage() {
             </>
           ) : null}
 
+          {/* Keyed: another profile's file and batch are not this one's to show. */}
+          <NewBatch key={profile} profile={profile} />
           {(batches.data?.data.length ?? 0) > 0 && <BatchesTable batches={batches.data!.data} />}
 
           {sessionRows.length > 0 && (

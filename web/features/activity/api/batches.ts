@@ -2,6 +2,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { batchesViewSchema } from '../../../../contract/workbench-api';
 import { apiGet, withQuery } from '../../../lib/api-client';
+import { runningBatchStates } from './batch-runs';
 
 export function batchesQueryOptions(profile: string) {
   return queryOptions({
@@ -11,7 +12,7 @@ export function batchesQueryOptions(profile: string) {
     staleTime: 5_000,
     // A running batch moves: its progress is read again every few seconds while the page is open.
     refetchInterval: (query) =>
-      query.state.data?.data.some((batch) => ['in_progress', 'cancelling'].includes(batch.status))
+      query.state.data?.data.some((batch) => runningBatchStates.includes(batch.status))
         ? 3_000
         : false,
   });

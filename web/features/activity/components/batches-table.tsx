@@ -4,8 +4,7 @@
  */
 import type { BatchView } from '../../../../contract/workbench-api';
 import { formatDateTime, formatUsd } from '../../../lib/format';
-
-const countFormat = new Intl.NumberFormat('en-US');
+import { BatchProgress } from './batch-progress';
 
 export function BatchesTable({ batches }: { batches: BatchView[] }) {
   return (
@@ -26,28 +25,18 @@ export function BatchesTable({ batches }: { batches: BatchView[] }) {
             </tr>
           </thead>
           <tbody>
-            {batches.map((batch) => {
-              const ended = batch.completed + batch.failed;
-              return (
-                <tr key={batch.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                  <td className="px-3 py-1.5 font-mono">{batch.id}</td>
-                  <td className="px-3 py-1.5">{formatDateTime(batch.created_at, 'seconds')}</td>
-                  <td className="px-3 py-1.5 font-mono">{batch.endpoint}</td>
-                  <td className="px-3 py-1.5">{batch.status.replace('_', ' ')}</td>
-                  <td className="px-3 py-1.5">
-                    <progress
-                      aria-label={`Progress of batch ${batch.id}`}
-                      className="mr-2 h-2 w-24 align-middle"
-                      max={Math.max(1, batch.total)}
-                      value={ended}
-                    />
-                    {countFormat.format(ended)} of {countFormat.format(batch.total)}
-                    {batch.failed > 0 && ` (${countFormat.format(batch.failed)} failed)`}
-                  </td>
-                  <td className="px-3 py-1.5 text-right">{formatUsd(batch.cost_usd)}</td>
-                </tr>
-              );
-            })}
+            {batches.map((batch) => (
+              <tr key={batch.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                <td className="px-3 py-1.5 font-mono">{batch.id}</td>
+                <td className="px-3 py-1.5">{formatDateTime(batch.created_at, 'seconds')}</td>
+                <td className="px-3 py-1.5 font-mono">{batch.endpoint}</td>
+                <td className="px-3 py-1.5">{batch.status.replace('_', ' ')}</td>
+                <td className="px-3 py-1.5">
+                  <BatchProgress batch={batch} />
+                </td>
+                <td className="px-3 py-1.5 text-right">{formatUsd(batch.cost_usd)}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
