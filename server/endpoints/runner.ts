@@ -106,7 +106,9 @@ function notRun(
 function inferenceNotAllowed(model: CatalogModel | null, cost: number): string {
   if (cost > 0) {
     // Two significant figures as a plain decimal ($0.0000003), never 3.0e-7.
-    const about = Number(cost.toPrecision(2)).toFixed(12).replace(/\.?0+$/, '');
+    const about = Number(cost.toPrecision(2))
+      .toFixed(12)
+      .replace(/\.?0+$/, '');
     return `Costs money (it runs inference, about $${about}): run it with paid checks included.`;
   }
   // No model (the catalog could not be read), or one without prices: the cost is unknown, not $0.
