@@ -218,23 +218,18 @@ test.describe('keys: the truth at once', () => {
     await page.goto('/keys?profile=demo-account');
     const table = page.getByRole('table', { name: 'Child keys' });
     const row = table.getByRole('row', { name: /demo-allocated-child/ });
-    const setLimit = row.getByRole('button', {
-      name: 'Set limit & expiry of demo-allocated-child',
-    });
-    await setLimit.scrollIntoViewIfNeeded();
+    // On a phone a row's actions are one menu, its target at least 44 px tall, Revoke last.
+    const actions = row.getByRole('button', { name: 'Actions for demo-allocated-child' });
+    await actions.scrollIntoViewIfNeeded();
     await expect(table.getByRole('columnheader', { name: 'State' })).toBeInViewport();
     await expect(row.getByText('Active', { exact: true })).toBeInViewport();
-    for (const action of [
-      'Set limit & expiry of',
-      'Disable|Enable',
-      'History of',
-      'Rotate',
-      'Revoke',
-    ]) {
-      await expect(row.getByRole('button', { name: new RegExp(`^(${action})`) })).toBeInViewport({
-        ratio: 1,
-      });
-    }
+    await expect(actions).toBeInViewport({ ratio: 1 });
+    expect((await actions.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await actions.click();
+    const items = page.getByRole('menuitem');
+    await expect(items.last()).toHaveText('Revoke');
+    for (const item of await items.all()) await expect(item).toBeInViewport({ ratio: 1 });
+    await page.keyboard.press('Escape');
     // Nothing scrolls sideways: not the table, not the page.
     const overflow = await table.evaluate((element) => {
       const scroller = element.parentElement!;
@@ -245,7 +240,8 @@ test.describe('keys: the truth at once', () => {
     });
     expect(overflow).toEqual([0, 0]);
     await page.screenshot({ path: testInfo.outputPath('keys-phone-children.png') });
-    await setLimit.click();
+    await actions.click();
+    await page.getByRole('menuitem', { name: 'Set limit & expiry', exact: true }).click();
     await expect(page.getByRole('dialog')).toBeVisible();
   });
 });
