@@ -43,7 +43,7 @@ save_caches() {
 }
 # Their output is kept apart, so that a failure reads whole.
 static_checks() {
-  local folder name seconds status failed=0
+  local folder name seconds status failed=0 pids=()
   folder=$(mktemp -d)
   mkdir -p "$cache"
   load_caches
@@ -54,8 +54,10 @@ static_checks() {
       cached "$name" >"$folder/$name.log" 2>&1 || status=$?
       echo "$((SECONDS - start)) $status" >"$folder/$name.status"
     ) &
+    pids+=($!)
   done
-  wait
+  # Its own three only: a bare `wait` would wait for the end-to-end phase running beside.
+  wait "${pids[@]}"
   save_caches
   for name in typecheck lint format:check; do
     read -r seconds status <"$folder/$name.status"
