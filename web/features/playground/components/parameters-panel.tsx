@@ -182,27 +182,17 @@ function ToolChoiceField({
       reason={support.reason}
       problem={support.supported ? problem : null}
     >
-      <select
+      <NotSentSelect
         id={id}
         disabled={!support.supported}
-        aria-describedby={`${id}-description`}
-        aria-invalid={problem !== null && support.supported}
-        value={choice ?? ''}
-        onChange={(event) => onChange({ tool_choice: event.target.value || null })}
-        className={inputClasses}
-      >
-        <option value="">default (not sent)</option>
-        {toolChoiceModes.map((mode) => (
-          <option key={mode} value={mode}>
-            {mode}
-          </option>
-        ))}
-        {names.map((name) => (
-          <option key={name} value={name}>
-            function: {name}
-          </option>
-        ))}
-      </select>
+        invalid={problem !== null && support.supported}
+        value={choice}
+        options={[
+          ...toolChoiceModes.map((mode) => [mode, mode] as const),
+          ...names.map((name) => [name, `function: ${name}`] as const),
+        ]}
+        onChange={(value) => onChange({ tool_choice: value })}
+      />
     </FieldShell>
   );
 }
@@ -227,25 +217,15 @@ function ReasoningEffortField({
       reason={support.reason}
       problem={null}
     >
-      <select
+      <NotSentSelect
         id={id}
         disabled={!support.supported}
-        aria-describedby={`${id}-description`}
-        value={parameters.reasoning_effort ?? ''}
-        onChange={(event) =>
-          onChange({
-            reasoning_effort: (event.target.value || null) as Parameters['reasoning_effort'],
-          })
+        value={parameters.reasoning_effort}
+        options={reasoningEfforts.map((effort) => [effort, effort] as const)}
+        onChange={(value) =>
+          onChange({ reasoning_effort: value as Parameters['reasoning_effort'] })
         }
-        className={inputClasses}
-      >
-        <option value="">default (not sent)</option>
-        {reasoningEfforts.map((effort) => (
-          <option key={effort} value={effort}>
-            {effort}
-          </option>
-        ))}
-      </select>
+      />
     </FieldShell>
   );
 }
@@ -277,23 +257,17 @@ function ResponseFormatField({
         reason={support.reason}
         problem={null}
       >
-        <select
+        <NotSentSelect
           id={id}
           disabled={!support.supported}
-          aria-describedby={`${id}-description`}
-          value={format ?? ''}
-          onChange={(event) =>
-            onChange({
-              response_format: (event.target.value || null) as Parameters['response_format'],
-            })
+          value={format}
+          options={(['text', 'json_object', 'json_schema'] as const).map(
+            (kind) => [kind, kind] as const,
+          )}
+          onChange={(value) =>
+            onChange({ response_format: value as Parameters['response_format'] })
           }
-          className={inputClasses}
-        >
-          <option value="">default (not sent)</option>
-          <option value="text">text</option>
-          <option value="json_object">json_object</option>
-          <option value="json_schema">json_schema</option>
-        </select>
+        />
       </FieldShell>
       {format === 'json_schema' && support.supported && (
         <div className="flex flex-col gap-0.5">
@@ -436,5 +410,41 @@ export function ParametersPanel({
         </div>
       </div>
     </section>
+  );
+}
+
+/** A parameter's choices after "default (not sent)", which stands for null: nothing is sent. */
+function NotSentSelect({
+  id,
+  disabled,
+  invalid = false,
+  value,
+  options,
+  onChange,
+}: {
+  id: string;
+  disabled: boolean;
+  invalid?: boolean;
+  value: string | null;
+  options: ReadonlyArray<readonly [value: string, label: string]>;
+  onChange(value: string | null): void;
+}) {
+  return (
+    <select
+      id={id}
+      disabled={disabled}
+      aria-describedby={`${id}-description`}
+      aria-invalid={invalid || undefined}
+      value={value ?? ''}
+      onChange={(event) => onChange(event.target.value || null)}
+      className={inputClasses}
+    >
+      <option value="">default (not sent)</option>
+      {options.map(([optionValue, label]) => (
+        <option key={optionValue} value={optionValue}>
+          {label}
+        </option>
+      ))}
+    </select>
   );
 }
