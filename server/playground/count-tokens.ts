@@ -8,8 +8,7 @@ import { toResponsesRequest } from '../../contract/responses-form';
 import { chatRequestSchema, tokenCountSchema, type TokenCount } from '../../contract/workbench-api';
 import { abortOnClientClose } from '../core/client-close';
 import type { WorkbenchContext } from '../core/context';
-import { gatewayErrorFailure, gatewayShapeFailure, parseInput } from '../core/errors';
-import { parseJsonOrNull } from '../core/gateway-client';
+import { parseInput, readGatewayAnswer } from '../core/errors';
 
 export function createCountTokensRouter(context: WorkbenchContext): Router {
   const router = Router();
@@ -17,38 +16,22 @@ export function createCountTokensRouter(context: WorkbenchContext): Router {
 
   router.post('/count-tokens', async (request, response) => {
     const input = parseInput(chatRequestSchema, request.body, 'body');
-    const signal = abortOnClientClose(response);
-    const upstream = await gateway.request({
+    const answer = await gateway.collect({
       method: 'POST',
       path: '/v1/responses/input_tokens',
       key: profiles.keyOf(input.profile),
       json: toResponsesRequest({ ...input.request, stream: false }).body,
-      signal,
+      signal: abortOnClientClose(response),
     });
-    try {
-      const text = await gateway.readText(upstream, signal);
-      const json = parseJsonOrNull(text);
-      if (upstream.status < 200 || upstream.status >= 300) {
-        throw gatewayErrorFailure(
-          upstream.status,
-          json ? json.value : text,
-          upstream.cfRay,
-          profiles.allKeys(),
-        );
-      }
-      const parsed = json ? tokenCountSchema.safeParse(json.value) : null;
-      if (!parsed?.success) {
-        throw gatewayShapeFailure(
-          'The gateway’s token count does not have the expected shape (input_tokens).',
-          upstream.status,
-          upstream.cfRay,
-        );
-      }
-      const result: TokenCount = { input_tokens: parsed.data.input_tokens };
-      response.json(result);
-    } finally {
-      upstream.abort();
-    }
+    response.locals.cfRay = answer.cfRay;
+    const counted = readGatewayAnswer(
+      answer,
+      tokenCountSchema,
+      'The gateway’s token count does not have the expected shape (input_tokens).',
+      profiles.allKeys(),
+    );
+    const result: TokenCount = { input_tokens: counted.input_tokens };
+    response.json(result);
   });
   return router;
 }
