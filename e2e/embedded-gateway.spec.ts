@@ -45,3 +45,10 @@ test('killing the embedded gateway leaves the workbench up; it restarts the gate
   expect(gatewayPid()).not.toBe(killed);
   await expect(panel.getByText('Active', { exact: true })).toBeVisible({ timeout: 8_000 });
 });
+
+test('the end-to-end runner runs on the pinned Node', () => {
+  const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+    dependencies: { node: string };
+  };
+  expect(process.version).toBe(`v${manifest.dependencies.node}`);
+});

@@ -1,6 +1,6 @@
 /**
- * Compaction in the Responses form, over HTTP on loopback, to an Anthropic upstream and to an
- * OpenAI upstream of the Responses wire: a `compaction_trigger` item (streamed, as Codex sends
+ * Compaction in the Responses form, over HTTP on loopback, to an upstream of each kind (Anthropic,
+ * OpenAI's Responses wire, an OpenAI-compatible chat wire, Gemini) and to a simulated model: a `compaction_trigger` item (streamed, as Codex sends
  * it) and `POST /v1/responses/compact` each make one ordinary request for the summary, charged and
  * recorded, answered with one `compaction` item whose sealed content is opened again into what
  * the model sees on the next turn. Content the gateway cannot open is refused by name.
@@ -19,7 +19,7 @@ import {
   type TestGateway,
 } from '../../testing/gateway-support';
 
-const WIRES = ['anthropic', 'openai-responses'] as const;
+const WIRES = ['anthropic', 'openai-responses', 'openai-compatible', 'gemini'] as const;
 type Wire = (typeof WIRES)[number];
 
 let gateway: TestGateway;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const setup = providersFileFor(
     WIRES.map((wire) => ({
       id: `up-${wire}`,
-      kind: wire === 'anthropic' ? 'anthropic' : 'openai-compatible',
+      kind: wire === 'openai-responses' ? 'openai-compatible' : wire,
       url: fakes[wire].url,
       retry: { max_attempts: 1 },
       ...(wire === 'openai-responses' && { responses_api: true }),
@@ -44,6 +44,7 @@ beforeAll(async () => {
         },
       ],
     })),
+    { includeSimulatedModels: true },
   );
   gateway = await startTestGateway({ providers: setup.providers });
   key = (await gateway.createKey({ kind: 'account', limitUsd: 5 })).key;
@@ -76,6 +77,29 @@ function wholeReply(wire: Wire, text: string) {
         stop_reason: 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: 90, output_tokens: 12 },
+      },
+    };
+  if (wire === 'openai-compatible')
+    return {
+      body: {
+        id: 'chatcmpl-compact',
+        object: 'chat.completion',
+        created: 1,
+        model: 'upstream-model',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' },
+        ],
+        usage: { prompt_tokens: 90, completion_tokens: 12, total_tokens: 102 },
+      },
+    };
+  if (wire === 'gemini')
+    return {
+      body: {
+        candidates: [
+          { index: 0, content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP' },
+        ],
+        usageMetadata: { promptTokenCount: 90, candidatesTokenCount: 12, totalTokenCount: 102 },
+        modelVersion: 'upstream-model',
       },
     };
   return {
@@ -188,6 +212,24 @@ describe.each(WIRES)('compaction toward %s', (wire) => {
     const record = await recordOf(response.headers.get('cf-ray')!);
     expect(record.cost_usd).toBeGreaterThan(0);
   });
+});
+
+it('compacts toward a simulated model, which has no upstream to ask', async () => {
+  const response = await postJson(
+    `${gateway.url}/v1/responses/compact`,
+    { model: 'sim/chat-standard', input: conversation },
+    { key },
+  );
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as {
+    output: Array<{ type: string; encrypted_content: string }>;
+  };
+  expect(body.output.map((item) => item.type)).toEqual(['compaction']);
+  const opened = openCompaction(body.output[0]!.encrypted_content);
+  expect(opened.kind).toBe('gateway');
+  expect((opened as { summary: string }).summary.length).toBeGreaterThan(0);
+  const record = await recordOf(response.headers.get('cf-ray')!);
+  expect(record.model).toBe('sim/chat-standard');
 });
 
 it('refuses a compaction the gateway did not seal toward Anthropic, and passes it to a Responses upstream', async () => {
