@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -33,6 +34,32 @@ const gatewayLayers = layers.slice(1).map((layer, index) => ({
   ),
 }));
 
+/**
+ * A workbench feature does not reach into another's files: what two features share lives in
+ * web/api, web/components or web/lib (docs/architecture.md).
+ */
+const features = fs
+  .readdirSync('web/features', { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const webFeatures = features.map((feature) => ({
+  files: [`web/features/${feature}/**/*.{ts,tsx}`],
+  rules: boundary(
+    ['server', 'gateway'],
+    features
+      .filter((other) => other !== feature)
+      .map((other) => ({
+        group: [
+          `**/features/${other}/**`,
+          `../${other}/**`,
+          `../../${other}/**`,
+          `../../../${other}/**`,
+        ],
+        message: `web/features/${feature} may not import web/features/${other}: share through web/api, web/components or web/lib.`,
+      })),
+  ),
+}));
+
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'data', '.tmp', 'test-results', 'playwright-report'] },
   js.configs.recommended,
@@ -55,6 +82,7 @@ export default tseslint.config(
       ...boundary(['server', 'gateway']).valueOf(),
     },
   },
+  ...webFeatures,
   { files: ['server/**/*.ts'], rules: boundary(['web', 'gateway']) },
   { files: ['gateway/**/*.ts'], rules: boundary(['web', 'server']) },
   ...gatewayLayers,

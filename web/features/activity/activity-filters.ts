@@ -16,27 +16,13 @@ import {
   maxActivityDays,
   type GenerationOutcome,
 } from '../../../contract/workbench-api';
-
-const secondsPerDay = 86_400;
-const datePattern = /^\d{4}-\d{2}-\d{2}$/;
-
-/** The UTC day number (days since 1970-01-01) of a time in milliseconds. */
-export function dayNumberOf(timeMs: number): number {
-  return Math.floor(timeMs / 1000 / secondsPerDay);
-}
-
-/** `YYYY-MM-DD` of a UTC day number. */
-export function isoDateOf(day: number): string {
-  return new Date(day * secondsPerDay * 1000).toISOString().slice(0, 10);
-}
-
-/** The UTC day number of `YYYY-MM-DD`, or null when it is not a real date. */
-export function dayNumberOfIso(text: string | null | undefined): number | null {
-  if (!text || !datePattern.test(text)) return null;
-  const time = Date.parse(`${text}T00:00:00Z`);
-  if (!Number.isFinite(time) || isoDateOf(time / 1000 / secondsPerDay) !== text) return null;
-  return time / 1000 / secondsPerDay;
-}
+import {
+  dayNumberOf,
+  dayNumberOfIso,
+  formatDay,
+  isoDateOf,
+  secondsPerDay,
+} from '../../lib/utc-days';
 
 /** The presets offered as buttons, in days. */
 export const rangePresets = [
@@ -180,18 +166,6 @@ export function withRange(
   next.set('from', change.from ?? filters.from);
   next.set('to', change.to ?? filters.to);
   return next;
-}
-
-/** A day for people: "Nov 22" (UTC), with the year when `withYear`. */
-export function formatDay(iso: string, withYear = false): string {
-  const day = dayNumberOfIso(iso);
-  if (day === null) return iso;
-  return new Intl.DateTimeFormat('en-US', {
-    month: 'short',
-    day: 'numeric',
-    ...(withYear ? { year: 'numeric' } : {}),
-    timeZone: 'UTC',
-  }).format(new Date(day * secondsPerDay * 1000));
 }
 
 /** The range for people: "Nov 1 – Nov 22, 2026 (UTC)", or one day. */

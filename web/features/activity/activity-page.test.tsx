@@ -13,8 +13,8 @@ import {
   type MockHandler,
   type RecordedRequest,
 } from '../../test/render-app';
-import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../keys/child-keys.test-kit';
-import { dayNumberOf, isoDateOf } from './activity-filters';
+import { childKeysAnswer, childKeysPath, nightly, sharedBot } from '../../test/child-keys.test-kit';
+import { dayNumberOf, isoDateOf } from '../../lib/utc-days';
 import { captureDownloads } from '../../test/downloads';
 import { makeActivityRequest } from '../../test/fixtures';
 

@@ -19,7 +19,7 @@ import { EmptyState, LoadingState } from '../../components/states';
 import { downloadFile } from '../../lib/download';
 import { useNow } from '../../lib/use-now';
 import { useSearchParamState } from '../../lib/use-search-param-state';
-import { childKeysQueryOptions } from '../keys/api/child-keys';
+import { childKeysQueryOptions } from '../../api/child-keys';
 import {
   activityDaysFor,
   describeRange,
@@ -30,7 +30,7 @@ import {
   withRange,
 } from './activity-filters';
 import { csvFileName, modelsOf, summarizeActivity, summaryToCsv } from './activity-summary';
-import { useActivity } from './api/activity';
+import { useActivity } from '../../api/activity';
 import { useGenerations } from './api/generations';
 import { useAgentSessions } from './api/sessions';
 import { useBatches } from './api/batches';

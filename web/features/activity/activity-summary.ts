@@ -6,7 +6,7 @@
  */
 import type { ActivityView } from '../../../contract/workbench-api';
 import { nanosToPlainUsd, usdToNanos } from '../../../contract/usd-nanos';
-import { dayNumberOfIso } from './activity-filters';
+import { dayNumberOfIso } from '../../lib/utc-days';
 
 /** Requests, tokens and cost of some requests, cost in nano-dollars. */
 export interface Figures {

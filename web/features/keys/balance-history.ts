@@ -6,7 +6,7 @@
  */
 import type { ActivityDayView } from '../../../contract/workbench-api';
 import { usdToNanos } from '../../../contract/usd-nanos';
-import { formatDay } from '../activity/activity-filters';
+import { formatDay } from '../../lib/utc-days';
 import type { BalanceSample } from './components/balance-chart';
 
 /** How many days back the Keys chart reaches (the Activity page's default range). */

@@ -1,4 +1,4 @@
-import { nightly, sharedBot } from './child-keys.test-kit';
+import { nightly, sharedBot } from '../../test/child-keys.test-kit';
 import {
   checkCreateForm,
   checkEditForm,

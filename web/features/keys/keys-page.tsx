@@ -10,7 +10,7 @@ import { EmptyState, LoadingState } from '../../components/states';
 import { formatTime, toMilliseconds } from '../../lib/format';
 import { BalanceChart, keepsSample, type BalanceSample } from './components/balance-chart';
 import { balanceHistoryDays, dailyBalances } from './balance-history';
-import { useActivity } from '../activity/api/activity';
+import { useActivity } from '../../api/activity';
 import { BalancePanel } from './components/balance-panel';
 import { ChildKeysSection } from './components/child-keys-section';
 import { NotificationsSection } from './components/notifications-section';

@@ -2,7 +2,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useReducer } from 'react';
 import type { RotationRequest } from '../../../contract/workbench-api';
-import { refreshAfterChildKeyChange } from './api/child-keys';
+import { refreshAfterChildKeyChange } from '../../api/child-keys';
 import { streamRotation } from './api/rotate-child-key';
 import { initialRotationProgress, rotationReducer } from './rotation-progress';
 

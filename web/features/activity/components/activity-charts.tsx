@@ -6,7 +6,7 @@
  */
 import { useMemo } from 'react';
 import { DataTable } from '../../../components/data-table';
-import { formatDay } from '../activity-filters';
+import { formatDay } from '../../../lib/utc-days';
 import { formatNanosUsd } from '../../../../contract/usd-nanos';
 import type { ActivitySummary } from '../activity-summary';
 import { layerColour, spendLayers, stackedTops } from '../chart-series';

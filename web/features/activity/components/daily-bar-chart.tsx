@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDay } from '../activity-filters';
+import { formatDay } from '../../../lib/utc-days';
 
 export interface BarSeries {
   label: string;

@@ -5,8 +5,9 @@ import type { ModelEndpoints, ProviderEndpoint } from '../../../../contract/work
 import { shouldRetry } from '../../../lib/query-client';
 import { makeModel, makeProviderEndpoint } from '../../../test/fixtures';
 import { jsonResponse, mockApi, type MockHandler } from '../../../test/render-app';
-import { nextRetryMs } from '../api/model-endpoints';
-import { ProvidersSection, statusLabel } from './providers-section';
+import { nextRetryMs } from '../../../api/model-endpoints';
+import { statusLabel } from '../../../components/provider-list';
+import { ProvidersSection } from './providers-section';
 
 const model = makeModel({
   id: 'openai/gpt-4o-mini',

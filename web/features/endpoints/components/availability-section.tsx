@@ -8,12 +8,12 @@ import { ErrorPanel } from '../../../components/error-panel';
 import { LoadingState } from '../../../components/states';
 import { TextField } from '../../../components/text-field';
 import { formatDateTime, formatPercent } from '../../../lib/format';
-import { useModelEndpointStats, useModelEndpoints } from '../../catalog/api/model-endpoints';
+import { useModelEndpointStats, useModelEndpoints } from '../../../api/model-endpoints';
 import {
   ProviderList,
   ProviderStatusBadge,
   trafficSummary,
-} from '../../catalog/components/providers-section';
+} from '../../../components/provider-list';
 
 const windowNames: Record<EndpointStatsWindow, string> = {
   '24h': 'last 24 hours',

@@ -2,7 +2,7 @@
 import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
 import { childKeyEventsSchema, type ChildKeyEvents } from '../../../../contract/workbench-api';
 import { apiGet, withQuery } from '../../../lib/api-client';
-import { childKeyPath } from './child-key-paths';
+import { childKeyPath } from '../../../api/child-key-paths';
 
 export function fetchChildKeyEvents(
   profile: string,

@@ -9,8 +9,8 @@ import {
   type HandedOverChildKey,
 } from '../../../../contract/workbench-api';
 import { apiPost } from '../../../lib/api-client';
-import { childKeysPath } from './child-key-paths';
-import { refreshAfterChildKeyChange } from './child-keys';
+import { childKeysPath } from '../../../api/child-key-paths';
+import { refreshAfterChildKeyChange } from '../../../api/child-keys';
 
 export function handOverChildKey(
   profile: string,

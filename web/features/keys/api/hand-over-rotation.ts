@@ -8,8 +8,8 @@ import {
   type HandedOverChildKey,
 } from '../../../../contract/workbench-api';
 import { apiPost } from '../../../lib/api-client';
-import { childKeyPath } from './child-key-paths';
-import { refreshAfterChildKeyChange } from './child-keys';
+import { childKeyPath } from '../../../api/child-key-paths';
+import { refreshAfterChildKeyChange } from '../../../api/child-keys';
 
 export function handOverRotation(profile: string, id: string): Promise<HandedOverChildKey> {
   return apiPost(

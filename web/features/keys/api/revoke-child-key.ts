@@ -2,8 +2,8 @@
 import { apiDelete } from '../../../lib/api-client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { revokedChildKeySchema, type RevokedChildKey } from '../../../../contract/workbench-api';
-import { childKeyPath } from './child-key-paths';
-import { refreshAfterChildKeyChange } from './child-keys';
+import { childKeyPath } from '../../../api/child-key-paths';
+import { refreshAfterChildKeyChange } from '../../../api/child-keys';
 
 export function revokeChildKey(profile: string, id: string): Promise<RevokedChildKey> {
   return apiDelete(childKeyPath(profile, id), revokedChildKeySchema);

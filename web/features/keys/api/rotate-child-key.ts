@@ -9,7 +9,7 @@ import {
   type RotationRequest,
 } from '../../../../contract/workbench-api';
 import { ApiRequestError, apiSend } from '../../../lib/api-client';
-import { childKeyPath } from './child-key-paths';
+import { childKeyPath } from '../../../api/child-key-paths';
 import { readLines } from './ndjson-lines';
 
 /** One line of the stream: as the contract describes it, or text the page cannot read. */

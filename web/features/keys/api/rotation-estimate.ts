@@ -2,7 +2,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { rotationEstimateSchema } from '../../../../contract/workbench-api';
 import { apiGet } from '../../../lib/api-client';
-import { childKeyPath } from './child-key-paths';
+import { childKeyPath } from '../../../api/child-key-paths';
 
 export function rotationEstimateQueryOptions(profile: string, id: string) {
   return queryOptions({

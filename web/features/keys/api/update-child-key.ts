@@ -6,8 +6,8 @@ import {
   type ChildKey,
   type UpdateChildKeyRequest,
 } from '../../../../contract/workbench-api';
-import { childKeyPath } from './child-key-paths';
-import { refreshAfterChildKeyChange } from './child-keys';
+import { childKeyPath } from '../../../api/child-key-paths';
+import { refreshAfterChildKeyChange } from '../../../api/child-keys';
 
 export async function updateChildKey(
   profile: string,

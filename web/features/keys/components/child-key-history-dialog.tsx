@@ -7,7 +7,7 @@ import { EmptyState, LoadingState } from '../../../components/states';
 import { formatDateTime } from '../../../lib/format';
 import { useChildKeyEvents } from '../api/child-key-events';
 import { describeAction, describeActor, describeChanges, type KeyNames } from '../child-key-events';
-import { childKeysQueryOptions } from '../api/child-keys';
+import { childKeysQueryOptions } from '../../../api/child-keys';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { DialogFrame, type OpenControl, useOpenState } from './dialog-frame';

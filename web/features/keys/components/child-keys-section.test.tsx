@@ -13,7 +13,7 @@ import {
   mockChildKeysPage,
   nightly,
   sharedBot,
-} from '../child-keys.test-kit';
+} from '../../../test/child-keys.test-kit';
 import { toDateTimeLocal } from '../child-key-form';
 
 async function childKeysTable() {

@@ -3,7 +3,7 @@ import type { ChildKey } from '../../../../contract/workbench-api';
 import { Button } from '../../../components/button';
 import { ErrorPanel } from '../../../components/error-panel';
 import { EmptyState, LoadingState } from '../../../components/states';
-import { useChildKeys } from '../api/child-keys';
+import { useChildKeys } from '../../../api/child-keys';
 import { useUpdateChildKey } from '../api/update-child-key';
 import type { ChildKeyHandlers } from './child-key-actions';
 import { ChildKeysTable } from './child-keys-table';

@@ -8,7 +8,7 @@ import {
 } from '../../../../contract/webhooks';
 import { jsonResponse } from '../../../test/render-app';
 import { renderRoute } from '../../../test/render-app';
-import { apiError, mockChildKeysPage } from '../child-keys.test-kit';
+import { apiError, mockChildKeysPage } from '../../../test/child-keys.test-kit';
 
 const webhooksPath = '/api/profiles/demo-account/webhooks';
 const secret = 'whsec_dGVzdC1zZWNyZXQtb2YtdGhpcy1lbmRwb2ludA==';

@@ -1,4 +1,4 @@
-import { useActivity } from '../../activity/api/activity';
+import { useActivity } from '../../../api/activity';
 import { formatUsd, formatUsdCents } from '../../../lib/format';
 
 /** How far back a key's own spend is added up (the Activity page's default range). */

@@ -10,7 +10,7 @@ import {
   mockChildKeysPage,
   ndjsonStream,
   nightly,
-} from '../child-keys.test-kit';
+} from '../../../test/child-keys.test-kit';
 
 const rotationPath = `${childKeysPath}/key_nightly/rotation`;
 const estimate = {

@@ -3,8 +3,8 @@
  * all the profile's keys or (an account profile) of one of them.
  */
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { activityViewSchema, type ActivityView } from '../../../../contract/workbench-api';
-import { apiGet, withQuery } from '../../../lib/api-client';
+import { activityViewSchema, type ActivityView } from '../../contract/workbench-api';
+import { apiGet, withQuery } from '../lib/api-client';
 
 export function fetchActivity(
   profile: string,

@@ -5,8 +5,8 @@ import {
   modelEndpointsSchema,
   type EndpointStatsWindow,
   type ModelEndpoints,
-} from '../../../../contract/workbench-api';
-import { apiGet, withQuery } from '../../../lib/api-client';
+} from '../../contract/workbench-api';
+import { apiGet, withQuery } from '../lib/api-client';
 
 export function fetchModelEndpoints(model: string, signal?: AbortSignal): Promise<ModelEndpoints> {
   return apiGet(withQuery('/api/catalog/endpoints', { model }), modelEndpointsSchema, { signal });

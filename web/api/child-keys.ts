@@ -1,7 +1,7 @@
 /** `GET /api/profiles/:profile/child-keys`: an account profile's child keys, masked. */
 import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
-import { childKeysSchema, type ChildKeys } from '../../../../contract/workbench-api';
-import { apiGet } from '../../../lib/api-client';
+import { childKeysSchema, type ChildKeys } from '../../contract/workbench-api';
+import { apiGet } from '../lib/api-client';
 import { childKeysPath } from './child-key-paths';
 
 /** A child's state moves on its own (spending, expiry): asked again this often while shown. */

@@ -1,9 +1,9 @@
 /** Contract-shaped child keys and BFF answers for the child-key tests. */
 import type { QueryClient } from '@tanstack/react-query';
 import { waitFor } from '@testing-library/react';
-import type { ChildKey, ChildKeys, RotationLine } from '../../../contract/workbench-api';
-import { makeBalanceView } from '../../test/fixtures';
-import { jsonResponse, mockPageApi, type MockHandler } from '../../test/render-app';
+import type { ChildKey, ChildKeys, RotationLine } from '../../contract/workbench-api';
+import { makeBalanceView } from './fixtures';
+import { jsonResponse, mockPageApi, type MockHandler } from './render-app';
 
 export function makeChildKey(overrides: Partial<ChildKey> & { id: string }): ChildKey {
   return {
