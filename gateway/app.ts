@@ -165,7 +165,7 @@ export async function createGateway(
   // Instances sharing a store may close each other's rows once a lease runs out: each stops its
   // own requests before that can happen (the fence, billing/inflight-rows.ts).
   const rows = new InflightRows(store, instanceId, config.leaseMs, logger, {
-    fenceMarginMs: store.engine === 'postgres' ? fenceMarginMs(config.leaseMs) : null,
+    fenceMarginMs: store.shared ? fenceMarginMs(config.leaseMs) : null,
   });
   // One process alone on its SQLite file: whatever in-flight rows it finds were left by its own
   // previous run, so they are closed now rather than after a lease.
@@ -178,7 +178,7 @@ export async function createGateway(
     defaultRpm: config.defaultRpm,
     defaultTpm: config.defaultTpm,
   });
-  if (store.engine === 'sqlite') {
+  if (!store.shared) {
     await budget.reclaimed(await store.reclaimInflight(Number.MAX_SAFE_INTEGER));
   }
   const catalog = new Catalog(options.models ?? buildCatalogModels(config.providers));
@@ -291,7 +291,7 @@ export async function createGateway(
     registry,
     budget,
     intervalMs: config.settleIntervalMs,
-    reclaimIntervalMs: store.engine === 'postgres' ? Math.min(1_000, config.leaseMs) : null,
+    reclaimIntervalMs: store.shared ? Math.min(1_000, config.leaseMs) : null,
     logger,
     onSettled: () => {
       metrics.noteSettlement();
@@ -506,7 +506,7 @@ async function openBudget(
       logger,
     });
   }
-  if (store.engine === 'postgres') return new StoreBudget(store, rows);
+  if (store.shared) return new StoreBudget(store, rows);
   return new MemoryBudget(await store.pendingByFundingKey(), rows);
 }
 
