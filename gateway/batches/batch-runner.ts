@@ -37,7 +37,7 @@ export class BatchRunner {
     private readonly parts: GatewayParts,
     private readonly onEnded: BatchEnded,
   ) {
-    this.takeOverAll = parts.store.engine === 'sqlite';
+    this.takeOverAll = !parts.store.shared;
   }
 
   start(): void {

@@ -14,12 +14,16 @@ import {
   type RouteName,
 } from './labels';
 
-/** What the metrics read from the rest of the gateway when scraped. */
-export type MetricSources = {
+/** What the metrics read from the pipeline when scraped. */
+export type PipelineSources = {
   /** Reservations of requests admitted and not yet finished, in this process. */
   reservationsHeld: () => number;
   /** Each provider of the providers file, and whether its breaker is open (cooling down). */
   breakers?: () => Array<{ provider: string; open: boolean }>;
+};
+
+/** What the metrics read from the rest of the gateway when scraped. */
+export type MetricSources = Partial<PipelineSources> & {
   /** Unix milliseconds, for the settlement lag's start before the first settlement. */
   now?: () => number;
   /**
@@ -65,8 +69,11 @@ export class GatewayMetrics {
   private readonly now: () => number;
   private lastSettledAt: number;
   private readonly clusterText: (() => Promise<string>) | null;
+  private pipeline: PipelineSources;
 
   constructor(sources: MetricSources) {
+    this.pipeline = { ...sources, reservationsHeld: sources.reservationsHeld ?? (() => 0) };
+    const read = () => this.pipeline;
     this.now = sources.now ?? Date.now;
     // Until the first settlement, the lag counts from start-up: a loop that never succeeds shows.
     this.lastSettledAt = this.now();
@@ -123,7 +130,7 @@ export class GatewayMetrics {
       registers,
       aggregator: 'max',
       collect() {
-        for (const { provider, open } of sources.breakers?.() ?? [])
+        for (const { provider, open } of read().breakers?.() ?? [])
           this.set({ provider }, open ? 1 : 0);
       },
     });
@@ -132,7 +139,7 @@ export class GatewayMetrics {
       help: 'Budget reservations held by running requests in this process (over workers, in all of them).',
       registers,
       collect() {
-        this.set(sources.reservationsHeld());
+        this.set(read().reservationsHeld());
       },
     });
     const settlementLag = () => Math.max(0, (this.now() - this.lastSettledAt) / 1000);
@@ -148,6 +155,14 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: PROCESS_METRICS_PREFIX });
     this.clusterText =
       (sources.clusterWide ?? isClusterWorker()) ? joinClusterMetrics(this.registry) : null;
+  }
+
+  /**
+   * Reads the pipeline's figures from `sources` from now on. The metrics are made before the
+   * pipeline (tracing counts its dropped spans in them), so the pipeline's part gives them here.
+   */
+  readFrom(sources: PipelineSources): void {
+    this.pipeline = sources;
   }
 
   observeRequest(request: ObservedRequest): void {

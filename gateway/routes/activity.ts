@@ -49,7 +49,7 @@ const getActivity: RouteDoc = {
   errors: { form: 'gateway', statuses: [400, 401, 404] },
 };
 
-export const activityRoutes: RouteFamily = {
+export const activityRoutes: RouteFamily<'registry' | 'store'> = {
   routes: [getActivity, getSessions],
   add(router, parts) {
     const records = new GenerationRecords(parts.store, parts.registry);

@@ -92,7 +92,7 @@ const topUpDoc = (kind: 'recharge' | 'credit'): RouteDoc => ({
 
 const topUps = { recharge: topUpDoc('recharge'), credit: topUpDoc('credit') };
 
-export const adminKeyRoutes: RouteFamily = {
+export const adminKeyRoutes: RouteFamily<'admin' | 'config'> = {
   routes: [...Object.values(docs), ...Object.values(topUps)],
   add(router, parts) {
     const token = parts.config.adminToken;

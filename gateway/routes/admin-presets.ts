@@ -72,7 +72,7 @@ const deletePreset: RouteDoc = {
   errors: { form: 'gateway', statuses: [401, 404, 409] },
 };
 
-export const adminPresetRoutes: RouteFamily = {
+export const adminPresetRoutes: RouteFamily<'config' | 'names' | 'presets'> = {
   routes: [listPresets, putPreset, deletePreset],
   add(router, parts) {
     const token = parts.config.adminToken;

@@ -28,7 +28,7 @@ const getBalance: RouteDoc = {
   errors: { form: 'gateway', statuses: [401] },
 };
 
-export const balanceRoutes: RouteFamily = {
+export const balanceRoutes: RouteFamily<'clock' | 'config' | 'registry' | 'store'> = {
   routes: [getBalance],
   add(router, parts) {
     addRoute(
@@ -42,7 +42,10 @@ export const balanceRoutes: RouteFamily = {
   },
 };
 
-export async function balanceOf(key: KeyRow, parts: GatewayParts) {
+export async function balanceOf(
+  key: KeyRow,
+  parts: Pick<GatewayParts, 'clock' | 'config' | 'registry' | 'store'>,
+) {
   const { registry } = parts;
   // A shared child spends, and so reports, its parent's money (never the parent's key).
   const funding = registry.fundingKeyOf(key);

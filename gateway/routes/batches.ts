@@ -227,7 +227,11 @@ function fileWire(file: BatchFileRow, bytes = file.bytes) {
 }
 
 /** A file the key made, or 404. */
-async function ownFile(parts: GatewayParts, key: KeyRow, id: string): Promise<BatchFileRow> {
+async function ownFile(
+  parts: Pick<GatewayParts, 'store'>,
+  key: KeyRow,
+  id: string,
+): Promise<BatchFileRow> {
   const file = await parts.store.batches.getFile(id);
   if (!file || file.keyId !== key.id) throw notFound(`No file '${id}' for this key.`);
   return file;
@@ -235,7 +239,7 @@ async function ownFile(parts: GatewayParts, key: KeyRow, id: string): Promise<Ba
 
 /** A batch of this shape the key made, or 404. */
 export async function ownBatch(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'store'>,
   key: KeyRow,
   id: string,
   shape: BatchRow['shape'],
@@ -249,7 +253,7 @@ export async function ownBatch(
 
 /** Every finished line of a batch of the given states, as result lines, in order. */
 export async function resultLines(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'store'>,
   batchId: string,
   states: Parameters<GatewayParts['store']['batches']['lines']>[1],
   write: (line: Awaited<ReturnType<GatewayParts['store']['batches']['lines']>>[number]) => string,
@@ -264,7 +268,10 @@ export async function resultLines(
   return out.map((line) => `${line}\n`).join('');
 }
 
-async function fileContent(parts: GatewayParts, file: BatchFileRow): Promise<string> {
+async function fileContent(
+  parts: Pick<GatewayParts, 'store'>,
+  file: BatchFileRow,
+): Promise<string> {
   if (file.content !== null) return file.content;
   const states =
     file.purpose === 'batch_output' ? (['succeeded'] as const) : (['errored'] as const);
@@ -273,7 +280,7 @@ async function fileContent(parts: GatewayParts, file: BatchFileRow): Promise<str
 
 /** Starts a batch of checked lines (and wakes this instance's runner). */
 export async function startBatch(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'batchRunner' | 'store'>,
   batch: Omit<
     BatchRow,
     | 'status'
@@ -306,7 +313,7 @@ export async function startBatch(
   return row;
 }
 
-export const batchRoutes: RouteFamily = {
+export const batchRoutes: RouteFamily<'batchRunner' | 'clock' | 'config' | 'registry' | 'store'> = {
   routes: Object.values(docs),
   add(router, parts) {
     const keyOf = async (context: RouteContext) =>

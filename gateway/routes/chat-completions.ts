@@ -2,7 +2,7 @@
 import { chatCompletionSchema } from '../../contract/gateway';
 import { chatCompletionsForm } from '../forms/openai';
 import { chatCompletionRequestSchema } from '../forms/openai/request-schema';
-import { INFERENCE_ERRORS, inferenceRoute } from './inference';
+import { INFERENCE_ERRORS, inferenceRoute, type InferenceParts } from './inference';
 import { addRoute, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { translationHeadersSchema } from './translation-headers';
 
@@ -30,7 +30,7 @@ const createChatCompletion: RouteDoc = {
   errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
 };
 
-export const chatCompletionRoutes: RouteFamily = {
+export const chatCompletionRoutes: RouteFamily<keyof InferenceParts> = {
   routes: [createChatCompletion],
   add(router, parts) {
     addRoute(router, createChatCompletion, inferenceRoute(parts, chatCompletionsForm));

@@ -17,8 +17,11 @@ import { refuseUnusableKey, type GatewayParts } from './route-kit';
 /** What counting can refuse with: the body (400, 413, 415), the key (401, 402), the model (404), its slots (429). */
 export const COUNT_TOKENS_ERRORS = [400, 401, 402, 404, 413, 415, 429] as const;
 
+/** What counting reads: the key (and its slot) and the body's bound; no budget, no provider. */
+export type CountTokensParts = Pick<GatewayParts, 'clock' | 'config' | 'registry' | 'slots'>;
+
 export async function serveCountTokens(
-  parts: GatewayParts,
+  parts: CountTokensParts,
   context: RouteContext,
   auth: AuthForm,
   count: (body: unknown) => unknown,

@@ -13,7 +13,7 @@ import {
 } from '../forms/openai/embeddings-form';
 import { sendJson } from '../http/respond';
 import type { RouteContext } from '../http/router';
-import { INFERENCE_ERRORS, receiveRequest } from './inference';
+import { INFERENCE_ERRORS, receiveRequest, type ReceiveParts } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors, type GatewayParts } from './route-kit';
 
@@ -36,7 +36,7 @@ const createEmbeddings: RouteDoc = {
   errors: { form: 'gateway', statuses: INFERENCE_ERRORS },
 };
 
-export const embeddingRoutes: RouteFamily = {
+export const embeddingRoutes: RouteFamily<'pipeline' | keyof ReceiveParts> = {
   routes: [createEmbeddings],
   add(router, parts) {
     addRoute(
@@ -51,7 +51,7 @@ export const embeddingRoutes: RouteFamily = {
 
 /** The embeddings steps; `target` is read after the key is checked (it may name a missing model). */
 export async function serveEmbeddings(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'pipeline' | keyof ReceiveParts>,
   form: EmbeddingForm,
   context: RouteContext,
   target: () => EmbeddingTarget,

@@ -29,10 +29,10 @@ import {
   generateContentResponseSchema,
 } from '../forms/gemini/canonical-to-response';
 import { parseBody } from '../forms/validation';
-import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
+import { COUNT_TOKENS_ERRORS, serveCountTokens, type CountTokensParts } from './count-tokens';
 import { serveEmbeddings } from './embeddings';
 import { translationHeadersSchema } from './translation-headers';
-import { INFERENCE_ERRORS, serveInference } from './inference';
+import { INFERENCE_ERRORS, serveInference, type InferenceParts } from './inference';
 import {
   jsonContent,
   named,
@@ -220,7 +220,7 @@ const geminiDocs: RouteDoc[] = MODEL_METHODS.flatMap((method) =>
   }),
 );
 
-export const geminiRoutes: RouteFamily = {
+export const geminiRoutes: RouteFamily<'names' | keyof InferenceParts | keyof CountTokensParts> = {
   routes: geminiDocs,
   add(router, parts) {
     router.add(

@@ -68,7 +68,7 @@ const listGenerations: RouteDoc = {
   errors: { form: 'gateway', statuses: [400, 401, 404] },
 };
 
-export const generationRoutes: RouteFamily = {
+export const generationRoutes: RouteFamily<'registry' | 'store'> = {
   routes: [getGeneration, listGenerations],
   add(router, parts) {
     const records = new GenerationRecords(parts.store, parts.registry);

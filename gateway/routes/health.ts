@@ -69,7 +69,7 @@ const metrics = probe({
   },
 });
 
-export const healthRoutes: RouteFamily = {
+export const healthRoutes: RouteFamily<'logger' | 'metrics' | 'readiness' | 'store'> = {
   routes: [liveness, readiness, metrics],
   add(router, parts) {
     addRoute(router, liveness, ({ response }) => {

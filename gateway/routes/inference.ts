@@ -29,8 +29,17 @@ import { setTranslationHeaders, withRequestTranslation } from './translation-hea
  */
 export const INFERENCE_ERRORS = [400, 401, 402, 403, 404, 413, 415, 429, 502, 503, 504] as const;
 
+/** What receiving a request reads: the key, the body's bound, the key's slots and rate limits. */
+export type ReceiveParts = Pick<
+  GatewayParts,
+  'clock' | 'config' | 'logger' | 'rateLimits' | 'registry' | 'slots'
+>;
+
+/** What serving an inference request reads: receiving it, then the pipeline, in a span. */
+export type InferenceParts = Pick<GatewayParts, 'pipeline' | 'tracing' | keyof ReceiveParts>;
+
 export function inferenceRoute(
-  parts: GatewayParts,
+  parts: InferenceParts,
   form: PublicForm,
   /** What the path says (model, streaming); may throw a 404 in the form's shape. */
   pathTarget: (context: RouteContext) => PathTarget = (context) => ({ url: context.url }),
@@ -61,7 +70,7 @@ export type ReceivedRequest<Request, Target> = {
  * function when a step fails, the pipeline after it has the holds.
  */
 export async function receiveRequest<Request, Target>(
-  parts: GatewayParts,
+  parts: ReceiveParts,
   auth: AuthForm,
   context: RouteContext,
   target: () => Target,
@@ -114,7 +123,7 @@ export type InferenceHooks = {
 
 /** The inference steps; `target` is read after the key is checked (it may name a missing model). */
 export async function serveInference(
-  parts: GatewayParts,
+  parts: InferenceParts,
   form: PublicForm,
   context: RouteContext,
   target: () => PathTarget,

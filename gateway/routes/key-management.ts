@@ -311,7 +311,7 @@ export function keyPath(prefix: string, suffix = ''): RegExp {
 
 /** The key `{id}` of the path, if the manager reaches it; otherwise 404 (no probing). */
 export async function reachableKey(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'admin'>,
   manager: Manager,
   id: string,
 ): Promise<KeyRow> {
@@ -324,7 +324,7 @@ export async function reachableKey(
 
 export function addKeyManagementRoutes<CreateBody>(
   router: Router,
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'admin'>,
   options: KeyManagementOptions<CreateBody>,
 ): void {
   const { authorize, docs } = options;

@@ -25,7 +25,7 @@ const getKeyStatus: RouteDoc = {
   errors: { form: 'gateway', statuses: [401] },
 };
 
-export const keyStatusRoutes: RouteFamily = {
+export const keyStatusRoutes: RouteFamily<'clock' | 'registry'> = {
   routes: [getKeyStatus],
   add(router, parts) {
     addRoute(

@@ -38,7 +38,7 @@ function managementRefusal(
  * managed, for the messages ("manages child keys", "manages webhooks").
  */
 export async function authorizeAccount(
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'clock' | 'registry'>,
   { request, url }: { request: IncomingMessage; url: URL },
   what: string,
 ): Promise<KeyRow> {
@@ -80,7 +80,7 @@ const docs = keyManagementDocs({
   writeErrors: [402],
 });
 
-export const keyRoutes: RouteFamily = {
+export const keyRoutes: RouteFamily<'admin' | 'clock' | 'registry'> = {
   routes: Object.values(docs),
   add(router, parts) {
     addKeyManagementRoutes(router, parts, {

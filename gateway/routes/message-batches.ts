@@ -110,7 +110,9 @@ const docs = {
   },
 } satisfies Record<string, RouteDoc>;
 
-export const messageBatchRoutes: RouteFamily = {
+export const messageBatchRoutes: RouteFamily<
+  'batchRunner' | 'clock' | 'config' | 'registry' | 'store'
+> = {
   routes: Object.values(docs),
   add(router, parts) {
     const handle = (handler: (context: RouteContext, key: KeyRow) => Promise<void>) =>

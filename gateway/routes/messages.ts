@@ -12,8 +12,8 @@ import { toCanonicalCountRequest } from '../forms/anthropic/request-to-canonical
 import { countTokensRequestSchema, messagesRequestSchema } from '../forms/anthropic/request-schema';
 import { messagesResponseSchema } from '../forms/anthropic/canonical-to-response';
 import { parseBody } from '../forms/validation';
-import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
-import { INFERENCE_ERRORS, inferenceRoute } from './inference';
+import { COUNT_TOKENS_ERRORS, serveCountTokens, type CountTokensParts } from './count-tokens';
+import { INFERENCE_ERRORS, inferenceRoute, type InferenceParts } from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { withErrors } from './route-kit';
 import { translationHeadersSchema } from './translation-headers';
@@ -67,46 +67,47 @@ const countMessageTokens: RouteDoc = {
   errors: { form: 'messages', statuses: COUNT_TOKENS_ERRORS },
 };
 
-export const messagesRoutes: RouteFamily = {
-  routes: [createMessage, countMessageTokens],
-  add(router, parts) {
-    addRoute(router, createMessage, inferenceRoute(parts, messagesForm));
+export const messagesRoutes: RouteFamily<'names' | keyof InferenceParts | keyof CountTokensParts> =
+  {
+    routes: [createMessage, countMessageTokens],
+    add(router, parts) {
+      addRoute(router, createMessage, inferenceRoute(parts, messagesForm));
 
-    addRoute(
-      router,
-      countMessageTokens,
-      withErrors(messagesForm.errorBody, (context) =>
-        serveCountTokens(
-          parts,
-          context,
-          'messages',
-          (body): z.output<typeof countTokensResponseSchema> => {
-            const canonical = toCanonicalCountRequest(parseBody(countTokensRequestSchema, body));
-            parts.names.resolve(canonical.model);
-            return { input_tokens: countPromptTokens(canonical) };
-          },
+      addRoute(
+        router,
+        countMessageTokens,
+        withErrors(messagesForm.errorBody, (context) =>
+          serveCountTokens(
+            parts,
+            context,
+            'messages',
+            (body): z.output<typeof countTokensResponseSchema> => {
+              const canonical = toCanonicalCountRequest(parseBody(countTokensRequestSchema, body));
+              parts.names.resolve(canonical.model);
+              return { input_tokens: countPromptTokens(canonical) };
+            },
+          ),
         ),
-      ),
-    );
-    // Registered after the real routes, so other methods and paths under /v1/messages still get
-    // this form's error shape (the vendor's client parses it), not the chat-completion one.
-    const servedPaths = new Set([createMessage.path, countMessageTokens.path]);
-    const unknownRoute = withErrors(messagesForm.errorBody, ({ request, response, url }) => {
-      if (servedPaths.has(url.pathname)) {
-        response.setHeader('allow', 'POST');
-        throw new GatewayError({
-          status: 405,
-          type: 'invalid_request',
-          stage: 'validation',
-          message: `${request.method} is not allowed on ${url.pathname}; use POST.`,
-        });
-      }
-      throw notFound(
-        `No route ${request.method} ${url.pathname}. Messages-form routes are POST /v1/messages and /v1/messages/count_tokens.`,
       );
-    });
-    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']) {
-      router.addFallback(method, /^\/v1\/messages(?:\/.*)?$/, unknownRoute);
-    }
-  },
-};
+      // Registered after the real routes, so other methods and paths under /v1/messages still get
+      // this form's error shape (the vendor's client parses it), not the chat-completion one.
+      const servedPaths = new Set([createMessage.path, countMessageTokens.path]);
+      const unknownRoute = withErrors(messagesForm.errorBody, ({ request, response, url }) => {
+        if (servedPaths.has(url.pathname)) {
+          response.setHeader('allow', 'POST');
+          throw new GatewayError({
+            status: 405,
+            type: 'invalid_request',
+            stage: 'validation',
+            message: `${request.method} is not allowed on ${url.pathname}; use POST.`,
+          });
+        }
+        throw notFound(
+          `No route ${request.method} ${url.pathname}. Messages-form routes are POST /v1/messages and /v1/messages/count_tokens.`,
+        );
+      });
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']) {
+        router.addFallback(method, /^\/v1\/messages(?:\/.*)?$/, unknownRoute);
+      }
+    },
+  };

@@ -103,7 +103,7 @@ const getModelEndpointStats: RouteDoc = {
   errors: { form: 'gateway', statuses: [400, 404] },
 };
 
-export const modelEndpointRoutes: RouteFamily = {
+export const modelEndpointRoutes: RouteFamily<'catalog' | 'names' | 'pipeline' | 'store'> = {
   routes: [listModelEndpoints, getModelEndpointStats],
   add(router, parts) {
     addRoute(

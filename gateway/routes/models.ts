@@ -196,7 +196,7 @@ function anthropicPage<Entry extends { id: string }>(
   };
 }
 
-export const modelRoutes: RouteFamily = {
+export const modelRoutes: RouteFamily<'catalog' | 'names' | 'registry'> = {
   routes: [listModels, getModel],
   add(router, parts) {
     // Built at the first request and again after a preset changes: the catalog itself does not

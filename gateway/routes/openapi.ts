@@ -28,7 +28,7 @@ const getOpenApiDocument: RouteDoc = {
 };
 
 /** The family for `families`, read when first asked (the list holds this family too). */
-export function openApiRoutes(families: () => readonly RouteFamily[]): RouteFamily {
+export function openApiRoutes(families: () => readonly RouteFamily[]): RouteFamily<never> {
   let text: string | undefined;
   return {
     routes: [getOpenApiDocument],

@@ -50,7 +50,12 @@ export type ResponsesSocket = {
 
 type SocketState = { running: boolean; draining: boolean };
 
-export function createResponsesSocket(parts: GatewayParts): ResponsesSocket {
+export function createResponsesSocket(
+  parts: Pick<
+    GatewayParts,
+    'clock' | 'config' | 'logger' | 'pipeline' | 'rateLimits' | 'registry' | 'slots' | 'store'
+  >,
+): ResponsesSocket {
   const { logger } = parts;
   // permessage-deflate stays off (ws's default for servers): a client that offers it is answered
   // without it, which RFC 7692 allows, and no CPU goes to compressing token deltas.

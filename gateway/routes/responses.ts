@@ -18,8 +18,13 @@ import { sendJson } from '../http/respond';
 import type { KeyRow } from '../store/store';
 import type { StoredResponse } from '../store/stored-responses';
 import { countPromptTokens } from '../canonical/token-count';
-import { COUNT_TOKENS_ERRORS, serveCountTokens } from './count-tokens';
-import { INFERENCE_ERRORS, inferenceRoute, type InferenceHooks } from './inference';
+import { COUNT_TOKENS_ERRORS, serveCountTokens, type CountTokensParts } from './count-tokens';
+import {
+  INFERENCE_ERRORS,
+  inferenceRoute,
+  type InferenceHooks,
+  type InferenceParts,
+} from './inference';
 import { addRoute, jsonContent, named, type RouteDoc, type RouteFamily } from './route-doc';
 import { parseOrRefuse, queryOf, withErrors, type GatewayParts } from './route-kit';
 import { translationHeadersSchema } from './translation-headers';
@@ -226,7 +231,9 @@ const compactForm: PublicForm = {
   },
 };
 
-export const responsesRoutes: RouteFamily = {
+export const responsesRoutes: RouteFamily<
+  'names' | 'registry' | 'store' | keyof InferenceParts | keyof CountTokensParts
+> = {
   routes: [
     createResponse,
     compactResponse,
@@ -346,7 +353,10 @@ export type ResponseMemory = {
  * The Responses form's conversations around the inference steps: `previous_response_id` resolved
  * into the input (from `memory` first, then the store), and each answer kept for the next turn.
  */
-export function responsesContinuation(parts: GatewayParts, memory?: ResponseMemory) {
+export function responsesContinuation(
+  parts: Pick<GatewayParts, 'config' | 'logger' | 'store'>,
+  memory?: ResponseMemory,
+) {
   const { store, config } = parts;
 
   /** The stored response, or the one 404 for absent, expired and someone else's alike. */

@@ -54,10 +54,14 @@ export type RouteDoc = {
   errors: { form: ErrorForm; statuses: readonly number[] };
 };
 
-/** A route family: its documented routes, and how it adds their handlers to the router. */
-export type RouteFamily = {
+/**
+ * A route family: its documented routes, and how it adds their handlers to the router. `Uses`
+ * names the gateway's parts it reads (`RouteFamily<'store' | 'registry'>`), so a reader sees what
+ * its routes can touch; route-parts.test.ts holds each name to a use.
+ */
+export type RouteFamily<Uses extends keyof GatewayParts = keyof GatewayParts> = {
   readonly routes: readonly RouteDoc[];
-  add(router: Router, parts: GatewayParts): void;
+  add(router: Router, parts: Pick<GatewayParts, Uses>): void;
 };
 
 /** A JSON answer. */

@@ -1,5 +1,5 @@
 /**
- * What every route family needs: the gateway's parts, a wrapper that writes any thrown error in
+ * What every route family needs: the gateway's parts (each family picks those it uses), a wrapper that writes any thrown error in
  * the family's own public shape (with `Retry-After` where a retry helps), and the key checks every
  * route that spends makes before it reads a body.
  */
@@ -97,7 +97,10 @@ export function sendError(response: ServerResponse, error: GatewayError, body: u
  * Refuses a key that cannot spend (expired, disabled, parent unusable, depleted) with its 402,
  * from the registry's fresh row, before anything of the request's body is read or counted.
  */
-export function refuseUnusableKey(parts: GatewayParts, presented: KeyRow): void {
+export function refuseUnusableKey(
+  parts: Pick<GatewayParts, 'registry' | 'clock'>,
+  presented: KeyRow,
+): void {
   const key = parts.registry.get(presented.id) ?? presented;
   const refusal = inferenceRefusal(key, parts.registry.get(key.parentId), parts.clock.nowSeconds());
   if (refusal) throw refusal;

@@ -182,7 +182,7 @@ type Access = {
 
 function addWebhookRoutes(
   router: Router,
-  parts: GatewayParts,
+  parts: Pick<GatewayParts, 'webhooks'>,
   family: Family,
   docs: ReturnType<typeof docsFor>,
   access: Access,
@@ -285,7 +285,7 @@ const accountFamily: Family = {
 };
 const accountDocs = docsFor(accountFamily);
 
-export const webhookRoutes: RouteFamily = {
+export const webhookRoutes: RouteFamily<'clock' | 'registry' | 'webhooks'> = {
   routes: Object.values(accountDocs),
   add(router, parts) {
     addWebhookRoutes(router, parts, accountFamily, accountDocs, {
@@ -310,7 +310,7 @@ const adminFamily: Family = {
 };
 const adminDocs = docsFor(adminFamily);
 
-export const adminWebhookRoutes: RouteFamily = {
+export const adminWebhookRoutes: RouteFamily<'config' | 'webhooks'> = {
   routes: Object.values(adminDocs),
   add(router, parts) {
     const token = parts.config.adminToken;

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
+import type { Assembled } from '../shared/assembly';
 import { openSqliteStore } from './sqlite-store';
 import type { GatewayStore } from './store';
 
@@ -46,4 +47,24 @@ export async function openStore(
 export function schemaOf(databaseUrl: string): string | undefined {
   const options = new URL(databaseUrl).searchParams.get('options') ?? '';
   return /(?:^|\s)-c\s*search_path=([A-Za-z_][A-Za-z0-9_]*)/.exec(options)?.[1];
+}
+
+/**
+ * The gateway's store as a part: records written from a thread of their own, and (on SQLite) the
+ * write-ahead log folded into the database once a second off the request path. Closed last: its
+ * last checkpoint runs after every write, before the connection closes.
+ */
+export async function createStore(
+  config: GatewayConfig,
+  deps: { instanceId: string; logger: Logger },
+): Promise<Assembled<{ store: GatewayStore }>> {
+  const store = await openStore(config, { autoCheckpoint: false, writerThread: true, ...deps });
+  const checkpoints = store.startCheckpoints?.(1_000, deps.logger) ?? null;
+  return {
+    part: { store },
+    async close() {
+      await checkpoints?.stop();
+      await store.close();
+    },
+  };
 }

@@ -193,6 +193,7 @@ export async function openPostgresStore(
   const db = postgresDatabase((text, values) => query(text, values));
   const store: GatewayStore = {
     engine: 'postgres',
+    shared: true,
     responses: postgresStoredResponses(pool),
     webhooks: webhookStore(db, (work) => transaction(work)),
     presets: presetStore(db, (work) => transaction(work)),

@@ -170,6 +170,7 @@ export function openSqliteStore(
   const db = sqliteDatabase(database, run);
   const store: GatewayStore = {
     engine: 'sqlite',
+    shared: false,
     responses: sqliteStoredResponses(database, run),
     webhooks: webhookStore(db, (work) => store.transaction(work)),
     presets: presetStore(db, (work) => store.transaction(work)),

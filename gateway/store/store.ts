@@ -301,6 +301,13 @@ export interface GatewayStore {
   /** Which engine: the gateway's default is `sqlite`; several instances share `postgres`. */
   readonly engine: 'sqlite' | 'postgres';
   /**
+   * Whether other instances may use this store at once (PostgreSQL). When not (SQLite: one
+   * process owns its file), whatever in-flight rows or batch lines it finds at start are its own
+   * previous run's, nobody else can close its rows, and admission may be kept in memory. The rest
+   * of the gateway asks this, never the engine.
+   */
+  readonly shared: boolean;
+  /**
    * Every key in creation order; with `accountIds`, only those accounts and their children (an
    * empty list gives none).
    */
